@@ -1,0 +1,256 @@
+//===- ShapeTracker.cpp - A stack of views over one buffer ----------------===//
+//
+// Part of lazy-mlir. Plain C++17, no MLIR/LLVM dependency.
+//
+//===----------------------------------------------------------------------===//
+//
+// Index evaluation walks the views from outermost to innermost: the linear
+// index produced by one view is unflattened over the (minified) shape of the
+// view below it. realStrides needs the *symbolic* form of that walk, because
+// tinygrad defines it syntactically on its simplified expression; that is
+// what the private Symbolic module provides.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/ShapeTracker/ShapeTracker.h"
+#include "Arith.h"
+#include "Symbolic.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace lazy::st;
+using lazy::st::detail::floorDiv;
+using lazy::st::detail::floorMod;
+
+namespace {
+
+/// tinygrad refuses index expressions outside the int32 range.
+constexpr int64_t kIndexLimit = int64_t(1) << 31;
+
+/// Symbolic index and validity of `v` for per-dim index nodes `idxs`.
+std::pair<sym::NodeP, sym::NodeP> viewExpr(const View &v,
+                                           const std::vector<sym::NodeP> &idxs,
+                                           const sym::NodeP &valid) {
+  std::vector<sym::NodeP> iexpr{sym::num(v.offset)}, vexpr;
+  if (valid)
+    vexpr.push_back(valid);
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    if (v.shape[i] != 1 && v.strides[i] != 0)
+      iexpr.push_back(sym::mul(idxs[i], v.strides[i]));
+    if (v.mask) {
+      vexpr.push_back(sym::greaterEq(idxs[i], (*v.mask)[i].first));
+      vexpr.push_back(sym::lessThan(idxs[i], (*v.mask)[i].second));
+    }
+  }
+  return {sym::sum(iexpr), sym::ands(vexpr)};
+}
+
+} // namespace
+
+ShapeTracker ShapeTracker::fromShape(const std::vector<int64_t> &shape) {
+  return ShapeTracker{{View::create(shape)}};
+}
+
+const std::vector<int64_t> &ShapeTracker::shape() const {
+  return views.back().shape;
+}
+
+int64_t ShapeTracker::size() const { return views.back().size(); }
+
+bool ShapeTracker::contiguous() const {
+  return views.size() == 1 && views[0].contiguous;
+}
+
+bool ShapeTracker::consecutive() const {
+  return views.size() == 1 && !views[0].mask &&
+         views[0].strides == stridesForShape(views[0].shape);
+}
+
+ShapeTracker ShapeTracker::reshape(const std::vector<int64_t> &newShape) const {
+  ShapeTracker ret = *this;
+  if (auto v = views.back().reshape(newShape))
+    ret.views.back() = *v;
+  else
+    ret.views.push_back(View::create(newShape));
+  return ret;
+}
+
+ShapeTracker ShapeTracker::pad(const Mask &arg) const {
+  ShapeTracker ret = *this;
+  ret.views.back() = views.back().pad(arg);
+  return ret;
+}
+
+ShapeTracker ShapeTracker::shrink(const Mask &arg) const {
+  ShapeTracker ret = *this;
+  ret.views.back() = views.back().shrink(arg);
+  return ret;
+}
+
+ShapeTracker ShapeTracker::expand(const std::vector<int64_t> &newShape) const {
+  ShapeTracker ret = *this;
+  ret.views.back() = views.back().expand(newShape);
+  return ret;
+}
+
+ShapeTracker ShapeTracker::permute(const std::vector<int64_t> &axes) const {
+  ShapeTracker ret = *this;
+  ret.views.back() = views.back().permute(axes);
+  return ret;
+}
+
+ShapeTracker ShapeTracker::stride(const std::vector<int64_t> &mul) const {
+  ShapeTracker ret = *this;
+  ret.views.back() = views.back().stride(mul);
+  return ret;
+}
+
+ShapeTracker ShapeTracker::simplify() const {
+  ShapeTracker ret = *this;
+  while (ret.views.size() >= 2) {
+    auto merged = ret.views[ret.views.size() - 2] + ret.views.back();
+    if (!merged)
+      break;
+    ret.views.pop_back();
+    ret.views.back() = *merged;
+  }
+  return ret;
+}
+
+ShapeTracker ShapeTracker::operator+(const ShapeTracker &other) const {
+  // One view at a time simplifies better than appending all at once.
+  ShapeTracker ret = *this;
+  for (const View &v : other.views) {
+    ret.views.push_back(v);
+    ret = ret.simplify();
+  }
+  return ret;
+}
+
+std::optional<ShapeTracker>
+ShapeTracker::invert(const std::vector<int64_t> &outShape) const {
+  ShapeTracker ret;
+  for (size_t i = views.size(); i-- > 0;) {
+    const std::vector<int64_t> &target = i > 0 ? views[i - 1].shape : outShape;
+    auto inv = views[i].invert(target);
+    if (!inv)
+      return std::nullopt;
+    ret.views.push_back(*inv);
+  }
+  return ret.reshape(outShape);
+}
+
+std::pair<int64_t, bool>
+ShapeTracker::indexAndValid(const std::vector<int64_t> &idxIn) const {
+  std::vector<int64_t> idxs = idxIn;
+  int64_t idx = 0;
+  bool valid = true;
+  for (size_t vi = views.size(); vi-- > 0;) {
+    const View *v = &views[vi];
+    View minified;
+    if (vi + 1 != views.size()) {
+      // An invalid outer element never consults the inner views.
+      if (!valid)
+        return {-1, false};
+      minified = v->minify();
+      v = &minified;
+      idxs.assign(v->shape.size(), 0);
+      int64_t acc = 1;
+      for (size_t d = v->shape.size(); d-- > 0;) {
+        if (v->shape[d] == 0)
+          return {-1, false};
+        idxs[d] = floorMod(floorDiv(idx, acc), v->shape[d]);
+        acc *= v->shape[d];
+      }
+    }
+    idx = v->offset;
+    for (size_t d = 0; d < v->shape.size(); ++d) {
+      if (v->shape[d] != 1 && v->strides[d] != 0)
+        idx += idxs[d] * v->strides[d];
+      if (v->mask)
+        valid = valid && idxs[d] >= (*v->mask)[d].first &&
+                idxs[d] < (*v->mask)[d].second;
+    }
+  }
+  return {idx, valid};
+}
+
+std::vector<std::optional<int64_t>>
+ShapeTracker::realStrides(bool ignoreValid) const {
+  const View &last = views.back();
+  if (views.size() == 1 && !last.mask)
+    return {last.strides.begin(), last.strides.end()};
+  const size_t n = last.shape.size();
+  std::vector<std::optional<int64_t>> ret(n);
+  try {
+    std::vector<sym::NodeP> idxs;
+    for (size_t i = 0; i < n; ++i)
+      idxs.push_back(sym::var("idx" + std::to_string(i), 0, last.shape[i] - 1));
+    auto [idx, valid] = viewExpr(last, idxs, nullptr);
+    for (size_t vi = views.size() - 1; vi-- > 0;) {
+      if (valid->max == 0) {
+        idx = sym::num(-1);
+        break;
+      }
+      View v = views[vi].minify();
+      std::vector<sym::NodeP> inner(v.shape.size());
+      int64_t acc = 1;
+      for (size_t d = v.shape.size(); d-- > 0;) {
+        inner[d] = sym::mod(sym::floordiv(idx, acc), v.shape[d]);
+        acc *= v.shape[d];
+      }
+      std::tie(idx, valid) = viewExpr(v, inner, valid);
+    }
+    if (idx->min < -kIndexLimit || idx->max >= kIndexLimit)
+      throw sym::Error{"index out of int32 range"};
+
+    // Read "idx_i * c" terms off the top-level sum.
+    std::set<std::string> badVars, idxVars, validVars;
+    std::vector<sym::NodeP> terms =
+        idx->kind == sym::Kind::Sum ? idx->nodes : std::vector<sym::NodeP>{idx};
+    for (auto &t : terms) {
+      sym::NodeP base = t->kind == sym::Kind::Mul ? t->a : t;
+      int64_t stride = t->kind == sym::Kind::Mul ? t->b : 1;
+      auto it = std::find_if(idxs.begin(), idxs.end(), [&](const sym::NodeP &x) {
+        return x->key() == base->key();
+      });
+      if (it != idxs.end())
+        ret[it - idxs.begin()] = stride;
+      else
+        sym::collectVars(base, badVars);
+    }
+    sym::collectVars(idx, idxVars);
+    sym::collectVars(valid, validVars);
+    for (size_t i = 0; i < n; ++i) {
+      // Size-1 dims are constants, never variables: they always read 0.
+      bool isVar = idxs[i]->kind == sym::Kind::Var;
+      const std::string &k = idxs[i]->key();
+      if (isVar && (badVars.count(k) || (!ignoreValid && validVars.count(k))))
+        ret[i] = std::nullopt;
+      else if (!isVar || !idxVars.count(k))
+        ret[i] = 0;
+    }
+  } catch (const sym::Error &) {
+    // tinygrad raises here (e.g. a size-0 dim makes an empty index range);
+    // report every stride as unknown instead.
+    return std::vector<std::optional<int64_t>>(n);
+  }
+  return ret;
+}
+
+std::vector<int64_t> ShapeTracker::unitStrideAxes(bool ignoreValid) const {
+  std::vector<int64_t> ret;
+  auto rs = realStrides(ignoreValid);
+  for (size_t i = 0; i < rs.size(); ++i)
+    if (rs[i] && *rs[i] == 1)
+      ret.push_back(int64_t(i));
+  return ret;
+}
+
+std::string ShapeTracker::str() const {
+  std::string s = "ST[";
+  for (size_t i = 0; i < views.size(); ++i)
+    s += (i ? ", " : "") + views[i].str();
+  return s + "]";
+}
