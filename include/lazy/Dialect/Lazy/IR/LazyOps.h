@@ -1,0 +1,18 @@
+//===- LazyOps.h - lazy dialect operations -----------------------*- C++ -*-===//
+
+#ifndef LAZY_DIALECT_LAZY_IR_LAZYOPS_H
+#define LAZY_DIALECT_LAZY_IR_LAZYOPS_H
+
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "lazy/Dialect/Lazy/IR/LazyOps.h.inc"
+
+#endif // LAZY_DIALECT_LAZY_IR_LAZYOPS_H

@@ -1,0 +1,20 @@
+//===- Passes.h - lazy dialect passes ----------------------------*- C++ -*-===//
+
+#ifndef LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_H
+#define LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_H
+
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::lazy {
+
+#define GEN_PASS_DECL
+#include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
+
+} // namespace mlir::lazy
+
+#endif // LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_H

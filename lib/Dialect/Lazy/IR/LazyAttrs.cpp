@@ -1,0 +1,291 @@
+//===- LazyAttrs.cpp - lazy dialect attributes ----------------------------===//
+//
+// #lazy.device and #lazy.st. The ShapeTracker attribute stores its views as
+// one flat int64 array so that attribute storage stays trivially
+// destructible:
+//
+//   [numViews, { rank, shape[rank], strides[rank], offset, hasMask,
+//                (begin, end)[rank] if hasMask } per view]
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+#define GET_ATTRDEF_CLASSES
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.cpp.inc"
+
+void LazyDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef name) {
+  StringRef kind = name.split(':').first;
+  if (kind.empty())
+    return emitError() << "device name must not be empty";
+  for (char c : kind)
+    if (!(llvm::isUpper(c) || llvm::isDigit(c) || c == '_'))
+      return emitError() << "device '" << name
+                         << "' must start with an upper-case device kind "
+                            "such as CLANG, CUDA or AMD";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ShapeTrackerAttr: encoding
+//===----------------------------------------------------------------------===//
+
+static SmallVector<int64_t> encodeTracker(const st::ShapeTracker &tracker) {
+  SmallVector<int64_t> out;
+  out.push_back(static_cast<int64_t>(tracker.views.size()));
+  for (const st::View &v : tracker.views) {
+    out.push_back(static_cast<int64_t>(v.shape.size()));
+    out.append(v.shape.begin(), v.shape.end());
+    out.append(v.strides.begin(), v.strides.end());
+    out.push_back(v.offset);
+    out.push_back(v.mask ? 1 : 0);
+    if (v.mask)
+      for (auto [b, e] : *v.mask) {
+        out.push_back(b);
+        out.push_back(e);
+      }
+  }
+  return out;
+}
+
+/// Decodes without canonicalizing, so the verifier can compare a parsed view
+/// with its canonical form. Returns nullopt on a malformed encoding.
+static std::optional<st::ShapeTracker> decodeTracker(ArrayRef<int64_t> enc) {
+  size_t pos = 0;
+  auto next = [&](int64_t &out) {
+    if (pos >= enc.size())
+      return false;
+    out = enc[pos++];
+    return true;
+  };
+  int64_t numViews;
+  if (!next(numViews) || numViews < 0)
+    return std::nullopt;
+  st::ShapeTracker tracker;
+  for (int64_t i = 0; i < numViews; ++i) {
+    int64_t rank, hasMask;
+    if (!next(rank) || rank < 0 || enc.size() - pos < size_t(2 * rank + 2))
+      return std::nullopt;
+    st::View v;
+    v.shape.assign(enc.begin() + pos, enc.begin() + pos + rank);
+    pos += rank;
+    v.strides.assign(enc.begin() + pos, enc.begin() + pos + rank);
+    pos += rank;
+    next(v.offset);
+    next(hasMask);
+    if (hasMask) {
+      if (enc.size() - pos < size_t(2 * rank))
+        return std::nullopt;
+      st::Mask mask;
+      for (int64_t d = 0; d < rank; ++d, pos += 2)
+        mask.emplace_back(enc[pos], enc[pos + 1]);
+      v.mask = std::move(mask);
+    }
+    v.contiguous = v.offset == 0 && !v.mask &&
+                   v.strides == st::stridesForShape(v.shape);
+    tracker.views.push_back(std::move(v));
+  }
+  if (pos != enc.size())
+    return std::nullopt;
+  return tracker;
+}
+
+ShapeTrackerAttr ShapeTrackerAttr::get(MLIRContext *context,
+                                       const st::ShapeTracker &tracker) {
+  return Base::get(context, encodeTracker(tracker));
+}
+
+st::ShapeTracker ShapeTrackerAttr::getTracker() const {
+  // The verifier guarantees a well-formed encoding.
+  return *decodeTracker(getEncoded());
+}
+
+SmallVector<int64_t> ShapeTrackerAttr::getShape() const {
+  const std::vector<int64_t> &shape = getTracker().shape();
+  return SmallVector<int64_t>(shape.begin(), shape.end());
+}
+
+//===----------------------------------------------------------------------===//
+// ShapeTrackerAttr: validity
+//===----------------------------------------------------------------------===//
+
+std::optional<std::pair<int64_t, int64_t>>
+mlir::lazy::validIndexRange(const st::View &view) {
+  int64_t lo = view.offset, hi = view.offset;
+  for (size_t d = 0; d < view.shape.size(); ++d) {
+    int64_t begin = 0, end = view.shape[d];
+    if (view.mask)
+      std::tie(begin, end) = (*view.mask)[d];
+    if (begin >= end)
+      return std::nullopt;
+    int64_t a = view.strides[d] * begin, b = view.strides[d] * (end - 1);
+    lo += std::min(a, b);
+    hi += std::max(a, b);
+  }
+  return std::make_pair(lo, hi);
+}
+
+static std::string viewText(const st::View &view) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  printTrackerBody(os, st::ShapeTracker{{view}});
+  return s;
+}
+
+std::string mlir::lazy::describeInvalidTracker(const st::ShapeTracker &tracker) {
+  if (tracker.views.empty())
+    return "a ShapeTracker needs at least one view";
+  for (size_t i = 0; i < tracker.views.size(); ++i) {
+    const st::View &v = tracker.views[i];
+    std::string where = "view #" + std::to_string(i);
+    if (v.strides.size() != v.shape.size() ||
+        (v.mask && v.mask->size() != v.shape.size()))
+      return where + ": shape, strides and mask must have the same rank";
+    for (int64_t dim : v.shape)
+      if (dim < 0)
+        return where + ": dimensions must be non-negative";
+    if (v.mask)
+      for (size_t d = 0; d < v.shape.size(); ++d) {
+        auto [b, e] = (*v.mask)[d];
+        if (b < 0 || b > e || e > v.shape[d])
+          return where + ": mask range (" + std::to_string(b) + ", " +
+                 std::to_string(e) + ") of dimension " + std::to_string(d) +
+                 " must satisfy 0 <= begin <= end <= " +
+                 std::to_string(v.shape[d]);
+      }
+    st::View canonical = st::View::create(v.shape, v.strides, v.offset, v.mask);
+    if (canonical != v)
+      return where + " is not canonical; tinygrad's View.create gives " +
+             viewText(canonical);
+    // Later views index into the flattened shape of the view before them.
+    if (i > 0) {
+      int64_t below = tracker.views[i - 1].size();
+      if (auto range = validIndexRange(v))
+        if (range->first < 0 || range->second >= below)
+          return where + " reaches indices [" + std::to_string(range->first) +
+                 ", " + std::to_string(range->second) +
+                 "] outside the " + std::to_string(below) +
+                 " elements of the view below it";
+    }
+  }
+  return "";
+}
+
+LogicalResult
+ShapeTrackerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<int64_t> encoded) {
+  std::optional<st::ShapeTracker> tracker = decodeTracker(encoded);
+  if (!tracker)
+    return emitError() << "malformed ShapeTracker encoding";
+  std::string problem = describeInvalidTracker(*tracker);
+  if (!problem.empty())
+    return emitError() << problem;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ShapeTrackerAttr: syntax
+//===----------------------------------------------------------------------===//
+
+static void printInts(llvm::raw_ostream &os, ArrayRef<int64_t> values) {
+  os << '(';
+  llvm::interleaveComma(values, os);
+  os << ')';
+}
+
+void mlir::lazy::printTrackerBody(llvm::raw_ostream &os,
+                                  const st::ShapeTracker &tracker) {
+  os << '[';
+  llvm::interleaveComma(tracker.views, os, [&](const st::View &v) {
+    printInts(os, v.shape);
+    os << ':';
+    printInts(os, v.strides);
+    if (v.offset != 0)
+      os << " offset " << v.offset;
+    if (v.mask) {
+      os << " mask [";
+      llvm::interleaveComma(*v.mask, os, [&](const auto &range) {
+        os << '(' << range.first << ", " << range.second << ')';
+      });
+      os << ']';
+    }
+  });
+  os << ']';
+}
+
+void ShapeTrackerAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  printTrackerBody(printer.getStream(), getTracker());
+  printer << '>';
+}
+
+static ParseResult parseIntTuple(AsmParser &parser,
+                                 std::vector<int64_t> &values) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Paren, [&]() -> ParseResult {
+        int64_t v;
+        if (parser.parseInteger(v))
+          return failure();
+        values.push_back(v);
+        return success();
+      });
+}
+
+Attribute ShapeTrackerAttr::parse(AsmParser &parser, Type) {
+  st::ShapeTracker tracker;
+  auto parseView = [&]() -> ParseResult {
+    st::View v;
+    if (parseIntTuple(parser, v.shape) || parser.parseColon() ||
+        parseIntTuple(parser, v.strides))
+      return failure();
+    if (succeeded(parser.parseOptionalKeyword("offset")) &&
+        parser.parseInteger(v.offset))
+      return failure();
+    if (succeeded(parser.parseOptionalKeyword("mask"))) {
+      st::Mask mask;
+      if (parser.parseCommaSeparatedList(
+              AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                int64_t b, e;
+                if (parser.parseLParen() || parser.parseInteger(b) ||
+                    parser.parseComma() || parser.parseInteger(e) ||
+                    parser.parseRParen())
+                  return failure();
+                mask.emplace_back(b, e);
+                return success();
+              }))
+        return failure();
+      v.mask = std::move(mask);
+    }
+    tracker.views.push_back(std::move(v));
+    return success();
+  };
+  if (parser.parseLess() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseView) ||
+      parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), encodeTracker(tracker));
+}

@@ -1,0 +1,106 @@
+//===- LazyDialect.cpp - lazy dialect registration and attributes ---------===//
+//
+// Registers the dialect and verifies its discardable attributes:
+//   - `lazy.buffer` (function argument): non-negative i64 buffer identity;
+//   - `lazy.forced_realize` (op): unit attribute on a lazy op with a result;
+//   - `lazy.default_device` (module): a valid device string;
+//   - `lazy.flags` (module): a dictionary of tinygrad scheduler flags, each a
+//     bool (MULTIOUTPUT, FUSE_CONV_BW, FUSE_ARANGE, USE_COPY_KERNEL).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+#include "lazy/Dialect/Lazy/IR/LazyDialect.cpp.inc"
+
+void LazyDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "lazy/Dialect/Lazy/IR/LazyOps.cpp.inc"
+      >();
+  registerAttributes();
+}
+
+bool mlir::lazy::hasValidEncoding(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && (!tensor.getEncoding() ||
+                    isa<DeviceAttr>(tensor.getEncoding()));
+}
+
+/// The scheduler flags a module may carry, with tinygrad 0.9.2's defaults
+/// documented in docs/.
+static constexpr llvm::StringLiteral kKnownFlags[] = {
+    "multi_output", "fuse_conv_bw", "fuse_arange", "use_copy_kernel"};
+
+LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kForcedRealizeAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << name << "' must be a unit attribute";
+    if (op->getDialect() != this || op->getNumResults() != 1)
+      return op->emitOpError()
+             << "'" << name << "' only applies to lazy ops with one result";
+    return success();
+  }
+  if (name == kDefaultDeviceAttrName) {
+    auto device = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !device)
+      return op->emitOpError()
+             << "'" << name << "' must be a string attribute on a module";
+    return DeviceAttr::verify([&] { return op->emitOpError(); },
+                              device.getValue());
+  }
+  if (name == kFlagsAttrName) {
+    auto flags = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !flags)
+      return op->emitOpError()
+             << "'" << name << "' must be a dictionary attribute on a module";
+    for (NamedAttribute flag : flags) {
+      if (!llvm::is_contained(kKnownFlags, flag.getName().getValue()))
+        return op->emitOpError()
+               << "unknown scheduler flag '" << flag.getName().getValue()
+               << "'; expected one of multi_output, fuse_conv_bw, "
+                  "fuse_arange, use_copy_kernel";
+      if (!isa<BoolAttr>(flag.getValue()))
+        return op->emitOpError() << "scheduler flag '"
+                                 << flag.getName().getValue()
+                                 << "' must be true or false";
+    }
+    return success();
+  }
+  if (name == kBufferAttrName)
+    return op->emitOpError()
+           << "'" << name << "' belongs on function arguments, not on ops";
+  return op->emitOpError() << "unknown lazy dialect attribute '" << name
+                           << "'";
+}
+
+LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != kBufferAttrName)
+    return op->emitOpError() << "unknown lazy argument attribute '" << name
+                             << "'";
+  auto id = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!id || !id.getType().isSignlessInteger(64) || id.getInt() < 0)
+    return op->emitOpError() << "argument #" << argIndex << ": '" << name
+                             << "' must be a non-negative i64 buffer number";
+  // External functions have no body: there is no argument to look at.
+  Region &region = op->getRegion(regionIndex);
+  if (!region.empty() &&
+      !isa<RankedTensorType>(region.front().getArgument(argIndex).getType()))
+    return op->emitOpError() << "argument #" << argIndex << ": '" << name
+                             << "' needs a tensor argument";
+  return success();
+}

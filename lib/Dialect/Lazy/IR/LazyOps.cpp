@@ -1,0 +1,484 @@
+//===- LazyOps.cpp - lazy dialect operations ------------------------------===//
+//
+// Verifiers and custom syntax of the lazy ops. Each verifier enforces what
+// tinygrad 0.9.2 asserts when it builds the LazyBuffer, and the movement op
+// verifiers reuse the ShapeTracker library's argument checks so that every
+// op that verifies can be folded into a view without further checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static std::vector<int64_t> shapeOf(Value v) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
+  return std::vector<int64_t>(shape.begin(), shape.end());
+}
+
+static std::vector<int64_t> shapeOf(Type t) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(t).getShape();
+  return std::vector<int64_t>(shape.begin(), shape.end());
+}
+
+static std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os);
+  os << ")";
+  return s;
+}
+
+/// tinygrad's itemsize for an element type (bool is one byte).
+static int64_t itemSize(Type elementType) {
+  return std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+}
+
+/// Both tensors live on the same device (have the same encoding).
+static LogicalResult verifySameDevice(Operation *op, Type a, Type b,
+                                      StringRef what) {
+  if (cast<RankedTensorType>(a).getEncoding() !=
+      cast<RankedTensorType>(b).getEncoding())
+    return op->emitOpError() << what << " must be on the same device";
+  return success();
+}
+
+static LogicalResult verifySameShape(Operation *op, Type a, Type b,
+                                     StringRef what) {
+  if (cast<RankedTensorType>(a).getShape() !=
+      cast<RankedTensorType>(b).getShape())
+    return op->emitOpError()
+           << what << " must have the same shape, got "
+           << shapeText(cast<RankedTensorType>(a).getShape()) << " and "
+           << shapeText(cast<RankedTensorType>(b).getShape());
+  return success();
+}
+
+/// Movement ops keep dtype and device; only the shape changes.
+static LogicalResult verifyMovement(Operation *op) {
+  Type src = op->getOperand(0).getType(), res = op->getResult(0).getType();
+  if (getElementTypeOrSelf(src) != getElementTypeOrSelf(res))
+    return op->emitOpError("result dtype must equal the source dtype");
+  return verifySameDevice(op, src, res, "source and result");
+}
+
+static LogicalResult verifyResultShape(Operation *op,
+                                       const std::vector<int64_t> &expected) {
+  ArrayRef<int64_t> actual =
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  if (actual != ArrayRef<int64_t>(expected))
+    return op->emitOpError() << "result shape must be " << shapeText(expected)
+                             << ", got " << shapeText(actual);
+  return success();
+}
+
+/// Splits a flat [b0, e0, b1, e1, ...] array into pairs.
+static FailureOr<st::Mask> toPairs(Operation *op, ArrayRef<int64_t> flat,
+                                   size_t rank, StringRef what) {
+  if (flat.size() != 2 * rank)
+    return op->emitOpError() << "expected one (" << what
+                             << ") pair per dimension (" << rank << "), got "
+                             << flat.size() / 2 + flat.size() % 2;
+  st::Mask pairs;
+  for (size_t i = 0; i < rank; ++i)
+    pairs.emplace_back(flat[2 * i], flat[2 * i + 1]);
+  return pairs;
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// `[(a, b), (c, d)]` stored as a flat DenseI64ArrayAttr.
+static ParseResult parseRangePairs(OpAsmParser &parser,
+                                   DenseI64ArrayAttr &pairs) {
+  SmallVector<int64_t> flat;
+  if (parser.parseCommaSeparatedList(
+          OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+            int64_t a, b;
+            if (parser.parseLParen() || parser.parseInteger(a) ||
+                parser.parseComma() || parser.parseInteger(b) ||
+                parser.parseRParen())
+              return failure();
+            flat.push_back(a);
+            flat.push_back(b);
+            return success();
+          }))
+    return failure();
+  pairs = parser.getBuilder().getDenseI64ArrayAttr(flat);
+  return success();
+}
+
+static void printRangePairs(OpAsmPrinter &printer, Operation *,
+                            DenseI64ArrayAttr pairs) {
+  ArrayRef<int64_t> flat = pairs.asArrayRef();
+  printer << '[';
+  for (size_t i = 0; i + 1 < flat.size(); i += 2) {
+    if (i)
+      printer << ", ";
+    printer << '(' << flat[i] << ", " << flat[i + 1] << ')';
+  }
+  printer << ']';
+}
+
+#define GET_OP_CLASSES
+#include "lazy/Dialect/Lazy/IR/LazyOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  if (failed(verifySameShape(*this, getSrc().getType(), getType(),
+                             "source and result")))
+    return failure();
+  return verifySameDevice(*this, getSrc().getType(), getType(),
+                          "source and result");
+}
+
+LogicalResult BitcastOp::verify() {
+  Type srcType = getSrc().getType(), resType = getType();
+  if (failed(verifySameDevice(*this, srcType, resType, "source and result")))
+    return failure();
+  int64_t inSize = itemSize(getElementTypeOrSelf(srcType));
+  int64_t outSize = itemSize(getElementTypeOrSelf(resType));
+  if (inSize == outSize)
+    return verifySameShape(*this, srcType, resType, "source and result");
+  // A size-changing bitcast rescales the last dimension (tinygrad: DISK).
+  std::vector<int64_t> shape = shapeOf(srcType);
+  if (shape.empty())
+    return emitOpError("a bitcast that changes the itemsize needs rank >= 1");
+  if ((shape.back() * inSize) % outSize != 0)
+    return emitOpError() << "last dimension " << shape.back() << " of "
+                         << inSize << "-byte elements is not a whole number "
+                         << "of " << outSize << "-byte elements";
+  shape.back() = shape.back() * inSize / outSize;
+  return verifyResultShape(*this, shape);
+}
+
+static LogicalResult verifyCompare(Operation *op) {
+  Type lhs = op->getOperand(0).getType(), res = op->getResult(0).getType();
+  if (failed(verifySameShape(op, lhs, res, "operands and result")))
+    return failure();
+  return verifySameDevice(op, lhs, res, "operands and result");
+}
+LogicalResult CmpltOp::verify() { return verifyCompare(*this); }
+LogicalResult CmpneOp::verify() { return verifyCompare(*this); }
+
+LogicalResult WhereOp::verify() {
+  if (failed(verifySameShape(*this, getCondition().getType(), getType(),
+                             "condition and values")))
+    return failure();
+  return verifySameDevice(*this, getCondition().getType(), getType(),
+                          "condition and values");
+}
+
+//===----------------------------------------------------------------------===//
+// Reduce ops
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes) {
+  Type src = op->getOperand(0).getType(), res = op->getResult(0).getType();
+  if (failed(verifyMovement(op)))
+    return failure();
+  std::vector<int64_t> shape = shapeOf(src);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] < 0 || axes[i] >= static_cast<int64_t>(shape.size()))
+      return op->emitOpError() << "axis " << axes[i]
+                               << " is out of range for rank " << shape.size();
+    if (i > 0 && axes[i] <= axes[i - 1])
+      return op->emitOpError("axes must be sorted and distinct");
+    shape[axes[i]] = 1;
+  }
+  (void)res;
+  return verifyResultShape(op, shape);
+}
+LogicalResult ReduceSumOp::verify() { return verifyReduce(*this, getAxes()); }
+LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this, getAxes()); }
+
+//===----------------------------------------------------------------------===//
+// ConstOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstOp::verify() {
+  Type elementType = getType().getElementType();
+  if (getValue().getType() != elementType)
+    return emitOpError() << "value type " << getValue().getType()
+                         << " must equal the element type " << elementType;
+  if (elementType.isInteger(1) ? !isa<BoolAttr>(getValue())
+      : isa<FloatType>(elementType) ? !isa<FloatAttr>(getValue())
+                                    : !isa<IntegerAttr>(getValue()))
+    return emitOpError("value must be a bool, integer or float literal "
+                       "matching the dtype");
+  return success();
+}
+
+/// Syntax: `lazy.const <literal> attr-dict : tensor-type`, where the literal
+/// is `true`/`false`, an integer, a float, `inf`, `-inf` or `nan`, read as a
+/// value of the tensor's element type (tinygrad's dtypes.as_const).
+ParseResult ConstOp::parse(OpAsmParser &parser, OperationState &result) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::optional<bool> boolValue;
+  std::optional<APInt> intValue;
+  std::optional<double> floatValue;
+  if (succeeded(parser.parseOptionalKeyword("true")))
+    boolValue = true;
+  else if (succeeded(parser.parseOptionalKeyword("false")))
+    boolValue = false;
+  else if (succeeded(parser.parseOptionalKeyword("nan")))
+    floatValue = std::numeric_limits<double>::quiet_NaN();
+  else if (succeeded(parser.parseOptionalKeyword("inf")))
+    floatValue = std::numeric_limits<double>::infinity();
+  else {
+    bool negative = succeeded(parser.parseOptionalMinus());
+    APInt integer;
+    OptionalParseResult parsedInt =
+        parser.parseOptionalDecimalInteger(integer);
+    if (parsedInt.has_value()) {
+      if (failed(*parsedInt))
+        return failure();
+      // Keep one spare bit so that negation and range checks are exact.
+      integer = integer.zext(integer.getBitWidth() + 1);
+      intValue = negative ? -integer : integer;
+    } else if (succeeded(parser.parseOptionalKeyword("inf"))) {
+      floatValue = negative ? -std::numeric_limits<double>::infinity()
+                            : std::numeric_limits<double>::infinity();
+    } else {
+      double d;
+      if (parser.parseFloat(d))
+        return failure();
+      floatValue = negative ? -d : d;
+    }
+  }
+
+  RankedTensorType type;
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.parseType(type))
+    return failure();
+  result.addTypes(type);
+  Type elementType = type.getElementType();
+  Builder &b = parser.getBuilder();
+
+  if (elementType.isInteger(1)) {
+    if (!boolValue)
+      return parser.emitError(loc, "expected true or false for a bool const");
+    result.addAttribute("value", b.getBoolAttr(*boolValue));
+    return success();
+  }
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    if (boolValue)
+      return parser.emitError(loc, "expected a number for a float const");
+    APFloat value(0.0);
+    if (intValue)
+      value = APFloat(intValue->signedRoundToDouble());
+    else
+      value = APFloat(*floatValue);
+    bool losesInfo;
+    value.convert(floatType.getFloatSemantics(),
+                  APFloat::rmNearestTiesToEven, &losesInfo);
+    result.addAttribute("value", b.getFloatAttr(floatType, value));
+    return success();
+  }
+  auto intType = dyn_cast<IntegerType>(elementType);
+  if (!intType)
+    return parser.emitError(loc, "unsupported const element type ")
+           << elementType;
+  if (!intValue)
+    return parser.emitError(loc, "expected an integer for an integer const");
+  unsigned width = intType.getWidth();
+  bool fits = intType.isUnsigned()
+                  ? !intValue->isNegative() && intValue->getActiveBits() <= width
+                  : intValue->getSignificantBits() <= width;
+  if (!fits)
+    return parser.emitError(loc, "integer const out of range for ")
+           << elementType;
+  result.addAttribute("value",
+                      b.getIntegerAttr(intType, intValue->sextOrTrunc(width)));
+  return success();
+}
+
+void ConstOp::print(OpAsmPrinter &printer) {
+  Attribute value = getValue();
+  printer << ' ';
+  if (auto boolAttr = dyn_cast<BoolAttr>(value)) {
+    printer << (boolAttr.getValue() ? "true" : "false");
+  } else if (auto intAttr = dyn_cast<IntegerAttr>(value)) {
+    intAttr.getValue().print(printer.getStream(),
+                             !intAttr.getType().isUnsignedInteger());
+  } else {
+    // Through double so that the parser, which reads a double, round-trips
+    // every float dtype exactly.
+    APFloat f = cast<FloatAttr>(value).getValue();
+    bool losesInfo;
+    f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+    if (f.isNaN())
+      printer << "nan";
+    else if (f.isInfinity())
+      printer << (f.isNegative() ? "-inf" : "inf");
+    else
+      printer.printFloat(f);
+  }
+  printer.printOptionalAttrDict((*this)->getAttrs(), {"value"});
+  printer << " : " << getType();
+}
+
+//===----------------------------------------------------------------------===//
+// Meta ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult CopyOp::verify() {
+  if (getElementTypeOrSelf(getSrc().getType()) !=
+      getElementTypeOrSelf(getType()))
+    return emitOpError("a copy keeps the dtype");
+  return verifySameShape(*this, getSrc().getType(), getType(),
+                         "source and result");
+}
+
+LogicalResult CustomOp::verify() {
+  if (getCallee().empty())
+    return emitOpError("needs the name of the function that fills the buffer");
+  return success();
+}
+
+LogicalResult AssignOp::verify() {
+  Type value = getValue().getType(), target = getTarget().getType();
+  if (getElementTypeOrSelf(value) != getElementTypeOrSelf(target))
+    return emitOpError() << "value dtype " << getElementTypeOrSelf(value)
+                         << " must equal the target dtype "
+                         << getElementTypeOrSelf(target);
+  if (failed(verifySameDevice(*this, value, target, "value and target")))
+    return failure();
+  int64_t targetSize = cast<RankedTensorType>(target).getNumElements();
+  if (ShapeTrackerAttr view = getViewAttr()) {
+    st::ShapeTracker tracker = view.getTracker();
+    if (tracker.shape() != shapeOf(value))
+      return emitOpError() << "view shape " << shapeText(tracker.shape())
+                           << " must equal the value shape "
+                           << shapeText(shapeOf(value));
+    if (auto range = validIndexRange(tracker.views.front()))
+      if (range->first < 0 || range->second >= targetSize)
+        return emitOpError() << "view reaches indices outside the target's "
+                             << targetSize << " elements";
+    return success();
+  }
+  if (cast<RankedTensorType>(value).getNumElements() != targetSize)
+    return emitOpError() << "value size "
+                         << cast<RankedTensorType>(value).getNumElements()
+                         << " must equal the target size " << targetSize;
+  return success();
+}
+
+LogicalResult BufferViewOp::verify() {
+  Type src = getSrc().getType(), res = getType();
+  if (failed(verifySameDevice(*this, src, res, "source and result")))
+    return failure();
+  auto srcTensor = cast<RankedTensorType>(src);
+  auto resTensor = cast<RankedTensorType>(res);
+  if (srcTensor.getElementType() == resTensor.getElementType())
+    return verifySameShape(*this, src, res, "source and result");
+  if (srcTensor.getNumElements() * itemSize(srcTensor.getElementType()) !=
+      resTensor.getNumElements() * itemSize(resTensor.getElementType()))
+    return emitOpError("a bitcasting buffer view must keep the byte size");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Movement ops
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checked(Operation *op, const std::string &problem) {
+  if (!problem.empty())
+    return op->emitOpError() << problem;
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(verifyMovement(*this)))
+    return failure();
+  return checked(*this, st::checkReshape(shapeOf(getSrc()), shapeOf(getType())));
+}
+
+LogicalResult PermuteOp::verify() {
+  if (failed(verifyMovement(*this)))
+    return failure();
+  std::vector<int64_t> shape = shapeOf(getSrc());
+  std::vector<int64_t> order(getOrder().begin(), getOrder().end());
+  if (failed(checked(*this, st::checkPermute(shape, order))))
+    return failure();
+  std::vector<int64_t> expected;
+  for (int64_t axis : order)
+    expected.push_back(shape[axis]);
+  return verifyResultShape(*this, expected);
+}
+
+LogicalResult ExpandOp::verify() {
+  if (failed(verifyMovement(*this)))
+    return failure();
+  return checked(*this, st::checkExpand(shapeOf(getSrc()), shapeOf(getType())));
+}
+
+LogicalResult PadOp::verify() {
+  if (failed(verifyMovement(*this)))
+    return failure();
+  std::vector<int64_t> shape = shapeOf(getSrc());
+  FailureOr<st::Mask> pads =
+      toPairs(*this, getPadding(), shape.size(), "before, after");
+  if (failed(pads) || failed(checked(*this, st::checkPad(shape, *pads))))
+    return failure();
+  for (size_t d = 0; d < shape.size(); ++d)
+    shape[d] += (*pads)[d].first + (*pads)[d].second;
+  return verifyResultShape(*this, shape);
+}
+
+LogicalResult ShrinkOp::verify() {
+  if (failed(verifyMovement(*this)))
+    return failure();
+  std::vector<int64_t> shape = shapeOf(getSrc());
+  FailureOr<st::Mask> bounds =
+      toPairs(*this, getBounds(), shape.size(), "begin, end");
+  if (failed(bounds) || failed(checked(*this, st::checkShrink(shape, *bounds))))
+    return failure();
+  for (size_t d = 0; d < shape.size(); ++d)
+    shape[d] = (*bounds)[d].second - (*bounds)[d].first;
+  return verifyResultShape(*this, shape);
+}
+
+LogicalResult StrideOp::verify() {
+  if (failed(verifyMovement(*this)))
+    return failure();
+  std::vector<int64_t> shape = shapeOf(getSrc());
+  std::vector<int64_t> factors(getFactors().begin(), getFactors().end());
+  if (failed(checked(*this, st::checkStride(shape, factors))))
+    return failure();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t k = std::abs(factors[d]);
+    shape[d] = (shape[d] + k - 1) / k;
+  }
+  return verifyResultShape(*this, shape);
+}
+
+LogicalResult ViewOp::verify() {
+  if (failed(verifyMovement(*this)))
+    return failure();
+  st::ShapeTracker tracker = getTracker().getTracker();
+  if (failed(verifyResultShape(*this, tracker.shape())))
+    return failure();
+  int64_t baseSize = cast<RankedTensorType>(getSrc().getType()).getNumElements();
+  if (auto range = validIndexRange(tracker.views.front()))
+    if (range->first < 0 || range->second >= baseSize)
+      return emitOpError() << "view reaches indices [" << range->first << ", "
+                           << range->second << "] outside the " << baseSize
+                           << " elements of its source";
+  return success();
+}

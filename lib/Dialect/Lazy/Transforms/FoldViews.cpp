@@ -1,0 +1,163 @@
+//===- FoldViews.cpp - movement ops to views, view folding ----------------===//
+//
+// lazy-fold-views puts the graph into tinygrad's LazyBuffer form: every value
+// is a base or a single view of a base. Rules, applied to each movement op
+// and lazy.view in program order (so operands are already folded and nothing
+// recurses on graph depth):
+//
+//  1. The operand is seen as (base, tracker): a lazy.view gives its source
+//     and tracker, anything else is its own base with the tracker
+//     from_shape(shape).
+//  2. The op moves the tracker (ShapeTracker reshape/permute/expand/pad/
+//     shrink/stride), or a lazy.view composes it: tracker + view.tracker.
+//  3. Like tinygrad's LazyBuffer._view: a tracker that is contiguous with the
+//     base's shape is the base itself; a tracker with a zero-sized dimension
+//     or an empty outermost mask reads nothing and becomes tinygrad's
+//     const(0, shape): a rank-0 `lazy.const 0` viewed as the result shape
+//     (this check comes first, as in tinygrad); anything else is one
+//     lazy.view of the base.
+//
+// Folded ops and views left without users are erased afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYFOLDVIEWS
+#include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+namespace {
+
+std::vector<int64_t> toVector(ArrayRef<int64_t> a) {
+  return std::vector<int64_t>(a.begin(), a.end());
+}
+
+st::Mask toPairs(ArrayRef<int64_t> flat) {
+  st::Mask pairs;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    pairs.emplace_back(flat[i], flat[i + 1]);
+  return pairs;
+}
+
+/// The base a value views and the tracker it views it through.
+std::pair<Value, st::ShapeTracker> baseAndTracker(Value value) {
+  if (auto view = value.getDefiningOp<ViewOp>())
+    return {view.getSrc(), view.getTracker().getTracker()};
+  return {value, st::ShapeTracker::fromShape(toVector(
+                     cast<RankedTensorType>(value.getType()).getShape()))};
+}
+
+/// The tracker after applying `op` on top of `tracker`; nullopt if `op` is
+/// not a movement op or view.
+std::optional<st::ShapeTracker> moveTracker(Operation *op,
+                                            const st::ShapeTracker &tracker) {
+  auto resultShape = [&] {
+    return toVector(cast<RankedTensorType>(op->getResult(0).getType())
+                        .getShape());
+  };
+  return llvm::TypeSwitch<Operation *, std::optional<st::ShapeTracker>>(op)
+      .Case([&](ReshapeOp) { return tracker.reshape(resultShape()); })
+      .Case([&](ExpandOp) { return tracker.expand(resultShape()); })
+      .Case([&](PermuteOp p) {
+        return tracker.permute(toVector(p.getOrder()));
+      })
+      .Case([&](PadOp p) { return tracker.pad(toPairs(p.getPadding())); })
+      .Case([&](ShrinkOp p) { return tracker.shrink(toPairs(p.getBounds())); })
+      .Case([&](StrideOp p) {
+        return tracker.stride(toVector(p.getFactors()));
+      })
+      .Case([&](ViewOp v) { return tracker + v.getTracker().getTracker(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// True when the tracker reads no element: tinygrad turns such views into a
+/// const 0.
+bool readsNothing(const st::ShapeTracker &tracker) {
+  const st::View &last = tracker.views.back();
+  if (tracker.size() == 0)
+    return true;
+  return last.mask && llvm::any_of(*last.mask, [](const auto &range) {
+           return range.first >= range.second;
+         });
+}
+
+/// tinygrad's `const(0, shape)`: a rank-0 const seen through a view that
+/// reshapes it to all-ones and expands it to `type`'s shape.
+Value zeroConstView(OpBuilder &builder, Location loc, RankedTensorType type) {
+  Type elementType = type.getElementType();
+  TypedAttr zero;
+  if (elementType.isInteger(1))
+    zero = builder.getBoolAttr(false);
+  else if (isa<FloatType>(elementType))
+    zero = builder.getFloatAttr(elementType, 0.0);
+  else
+    zero = builder.getIntegerAttr(elementType, 0);
+  auto scalarType = RankedTensorType::get({}, elementType, type.getEncoding());
+  Value scalar = ConstOp::create(builder, loc, scalarType, zero);
+  std::vector<int64_t> shape = toVector(type.getShape());
+  st::ShapeTracker tracker = st::ShapeTracker::fromShape({})
+                                 .reshape(std::vector<int64_t>(shape.size(), 1))
+                                 .expand(shape);
+  return ViewOp::create(builder, loc, type, scalar,
+                        ShapeTrackerAttr::get(builder.getContext(), tracker));
+}
+
+struct LazyFoldViews final
+    : mlir::lazy::impl::LazyFoldViewsBase<LazyFoldViews> {
+  void runOnOperation() override {
+    SmallVector<Operation *> folded;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<ReshapeOp, ExpandOp, PermuteOp, PadOp, ShrinkOp, StrideOp,
+               ViewOp>(op))
+        return;
+      auto [base, tracker] = baseAndTracker(op->getOperand(0));
+      std::optional<st::ShapeTracker> moved = moveTracker(op, tracker);
+      auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+      OpBuilder builder(op);
+      Value replacement;
+      if (readsNothing(*moved)) {
+        replacement = zeroConstView(builder, op->getLoc(), resultType);
+      } else if (moved->contiguous() &&
+                 moved->shape() == toVector(cast<RankedTensorType>(
+                                                base.getType())
+                                                .getShape())) {
+        replacement = base;
+      } else if (auto view = dyn_cast<ViewOp>(op);
+                 view && view.getSrc() == base &&
+                 view.getTracker().getTracker() == *moved) {
+        return; // Already a view of a base.
+      } else {
+        replacement =
+            ViewOp::create(builder, op->getLoc(), resultType, base,
+                           ShapeTrackerAttr::get(op->getContext(), *moved));
+      }
+      op->getResult(0).replaceAllUsesWith(replacement);
+      folded.push_back(op);
+    });
+    // Erase in reverse program order so users go before their producers.
+    for (Operation *op : llvm::reverse(folded))
+      if (op->use_empty())
+        op->erase();
+    // Views of views that were replaced may now be unused as well.
+    SmallVector<ViewOp> deadViews;
+    getOperation().walk([&](ViewOp view) {
+      if (view->use_empty())
+        deadViews.push_back(view);
+    });
+    for (ViewOp view : llvm::reverse(deadViews))
+      view->erase();
+  }
+};
+
+} // namespace

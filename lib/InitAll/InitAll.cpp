@@ -1,0 +1,34 @@
+//===- InitAll.cpp - register everything lazy-mlir tools need -------------===//
+
+#include "lazy/InitAll.h"
+
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/Passes.h"
+
+void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<LazyDialect, func::FuncDialect, arith::ArithDialect,
+                  math::MathDialect, scf::SCFDialect, cf::ControlFlowDialect,
+                  memref::MemRefDialect, tensor::TensorDialect,
+                  gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
+                  ROCDL::ROCDLDialect>();
+}
+
+void mlir::lazy::registerAllPasses() {
+  registerLazyPasses();
+  // Generic cleanups (canonicalize, cse, symbol-dce, ...) for improved mode
+  // and for users composing pipelines.
+  mlir::registerTransformsPasses();
+}

@@ -1,0 +1,35 @@
+# -*- Python -*-
+# lit configuration for lazy-mlir's FileCheck tests.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "LAZY"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.lazy_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%lazy_libs", config.lazy_lib_dir))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.lazy_tools_dir, config.llvm_tools_dir]
+tools = ["lazy-opt", ToolSubst("%mlir_opt", config.mlir_opt, unresolved="fatal")]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Optional capabilities, used with REQUIRES: in the tests.
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
+try:
+    import tinygrad  # noqa: F401
+    config.available_features.add("tinygrad")
+except ImportError:
+    pass
