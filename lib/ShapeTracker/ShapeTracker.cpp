@@ -212,9 +212,10 @@ ShapeTracker::realStrides(bool ignoreValid) const {
     for (auto &t : terms) {
       sym::NodeP base = t->kind == sym::Kind::Mul ? t->a : t;
       int64_t stride = t->kind == sym::Kind::Mul ? t->b : 1;
-      auto it = std::find_if(idxs.begin(), idxs.end(), [&](const sym::NodeP &x) {
-        return x->key() == base->key();
-      });
+      auto it =
+          std::find_if(idxs.begin(), idxs.end(), [&](const sym::NodeP &x) {
+            return x->key() == base->key();
+          });
       if (it != idxs.end())
         ret[it - idxs.begin()] = stride;
       else

@@ -255,7 +255,8 @@ const std::string &Node::key() const {
     keyCache = std::to_string(b);
     break;
   case Kind::Var:
-    keyCache = name + "[" + std::to_string(min) + "-" + std::to_string(max) + "]";
+    keyCache =
+        name + "[" + std::to_string(min) + "-" + std::to_string(max) + "]";
     break;
   case Kind::Mul:
     keyCache = "(" + a->key() + "*" + std::to_string(b) + ")";

@@ -67,14 +67,15 @@ std::vector<int64_t> canonicalizeStrides(const std::vector<int64_t> &extent,
 /// dims that can be merged: either contiguous, or following a dim that only
 /// takes a single (masked or size-1) index.
 std::vector<std::array<int64_t, 3>>
-mergeDims(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
+mergeDims(const std::vector<int64_t> &shape,
+          const std::vector<int64_t> &strides,
           const std::optional<Mask> &mask) {
   std::vector<std::array<int64_t, 3>> ret;
   if (shape.empty())
     return ret;
   ret.push_back({shape[0], strides[0], strides[0] ? shape[0] : 0});
-  bool merging = mask ? ((*mask)[0].second - (*mask)[0].first == 1)
-                      : shape[0] == 1;
+  bool merging =
+      mask ? ((*mask)[0].second - (*mask)[0].first == 1) : shape[0] == 1;
   for (size_t i = 1; i < shape.size(); ++i) {
     int64_t s = shape[i], st = strides[i];
     auto &last = ret.back();
@@ -141,14 +142,14 @@ std::optional<Mask> reshapeMask(const std::optional<Mask> &mask,
       } else {
         // A split is only possible if the mask does not straddle a boundary
         // of the new inner dim.
-        bool cut = (floorMod(l, nextStride) != 0 ||
-                    floorMod(r, nextStride) != 0) &&
-                   floorDiv(l, nextStride) != floorDiv(r - 1, nextStride);
+        bool cut =
+            (floorMod(l, nextStride) != 0 || floorMod(r, nextStride) != 0) &&
+            floorDiv(l, nextStride) != floorDiv(r - 1, nextStride);
         if (cut || floorMod(oldDim, nextStride) != 0)
           return std::nullopt;
-        newMask.push_back({floorDiv(floorMod(l, nextStride), currStride),
-                           floorDiv(floorMod(r - 1, nextStride), currStride) +
-                               1});
+        newMask.push_back(
+            {floorDiv(floorMod(l, nextStride), currStride),
+             floorDiv(floorMod(r - 1, nextStride), currStride) + 1});
         currStride = nextStride;
         newDim = nextNew();
       }
@@ -261,8 +262,8 @@ std::optional<View> addViews(const View &vm2, const View &vm1, int depth) {
       return std::nullopt;
     Mask padArg;
     for (size_t i = 0; i < n1; ++i)
-      padArg.push_back({(*vm1.mask)[i].first,
-                        vm1.shape[i] - (*vm1.mask)[i].second});
+      padArg.push_back(
+          {(*vm1.mask)[i].first, vm1.shape[i] - (*vm1.mask)[i].second});
     return merged->pad(padArg);
   }
 
@@ -343,7 +344,8 @@ std::optional<View> addViews(const View &vm2, const View &vm1, int depth) {
         Mask m;
         for (size_t j = 0; j < n1; ++j)
           m.push_back({newb[j], newe[j]});
-        return addViews(vm2, View::create(vm1.shape, vm1.strides, vm1.offset, m),
+        return addViews(vm2,
+                        View::create(vm1.shape, vm1.strides, vm1.offset, m),
                         depth + 1);
       }
     }
@@ -402,7 +404,8 @@ std::string checkRank(const std::vector<int64_t> &shape, size_t n,
 // Free helpers
 //===----------------------------------------------------------------------===//
 
-std::vector<int64_t> lazy::st::stridesForShape(const std::vector<int64_t> &shape) {
+std::vector<int64_t>
+lazy::st::stridesForShape(const std::vector<int64_t> &shape) {
   std::vector<int64_t> strides(shape.size(), 0);
   int64_t acc = 1;
   for (size_t i = shape.size(); i-- > 0;) {
@@ -662,9 +665,9 @@ std::string lazy::st::checkReshape(const std::vector<int64_t> &shape,
   if (auto e = checkShape(newShape, "reshape"); !e.empty())
     return e;
   if (prod(shape) != prod(newShape))
-    return "reshape must preserve the number of elements: " +
-           tupleStr(shape) + " has " + std::to_string(prod(shape)) + ", " +
-           tupleStr(newShape) + " has " + std::to_string(prod(newShape));
+    return "reshape must preserve the number of elements: " + tupleStr(shape) +
+           " has " + std::to_string(prod(shape)) + ", " + tupleStr(newShape) +
+           " has " + std::to_string(prod(newShape));
   return "";
 }
 
@@ -697,9 +700,10 @@ std::string lazy::st::checkShrink(const std::vector<int64_t> &shape,
     if (!(0 <= arg[i].first && arg[i].first <= arg[i].second &&
           arg[i].second <= shape[i]))
       return "shrink range (" + std::to_string(arg[i].first) + "," +
-             std::to_string(arg[i].second) + ") must satisfy 0 <= begin <= "
-             "end <= " + std::to_string(shape[i]) + " for dim " +
-             std::to_string(i);
+             std::to_string(arg[i].second) +
+             ") must satisfy 0 <= begin <= "
+             "end <= " +
+             std::to_string(shape[i]) + " for dim " + std::to_string(i);
   return "";
 }
 
@@ -747,5 +751,28 @@ std::string lazy::st::checkStride(const std::vector<int64_t> &shape,
     if (mul[i] == 0 || mul[i] == std::numeric_limits<int64_t>::min())
       return "stride must be non-zero (and > INT64_MIN), got " +
              std::to_string(mul[i]) + " for dim " + std::to_string(i);
+  return "";
+}
+
+std::string lazy::st::checkView(const std::vector<int64_t> &shape,
+                                const std::vector<int64_t> &strides,
+                                const std::optional<Mask> &mask) {
+  if (auto e = checkShape(shape, "view shape"); !e.empty())
+    return e;
+  if (strides.size() != shape.size())
+    return "view strides must have rank " + std::to_string(shape.size()) +
+           ", got " + std::to_string(strides.size());
+  if (!mask)
+    return "";
+  if (mask->size() != shape.size())
+    return "view mask must have rank " + std::to_string(shape.size()) +
+           ", got " + std::to_string(mask->size());
+  for (size_t i = 0; i < shape.size(); ++i) {
+    auto [b, e] = (*mask)[i];
+    if (!(0 <= b && b <= e && e <= shape[i]))
+      return "view mask range (" + std::to_string(b) + "," + std::to_string(e) +
+             ") must satisfy 0 <= begin <= end <= " + std::to_string(shape[i]) +
+             " for dim " + std::to_string(i);
+  }
   return "";
 }

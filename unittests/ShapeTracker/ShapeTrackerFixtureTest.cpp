@@ -307,8 +307,8 @@ TEST_P(FixtureTest, ReplaysAllCases) {
       ASSERT_EQ(got.has_value(), c.vres.has_value())
           << c.vin[0].str() << " + " << c.vin[1].str();
       if (got) {
-        EXPECT_EQ(*got, *c.vres) << "got " << got->str() << " want "
-                                 << c.vres->str();
+        EXPECT_EQ(*got, *c.vres)
+            << "got " << got->str() << " want " << c.vres->str();
       }
       continue;
     }
@@ -335,8 +335,6 @@ INSTANTIATE_TEST_SUITE_P(Kinds, FixtureTest,
                                            "invert"),
                          [](const auto &info) { return info.param; });
 
-TEST(FixtureFile, HasEnoughCases) {
-  EXPECT_GE(loadCases().size(), 3000u);
-}
+TEST(FixtureFile, HasEnoughCases) { EXPECT_GE(loadCases().size(), 3000u); }
 
 } // namespace

@@ -46,11 +46,11 @@ TEST(ViewTest, CreateDefaultsToRowMajor) {
 }
 
 TEST(ViewTest, CreateCanonicalizesSingleIndexMaskDims) {
-  View v = View::create({3, 4}, std::vector<int64_t>{4, 1}, 0,
-                        Mask{{1, 2}, {0, 4}});
+  View v =
+      View::create({3, 4}, std::vector<int64_t>{4, 1}, 0, Mask{{1, 2}, {0, 4}});
   EXPECT_EQ(v, mk({3, 4}, {0, 1}, 4, Mask{{1, 2}, {0, 4}}, false));
-  View empty = View::create({3, 4}, std::vector<int64_t>{4, 1}, 0,
-                            Mask{{1, 1}, {0, 4}});
+  View empty =
+      View::create({3, 4}, std::vector<int64_t>{4, 1}, 0, Mask{{1, 1}, {0, 4}});
   EXPECT_EQ(empty, mk({3, 4}, {0, 0}, 0, Mask{{0, 0}, {0, 0}}, false));
   // A full mask is dropped.
   EXPECT_EQ(View::create({3}, std::nullopt, 0, Mask{{0, 3}}),
@@ -84,7 +84,8 @@ TEST(ViewTest, PadShrinkExpand) {
 }
 
 TEST(ViewTest, StrideAndFlip) {
-  EXPECT_EQ(View::create({5}).stride({-2}), mk({3}, {-2}, 4, std::nullopt, false));
+  EXPECT_EQ(View::create({5}).stride({-2}),
+            mk({3}, {-2}, 4, std::nullopt, false));
   EXPECT_EQ(View::create({4, 6}).stride({2, -3}),
             mk({2, 2}, {12, -3}, 5, std::nullopt, false));
 }
@@ -102,7 +103,8 @@ TEST(ViewTest, Add) {
   View p = View::create({4}).pad({{1, 1}});
   EXPECT_EQ(p + View::create({6}).shrink({{1, 5}}), View::create({4}));
   // Transpose followed by a flatten is not a single view.
-  EXPECT_EQ(View::create({2, 3}).permute({1, 0}) + View::create({3, 2}).reshape({6}).value(),
+  EXPECT_EQ(View::create({2, 3}).permute({1, 0}) +
+                View::create({3, 2}).reshape({6}).value(),
             std::nullopt);
 }
 
@@ -115,7 +117,8 @@ TEST(ViewTest, Str) {
 }
 
 TEST(ShapeTrackerTest, ReshapeAppendsViewWhenNeeded) {
-  ShapeTracker st = ShapeTracker::fromShape({2, 3}).permute({1, 0}).reshape({6});
+  ShapeTracker st =
+      ShapeTracker::fromShape({2, 3}).permute({1, 0}).reshape({6});
   ASSERT_EQ(st.views.size(), 2u);
   EXPECT_EQ(st.views[0], mk({3, 2}, {1, 3}, 0, std::nullopt, false));
   EXPECT_EQ(st.views[1], View::create({6}));
@@ -150,7 +153,8 @@ TEST(ShapeTrackerTest, ConsecutiveVsContiguous) {
 }
 
 TEST(ShapeTrackerTest, Invert) {
-  ShapeTracker st = ShapeTracker::fromShape({3, 4}).permute({1, 0}).stride({1, -1});
+  ShapeTracker st =
+      ShapeTracker::fromShape({3, 4}).permute({1, 0}).stride({1, -1});
   auto inv = st.invert({3, 4});
   ASSERT_TRUE(inv);
   ASSERT_EQ(inv->views.size(), 1u);
@@ -163,7 +167,8 @@ TEST(ShapeTrackerTest, Invert) {
 TEST(ShapeTrackerTest, Compose) {
   ShapeTracker a = ShapeTracker::fromShape({2, 3}).permute({1, 0});
   ShapeTracker b = ShapeTracker::fromShape({3, 2}).reshape({6});
-  EXPECT_EQ(a + b, ShapeTracker::fromShape({2, 3}).permute({1, 0}).reshape({6}));
+  EXPECT_EQ(a + b,
+            ShapeTracker::fromShape({2, 3}).permute({1, 0}).reshape({6}));
   // Composing with the identity changes nothing.
   EXPECT_EQ(a + ShapeTracker::fromShape(a.shape()), a);
 }
@@ -175,10 +180,9 @@ TEST(ShapeTrackerTest, SizeZero) {
   EXPECT_EQ(st.size(), 0);
   // A size-0 multi-view tracker: tinygrad raises in real_strides; we return
   // unknown strides instead.
-  ShapeTracker multi = ShapeTracker::fromShape({2, 3})
-                           .permute({1, 0})
-                           .reshape({6})
-                           .shrink({{2, 2}});
+  ShapeTracker multi =
+      ShapeTracker::fromShape({2, 3}).permute({1, 0}).reshape({6}).shrink(
+          {{2, 2}});
   EXPECT_EQ(multi.realStrides(), (Strides{std::nullopt}));
 }
 
@@ -206,11 +210,18 @@ TEST(CheckTest, Messages) {
   EXPECT_EQ(checkExpand({1, 3}, {4, 3}), "");
   EXPECT_EQ(checkExpand({2, 3}, {4, 3}),
             "cannot expand (2,3) to (4,3): dim 0 must be 1 or unchanged");
-  EXPECT_EQ(checkExpand({2, 3}, {2}), "expand argument must have rank 2, got 1");
+  EXPECT_EQ(checkExpand({2, 3}, {2}),
+            "expand argument must have rank 2, got 1");
   EXPECT_EQ(checkStride({2, 3}, {1, -2}), "");
   EXPECT_EQ(checkStride({2, 3}, {1, 0}),
             "stride must be non-zero (and > INT64_MIN), got 0 for dim 1");
   EXPECT_NE(checkReshape({int64_t(1) << 40, int64_t(1) << 40}, {1}), "");
+  EXPECT_EQ(checkView({2, 3}, {3, 1}, Mask{{0, 2}, {1, 3}}), "");
+  EXPECT_EQ(checkView({2, 3}, {3}, std::nullopt),
+            "view strides must have rank 2, got 1");
+  EXPECT_EQ(
+      checkView({2, 3}, {3, 1}, Mask{{0, 2}, {1, 4}}),
+      "view mask range (1,4) must satisfy 0 <= begin <= end <= 3 for dim 1");
 }
 
 /// Random op chains on shapes larger than the fixture uses, including ops

@@ -52,12 +52,14 @@ struct ShapeTracker {
   /// appear as a plain multiple of its index (or, unless ignoreValid, where
   /// the dim takes part in the validity expression). Mirrors tinygrad's
   /// real_strides, which reads them off its simplified symbolic expression.
-  std::vector<std::optional<int64_t>> realStrides(bool ignoreValid = false) const;
+  std::vector<std::optional<int64_t>>
+  realStrides(bool ignoreValid = false) const;
   /// Dims whose real stride is exactly 1.
   std::vector<int64_t> unitStrideAxes(bool ignoreValid = false) const;
 
   /// Inverse tracker mapping back onto `outShape`, or nullopt.
-  std::optional<ShapeTracker> invert(const std::vector<int64_t> &outShape) const;
+  std::optional<ShapeTracker>
+  invert(const std::vector<int64_t> &outShape) const;
 
   /// Buffer index and validity of the element at multi-index `idx` (which
   /// must lie inside shape()). Evaluated exactly like tinygrad's expr_idxs

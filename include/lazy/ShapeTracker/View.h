@@ -99,6 +99,13 @@ std::string checkPermute(const std::vector<int64_t> &shape,
                          const std::vector<int64_t> &axes);
 std::string checkStride(const std::vector<int64_t> &shape,
                         const std::vector<int64_t> &mul);
+/// Validates the fields of a view built by hand (e.g. parsed from an
+/// attribute): equal ranks, non-negative shape, mask ranges within
+/// [0, dim]. Views passing this may be used with every View operation whose
+/// own argument check passes.
+std::string checkView(const std::vector<int64_t> &shape,
+                      const std::vector<int64_t> &strides,
+                      const std::optional<Mask> &mask);
 
 } // namespace lazy::st
 
