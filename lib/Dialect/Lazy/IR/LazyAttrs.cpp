@@ -104,8 +104,11 @@ static std::optional<st::ShapeTracker> decodeTracker(ArrayRef<int64_t> enc) {
         mask.emplace_back(enc[pos], enc[pos + 1]);
       v.mask = std::move(mask);
     }
-    v.contiguous = v.offset == 0 && !v.mask &&
-                   v.strides == st::stridesForShape(v.shape);
+    // tinygrad's rule, including that any view with a zero-sized dimension
+    // is contiguous.
+    v.contiguous = llvm::is_contained(v.shape, 0) ||
+                   (v.offset == 0 && !v.mask &&
+                    v.strides == st::stridesForShape(v.shape));
     tracker.views.push_back(std::move(v));
   }
   if (pos != enc.size())
@@ -279,6 +282,13 @@ Attribute ShapeTrackerAttr::parse(AsmParser &parser, Type) {
         return failure();
       v.mask = std::move(mask);
     }
+    // The storage encoding assumes one rank per view: reject mismatches here.
+    if (v.strides.size() != v.shape.size() ||
+        (v.mask && v.mask->size() != v.shape.size()))
+      return parser.emitError(parser.getCurrentLocation(),
+                              "view #" + std::to_string(tracker.views.size()) +
+                                  ": shape, strides and mask must have the "
+                                  "same rank");
     tracker.views.push_back(std::move(v));
     return success();
   };

@@ -46,7 +46,7 @@ static int64_t itemSize(Type elementType) {
 }
 
 /// Both tensors live on the same device (have the same encoding).
-static LogicalResult verifySameDevice(Operation *op, Type a, Type b,
+static LogicalResult verifyDevicesMatch(Operation *op, Type a, Type b,
                                       StringRef what) {
   if (cast<RankedTensorType>(a).getEncoding() !=
       cast<RankedTensorType>(b).getEncoding())
@@ -70,7 +70,7 @@ static LogicalResult verifyMovement(Operation *op) {
   Type src = op->getOperand(0).getType(), res = op->getResult(0).getType();
   if (getElementTypeOrSelf(src) != getElementTypeOrSelf(res))
     return op->emitOpError("result dtype must equal the source dtype");
-  return verifySameDevice(op, src, res, "source and result");
+  return verifyDevicesMatch(op, src, res, "source and result");
 }
 
 static LogicalResult verifyResultShape(Operation *op,
@@ -139,17 +139,33 @@ static void printRangePairs(OpAsmPrinter &printer, Operation *,
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
+// Equal shapes of elementwise ops are checked by the Elementwise trait, equal
+// devices by the SameDevice trait.
+
+LogicalResult mlir::lazy::verifySameDevice(Operation *op) {
+  std::optional<Attribute> device;
+  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                      op->getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      continue;
+    if (!device)
+      device = tensor.getEncoding();
+    else if (*device != tensor.getEncoding())
+      return op->emitOpError(
+          "all operands and results must be on the same device");
+  }
+  return success();
+}
+
 LogicalResult CastOp::verify() {
-  if (failed(verifySameShape(*this, getSrc().getType(), getType(),
-                             "source and result")))
-    return failure();
-  return verifySameDevice(*this, getSrc().getType(), getType(),
+  return verifyDevicesMatch(*this, getSrc().getType(), getType(),
                           "source and result");
 }
 
 LogicalResult BitcastOp::verify() {
   Type srcType = getSrc().getType(), resType = getType();
-  if (failed(verifySameDevice(*this, srcType, resType, "source and result")))
+  if (failed(verifyDevicesMatch(*this, srcType, resType, "source and result")))
     return failure();
   int64_t inSize = itemSize(getElementTypeOrSelf(srcType));
   int64_t outSize = itemSize(getElementTypeOrSelf(resType));
@@ -167,22 +183,6 @@ LogicalResult BitcastOp::verify() {
   return verifyResultShape(*this, shape);
 }
 
-static LogicalResult verifyCompare(Operation *op) {
-  Type lhs = op->getOperand(0).getType(), res = op->getResult(0).getType();
-  if (failed(verifySameShape(op, lhs, res, "operands and result")))
-    return failure();
-  return verifySameDevice(op, lhs, res, "operands and result");
-}
-LogicalResult CmpltOp::verify() { return verifyCompare(*this); }
-LogicalResult CmpneOp::verify() { return verifyCompare(*this); }
-
-LogicalResult WhereOp::verify() {
-  if (failed(verifySameShape(*this, getCondition().getType(), getType(),
-                             "condition and values")))
-    return failure();
-  return verifySameDevice(*this, getCondition().getType(), getType(),
-                          "condition and values");
-}
 
 //===----------------------------------------------------------------------===//
 // Reduce ops
@@ -212,15 +212,15 @@ LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this, getAxes()); }
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConstOp::verify() {
+  // The printer relies on the value being a bool, integer or float literal
+  // of exactly the element type.
   Type elementType = getType().getElementType();
-  if (getValue().getType() != elementType)
-    return emitOpError() << "value type " << getValue().getType()
-                         << " must equal the element type " << elementType;
-  if (elementType.isInteger(1) ? !isa<BoolAttr>(getValue())
-      : isa<FloatType>(elementType) ? !isa<FloatAttr>(getValue())
-                                    : !isa<IntegerAttr>(getValue()))
-    return emitOpError("value must be a bool, integer or float literal "
-                       "matching the dtype");
+  bool isLiteral = isa<FloatType>(elementType) ? isa<FloatAttr>(getValue())
+                                               : isa<IntegerAttr>(getValue());
+  if (getValue().getType() != elementType || !isLiteral)
+    return emitOpError() << "value " << getValue()
+                         << " must be a literal of the element type "
+                         << elementType;
   return success();
 }
 
@@ -357,7 +357,7 @@ LogicalResult AssignOp::verify() {
     return emitOpError() << "value dtype " << getElementTypeOrSelf(value)
                          << " must equal the target dtype "
                          << getElementTypeOrSelf(target);
-  if (failed(verifySameDevice(*this, value, target, "value and target")))
+  if (failed(verifyDevicesMatch(*this, value, target, "value and target")))
     return failure();
   int64_t targetSize = cast<RankedTensorType>(target).getNumElements();
   if (ShapeTrackerAttr view = getViewAttr()) {
@@ -381,7 +381,7 @@ LogicalResult AssignOp::verify() {
 
 LogicalResult BufferViewOp::verify() {
   Type src = getSrc().getType(), res = getType();
-  if (failed(verifySameDevice(*this, src, res, "source and result")))
+  if (failed(verifyDevicesMatch(*this, src, res, "source and result")))
     return failure();
   auto srcTensor = cast<RankedTensorType>(src);
   auto resTensor = cast<RankedTensorType>(res);

@@ -69,6 +69,17 @@ def Lazy_Dialect : Dialect {
 }
 
 //===----------------------------------------------------------------------===//
+// Traits
+//===----------------------------------------------------------------------===//
+
+// All tensor operands and results share one device (tensor encoding).
+// SameOperandsAndResultType does not compare encodings, so ops that use it
+// also carry this trait.
+def Lazy_SameDevice : NativeOpTrait<"SameDevice"> {
+  let cppNamespace = "::mlir::OpTrait::lazy";
+}
+
+//===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
 

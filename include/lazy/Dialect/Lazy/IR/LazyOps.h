@@ -12,6 +12,23 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::lazy {
+/// Verifies that all tensor operands and results have the same encoding
+/// (device).
+LogicalResult verifySameDevice(Operation *op);
+} // namespace mlir::lazy
+
+namespace mlir::OpTrait::lazy {
+/// All tensor operands and results live on one device.
+template <typename ConcreteType>
+class SameDevice : public TraitBase<ConcreteType, SameDevice> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return ::mlir::lazy::verifySameDevice(op);
+  }
+};
+} // namespace mlir::OpTrait::lazy
+
 #define GET_OP_CLASSES
 #include "lazy/Dialect/Lazy/IR/LazyOps.h.inc"
 

@@ -26,7 +26,8 @@ class Lazy_Op<string mnemonic, list<Trait> traits = []>
 class Lazy_UnaryOp<string mnemonic, string tinygradName,
                    Type operandType = Lazy_Tensor, list<Trait> traits = []>
     : Lazy_Op<mnemonic, !listconcat(traits, [Pure, Elementwise,
-                                             SameOperandsAndResultType])> {
+                                             SameOperandsAndResultType,
+                                             Lazy_SameDevice])> {
   let summary = "UnaryOps." # tinygradName;
   let arguments = (ins operandType:$src);
   let results = (outs operandType:$result);
@@ -117,7 +118,8 @@ def Lazy_BitcastOp : Lazy_Op<"bitcast", [Pure]> {
 class Lazy_BinaryOp<string mnemonic, string tinygradName,
                     Type operandType = Lazy_Tensor, list<Trait> traits = []>
     : Lazy_Op<mnemonic, !listconcat(traits, [Pure, Elementwise,
-                                             SameOperandsAndResultType])> {
+                                             SameOperandsAndResultType,
+                                             Lazy_SameDevice])> {
   let summary = "BinaryOps." # tinygradName;
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$result);
@@ -220,13 +222,13 @@ def Lazy_ThreefryOp : Lazy_BinaryOp<"threefry", "THREEFRY",
 }
 
 class Lazy_CompareOp<string mnemonic, string tinygradName>
-    : Lazy_Op<mnemonic, [Pure, Elementwise, SameTypeOperands]> {
+    : Lazy_Op<mnemonic, [Pure, Elementwise, SameTypeOperands,
+                         Lazy_SameDevice]> {
   let summary = "BinaryOps." # tinygradName;
   let arguments = (ins Lazy_Tensor:$lhs, Lazy_Tensor:$rhs);
   let results = (outs Lazy_BoolTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
-  let hasVerifier = 1;
 }
 
 def Lazy_CmpltOp : Lazy_CompareOp<"cmplt", "CMPLT"> {
@@ -247,7 +249,7 @@ def Lazy_CmpneOp : Lazy_CompareOp<"cmpne", "CMPNE"> {
   }];
 }
 
-def Lazy_WhereOp : Lazy_Op<"where", [Pure, Elementwise,
+def Lazy_WhereOp : Lazy_Op<"where", [Pure, Elementwise, Lazy_SameDevice,
     AllTypesMatch<["true_value", "false_value", "result"]>]> {
   let summary = "TernaryOps.WHERE";
   let description = [{
@@ -264,11 +266,11 @@ def Lazy_WhereOp : Lazy_Op<"where", [Pure, Elementwise,
     $condition `,` $true_value `,` $false_value attr-dict `:`
     type($condition) `,` type($result)
   }];
-  let hasVerifier = 1;
 }
 
 def Lazy_MulaccOp : Lazy_Op<"mulacc", [Pure, Elementwise,
-                                       SameOperandsAndResultType]> {
+                                       SameOperandsAndResultType,
+                                       Lazy_SameDevice]> {
   let summary = "TernaryOps.MULACC";
   let description = [{
     `a * b + c`, elementwise. tinygrad creates it only in codegen.
@@ -365,7 +367,8 @@ def Lazy_CopyOp : Lazy_Op<"copy", [MemoryEffects<[MemAlloc, MemRead]>]> {
   let hasVerifier = 1;
 }
 
-def Lazy_ContiguousOp : Lazy_Op<"contiguous", [SameOperandsAndResultType]> {
+def Lazy_ContiguousOp : Lazy_Op<"contiguous", [SameOperandsAndResultType,
+                                               Lazy_SameDevice]> {
   let summary = "MetaOps.CONTIGUOUS";
   let description = [{
     Materialises its operand into a new contiguous buffer.

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs everything lazy-mlir needs (Debian and PyPI packages) and builds it
+# into build/. Safe to run again: it installs only what is missing and the
+# build is incremental.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEB_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+              ninja-build ccache cmake g++ libgtest-dev)
+PY_PACKAGES=(tinygrad==0.9.2 numpy pytest lit)
+
+missing=()
+for pkg in "${DEB_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  # The LLVM 22 packages come with Debian's security updates: refresh first.
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-$(command -v python3)}
+if ! "$PYTHON" - <<'PY' 2>/dev/null
+import importlib.metadata as m
+assert m.version("tinygrad") == "0.9.2"
+for name in ("numpy", "pytest", "lit"):
+    m.version(name)
+PY
+then
+  echo "setup: installing Python packages: ${PY_PACKAGES[*]}"
+  "$PYTHON" -m pip install -q "${PY_PACKAGES[@]}"
+fi
+
+PREFIX=$(llvm-config-22 --prefix)
+if [ ! -f build/build.ninja ]; then
+  cmake -G Ninja -S . -B build \
+    -DMLIR_DIR="$PREFIX/lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$PREFIX/bin/lit" \
+    -DMLIR_LINK_MLIR_DYLIB=ON \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DPython3_EXECUTABLE="$PYTHON" >/dev/null
+fi
+ninja -C build -j"${JOBS:-$(nproc)}"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds lazy-mlir (through setup.sh) and runs every test suite: the lit +
+# FileCheck tests and the ShapeTracker gtest suite. Ends with one line that
+# counts all tests: "tests: N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
+
+log=$(mktemp -d)
+status=0
+
+echo "== lit (test/)"
+"$(llvm-config-22 --prefix)/bin/lit" -sv build/test | tee "$log/lit.txt" \
+  || status=1
+
+echo "== gtest (unittests/)"
+build/bin/ShapeTrackerTests --gtest_brief=1 | tee "$log/gtest.txt" \
+  || status=1
+
+count() { grep -Eo "$2" "$1" | grep -Eo '[0-9]+' | head -n1; }
+lit_pass=$(count "$log/lit.txt" 'Passed *: *[0-9]+'); lit_pass=${lit_pass:-0}
+lit_fail=$(awk -F: '/^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:/ {n += $2} END {print n + 0}' "$log/lit.txt")
+gt_pass=$(count "$log/gtest.txt" '\[  PASSED  \] [0-9]+'); gt_pass=${gt_pass:-0}
+gt_fail=$(count "$log/gtest.txt" '\[  FAILED  \] [0-9]+ test'); gt_fail=${gt_fail:-0}
+rm -rf "$log"
+
+passed=$((lit_pass + gt_pass))
+failed=$((lit_fail + gt_fail))
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+echo "lit: $lit_pass passed, $lit_fail failed; gtest: $gt_pass passed, $gt_fail failed"
+echo "tests: $passed passed, $failed failed"
+[ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
