@@ -134,3 +134,17 @@ func.func @consumers(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   // CHECK-NEXT: return %[[S]]
   return %3 : tensor<4x4xf32>
 }
+
+// -----
+
+// A view of a base keeps its tracker as written (exported graphs carry
+// tinygrad's own trackers), but the _view rules still apply to it.
+// CHECK-LABEL: func.func @view_of_base
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>)
+func.func @view_of_base(%a: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<2x3xf32>) {
+  // CHECK-NEXT: %[[V:.+]] = lazy.view %[[A]] as <[(2, 3):(3, 1), (3, 2):(1, 3)]>
+  %0 = lazy.view %a as <[(2, 3):(3, 1), (3, 2):(1, 3)]> : tensor<2x3xf32> -> tensor<3x2xf32>
+  %1 = lazy.view %a as <[(2, 3):(3, 1)]> : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK-NEXT: return %[[V]], %[[A]]
+  return %0, %1 : tensor<3x2xf32>, tensor<2x3xf32>
+}

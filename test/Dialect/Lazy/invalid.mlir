@@ -783,3 +783,11 @@ func.func @unknown_op(%x: tensor<4xf32>) {
   %0 = lazy.frobnicate %x : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @view_index_overflow(%x: tensor<4xf32>) {
+  // expected-error @+1 {{view reaches indices [-9223372036854775808, 9223372036854775807] outside the 4 elements of its source}}
+  %0 = lazy.view %x as <[(4):(1) offset 9223372036854775807]> : tensor<4xf32> -> tensor<4xf32>
+  return
+}

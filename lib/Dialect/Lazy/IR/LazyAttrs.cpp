@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -86,7 +87,7 @@ static std::optional<st::ShapeTracker> decodeTracker(ArrayRef<int64_t> enc) {
     return std::nullopt;
   st::ShapeTracker tracker;
   for (int64_t i = 0; i < numViews; ++i) {
-    int64_t rank, hasMask;
+    int64_t rank = 0, hasMask = 0;
     if (!next(rank) || rank < 0 || enc.size() - pos < size_t(2 * rank + 2))
       return std::nullopt;
     st::View v;
@@ -137,6 +138,10 @@ SmallVector<int64_t> ShapeTrackerAttr::getShape() const {
 
 std::optional<std::pair<int64_t, int64_t>>
 mlir::lazy::validIndexRange(const st::View &view) {
+  // Hand-written IR can hold any int64: on overflow report the widest range,
+  // which every bounds check rejects.
+  const std::pair<int64_t, int64_t> overflow = {
+      std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
   int64_t lo = view.offset, hi = view.offset;
   for (size_t d = 0; d < view.shape.size(); ++d) {
     int64_t begin = 0, end = view.shape[d];
@@ -144,9 +149,16 @@ mlir::lazy::validIndexRange(const st::View &view) {
       std::tie(begin, end) = (*view.mask)[d];
     if (begin >= end)
       return std::nullopt;
-    int64_t a = view.strides[d] * begin, b = view.strides[d] * (end - 1);
-    lo += std::min(a, b);
-    hi += std::max(a, b);
+    std::optional<int64_t> a = llvm::checkedMul(view.strides[d], begin);
+    std::optional<int64_t> b = llvm::checkedMul(view.strides[d], end - 1);
+    if (!a || !b)
+      return overflow;
+    std::optional<int64_t> newLo = llvm::checkedAdd(lo, std::min(*a, *b));
+    std::optional<int64_t> newHi = llvm::checkedAdd(hi, std::max(*a, *b));
+    if (!newLo || !newHi)
+      return overflow;
+    lo = *newLo;
+    hi = *newHi;
   }
   return std::make_pair(lo, hi);
 }

@@ -9,7 +9,8 @@
 //     and tracker, anything else is its own base with the tracker
 //     from_shape(shape).
 //  2. The op moves the tracker (ShapeTracker reshape/permute/expand/pad/
-//     shrink/stride), or a lazy.view composes it: tracker + view.tracker.
+//     shrink/stride), or a lazy.view of a view composes it: tracker +
+//     view.tracker. A lazy.view of a base keeps its tracker as written.
 //  3. Like tinygrad's LazyBuffer._view: a tracker that is contiguous with the
 //     base's shape is the base itself; a tracker with a zero-sized dimension
 //     or an empty outermost mask reads nothing and becomes tinygrad's
@@ -122,7 +123,13 @@ struct LazyFoldViews final
                ViewOp>(op))
         return;
       auto [base, tracker] = baseAndTracker(op->getOperand(0));
-      std::optional<st::ShapeTracker> moved = moveTracker(op, tracker);
+      // A view of a base is already in LazyBuffer form: keep its tracker
+      // exactly as written (the exporter writes tinygrad's own), only
+      // checking the _view rules below.
+      auto view = dyn_cast<ViewOp>(op);
+      std::optional<st::ShapeTracker> moved =
+          view && view.getSrc() == base ? view.getTracker().getTracker()
+                                        : moveTracker(op, tracker);
       auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
       OpBuilder builder(op);
       Value replacement;
@@ -133,9 +140,7 @@ struct LazyFoldViews final
                                                 base.getType())
                                                 .getShape())) {
         replacement = base;
-      } else if (auto view = dyn_cast<ViewOp>(op);
-                 view && view.getSrc() == base &&
-                 view.getTracker().getTracker() == *moved) {
+      } else if (view && view.getSrc() == base) {
         return; // Already a view of a base.
       } else {
         replacement =

@@ -15,7 +15,8 @@ def LazyFoldViews : Pass<"lazy-fold-views", "::mlir::func::FuncOp"> {
        `stride`) on a base becomes `lazy.view` of that base with the
        ShapeTracker `from_shape(base shape)` moved by the op.
     2. A movement op or a `lazy.view` on a view composes with it: the result
-       is one `lazy.view` of the same base (views never chain).
+       is one `lazy.view` of the same base (views never chain). A
+       `lazy.view` of a base keeps its tracker exactly as written.
     3. A view whose tracker is contiguous and has the base's shape is the
        base itself and disappears.
     4. A view with a zero-sized dimension, or whose outermost mask is empty,
