@@ -778,6 +778,28 @@ func.func @unknown_arg_attr(%x: tensor<4xf32> {lazy.buf = 0 : i64}) {
 
 // -----
 
+// expected-error @+1 {{argument #0: 'lazy.buffer_offset' must be a non-negative i64 byte offset}}
+func.func @buffer_offset_negative(%x: tensor<4xf32> {lazy.buffer = 0 : i64, lazy.buffer_offset = -4 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0: 'lazy.buffer_offset' needs a 'lazy.buffer' to offset into}}
+func.func @buffer_offset_alone(%x: tensor<4xf32> {lazy.buffer_offset = 4 : i64}) {
+  return
+}
+
+// -----
+
+func.func @seen_not_unit(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.seen' must be a unit attribute}}
+  %0 = lazy.contiguous %x {lazy.seen = true} : tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @unknown_op(%x: tensor<4xf32>) {
   // expected-error @+1 {{custom op 'lazy.frobnicate' is unknown}}
   %0 = lazy.frobnicate %x : tensor<4xf32>

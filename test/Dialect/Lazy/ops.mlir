@@ -111,8 +111,10 @@ func.func @consts() {
 }
 
 // CHECK-LABEL: func.func @meta
+// CHECK-SAME: {lazy.buffer = 1 : i64, lazy.buffer_offset = 16 : i64}
 func.func @meta(%x: tensor<4xf32> {lazy.buffer = 0 : i64},
-                %t: tensor<8xf32> {lazy.buffer = 1 : i64}) {
+                %t: tensor<8xf32> {lazy.buffer = 1 : i64},
+                %s: tensor<2xf32> {lazy.buffer = 1 : i64, lazy.buffer_offset = 16 : i64}) {
   // CHECK: lazy.empty : tensor<4x4xsi32>
   %0 = lazy.empty : tensor<4x4xsi32>
   // CHECK: lazy.copy %{{.*}} : tensor<4xf32> -> tensor<4xf32, #lazy.device<"CUDA:1">>
@@ -134,6 +136,8 @@ func.func @meta(%x: tensor<4xf32> {lazy.buffer = 0 : i64},
   %9 = lazy.buffer_view %x : tensor<4xf32> -> tensor<8xf16>
   // CHECK: lazy.add %{{.*}}, %{{.*}} {lazy.forced_realize} : tensor<4xf32>
   %10 = lazy.add %x, %x {lazy.forced_realize} : tensor<4xf32>
+  // CHECK: lazy.exp2 %{{.*}} {lazy.seen} : tensor<4xf32>
+  %11 = lazy.exp2 %x {lazy.seen} : tensor<4xf32>
   return
 }
 

@@ -2,7 +2,10 @@
 //
 // Registers the dialect and verifies its discardable attributes:
 //   - `lazy.buffer` (function argument): non-negative i64 buffer identity;
-//   - `lazy.forced_realize` (op): unit attribute on a lazy op with a result;
+//   - `lazy.buffer_offset` (function argument): non-negative i64 byte offset
+//     of a sub-buffer, next to `lazy.buffer`;
+//   - `lazy.forced_realize`, `lazy.seen` (op): unit attributes on a lazy op
+//     with one result;
 //   - `lazy.default_device` (module): a valid device string;
 //   - `lazy.flags` (module): a dictionary of tinygrad scheduler flags, each a
 //     bool (MULTIOUTPUT, FUSE_CONV_BW, FUSE_ARANGE, USE_COPY_KERNEL).
@@ -43,7 +46,7 @@ static constexpr llvm::StringLiteral kKnownFlags[] = {
 LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (name == kForcedRealizeAttrName) {
+  if (name == kForcedRealizeAttrName || name == kSeenAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a unit attribute";
     if (op->getDialect() != this || op->getNumResults() != 1)
@@ -89,9 +92,21 @@ LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (name != kBufferAttrName)
+  if (name != kBufferAttrName && name != kBufferOffsetAttrName)
     return op->emitOpError() << "unknown lazy argument attribute '" << name
                              << "'";
+  if (name == kBufferOffsetAttrName) {
+    auto offset = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!offset || !offset.getType().isSignlessInteger(64) ||
+        offset.getInt() < 0)
+      return op->emitOpError() << "argument #" << argIndex << ": '" << name
+                               << "' must be a non-negative i64 byte offset";
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!function || !function.getArgAttr(argIndex, kBufferAttrName))
+      return op->emitOpError() << "argument #" << argIndex << ": '" << name
+                               << "' needs a 'lazy.buffer' to offset into";
+    return success();
+  }
   auto id = dyn_cast<IntegerAttr>(attr.getValue());
   if (!id || !id.getType().isSignlessInteger(64) || id.getInt() < 0)
     return op->emitOpError() << "argument #" << argIndex << ": '" << name

@@ -45,9 +45,12 @@ def Lazy_Dialect : Dialect {
     Realized buffers (graph leaves) are function arguments. The argument
     attribute `lazy.buffer = N : i64` gives buffer identity: two arguments
     with the same number are two LazyBuffers that share one device Buffer
-    (for example an assign target and the already realized ASSIGN).
+    (for example an assign target and the already realized ASSIGN);
+    `lazy.buffer_offset = B : i64` is the byte offset of a sub-buffer
+    (a realized MetaOps.VIEW) into that buffer.
     The discardable unit attribute `lazy.forced_realize` marks a base that
-    `contiguous()` forced to materialize. tinygrad's Metadata travels in
+    `contiguous()` forced to materialize, and `lazy.seen` a base in the
+    scheduler's `seen` set (already scheduled by an earlier call). tinygrad's Metadata travels in
     locations: `loc("__add__")`.
   }];
   let useDefaultAttributePrinterParser = 1;
@@ -60,6 +63,9 @@ def Lazy_Dialect : Dialect {
 
     /// Discardable attribute names owned by the dialect.
     static constexpr ::llvm::StringLiteral kBufferAttrName = "lazy.buffer";
+    static constexpr ::llvm::StringLiteral kBufferOffsetAttrName =
+        "lazy.buffer_offset";
+    static constexpr ::llvm::StringLiteral kSeenAttrName = "lazy.seen";
     static constexpr ::llvm::StringLiteral kForcedRealizeAttrName =
         "lazy.forced_realize";
     static constexpr ::llvm::StringLiteral kDefaultDeviceAttrName =
