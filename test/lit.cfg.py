@@ -22,7 +22,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.lazy_tools_dir, config.llvm_tools_dir]
-tools = ["lazy-opt", "not", ToolSubst("%mlir_opt", config.mlir_opt, unresolved="fatal")]
+tools = ["lazy-opt", "lazy-interp", "not", ToolSubst("%mlir_opt", config.mlir_opt, unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Optional capabilities, used with REQUIRES: in the tests.

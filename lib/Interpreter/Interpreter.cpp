@@ -1,0 +1,720 @@
+//===- Interpreter.cpp - reference interpreter for graph-level IR ---------===//
+//
+// Semantics (tinygrad 0.9.2 on its CLANG backend):
+//  - Integers wrap (two's complement). IDIV truncates toward zero and MOD
+//    takes the dividend's sign, like C; a zero divisor yields 0 and
+//    INT_MIN / -1 wraps (both undefined in C, fixed here so tests can rely
+//    on them). Shifts by at least the bit width give 0 (SHR of a negative
+//    value: -1).
+//  - float16/bfloat16 compute in float32 and round (nearest even) after every
+//    op, including every step of a reduction.
+//  - CAST float -> integer truncates; NaN and out-of-range values give the
+//    x86 "integer indefinite" value (INT32_MIN, or INT64_MIN for 64-bit
+//    targets) before narrowing, as clang's generated code does.
+//  - MAX is `a > b ? a : b`; reductions run in row-major order of the
+//    reduced coordinates, SUM from 0 and MAX from the dtype's lowest value.
+//  - Views read through their ShapeTracker; an invalid (masked) element
+//    reads 0.
+//  - EMPTY is zero-filled. COPY, CONTIGUOUS and buffer_view copy the bytes
+//    (buffer_view reinterprets them as the result dtype).
+//  - ASSIGN never changes the function argument it targets (readers of the
+//    SSA value see the old contents, as tinygrad orders them first). The
+//    new buffer is the target with the value written through the assign's
+//    view (or whole); the ASSIGN value is that buffer's first elements in
+//    the ASSIGN's shape, as a tinygrad kernel reading the ASSIGN sees it.
+//  - CUSTOM calls host code that has no MLIR form: it is an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Interpreter/Interpreter.h"
+
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/ShapeTracker/ShapeTracker.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+using namespace mlir;
+using namespace mlir::lazy;
+using ::lazy::interp::DType;
+using ::lazy::interp::HostTensor;
+namespace st = ::lazy::st;
+namespace interp = ::lazy::interp;
+
+std::optional<DType> mlir::lazy::dtypeOf(Type t) {
+  if (t.isInteger(1))
+    return DType::Bool;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    if (i.isSignless())
+      return std::nullopt;
+    bool s = i.isSigned();
+    switch (i.getWidth()) {
+    case 8:
+      return s ? DType::Int8 : DType::UInt8;
+    case 16:
+      return s ? DType::Int16 : DType::UInt16;
+    case 32:
+      return s ? DType::Int32 : DType::UInt32;
+    case 64:
+      return s ? DType::Int64 : DType::UInt64;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (t.isF16())
+    return DType::Float16;
+  if (t.isBF16())
+    return DType::BFloat16;
+  if (t.isF32())
+    return DType::Float32;
+  if (t.isF64())
+    return DType::Float64;
+  return std::nullopt;
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Element access, dispatched on the dtype
+//===----------------------------------------------------------------------===//
+
+struct Half16 {};
+struct BFloat16 {};
+template <typename T> struct Tag {
+  using type = T;
+};
+
+/// The type an element is computed in: float for the 16-bit floats.
+template <typename T> struct ScalarOf {
+  using type = T;
+};
+template <> struct ScalarOf<Half16> {
+  using type = float;
+};
+template <> struct ScalarOf<BFloat16> {
+  using type = float;
+};
+template <typename T> using Scalar = typename ScalarOf<T>::type;
+
+template <typename F> decltype(auto) dispatch(DType dtype, F &&f) {
+  switch (dtype) {
+  case DType::Bool:
+    return f(Tag<bool>{});
+  case DType::Int8:
+    return f(Tag<int8_t>{});
+  case DType::UInt8:
+    return f(Tag<uint8_t>{});
+  case DType::Int16:
+    return f(Tag<int16_t>{});
+  case DType::UInt16:
+    return f(Tag<uint16_t>{});
+  case DType::Int32:
+    return f(Tag<int32_t>{});
+  case DType::UInt32:
+    return f(Tag<uint32_t>{});
+  case DType::Int64:
+    return f(Tag<int64_t>{});
+  case DType::UInt64:
+    return f(Tag<uint64_t>{});
+  case DType::Float16:
+    return f(Tag<Half16>{});
+  case DType::BFloat16:
+    return f(Tag<BFloat16>{});
+  case DType::Float32:
+    return f(Tag<float>{});
+  case DType::Float64:
+    break;
+  }
+  return f(Tag<double>{});
+}
+
+template <typename T> Scalar<T> load(const HostTensor &t, int64_t i) {
+  if constexpr (std::is_same_v<T, Half16> || std::is_same_v<T, BFloat16>) {
+    uint16_t bits;
+    std::memcpy(&bits, &t.data[size_t(i) * 2], 2);
+    return std::is_same_v<T, Half16> ? interp::halfToFloat(bits)
+                                     : interp::bfloat16ToFloat(bits);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return t.data[size_t(i)] != 0;
+  } else {
+    T v;
+    std::memcpy(&v, &t.data[size_t(i) * sizeof(T)], sizeof(T));
+    return v;
+  }
+}
+
+template <typename T> void store(HostTensor &t, int64_t i, Scalar<T> v) {
+  if constexpr (std::is_same_v<T, Half16> || std::is_same_v<T, BFloat16>) {
+    uint16_t bits = std::is_same_v<T, Half16> ? interp::floatToHalf(v)
+                                              : interp::floatToBFloat16(v);
+    std::memcpy(&t.data[size_t(i) * 2], &bits, 2);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    t.data[size_t(i)] = v ? 1 : 0;
+  } else {
+    std::memcpy(&t.data[size_t(i) * sizeof(T)], &v, sizeof(T));
+  }
+}
+
+/// Rounds a computed value to the storage precision (16-bit floats).
+template <typename T> Scalar<T> roundToDType(Scalar<T> v) {
+  if constexpr (std::is_same_v<T, Half16>)
+    return interp::halfToFloat(interp::floatToHalf(v));
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return interp::bfloat16ToFloat(interp::floatToBFloat16(v));
+  else
+    return v;
+}
+
+template <typename S> constexpr bool isInt() {
+  return std::is_integral_v<S> && !std::is_same_v<S, bool>;
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar semantics
+//===----------------------------------------------------------------------===//
+
+template <typename S> S add(S a, S b) {
+  if constexpr (std::is_same_v<S, bool>)
+    return a || b;
+  else if constexpr (isInt<S>())
+    return S(uint64_t(a) + uint64_t(b));
+  else
+    return a + b;
+}
+
+template <typename S> S mul(S a, S b) {
+  if constexpr (std::is_same_v<S, bool>)
+    return a && b;
+  else if constexpr (isInt<S>())
+    return S(uint64_t(a) * uint64_t(b));
+  else
+    return a * b;
+}
+
+template <typename S> S idiv(S a, S b) {
+  if constexpr (isInt<S>()) {
+    if (b == 0)
+      return 0;
+    if constexpr (std::is_signed_v<S>)
+      if (a == std::numeric_limits<S>::min() && b == S(-1))
+        return a;
+    return S(a / b);
+  }
+  return a;
+}
+
+template <typename S> S mod(S a, S b) {
+  if constexpr (isInt<S>()) {
+    if (b == 0)
+      return 0;
+    if constexpr (std::is_signed_v<S>)
+      if (b == S(-1))
+        return 0;
+    return S(a % b);
+  }
+  return a;
+}
+
+template <typename S> S shl(S a, S b) {
+  if constexpr (isInt<S>()) {
+    if (b < 0 || uint64_t(b) >= sizeof(S) * 8)
+      return 0;
+    return S(uint64_t(a) << uint64_t(b));
+  }
+  return a;
+}
+
+template <typename S> S shr(S a, S b) {
+  if constexpr (isInt<S>()) {
+    if (b < 0 || uint64_t(b) >= sizeof(S) * 8)
+      return std::is_signed_v<S> && a < 0 ? S(-1) : S(0);
+    return S(a >> b);
+  }
+  return a;
+}
+
+template <typename S> S bitwise(StringRef op, S a, S b) {
+  if constexpr (std::is_same_v<S, bool>) {
+    return op == "xor" ? a != b : op == "or" ? (a || b) : (a && b);
+  } else if constexpr (isInt<S>()) {
+    return op == "xor" ? S(a ^ b) : op == "or" ? S(a | b) : S(a & b);
+  }
+  return a;
+}
+
+uint32_t rotl32(uint32_t x, unsigned r) { return (x << r) | (x >> (32 - r)); }
+
+/// tinygrad's threefry2x32: the counter `x` split into two 32-bit halves,
+/// keyed by the low 32 bits of `seed`, 20 rounds.
+uint64_t threefry(uint64_t x, uint64_t seed) {
+  static const unsigned rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  uint32_t key = uint32_t(seed);
+  uint32_t ks[3] = {0u, key ^ 0x1BD11BDAu, key};
+  uint32_t x0 = uint32_t(x), x1 = uint32_t(x >> 32);
+  uint32_t r0 = x0 + ks[2], r1 = x1 + ks[0];
+  for (unsigned i = 0; i < 5; ++i) {
+    for (unsigned r : rotations[i % 2]) {
+      r0 = r0 + r1;
+      r1 = r0 ^ rotl32(r1, r);
+    }
+    r0 = r0 + ks[i % 3];
+    r1 = r1 + ks[(i + 1) % 3] + i + 1;
+  }
+  return (uint64_t(r1) << 32) | r0;
+}
+
+/// C conversion of a float to an integer type as clang's x86 code does it:
+/// truncation; NaN and out-of-range give the "integer indefinite" value of
+/// the 32- or 64-bit conversion before narrowing.
+template <typename D> D floatToInt(double d) {
+  constexpr bool wide = sizeof(D) == 8 || std::is_same_v<D, uint32_t>;
+  if constexpr (std::is_same_v<D, uint64_t>)
+    if (d >= 9223372036854775808.0 && d < 18446744073709551616.0)
+      return D(d);
+  if (wide) {
+    if (!(d > -9223372036854775809.0 && d < 9223372036854775808.0))
+      return D(std::numeric_limits<int64_t>::min());
+    return D(uint64_t(int64_t(d)));
+  }
+  if (!(d > -2147483649.0 && d < 2147483648.0))
+    return D(std::numeric_limits<int32_t>::min());
+  return D(uint32_t(int32_t(d)));
+}
+
+template <typename SS, typename D> Scalar<D> convert(SS v) {
+  using SD = Scalar<D>;
+  if constexpr (std::is_same_v<SD, bool>)
+    return v != SS(0);
+  else if constexpr (std::is_floating_point_v<SD>)
+    return SD(v);
+  else if constexpr (std::is_floating_point_v<SS>)
+    return floatToInt<SD>(double(v));
+  else if constexpr (std::is_same_v<SS, bool>)
+    return SD(v ? 1 : 0);
+  else
+    return SD(uint64_t(v)); // two's complement narrowing / widening
+}
+
+template <typename S> S lowest() {
+  if constexpr (std::is_floating_point_v<S>)
+    return -std::numeric_limits<S>::infinity();
+  else
+    return std::numeric_limits<S>::lowest();
+}
+
+//===----------------------------------------------------------------------===//
+// The interpreter
+//===----------------------------------------------------------------------===//
+
+std::vector<int64_t> shapeOf(Type type) {
+  ArrayRef<int64_t> s = cast<RankedTensorType>(type).getShape();
+  return std::vector<int64_t>(s.begin(), s.end());
+}
+
+DType dtypeOfTensor(Type type) {
+  return *dtypeOf(cast<RankedTensorType>(type).getElementType());
+}
+
+/// Calls `f(linearIndex, multiIndex)` for every element of `shape`.
+template <typename F> void forEachIndex(const std::vector<int64_t> &shape,
+                                        F &&f) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    f(i, idx);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Reads `src` through `tracker` (whose first view indexes src's buffer).
+HostTensor readThrough(const HostTensor &src, const st::ShapeTracker &tracker,
+                       DType dtype) {
+  HostTensor out = HostTensor::zeros(dtype, tracker.shape());
+  size_t bytes = size_t(interp::itemSize(dtype));
+  int64_t limit = src.numElements();
+  forEachIndex(out.shape, [&](int64_t i, const std::vector<int64_t> &idx) {
+    auto [index, valid] = tracker.indexAndValid(idx);
+    // The verifier keeps valid indices in range; the bound check guards
+    // hand-built attributes anyway.
+    if (valid && index >= 0 && index < limit)
+      std::memcpy(&out.data[size_t(i) * bytes],
+                  &src.data[size_t(index) * bytes], bytes);
+  });
+  return out;
+}
+
+class Evaluator {
+public:
+  FailureOr<HostTensor> evaluate(Operation *op,
+                                 llvm::DenseMap<Value, HostTensor> &values);
+
+private:
+  const HostTensor &in(Operation *op, unsigned i) {
+    return (*values)[op->getOperand(i)];
+  }
+  HostTensor resultTensor(Operation *op) {
+    Type t = op->getResult(0).getType();
+    return HostTensor::zeros(dtypeOfTensor(t), shapeOf(t));
+  }
+
+  template <typename F> HostTensor mapUnary(Operation *op, F &&f) {
+    const HostTensor &x = in(op, 0);
+    HostTensor out = resultTensor(op);
+    dispatch(x.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      for (int64_t i = 0, e = x.numElements(); i < e; ++i)
+        store<T>(out, i, f(load<T>(x, i)));
+    });
+    return out;
+  }
+
+  template <typename F> HostTensor mapBinary(Operation *op, F &&f) {
+    const HostTensor &a = in(op, 0), &b = in(op, 1);
+    HostTensor out = resultTensor(op);
+    dispatch(a.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      for (int64_t i = 0, e = a.numElements(); i < e; ++i)
+        store<T>(out, i, f(load<T>(a, i), load<T>(b, i)));
+    });
+    return out;
+  }
+
+  template <typename F> HostTensor compare(Operation *op, F &&f) {
+    const HostTensor &a = in(op, 0), &b = in(op, 1);
+    HostTensor out = resultTensor(op);
+    dispatch(a.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      for (int64_t i = 0, e = a.numElements(); i < e; ++i)
+        store<bool>(out, i, f(load<T>(a, i), load<T>(b, i)));
+    });
+    return out;
+  }
+
+  HostTensor cast(Operation *op);
+  HostTensor reduce(Operation *op, ArrayRef<int64_t> axes, bool isSum);
+  HostTensor constant(ConstOp op);
+  HostTensor assign(AssignOp op);
+  HostTensor reinterpret(Operation *op);
+  HostTensor movement(Operation *op, const st::ShapeTracker &tracker);
+
+  llvm::DenseMap<Value, HostTensor> *values = nullptr;
+};
+
+HostTensor Evaluator::cast(Operation *op) {
+  const HostTensor &x = in(op, 0);
+  HostTensor out = resultTensor(op);
+  dispatch(x.dtype, [&](auto srcTag) {
+    using TS = typename decltype(srcTag)::type;
+    dispatch(out.dtype, [&](auto dstTag) {
+      using TD = typename decltype(dstTag)::type;
+      for (int64_t i = 0, e = x.numElements(); i < e; ++i)
+        store<TD>(out, i, convert<Scalar<TS>, TD>(load<TS>(x, i)));
+    });
+  });
+  return out;
+}
+
+HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
+                             bool isSum) {
+  const HostTensor &x = in(op, 0);
+  HostTensor out = resultTensor(op);
+  // Output strides with reduced axes contributing nothing.
+  std::vector<int64_t> outStrides(x.shape.size(), 0);
+  int64_t stride = 1;
+  for (size_t d = x.shape.size(); d-- > 0;) {
+    outStrides[d] = llvm::is_contained(axes, int64_t(d)) ? 0 : stride;
+    stride *= out.shape[d];
+  }
+  dispatch(x.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using S = Scalar<T>;
+    std::vector<S> acc(size_t(out.numElements()), isSum ? S(0) : lowest<S>());
+    forEachIndex(x.shape, [&](int64_t i, const std::vector<int64_t> &idx) {
+      int64_t o = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        o += idx[d] * outStrides[d];
+      S v = load<T>(x, i);
+      acc[size_t(o)] = roundToDType<T>(isSum ? add<S>(acc[size_t(o)], v)
+                                             : (v > acc[size_t(o)]
+                                                    ? v
+                                                    : acc[size_t(o)]));
+    });
+    for (size_t o = 0; o < acc.size(); ++o)
+      store<T>(out, int64_t(o), acc[o]);
+  });
+  return out;
+}
+
+HostTensor Evaluator::constant(ConstOp op) {
+  HostTensor out = resultTensor(op);
+  Attribute value = op.getValue();
+  dispatch(out.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using S = Scalar<T>;
+    S v{};
+    if (auto b = dyn_cast<BoolAttr>(value))
+      v = S(b.getValue());
+    else if (auto i = dyn_cast<IntegerAttr>(value)) {
+      if constexpr (isInt<S>())
+        v = interp::isSigned(out.dtype) ? S(i.getValue().getSExtValue())
+                                        : S(i.getValue().getZExtValue());
+    } else if (auto f = dyn_cast<FloatAttr>(value)) {
+      if constexpr (std::is_floating_point_v<S>)
+        v = S(f.getValueAsDouble());
+    }
+    for (int64_t i = 0, e = out.numElements(); i < e; ++i)
+      store<T>(out, i, v);
+  });
+  return out;
+}
+
+HostTensor Evaluator::assign(AssignOp op) {
+  HostTensor buffer = in(op, 1);
+  const HostTensor &value = in(op, 0);
+  size_t bytes = size_t(interp::itemSize(value.dtype));
+  if (ShapeTrackerAttr view = op.getViewAttr()) {
+    st::ShapeTracker tracker = view.getTracker();
+    int64_t limit = buffer.numElements();
+    forEachIndex(value.shape, [&](int64_t i, const std::vector<int64_t> &idx) {
+      auto [index, valid] = tracker.indexAndValid(idx);
+      if (valid && index >= 0 && index < limit)
+        std::memcpy(&buffer.data[size_t(index) * bytes],
+                    &value.data[size_t(i) * bytes], bytes);
+    });
+  } else {
+    buffer.data = value.data;
+  }
+  HostTensor out = resultTensor(op);
+  std::memcpy(out.data.data(), buffer.data.data(), out.data.size());
+  return out;
+}
+
+HostTensor Evaluator::reinterpret(Operation *op) {
+  HostTensor out = resultTensor(op);
+  out.data = in(op, 0).data;
+  return out;
+}
+
+HostTensor Evaluator::movement(Operation *op,
+                               const st::ShapeTracker &tracker) {
+  return readThrough(in(op, 0), tracker, dtypeOfTensor(op->getResult(0).getType()));
+}
+
+std::vector<int64_t> toVector(ArrayRef<int64_t> a) {
+  return std::vector<int64_t>(a.begin(), a.end());
+}
+
+st::Mask toPairs(ArrayRef<int64_t> flat) {
+  st::Mask pairs;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    pairs.emplace_back(flat[i], flat[i + 1]);
+  return pairs;
+}
+
+FailureOr<HostTensor>
+Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
+  values = &vals;
+  auto from = [&](Operation *o) {
+    return st::ShapeTracker::fromShape(shapeOf(o->getOperand(0).getType()));
+  };
+  using R = FailureOr<HostTensor>;
+  return llvm::TypeSwitch<Operation *, R>(op)
+      // Unary
+      .Case([&](Exp2Op o) {
+        return mapUnary(o, [](auto x) { return decltype(x)(std::exp2(x)); });
+      })
+      .Case([&](Log2Op o) {
+        return mapUnary(o, [](auto x) { return decltype(x)(std::log2(x)); });
+      })
+      .Case([&](SinOp o) {
+        return mapUnary(o, [](auto x) { return decltype(x)(std::sin(x)); });
+      })
+      .Case([&](SqrtOp o) {
+        return mapUnary(o, [](auto x) { return decltype(x)(std::sqrt(x)); });
+      })
+      .Case([&](RecipOp o) {
+        return mapUnary(o, [](auto x) { return decltype(x)(1) / x; });
+      })
+      .Case([&](NegOp o) {
+        return mapUnary(o, [](auto x) {
+          using S = decltype(x);
+          if constexpr (isInt<S>())
+            return S(uint64_t(0) - uint64_t(x));
+          else
+            return S(-x);
+        });
+      })
+      .Case([&](CastOp o) -> R { return cast(o); })
+      .Case([&](BitcastOp o) -> R { return reinterpret(o); })
+      // Binary
+      .Case([&](AddOp o) {
+        return mapBinary(o, [](auto a, auto b) { return add(a, b); });
+      })
+      .Case([&](MulOp o) {
+        return mapBinary(o, [](auto a, auto b) { return mul(a, b); });
+      })
+      .Case([&](IdivOp o) {
+        return mapBinary(o, [](auto a, auto b) { return idiv(a, b); });
+      })
+      .Case([&](ModOp o) {
+        return mapBinary(o, [](auto a, auto b) { return mod(a, b); });
+      })
+      .Case([&](MaxOp o) {
+        return mapBinary(o, [](auto a, auto b) { return a > b ? a : b; });
+      })
+      .Case([&](ShlOp o) {
+        return mapBinary(o, [](auto a, auto b) { return shl(a, b); });
+      })
+      .Case([&](ShrOp o) {
+        return mapBinary(o, [](auto a, auto b) { return shr(a, b); });
+      })
+      .Case<XorOp, OrOp, AndOp>([&](Operation *o) {
+        StringRef name = o->getName().stripDialect();
+        return mapBinary(o, [&](auto a, auto b) { return bitwise(name, a, b); });
+      })
+      .Case([&](ThreefryOp o) {
+        return mapBinary(o, [](auto a, auto b) {
+          using S = decltype(a);
+          if constexpr (std::is_same_v<S, uint64_t>)
+            return threefry(a, b);
+          else
+            return a;
+        });
+      })
+      .Case([&](CmpltOp o) {
+        return compare(o, [](auto a, auto b) { return a < b; });
+      })
+      .Case([&](CmpneOp o) {
+        return compare(o, [](auto a, auto b) { return a != b; });
+      })
+      // Ternary
+      .Case([&](WhereOp o) -> R {
+        const HostTensor &c = in(o, 0), &a = in(o, 1), &b = in(o, 2);
+        HostTensor out = resultTensor(o);
+        size_t bytes = size_t(interp::itemSize(out.dtype));
+        for (int64_t i = 0, e = out.numElements(); i < e; ++i)
+          std::memcpy(&out.data[size_t(i) * bytes],
+                      &(c.data[size_t(i)] ? a : b).data[size_t(i) * bytes],
+                      bytes);
+        return out;
+      })
+      .Case([&](MulaccOp o) -> R {
+        const HostTensor &a = in(o, 0), &b = in(o, 1), &c = in(o, 2);
+        HostTensor out = resultTensor(o);
+        dispatch(a.dtype, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          for (int64_t i = 0, e = a.numElements(); i < e; ++i)
+            store<T>(out, i,
+                     add(roundToDType<T>(mul(load<T>(a, i), load<T>(b, i))),
+                         load<T>(c, i)));
+        });
+        return out;
+      })
+      // Reduce
+      .Case([&](ReduceSumOp o) -> R { return reduce(o, o.getAxes(), true); })
+      .Case([&](ReduceMaxOp o) -> R { return reduce(o, o.getAxes(), false); })
+      // Meta
+      .Case([&](ConstOp o) -> R { return constant(o); })
+      .Case([&](EmptyOp o) -> R { return resultTensor(o); })
+      .Case<CopyOp, ContiguousOp, BufferViewOp>(
+          [&](Operation *o) -> R { return reinterpret(o); })
+      .Case([&](AssignOp o) -> R { return assign(o); })
+      .Case([&](CustomOp o) -> R {
+        return o.emitOpError()
+               << "calls host function '" << o.getCallee()
+               << "', which the reference interpreter cannot run";
+      })
+      // Movement
+      .Case([&](ReshapeOp o) -> R {
+        return movement(o, from(o).reshape(shapeOf(o.getType())));
+      })
+      .Case([&](PermuteOp o) -> R {
+        return movement(o, from(o).permute(toVector(o.getOrder())));
+      })
+      .Case([&](ExpandOp o) -> R {
+        return movement(o, from(o).expand(shapeOf(o.getType())));
+      })
+      .Case([&](PadOp o) -> R {
+        return movement(o, from(o).pad(toPairs(o.getPadding())));
+      })
+      .Case([&](ShrinkOp o) -> R {
+        return movement(o, from(o).shrink(toPairs(o.getBounds())));
+      })
+      .Case([&](StrideOp o) -> R {
+        return movement(o, from(o).stride(toVector(o.getFactors())));
+      })
+      .Case([&](ViewOp o) -> R {
+        return movement(o, o.getTracker().getTracker());
+      })
+      .Default([](Operation *o) -> R {
+        return o->emitOpError("cannot be evaluated by the lazy reference "
+                              "interpreter");
+      });
+}
+
+} // namespace
+
+FailureOr<std::vector<HostTensor>>
+mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs) {
+  if (func.isExternal())
+    return func.emitError("cannot interpret a function without a body");
+  Block &body = func.getBody().front();
+  if (inputs.size() != body.getNumArguments())
+    return func.emitError() << "expected " << body.getNumArguments()
+                            << " inputs, got " << inputs.size();
+
+  llvm::DenseMap<Value, HostTensor> values;
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    std::optional<DType> dtype = type ? dtypeOf(type.getElementType())
+                                      : std::nullopt;
+    if (!dtype)
+      return func.emitError() << "argument #" << i
+                              << " is not a tensor of a tinygrad dtype";
+    const HostTensor &input = inputs[i];
+    if (input.dtype != *dtype || input.shape != shapeOf(type))
+      return func.emitError()
+             << "input #" << i << " has dtype "
+             << interp::dtypeName(input.dtype) << " and "
+             << input.shape.size() << "-d shape; the argument is " << type;
+    values[arg] = input;
+  }
+
+  // Free each value after its last use so memory follows the live set.
+  llvm::DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : body)
+    for (Value operand : op.getOperands())
+      lastUse[operand] = &op;
+
+  Evaluator evaluator;
+  for (Operation &op : body) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      std::vector<HostTensor> outputs;
+      for (Value v : ret.getOperands())
+        outputs.push_back(values[v]);
+      return outputs;
+    }
+    if (op.getNumResults() != 1 || !isa<LazyDialect>(op.getDialect()))
+      return op.emitOpError("cannot be evaluated by the lazy reference "
+                            "interpreter");
+    FailureOr<HostTensor> result = evaluator.evaluate(&op, values);
+    if (failed(result))
+      return failure();
+    values[op.getResult(0)] = std::move(*result);
+    for (Value operand : op.getOperands())
+      if (lastUse.lookup(operand) == &op)
+        values.erase(operand);
+  }
+  return func.emitError("function has no return");
+}

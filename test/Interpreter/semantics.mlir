@@ -1,0 +1,141 @@
+// RUN: lazy-interp %s --entry=integers --print | FileCheck %s --check-prefix=INT
+// RUN: lazy-interp %s --entry=floats --print | FileCheck %s --check-prefix=FLT
+// RUN: lazy-interp %s --entry=casts --print | FileCheck %s --check-prefix=CAST
+// RUN: lazy-interp %s --entry=views --print | FileCheck %s --check-prefix=VIEW
+// RUN: lazy-interp %s --entry=reduces --print | FileCheck %s --check-prefix=RED
+// RUN: lazy-interp %s --entry=meta --print | FileCheck %s --check-prefix=META
+// The reference interpreter's semantics, one function per op family. The
+// expected numbers are tinygrad 0.9.2's (CLANG backend) for the same ops.
+
+func.func @integers() -> (tensor<2xsi8>, tensor<4xsi32>, tensor<4xsi32>, tensor<2xui8>, tensor<2xsi16>, tensor<2xui64>, tensor<3xi1>, tensor<2xsi32>) {
+  %c100 = lazy.const 100 : tensor<2xsi8>
+  %wrap = lazy.add %c100, %c100 : tensor<2xsi8>
+  %n7 = lazy.const -7 : tensor<si32>
+  %num = lazy.view %n7 as <[(4):(0)]> : tensor<si32> -> tensor<4xsi32>
+  %den = lazy.const 2 : tensor<4xsi32>
+  %q = lazy.idiv %num, %den : tensor<4xsi32>
+  %r = lazy.mod %num, %den : tensor<4xsi32>
+  %u = lazy.const 200 : tensor<2xui8>
+  %one = lazy.const 1 : tensor<2xui8>
+  %shl = lazy.shl %u, %one : tensor<2xui8>
+  %s = lazy.const -32768 : tensor<2xsi16>
+  %sn = lazy.neg %s : tensor<2xsi16>
+  %x = lazy.const 0 : tensor<2xui64>
+  %k = lazy.const 7 : tensor<2xui64>
+  %tf = lazy.threefry %x, %k : tensor<2xui64>
+  %t = lazy.const true : tensor<3xi1>
+  %f = lazy.const false : tensor<3xi1>
+  %xor = lazy.xor %t, %f : tensor<3xi1>
+  %m = lazy.const -5 : tensor<2xsi32>
+  %sh = lazy.const 1 : tensor<2xsi32>
+  %shr = lazy.shr %m, %sh : tensor<2xsi32>
+  return %wrap, %q, %r, %shl, %sn, %tf, %xor, %shr : tensor<2xsi8>, tensor<4xsi32>, tensor<4xsi32>, tensor<2xui8>, tensor<2xsi16>, tensor<2xui64>, tensor<3xi1>, tensor<2xsi32>
+}
+// INT: out0: char (2) [-56, -56]
+// INT: out1: int (4) [-3, -3, -3, -3]
+// INT: out2: int (4) [-1, -1, -1, -1]
+// INT: out3: unsigned char (2) [144, 144]
+// INT: out4: short (2) [-32768, -32768]
+// INT: out5: unsigned long (2) [13563526760692328810, 13563526760692328810]
+// INT: out6: bool (3) [true, true, true]
+// INT: out7: int (2) [-3, -3]
+
+func.func @floats() -> (tensor<2xf16>, tensor<2xbf16>, tensor<2xf32>, tensor<2xf32>, tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) {
+  %h = lazy.const 0.1 : tensor<2xf16>
+  %hh = lazy.mul %h, %h : tensor<2xf16>
+  %b = lazy.const 1.0 : tensor<2xbf16>
+  %e = lazy.const 0.00390625 : tensor<2xbf16>
+  %be = lazy.add %b, %e : tensor<2xbf16>
+  %x = lazy.const 3.0 : tensor<2xf32>
+  %e2 = lazy.exp2 %x : tensor<2xf32>
+  %z = lazy.const 0.0 : tensor<2xf32>
+  %l = lazy.log2 %z : tensor<2xf32>
+  %nan = lazy.const nan : tensor<2xf32>
+  %ne = lazy.cmpne %nan, %nan : tensor<2xf32> -> tensor<2xi1>
+  %rz = lazy.recip %z : tensor<2xf32>
+  %mx = lazy.max %x, %l : tensor<2xf32>
+  return %hh, %be, %e2, %l, %ne, %rz, %mx : tensor<2xf16>, tensor<2xbf16>, tensor<2xf32>, tensor<2xf32>, tensor<2xi1>, tensor<2xf32>, tensor<2xf32>
+}
+// FLT: out0: half (2) [0.00999451, 0.00999451]
+// FLT: out1: __bf16 (2) [1, 1]
+// FLT: out2: float (2) [8, 8]
+// FLT: out3: float (2) [-inf, -inf]
+// FLT: out4: bool (2) [true, true]
+// FLT: out5: float (2) [inf, inf]
+// FLT: out6: float (2) [3, 3]
+
+func.func @casts() -> (tensor<3xsi32>, tensor<3xui8>, tensor<3xi1>, tensor<2xf32>, tensor<2xsi32>, tensor<2xsi8>) {
+  %f = lazy.const -2.75 : tensor<3xf32>
+  %i = lazy.cast %f : tensor<3xf32> -> tensor<3xsi32>
+  %big = lazy.const 300 : tensor<3xsi32>
+  %u = lazy.cast %big : tensor<3xsi32> -> tensor<3xui8>
+  %b = lazy.cast %f : tensor<3xf32> -> tensor<3xi1>
+  %one = lazy.const 1065353216 : tensor<2xsi32>
+  %bits = lazy.bitcast %one : tensor<2xsi32> -> tensor<2xf32>
+  %nan = lazy.const nan : tensor<2xf32>
+  %ni = lazy.cast %nan : tensor<2xf32> -> tensor<2xsi32>
+  %t = lazy.const true : tensor<2xi1>
+  %ti = lazy.cast %t : tensor<2xi1> -> tensor<2xsi8>
+  return %i, %u, %b, %bits, %ni, %ti : tensor<3xsi32>, tensor<3xui8>, tensor<3xi1>, tensor<2xf32>, tensor<2xsi32>, tensor<2xsi8>
+}
+// CAST: out0: int (3) [-2, -2, -2]
+// CAST: out1: unsigned char (3) [44, 44, 44]
+// CAST: out2: bool (3) [true, true, true]
+// CAST: out3: float (2) [1, 1]
+// CAST: out4: int (2) [-2147483648, -2147483648]
+// CAST: out5: char (2) [1, 1]
+
+func.func @views() -> (tensor<6xui16>, tensor<2x2xui16>, tensor<4xui16>, tensor<3xui16>, tensor<2x3xui16>) {
+  // [1, 2, 3, 4] as the four 16-bit words of one 64-bit const.
+  %w = lazy.const 1125912791875585 : tensor<1xui64>
+  %x = lazy.bitcast %w : tensor<1xui64> -> tensor<4xui16>
+  // Masked elements read 0.
+  %p = lazy.pad %x [(1, 1)] : tensor<4xui16> -> tensor<6xui16>
+  %r = lazy.reshape %x : tensor<4xui16> -> tensor<2x2xui16>
+  %pt = lazy.permute %r [1, 0] : tensor<2x2xui16> -> tensor<2x2xui16>
+  %v = lazy.view %x as <[(4):(1) mask [(1, 3)]]> : tensor<4xui16> -> tensor<4xui16>
+  %s = lazy.stride %p [-2] : tensor<6xui16> -> tensor<3xui16>
+  // Two views: the transpose of the 2x2, flattened, then a window.
+  %mv = lazy.view %x as <[(2, 2):(1, 2), (2, 3):(1, 1)]> : tensor<4xui16> -> tensor<2x3xui16>
+  return %p, %pt, %v, %s, %mv : tensor<6xui16>, tensor<2x2xui16>, tensor<4xui16>, tensor<3xui16>, tensor<2x3xui16>
+}
+// VIEW: out0: unsigned short (6) [0, 1, 2, 3, 4, 0]
+// VIEW: out1: unsigned short (2, 2) [1, 3, 2, 4]
+// VIEW: out2: unsigned short (4) [0, 2, 3, 0]
+// VIEW: out3: unsigned short (3) [0, 3, 1]
+// VIEW: out4: unsigned short (2, 3) [1, 3, 2, 3, 2, 4]
+
+func.func @reduces() -> (tensor<2x1xf32>, tensor<1x3xsi32>, tensor<1xf32>, tensor<1xi1>) {
+  %c = lazy.const 0.5 : tensor<f32>
+  %m = lazy.view %c as <[(2, 3):(0, 0)]> : tensor<f32> -> tensor<2x3xf32>
+  %s = lazy.reduce_sum %m axes [1] : tensor<2x3xf32> -> tensor<2x1xf32>
+  %i = lazy.const -4 : tensor<2x3xsi32>
+  %mx = lazy.reduce_max %i axes [0] : tensor<2x3xsi32> -> tensor<1x3xsi32>
+  %e = lazy.const 1.0 : tensor<0xf32>
+  %z = lazy.reduce_max %e axes [0] : tensor<0xf32> -> tensor<1xf32>
+  %b = lazy.const true : tensor<2xi1>
+  %bs = lazy.reduce_sum %b axes [0] : tensor<2xi1> -> tensor<1xi1>
+  return %s, %mx, %z, %bs : tensor<2x1xf32>, tensor<1x3xsi32>, tensor<1xf32>, tensor<1xi1>
+}
+// RED: out0: float (2, 1) [1.5, 1.5]
+// RED: out1: int (1, 3) [-4, -4, -4]
+// RED: out2: float (1) [-inf]
+// RED: out3: bool (1) [true]
+
+func.func @meta() -> (tensor<4xf32>, tensor<2xf32>, tensor<4xf32>, tensor<8xf16>, tensor<2xf32, #lazy.device<"CUDA">>) {
+  %e = lazy.empty : tensor<4xf32>
+  %one = lazy.const 1.0 : tensor<2xf32>
+  // Assign through a view writes only the viewed elements; the ASSIGN value
+  // is the start of the new buffer.
+  %n = lazy.assign %one to %e view <[(2):(1) offset 2]> : tensor<2xf32>, tensor<4xf32>
+  %two = lazy.const 2.0 : tensor<4xf32>
+  %w = lazy.assign %two to %e : tensor<4xf32>, tensor<4xf32>
+  %bv = lazy.buffer_view %w : tensor<4xf32> -> tensor<8xf16>
+  %cp = lazy.copy %one : tensor<2xf32> -> tensor<2xf32, #lazy.device<"CUDA">>
+  return %e, %n, %w, %bv, %cp : tensor<4xf32>, tensor<2xf32>, tensor<4xf32>, tensor<8xf16>, tensor<2xf32, #lazy.device<"CUDA">>
+}
+// META: out0: float (4) [0, 0, 0, 0]
+// META: out1: float (2) [0, 0]
+// META: out2: float (4) [2, 2, 2, 2]
+// META: out3: half (8) [0, 2, 0, 2, 0, 2, 0, 2]
+// META: out4: float (2) [1, 1]

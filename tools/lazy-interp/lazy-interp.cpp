@@ -1,0 +1,235 @@
+//===- lazy-interp.cpp - run graph-level lazy IR on the host --------------===//
+//
+// lazy-interp GRAPH.mlir [--entry=NAME] [--input=I=PATH.npy ...] [--seed=S]
+//             [--output-dir=DIR] [--print]
+//
+// Evaluates one function of a graph-level module with the reference
+// interpreter. Argument I reads PATH.npy; arguments without an --input are
+// filled with seeded random values of their dtype (and written to
+// DIR/in<I>.npy so a run can be reproduced). Result i is written to
+// DIR/out<i>.npy and, with --print, printed as text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/InitAll.h"
+#include "lazy/Interpreter/Interpreter.h"
+#include "lazy/Interpreter/Npy.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <random>
+
+using namespace mlir;
+namespace interp = ::lazy::interp;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.mlir>"),
+                                      cl::init("-"));
+static cl::opt<std::string> entry("entry",
+                                  cl::desc("function to run (default: the "
+                                           "only or first function)"));
+static cl::list<std::string> inputs("input",
+                                    cl::desc("argument input, I=PATH.npy"));
+static cl::opt<unsigned> seed("seed", cl::desc("seed for generated inputs"),
+                              cl::init(0));
+static cl::opt<std::string> outputDir("output-dir",
+                                      cl::desc("where out<i>.npy are written"));
+static cl::opt<bool> printResults("print", cl::desc("print results as text"));
+
+/// Seeded values of a dtype: floats in [-2, 2), integers in [-8, 8) (or
+/// [0, 16) unsigned), bools half true.
+static interp::HostTensor randomTensor(interp::DType dtype,
+                                       std::vector<int64_t> shape,
+                                       std::mt19937_64 &rng) {
+  interp::HostTensor t = interp::HostTensor::zeros(dtype, std::move(shape));
+  std::uniform_real_distribution<double> real(-2.0, 2.0);
+  for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
+    uint8_t *p = &t.data[size_t(i * interp::itemSize(dtype))];
+    int64_t small = int64_t(rng() % 16) - (interp::isSigned(dtype) ? 8 : 0);
+    switch (dtype) {
+    case interp::DType::Bool:
+      *p = rng() & 1;
+      break;
+    case interp::DType::Float16: {
+      uint16_t h = interp::floatToHalf(float(real(rng)));
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case interp::DType::BFloat16: {
+      uint16_t h = interp::floatToBFloat16(float(real(rng)));
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case interp::DType::Float32: {
+      float f = float(real(rng));
+      std::memcpy(p, &f, 4);
+      break;
+    }
+    case interp::DType::Float64: {
+      double d = real(rng);
+      std::memcpy(p, &d, 8);
+      break;
+    }
+    default: // integers: little-endian two's complement of `small`
+      std::memcpy(p, &small, size_t(interp::itemSize(dtype)));
+      break;
+    }
+  }
+  return t;
+}
+
+static void printTensor(llvm::raw_ostream &os, unsigned index,
+                        const interp::HostTensor &t) {
+  os << "out" << index << ": " << interp::dtypeName(t.dtype) << " (";
+  llvm::interleaveComma(t.shape, os);
+  os << ") [";
+  for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
+    if (i)
+      os << ", ";
+    const uint8_t *p = &t.data[size_t(i * interp::itemSize(t.dtype))];
+    auto get = [&](auto v) {
+      std::memcpy(&v, p, sizeof(v));
+      return v;
+    };
+    switch (t.dtype) {
+    case interp::DType::Bool:
+      os << (*p ? "true" : "false");
+      break;
+    case interp::DType::Int8:
+      os << int(get(int8_t()));
+      break;
+    case interp::DType::UInt8:
+      os << unsigned(get(uint8_t()));
+      break;
+    case interp::DType::Int16:
+      os << get(int16_t());
+      break;
+    case interp::DType::UInt16:
+      os << get(uint16_t());
+      break;
+    case interp::DType::Int32:
+      os << get(int32_t());
+      break;
+    case interp::DType::UInt32:
+      os << get(uint32_t());
+      break;
+    case interp::DType::Int64:
+      os << get(int64_t());
+      break;
+    case interp::DType::UInt64:
+      os << get(uint64_t());
+      break;
+    case interp::DType::Float16:
+      os << llvm::format("%g", interp::halfToFloat(get(uint16_t())));
+      break;
+    case interp::DType::BFloat16:
+      os << llvm::format("%g", interp::bfloat16ToFloat(get(uint16_t())));
+      break;
+    case interp::DType::Float32:
+      os << llvm::format("%.9g", get(float()));
+      break;
+    case interp::DType::Float64:
+      os << llvm::format("%.17g", get(double()));
+      break;
+    }
+  }
+  os << "]\n";
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "lazy-mlir reference interpreter\n");
+  auto fail = [](const llvm::Twine &message) {
+    llvm::errs() << "lazy-interp: error: " << message << "\n";
+    return 1;
+  };
+
+  DialectRegistry registry;
+  mlir::lazy::registerAllDialects(registry);
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1; // the parser reported the located error
+
+  func::FuncOp func;
+  for (auto f : module->getOps<func::FuncOp>())
+    if (entry.empty() ? !func : f.getSymName() == entry)
+      func = f;
+  if (!func)
+    return fail(entry.empty() ? "the module has no function"
+                              : "no function named '" + entry + "'");
+
+  unsigned numArgs = func.getNumArguments();
+  std::vector<std::optional<interp::HostTensor>> given(numArgs);
+  for (const std::string &spec : inputs) {
+    size_t eq = spec.find('=');
+    unsigned index;
+    if (eq == std::string::npos ||
+        llvm::StringRef(spec).take_front(eq).getAsInteger(10, index))
+      return fail("--input expects I=PATH.npy, got '" + spec + "'");
+    if (index >= numArgs)
+      return fail("--input " + llvm::Twine(index) + ": the function has only " +
+                  llvm::Twine(numArgs) + " arguments");
+    std::optional<interp::HostTensor> t = interp::readNpy(spec.substr(eq + 1), error);
+    if (!t)
+      return fail(error);
+    given[index] = std::move(t);
+  }
+
+  if (!outputDir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail(outputDir + ": " + ec.message());
+
+  std::mt19937_64 rng(seed);
+  std::vector<interp::HostTensor> args;
+  for (unsigned i = 0; i < numArgs; ++i) {
+    if (given[i]) {
+      args.push_back(std::move(*given[i]));
+      continue;
+    }
+    auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
+    std::optional<interp::DType> dtype =
+        type ? mlir::lazy::dtypeOf(type.getElementType()) : std::nullopt;
+    if (!dtype)
+      return fail("argument #" + llvm::Twine(i) +
+                  " is not a tensor of a tinygrad dtype");
+    args.push_back(randomTensor(
+        *dtype, std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        rng));
+    if (!outputDir.empty() &&
+        !interp::writeNpy(outputDir + "/in" + std::to_string(i) + ".npy",
+                          args.back(), error))
+      return fail(error);
+  }
+
+  FailureOr<std::vector<interp::HostTensor>> results =
+      mlir::lazy::interpretFunction(func, args);
+  if (failed(results))
+    return 1;
+  for (auto [i, t] : llvm::enumerate(*results)) {
+    if (printResults)
+      printTensor(llvm::outs(), unsigned(i), t);
+    if (!outputDir.empty() &&
+        !interp::writeNpy(outputDir + "/out" + std::to_string(i) + ".npy", t,
+                          error))
+      return fail(error);
+  }
+  return 0;
+}
