@@ -1,0 +1,19 @@
+"""lazy-mlir's Python package.
+
+`lazy_mlir.tinygrad` exports tinygrad 0.9.2 lazy graphs as `lazy` dialect
+text (see `docs/design.md`). Importing this package never imports tinygrad:
+scripts must be able to set tinygrad's flags before it is first imported.
+"""
+
+import os as _os
+
+#: Root of the lazy-mlir checkout this package belongs to (an editable
+#: install points here), used to find build/bin tools.
+REPO_ROOT = _os.path.dirname(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))))
+
+
+def tool_path(name):
+    """Path of build/bin/<name> in this checkout (it may not exist)."""
+    override = _os.environ.get("LAZY_MLIR_BUILD_DIR")
+    build = override if override else _os.path.join(REPO_ROOT, "build")
+    return _os.path.join(build, "bin", name)

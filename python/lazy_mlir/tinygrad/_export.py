@@ -1,0 +1,401 @@
+"""tinygrad 0.9.2 LazyBuffer graph -> `lazy` dialect text.
+
+The graph is taken before scheduling: the outputs are
+`flatten(t.lazydata.lbs for t in tensors)`, exactly what
+`Tensor.schedule_with_vars` hands to `create_schedule_with_vars`.
+
+Mapping (see docs/generated/LazyDialect.md and the scheduler spec, section 5):
+
+* realized bases (a base without a `srcs` attribute) are arguments of
+  `func.func @graph`, tagged `lazy.buffer = N` where N numbers distinct
+  device Buffers by first appearance; a sub-buffer (a realized
+  MetaOps.VIEW) gets the number of its base Buffer plus
+  `lazy.buffer_offset = <bytes>`;
+* every unrealized base is one op, every distinct view object one
+  `lazy.view`; node identity is Python object identity;
+* the results are the outputs, in order.
+
+The walk is an iterative post-order DFS: no recursion on graph depth, and
+every node and edge is handled a constant number of times.
+"""
+
+import math
+
+from tinygrad.device import Device
+from tinygrad.dtype import DType, ImageDType, dtypes
+from tinygrad.helpers import getenv
+from tinygrad import helpers as _helpers
+from tinygrad.lazy import LazyBuffer
+from tinygrad.ops import BinaryOps, MetaOps, ReduceOps, TernaryOps, UnaryOps
+from tinygrad.shape.symbolic import Node, NumNode
+
+
+class ExportError(Exception):
+    """A graph that the `lazy` dialect cannot represent (yet)."""
+
+
+#: tinygrad dtype -> MLIR element type.
+ELEMENT_TYPES = {
+    dtypes.bool: "i1",
+    dtypes.int8: "si8", dtypes.uint8: "ui8",
+    dtypes.int16: "si16", dtypes.uint16: "ui16",
+    dtypes.int32: "si32", dtypes.uint32: "ui32",
+    dtypes.int64: "si64", dtypes.uint64: "ui64",
+    dtypes.float16: "f16", dtypes.bfloat16: "bf16",
+    dtypes.float32: "f32", dtypes.float64: "f64",
+}
+
+#: The module's `lazy.flags` keys, in the order they are printed.
+FLAG_NAMES = ("multi_output", "fuse_conv_bw", "fuse_arange", "use_copy_kernel")
+_FLAG_ALIASES = {"MULTIOUTPUT": "multi_output", "FUSE_CONV_BW": "fuse_conv_bw",
+                 "FUSE_ARANGE": "fuse_arange", "USE_COPY_KERNEL": "use_copy_kernel"}
+
+_OP_NAMES = {}
+for _enum in (UnaryOps, BinaryOps, TernaryOps):
+    for _member in _enum:
+        _OP_NAMES[_member] = "lazy." + _member.name.lower()
+_OP_NAMES[ReduceOps.SUM] = "lazy.reduce_sum"
+_OP_NAMES[ReduceOps.MAX] = "lazy.reduce_max"
+for _member in (MetaOps.EMPTY, MetaOps.CONST, MetaOps.COPY, MetaOps.CONTIGUOUS,
+                MetaOps.CUSTOM, MetaOps.ASSIGN):
+    _OP_NAMES[_member] = "lazy." + _member.name.lower()
+_OP_NAMES[MetaOps.VIEW] = "lazy.buffer_view"
+
+# Ops whose custom syntax is `%src : T_src -> T_result`.
+_CONVERTING = {UnaryOps.CAST, UnaryOps.BITCAST, MetaOps.COPY, MetaOps.VIEW,
+               BinaryOps.CMPLT, BinaryOps.CMPNE}
+
+
+def scheduler_flags(overrides=None):
+    """The four scheduler flags, read as tinygrad 0.9.2's schedule.py reads
+    them: MULTIOUTPUT, FUSE_CONV_BW and FUSE_ARANGE are ContextVars (so
+    `Context(...)` and `X.value = ...` count), USE_COPY_KERNEL is a cached
+    `getenv`. `overrides` (keys as printed, or the tinygrad names) wins."""
+    flags = {
+        "multi_output": bool(_helpers.MULTIOUTPUT),
+        "fuse_conv_bw": bool(_helpers.FUSE_CONV_BW),
+        "fuse_arange": bool(_helpers.FUSE_ARANGE),
+        "use_copy_kernel": bool(getenv("USE_COPY_KERNEL")),
+    }
+    for key, value in (overrides or {}).items():
+        name = _FLAG_ALIASES.get(key, key)
+        if name not in flags:
+            raise ExportError(f"unknown scheduler flag {key!r} (known: {', '.join(FLAG_NAMES)})")
+        flags[name] = bool(value)
+    return flags
+
+
+def mlir_string(text):
+    """`text` as an MLIR string literal (quotes included)."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif 32 <= code < 127:
+            out.append(ch)
+        else:
+            out.extend("\\%02X" % b for b in ch.encode("utf-8"))
+    return '"' + "".join(out) + '"'
+
+
+def describe(lb):
+    """Names a node in error messages: op, shape, dtype and device."""
+    if lb._base is not None:
+        what = "view of " + describe(lb._base)
+        return f"{what} as shape {tuple(lb.shape)}"
+    op = getattr(lb, "op", None)
+    opname = f"{type(op).__name__}.{op.name}" if op is not None else "?"
+    kind = "realized " if not hasattr(lb, "srcs") else ""
+    return f"{kind}{opname} node of shape {tuple(lb.shape)} ({lb.dtype}, {lb.device})"
+
+
+def _int(value, lb):
+    if type(value) is int:
+        return value
+    if isinstance(value, NumNode):
+        return value.b
+    if isinstance(value, Node):
+        raise ExportError(f"symbolic shapes are not supported yet: {describe(lb)} uses {value}")
+    return int(value)
+
+
+def _const_literal(value, dtype, lb):
+    if isinstance(value, Node):
+        raise ExportError(f"symbolic shapes are not supported yet: {describe(lb)} "
+                          f"holds the bound Variable {value}")
+    if dtype == dtypes.bool:
+        return "true" if value else "false"
+    if dtypes.is_int(dtype):
+        value = int(value)
+        # C conversion semantics (what every tinygrad backend does): wrap into
+        # the dtype's range, the dialect only accepts in-range literals.
+        bits = 8 * dtype.itemsize
+        value &= (1 << bits) - 1
+        if not dtypes.is_unsigned(dtype) and value >= 1 << (bits - 1):
+            value -= 1 << bits
+        return str(value)
+    value = float(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    text = repr(value)
+    if "e" in text and "." not in text:  # MLIR float literals need a '.'
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
+class Graph:
+    """One exported graph: the text and what the check needs to feed it."""
+
+    def __init__(self, text, args, outs):
+        self.text = text
+        #: one (LazyBuffer, buffer number, byte offset or None) per argument
+        self.args = args
+        #: the output LazyBuffers, in result order
+        self.outs = outs
+
+
+def collect_outputs(tensors):
+    """Flatten Tensors, MultiLazyBuffers and LazyBuffers into the scheduler's
+    `outs` list (in order)."""
+    from tinygrad.tensor import Tensor
+    if isinstance(tensors, (Tensor, LazyBuffer)) or hasattr(tensors, "lbs"):
+        tensors = [tensors]
+    outs = []
+    for i, t in enumerate(tensors):
+        if isinstance(t, Tensor):
+            outs.extend(t.lazydata.lbs)
+        elif isinstance(t, LazyBuffer):
+            outs.append(t)
+        elif hasattr(t, "lbs"):
+            outs.extend(t.lbs)
+        else:
+            raise ExportError(f"output {i} is a {type(t).__name__}, not a tinygrad Tensor")
+    return outs
+
+
+class _Exporter:
+    def __init__(self, default_device, seen):
+        self.default_device = default_device
+        self.seen = {id(x) for x in (seen or ())}
+        self.names = {}  # id(lb) -> SSA name
+        self.lines = []
+        self.args = []  # (lb, type, number, offset)
+        self.buffer_numbers = {}  # id(Buffer) -> N
+        self.buffers = []  # keeps numbered Buffers alive while ids are in use
+        self.types = {}
+        self.st_texts = {}  # id(st) -> (st, text)
+        self.count = 0
+
+    # -- types and attributes ------------------------------------------------
+
+    def type_of(self, lb):
+        key = (lb.shape, lb.dtype, lb.device)
+        text = self.types.get(key)
+        if text is not None:
+            return text
+        dtype = lb.dtype
+        if isinstance(dtype, ImageDType):
+            raise ExportError(f"image dtypes cannot be exported: {describe(lb)}")
+        element = ELEMENT_TYPES.get(dtype)
+        if element is None:
+            raise ExportError(f"dtype {dtype} has no `lazy` spelling: {describe(lb)}")
+        dims = "".join(f"{_int(d, lb)}x" for d in lb.shape)
+        device = lb.device
+        if not isinstance(device, str):
+            raise ExportError(f"device {device!r} is not a single device: {describe(lb)}")
+        encoding = "" if device == self.default_device else f", #lazy.device<{mlir_string(device)}>"
+        text = f"tensor<{dims}{element}{encoding}>"
+        self.types[key] = text
+        return text
+
+    def st_text(self, st, lb):
+        entry = self.st_texts.get(id(st))
+        if entry is not None:
+            return entry[1]
+        views = []
+        for v in st.views:
+            shape = ", ".join(str(_int(d, lb)) for d in v.shape)
+            strides = ", ".join(str(_int(d, lb)) for d in v.strides)
+            text = f"({shape}):({strides})"
+            offset = _int(v.offset, lb)
+            if offset != 0:
+                text += f" offset {offset}"
+            if v.mask is not None:
+                text += " mask [" + ", ".join(f"({_int(b, lb)}, {_int(e, lb)})" for b, e in v.mask) + "]"
+            views.append(text)
+        text = "<[" + ", ".join(views) + "]>"
+        self.st_texts[id(st)] = (st, text)
+        return text
+
+    @staticmethod
+    def location(lb):
+        metadata = lb.metadata
+        if metadata is None:
+            return ""
+        return f" loc({mlir_string(str(metadata))})"
+
+    # -- nodes ----------------------------------------------------------------
+
+    def dependencies(self, lb):
+        if lb._base is not None:
+            return (lb._base,)
+        return getattr(lb, "srcs", ())
+
+    def emit(self, lb):
+        if lb._base is not None:
+            self.emit_view(lb)
+        elif not hasattr(lb, "srcs"):
+            self.emit_argument(lb)
+        else:
+            self.emit_base(lb)
+
+    def emit_argument(self, lb):
+        for d in lb.shape:
+            _int(d, lb)
+        buffer = lb.buffer
+        root = buffer.base
+        number = self.buffer_numbers.get(id(root))
+        if number is None:
+            number = self.buffer_numbers[id(root)] = len(self.buffer_numbers)
+            self.buffers.append(root)
+        offset = buffer.offset if buffer._base is not None else None
+        name = f"%arg{len(self.args)}"
+        self.args.append((lb, self.type_of(lb), number, offset))
+        self.names[id(lb)] = name
+
+    def emit_view(self, lb):
+        base = lb._base
+        if lb.dtype != base.dtype:
+            raise ExportError(f"a view whose dtype ({lb.dtype}) differs from its base's cannot be exported: {describe(lb)}")
+        name = f"%{self.count}"
+        self.count += 1
+        self.names[id(lb)] = name
+        self.lines.append(f"    {name} = lazy.view {self.names[id(base)]} as {self.st_text(lb.st, lb)}"
+                          f" : {self.type_of(base)} -> {self.type_of(lb)}{self.location(lb)}")
+
+    def emit_base(self, lb):
+        op = lb.op
+        mnemonic = _OP_NAMES.get(op)
+        if mnemonic is None:
+            raise ExportError(f"{type(op).__name__}.{op.name} has no `lazy` op: {describe(lb)}")
+        self.st_text(lb.st, lb)  # rejects symbolic shapes
+        srcs = lb.srcs
+        operands = [self.names[id(s)] for s in srcs]
+        result_type = self.type_of(lb)
+        attrs = []
+        if lb.forced_realize:
+            attrs.append("lazy.forced_realize")
+        if id(lb) in self.seen:
+            attrs.append("lazy.seen")
+        attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
+
+        if op is MetaOps.CONST:
+            body = f"lazy.const {_const_literal(lb.arg, lb.dtype, lb)}{attr_text} : {result_type}"
+        elif op is MetaOps.EMPTY:
+            body = f"lazy.empty{attr_text} : {result_type}"
+        elif op is MetaOps.CUSTOM:
+            callee = mlir_string(_callable_name(lb.arg))
+            if srcs:
+                types = ", ".join(self.type_of(s) for s in srcs)
+                body = f"lazy.custom {callee}({', '.join(operands)}) : ({types}) ->{attr_text} {result_type}"
+            else:
+                body = f"lazy.custom {callee}{attr_text} {result_type}"
+        elif op is MetaOps.ASSIGN:
+            value, target = srcs
+            view = ""
+            if lb.arg:
+                view = f" view {self.st_text(lb.arg[0], lb)}"
+            body = (f"lazy.assign {operands[0]} to {operands[1]}{view}{attr_text}"
+                    f" : {self.type_of(value)}, {self.type_of(target)}")
+        elif op in ReduceOps:
+            axes = ", ".join(str(int(a)) for a in lb.arg)
+            body = (f"{mnemonic} {operands[0]} axes [{axes}]{attr_text}"
+                    f" : {self.type_of(srcs[0])} -> {result_type}")
+        elif op in _CONVERTING:
+            body = (f"{mnemonic} {', '.join(operands)}{attr_text}"
+                    f" : {self.type_of(srcs[0])} -> {result_type}")
+        elif op is TernaryOps.WHERE:
+            body = (f"{mnemonic} {', '.join(operands)}{attr_text}"
+                    f" : {self.type_of(srcs[0])}, {result_type}")
+        else:  # elementwise with one type, and CONTIGUOUS
+            body = f"{mnemonic} {', '.join(operands)}{attr_text} : {result_type}"
+
+        name = f"%{self.count}"
+        self.count += 1
+        self.names[id(lb)] = name
+        self.lines.append(f"    {name} = {body}{self.location(lb)}")
+
+    # -- the walk -------------------------------------------------------------
+
+    def walk(self, outs):
+        names = self.names
+        for out in outs:
+            if id(out) in names:
+                continue
+            stack = [(out, False)]
+            while stack:
+                lb, ready = stack.pop()
+                if id(lb) in names:
+                    continue
+                if ready:
+                    self.emit(lb)
+                    continue
+                stack.append((lb, True))
+                for dep in reversed(self.dependencies(lb)):
+                    if id(dep) not in names:
+                        stack.append((dep, False))
+
+    def module(self, outs, flags):
+        self.walk(outs)
+        args = []
+        for i, (_, type_text, number, offset) in enumerate(self.args):
+            attrs = f"lazy.buffer = {number} : i64"
+            if offset is not None:
+                attrs += f", lazy.buffer_offset = {offset} : i64"
+            args.append(f"%arg{i}: {type_text} {{{attrs}}}")
+        result_types = [self.type_of(o) for o in outs]
+        if not result_types:
+            results = ""
+        elif len(result_types) == 1:
+            results = f" -> {result_types[0]}"
+        else:
+            results = " -> (" + ", ".join(result_types) + ")"
+        flag_text = ", ".join(f"{k} = {'true' if flags[k] else 'false'}" for k in FLAG_NAMES)
+        head = (f"module attributes {{lazy.default_device = {mlir_string(self.default_device)}, "
+                f"lazy.flags = {{{flag_text}}}}} {{\n"
+                f"  func.func @graph({', '.join(args)}){results} {{\n")
+        ret = "    return"
+        if outs:
+            ret += " " + ", ".join(self.names[id(o)] for o in outs) + " : " + ", ".join(result_types)
+        return head + "\n".join(self.lines) + ("\n" if self.lines else "") + ret + "\n  }\n}\n"
+
+
+def _callable_name(fn):
+    name = getattr(fn, "__name__", None)
+    if name is None and hasattr(fn, "func"):  # functools.partial
+        name = getattr(fn.func, "__name__", None)
+    return name or type(fn).__name__
+
+
+def export_graph(tensors, flags=None, seen=None):
+    """Export and return a `Graph` (text plus argument and output nodes)."""
+    outs = collect_outputs(tensors)
+    exporter = _Exporter(Device.DEFAULT, seen)
+    text = exporter.module(outs, scheduler_flags(flags))
+    args = [(lb, number, offset) for lb, _, number, offset in exporter.args]
+    return Graph(text, args, outs)
+
+
+def export(tensors, flags=None, seen=None):
+    """`lazy` dialect text of the graph that scheduling `tensors` would see.
+
+    tensors: a Tensor or a list of Tensors (LazyBuffers are accepted too),
+    not yet scheduled. flags: optional overrides of the scheduler flags
+    (`{"fuse_arange": True}` or `{"FUSE_ARANGE": 1}`). seen: optional set of
+    LazyBuffers already in the scheduler's `seen` set (marked `lazy.seen`).
+    """
+    return export_graph(tensors, flags, seen).text
