@@ -1,0 +1,270 @@
+"""`check`: run an exported graph in lazy-interp and in tinygrad, compare.
+
+Steps:
+
+1. build the graph; realize every unrealized EMPTY base (and every CUSTOM
+   base: host callables such as `custom_random` cannot be re-run by the
+   interpreter, so their results become inputs);
+2. export; fill every distinct realized device Buffer with seeded random
+   values of its dtype (a sub-buffer argument then reads its slice of the
+   filled base, so aliasing stays consistent); save one .npy per argument;
+3. run `lazy-interp GRAPH.mlir --input=<i>=<in_i.npy> ... --output-dir=DIR`;
+4. realize the same outputs in tinygrad and compare per output.
+
+Random inputs (override per script with a `FILL` dict):
+
+* floats: standard normal (`FILL["float"] = (lo, hi)` for uniform);
+* signed ints: uniform in [-9, 9] without 0, unsigned ints: [1, 16], so
+  that no integer division or modulo by zero can happen by accident
+  (`FILL["int"] = (lo, hi)`, inclusive, may include 0);
+* bools: fair coin;
+* `FILL["keep"] = True` keeps the contents of buffers that already hold
+  data (for example index tensors made from Python lists).
+
+.npy encoding: bool as numpy bool, integers and f16/f32/f64 as the numpy
+type of the same width, bf16 as its raw bits in uint16.
+
+Comparison: integers and bools bit-exact. Floats: NaN must meet NaN, an
+infinity the same infinity, and finite values must satisfy
+`|got - want| <= atol * max(1, max|want|) + rtol * |want|` with
+
+    dtype   rtol    atol     why
+    f64     1e-9    1e-12    reassociated sums only
+    f32     1e-5    1e-5     sums in another order; exp2/log2/sin/sqrt
+                             within a few ulp of tinygrad's approximations
+    f16     1e-2    1e-3     11-bit mantissa; tinygrad may round
+                             intermediates differently
+    bf16    3e-2    1e-2     8-bit mantissa (a few ulp = 1e-2 relative)
+
+The atol is scaled by the output's largest finite magnitude, so that
+catastrophic cancellation in large sums is judged against the sum's size.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+from . import _script
+
+#: (rtol, atol) per MLIR element type; see the module docstring.
+TOLERANCES = {"f64": (1e-9, 1e-12), "f32": (1e-5, 1e-5), "f16": (1e-2, 1e-3), "bf16": (3e-2, 1e-2)}
+
+_NUMPY = {"i1": np.bool_, "si8": np.int8, "ui8": np.uint8, "si16": np.int16, "ui16": np.uint16,
+          "si32": np.int32, "ui32": np.uint32, "si64": np.int64, "ui64": np.uint64,
+          "f16": np.float16, "bf16": np.uint16, "f32": np.float32, "f64": np.float64}
+
+
+def element_type(dtype):
+    from ._export import ELEMENT_TYPES
+    return ELEMENT_TYPES[dtype]
+
+
+def bf16_bits_to_f32(bits):
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def f32_to_bf16_bits(values):
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return rounded.astype(np.uint16)
+
+
+def random_values(rng, elt, count, fill):
+    """`count` random values for MLIR element type `elt`, as numpy."""
+    if elt == "i1":
+        return rng.integers(0, 2, count).astype(np.bool_)
+    if elt.startswith(("si", "ui")):
+        if "int" in fill:
+            lo, hi = fill["int"]
+            values = rng.integers(lo, hi + 1, count)
+        elif elt.startswith("ui"):
+            values = rng.integers(1, 17, count)
+        else:
+            values = rng.integers(1, 10, count) * np.where(rng.integers(0, 2, count) == 1, 1, -1)
+        return values.astype(_NUMPY[elt])
+    if "float" in fill:
+        lo, hi = fill["float"]
+        values = rng.uniform(lo, hi, count)
+    else:
+        values = rng.standard_normal(count)
+    if elt == "bf16":
+        return f32_to_bf16_bits(values.astype(np.float32))
+    return values.astype(_NUMPY[elt])
+
+
+def _read_buffer(buffer, elt, shape):
+    data = bytes(buffer.as_buffer())
+    return np.frombuffer(data, dtype=_NUMPY[elt]).reshape(shape).copy()
+
+
+def prerealize(outs):
+    """Realize every unrealized EMPTY or CUSTOM base reachable from outs."""
+    from tinygrad.engine.realize import run_schedule
+    from tinygrad.engine.schedule import create_schedule
+    from tinygrad.ops import MetaOps
+    found, visited, stack = [], set(), list(outs)
+    while stack:
+        lb = stack.pop().base
+        if id(lb) in visited:
+            continue
+        visited.add(id(lb))
+        if not hasattr(lb, "srcs"):
+            continue
+        if lb.op in (MetaOps.EMPTY, MetaOps.CUSTOM):
+            found.append(lb)
+        stack.extend(lb.srcs)
+    if found:
+        run_schedule(create_schedule(found))
+    return len(found)
+
+
+def fill_inputs(graph, seed, fill):
+    """Fill the argument Buffers; return one numpy array per argument."""
+    rng = np.random.default_rng(seed)
+    filled = set()
+    keep = bool(fill.get("keep"))
+    for lb, number, _ in graph.args:
+        root = lb.buffer.base
+        if number in filled:
+            continue
+        filled.add(number)
+        if root.device.startswith("DISK"):
+            continue
+        if keep and root.is_allocated():
+            continue
+        elt = element_type(root.dtype)
+        values = random_values(rng, elt, root.size, fill)
+        root.ensure_allocated()
+        try:
+            root.copyin(memoryview(np.ascontiguousarray(values).tobytes()))
+        except (AttributeError, NotImplementedError, TypeError):
+            pass  # a device without copyin (NPY): keep what it holds
+    arrays = []
+    for lb, _, _ in graph.args:
+        lb.buffer.ensure_allocated()
+        arrays.append(_read_buffer(lb.buffer, element_type(lb.dtype), tuple(lb.shape)))
+    return arrays
+
+
+def realize_outputs(outs, flags):
+    """Realize outs in tinygrad (same flags) and read each as numpy."""
+    from tinygrad.engine.realize import memory_planner, run_schedule
+    from tinygrad.engine.schedule import create_schedule_with_vars
+    from tinygrad.helpers import Context
+    from tinygrad.tensor import Tensor
+    with Context(MULTIOUTPUT=int(flags["multi_output"]), FUSE_CONV_BW=int(flags["fuse_conv_bw"]),
+                 FUSE_ARANGE=int(flags["fuse_arange"])):
+        schedule, var_vals = create_schedule_with_vars(outs)
+        run_schedule(memory_planner(schedule), var_vals)
+    results = []
+    for lb in outs:
+        elt = element_type(lb.dtype)
+        if lb.base is lb and lb.realized is not None and lb.realized.is_allocated() and lb.realized.size == lb.size:
+            buffer = lb.realized
+        else:
+            t = Tensor(lb, device=lb.device).contiguous().realize()
+            buffer = t.lazydata.base.realized
+        results.append(_read_buffer(buffer, elt, tuple(lb.shape)))
+    return results
+
+
+def compare(elt, want, got):
+    """(ok, detail) for one output."""
+    if got.shape != want.shape:
+        return False, f"shape {got.shape} != {want.shape}"
+    if elt == "bf16":
+        want = bf16_bits_to_f32(want)
+        got = bf16_bits_to_f32(got) if got.dtype.itemsize == 2 and got.dtype.kind in "ui" else got
+    elif got.dtype != want.dtype:
+        return False, f"dtype {got.dtype} != {want.dtype}"
+    if elt not in TOLERANCES:
+        bad = int(np.count_nonzero(got != want))
+        return bad == 0, "exact" if bad == 0 else f"{bad} of {want.size} elements differ"
+    rtol, atol = TOLERANCES[elt]
+    w = want.astype(np.float64)
+    g = got.astype(np.float64)
+    wn, gn = np.isnan(w), np.isnan(g)
+    finite = np.isfinite(w) & np.isfinite(g)
+    bad = (wn != gn) | (~finite & ~wn & ~gn & (w != g))
+    if finite.any():
+        scale = max(1.0, float(np.max(np.abs(w[np.isfinite(w)]))))
+        err = np.abs(g - w)
+        bad |= finite & (err > atol * scale + rtol * np.abs(w))
+        max_err = float(np.max(err[finite]))
+    else:
+        max_err = 0.0
+    nbad = int(np.count_nonzero(bad))
+    if nbad:
+        return False, f"{nbad} of {want.size} elements differ (max abs error {max_err:.3g})"
+    return True, f"max abs error {max_err:.3g}"
+
+
+def run_check(script_path, seed, interp, keep_dir=None, verbose=False, printer=print):
+    """The `check` command; returns the exit status."""
+    if not os.path.exists(interp):
+        raise _script.UserError(f"lazy-interp not found at {interp}, build it (ninja -C build lazy-interp)")
+    module = _script.load_script(script_path)
+    built = _script.call_build(module, script_path)
+    from ._export import ExportError, collect_outputs, export_graph, scheduler_flags
+    try:
+        outs = collect_outputs(built.outputs)
+        prerealize(outs)
+        flags = scheduler_flags(built.flags)
+        graph = export_graph(outs, flags=flags, seen=built.seen)
+    except ExportError as exc:
+        raise _script.UserError(str(exc)) from None
+    inputs = fill_inputs(graph, seed, built.fill)
+
+    work = keep_dir or tempfile.mkdtemp(prefix="lazy-check-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        graph_path = os.path.join(work, "graph.mlir")
+        with open(graph_path, "w") as f:
+            f.write(graph.text)
+        command = [interp, graph_path]
+        for i, array in enumerate(inputs):
+            path = os.path.join(work, f"in{i}.npy")
+            np.save(path, array)
+            command.append(f"--input={i}={path}")
+        out_dir = os.path.join(work, "out")
+        os.makedirs(out_dir, exist_ok=True)
+        command.append(f"--output-dir={out_dir}")
+        if verbose:
+            printer("$ " + " ".join(command))
+        try:
+            proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            printer("error: lazy-interp timed out after 600 s")
+            return 1
+        if proc.returncode != 0:
+            message = (proc.stderr or proc.stdout).strip()
+            printer(f"error: lazy-interp failed (exit {proc.returncode}): {message}")
+            return 1
+
+        want = realize_outputs(graph.outs, flags)
+        matched = differ = 0
+        for i, (lb, expected) in enumerate(zip(graph.outs, want)):
+            elt = element_type(lb.dtype)
+            path = os.path.join(out_dir, f"out{i}.npy")
+            label = f"out{i} {tuple(lb.shape)} {elt}"
+            if not os.path.exists(path):
+                ok, detail = False, "lazy-interp wrote no file"
+            else:
+                try:
+                    got = np.load(path, allow_pickle=False)
+                except ValueError as exc:
+                    ok, detail = False, f"unreadable .npy: {exc}"
+                else:
+                    ok, detail = compare(elt, expected, got)
+            printer(f"{label}: {'match' if ok else 'DIFFER'} ({detail})")
+            matched += ok
+            differ += not ok
+        printer(f"{matched} outputs match, {differ} differ")
+        return 0 if differ == 0 else 1
+    finally:
+        if keep_dir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
