@@ -17,6 +17,7 @@
 #include "Symbolic.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 using namespace lazy::st;
@@ -254,4 +255,36 @@ std::string ShapeTracker::str() const {
   for (size_t i = 0; i < views.size(); ++i)
     s += (i ? ", " : "") + views[i].str();
   return s + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// Hashing
+//===----------------------------------------------------------------------===//
+
+static void hashCombine(std::size_t &seed, uint64_t value) {
+  seed ^= std::hash<uint64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) +
+          (seed >> 2);
+}
+
+std::size_t lazy::st::hashValue(const View &view) {
+  std::size_t seed = view.shape.size();
+  for (int64_t v : view.shape)
+    hashCombine(seed, uint64_t(v));
+  for (int64_t v : view.strides)
+    hashCombine(seed, uint64_t(v));
+  hashCombine(seed, uint64_t(view.offset));
+  hashCombine(seed, view.mask ? 1 : 0);
+  if (view.mask)
+    for (auto [b, e] : *view.mask) {
+      hashCombine(seed, uint64_t(b));
+      hashCombine(seed, uint64_t(e));
+    }
+  return seed;
+}
+
+std::size_t lazy::st::hashValue(const ShapeTracker &tracker) {
+  std::size_t seed = tracker.views.size();
+  for (const View &v : tracker.views)
+    hashCombine(seed, hashValue(v));
+  return seed;
 }

@@ -74,6 +74,10 @@ struct ShapeTracker {
   std::string str() const;
 };
 
+/// Hash consistent with operator== (for (node, tracker) memo tables).
+std::size_t hashValue(const View &view);
+std::size_t hashValue(const ShapeTracker &tracker);
+
 } // namespace lazy::st
 
 #endif // LAZY_SHAPETRACKER_SHAPETRACKER_H

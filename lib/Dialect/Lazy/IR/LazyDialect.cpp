@@ -6,6 +6,8 @@
 //     of a sub-buffer, next to `lazy.buffer`;
 //   - `lazy.forced_realize`, `lazy.seen` (op): unit attributes on a lazy op
 //     with one result;
+//   - `lazy.realize`, `lazy.group` (op): non-negative i64 positions written
+//     by the scheduling passes;
 //   - `lazy.default_device` (module): a valid device string;
 //   - `lazy.flags` (module): a dictionary of tinygrad scheduler flags, each a
 //     bool (MULTIOUTPUT, FUSE_CONV_BW, FUSE_ARANGE, USE_COPY_KERNEL).
@@ -49,6 +51,16 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
   if (name == kForcedRealizeAttrName || name == kSeenAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a unit attribute";
+    if (op->getDialect() != this || op->getNumResults() != 1)
+      return op->emitOpError()
+             << "'" << name << "' only applies to lazy ops with one result";
+    return success();
+  }
+  if (name == kRealizeAttrName || name == kGroupAttrName) {
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!index || !index.getType().isSignlessInteger(64) || index.getInt() < 0)
+      return op->emitOpError() << "'" << name
+                               << "' must be a non-negative i64 position";
     if (op->getDialect() != this || op->getNumResults() != 1)
       return op->emitOpError()
              << "'" << name << "' only applies to lazy ops with one result";

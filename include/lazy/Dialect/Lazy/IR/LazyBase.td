@@ -66,6 +66,9 @@ def Lazy_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kBufferOffsetAttrName =
         "lazy.buffer_offset";
     static constexpr ::llvm::StringLiteral kSeenAttrName = "lazy.seen";
+    /// Scheduling decisions, written by lazy-mark-realize and lazy-group.
+    static constexpr ::llvm::StringLiteral kRealizeAttrName = "lazy.realize";
+    static constexpr ::llvm::StringLiteral kGroupAttrName = "lazy.group";
     static constexpr ::llvm::StringLiteral kForcedRealizeAttrName =
         "lazy.forced_realize";
     static constexpr ::llvm::StringLiteral kDefaultDeviceAttrName =

@@ -39,4 +39,70 @@ def LazyFoldViews : Pass<"lazy-fold-views", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
+// The scheduler flags, with tinygrad 0.9.2's defaults.
+defvar Lazy_SchedulerFlagOptions = [
+    Option<"multiOutput", "multi-output", "bool", /*default=*/"true",
+           "MULTIOUTPUT: buffers that share a reduce share a kernel">,
+    Option<"fuseConvBw", "fuse-conv-bw", "bool", /*default=*/"false",
+           "FUSE_CONV_BW: merge a double reduce whose inner reduce has no "
+           "other child">,
+    Option<"fuseArange", "fuse-arange", "bool", /*default=*/"false",
+           "FUSE_ARANGE: recompute a sum over a const inside its consumers">,
+];
+
+def LazyMarkRealize : Pass<"lazy-mark-realize", "::mlir::func::FuncOp"> {
+  let summary = "Decide which bases must be realized (tinygrad's realizes)";
+  let description = [{
+    tinygrad 0.9.2's `_recurse_lb` and padding check (scheduler spec
+    §2.1-2.2). A depth-first walk from the outputs, in operand order, marks
+    for realization:
+
+    1. the base of every output that is not already realized;
+    2. every base with `lazy.forced_realize` and every meta op (const,
+       empty, copy, contiguous, custom, assign, buffer_view);
+    3. the source base of a copy and of a buffer_view;
+    4. the base of every view that expands it (more elements than the base),
+       unless the view is a single masked view whose valid box is no larger
+       than the base (a pad, checked in 5);
+    5. the base of a padded view when an op of UNSAFE_PAD_OPS (recip, log2,
+       exp2, idiv) lies between it and the nearest realized buffer.
+
+    Each realized base gets `lazy.realize = N`, its position in tinygrad's
+    ordered `realizes` set. Errors: an assign whose target is not a
+    function argument, a copy of a non-contiguous or partial view.
+  }];
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
+def LazyGroup : Pass<"lazy-group", "::mlir::func::FuncOp"> {
+  let summary = "Group realized buffers into kernels (tinygrad's grouping)";
+  let description = [{
+    tinygrad 0.9.2's reduce grouping (scheduler spec §2.3-2.6), on bases
+    marked by `lazy-mark-realize`. For every unrealized reduce, in walk
+    order:
+
+    1. collect the realized buffers reachable through elementwise children
+       along contiguous, same-size paths; the reduce realizes itself when a
+       path reads another reduce, reads one base through two views, or
+       reaches a buffer through a non-contiguous or resized view;
+    2. with several buffers, keep the group only when no member has a reduce
+       among its unrealized ancestors, adding the members' own fusable
+       descendants (multi-output);
+    3. an assign joins the group only if the kernel reads no other assign
+       target;
+    4. a reduce that must realize itself is chased down a single child chain
+       while the view stays contiguous (stopping before a widening cast).
+
+    Then `fuse-conv-bw` un-realizes the inner reduce of a double reduce with
+    one child, and `fuse-arange` un-realizes sums over consts that feed
+    kernels. Buffers that share a reduce form one group (`multi-output`).
+
+    Each group member gets `lazy.group = G` (groups numbered in tinygrad's
+    order) and `lazy.realize` is renumbered. Flags not given as options come
+    from the module's `lazy.flags`, else tinygrad's defaults.
+  }];
+  let options = Lazy_SchedulerFlagOptions;
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
 #endif // LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_TD

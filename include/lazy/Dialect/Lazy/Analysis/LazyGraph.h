@@ -1,0 +1,102 @@
+//===- LazyGraph.h - tinygrad's LazyBuffer graph over lazy IR ----*- C++ -*-===//
+//
+// A read-only, index-based view of one graph-level function in tinygrad's
+// terms: every SSA value is a LazyBuffer node, either a base (a computation
+// or, for function arguments, a realized buffer) or a view of a base
+// through a ShapeTracker. The scheduler's analyses work on node indices so
+// that their ordered sets and memo tables are plain vectors.
+//
+// The graph must be in LazyBuffer form (run lazy-fold-views first): no
+// movement ops, and every lazy.view reads a base.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_DIALECT_LAZY_ANALYSIS_LAZYGRAPH_H
+#define LAZY_DIALECT_LAZY_ANALYSIS_LAZYGRAPH_H
+
+#include "lazy/ShapeTracker/ShapeTracker.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <vector>
+
+namespace mlir::lazy {
+
+/// What a base node computes, in tinygrad's op classes.
+enum class NodeOp {
+  Realized,    // a function argument: an already realized buffer
+  Elementwise, // UnaryOps, BinaryOps, TernaryOps
+  ReduceSum,
+  ReduceMax,
+  // MetaOps
+  Const,
+  Empty,
+  Copy,
+  Contiguous,
+  Custom,
+  Assign,
+  BufferView,
+  // Not a base: a lazy.view of a base.
+  View,
+};
+
+using NodeId = int32_t;
+
+struct LazyNode {
+  Value value;
+  Operation *op = nullptr; // null for function arguments
+  NodeOp kind = NodeOp::Realized;
+  NodeId base = -1;                  // the node itself for bases
+  ::lazy::st::ShapeTracker tracker;  // from_shape(shape) for bases
+  std::vector<int64_t> shape;
+  int64_t size = 0;
+  int64_t itemSize = 0;
+  llvm::SmallVector<NodeId, 3> srcs; // operands, in order (bases only)
+  bool forcedRealize = false;
+  bool seen = false;
+  /// An elementwise op that is unsafe to pad (f(0) != 0 or may blow up):
+  /// RECIP, LOG2, EXP2, IDIV.
+  bool unsafePad = false;
+
+  bool isBase() const { return kind != NodeOp::View; }
+  bool isRealized() const { return kind == NodeOp::Realized; }
+  bool isReduce() const {
+    return kind == NodeOp::ReduceSum || kind == NodeOp::ReduceMax;
+  }
+  bool isMeta() const {
+    return kind == NodeOp::Const || kind == NodeOp::Empty ||
+           kind == NodeOp::Copy || kind == NodeOp::Contiguous ||
+           kind == NodeOp::Custom || kind == NodeOp::Assign ||
+           kind == NodeOp::BufferView;
+  }
+};
+
+class LazyGraph {
+public:
+  /// Builds the graph of `func`; emits an error and returns failure when the
+  /// function is not in LazyBuffer form.
+  static FailureOr<LazyGraph> build(func::FuncOp func);
+
+  const LazyNode &node(NodeId id) const { return nodes[id]; }
+  size_t size() const { return nodes.size(); }
+  NodeId idOf(Value value) const { return ids.lookup(value); }
+  /// The scheduler's outputs: the function's results, in order.
+  ArrayRef<NodeId> outputs() const { return outs; }
+  func::FuncOp function() const { return func; }
+
+  /// The base of a node (itself for a base).
+  NodeId baseOf(NodeId id) const { return nodes[id].base; }
+
+private:
+  func::FuncOp func;
+  std::vector<LazyNode> nodes;
+  llvm::DenseMap<Value, NodeId> ids;
+  std::vector<NodeId> outs;
+};
+
+} // namespace mlir::lazy
+
+#endif // LAZY_DIALECT_LAZY_ANALYSIS_LAZYGRAPH_H

@@ -1,0 +1,77 @@
+//===- ScheduleAnalysis.h - tinygrad 0.9.2's scheduling decisions -*- C++ -*-===//
+//
+// The graph analyses of tinygrad 0.9.2's scheduler (engine/schedule.py,
+// phases A1-A6 of docs/scheduler-spec.md), on a LazyGraph:
+//
+//  - GraphWalk (A1, structural): the DFS pre-order of unrealized bases, the
+//    children of every base, the pads to check, assign targets, double
+//    reduces, and the buffers the walk itself must realize.
+//  - computeRealizes (A1 + A2): the ordered `realizes` set, including bases
+//    whose padded views reach an unsafe op.
+//  - computeGroups (A3-A6): reduce grouping and chasing, multi-output
+//    isolation, the assign guard, FUSE_CONV_BW, FUSE_ARANGE, and the final
+//    output groups (each one future kernel or EXT item).
+//
+// Every "ordered set" keeps first-insertion order, as Python dicts do in
+// tinygrad, so that kernel order and buffer numbering match exactly. Nothing
+// recurses on graph depth.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_DIALECT_LAZY_ANALYSIS_SCHEDULEANALYSIS_H
+#define LAZY_DIALECT_LAZY_ANALYSIS_SCHEDULEANALYSIS_H
+
+#include "lazy/Dialect/Lazy/Analysis/LazyGraph.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::lazy {
+
+using NodeSet = llvm::SetVector<NodeId>;
+
+/// tinygrad's scheduler flags, with 0.9.2's defaults.
+struct ScheduleFlags {
+  bool multiOutput = true;
+  bool fuseConvBw = false;
+  bool fuseArange = false;
+  bool useCopyKernel = false;
+};
+
+/// The flags in the `lazy.flags` attribute of `op`'s module, over tinygrad's
+/// defaults.
+ScheduleFlags readModuleFlags(Operation *op);
+
+/// Structural facts from tinygrad's _recurse_lb walk.
+struct GraphWalk {
+  NodeSet allbufs;               // unrealized bases in DFS pre-order
+  std::vector<NodeSet> children; // per base: consumer bases, in order
+  NodeSet simplePads;            // bases whose padded views need checking
+  NodeSet doubleReduces;         // reduces reading a view of a same-op reduce
+  llvm::MapVector<NodeId, NodeId> assignTargets; // target base -> ASSIGN
+  NodeSet realizes;              // what the walk itself must realize
+};
+
+/// Runs the walk from the graph's outputs. Fails (with a diagnostic at the
+/// offending op) on an ASSIGN to something other than a realized base or a
+/// COPY of a non-contiguous view, which tinygrad asserts against.
+FailureOr<GraphWalk> walkGraph(const LazyGraph &graph);
+
+/// A1 + A2: the walk's realizes plus every simple pad whose padded area
+/// reaches an op in UNSAFE_PAD_OPS before a realized buffer.
+NodeSet computeRealizes(const LazyGraph &graph, const GraphWalk &walk);
+
+/// The result of grouping: the final realizes set and the output groups.
+struct Grouping {
+  NodeSet realizes;
+  llvm::MapVector<NodeId, NodeId> reduceForOp; // realized buffer -> reduce
+  std::vector<std::vector<NodeId>> outputGroups;
+};
+
+/// A3-A6, starting from `realizes`.
+Grouping computeGroups(const LazyGraph &graph, const GraphWalk &walk,
+                       NodeSet realizes, const ScheduleFlags &flags);
+
+} // namespace mlir::lazy
+
+#endif // LAZY_DIALECT_LAZY_ANALYSIS_SCHEDULEANALYSIS_H

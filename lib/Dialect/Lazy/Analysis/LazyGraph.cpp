@@ -1,0 +1,106 @@
+//===- LazyGraph.cpp - tinygrad's LazyBuffer graph over lazy IR -----------===//
+
+#include "lazy/Dialect/Lazy/Analysis/LazyGraph.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+static std::vector<int64_t> shapeOf(Type type) {
+  ArrayRef<int64_t> s = cast<RankedTensorType>(type).getShape();
+  return std::vector<int64_t>(s.begin(), s.end());
+}
+
+static int64_t itemSizeOf(Type type) {
+  Type element = cast<RankedTensorType>(type).getElementType();
+  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+}
+
+static NodeOp classify(Operation *op) {
+  return llvm::TypeSwitch<Operation *, NodeOp>(op)
+      .Case([](ReduceSumOp) { return NodeOp::ReduceSum; })
+      .Case([](ReduceMaxOp) { return NodeOp::ReduceMax; })
+      .Case([](ConstOp) { return NodeOp::Const; })
+      .Case([](EmptyOp) { return NodeOp::Empty; })
+      .Case([](CopyOp) { return NodeOp::Copy; })
+      .Case([](ContiguousOp) { return NodeOp::Contiguous; })
+      .Case([](CustomOp) { return NodeOp::Custom; })
+      .Case([](AssignOp) { return NodeOp::Assign; })
+      .Case([](BufferViewOp) { return NodeOp::BufferView; })
+      .Case([](ViewOp) { return NodeOp::View; })
+      .Default([](Operation *) { return NodeOp::Elementwise; });
+}
+
+FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
+  LazyGraph graph;
+  graph.func = func;
+  if (func.isExternal())
+    return func.emitError("cannot schedule a function without a body");
+  Block &body = func.getBody().front();
+
+  auto addNode = [&](LazyNode node) {
+    NodeId id = NodeId(graph.nodes.size());
+    graph.ids[node.value] = id;
+    graph.nodes.push_back(std::move(node));
+    return id;
+  };
+
+  for (BlockArgument arg : body.getArguments()) {
+    if (!isa<RankedTensorType>(arg.getType()))
+      return func.emitError() << "argument #" << arg.getArgNumber()
+                              << " is not a tensor";
+    LazyNode node;
+    node.value = arg;
+    node.kind = NodeOp::Realized;
+    node.shape = shapeOf(arg.getType());
+    node.tracker = st::ShapeTracker::fromShape(node.shape);
+    node.size = node.tracker.size();
+    node.itemSize = itemSizeOf(arg.getType());
+    NodeId id = addNode(std::move(node));
+    graph.nodes[id].base = id;
+  }
+
+  for (Operation &op : body) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (Value v : ret.getOperands())
+        graph.outs.push_back(graph.ids.lookup(v));
+      break;
+    }
+    if (!isa<LazyDialect>(op.getDialect()) || op.getNumResults() != 1)
+      return op.emitOpError("is not a lazy graph op; the scheduler only "
+                            "accepts lazy ops and a return");
+    if (isa<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp>(op))
+      return op.emitOpError("is a movement op; run lazy-fold-views before "
+                            "scheduling");
+    LazyNode node;
+    node.value = op.getResult(0);
+    node.op = &op;
+    node.kind = classify(&op);
+    node.shape = shapeOf(node.value.getType());
+    node.itemSize = itemSizeOf(node.value.getType());
+    if (auto view = dyn_cast<ViewOp>(op)) {
+      NodeId src = graph.ids.lookup(view.getSrc());
+      if (!graph.nodes[src].isBase())
+        return op.emitOpError("views a view; run lazy-fold-views before "
+                              "scheduling");
+      node.base = src;
+      node.tracker = view.getTracker().getTracker();
+      node.size = node.tracker.size();
+      addNode(std::move(node));
+      continue;
+    }
+    node.tracker = st::ShapeTracker::fromShape(node.shape);
+    node.size = node.tracker.size();
+    node.forcedRealize = op.hasAttr(LazyDialect::kForcedRealizeAttrName);
+    node.seen = op.hasAttr(LazyDialect::kSeenAttrName);
+    node.unsafePad = isa<RecipOp, Log2Op, Exp2Op, IdivOp>(op);
+    for (Value operand : op.getOperands())
+      node.srcs.push_back(graph.ids.lookup(operand));
+    NodeId id = addNode(std::move(node));
+    graph.nodes[id].base = id;
+  }
+  return graph;
+}

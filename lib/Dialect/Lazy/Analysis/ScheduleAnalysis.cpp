@@ -1,0 +1,429 @@
+//===- ScheduleAnalysis.cpp - tinygrad 0.9.2's scheduling decisions -------===//
+//
+// Ports of tinygrad 0.9.2's _recurse_lb, _is_padding_okay, _recursive_group,
+// _get_isolated_children and the grouping loop of _graph_schedule (see
+// docs/scheduler-spec.md §2.1-2.6). tinygrad recurses; here every walk keeps
+// an explicit stack whose frames visit children in the same order, so each
+// ordered set receives its members in exactly tinygrad's order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <unordered_set>
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+namespace {
+
+/// A (node, tracker) pair: the memo key of tinygrad's grouping walks.
+struct NodeView {
+  NodeId node;
+  st::ShapeTracker tracker;
+  bool operator==(const NodeView &o) const {
+    return node == o.node && tracker == o.tracker;
+  }
+};
+struct NodeViewHash {
+  size_t operator()(const NodeView &k) const {
+    return st::hashValue(k.tracker) * 31 + size_t(k.node);
+  }
+};
+using NodeViewSet = std::unordered_set<NodeView, NodeViewHash>;
+
+/// The distinct operands of `consumer` that read `base` (the base itself or
+/// views of it), in operand order.
+SmallVector<NodeId, 2> readsOf(const LazyGraph &g, NodeId consumer,
+                               NodeId base) {
+  SmallVector<NodeId, 2> reads;
+  for (NodeId src : g.node(consumer).srcs)
+    if (g.baseOf(src) == base && !llvm::is_contained(reads, src))
+      reads.push_back(src);
+  return reads;
+}
+
+} // namespace
+
+ScheduleFlags mlir::lazy::readModuleFlags(Operation *op) {
+  ScheduleFlags flags;
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return flags;
+  auto dict =
+      module->getAttrOfType<DictionaryAttr>(LazyDialect::kFlagsAttrName);
+  if (!dict)
+    return flags;
+  auto read = [&](StringRef name, bool &flag) {
+    if (auto value = dict.getAs<BoolAttr>(name))
+      flag = value.getValue();
+  };
+  read("multi_output", flags.multiOutput);
+  read("fuse_conv_bw", flags.fuseConvBw);
+  read("fuse_arange", flags.fuseArange);
+  read("use_copy_kernel", flags.useCopyKernel);
+  return flags;
+}
+
+//===----------------------------------------------------------------------===//
+// A1: the walk
+//===----------------------------------------------------------------------===//
+
+FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
+  GraphWalk w;
+  w.children.resize(g.size());
+  for (NodeId out : g.outputs())
+    if (!g.node(g.baseOf(out)).isRealized())
+      w.realizes.insert(g.baseOf(out));
+
+  struct Frame {
+    NodeId node;
+    unsigned next;
+  };
+  std::vector<Frame> stack;
+
+  // Visits `buf` the way one _recurse_lb call does before it loops over the
+  // sources: view rules (then the base), or base rules and a new frame.
+  auto enter = [&](NodeId buf) -> LogicalResult {
+    while (true) {
+      if (w.allbufs.contains(buf) || g.node(g.baseOf(buf)).isRealized())
+        return success();
+      const LazyNode &n = g.node(buf);
+      if (!n.isBase()) {
+        const LazyNode &base = g.node(n.base);
+        const st::View &last = n.tracker.views.back();
+        int64_t validSize = 1;
+        if (last.mask)
+          for (auto [b, e] : *last.mask)
+            validSize *= e - b;
+        if (n.tracker.views.size() == 1 && last.mask &&
+            base.size >= validSize)
+          w.simplePads.insert(n.base); // a pad that may fuse
+        else if (base.size < n.size)
+          w.realizes.insert(n.base); // realize every expand
+        else if (llvm::any_of(n.tracker.views,
+                              [](const st::View &v) { return v.mask; }))
+          w.simplePads.insert(n.base);
+        buf = n.base;
+        continue;
+      }
+      if (n.isReduce()) {
+        const LazyNode &src = g.node(n.srcs[0]);
+        if (!src.isBase() && g.node(src.base).kind == n.kind)
+          w.doubleReduces.insert(buf);
+      }
+      w.allbufs.insert(buf);
+      if (n.forcedRealize || n.isMeta())
+        w.realizes.insert(buf);
+      if (n.kind == NodeOp::Assign) {
+        const LazyNode &target = g.node(n.srcs[1]);
+        if (!target.isBase() || !target.isRealized())
+          return n.op->emitOpError(
+              "assigns to a value that is not a realized buffer (a function "
+              "argument); tinygrad can only assign to realized tensors");
+        w.assignTargets[n.srcs[1]] = buf;
+      }
+      if (n.kind == NodeOp::Copy) {
+        const LazyNode &src = g.node(n.srcs[0]);
+        if (!src.tracker.contiguous() || src.size != g.node(src.base).size)
+          return n.op->emitOpError(
+              "copies a non-contiguous view; tinygrad can only copy a whole "
+              "contiguous buffer (call .contiguous() first)");
+        w.realizes.insert(src.base);
+      }
+      if (n.kind == NodeOp::BufferView)
+        w.realizes.insert(g.baseOf(n.srcs[0]));
+      stack.push_back({buf, 0});
+      return success();
+    }
+  };
+
+  for (NodeId out : g.outputs()) {
+    if (failed(enter(g.baseOf(out))))
+      return failure();
+    while (!stack.empty()) {
+      Frame &top = stack.back();
+      const LazyNode &n = g.node(top.node);
+      if (top.next == n.srcs.size()) {
+        stack.pop_back();
+        continue;
+      }
+      NodeId consumer = top.node, src = n.srcs[top.next++];
+      NodeId srcBase = g.baseOf(src);
+      if (!g.node(srcBase).isRealized())
+        w.children[srcBase].insert(consumer);
+      if (failed(enter(src)))
+        return failure();
+    }
+  }
+  return w;
+}
+
+//===----------------------------------------------------------------------===//
+// A2: padding safety
+//===----------------------------------------------------------------------===//
+
+NodeSet mlir::lazy::computeRealizes(const LazyGraph &g, const GraphWalk &w) {
+  NodeSet realizes = w.realizes;
+  // tinygrad's check recurses without a memo. A node found safe stays safe
+  // as realizes only grows (more walks stop early), so safety is cached;
+  // an unsafe answer is not, since a later realize can make it safe.
+  std::vector<char> knownSafe(g.size(), 0);
+  for (NodeId pad : w.simplePads) {
+    SmallVector<NodeId> stack = {pad}, visited;
+    llvm::DenseSet<NodeId> seen = {pad};
+    bool ok = true;
+    while (!stack.empty() && ok) {
+      NodeId v = stack.pop_back_val();
+      const LazyNode &n = g.node(v);
+      if (realizes.contains(v) || n.isRealized() || knownSafe[v])
+        continue;
+      if (n.unsafePad) {
+        ok = false;
+        break;
+      }
+      visited.push_back(v);
+      for (NodeId src : n.srcs)
+        if (seen.insert(g.baseOf(src)).second)
+          stack.push_back(g.baseOf(src));
+    }
+    if (ok) {
+      for (NodeId v : visited)
+        knownSafe[v] = 1;
+    } else {
+      realizes.insert(pad);
+    }
+  }
+  return realizes;
+}
+
+//===----------------------------------------------------------------------===//
+// A3-A6: grouping
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class Grouper {
+public:
+  Grouper(const LazyGraph &g, const GraphWalk &w, Grouping &out)
+      : g(g), w(w), realizes(out.realizes), reduceForOp(out.reduceForOp) {}
+
+  /// tinygrad's _recursive_group: collects into `group` the realized
+  /// buffers reachable from `start` through elementwise children (adding
+  /// `r` when a path cannot fuse).
+  void recursiveGroup(NodeId start, const st::ShapeTracker &startView,
+                      NodeId r, NodeSet &group);
+
+  /// tinygrad's _get_isolated_children.
+  NodeSet isolatedChildren(NodeId r, const NodeSet &group);
+
+  const LazyGraph &g;
+  const GraphWalk &w;
+  NodeSet &realizes;
+  llvm::MapVector<NodeId, NodeId> &reduceForOp;
+};
+
+void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
+                             NodeId r, NodeSet &group) {
+  NodeViewSet cache;
+  struct Frame {
+    NodeId tr;
+    st::ShapeTracker view;
+    unsigned next;
+  };
+  std::vector<Frame> stack;
+  auto enter = [&](NodeId tr, st::ShapeTracker view) {
+    if (!cache.insert({tr, view}).second)
+      return;
+    if (realizes.contains(tr) && tr != r) {
+      // Can only fuse contiguous, same-size buffers, one reduce per kernel.
+      if (!view.contiguous() || view.size() != g.node(r).size ||
+          reduceForOp.count(tr))
+        group.insert(r);
+      group.insert(tr);
+      return;
+    }
+    stack.push_back({tr, std::move(view), 0});
+  };
+  enter(start, startView);
+  while (!stack.empty()) {
+    Frame &top = stack.back();
+    const NodeSet &kids = w.children[top.tr];
+    if (top.next == kids.size()) {
+      stack.pop_back();
+      continue;
+    }
+    NodeId next = kids[top.next++];
+    if (g.node(next).isReduce()) { // max one reduce per kernel
+      group.insert(r);
+      stack.pop_back();
+      continue;
+    }
+    SmallVector<NodeId, 2> reads = readsOf(g, next, top.tr);
+    if (reads.size() > 1) { // read through two views: cannot fuse
+      group.insert(r);
+      stack.pop_back();
+      continue;
+    }
+    st::ShapeTracker composed = top.view + g.node(reads[0]).tracker;
+    enter(next, std::move(composed));
+  }
+}
+
+NodeSet Grouper::isolatedChildren(NodeId r, const NodeSet &group) {
+  SmallVector<NodeId> stack(group.begin(), group.end());
+  llvm::DenseSet<NodeId> visited;
+  while (!stack.empty()) {
+    NodeId p = stack.pop_back_val();
+    if (!visited.insert(p).second)
+      continue;
+    if (g.node(p).isReduce())
+      return {};
+    for (NodeId src : g.node(p).srcs) {
+      NodeId base = g.baseOf(src);
+      if (!g.node(base).isRealized() && base != r)
+        stack.push_back(base);
+    }
+  }
+  NodeSet descendants;
+  for (NodeId tr : group)
+    recursiveGroup(tr, g.node(tr).tracker, tr, descendants);
+  NodeSet merged = group;
+  if (llvm::none_of(group, [&](NodeId tr) { return descendants.contains(tr); }))
+    merged.insert(descendants.begin(), descendants.end());
+  return merged;
+}
+
+} // namespace
+
+Grouping mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
+                                   NodeSet realizesIn,
+                                   const ScheduleFlags &flags) {
+  Grouping out;
+  out.realizes = std::move(realizesIn);
+  Grouper grouper(g, w, out);
+  NodeSet &realizes = out.realizes;
+  auto &reduceForOp = out.reduceForOp;
+  SmallVector<NodeId> reduceOfConst;
+
+  for (NodeId r : w.allbufs) {
+    const LazyNode &rn = g.node(r);
+    if (!rn.isReduce() || realizes.contains(r))
+      continue;
+    NodeSet group;
+    grouper.recursiveGroup(r, rn.tracker, r, group);
+    bool canChase = llvm::none_of(
+        group, [&](NodeId tr) { return reduceForOp.count(tr) != 0; });
+    bool forcedRealize = group.contains(r);
+    if (!forcedRealize && group.size() > 1)
+      group = grouper.isolatedChildren(r, group);
+
+    // Fuse an ASSIGN only if the kernel reads no other assign target.
+    if (!forcedRealize && llvm::any_of(group, [&](NodeId tr) {
+          return g.node(tr).kind == NodeOp::Assign;
+        })) {
+      SmallVector<NodeId> stack = {r};
+      stack.append(group.begin(), group.end());
+      llvm::DenseSet<NodeId> visited;
+      while (!stack.empty() && !forcedRealize) {
+        NodeId p = g.baseOf(stack.pop_back_val());
+        if (!visited.insert(p).second)
+          continue;
+        if (g.node(p).isRealized() || realizes.contains(p)) {
+          auto target = w.assignTargets.find(p);
+          if (target != w.assignTargets.end() &&
+              !group.contains(target->second)) {
+            forcedRealize = true;
+            canChase = false;
+          }
+          continue;
+        }
+        stack.append(g.node(p).srcs.begin(), g.node(p).srcs.end());
+      }
+    }
+
+    if (forcedRealize || group.empty()) {
+      NodeId tr = r;
+      if (canChase) {
+        // Chase down to a contiguous child.
+        st::ShapeTracker view = rn.tracker;
+        while (w.children[tr].size() == 1) {
+          NodeId next = w.children[tr][0];
+          SmallVector<NodeId, 2> reads = readsOf(g, next, tr);
+          if (reads.size() > 1 || view.size() != g.node(reads[0]).size)
+            break;
+          view = view + g.node(reads[0]).tracker;
+          if (!view.contiguous() || g.node(next).isReduce())
+            break;
+          tr = next;
+        }
+        // Store the narrower dtype rather than cast up before the store.
+        const LazyNode &tn = g.node(tr);
+        if (tn.op && isa<CastOp>(tn.op) &&
+            tn.itemSize > g.node(tn.srcs[0]).itemSize)
+          tr = g.baseOf(tn.srcs[0]);
+        reduceForOp[tr] = r;
+      }
+      realizes.insert(tr);
+    } else {
+      for (NodeId tr : group)
+        reduceForOp[tr] = r;
+    }
+    if (flags.fuseArange && rn.kind == NodeOp::ReduceSum &&
+        g.node(g.baseOf(rn.srcs[0])).kind == NodeOp::Const)
+      reduceOfConst.push_back(r);
+  }
+
+  // FUSE_CONV_BW: a double reduce whose inner reduce has no other child
+  // computes both in one kernel.
+  if (flags.fuseConvBw)
+    for (NodeId reduce : w.doubleReduces) {
+      NodeId top = g.baseOf(g.node(reduce).srcs[0]);
+      if (w.children[top].size() == 1)
+        realizes.remove(top);
+    }
+
+  // FUSE_ARANGE: a sum over a const is recomputed inside its consumers.
+  for (NodeId r : reduceOfConst) {
+    SmallVector<NodeId> group;
+    for (auto [tr, rop] : reduceForOp)
+      if (rop == r)
+        group.push_back(tr);
+    bool keep = llvm::any_of(group, [&](NodeId tr) {
+      return g.node(tr).forcedRealize ||
+             llvm::any_of(g.outputs(),
+                          [&](NodeId o) { return g.baseOf(o) == tr; });
+    });
+    if (keep)
+      continue;
+    bool hasKernelChild = llvm::any_of(group, [&](NodeId tr) {
+      return llvm::any_of(w.children[tr], [&](NodeId c) {
+        return g.node(c).kind != NodeOp::Copy &&
+               g.node(c).kind != NodeOp::BufferView;
+      });
+    });
+    if (!hasKernelChild)
+      continue;
+    for (NodeId tr : group)
+      realizes.remove(tr);
+  }
+
+  llvm::MapVector<NodeId, std::vector<NodeId>> groups;
+  for (NodeId buf : realizes) {
+    const LazyNode &n = g.node(buf);
+    if (n.isRealized() || n.kind == NodeOp::Const || n.seen)
+      continue;
+    auto it = reduceForOp.find(buf);
+    NodeId key = it != reduceForOp.end() && flags.multiOutput ? it->second
+                                                              : buf;
+    groups[key].push_back(buf);
+  }
+  for (auto &entry : groups)
+    out.outputGroups.push_back(std::move(entry.second));
+  return out;
+}

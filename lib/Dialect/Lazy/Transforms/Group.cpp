@@ -1,0 +1,92 @@
+//===- Group.cpp - group realized buffers into kernels --------------------===//
+//
+// lazy-group: tinygrad 0.9.2's reduce grouping (scheduler spec §2.3-2.6) on
+// the bases lazy-mark-realize marked. For each unrealized reduce in walk
+// order it collects the realized buffers reachable through elementwise
+// children on contiguous same-size paths (the reduce realizes itself when a
+// path meets another reduce, two views of one base, or a non-contiguous or
+// resized view), keeps multi-buffer groups only when no member has a reduce
+// among its unrealized ancestors (adding the members' own fusable
+// descendants), refuses to fuse an assign when the kernel reads another
+// assign target, and chases a self-realizing reduce down a single-child
+// contiguous chain (never storing after a widening cast). Then fuse-conv-bw
+// and fuse-arange un-realize what they fold, and buffers sharing a reduce
+// form one group when multi-output is on.
+//
+// Writes `lazy.group = G` on every group member (groups in tinygrad's order)
+// and renumbers `lazy.realize`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYGROUP
+#include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+namespace {
+struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
+  using LazyGroupBase::LazyGroupBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    FailureOr<LazyGraph> graph = LazyGraph::build(func);
+    if (failed(graph))
+      return signalPassFailure();
+    FailureOr<GraphWalk> walk = walkGraph(*graph);
+    if (failed(walk))
+      return signalPassFailure();
+
+    // The realizes set, in the order lazy-mark-realize recorded.
+    SmallVector<std::pair<int64_t, NodeId>> marked;
+    for (NodeId id = 0; id < NodeId(graph->size()); ++id)
+      if (Operation *op = graph->node(id).op)
+        if (auto position = op->getAttrOfType<IntegerAttr>(
+                LazyDialect::kRealizeAttrName))
+          marked.push_back({position.getInt(), id});
+    llvm::stable_sort(marked, llvm::less_first());
+    NodeSet realizes;
+    for (auto [position, id] : marked)
+      realizes.insert(id);
+    for (NodeId out : graph->outputs()) {
+      const LazyNode &base = graph->node(graph->baseOf(out));
+      if (!base.isRealized() && !realizes.contains(graph->baseOf(out))) {
+        base.op->emitOpError("is an output without a 'lazy.realize' mark; "
+                             "run lazy-mark-realize before lazy-group");
+        return signalPassFailure();
+      }
+    }
+
+    ScheduleFlags flags = readModuleFlags(func);
+    if (multiOutput.hasValue())
+      flags.multiOutput = multiOutput;
+    if (fuseConvBw.hasValue())
+      flags.fuseConvBw = fuseConvBw;
+    if (fuseArange.hasValue())
+      flags.fuseArange = fuseArange;
+    Grouping grouping = computeGroups(*graph, *walk, std::move(realizes), flags);
+
+    func.walk([](Operation *op) {
+      op->removeAttr(LazyDialect::kRealizeAttrName);
+      op->removeAttr(LazyDialect::kGroupAttrName);
+    });
+    Builder builder(func.getContext());
+    for (auto [position, id] : llvm::enumerate(grouping.realizes))
+      if (Operation *op = graph->node(id).op)
+        op->setAttr(LazyDialect::kRealizeAttrName,
+                    builder.getI64IntegerAttr(int64_t(position)));
+    for (auto [index, group] : llvm::enumerate(grouping.outputGroups))
+      for (NodeId id : group)
+        graph->node(id).op->setAttr(LazyDialect::kGroupAttrName,
+                                    builder.getI64IntegerAttr(int64_t(index)));
+  }
+};
+} // namespace

@@ -1,0 +1,57 @@
+//===- MarkRealize.cpp - decide which bases realize -----------------------===//
+//
+// lazy-mark-realize: tinygrad 0.9.2's _recurse_lb walk plus the padding
+// check (scheduler spec §2.1-2.2). Marks each base in tinygrad's ordered
+// `realizes` set with `lazy.realize = <position>`:
+//   - the base of every unrealized output;
+//   - forced_realize bases and every meta op;
+//   - the source base of each copy and buffer_view;
+//   - the base of an expanding view (unless it is a single masked view whose
+//     valid box fits in the base: a pad);
+//   - a padded base when an UNSAFE_PAD_OPS op (recip, log2, exp2, idiv)
+//     lies between it and the nearest realized buffer.
+// Errors: an assign to anything but a function argument; a copy of a
+// non-contiguous or partial view.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYMARKREALIZE
+#include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+namespace {
+struct LazyMarkRealize final
+    : mlir::lazy::impl::LazyMarkRealizeBase<LazyMarkRealize> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    FailureOr<LazyGraph> graph = LazyGraph::build(func);
+    if (failed(graph))
+      return signalPassFailure();
+    FailureOr<GraphWalk> walk = walkGraph(*graph);
+    if (failed(walk))
+      return signalPassFailure();
+    NodeSet realizes = computeRealizes(*graph, *walk);
+
+    // Decisions from an earlier run are replaced, not merged.
+    func.walk([](Operation *op) {
+      op->removeAttr(LazyDialect::kRealizeAttrName);
+      op->removeAttr(LazyDialect::kGroupAttrName);
+    });
+    Builder builder(func.getContext());
+    for (auto [position, id] : llvm::enumerate(realizes))
+      if (Operation *op = graph->node(id).op)
+        op->setAttr(LazyDialect::kRealizeAttrName,
+                    builder.getI64IntegerAttr(int64_t(position)));
+  }
+};
+} // namespace
