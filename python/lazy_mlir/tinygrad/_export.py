@@ -309,6 +309,11 @@ class _Exporter:
             view = ""
             if lb.arg:
                 view = f" view {self.st_text(lb.arg[0], lb)}"
+            elif value.size != target.size:
+                # arg () with a smaller value: tinygrad writes the value to
+                # the first elements (a contiguous prefix view, e.g.
+                # `t[0] = v`); the dialect spells that as an explicit view
+                view = f" view <[{_contiguous_view(lb.shape, lb)}]>"
             body = (f"lazy.assign {operands[0]} to {operands[1]}{view}{attr_text}"
                     f" : {self.type_of(value)}, {self.type_of(target)}")
         elif op in ReduceOps:
@@ -372,6 +377,18 @@ class _Exporter:
         if outs:
             ret += " " + ", ".join(self.names[id(o)] for o in outs) + " : " + ", ".join(result_types)
         return head + "\n".join(self.lines) + ("\n" if self.lines else "") + ret + "\n  }\n}\n"
+
+
+def _contiguous_view(shape, lb):
+    dims = [_int(d, lb) for d in shape]
+    strides, step = [], 1
+    for d in reversed(dims):
+        strides.append(0 if d == 1 else step)
+        step *= d
+    strides.reverse()
+    if 0 in dims:
+        strides = [0] * len(dims)
+    return f"({', '.join(map(str, dims))}):({', '.join(map(str, strides))})"
 
 
 def _callable_name(fn):

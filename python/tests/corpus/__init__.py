@@ -1,0 +1,1 @@
+"""The exporter's corpus of tinygrad graphs (see registry.py)."""
