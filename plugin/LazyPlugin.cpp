@@ -21,5 +21,8 @@ mlirGetDialectPluginInfo() {
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "LazyPasses", LLVM_VERSION_STRING,
-          []() { mlir::lazy::registerLazyPasses(); }};
+          []() {
+            mlir::lazy::registerLazyPasses();
+            mlir::lazy::registerSchedulePipeline();
+          }};
 }

@@ -28,6 +28,7 @@ void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::lazy::registerAllPasses() {
   registerLazyPasses();
+  registerSchedulePipeline();
   // Generic cleanups (canonicalize, cse, symbol-dce, ...) for improved mode
   // and for users composing pipelines.
   mlir::registerTransformsPasses();

@@ -69,6 +69,9 @@ func.func @ternary_and_reduce(%c: tensor<4x4xi1>, %a: tensor<4x4xf32>) {
   %2 = lazy.reduce_sum %a axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
   // CHECK: lazy.reduce_max %{{.*}} axes [0, 1] : tensor<4x4xf32> -> tensor<1x1xf32>
   %3 = lazy.reduce_max %a axes [0, 1] : tensor<4x4xf32> -> tensor<1x1xf32>
+  // A merged double reduce lists its outer axes first.
+  // CHECK: lazy.reduce_sum %{{.*}} axes [1, 0] : tensor<4x4xf32> -> tensor<1x1xf32>
+  %4 = lazy.reduce_sum %a axes [1, 0] : tensor<4x4xf32> -> tensor<1x1xf32>
   return
 }
 

@@ -32,6 +32,7 @@ void LazyDialect::initialize() {
 #include "lazy/Dialect/Lazy/IR/LazyOps.cpp.inc"
       >();
   registerAttributes();
+  registerTypes();
 }
 
 bool mlir::lazy::hasValidEncoding(Type type) {
@@ -126,8 +127,23 @@ LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
   // External functions have no body: there is no argument to look at.
   Region &region = op->getRegion(regionIndex);
   if (!region.empty() &&
-      !isa<RankedTensorType>(region.front().getArgument(argIndex).getType()))
+      !isa<RankedTensorType, BufferType>(
+          region.front().getArgument(argIndex).getType()))
     return op->emitOpError() << "argument #" << argIndex << ": '" << name
-                             << "' needs a tensor argument";
+                             << "' needs a tensor or buffer argument";
+  return success();
+}
+
+LogicalResult LazyDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned regionIndex,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != kResultViewAttrName)
+    return op->emitOpError() << "unknown lazy result attribute '" << name
+                             << "'";
+  if (!isa<ShapeTrackerAttr>(attr.getValue()))
+    return op->emitOpError() << "result #" << resultIndex << ": '" << name
+                             << "' must be a #lazy.st";
   return success();
 }

@@ -54,12 +54,16 @@ def Lazy_Dialect : Dialect {
     locations: `loc("__add__")`.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes (in LazyAttrs.cpp, where their storage is
     /// defined).
     void registerAttributes();
+    /// Registers the types (in LazyTypes.cpp).
+    void registerTypes();
 
     /// Discardable attribute names owned by the dialect.
     static constexpr ::llvm::StringLiteral kBufferAttrName = "lazy.buffer";
@@ -69,6 +73,9 @@ def Lazy_Dialect : Dialect {
     /// Scheduling decisions, written by lazy-mark-realize and lazy-group.
     static constexpr ::llvm::StringLiteral kRealizeAttrName = "lazy.realize";
     static constexpr ::llvm::StringLiteral kGroupAttrName = "lazy.group";
+    /// On a scheduled function's result: the view of its buffer.
+    static constexpr ::llvm::StringLiteral kResultViewAttrName =
+        "lazy.result_view";
     static constexpr ::llvm::StringLiteral kForcedRealizeAttrName =
         "lazy.forced_realize";
     static constexpr ::llvm::StringLiteral kDefaultDeviceAttrName =

@@ -5,6 +5,12 @@
 
 #include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+#include "lazy/Dialect/Lazy/IR/LazyTypes.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

@@ -299,8 +299,9 @@ class Lazy_ReduceOp<string mnemonic, string tinygradName>
 
 def Lazy_ReduceSumOp : Lazy_ReduceOp<"reduce_sum", "SUM"> {
   let description = [{
-    Sums over `axes` (sorted, distinct, in range); reduced dimensions are kept
-    with size 1.
+    Sums over `axes` (distinct, in range; sorted in graphs, while a kernel's
+    merged double reduce lists the outer reduce's axes first); reduced
+    dimensions are kept with size 1.
     ```mlir
     %s = lazy.reduce_sum %x axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
     ```
@@ -308,8 +309,8 @@ def Lazy_ReduceSumOp : Lazy_ReduceOp<"reduce_sum", "SUM"> {
 }
 def Lazy_ReduceMaxOp : Lazy_ReduceOp<"reduce_max", "MAX"> {
   let description = [{
-    Maximum over `axes` (sorted, distinct, in range); reduced dimensions are
-    kept with size 1.
+    Maximum over `axes` (distinct, in range); reduced dimensions are kept
+    with size 1.
     ```mlir
     %m = lazy.reduce_max %x axes [0, 1] : tensor<4x4xf32> -> tensor<1x1xf32>
     ```
@@ -547,5 +548,7 @@ def Lazy_ViewOp : Lazy_MovementOp<"view", "a LazyBuffer view"> {
   let assemblyFormat =
       "$src `as` $tracker attr-dict `:` type($src) `->` type($result)";
 }
+
+include "lazy/Dialect/Lazy/IR/LazyScheduleOps.td"
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYOPS_TD

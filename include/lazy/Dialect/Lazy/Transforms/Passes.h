@@ -12,6 +12,9 @@ namespace mlir::lazy {
 #define GEN_PASS_DECL
 #include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
 
+/// Registers the `lazy-schedule` pipeline (all scheduler passes).
+void registerSchedulePipeline();
+
 #define GEN_PASS_REGISTRATION
 #include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
 

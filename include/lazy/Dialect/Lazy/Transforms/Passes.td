@@ -105,4 +105,54 @@ def LazyGroup : Pass<"lazy-group", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
+def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
+  let summary = "Outline each group into a lazy.kernel (tinygrad's ASTs)";
+  let description = [{
+    tinygrad 0.9.2's `_lower_lazybuffer` (scheduler spec §2.7), for every
+    function grouped by `lazy-group`. Each group becomes one item of an
+    unordered `lazy.schedule` (in group order), and each kernel item a
+    `lazy.kernel` symbol:
+
+    1. copy, custom, empty and buffer_view groups become `lazy.ext` items
+       reading their sources' bases;
+    2. movement ops on a reduce's output are pushed into its input (the
+       reduced axes move last), and a reduce reading a view of the same kind
+       of reduce merges with it into one reduce (its axes first);
+    3. reduce inputs are padded (masked) to a common size per dimension;
+    4. every output is stored in the reduce space of the last reduce (or in
+       its own shape), through an assign's view when it has one;
+    5. buffers are numbered outputs first, then inputs in first-use order;
+       an assign target is read through its output slot, which requires an
+       identity-like view ("self operand of augmented assign must be
+       contiguous" otherwise);
+    6. realized buffers of other items become loads, consts become views
+       of a const.
+
+    The function's arguments and results become `!lazy.buffer`s; a result
+    that is a view of its buffer keeps the view as `lazy.result_view`.
+  }];
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
+def LazyToposort : Pass<"lazy-toposort", "::mlir::func::FuncOp"> {
+  let summary = "Order a lazy.schedule (tinygrad's BFS) and inline it";
+  let description = [{
+    tinygrad 0.9.2's ordering (scheduler spec §2.8). Items are visited in
+    their prescheduled order:
+
+    1. data edges: an item runs after each distinct item producing one of
+       its inputs;
+    2. assign edges: an item reading a buffer that another item assigns
+       runs before that assign (the assign is entered into the order when
+       first named by such an edge);
+    3. a breadth-first traversal from the items with no incoming edge emits
+       the order; items left over mean a cycle, reported with the kernels
+       involved.
+
+    The ordered items replace the `lazy.schedule` op in the function, each
+    allocation placed just before its first user.
+  }];
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
 #endif // LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_TD

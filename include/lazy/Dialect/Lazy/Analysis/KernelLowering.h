@@ -1,0 +1,62 @@
+//===- KernelLowering.h - tinygrad's _lower_lazybuffer ------------*- C++ -*-===//
+//
+// Builds the AST of one schedule item from an output group (scheduler spec
+// §2.7): movement ops pushed through reduces, double reduces merged, reduce
+// inputs padded to a common shape, stores in reduce space, outputs numbered
+// 0..n-1 and inputs n.. in first-use order, assign targets loaded through
+// their output slot. The AST is plain data; FormKernels turns it into a
+// lazy.kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_DIALECT_LAZY_ANALYSIS_KERNELLOWERING_H
+#define LAZY_DIALECT_LAZY_ANALYSIS_KERNELLOWERING_H
+
+#include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
+
+namespace mlir::lazy {
+
+/// One node of a kernel AST (a tinygrad LazyOp). Nodes are stored in
+/// post-order, so sources always precede their users.
+struct AstNode {
+  enum class Kind { Load, Const, Compute, Reduce };
+  Kind kind = Kind::Compute;
+  /// The graph node this came from: the loaded buffer, the const, or the
+  /// op computed (Compute, Reduce).
+  NodeId source = -1;
+  /// Load and Const: the ShapeTracker they read through.
+  ::lazy::st::ShapeTracker view;
+  /// Load: the MemBuffer index (outputs first, then inputs).
+  int64_t buffer = -1;
+  llvm::SmallVector<int32_t, 3> srcs;
+  /// Reduce: the axes (a merged double reduce lists the outer axes first).
+  std::vector<int64_t> axes;
+  /// The shape of the node's value.
+  std::vector<int64_t> shape;
+};
+
+/// A schedule item before ordering (tinygrad's LBScheduleItem).
+struct ScheduleItem {
+  /// False for EXT items (copy, custom, empty, buffer_view).
+  bool isKernel = true;
+  std::vector<NodeId> outputs;
+  std::vector<NodeId> inputs;
+  // Kernels only:
+  std::vector<AstNode> nodes;
+  /// One store per output: the value node and the store's ShapeTracker.
+  std::vector<std::pair<int32_t, ::lazy::st::ShapeTracker>> stores;
+  /// Computed nodes in tinygrad's cache order (their locations are the
+  /// kernel's metadata).
+  std::vector<NodeId> computed;
+};
+
+/// Lowers one output group. Errors (tinygrad's assertions and the
+/// "self operand of augmented assign must be contiguous" error) are
+/// reported at the offending op.
+FailureOr<ScheduleItem> lowerGroup(const LazyGraph &graph,
+                                   const NodeSet &realizes,
+                                   ArrayRef<NodeId> group);
+
+} // namespace mlir::lazy
+
+#endif // LAZY_DIALECT_LAZY_ANALYSIS_KERNELLOWERING_H

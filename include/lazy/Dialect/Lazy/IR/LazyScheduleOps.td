@@ -1,0 +1,194 @@
+//===- LazyScheduleOps.td - schedule-level lazy ops ----------*- tablegen -*-===//
+//
+// The schedule level: self-contained kernels (`lazy.kernel`, whose bodies
+// load and store buffers through ShapeTrackers) and the straight-line
+// scheduled program that allocates buffers and runs kernels and EXT items
+// (`lazy.alloc`, `lazy.launch`, `lazy.ext`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_DIALECT_LAZY_IR_LAZYSCHEDULEOPS_TD
+#define LAZY_DIALECT_LAZY_IR_LAZYSCHEDULEOPS_TD
+
+include "lazy/Dialect/Lazy/IR/LazyTypes.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Lazy_KernelOp : Op<Lazy_Dialect, "kernel", [
+    FunctionOpInterface, IsolatedFromAbove, SingleBlock, NoTerminator,
+    DeclareOpInterfaceMethods<OpAsmOpInterface,
+                              ["getAsmBlockArgumentNames"]>]> {
+  let summary = "one fused kernel: a self-contained AST over buffers";
+  let description = [{
+    tinygrad's `KERNEL` LazyOp. The arguments are buffers, outputs first
+    (`num_outputs` of them), then inputs, in tinygrad's MemBuffer numbering.
+    The body loads buffers and consts through ShapeTrackers, computes with
+    the graph's elementwise and reduce ops on tensors, and stores each output
+    once (`lazy.store`, in output order). `metadata` names what was fused
+    (tinygrad's Metadata).
+
+    ```mlir
+    lazy.kernel @k0(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>)
+        attributes {num_outputs = 1 : i64, metadata = ["sum"]} {
+      %0 = lazy.load %in0 as <[(4, 4):(4, 1)]> : !lazy.buffer<16xf32> -> tensor<4x4xf32>
+      %1 = lazy.reduce_sum %0 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+      lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<StrAttr>:$sym_visibility,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       I64Attr:$num_outputs,
+                       OptionalAttr<StrArrayAttr>:$metadata);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+  }];
+}
+
+def Lazy_LoadOp : Lazy_Op<"load", [Pure]> {
+  let summary = "BufferOps.LOAD: read a kernel buffer through a ShapeTracker";
+  let description = [{
+    Reads the buffer (a kernel argument) through `view`, whose first view
+    indexes the buffer; masked elements read 0. The result has the view's
+    shape.
+    ```mlir
+    %0 = lazy.load %in0 as <[(4, 4):(1, 4)]> : !lazy.buffer<16xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_BufferType:$buffer, Lazy_ShapeTrackerAttr:$view);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat =
+      "$buffer `as` $view attr-dict `:` qualified(type($buffer)) `->` "
+      "type($result)";
+  let hasVerifier = 1;
+}
+
+def Lazy_StoreOp : Lazy_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "BufferOps.STORE: write a kernel output through a ShapeTracker";
+  let description = [{
+    Writes `value` (shaped like `view`) into the output buffer through
+    `view`.
+    ```mlir
+    lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$value, Lazy_BufferType:$buffer,
+                       Lazy_ShapeTrackerAttr:$view);
+  let assemblyFormat = [{
+    $value `,` $buffer `as` $view attr-dict `:` type($value) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Lazy_AllocOp : Lazy_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "a new buffer of the scheduled program";
+  let description = [{
+    ```mlir
+    %b = lazy.alloc : !lazy.buffer<16xf32>
+    ```
+  }];
+  let results = (outs Lazy_BufferType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def Lazy_LaunchOp : Lazy_Op<"launch", [
+    AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "run a kernel: one tinygrad ScheduleItem with a KERNEL ast";
+  let description = [{
+    Runs `kernel` with `outs` as its output buffers and `ins` as its inputs.
+    The results are the output buffers after the kernel ran: later readers
+    use them, while readers of an operand see its contents before (an
+    assign writes into its target's buffer, so readers of the old contents
+    must run first).
+    ```mlir
+    %r = lazy.launch @k0 outs(%b : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<16xf32>)
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel,
+                       Variadic<Lazy_BufferType>:$outs,
+                       Variadic<Lazy_BufferType>:$ins);
+  let results = (outs Variadic<Lazy_BufferType>:$results);
+  let assemblyFormat = [{
+    $kernel `outs` `(` $outs `:` type($outs) `)`
+    (`ins` `(` $ins^ `:` type($ins) `)`)? attr-dict
+  }];
+}
+
+def Lazy_ExtOp : Lazy_Op<"ext", [
+    AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "a non-kernel ScheduleItem (tinygrad's EXT): copy, custom, "
+                "empty or view";
+  let description = [{
+    tinygrad's `EXT` items: `copy` (the output buffer receives the input
+    buffer's bytes, on another device), `custom` (a host function fills the
+    output; `arg` is its name), `empty` (allocate only) and `view` (the
+    output is a sub-buffer of the input).
+    ```mlir
+    %d = lazy.ext "copy" outs(%b : !lazy.buffer<4xf32, #lazy.device<"CUDA">>) ins(%a : !lazy.buffer<4xf32>)
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Variadic<Lazy_BufferType>:$outs,
+                       Variadic<Lazy_BufferType>:$ins,
+                       OptionalAttr<AnyAttr>:$arg);
+  let results = (outs Variadic<Lazy_BufferType>:$results);
+  let assemblyFormat = [{
+    $kind `outs` `(` $outs `:` type($outs) `)`
+    (`ins` `(` $ins^ `:` type($ins) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Lazy_ScheduleOp : Lazy_Op<"schedule", [
+    SingleBlock,
+    DeclareOpInterfaceMethods<RegionKindInterface>]> {
+  let summary = "an unordered schedule: items and their buffers";
+  let description = [{
+    The schedule before ordering: a graph region holding the allocations,
+    launches and EXT items in tinygrad's prescheduled order, where an item
+    may use a buffer that a later item produces. `lazy-toposort` orders it
+    (tinygrad's BFS, with assign ordering and cycle detection) and inlines
+    it into the enclosing function. The yielded buffers are the results.
+    ```mlir
+    %r = lazy.schedule -> !lazy.buffer<4xf32> {
+      %b = lazy.alloc : !lazy.buffer<4xf32>
+      %o = lazy.launch @k0 outs(%b : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<16xf32>)
+      lazy.yield %o : !lazy.buffer<4xf32>
+    }
+    ```
+  }];
+  let results = (outs Variadic<Lazy_BufferType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`->` type($results)^)? attr-dict-with-keyword $body
+  }];
+}
+
+def Lazy_YieldOp : Lazy_Op<"yield", [Pure, Terminator, ReturnLike,
+                                     HasParent<"ScheduleOp">]> {
+  let summary = "the buffers a lazy.schedule produces";
+  let arguments = (ins Variadic<Lazy_BufferType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // LAZY_DIALECT_LAZY_IR_LAZYSCHEDULEOPS_TD

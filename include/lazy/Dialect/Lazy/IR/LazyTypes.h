@@ -1,0 +1,13 @@
+//===- LazyTypes.h - lazy dialect types --------------------------*- C++ -*-===//
+
+#ifndef LAZY_DIALECT_LAZY_IR_LAZYTYPES_H
+#define LAZY_DIALECT_LAZY_IR_LAZYTYPES_H
+
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Types.h"
+
+#define GET_TYPEDEF_CLASSES
+#include "lazy/Dialect/Lazy/IR/LazyTypes.h.inc"
+
+#endif // LAZY_DIALECT_LAZY_IR_LAZYTYPES_H

@@ -1,0 +1,513 @@
+//===- KernelLowering.cpp - tinygrad's _lower_lazybuffer ------------------===//
+//
+// Ports _lower_lazybuffer, _recurse_reduceops and _recursive_lazyop of
+// tinygrad 0.9.2 (scheduler spec §2.7). tinygrad recurses on (buffer, view)
+// pairs; here both walks keep explicit stacks that visit sources in order,
+// so reduce_info, the input numbering and the cache fill in tinygrad's
+// order. Every tinygrad assertion on the way becomes a located error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/Analysis/KernelLowering.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include <unordered_map>
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+namespace {
+
+struct NodeView {
+  NodeId node;
+  st::ShapeTracker view;
+  bool operator==(const NodeView &o) const {
+    return node == o.node && view == o.view;
+  }
+};
+struct NodeViewHash {
+  size_t operator()(const NodeView &k) const {
+    return st::hashValue(k.view) * 31 + size_t(k.node);
+  }
+};
+
+struct ReduceInfo {
+  st::ShapeTracker input;
+  std::vector<int64_t> axes;
+};
+
+/// tinygrad's reduce_info: an insertion-ordered map.
+class ReduceInfoMap {
+public:
+  ReduceInfo *find(const NodeView &key) {
+    auto it = index.find(key);
+    return it == index.end() ? nullptr : &entries[it->second].second;
+  }
+  void set(const NodeView &key, ReduceInfo value) {
+    auto [it, inserted] = index.insert({key, entries.size()});
+    if (inserted)
+      entries.push_back({key, std::move(value)});
+    else
+      entries[it->second].second = std::move(value);
+  }
+  bool empty() const { return entries.empty(); }
+  std::vector<std::pair<NodeView, ReduceInfo>> entries;
+
+private:
+  std::unordered_map<NodeView, size_t, NodeViewHash> index;
+};
+
+std::vector<int64_t> reduceShape(const std::vector<int64_t> &shape,
+                                 ArrayRef<int64_t> axes) {
+  std::vector<int64_t> out = shape;
+  for (int64_t a : axes)
+    out[a] = 1;
+  return out;
+}
+
+std::vector<int64_t> axesOf(const LazyNode &n) {
+  ArrayRef<int64_t> axes =
+      n.kind == NodeOp::ReduceSum ? cast<ReduceSumOp>(n.op).getAxes()
+                                  : cast<ReduceMaxOp>(n.op).getAxes();
+  return std::vector<int64_t>(axes.begin(), axes.end());
+}
+
+class Lowering {
+public:
+  Lowering(const LazyGraph &g, const NodeSet &realizes, ArrayRef<NodeId> group)
+      : g(g), realizes(realizes), group(group.begin(), group.end()) {
+    for (auto [i, out] : llvm::enumerate(group))
+      if (g.node(out).kind == NodeOp::Assign)
+        assignTargets[g.node(out).srcs[1]] = int64_t(i);
+  }
+
+  FailureOr<ScheduleItem> run();
+
+private:
+  bool inGroup(NodeId n) const { return llvm::is_contained(group, n); }
+  /// A leaf: realized, or realized by another item.
+  bool isLeaf(NodeId base) const {
+    return g.node(base).isRealized() ||
+           (realizes.contains(base) && !inGroup(base));
+  }
+  InFlightDiagnostic error(NodeId n) {
+    const LazyNode &node = g.node(n);
+    return node.op ? node.op->emitOpError()
+                   : g.function().emitError();
+  }
+  /// Reshapes `tracker` or reports that tinygrad would fail here.
+  FailureOr<st::ShapeTracker> reshape(NodeId at, const st::ShapeTracker &t,
+                                      const std::vector<int64_t> &shape) {
+    std::string problem = st::checkReshape(t.shape(), shape);
+    if (!problem.empty())
+      return error(at) << "cannot be lowered into a kernel (tinygrad fails "
+                          "here too): "
+                       << problem;
+    return t.reshape(shape);
+  }
+
+  LogicalResult recurseReduceops(NodeId out);
+  LogicalResult padReduces();
+  FailureOr<int32_t> lowerValue(NodeId out, const st::ShapeTracker &view);
+  FailureOr<std::optional<NodeView>> finishReduce(NodeId buf,
+                                                  const st::ShapeTracker &view,
+                                                  st::ShapeTracker input,
+                                                  std::optional<NodeView> top);
+  int32_t addNode(AstNode node) {
+    item.nodes.push_back(std::move(node));
+    return int32_t(item.nodes.size() - 1);
+  }
+
+  const LazyGraph &g;
+  const NodeSet &realizes;
+  std::vector<NodeId> group;
+  llvm::DenseMap<NodeId, int64_t> assignTargets; // target -> output index
+  ReduceInfoMap reduceInfo;
+  std::unordered_map<NodeView, std::optional<NodeView>, NodeViewHash>
+      reduceMemo;
+  std::unordered_map<NodeView, int32_t, NodeViewHash> cache;
+  llvm::MapVector<NodeId, int64_t> inputs;
+  ScheduleItem item;
+};
+
+//===----------------------------------------------------------------------===//
+// _recurse_reduceops
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::optional<NodeView>>
+Lowering::finishReduce(NodeId buf, const st::ShapeTracker &view,
+                       st::ShapeTracker input, std::optional<NodeView> top) {
+  const LazyNode &n = g.node(buf);
+  std::vector<int64_t> axes = axesOf(n);
+  if (!view.contiguous()) {
+    // Push the movement op on the reduce's output into its input: permute
+    // the reduced axes last and extend every view with them.
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < int64_t(input.shape().size()); ++i)
+      if (!llvm::is_contained(axes, i))
+        perm.push_back(i);
+    perm.insert(perm.end(), axes.begin(), axes.end());
+    st::ShapeTracker permuted = input.permute(perm);
+    std::vector<int64_t> rshape(permuted.shape().end() - axes.size(),
+                                permuted.shape().end());
+    int64_t prshape = st::prod(rshape);
+    std::vector<int64_t> rstrides = st::stridesForShape(rshape);
+    st::ShapeTracker extended;
+    for (const st::View &v : view.views) {
+      std::vector<int64_t> shape = v.shape, strides;
+      shape.insert(shape.end(), rshape.begin(), rshape.end());
+      for (int64_t s : v.strides)
+        strides.push_back(s * prshape);
+      strides.insert(strides.end(), rstrides.begin(), rstrides.end());
+      std::optional<st::Mask> mask;
+      if (v.mask) {
+        mask = *v.mask;
+        for (int64_t s : rshape)
+          mask->push_back({0, s});
+      }
+      extended.views.push_back(
+          st::View::create(shape, strides, v.offset * prshape, mask));
+    }
+    input = permuted + extended;
+    int64_t rank = int64_t(input.shape().size());
+    axes.clear();
+    for (int64_t i = rank - int64_t(rshape.size()); i < rank; ++i)
+      axes.push_back(i);
+  } else if (top) {
+    ReduceInfo topInfo = *reduceInfo.find(*top);
+    NodeId src = n.srcs[0];
+    if (!g.node(src).isBase() && g.baseOf(src) == top->node &&
+        g.node(top->node).kind == n.kind) {
+      // Merge this reduce into the one it reads (a double reduce).
+      st::ShapeTracker merged = top->view + view;
+      std::vector<int64_t> newAxes = axes;
+      newAxes.insert(newAxes.end(), topInfo.axes.begin(), topInfo.axes.end());
+      FailureOr<st::ShapeTracker> key =
+          reshape(buf, merged, reduceShape(topInfo.input.shape(), newAxes));
+      if (failed(key))
+        return failure();
+      reduceInfo.set({top->node, *key}, {topInfo.input, newAxes});
+      return std::optional<NodeView>();
+    }
+    std::vector<int64_t> shape = topInfo.input.shape();
+    for (int64_t a : topInfo.axes)
+      shape[a] = 1;
+    FailureOr<st::ShapeTracker> reshaped = reshape(buf, input, shape);
+    if (failed(reshaped))
+      return failure();
+    input = *reshaped;
+  }
+  FailureOr<st::ShapeTracker> key =
+      reshape(buf, view, reduceShape(input.shape(), axes));
+  if (failed(key))
+    return failure();
+  reduceInfo.set({buf, *key}, {input, axes});
+  return std::optional<NodeView>(NodeView{buf, *key});
+}
+
+LogicalResult Lowering::recurseReduceops(NodeId out) {
+  struct Frame {
+    NodeId buf;
+    st::ShapeTracker view;  // resolved to the base
+    st::ShapeTracker input; // what the sources are read with
+    unsigned next = 0;
+    std::optional<NodeView> top;
+  };
+  std::vector<Frame> stack;
+  std::optional<NodeView> returned;
+
+  // Starts a call; returns true when it pushed a frame, false when the
+  // result is already in `returned`.
+  auto call = [&](NodeId buf, st::ShapeTracker view) {
+    returned.reset();
+    if (isLeaf(g.baseOf(buf)))
+      return false;
+    if (!g.node(buf).isBase()) {
+      view = g.node(buf).tracker + view;
+      buf = g.baseOf(buf);
+    }
+    auto memo = reduceMemo.find({buf, view});
+    if (memo != reduceMemo.end()) {
+      returned = memo->second;
+      return false;
+    }
+    const LazyNode &n = g.node(buf);
+    st::ShapeTracker input =
+        n.isReduce() ? st::ShapeTracker::fromShape(g.node(n.srcs[0]).shape)
+                     : view;
+    stack.push_back({buf, std::move(view), std::move(input), 0, {}});
+    return true;
+  };
+
+  if (!call(out, g.node(out).tracker))
+    return success();
+  bool pending = false; // a child frame just returned into `returned`
+  while (!stack.empty()) {
+    Frame &f = stack.back();
+    if (pending) {
+      if (returned)
+        f.top = returned;
+      pending = false;
+    }
+    const LazyNode &n = g.node(f.buf);
+    if (f.next < n.srcs.size()) {
+      NodeId src = n.srcs[f.next++];
+      if (call(src, f.input))
+        continue; // stack grew; the child's result arrives later
+      if (returned)
+        stack.back().top = returned;
+      continue;
+    }
+    Frame done = std::move(stack.back());
+    stack.pop_back();
+    std::optional<NodeView> result = done.top;
+    if (n.isReduce()) {
+      FailureOr<std::optional<NodeView>> r =
+          finishReduce(done.buf, done.view, done.input, done.top);
+      if (failed(r))
+        return failure();
+      result = *r;
+    } else {
+      reduceMemo[{done.buf, done.view}] = result;
+    }
+    returned = result;
+    pending = true;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Padding reduces to a common shape
+//===----------------------------------------------------------------------===//
+
+LogicalResult Lowering::padReduces() {
+  if (reduceInfo.empty())
+    return success();
+  size_t rank = SIZE_MAX;
+  for (auto &[key, info] : reduceInfo.entries)
+    rank = std::min(rank, info.input.shape().size());
+  for (size_t i = 0; i < rank; ++i) {
+    std::vector<int64_t> dims;
+    for (auto &[key, info] : reduceInfo.entries)
+      if (!llvm::is_contained(dims, info.input.shape()[i]))
+        dims.push_back(info.input.shape()[i]);
+    llvm::sort(dims);
+    if (dims.size() == 1 || (dims.size() == 2 && dims[0] == 1))
+      continue;
+    int64_t max = dims.back();
+    for (auto &[key, info] : reduceInfo.entries) {
+      int64_t dim = info.input.shape()[i];
+      if (dim <= 1 || dim == max)
+        continue;
+      // tinygrad pads with i + 1 (begin, end) pairs, which only fits when
+      // this is the input's last dimension; otherwise it fails an assert.
+      if (info.input.shape().size() != i + 1)
+        return error(key.node) << "cannot pad the reduce inputs of one "
+                                  "kernel to a common shape (tinygrad fails "
+                                  "here too)";
+      st::Mask pad(i + 1, {0, 0});
+      pad[i] = {0, max - dim};
+      info.input = info.input.pad(pad);
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// _recursive_lazyop
+//===----------------------------------------------------------------------===//
+
+FailureOr<int32_t> Lowering::lowerValue(NodeId out,
+                                        const st::ShapeTracker &outView) {
+  struct Frame {
+    NodeId buf;
+    st::ShapeTracker view;     // resolved to the base
+    st::ShapeTracker srcView;  // what the sources are lowered with
+    const ReduceInfo *rinfo = nullptr;
+    unsigned next = 0;
+    llvm::SmallVector<int32_t, 3> srcs;
+  };
+  std::vector<Frame> stack;
+  int32_t returned = -1;
+
+  // Starts lowering (buf, view); returns true if a frame was pushed,
+  // otherwise sets `returned` (or fails).
+  auto call = [&](NodeId buf, st::ShapeTracker view) -> FailureOr<bool> {
+    if (!g.node(buf).isBase()) {
+      view = g.node(buf).tracker + view;
+      buf = g.baseOf(buf);
+    }
+    auto hit = cache.find({buf, view});
+    if (hit != cache.end()) {
+      returned = hit->second;
+      return false;
+    }
+    const LazyNode &n = g.node(buf);
+    if (isLeaf(buf)) {
+      st::ShapeTracker simple = view.simplify();
+      AstNode leaf;
+      leaf.source = buf;
+      leaf.shape = simple.shape();
+      if (n.kind == NodeOp::Const) {
+        leaf.kind = AstNode::Kind::Const;
+        leaf.view = std::move(simple);
+        returned = addNode(std::move(leaf));
+        return false;
+      }
+      leaf.kind = AstNode::Kind::Load;
+      auto target = assignTargets.find(buf);
+      if (target != assignTargets.end()) {
+        // The old contents of an assign target meet the new ones only
+        // through an identity-like view.
+        bool ok = simple.contiguous();
+        if (!ok && simple.views.size() == 1 && simple.views[0].mask) {
+          const st::Mask &mask = *simple.views[0].mask;
+          ok = st::ShapeTracker::fromShape(simple.shape()).shrink(mask) ==
+               simple.shrink(mask);
+        }
+        if (!ok) {
+          error(group[target->second])
+              << "self operand of augmented assign must be contiguous; "
+                 "help: read it through .contiguous() (a += a.T becomes "
+                 "a += a.T.contiguous())";
+          return failure();
+        }
+        leaf.buffer = target->second;
+      } else {
+        auto [it, inserted] = inputs.insert({buf, int64_t(inputs.size())});
+        leaf.buffer = int64_t(group.size()) + it->second;
+      }
+      leaf.view = std::move(simple);
+      returned = addNode(std::move(leaf));
+      return false;
+    }
+    Frame frame{buf, view, view, nullptr, 0, {}};
+    if (n.isReduce()) {
+      frame.rinfo = reduceInfo.find({buf, view});
+      if (frame.rinfo)
+        frame.srcView = frame.rinfo->input;
+    }
+    stack.push_back(std::move(frame));
+    return true;
+  };
+
+  FailureOr<bool> started = call(out, outView);
+  if (failed(started))
+    return failure();
+  if (!*started)
+    return returned;
+  bool pending = false;
+  while (!stack.empty()) {
+    Frame &f = stack.back();
+    if (pending) {
+      f.srcs.push_back(returned);
+      pending = false;
+    }
+    const LazyNode &n = g.node(f.buf);
+    if (f.next < n.srcs.size()) {
+      NodeId src = n.srcs[f.next++];
+      FailureOr<bool> pushed = call(src, f.srcView);
+      if (failed(pushed))
+        return failure();
+      if (!*pushed)
+        stack.back().srcs.push_back(returned);
+      continue;
+    }
+    Frame done = std::move(stack.back());
+    stack.pop_back();
+    int32_t result;
+    if (n.isReduce()) {
+      if (!done.rinfo) {
+        // Merged into the reduce below: its source must be that reduce.
+        const AstNode &below = item.nodes[done.srcs[0]];
+        if (below.kind != AstNode::Kind::Reduce ||
+            g.node(below.source).kind != n.kind)
+          return error(done.buf) << "cannot merge this reduce into the one "
+                                    "it reads (tinygrad fails here too)";
+        result = done.srcs[0];
+      } else {
+        AstNode node;
+        node.kind = AstNode::Kind::Reduce;
+        node.source = done.buf;
+        node.srcs = done.srcs;
+        node.axes = done.rinfo->axes;
+        node.shape = reduceShape(done.rinfo->input.shape(), node.axes);
+        result = addNode(std::move(node));
+        cache[{done.buf, done.view}] = result;
+        item.computed.push_back(done.buf);
+      }
+    } else if (n.kind == NodeOp::Contiguous || n.kind == NodeOp::Assign) {
+      if (!inGroup(done.buf))
+        return error(done.buf) << "must be an output of its kernel";
+      result = done.srcs[0];
+    } else {
+      AstNode node;
+      node.kind = AstNode::Kind::Compute;
+      node.source = done.buf;
+      node.srcs = done.srcs;
+      node.shape = done.view.shape();
+      result = addNode(std::move(node));
+      cache[{done.buf, done.view}] = result;
+      item.computed.push_back(done.buf);
+    }
+    returned = result;
+    pending = true;
+  }
+  return returned;
+}
+
+FailureOr<ScheduleItem> Lowering::run() {
+  item.outputs = group;
+  const LazyNode &first = g.node(group.front());
+  if (first.kind == NodeOp::Custom || first.kind == NodeOp::Copy ||
+      first.kind == NodeOp::Empty || first.kind == NodeOp::BufferView) {
+    item.isKernel = false;
+    for (NodeId src : first.srcs)
+      item.inputs.push_back(g.baseOf(src));
+    return item;
+  }
+
+  for (NodeId out : group)
+    if (failed(recurseReduceops(out)))
+      return failure();
+  if (failed(padReduces()))
+    return failure();
+
+  for (NodeId out : group) {
+    st::ShapeTracker outputView =
+        reduceInfo.empty()
+            ? st::ShapeTracker::fromShape(g.node(out).shape)
+            : st::ShapeTracker::fromShape(
+                  reduceShape(reduceInfo.entries.back().second.input.shape(),
+                              reduceInfo.entries.back().second.axes));
+    FailureOr<int32_t> value = lowerValue(out, outputView);
+    if (failed(value))
+      return failure();
+    const LazyNode &n = g.node(out);
+    if (n.kind == NodeOp::Assign)
+      if (ShapeTrackerAttr view = cast<AssignOp>(n.op).getViewAttr()) {
+        st::ShapeTracker assigned = view.getTracker();
+        if (assigned.shape() != n.shape)
+          return error(out) << "its view must not change the output shape";
+        FailureOr<st::ShapeTracker> reshaped =
+            reshape(out, assigned, outputView.shape());
+        if (failed(reshaped))
+          return failure();
+        outputView = *reshaped;
+      }
+    item.stores.push_back({*value, outputView.simplify()});
+  }
+  for (auto &[buf, number] : inputs)
+    item.inputs.push_back(buf);
+  return item;
+}
+
+} // namespace
+
+FailureOr<ScheduleItem> mlir::lazy::lowerGroup(const LazyGraph &graph,
+                                               const NodeSet &realizes,
+                                               ArrayRef<NodeId> group) {
+  Lowering lowering(graph, realizes, group);
+  return lowering.run();
+}

@@ -1,0 +1,195 @@
+//===- LazyScheduleOps.cpp - schedule-level lazy ops ----------------------===//
+//
+// Verifiers and syntax of lazy.kernel, lazy.load, lazy.store, lazy.launch
+// and lazy.ext.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildType = [](Builder &builder, ArrayRef<Type> argTypes,
+                      ArrayRef<Type> results,
+                      function_interface_impl::VariadicFlag, std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &printer) {
+  function_interface_impl::printFunctionOp(
+      printer, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+/// Names the buffers as tinygrad numbers MemBuffers: %out0.., %in0...
+void KernelOp::getAsmBlockArgumentNames(Region &region,
+                                        OpAsmSetValueNameFn setNameFn) {
+  if (region.empty())
+    return;
+  int64_t numOutputs = getNumOutputs();
+  for (BlockArgument arg : region.front().getArguments()) {
+    int64_t i = arg.getArgNumber();
+    setNameFn(arg, i < numOutputs ? "out" + std::to_string(i)
+                                  : "in" + std::to_string(i - numOutputs));
+  }
+}
+
+LogicalResult KernelOp::verify() {
+  if (!getFunctionType().getResults().empty())
+    return emitOpError("a kernel returns nothing: it stores into its "
+                       "output buffers");
+  for (auto [i, type] : llvm::enumerate(getFunctionType().getInputs()))
+    if (!isa<BufferType>(type))
+      return emitOpError() << "argument #" << i << " must be a !lazy.buffer";
+  int64_t numOutputs = getNumOutputs();
+  if (numOutputs < 1 || numOutputs > int64_t(getNumArguments()))
+    return emitOpError() << "num_outputs must be between 1 and the number "
+                            "of arguments ("
+                         << getNumArguments() << "), got " << numOutputs;
+  if (getBody().empty())
+    return emitOpError("a kernel needs a body");
+  // Each output is stored exactly once, in output order.
+  int64_t next = 0;
+  for (Operation &op : getBody().front()) {
+    if (!isa<LazyDialect>(op.getDialect()))
+      return op.emitOpError("is not allowed in a lazy.kernel");
+    if (isa<KernelOp, AllocOp, LaunchOp, ExtOp, EmptyOp, CopyOp, CustomOp,
+            AssignOp, ContiguousOp, BufferViewOp>(op))
+      return op.emitOpError("is a graph or schedule op; a kernel body only "
+                            "loads, computes and stores");
+    auto store = dyn_cast<StoreOp>(op);
+    if (!store)
+      continue;
+    auto arg = dyn_cast<BlockArgument>(store.getBuffer());
+    if (!arg || arg.getOwner() != &getBody().front() ||
+        int64_t(arg.getArgNumber()) != next)
+      return store.emitOpError() << "must store output #" << next
+                                 << " (stores follow output order)";
+    ++next;
+  }
+  if (next != numOutputs)
+    return emitOpError() << "stores " << next << " of its " << numOutputs
+                         << " outputs";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp / StoreOp
+//===----------------------------------------------------------------------===//
+
+/// The view's shape matches the tensor, its dtype the buffer's, and every
+/// valid element lies inside the buffer.
+static LogicalResult verifyBufferAccess(Operation *op, BufferType buffer,
+                                        RankedTensorType tensor,
+                                        ShapeTrackerAttr view) {
+  if (buffer.getElementType() != tensor.getElementType())
+    return op->emitOpError() << "tensor dtype " << tensor.getElementType()
+                             << " must equal the buffer dtype "
+                             << buffer.getElementType();
+  st::ShapeTracker tracker = view.getTracker();
+  if (ArrayRef<int64_t>(tracker.shape()) != tensor.getShape())
+    return op->emitOpError("the view's shape must equal the tensor's shape");
+  if (auto range = validIndexRange(tracker.views.front()))
+    if (range->first < 0 || range->second >= buffer.getSize())
+      return op->emitOpError() << "view reaches indices [" << range->first
+                               << ", " << range->second << "] outside the "
+                               << buffer.getSize()
+                               << " elements of the buffer";
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyBufferAccess(*this, getBuffer().getType(), getType(),
+                            getView());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyBufferAccess(*this, getBuffer().getType(),
+                            cast<RankedTensorType>(getValue().getType()),
+                            getView());
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchOp / ExtOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LaunchOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties properties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  const Properties *props = properties.as<Properties *>();
+  int32_t numOuts = props->operandSegmentSizes[0];
+  for (Value v : operands.take_front(numOuts))
+    inferred.push_back(v.getType());
+  return success();
+}
+
+LogicalResult
+LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel =
+      symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError() << "'" << getKernel()
+                         << "' does not name a lazy.kernel";
+  if (int64_t(getOuts().size()) != kernel.getNumOutputs() ||
+      getOuts().size() + getIns().size() != kernel.getNumArguments())
+    return emitOpError() << "passes " << getOuts().size() << " outputs and "
+                         << getIns().size() << " inputs to a kernel with "
+                         << kernel.getNumOutputs() << " outputs and "
+                         << kernel.getNumArguments() << " arguments";
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(getOperandTypes(), kernel.getArgumentTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError() << "operand #" << i << " has type "
+                           << std::get<0>(pair) << " but the kernel expects "
+                           << std::get<1>(pair);
+  return success();
+}
+
+LogicalResult ExtOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                      ValueRange operands, DictionaryAttr,
+                                      OpaqueProperties properties,
+                                      RegionRange,
+                                      SmallVectorImpl<Type> &inferred) {
+  const Properties *props = properties.as<Properties *>();
+  int32_t numOuts = props->operandSegmentSizes[0];
+  for (Value v : operands.take_front(numOuts))
+    inferred.push_back(v.getType());
+  return success();
+}
+
+LogicalResult ExtOp::verify() {
+  StringRef kind = getKind();
+  if (!llvm::is_contained({"copy", "custom", "empty", "view"}, kind))
+    return emitOpError() << "unknown EXT kind '" << kind
+                         << "'; expected copy, custom, empty or view";
+  if (getOuts().size() != 1)
+    return emitOpError("an EXT item writes exactly one buffer");
+  size_t expectedIns = kind == "copy" || kind == "view" ? 1 : 0;
+  if (kind != "custom" && getIns().size() != expectedIns)
+    return emitOpError() << "a '" << kind << "' item reads " << expectedIns
+                         << " buffer(s), got " << getIns().size();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScheduleOp
+//===----------------------------------------------------------------------===//
+
+RegionKind ScheduleOp::getRegionKind(unsigned) { return RegionKind::Graph; }

@@ -1,0 +1,402 @@
+//===- FormKernels.cpp - outline groups into kernels ----------------------===//
+//
+// lazy-form-kernels: tinygrad 0.9.2's _lower_lazybuffer (scheduler spec
+// §2.7) over the groups lazy-group marked. Rules:
+//   - copy, custom, empty and buffer_view groups become lazy.ext items that
+//     read their sources' bases;
+//   - every other group becomes a lazy.kernel whose AST KernelLowering
+//     builds: movement ops on a reduce's output pushed into its input,
+//     double reduces merged, reduce inputs padded to a common shape, stores
+//     in reduce space (through an assign's view), outputs numbered first and
+//     inputs in first-use order, assign targets read through their output;
+//   - the items form an unordered lazy.schedule in group order, which
+//     lazy-toposort orders; arguments and results become buffers, a result
+//     that is a view keeps it as `lazy.result_view`.
+// Structurally equal leaves (same buffer or const, same view) are emitted
+// once, as tinygrad's LazyOp equality would merge them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/Analysis/KernelLowering.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYFORMKERNELS
+#include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+namespace {
+
+DeviceAttr deviceOf(Value v) {
+  return dyn_cast_or_null<DeviceAttr>(
+      cast<RankedTensorType>(v.getType()).getEncoding());
+}
+
+BufferType bufferTypeOf(const LazyNode &n) {
+  auto type = cast<RankedTensorType>(n.value.getType());
+  return BufferType::get(type.getContext(), type.getNumElements(),
+                         type.getElementType(), deviceOf(n.value));
+}
+
+RankedTensorType kernelTensor(ArrayRef<int64_t> shape, Type elementType) {
+  return RankedTensorType::get(shape, elementType);
+}
+
+/// The metadata name a location carries (tinygrad's Metadata), if any.
+std::optional<StringRef> metadataName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  return std::nullopt;
+}
+
+class KernelFormer {
+public:
+  KernelFormer(ModuleOp module, func::FuncOp func, unsigned &kernelCounter)
+      : module(module), func(func), kernelCounter(kernelCounter) {}
+
+  LogicalResult run();
+
+private:
+  KernelOp emitKernel(const LazyGraph &g, const ScheduleItem &item);
+  LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
+                              std::vector<std::vector<NodeId>> &groups);
+
+  ModuleOp module;
+  func::FuncOp func;
+  unsigned &kernelCounter;
+};
+
+LogicalResult
+KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
+                            std::vector<std::vector<NodeId>> &groups) {
+  SmallVector<std::pair<int64_t, NodeId>> marked;
+  std::map<int64_t, SmallVector<std::pair<int64_t, NodeId>>> byGroup;
+  for (NodeId id = 0; id < NodeId(g.size()); ++id) {
+    Operation *op = g.node(id).op;
+    if (!op)
+      continue;
+    auto position =
+        op->getAttrOfType<IntegerAttr>(LazyDialect::kRealizeAttrName);
+    auto group = op->getAttrOfType<IntegerAttr>(LazyDialect::kGroupAttrName);
+    if (group && !position)
+      return op->emitOpError("has a 'lazy.group' but no 'lazy.realize' "
+                             "mark; run lazy-mark-realize and lazy-group");
+    if (!position)
+      continue;
+    marked.push_back({position.getInt(), id});
+    if (group)
+      byGroup[group.getInt()].push_back({position.getInt(), id});
+  }
+  llvm::stable_sort(marked, llvm::less_first());
+  for (auto [position, id] : marked)
+    realizes.insert(id);
+  for (NodeId out : g.outputs()) {
+    NodeId base = g.baseOf(out);
+    const LazyNode &n = g.node(base);
+    if (n.isRealized())
+      continue;
+    if (!n.op->hasAttr(LazyDialect::kGroupAttrName) && !n.seen)
+      return n.op->emitOpError(
+          "is an output but belongs to no kernel; run lazy-mark-realize and "
+          "lazy-group first (an unrealized const output is never scheduled "
+          "by tinygrad)");
+  }
+  for (auto &[index, members] : byGroup) {
+    llvm::stable_sort(members, llvm::less_first());
+    std::vector<NodeId> group;
+    for (auto [position, id] : members)
+      group.push_back(id);
+    groups.push_back(std::move(group));
+  }
+  return success();
+}
+
+KernelOp KernelFormer::emitKernel(const LazyGraph &g,
+                                  const ScheduleItem &item) {
+  MLIRContext *ctx = func.getContext();
+  SmallVector<Type> argTypes;
+  for (NodeId out : item.outputs)
+    argTypes.push_back(bufferTypeOf(g.node(out)));
+  for (NodeId in : item.inputs)
+    argTypes.push_back(bufferTypeOf(g.node(in)));
+
+  OpBuilder moduleBuilder(func);
+  Location loc = g.node(item.outputs.front()).op->getLoc();
+  std::string name = (func.getSymName() + "_k" + Twine(kernelCounter++)).str();
+  auto kernel = KernelOp::create(
+      moduleBuilder, loc, moduleBuilder.getStringAttr(name),
+      TypeAttr::get(FunctionType::get(ctx, argTypes, {})),
+      /*sym_visibility=*/StringAttr(), /*arg_attrs=*/ArrayAttr(),
+      /*res_attrs=*/ArrayAttr(),
+      moduleBuilder.getI64IntegerAttr(int64_t(item.outputs.size())),
+      /*metadata=*/ArrayAttr());
+
+  // Metadata: the names of the computed ops, first occurrence first.
+  SmallVector<StringRef> names;
+  llvm::StringSet<> seenNames;
+  for (NodeId id : item.computed)
+    if (auto name = metadataName(g.node(id).op->getLoc()))
+      if (seenNames.insert(*name).second)
+        names.push_back(*name);
+  if (!names.empty())
+    kernel.setMetadataAttr(moduleBuilder.getStrArrayAttr(names));
+
+  Block *body = new Block();
+  kernel.getBody().push_back(body);
+  for (Type t : argTypes)
+    body->addArgument(t, loc);
+  OpBuilder b = OpBuilder::atBlockEnd(body);
+
+  // Only nodes the stores reach are emitted (an assign also lowers its
+  // target, whose load nothing uses).
+  std::vector<char> live(item.nodes.size(), 0);
+  for (auto &store : item.stores)
+    live[store.first] = 1;
+  for (size_t i = item.nodes.size(); i-- > 0;)
+    if (live[i])
+      for (int32_t src : item.nodes[i].srcs)
+        live[src] = 1;
+
+  std::vector<Value> values(item.nodes.size());
+  std::map<std::tuple<int, int64_t, size_t>, SmallVector<std::pair<int32_t, Value>>>
+      leaves; // structural dedup of loads and consts
+  for (auto [i, node] : llvm::enumerate(item.nodes)) {
+    if (!live[i])
+      continue;
+    const LazyNode &src = g.node(node.source);
+    Location nodeLoc = src.op ? src.op->getLoc() : loc;
+    Type elementType =
+        cast<RankedTensorType>(src.value.getType()).getElementType();
+    switch (node.kind) {
+    case AstNode::Kind::Load:
+    case AstNode::Kind::Const: {
+      auto key = std::make_tuple(int(node.kind),
+                                 node.kind == AstNode::Kind::Load
+                                     ? node.buffer
+                                     : int64_t(node.source),
+                                 st::hashValue(node.view));
+      Value found;
+      for (auto &[other, value] : leaves[key])
+        if (item.nodes[other].view == node.view)
+          found = value;
+      if (!found) {
+        auto viewAttr = ShapeTrackerAttr::get(ctx, node.view);
+        if (node.kind == AstNode::Kind::Load) {
+          found = LoadOp::create(b, nodeLoc,
+                                 kernelTensor(node.shape, elementType),
+                                 body->getArgument(node.buffer), viewAttr);
+        } else {
+          auto constOp = cast<ConstOp>(src.op);
+          Value c = ConstOp::create(b, nodeLoc,
+                                    kernelTensor(src.shape, elementType),
+                                    constOp.getValue());
+          found = ViewOp::create(b, nodeLoc,
+                                 kernelTensor(node.shape, elementType), c,
+                                 viewAttr);
+        }
+        leaves[key].push_back({int32_t(i), found});
+      }
+      values[i] = found;
+      break;
+    }
+    case AstNode::Kind::Reduce: {
+      auto type = kernelTensor(node.shape, elementType);
+      Value input = values[node.srcs[0]];
+      if (src.kind == NodeOp::ReduceSum)
+        values[i] = ReduceSumOp::create(b, nodeLoc, type, input,
+                                        b.getDenseI64ArrayAttr(node.axes));
+      else
+        values[i] = ReduceMaxOp::create(b, nodeLoc, type, input,
+                                        b.getDenseI64ArrayAttr(node.axes));
+      break;
+    }
+    case AstNode::Kind::Compute: {
+      OperationState state(nodeLoc, src.op->getName());
+      for (int32_t s : node.srcs)
+        state.addOperands(values[s]);
+      state.addTypes(kernelTensor(node.shape, elementType));
+      state.propertiesAttr = src.op->getPropertiesAsAttribute();
+      values[i] = b.create(state)->getResult(0);
+      break;
+    }
+    }
+  }
+  for (auto [i, store] : llvm::enumerate(item.stores))
+    StoreOp::create(b, loc, values[store.first], body->getArgument(i),
+                    ShapeTrackerAttr::get(ctx, store.second));
+  return kernel;
+}
+
+LogicalResult KernelFormer::run() {
+  FailureOr<LazyGraph> graph = LazyGraph::build(func);
+  if (failed(graph))
+    return failure();
+  const LazyGraph &g = *graph;
+  NodeSet realizes;
+  std::vector<std::vector<NodeId>> groups;
+  if (failed(collectGroups(g, realizes, groups)))
+    return failure();
+
+  std::vector<ScheduleItem> items;
+  for (const std::vector<NodeId> &group : groups) {
+    FailureOr<ScheduleItem> item = lowerGroup(g, realizes, group);
+    if (failed(item))
+      return failure();
+    items.push_back(std::move(*item));
+  }
+
+  MLIRContext *ctx = func.getContext();
+  Block &oldBody = func.getBody().front();
+  Location loc = func.getLoc();
+
+  // The new body: buffer arguments, one lazy.schedule, a return. It joins
+  // the function's region now and replaces the old body at the end.
+  Block *body = new Block();
+  func.getBody().push_back(body);
+  llvm::DenseMap<NodeId, Value> bufferOf;
+  for (BlockArgument arg : oldBody.getArguments()) {
+    NodeId id = g.idOf(arg);
+    bufferOf[id] = body->addArgument(bufferTypeOf(g.node(id)), arg.getLoc());
+  }
+  SmallVector<Type> resultTypes;
+  for (NodeId out : g.outputs())
+    resultTypes.push_back(bufferTypeOf(g.node(g.baseOf(out))));
+
+  OpBuilder b = OpBuilder::atBlockEnd(body);
+  auto schedule = ScheduleOp::create(b, loc, resultTypes);
+  Block *items_block = new Block();
+  schedule.getBody().push_back(items_block);
+  OpBuilder sb = OpBuilder::atBlockEnd(items_block);
+
+  // An item may read a buffer a later item produces (the region is a
+  // graph): such reads go through placeholders replaced at the end.
+  llvm::DenseMap<NodeId, Value> placeholders;
+  auto valueOf = [&](NodeId id) -> Value {
+    if (Value v = bufferOf.lookup(id))
+      return v;
+    Value &p = placeholders[id];
+    if (!p) {
+      OpBuilder pb = OpBuilder::atBlockBegin(items_block);
+      p = AllocOp::create(pb, loc, bufferTypeOf(g.node(id)));
+    }
+    return p;
+  };
+
+  for (const ScheduleItem &item : items) {
+    const LazyNode &first = g.node(item.outputs.front());
+    Location itemLoc = first.op->getLoc();
+    SmallVector<Value> outs, ins;
+    for (NodeId out : item.outputs) {
+      const LazyNode &n = g.node(out);
+      if (n.kind == NodeOp::Assign)
+        outs.push_back(bufferOf.lookup(n.srcs[1])); // writes its target
+      else
+        outs.push_back(AllocOp::create(sb, n.op->getLoc(), bufferTypeOf(n)));
+    }
+    for (NodeId in : item.inputs)
+      ins.push_back(valueOf(in));
+    Operation *op;
+    if (item.isKernel) {
+      KernelOp kernel = emitKernel(g, item);
+      op = LaunchOp::create(sb, itemLoc, SymbolRefAttr::get(kernel), outs, ins);
+    } else {
+      StringRef kind;
+      Attribute arg;
+      switch (first.kind) {
+      case NodeOp::Copy: {
+        kind = "copy";
+        const LazyNode &src = g.node(first.srcs[0]);
+        arg = sb.getI64IntegerAttr(src.size * src.itemSize); // nbytes
+        break;
+      }
+      case NodeOp::Custom:
+        kind = "custom";
+        arg = cast<CustomOp>(first.op).getCalleeAttr();
+        break;
+      case NodeOp::Empty:
+        kind = "empty";
+        break;
+      default:
+        kind = "view";
+        break;
+      }
+      auto ext = ExtOp::create(sb, itemLoc, sb.getStringAttr(kind), outs, ins,
+                               arg);
+      op = ext;
+    }
+    for (auto [out, result] : llvm::zip(item.outputs, op->getResults()))
+      bufferOf[out] = result;
+  }
+
+  SmallVector<Value> yielded;
+  for (NodeId out : g.outputs()) {
+    Value v = bufferOf.lookup(g.baseOf(out));
+    if (!v)
+      return g.node(g.baseOf(out)).op->emitOpError(
+          "is an output that no schedule item produces");
+    yielded.push_back(v);
+  }
+  YieldOp::create(sb, loc, yielded);
+  for (auto &[id, placeholder] : placeholders) {
+    Value real = bufferOf.lookup(id);
+    if (!real)
+      return g.node(id).op->emitOpError(
+          "is read by a kernel but no schedule item produces it");
+    placeholder.replaceAllUsesWith(real);
+    placeholder.getDefiningOp()->erase();
+  }
+  func::ReturnOp::create(b, loc, schedule.getResults());
+
+  // Results that are views of their buffer keep the view.
+  SmallVector<Attribute> resultAttrs;
+  for (NodeId out : g.outputs()) {
+    NamedAttrList attrs;
+    if (!g.node(out).isBase())
+      attrs.set(LazyDialect::kResultViewAttrName,
+                ShapeTrackerAttr::get(ctx, g.node(out).tracker));
+    resultAttrs.push_back(attrs.getDictionary(ctx));
+  }
+
+  // Swap in the new body and signature.
+  SmallVector<Type> argTypes(body->getArgumentTypes());
+  oldBody.dropAllDefinedValueUses();
+  oldBody.erase();
+  func.setFunctionType(FunctionType::get(ctx, argTypes, resultTypes));
+  func.setAllResultAttrs(resultAttrs);
+  return success();
+}
+
+struct LazyFormKernels final
+    : mlir::lazy::impl::LazyFormKernelsBase<LazyFormKernels> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Graph-level functions: tensors in and out, no schedule yet.
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+      if (!func.isExternal() &&
+          llvm::all_of(func.getArgumentTypes(), isTensor) &&
+          llvm::all_of(func.getResultTypes(), isTensor))
+        funcs.push_back(func);
+    }
+    unsigned counter = 0;
+    for (func::FuncOp func : funcs) {
+      KernelFormer former(module, func, counter);
+      if (failed(former.run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,62 @@
+//===- SchedulePipeline.cpp - the lazy-schedule pipeline ------------------===//
+//
+// lazy-schedule runs tinygrad 0.9.2's whole scheduler: lazy-fold-views,
+// lazy-mark-realize, lazy-group, lazy-form-kernels and lazy-toposort. Flags
+// given as options override the module's `lazy.flags`; flags not given keep
+// the module's value, else tinygrad's default.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+namespace {
+struct SchedulePipelineOptions
+    : public PassPipelineOptions<SchedulePipelineOptions> {
+  Option<bool> multiOutput{*this, "multi-output",
+                           llvm::cl::desc("MULTIOUTPUT (default true)")};
+  Option<bool> fuseConvBw{*this, "fuse-conv-bw",
+                          llvm::cl::desc("FUSE_CONV_BW (default false)")};
+  Option<bool> fuseArange{*this, "fuse-arange",
+                          llvm::cl::desc("FUSE_ARANGE (default false)")};
+};
+
+LogicalResult buildSchedulePipeline(OpPassManager &pm,
+                                    const SchedulePipelineOptions &options) {
+  // Only explicitly given flags are passed on, so that the module's
+  // lazy.flags decide the others.
+  std::string groupOptions;
+  auto add = [&](const SchedulePipelineOptions::Option<bool> &option,
+                 StringRef name) {
+    if (!option.hasValue())
+      return;
+    groupOptions += (groupOptions.empty() ? "" : " ") + name.str() + "=" +
+                    (option ? "true" : "false");
+  };
+  add(options.multiOutput, "multi-output");
+  add(options.fuseConvBw, "fuse-conv-bw");
+  add(options.fuseArange, "fuse-arange");
+  std::string pipeline = "func.func(lazy-fold-views,lazy-mark-realize,"
+                         "lazy-group{" +
+                         groupOptions +
+                         "}),lazy-form-kernels,func.func(lazy-toposort)";
+  return parsePassPipeline(pipeline, pm);
+}
+} // namespace
+
+void mlir::lazy::registerSchedulePipeline() {
+  PassPipelineRegistration<SchedulePipelineOptions>(
+      "lazy-schedule",
+      "tinygrad 0.9.2's scheduler: fold views, mark realizes, group, form "
+      "kernels, order",
+      [](OpPassManager &pm, const SchedulePipelineOptions &options) {
+        if (failed(buildSchedulePipeline(pm, options)))
+          llvm::report_fatal_error("lazy-schedule: bad pipeline");
+      });
+}
