@@ -155,4 +155,27 @@ def LazyToposort : Pass<"lazy-toposort", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
+def LazyPrintSchedule : Pass<"lazy-print-schedule", "::mlir::ModuleOp"> {
+  let summary = "Print scheduled functions in the canonical schedule text";
+  let description = [{
+    Writes every scheduled function to stdout in the canonical text form
+    that the differential harness also produces from tinygrad's own
+    schedule, one item per block:
+
+    ```
+    item 0 KERNEL outs=1 ins=2
+      n0 = LOAD 1 float [(4, 2):(1, 4) offset 4]
+      n1 = SUM (1,) n0
+      n2 = LOAD 2 float [(4, 1):(1, 0)]
+      n3 = ADD n1 n2
+      STORE 0 float [(4, 1):(1, 0)] n3
+    item 1 EXT COPY 64 outs=1 ins=1
+    ```
+
+    Nodes are numbered in depth-first post-order from the stores, operands
+    in order, structurally equal nodes once. Const values are printed as
+    Python prints them after rounding to their dtype. The IR is unchanged.
+  }];
+}
+
 #endif // LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_TD

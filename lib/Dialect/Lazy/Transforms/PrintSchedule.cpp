@@ -1,0 +1,253 @@
+//===- PrintSchedule.cpp - canonical text of a schedule -------------------===//
+//
+// lazy-print-schedule: prints each scheduled function's items in the
+// canonical text form shared with the differential harness (which prints
+// tinygrad's ScheduleItems the same way), so two schedules are identical
+// exactly when their texts are. Rules:
+//   - one `item <i> KERNEL outs=<n> ins=<m>` or `item <i> EXT <KIND> <arg>
+//     outs=1 ins=<m>` line per item, in order;
+//   - kernel nodes numbered in depth-first post-order from the stores,
+//     operands in order; structurally equal nodes are printed once;
+//   - dtypes by tinygrad's names, views as `#lazy.st` bodies, consts as
+//     Python prints the value rounded to its dtype.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYPRINTSCHEDULE
+#include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+namespace {
+
+std::string dtypeName(Type t) {
+  if (t.isInteger(1))
+    return "bool";
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    static const char *names[] = {"char", "short", "int", "long"};
+    unsigned k = i.getWidth() == 8 ? 0 : i.getWidth() == 16 ? 1
+                                     : i.getWidth() == 32   ? 2
+                                                            : 3;
+    return (i.isUnsigned() ? "unsigned " : "") + std::string(names[k]);
+  }
+  if (t.isF16())
+    return "half";
+  if (t.isBF16())
+    return "__bf16";
+  if (t.isF32())
+    return "float";
+  return "double";
+}
+
+/// Python's repr of a float: shortest round-trip digits, fixed notation
+/// for exponents in [-4, 16), scientific otherwise.
+std::string pythonFloat(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v,
+                           std::chars_format::scientific);
+  std::string sci(buf, res.ptr);
+  size_t e = sci.find('e');
+  std::string mantissa = sci.substr(0, e);
+  int exponent = std::stoi(sci.substr(e + 1));
+  bool negative = mantissa[0] == '-';
+  if (negative)
+    mantissa = mantissa.substr(1);
+  std::string digits;
+  for (char c : mantissa)
+    if (c != '.')
+      digits.push_back(c);
+  std::string out;
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent < 0) {
+      out = "0." + std::string(size_t(-exponent - 1), '0') + digits;
+    } else if (size_t(exponent + 1) >= digits.size()) {
+      out = digits + std::string(size_t(exponent + 1) - digits.size(), '0') +
+            ".0";
+    } else {
+      out = digits.substr(0, size_t(exponent + 1)) + "." +
+            digits.substr(size_t(exponent + 1));
+    }
+  } else {
+    out = digits.substr(0, 1);
+    if (digits.size() > 1)
+      out += "." + digits.substr(1);
+    char exp[8];
+    std::snprintf(exp, sizeof(exp), "e%c%02d", exponent < 0 ? '-' : '+',
+                  std::abs(exponent));
+    out += exp;
+  }
+  return negative ? "-" + out : out;
+}
+
+std::string constText(Attribute value) {
+  if (auto b = dyn_cast<BoolAttr>(value))
+    return b.getValue() ? "True" : "False";
+  if (auto i = dyn_cast<IntegerAttr>(value)) {
+    llvm::SmallString<24> s;
+    i.getValue().toString(s, 10, !i.getType().isUnsignedInteger());
+    return std::string(s);
+  }
+  return pythonFloat(cast<FloatAttr>(value).getValueAsDouble());
+}
+
+std::string viewText(ShapeTrackerAttr view) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  printTrackerBody(os, view.getTracker());
+  return s;
+}
+
+std::string axesText(ArrayRef<int64_t> axes) {
+  std::string s = "(";
+  for (int64_t a : axes)
+    s += std::to_string(a) + (axes.size() == 1 ? "," : ", ");
+  if (axes.size() > 1)
+    s.resize(s.size() - 2);
+  return s + ")";
+}
+
+class KernelPrinter {
+public:
+  explicit KernelPrinter(llvm::raw_ostream &os) : os(os) {}
+
+  void print(KernelOp kernel) {
+    Block &body = kernel.getBody().front();
+    for (Operation &op : body)
+      if (auto store = dyn_cast<StoreOp>(op)) {
+        std::string value = node(store.getValue());
+        auto arg = cast<BlockArgument>(store.getBuffer());
+        os << "  STORE " << arg.getArgNumber() << " "
+           << dtypeName(store.getValue().getType().getElementType()) << " "
+           << viewText(store.getView()) << " " << value << "\n";
+      }
+  }
+
+private:
+  /// Prints the nodes `v` depends on, then `v`; returns its name.
+  std::string node(Value root) {
+    struct Frame {
+      Value v;
+      unsigned next = 0;
+      SmallVector<std::string> srcs;
+    };
+    SmallVector<Frame> stack = {{root}};
+    std::string last;
+    while (!stack.empty()) {
+      Frame &f = stack.back();
+      Operation *op = f.v.getDefiningOp();
+      // A const leaf is a lazy.view of a lazy.const: one node.
+      bool leaf = isa<LoadOp>(op) || isa<ViewOp>(op);
+      if (auto it = names.find(f.v); it != names.end()) {
+        last = it->second;
+        stack.pop_back();
+        if (!stack.empty())
+          stack.back().srcs.push_back(last);
+        continue;
+      }
+      if (!leaf && f.next < op->getNumOperands()) {
+        stack.push_back({op->getOperand(f.next++)});
+        continue;
+      }
+      std::string text = describe(op, f.srcs);
+      auto [it, inserted] = byText.insert({text, ""});
+      if (inserted) {
+        it->second = "n" + std::to_string(counter++);
+        os << "  " << it->second << " = " << text << "\n";
+      }
+      names[f.v] = it->second;
+      last = it->second;
+      stack.pop_back();
+      if (!stack.empty())
+        stack.back().srcs.push_back(last);
+    }
+    return last;
+  }
+
+  std::string describe(Operation *op, ArrayRef<std::string> srcs) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      os << "LOAD " << cast<BlockArgument>(load.getBuffer()).getArgNumber()
+         << " " << dtypeName(type.getElementType()) << " "
+         << viewText(load.getView());
+      return s;
+    }
+    if (auto view = dyn_cast<ViewOp>(op)) {
+      auto c = view.getSrc().getDefiningOp<ConstOp>();
+      os << "CONST " << constText(c.getValue()) << " "
+         << dtypeName(type.getElementType()) << " "
+         << viewText(view.getTracker());
+      return s;
+    }
+    StringRef name = op->getName().stripDialect();
+    if (auto r = dyn_cast<ReduceSumOp>(op))
+      os << "SUM " << axesText(r.getAxes());
+    else if (auto r = dyn_cast<ReduceMaxOp>(op))
+      os << "MAX " << axesText(r.getAxes());
+    else if (isa<CastOp, BitcastOp>(op))
+      os << name.upper() << " " << dtypeName(type.getElementType());
+    else
+      os << name.upper();
+    for (const std::string &src : srcs)
+      os << " " << src;
+    return s;
+  }
+
+  llvm::raw_ostream &os;
+  llvm::DenseMap<Value, std::string> names;
+  llvm::StringMap<std::string> byText;
+  unsigned counter = 0;
+};
+
+struct LazyPrintSchedule final
+    : mlir::lazy::impl::LazyPrintScheduleBase<LazyPrintSchedule> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::raw_ostream &os = llvm::outs();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      os << "schedule @" << func.getSymName() << "\n";
+      unsigned index = 0;
+      for (Operation &op : func.getBody().front()) {
+        if (auto launch = dyn_cast<LaunchOp>(op)) {
+          auto kernel = module.lookupSymbol<KernelOp>(launch.getKernel());
+          os << "item " << index++ << " KERNEL outs=" << launch.getOuts().size()
+             << " ins=" << launch.getIns().size() << "\n";
+          KernelPrinter(os).print(kernel);
+        } else if (auto ext = dyn_cast<ExtOp>(op)) {
+          os << "item " << index++ << " EXT " << ext.getKind().upper();
+          if (auto arg = ext.getArgAttr()) {
+            if (auto i = dyn_cast<IntegerAttr>(arg))
+              os << " " << i.getInt();
+            else if (auto str = dyn_cast<StringAttr>(arg))
+              os << " " << str.getValue();
+          }
+          os << " outs=" << ext.getOuts().size()
+             << " ins=" << ext.getIns().size() << "\n";
+        }
+      }
+    }
+    markAllAnalysesPreserved();
+  }
+};
+
+} // namespace

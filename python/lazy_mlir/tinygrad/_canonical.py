@@ -1,0 +1,148 @@
+"""Canonical text of a tinygrad 0.9.2 schedule.
+
+The same text `lazy-opt --lazy-print-schedule` prints for a scheduled
+module, so two schedules are identical exactly when their texts are:
+
+    item 0 KERNEL outs=1 ins=2
+      n0 = LOAD 1 float [(4, 2):(1, 4) offset 4]
+      n1 = SUM (1,) n0
+      ...
+      STORE 0 float [(4, 1):(1, 0)] n3
+    item 1 EXT COPY 64 outs=1 ins=1
+
+Kernel nodes are numbered in depth-first post-order from the stores,
+sources in order, structurally equal nodes once. Views print like the
+`#lazy.st` attribute body; consts print as Python prints the value after
+rounding it to the const's dtype (tinygrad keeps a Python float for a
+float32 const; the dialect stores the float32).
+"""
+
+import math
+import struct
+
+from tinygrad.dtype import dtypes
+from tinygrad.ops import BufferOps, MetaOps, ReduceOps, UnaryOps
+
+
+def _tuple(values):
+    return "(" + ", ".join(str(v) for v in values) + ")"
+
+
+def view_text(st):
+    parts = []
+    for v in st.views:
+        text = f"{_tuple(v.shape)}:{_tuple(v.strides)}"
+        if v.offset != 0:
+            text += f" offset {v.offset}"
+        if v.mask is not None:
+            text += " mask [" + ", ".join(f"({b}, {e})" for b, e in v.mask) + "]"
+        parts.append(text)
+    return "[" + ", ".join(parts) + "]"
+
+
+def _round_bf16(value):
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    if math.isnan(value):
+        return value
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def const_text(value, dtype):
+    if dtype == dtypes.bool:
+        return "True" if value else "False"
+    if dtypes.is_int(dtype):
+        return str(int(value))
+    value = float(value)
+    if math.isfinite(value):
+        try:
+            if dtype == dtypes.float32:
+                value = struct.unpack("<f", struct.pack("<f", value))[0]
+            elif dtype == dtypes.float16:
+                value = struct.unpack("<e", struct.pack("<e", value))[0]
+            elif dtype == dtypes.bfloat16:
+                value = _round_bf16(value)
+        except OverflowError:
+            value = math.copysign(math.inf, value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)
+
+
+class _KernelPrinter:
+    def __init__(self, lines):
+        self.lines = lines
+        self.names = {}  # id(LazyOp) -> name
+        self.by_text = {}
+        self.count = 0
+
+    def node(self, root):
+        # Iterative post-order over sources, in order.
+        stack = [(root, 0, [])]
+        last = None
+        while stack:
+            op, i, srcs = stack[-1]
+            if id(op) in self.names:
+                last = self.names[id(op)]
+                stack.pop()
+                if stack:
+                    stack[-1][2].append(last)
+                continue
+            if op.op not in (BufferOps.LOAD, BufferOps.CONST) and i < len(op.src):
+                stack[-1] = (op, i + 1, srcs)
+                stack.append((op.src[i], 0, []))
+                continue
+            text = self.describe(op, srcs)
+            name = self.by_text.get(text)
+            if name is None:
+                name = self.by_text[text] = f"n{self.count}"
+                self.count += 1
+                self.lines.append(f"  {name} = {text}")
+            self.names[id(op)] = name
+            last = name
+            stack.pop()
+            if stack:
+                stack[-1][2].append(last)
+        return last
+
+    @staticmethod
+    def describe(op, srcs):
+        if op.op is BufferOps.LOAD:
+            return f"LOAD {op.arg.idx} {op.arg.dtype.name} {view_text(op.arg.st)}"
+        if op.op is BufferOps.CONST:
+            return (f"CONST {const_text(op.arg.val, op.arg.dtype)} "
+                    f"{op.arg.dtype.name} {view_text(op.arg.st)}")
+        if op.op in ReduceOps:
+            head = f"{op.op.name} {tuple(op.arg)}"
+        elif op.op in (UnaryOps.CAST, UnaryOps.BITCAST):
+            head = f"{op.op.name} {op.arg.name}"
+        else:
+            head = op.op.name
+        return " ".join([head, *srcs])
+
+
+def canonical_items(schedule):
+    """Canonical text lines of a list of tinygrad ScheduleItems."""
+    lines = []
+    for i, si in enumerate(schedule):
+        ast = si.ast
+        if ast.op is MetaOps.KERNEL:
+            outs = len(ast.src)
+            loads = {x.arg.idx for x in ast.lazyops if x.op is BufferOps.LOAD and x.arg.idx >= outs}
+            lines.append(f"item {i} KERNEL outs={outs} ins={len(loads)}")
+            printer = _KernelPrinter(lines)
+            for store in ast.src:
+                value = printer.node(store.src[0])
+                lines.append(f"  STORE {store.arg.idx} {store.arg.dtype.name} "
+                             f"{view_text(store.arg.st)} {value}")
+        else:
+            op, arg = ast.arg
+            text = f"item {i} EXT {op.name}"
+            if op is MetaOps.COPY:
+                text += f" {arg}"
+            elif op is MetaOps.CUSTOM:
+                text += f" {getattr(arg, '__name__', type(arg).__name__)}"
+            lines.append(f"{text} outs=1 ins={len(si.bufs) - 1}")
+    return lines
