@@ -52,7 +52,12 @@ def const_text(value, dtype):
     if dtype == dtypes.bool:
         return "True" if value else "False"
     if dtypes.is_int(dtype):
-        return str(int(value))
+        # Python ints are unbounded; the dialect stores the dtype's value.
+        bits = 8 * dtype.itemsize
+        value = int(value) & ((1 << bits) - 1)
+        if not dtypes.is_unsigned(dtype) and value >= 1 << (bits - 1):
+            value -= 1 << bits
+        return str(value)
     value = float(value)
     if math.isfinite(value):
         try:

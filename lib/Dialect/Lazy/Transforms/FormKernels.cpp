@@ -49,6 +49,12 @@ BufferType bufferTypeOf(const LazyNode &n) {
                          type.getElementType(), deviceOf(n.value));
 }
 
+/// The buffer a LazyBuffer lives in: an ASSIGN shares its target's.
+BufferType bufferTypeFor(const LazyGraph &g, NodeId id) {
+  const LazyNode &n = g.node(id);
+  return bufferTypeOf(n.kind == NodeOp::Assign ? g.node(n.srcs[1]) : n);
+}
+
 RankedTensorType kernelTensor(ArrayRef<int64_t> shape, Type elementType) {
   return RankedTensorType::get(shape, elementType);
 }
@@ -106,11 +112,13 @@ KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
     const LazyNode &n = g.node(base);
     if (n.isRealized())
       continue;
-    if (!n.op->hasAttr(LazyDialect::kGroupAttrName) && !n.seen)
+    // tinygrad schedules nothing for a const output (nor for one already
+    // scheduled, in `seen`).
+    if (!n.op->hasAttr(LazyDialect::kGroupAttrName) && !n.seen &&
+        n.kind != NodeOp::Const)
       return n.op->emitOpError(
           "is an output but belongs to no kernel; run lazy-mark-realize and "
-          "lazy-group first (an unrealized const output is never scheduled "
-          "by tinygrad)");
+          "lazy-group first");
   }
   for (auto &[index, members] : byGroup) {
     llvm::stable_sort(members, llvm::less_first());
@@ -127,9 +135,9 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
   MLIRContext *ctx = func.getContext();
   SmallVector<Type> argTypes;
   for (NodeId out : item.outputs)
-    argTypes.push_back(bufferTypeOf(g.node(out)));
+    argTypes.push_back(bufferTypeFor(g, out));
   for (NodeId in : item.inputs)
-    argTypes.push_back(bufferTypeOf(g.node(in)));
+    argTypes.push_back(bufferTypeFor(g, in));
 
   OpBuilder moduleBuilder(func);
   Location loc = g.node(item.outputs.front()).op->getLoc();
@@ -271,7 +279,7 @@ LogicalResult KernelFormer::run() {
   }
   SmallVector<Type> resultTypes;
   for (NodeId out : g.outputs())
-    resultTypes.push_back(bufferTypeOf(g.node(g.baseOf(out))));
+    resultTypes.push_back(bufferTypeFor(g, g.baseOf(out)));
 
   OpBuilder b = OpBuilder::atBlockEnd(body);
   auto schedule = ScheduleOp::create(b, loc, resultTypes);
@@ -288,7 +296,7 @@ LogicalResult KernelFormer::run() {
     Value &p = placeholders[id];
     if (!p) {
       OpBuilder pb = OpBuilder::atBlockBegin(items_block);
-      p = AllocOp::create(pb, loc, bufferTypeOf(g.node(id)));
+      p = AllocOp::create(pb, loc, bufferTypeFor(g, id));
     }
     return p;
   };
@@ -339,12 +347,17 @@ LogicalResult KernelFormer::run() {
       bufferOf[out] = result;
   }
 
+  // An output no item produces (a const, or a buffer scheduled earlier)
+  // is returned as a buffer that nothing writes, as in tinygrad.
   SmallVector<Value> yielded;
   for (NodeId out : g.outputs()) {
-    Value v = bufferOf.lookup(g.baseOf(out));
-    if (!v)
-      return g.node(g.baseOf(out)).op->emitOpError(
-          "is an output that no schedule item produces");
+    NodeId base = g.baseOf(out);
+    Value v = bufferOf.lookup(base);
+    if (!v) {
+      v = AllocOp::create(sb, g.node(base).op->getLoc(),
+                          bufferTypeFor(g, base));
+      bufferOf[base] = v;
+    }
     yielded.push_back(v);
   }
   YieldOp::create(sb, loc, yielded);
