@@ -1,0 +1,123 @@
+// RUN: lazy-opt %s --lazy-mark-realize --lazy-group --lazy-form-kernels --split-input-file --verify-diagnostics | FileCheck %s
+// One function per rule of lazy-form-kernels (tinygrad's _lower_lazybuffer).
+
+// A reduce and its elementwise children form one kernel: outputs first,
+// inputs numbered by first use, consts as views of a const, every output
+// stored in reduce space, the fused ops' names as metadata.
+// CHECK-LABEL: lazy.kernel @reduce_kernel_k0
+// CHECK-SAME: (%[[OUT:.+]]: !lazy.buffer<4xf32>, %[[A:.+]]: !lazy.buffer<16xf32>, %[[B:.+]]: !lazy.buffer<4xf32>)
+// CHECK-SAME: metadata = ["sum", "__mul__", "__add__"], num_outputs = 1
+// CHECK-NEXT: %[[X:.+]] = lazy.load %[[A]] as <[(4, 4):(4, 1)]>
+// CHECK-NEXT: %[[S:.+]] = lazy.reduce_sum %[[X]] axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+// CHECK-NEXT: %[[C:.+]] = lazy.const 2.000000e+00 : tensor<f32>
+// CHECK-NEXT: %[[CV:.+]] = lazy.view %[[C]] as <[(4, 1):(0, 0)]>
+// CHECK-NEXT: %[[M:.+]] = lazy.mul %[[S]], %[[CV]]
+// CHECK-NEXT: %[[Y:.+]] = lazy.load %[[B]] as <[(4, 1):(1, 0)]>
+// CHECK-NEXT: %[[R:.+]] = lazy.add %[[M]], %[[Y]]
+// CHECK-NEXT: lazy.store %[[R]], %[[OUT]] as <[(4, 1):(1, 0)]>
+// CHECK: func.func @reduce_kernel(%[[FA:.+]]: !lazy.buffer<16xf32>, %[[FB:.+]]: !lazy.buffer<4xf32>) -> !lazy.buffer<4xf32>
+// CHECK: %[[ALLOC:.+]] = lazy.alloc : !lazy.buffer<4xf32>
+// CHECK: lazy.launch @reduce_kernel_k0 outs(%[[ALLOC]] : !lazy.buffer<4xf32>) ins(%[[FA]], %[[FB]] :
+func.func @reduce_kernel(%a: tensor<4x4xf32>, %b: tensor<4x1xf32>) -> tensor<4x1xf32> {
+  %0 = lazy.reduce_sum %a axes [1] : tensor<4x4xf32> -> tensor<4x1xf32> loc("sum")
+  %c = lazy.const 2.0 : tensor<f32>
+  %cv = lazy.view %c as <[(4, 1):(0, 0)]> : tensor<f32> -> tensor<4x1xf32>
+  %1 = lazy.mul %0, %cv : tensor<4x1xf32> loc("__mul__")
+  %2 = lazy.add %1, %b : tensor<4x1xf32> loc("__add__")
+  return %2 : tensor<4x1xf32>
+}
+
+// -----
+
+// An output read through a reshape of a reduce is stored in reduce space,
+// not in its own shape.
+// CHECK-LABEL: lazy.kernel @reduce_space_k0
+// CHECK: lazy.exp2 %{{.+}} : tensor<4x1xf32>
+// CHECK-NEXT: lazy.store %{{.+}}, %{{.+}} as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+func.func @reduce_space(%a: tensor<4x4xf32>) -> tensor<1x4xf32> {
+  %0 = lazy.reduce_sum %a axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+  %1 = lazy.view %0 as <[(1, 4):(0, 1)]> : tensor<4x1xf32> -> tensor<1x4xf32>
+  %2 = lazy.exp2 %1 : tensor<1x4xf32>
+  return %2 : tensor<1x4xf32>
+}
+
+// -----
+
+// copy, empty, custom and buffer_view become EXT items reading their
+// sources' bases; a copy's arg is its byte count.
+// CHECK-LABEL: func.func @ext_items
+// CHECK: lazy.ext "copy" outs(%{{.+}} : !lazy.buffer<4xf32, #lazy.device<"CUDA">>) ins(%arg0 : !lazy.buffer<4xf32>) {arg = 16 : i64}
+// CHECK: lazy.ext "empty" outs(%{{.+}} : !lazy.buffer<4xf32>)
+// CHECK: lazy.ext "custom" outs(%{{.+}} : !lazy.buffer<4xf32>) {arg = "custom_random"}
+// CHECK: lazy.ext "view" outs(%{{.+}} : !lazy.buffer<4xsi32>) ins(%arg0 : !lazy.buffer<4xf32>)
+// CHECK-NOT: lazy.kernel
+func.func @ext_items(%a: tensor<4xf32>) -> (tensor<4xf32, #lazy.device<"CUDA">>, tensor<4xf32>, tensor<4xf32>, tensor<4xsi32>) {
+  %0 = lazy.copy %a : tensor<4xf32> -> tensor<4xf32, #lazy.device<"CUDA">>
+  %1 = lazy.empty : tensor<4xf32>
+  %2 = lazy.custom "custom_random" tensor<4xf32>
+  %3 = lazy.buffer_view %a : tensor<4xf32> -> tensor<4xsi32>
+  return %0, %1, %2, %3 : tensor<4xf32, #lazy.device<"CUDA">>, tensor<4xf32>, tensor<4xf32>, tensor<4xsi32>
+}
+
+// -----
+
+// An assign writes into its target's buffer and reads the old contents
+// through its own output slot; nothing else is an input.
+// CHECK-LABEL: lazy.kernel @assign_self_k0
+// CHECK-SAME: (%[[OUT:.+]]: !lazy.buffer<16xf32>) attributes {num_outputs = 1 : i64}
+// CHECK-NEXT: lazy.load %[[OUT]] as <[(4, 4):(4, 1)]>
+// CHECK: func.func @assign_self(%[[T:.+]]: !lazy.buffer<16xf32>)
+// CHECK: lazy.launch @assign_self_k0 outs(%[[T]] : !lazy.buffer<16xf32>)
+func.func @assign_self(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %c = lazy.const 1.0 : tensor<f32>
+  %cv = lazy.view %c as <[(4, 4):(0, 0)]> : tensor<f32> -> tensor<4x4xf32>
+  %0 = lazy.add %a, %cv : tensor<4x4xf32>
+  %1 = lazy.assign %0 to %a : tensor<4x4xf32>, tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}
+
+// -----
+
+// An assign through a view stores through it, into the whole target.
+// CHECK-LABEL: lazy.kernel @assign_view_k0
+// CHECK-SAME: (%[[OUT:.+]]: !lazy.buffer<24xf32>, %{{.+}}: !lazy.buffer<12xf32>)
+// CHECK: lazy.store %{{.+}}, %[[OUT]] as <[(4, 3):(6, 1) offset 1]> : tensor<4x3xf32>, !lazy.buffer<24xf32>
+func.func @assign_view(%a: tensor<4x3xf32>, %t: tensor<4x6xf32>) -> tensor<4x3xf32> {
+  %0 = lazy.exp2 %a : tensor<4x3xf32>
+  %1 = lazy.assign %0 to %t view <[(4, 3):(6, 1) offset 1]> : tensor<4x3xf32>, tensor<4x6xf32>
+  return %1 : tensor<4x3xf32>
+}
+
+// -----
+
+// A result that is a view of its buffer keeps the view.
+// CHECK-LABEL: func.func @result_view
+// CHECK-SAME: -> (!lazy.buffer<16xf32> {lazy.result_view = #lazy.st<[(4, 4):(1, 4)]>})
+func.func @result_view(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = lazy.exp2 %a : tensor<4x4xf32>
+  %1 = lazy.view %0 as <[(4, 4):(1, 4)]> : tensor<4x4xf32> -> tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}
+
+// -----
+
+// A const output is never scheduled (as in tinygrad): its buffer is not
+// written by any item.
+// CHECK-LABEL: func.func @const_output
+// CHECK: lazy.schedule -> !lazy.buffer<1xf32> {
+// CHECK-NEXT: %[[B:.+]] = lazy.alloc : !lazy.buffer<1xf32>
+// CHECK-NEXT: lazy.yield %[[B]]
+func.func @const_output() -> tensor<f32> {
+  %0 = lazy.const 1.0 : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @assign_transposed(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %t = lazy.view %a as <[(4, 4):(1, 4)]> : tensor<4x4xf32> -> tensor<4x4xf32>
+  %0 = lazy.add %a, %t : tensor<4x4xf32>
+  // expected-error @+1 {{'lazy.assign' op self operand of augmented assign must be contiguous; help: read it through .contiguous() (a += a.T becomes a += a.T.contiguous())}}
+  %1 = lazy.assign %0 to %a : tensor<4x4xf32>, tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}

@@ -1,0 +1,44 @@
+// RUN: lazy-opt %s --lazy-mark-realize --lazy-group --lazy-form-kernels --lazy-toposort --split-input-file --verify-diagnostics | FileCheck %s
+// lazy-toposort: tinygrad's BFS over data and assign edges.
+
+// Data edges: a kernel runs after the one producing its input even when it
+// comes first in group order; the schedule is inlined into the function.
+// CHECK-LABEL: func.func @data_edges
+// CHECK-NOT: lazy.schedule
+// CHECK: %[[E:.+]] = lazy.launch @data_edges_k1
+// CHECK: lazy.launch @data_edges_k0 {{.*}} ins(%[[E]]
+func.func @data_edges(%a: tensor<4x1xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = lazy.exp2 %a : tensor<4x1xf32>
+  %1 = lazy.view %0 as <[(4, 4):(1, 0)]> : tensor<4x1xf32> -> tensor<4x4xf32>
+  %2 = lazy.add %1, %b : tensor<4x4xf32>
+  return %2 : tensor<4x4xf32>
+}
+
+// -----
+
+// Assign edges: a kernel reading the old contents of an assigned buffer
+// runs before the assign, though the assign comes first in group order.
+// CHECK-LABEL: func.func @reader_before_assign
+// CHECK-SAME: (%[[A:[^:]+]]: !lazy.buffer<4xf32>, %[[B:[^:]+]]: !lazy.buffer<4xf32>)
+// CHECK: lazy.launch @reader_before_assign_k1 {{.*}} ins(%[[A]]
+// CHECK: lazy.launch @reader_before_assign_k0 outs(%[[A]]
+func.func @reader_before_assign(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = lazy.exp2 %b : tensor<4xf32>
+  %1 = lazy.assign %0 to %a : tensor<4xf32>, tensor<4xf32>
+  %2 = lazy.neg %a : tensor<4xf32>
+  return %1, %2 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A kernel that reads both the new and the old contents of a buffer needs
+// edges both ways: a cycle, reported with the kernels involved.
+// expected-error @+1 {{cycle detected in graph, prescheduled 2 but only scheduled 0}}
+func.func @cycle(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = lazy.exp2 %a : tensor<4xf32>
+  // expected-note @+1 {{@cycle_k0 waits on the cycle}}
+  %1 = lazy.assign %0 to %a : tensor<4xf32>, tensor<4xf32>
+  // expected-note @+1 {{@cycle_k1 waits on the cycle}}
+  %2 = lazy.add %1, %a : tensor<4xf32>
+  return %1, %2 : tensor<4xf32>, tensor<4xf32>
+}
