@@ -4,8 +4,8 @@
 //   - `lazy.buffer` (function argument): non-negative i64 buffer identity;
 //   - `lazy.buffer_offset` (function argument): non-negative i64 byte offset
 //     of a sub-buffer, next to `lazy.buffer`;
-//   - `lazy.forced_realize`, `lazy.seen` (op): unit attributes on a lazy op
-//     with one result;
+//   - `lazy.forced_realize`, `lazy.seen`, `lazy.external` (op): unit
+//     attributes on a lazy op with one result;
 //   - `lazy.realize`, `lazy.group` (op): non-negative i64 positions written
 //     by the scheduling passes;
 //   - `lazy.default_device` (module): a valid device string;
@@ -49,7 +49,8 @@ static constexpr llvm::StringLiteral kKnownFlags[] = {
 LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (name == kForcedRealizeAttrName || name == kSeenAttrName) {
+  if (name == kForcedRealizeAttrName || name == kSeenAttrName ||
+      name == kExternalAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a unit attribute";
     if (op->getDialect() != this || op->getNumResults() != 1)

@@ -193,3 +193,23 @@ LogicalResult ExtOp::verify() {
 //===----------------------------------------------------------------------===//
 
 RegionKind ScheduleOp::getRegionKind(unsigned) { return RegionKind::Graph; }
+
+//===----------------------------------------------------------------------===//
+// SubAllocOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SubAllocOp::verify() {
+  BufferType base = getBase().getType(), result = getType();
+  if (base.getElementType() != result.getElementType() ||
+      base.getDevice() != result.getDevice())
+    return emitOpError("must keep the base buffer's dtype and device");
+  int64_t itemSize =
+      std::max<int64_t>(1, result.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t offset = getOffset();
+  if (offset < 0 || offset % itemSize != 0 ||
+      offset + result.getSize() * itemSize > base.getSize() * itemSize)
+    return emitOpError() << "a " << result.getSize() << "-element buffer at "
+                         << "byte offset " << offset << " does not fit in "
+                         << base.getSize() << " elements";
+  return success();
+}

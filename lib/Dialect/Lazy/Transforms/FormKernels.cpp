@@ -309,8 +309,12 @@ LogicalResult KernelFormer::run() {
       const LazyNode &n = g.node(out);
       if (n.kind == NodeOp::Assign)
         outs.push_back(bufferOf.lookup(n.srcs[1])); // writes its target
-      else
-        outs.push_back(AllocOp::create(sb, n.op->getLoc(), bufferTypeOf(n)));
+      else {
+        auto alloc = AllocOp::create(sb, n.op->getLoc(), bufferTypeOf(n));
+        if (n.op->hasAttr(LazyDialect::kExternalAttrName))
+          alloc->setAttr(LazyDialect::kExternalAttrName, sb.getUnitAttr());
+        outs.push_back(alloc);
+      }
     }
     for (NodeId in : item.inputs)
       ins.push_back(valueOf(in));

@@ -1,7 +1,8 @@
 //===- SchedulePipeline.cpp - the lazy-schedule pipeline ------------------===//
 //
 // lazy-schedule runs tinygrad 0.9.2's whole scheduler: lazy-fold-views,
-// lazy-mark-realize, lazy-group, lazy-form-kernels and lazy-toposort. Flags
+// lazy-mark-realize, lazy-group, lazy-form-kernels, lazy-toposort and (as
+// Tensor.schedule does, unless plan-memory=false) lazy-plan-memory. Flags
 // given as options override the module's `lazy.flags`; flags not given keep
 // the module's value, else tinygrad's default.
 //
@@ -25,6 +26,10 @@ struct SchedulePipelineOptions
                           llvm::cl::desc("FUSE_CONV_BW (default false)")};
   Option<bool> fuseArange{*this, "fuse-arange",
                           llvm::cl::desc("FUSE_ARANGE (default false)")};
+  Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("run lazy-plan-memory (tinygrad's NO_MEMORY_PLANNER=0)"),
+      llvm::cl::init(true)};
 };
 
 LogicalResult buildSchedulePipeline(OpPassManager &pm,
@@ -45,7 +50,9 @@ LogicalResult buildSchedulePipeline(OpPassManager &pm,
   std::string pipeline = "func.func(lazy-fold-views,lazy-mark-realize,"
                          "lazy-group{" +
                          groupOptions +
-                         "}),lazy-form-kernels,func.func(lazy-toposort)";
+                         "}),lazy-form-kernels,func.func(lazy-toposort" +
+                         (options.planMemory ? ",lazy-plan-memory" : "") +
+                         ")";
   return parsePassPipeline(pipeline, pm);
 }
 } // namespace

@@ -70,6 +70,10 @@ def Lazy_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kBufferOffsetAttrName =
         "lazy.buffer_offset";
     static constexpr ::llvm::StringLiteral kSeenAttrName = "lazy.seen";
+    /// On a base or an allocation: a Python reference keeps the buffer
+    /// alive after scheduling (tinygrad's lb_refcount > 0), so the memory
+    /// planner leaves it alone.
+    static constexpr ::llvm::StringLiteral kExternalAttrName = "lazy.external";
     /// Scheduling decisions, written by lazy-mark-realize and lazy-group.
     static constexpr ::llvm::StringLiteral kRealizeAttrName = "lazy.realize";
     static constexpr ::llvm::StringLiteral kGroupAttrName = "lazy.group";

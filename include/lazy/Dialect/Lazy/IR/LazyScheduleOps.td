@@ -109,6 +109,25 @@ def Lazy_AllocOp : Lazy_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
   let assemblyFormat = "attr-dict `:` qualified(type($result))";
 }
 
+def Lazy_SubAllocOp : Lazy_Op<"suballoc", [Pure]> {
+  let summary = "a buffer carved out of a larger one (memory planning)";
+  let description = [{
+    The result aliases `base` from byte `offset` on: tinygrad's
+    `Buffer(..., base=seg_buf)` when the memory planner places a smaller
+    buffer inside a larger free one. Same device and dtype; it must fit.
+    ```mlir
+    %s = lazy.suballoc %b offset 0 : !lazy.buffer<64xf32> -> !lazy.buffer<16xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_BufferType:$base, I64Attr:$offset);
+  let results = (outs Lazy_BufferType:$result);
+  let assemblyFormat = [{
+    $base `offset` $offset attr-dict `:` qualified(type($base)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Lazy_LaunchOp : Lazy_Op<"launch", [
     AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,

@@ -155,6 +155,46 @@ def LazyToposort : Pass<"lazy-toposort", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
+def LazyPlanMemory : Pass<"lazy-plan-memory", "::mlir::func::FuncOp"> {
+  let summary = "Reuse buffers whose last use has passed (tinygrad 0.9.2)";
+  let description = [{
+    tinygrad 0.9.2's `memory_planner` (scheduler spec §3) on an ordered
+    schedule. A buffer takes part when it is allocated by the schedule
+    (`lazy.alloc`), is not externally referenced (`lazy.external`, or a
+    result of the function: tinygrad's lb_refcount > 0), has elements, and
+    is not touched by an EXT item (copies, custom, empty, views keep their
+    buffers to preserve parallelism). Then:
+
+    1. each buffer's live interval runs from its first to its last item;
+    2. buffers are placed largest first (ties in first-use order), each in
+       the first free segment of a buffer with the same device and dtype
+       (and byte size, on devices without sub-buffer support) whose interval
+       covers it, or else in itself over the whole timeline;
+    3. the unused parts of the segment before and after the interval become
+       free segments again;
+    4. a buffer placed in a larger one becomes a `lazy.suballoc` at offset 0.
+
+    Allocations end up at the top of the function. With `report`, a remark
+    on the function gives tinygrad's "memory reduced from X MB -> Y MB,
+    a -> b bufs" line.
+  }];
+  let options = [
+    ListOption<"offsetDevices", "offset-devices", "std::string",
+               "device kinds whose allocator supports sub-buffers "
+               "(default: tinygrad 0.9.2's CLANG LLVM CUDA NV AMD METAL DISK)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "emit a remark 'memory reduced from X MB -> Y MB, a -> b bufs' "
+           "(tinygrad's DEBUG>=1 line)">
+  ];
+  let statistics = [
+    Statistic<"numBuffersBefore", "buffers-before", "planned buffers before">,
+    Statistic<"numBuffersAfter", "buffers-after", "planned buffers after">,
+    Statistic<"bytesBefore", "bytes-before", "planned bytes before">,
+    Statistic<"bytesAfter", "bytes-after", "planned bytes after">,
+  ];
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
 def LazyPrintSchedule : Pass<"lazy-print-schedule", "::mlir::ModuleOp"> {
   let summary = "Print scheduled functions in the canonical schedule text";
   let description = [{

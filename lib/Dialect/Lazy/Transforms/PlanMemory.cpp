@@ -1,0 +1,209 @@
+//===- PlanMemory.cpp - tinygrad 0.9.2's memory planner -------------------===//
+//
+// lazy-plan-memory: the interval planner of tinygrad 0.9.2's
+// engine/realize.py (scheduler spec §3), on an ordered schedule:
+//   - candidates: buffers from lazy.alloc with elements that are neither
+//     external (lazy.external, function results) nor touched by an EXT item;
+//   - live interval: first to last item using the buffer (through launch
+//     results, which are the buffers they write);
+//   - largest first (stable in first-use order), each request takes the
+//     first free segment of its key (device, dtype, plus byte size where
+//     the device has no sub-buffers) that covers its interval, else the
+//     buffer itself over the whole timeline; the rest of the segment goes
+//     back on the free list;
+//   - a smaller buffer placed in a larger one becomes lazy.suballoc at 0.
+// Allocations are then hoisted to the top of the function so that every
+// alias dominates its uses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Format.h"
+
+#include <map>
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYPLANMEMORY
+#include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+namespace {
+
+/// The buffer a value denotes: a launch or EXT result is the output buffer
+/// it wrote.
+Value rootOf(Value v) {
+  while (true) {
+    auto result = dyn_cast<OpResult>(v);
+    if (!result)
+      return v;
+    Operation *op = result.getOwner();
+    if (auto launch = dyn_cast<LaunchOp>(op))
+      v = launch.getOuts()[result.getResultNumber()];
+    else if (auto ext = dyn_cast<ExtOp>(op))
+      v = ext.getOuts()[result.getResultNumber()];
+    else
+      return v;
+  }
+}
+
+int64_t bytesOf(BufferType t) {
+  return t.getSize() *
+         std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8);
+}
+
+struct Segment {
+  int64_t start, end;
+  Value buffer;
+};
+
+struct LazyPlanMemory final
+    : mlir::lazy::impl::LazyPlanMemoryBase<LazyPlanMemory> {
+  using LazyPlanMemoryBase::LazyPlanMemoryBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    Block &body = func.getBody().front();
+    if (llvm::any_of(body, [](Operation &op) { return isa<ScheduleOp>(op); })) {
+      func.emitError("plan memory after lazy-toposort has ordered the "
+                     "schedule");
+      return signalPassFailure();
+    }
+
+    std::vector<std::string> offsetKinds(offsetDevices.begin(),
+                                         offsetDevices.end());
+    if (offsetKinds.empty())
+      offsetKinds = {"CLANG", "LLVM", "CUDA", "NV", "AMD", "METAL", "DISK"};
+    std::string defaultDevice = "CLANG";
+    if (auto module = func->getParentOfType<ModuleOp>())
+      if (auto d = module->getAttrOfType<StringAttr>(
+              LazyDialect::kDefaultDeviceAttrName))
+        defaultDevice = d.getValue().str();
+
+    SmallVector<Operation *> items;
+    for (Operation &op : body)
+      if (isa<LaunchOp, ExtOp>(op))
+        items.push_back(&op);
+
+    // Buffers that must stay: results and EXT buffers.
+    llvm::DenseSet<Value> keep;
+    for (Value v : body.getTerminator()->getOperands())
+      keep.insert(rootOf(v));
+    for (Operation *item : items)
+      if (isa<ExtOp>(item))
+        for (Value v : item->getOperands())
+          keep.insert(rootOf(v));
+
+    llvm::MapVector<Value, std::pair<int64_t, int64_t>> interval;
+    for (auto [i, item] : llvm::enumerate(items))
+      for (Value v : item->getOperands()) {
+        Value root = rootOf(v);
+        auto alloc = root.getDefiningOp<AllocOp>();
+        if (!alloc || alloc->hasAttr(LazyDialect::kExternalAttrName) ||
+            keep.contains(root) || alloc.getType().getSize() == 0)
+          continue;
+        auto [it, inserted] =
+            interval.insert({root, {int64_t(i), int64_t(i)}});
+        it->second.second = int64_t(i);
+      }
+
+    SmallVector<Value> requests;
+    for (auto &entry : interval)
+      requests.push_back(entry.first);
+    llvm::stable_sort(requests, [](Value a, Value b) {
+      return bytesOf(cast<BufferType>(a.getType())) >
+             bytesOf(cast<BufferType>(b.getType()));
+    });
+
+    std::map<std::string, std::vector<Segment>> freeSegments;
+    int64_t last = int64_t(items.size()) - 1;
+    llvm::MapVector<Value, Value> replacement; // buffer -> segment buffer
+    for (Value buf : requests) {
+      auto type = cast<BufferType>(buf.getType());
+      std::string device = type.getDevice()
+                               ? type.getDevice().getName().str()
+                               : defaultDevice;
+      std::string kind = StringRef(device).split(':').first.str();
+      std::string key;
+      llvm::raw_string_ostream os(key);
+      os << device << "|" << type.getElementType();
+      if (!llvm::is_contained(offsetKinds, kind))
+        os << "|" << bytesOf(type);
+      auto [start, end] = interval[buf];
+      std::vector<Segment> &segs = freeSegments[key];
+      Segment seg{0, last, buf};
+      for (auto it = segs.begin(); it != segs.end(); ++it)
+        if (it->start <= start && end <= it->end) {
+          seg = *it;
+          segs.erase(it);
+          break;
+        }
+      if (start - 1 >= seg.start)
+        segs.push_back({seg.start, start - 1, seg.buffer});
+      if (seg.end >= end + 1)
+        segs.push_back({end + 1, seg.end, seg.buffer});
+      replacement[buf] = seg.buffer;
+    }
+
+    llvm::DenseSet<Value> before, after;
+    for (auto &[buf, seg] : replacement) {
+      before.insert(buf);
+      after.insert(seg);
+    }
+    int64_t bytesIn = 0, bytesOut = 0;
+    for (Value v : before)
+      bytesIn += bytesOf(cast<BufferType>(v.getType()));
+    for (Value v : after)
+      bytesOut += bytesOf(cast<BufferType>(v.getType()));
+    numBuffersBefore += before.size();
+    numBuffersAfter += after.size();
+    bytesBefore += bytesIn;
+    bytesAfter += bytesOut;
+    if (report && before.size() != after.size()) {
+      std::string line;
+      llvm::raw_string_ostream os(line);
+      os << "memory reduced from "
+         << llvm::format("%.2f", double(bytesIn) / 1e6) << " MB -> "
+         << llvm::format("%.2f", double(bytesOut) / 1e6) << " MB, "
+         << before.size() << " -> " << after.size() << " bufs";
+      func.emitRemark(line);
+    }
+
+    // Rewrite, then hoist the allocations so every alias dominates its uses.
+    OpBuilder builder(func.getContext());
+    builder.setInsertionPointToStart(&body);
+    for (auto &[buf, seg] : replacement) {
+      if (buf == seg)
+        continue;
+      Operation *alloc = buf.getDefiningOp();
+      Value with = seg;
+      if (bytesOf(cast<BufferType>(seg.getType())) !=
+          bytesOf(cast<BufferType>(buf.getType())))
+        with = SubAllocOp::create(builder, alloc->getLoc(), buf.getType(), seg,
+                                  builder.getI64IntegerAttr(0));
+      buf.replaceAllUsesWith(with);
+      alloc->erase();
+    }
+    // Allocations first (in their order), then the carved sub-buffers.
+    SmallVector<Operation *> hoisted;
+    for (Operation &op : body)
+      if (isa<AllocOp>(op))
+        hoisted.push_back(&op);
+    for (Operation &op : body)
+      if (isa<SubAllocOp>(op))
+        hoisted.push_back(&op);
+    for (Operation *op : llvm::reverse(hoisted))
+      op->moveBefore(&body.front());
+  }
+};
+
+} // namespace
