@@ -9,7 +9,8 @@ Steps:
    values of its dtype (a sub-buffer argument then reads its slice of the
    filled base, so aliasing stays consistent); save one .npy per argument;
 3. run `lazy-interp GRAPH.mlir --input=<i>=<in_i.npy> ... --output-dir=DIR`;
-4. realize the same outputs in tinygrad and compare per output.
+4. realize the same outputs in tinygrad (with NOOPT=1, see
+   realize_outputs) and compare per output.
 
 Random inputs (override per script with a `FILL` dict):
 
@@ -30,7 +31,9 @@ infinity the same infinity, and finite values must satisfy
 
     dtype   rtol    atol     why
     f64     1e-9    1e-12    reassociated sums only
-    f32     1e-5    1e-5     sums in another order; exp2/log2/sin/sqrt
+    f32     1e-4    1e-5     sums in another order (a training step's
+                             backward and Adam update amplify a 1e-7
+                             reassociation to ~5e-5); exp2/log2/sin/sqrt
                              within a few ulp of tinygrad's approximations
     f16     1e-2    1e-3     11-bit mantissa; tinygrad may round
                              intermediates differently
@@ -50,7 +53,7 @@ import numpy as np
 from . import _script
 
 #: (rtol, atol) per MLIR element type; see the module docstring.
-TOLERANCES = {"f64": (1e-9, 1e-12), "f32": (1e-5, 1e-5), "f16": (1e-2, 1e-3), "bf16": (3e-2, 1e-2)}
+TOLERANCES = {"f64": (1e-9, 1e-12), "f32": (1e-4, 1e-5), "f16": (1e-2, 1e-3), "bf16": (3e-2, 1e-2)}
 
 _NUMPY = {"i1": np.bool_, "si8": np.int8, "ui8": np.uint8, "si16": np.int16, "ui16": np.uint16,
           "si32": np.int32, "ui32": np.uint32, "si64": np.int64, "ui64": np.uint64,
@@ -96,8 +99,13 @@ def random_values(rng, elt, count, fill):
 
 
 def _read_buffer(buffer, elt, shape):
+    """The first prod(shape) elements of `buffer` (an ASSIGN's base is
+    smaller than the target Buffer it shares and reads as its prefix)."""
+    count = int(np.prod(shape, dtype=np.int64))
+    if count == 0:
+        return np.zeros(shape, dtype=_NUMPY[elt])
     data = bytes(buffer.as_buffer())
-    return np.frombuffer(data, dtype=_NUMPY[elt]).reshape(shape).copy()
+    return np.frombuffer(data, dtype=_NUMPY[elt])[:count].reshape(shape).copy()
 
 
 def prerealize(outs):
@@ -139,8 +147,8 @@ def fill_inputs(graph, seed, fill):
         values = random_values(rng, elt, root.size, fill)
         root.ensure_allocated()
         try:
-            root.copyin(memoryview(np.ascontiguousarray(values).tobytes()))
-        except (AttributeError, NotImplementedError, TypeError):
+            root.copyin(memoryview(bytearray(np.ascontiguousarray(values).tobytes())))
+        except (AttributeError, NotImplementedError):
             pass  # a device without copyin (NPY): keep what it holds
     arrays = []
     for lb, _, _ in graph.args:
@@ -155,19 +163,25 @@ def realize_outputs(outs, flags):
     from tinygrad.engine.schedule import create_schedule_with_vars
     from tinygrad.helpers import Context
     from tinygrad.tensor import Tensor
+    # NOOPT=1: 0.9.2's CLANG upcasts emit 16-byte aligned vector loads even
+    # from sub-buffers at unaligned offsets (MetaOps.VIEW) and crash; NOOPT
+    # changes code generation only, not the schedule.
     with Context(MULTIOUTPUT=int(flags["multi_output"]), FUSE_CONV_BW=int(flags["fuse_conv_bw"]),
-                 FUSE_ARANGE=int(flags["fuse_arange"])):
+                 FUSE_ARANGE=int(flags["fuse_arange"]), NOOPT=1):
         schedule, var_vals = create_schedule_with_vars(outs)
         run_schedule(memory_planner(schedule), var_vals)
     results = []
     for lb in outs:
         elt = element_type(lb.dtype)
-        if lb.base is lb and lb.realized is not None and lb.realized.is_allocated() and lb.realized.size == lb.size:
-            buffer = lb.realized
+        shape = tuple(lb.shape)
+        if lb.size == 0:
+            results.append(np.zeros(shape, dtype=_NUMPY[elt]))
+        elif lb.base is lb and lb.realized is not None and lb.realized.is_allocated():
+            results.append(_read_buffer(lb.realized, elt, shape))
         else:
-            t = Tensor(lb, device=lb.device).contiguous().realize()
-            buffer = t.lazydata.base.realized
-        results.append(_read_buffer(buffer, elt, tuple(lb.shape)))
+            with Context(NOOPT=1):
+                t = Tensor(lb, device=lb.device).contiguous().realize()
+            results.append(_read_buffer(t.lazydata.base.realized, elt, shape))
     return results
 
 
@@ -202,23 +216,26 @@ def compare(elt, want, got):
     return True, f"max abs error {max_err:.3g}"
 
 
-def run_check(script_path, seed, interp, keep_dir=None, verbose=False, printer=print):
-    """The `check` command; returns the exit status."""
-    if not os.path.exists(interp):
-        raise _script.UserError(f"lazy-interp not found at {interp}, build it (ninja -C build lazy-interp)")
-    module = _script.load_script(script_path)
-    built = _script.call_build(module, script_path)
-    from ._export import ExportError, collect_outputs, export_graph, scheduler_flags
-    try:
-        outs = collect_outputs(built.outputs)
-        prerealize(outs)
-        flags = scheduler_flags(built.flags)
-        graph = export_graph(outs, flags=flags, seen=built.seen)
-    except ExportError as exc:
-        raise _script.UserError(str(exc)) from None
-    inputs = fill_inputs(graph, seed, built.fill)
+class InterpError(Exception):
+    """lazy-interp failed or timed out."""
 
-    work = keep_dir or tempfile.mkdtemp(prefix="lazy-check-")
+
+def check_outputs(outputs, flags=None, seen=None, fill=None, seed=0, interp=None, work=None, printer=None):
+    """Steps 1-4 for already built outputs; returns one (label, ok, detail)
+    per output. Raises ExportError for unexportable graphs and InterpError
+    when lazy-interp fails."""
+    from .. import tool_path
+    from ._export import collect_outputs, export_graph, scheduler_flags
+    interp = interp or tool_path("lazy-interp")
+    fill = fill or {}
+    outs = collect_outputs(outputs)
+    prerealize(outs)
+    flags = scheduler_flags(flags)
+    graph = export_graph(outs, flags=flags, seen=seen)
+    inputs = fill_inputs(graph, seed, fill)
+
+    own_dir = work is None
+    work = work or tempfile.mkdtemp(prefix="lazy-check-")
     os.makedirs(work, exist_ok=True)
     try:
         graph_path = os.path.join(work, "graph.mlir")
@@ -232,20 +249,18 @@ def run_check(script_path, seed, interp, keep_dir=None, verbose=False, printer=p
         out_dir = os.path.join(work, "out")
         os.makedirs(out_dir, exist_ok=True)
         command.append(f"--output-dir={out_dir}")
-        if verbose:
+        if printer:
             printer("$ " + " ".join(command))
         try:
             proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
         except subprocess.TimeoutExpired:
-            printer("error: lazy-interp timed out after 600 s")
-            return 1
+            raise InterpError("lazy-interp timed out after 600 s") from None
         if proc.returncode != 0:
             message = (proc.stderr or proc.stdout).strip()
-            printer(f"error: lazy-interp failed (exit {proc.returncode}): {message}")
-            return 1
+            raise InterpError(f"lazy-interp failed (exit {proc.returncode}): {message}")
 
         want = realize_outputs(graph.outs, flags)
-        matched = differ = 0
+        results = []
         for i, (lb, expected) in enumerate(zip(graph.outs, want)):
             elt = element_type(lb.dtype)
             path = os.path.join(out_dir, f"out{i}.npy")
@@ -259,12 +274,30 @@ def run_check(script_path, seed, interp, keep_dir=None, verbose=False, printer=p
                     ok, detail = False, f"unreadable .npy: {exc}"
                 else:
                     ok, detail = compare(elt, expected, got)
-            printer(f"{label}: {'match' if ok else 'DIFFER'} ({detail})")
-            matched += ok
-            differ += not ok
-        printer(f"{matched} outputs match, {differ} differ")
-        return 0 if differ == 0 else 1
+            results.append((label, ok, detail))
+        return results
     finally:
-        if keep_dir is None:
+        if own_dir:
             shutil.rmtree(work, ignore_errors=True)
 
+
+def run_check(script_path, seed, interp, keep_dir=None, verbose=False, printer=print):
+    """The `check` command; returns the exit status."""
+    if not os.path.exists(interp):
+        raise _script.UserError(f"lazy-interp not found at {interp}, build it (ninja -C build lazy-interp)")
+    module = _script.load_script(script_path)
+    built = _script.call_build(module, script_path)
+    from ._export import ExportError
+    try:
+        results = check_outputs(built.outputs, built.flags, built.seen, built.fill, seed, interp,
+                                work=keep_dir, printer=printer if verbose else None)
+    except ExportError as exc:
+        raise _script.UserError(str(exc)) from None
+    except InterpError as exc:
+        printer(f"error: {exc}")
+        return 1
+    for label, ok, detail in results:
+        printer(f"{label}: {'match' if ok else 'DIFFER'} ({detail})")
+    differ = sum(not ok for _, ok, _ in results)
+    printer(f"{len(results) - differ} outputs match, {differ} differ")
+    return 0 if differ == 0 else 1

@@ -14,6 +14,9 @@ from tinygrad.ops import BinaryOps, ReduceOps, TernaryOps, UnaryOps
 from .registry import graph, preschedule, realized
 
 NO_BF16 = "tinygrad 0.9.2's CLANG backend cannot compile bfloat16"
+NO_SHIFT = "tinygrad 0.9.2's CLANG renderer has no SHL/SHR"
+NO_MULACC = "tinygrad 0.9.2's CLANG renderer has no MULACC"
+NO_INT64_MIN = "tinygrad 0.9.2 renders INT64_MIN as a C literal that clang -Werror rejects"
 
 DTYPES = {
     "bool": dtypes.bool, "int8": dtypes.int8, "uint8": dtypes.uint8, "int16": dtypes.int16,
@@ -53,7 +56,8 @@ def _elementwise(dtype):
         if dtype != dtypes.bool:
             # a reduce of an elementwise op of a view: the common shape
             outs.append(x.r(ReduceOps.SUM, (1,)))
-            outs.append(x.e(BinaryOps.MUL, y).r(ReduceOps.MAX, (0,)))
+            if dtype != dtypes.int64:  # MAX starts from INT64_MIN: see NO_INT64_MIN
+                outs.append(x.e(BinaryOps.MUL, y).r(ReduceOps.MAX, (0,)))
             outs.append(x.permute((1, 0)).r(ReduceOps.SUM, (0, 1)))
         return [_t(o) for o in outs]
     return build
@@ -73,21 +77,27 @@ def _casts(dtype, targets):
     return build
 
 
-def _bitcasts(dtype):
+def _bitcasts(dtype, targets):
     def build():
         x = realized(2, 4, dtype=dtype).lazydata
-        outs = [x.cast(t, bitcast=True, allow_buffer_view=False)
-                for t in DTYPES.values() if t.itemsize == dtype.itemsize and t != dtype and t != dtypes.bool]
+        outs = [x.cast(t, bitcast=True, allow_buffer_view=False) for t in targets]
         return [_t(o) for o in outs]
     return build
 
 
-def _consts(dtype):
+def _bitcast_targets(dtype, bf16):
+    return [t for t in DTYPES.values() if t.itemsize == dtype.itemsize and t not in (dtype, dtypes.bool)
+            and (t == dtypes.bfloat16) == bf16]
+
+
+def _consts(dtype, with_int64_min=False):
     def build():
         if dtype == dtypes.bool:
             values = [True, False]
         elif dtypes.is_int(dtype):
             values = [0, 1, dtypes.min(dtype), dtypes.max(dtype)]
+            if dtype == dtypes.int64 and not with_int64_min:
+                values.remove(dtypes.min(dtype))
         else:
             values = [0.0, -0.0, 1.5, 0.1, 1e-5, float("inf"), float("-inf"), float("nan"), 65504.0]
         outs = [Tensor(v, dtype=dtype) for v in values]          # rank-0 CONST bases
@@ -99,14 +109,22 @@ def _consts(dtype):
 for _name, _dtype in DTYPES.items():
     graph(f"dtype/{_name}/elementwise", numerics=_numerics(_dtype))(_elementwise(_dtype))
     graph(f"dtype/{_name}/const", numerics=_numerics(_dtype))(_consts(_dtype))
+    if _dtype == dtypes.int64:
+        graph(f"dtype/{_name}/const_min", numerics=NO_INT64_MIN)(_consts(_dtype, with_int64_min=True))
+        graph(f"dtype/{_name}/reduce_max", numerics=NO_INT64_MIN)(
+            lambda: [_t(realized(3, 4, dtype=dtypes.int64).lazydata.r(ReduceOps.MAX, (1,)))])
     _plain = [t for t in DTYPES.values() if t != dtypes.bfloat16]
     graph(f"dtype/{_name}/cast", numerics=_numerics(_dtype))(_casts(_dtype, _plain))
     if _dtype != dtypes.bfloat16:
         graph(f"dtype/{_name}/cast_to_bfloat16", numerics=NO_BF16)(_casts(_dtype, [dtypes.bfloat16]))
     if dtypes.is_int(_dtype):
-        graph(f"dtype/{_name}/shift", fill={"int": (0, 7)})(_shifts(_dtype))
+        graph(f"dtype/{_name}/shift", fill={"int": (0, 7)}, numerics=NO_SHIFT)(_shifts(_dtype))
     if _dtype != dtypes.bool:
-        graph(f"dtype/{_name}/bitcast", numerics=_numerics(_dtype))(_bitcasts(_dtype))
+        graph(f"dtype/{_name}/bitcast", numerics=_numerics(_dtype))(
+            _bitcasts(_dtype, _bitcast_targets(_dtype, False)))
+        if _dtype.itemsize == 2 and _dtype != dtypes.bfloat16:
+            graph(f"dtype/{_name}/bitcast_to_bfloat16", numerics=NO_BF16)(
+                _bitcasts(_dtype, _bitcast_targets(_dtype, True)))
 
 
 @graph("ops/threefry")
@@ -121,7 +139,7 @@ def _():
     return [_t(x.e(BinaryOps.THREEFRY, key))]
 
 
-@graph("ops/mulacc")
+@graph("ops/mulacc", numerics=NO_MULACC)
 def _():
     a, b, c = (realized(4, 4).lazydata for _ in range(3))
     return [_t(a.e(TernaryOps.MULACC, b, c))]
