@@ -1,0 +1,221 @@
+"""The exporter's mapping, rule by rule (the text it writes, checked by
+lazy-opt where the rule is about validity)."""
+
+import math
+import re
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from conftest import fresh
+from tinygrad import Tensor, dtypes
+from tinygrad.helpers import Context, getenv
+from tinygrad.ops import BinaryOps, UnaryOps
+
+from lazy_mlir.tinygrad import ExportError, export, export_graph, scheduler_flags
+from lazy_mlir.tinygrad._export import _const_literal, mlir_string
+
+
+def verify(lazy_opt, text, *extra):
+    proc = subprocess.run([lazy_opt, *extra], input=text, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr + "\n" + text
+    return proc.stdout
+
+
+def body(text):
+    return [line.strip() for line in text.splitlines() if line.startswith("    %")]
+
+
+def setup_function(_):
+    fresh()
+
+
+def test_module_header_and_flags():
+    text = export(Tensor.empty(4) + 1)
+    assert text.startswith('module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, '
+                           'fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {')
+    assert "func.func @graph() -> tensor<4xf32> {" in text
+
+
+def test_flags_follow_context_vars_and_overrides():
+    with Context(FUSE_ARANGE=1, MULTIOUTPUT=0):
+        flags = scheduler_flags()
+    assert flags == {"multi_output": False, "fuse_conv_bw": False, "fuse_arange": True, "use_copy_kernel": False}
+    flags = scheduler_flags({"FUSE_CONV_BW": 1, "use_copy_kernel": True})
+    assert flags["fuse_conv_bw"] and flags["use_copy_kernel"] and flags["multi_output"]
+    with pytest.raises(ExportError, match="unknown scheduler flag"):
+        scheduler_flags({"FUSE_EVERYTHING": 1})
+
+
+def test_use_copy_kernel_is_a_cached_getenv(monkeypatch):
+    monkeypatch.setenv("USE_COPY_KERNEL", "1")
+    getenv.cache_clear()
+    try:
+        assert scheduler_flags()["use_copy_kernel"]
+    finally:
+        monkeypatch.delenv("USE_COPY_KERNEL")
+        getenv.cache_clear()
+    assert not scheduler_flags()["use_copy_kernel"]
+
+
+@pytest.mark.parametrize("dtype,element", [
+    (dtypes.bool, "i1"), (dtypes.int8, "si8"), (dtypes.uint8, "ui8"), (dtypes.int16, "si16"),
+    (dtypes.uint16, "ui16"), (dtypes.int32, "si32"), (dtypes.uint32, "ui32"), (dtypes.int64, "si64"),
+    (dtypes.uint64, "ui64"), (dtypes.float16, "f16"), (dtypes.bfloat16, "bf16"), (dtypes.float32, "f32"),
+    (dtypes.float64, "f64")])
+def test_dtypes(dtype, element, lazy_opt):
+    x = Tensor.empty(2, 3, dtype=dtype).realize()
+    text = export(x.lazydata.e(BinaryOps.CMPNE, x.lazydata))
+    assert f"%arg0: tensor<2x3x{element}> {{lazy.buffer = 0 : i64}}" in text
+    assert f"lazy.cmpne %arg0, %arg0 : tensor<2x3x{element}> -> tensor<2x3xi1>" in text
+    verify(lazy_opt, text)
+
+
+@pytest.mark.parametrize("value,dtype,literal", [
+    (True, dtypes.bool, "true"), (False, dtypes.bool, "false"), (-128, dtypes.int8, "-128"),
+    (2**64 - 1, dtypes.uint64, "18446744073709551615"), (300, dtypes.uint8, "44"), (-1, dtypes.uint16, "65535"),
+    (2.0, dtypes.float32, "2.0"), (1e-5, dtypes.float32, "1.0e-05"), (1.5e300, dtypes.float64, "1.5e+300"),
+    (-0.0, dtypes.float16, "-0.0"), (math.inf, dtypes.float32, "inf"), (-math.inf, dtypes.float64, "-inf"),
+    (math.nan, dtypes.bfloat16, "nan"), (0.1, dtypes.float64, "0.1")])
+def test_const_literals(value, dtype, literal):
+    assert _const_literal(value, dtype, None) == literal
+
+
+def test_consts_parse(lazy_opt):
+    outs = [Tensor(v, dtype=d) for v, d in [(math.inf, dtypes.float32), (-math.inf, dtypes.half), (math.nan, dtypes.double),
+                                           (1e-5, dtypes.float32), (True, dtypes.bool), (-7, dtypes.int64)]]
+    text = export(outs)
+    for literal in ("inf", "-inf", "nan", "1.0e-05", "true", "-7"):
+        assert f"lazy.const {literal} :" in text
+    verify(lazy_opt, text)
+
+
+def test_views_print_tinygrad_shapetrackers(lazy_opt):
+    x = Tensor.empty(4, 6).realize()
+    outs = [x.pad(((1, 0), (0, 2)))[::-1], x[2:3, 1], x.reshape(2, 12).permute(1, 0).reshape(4, 6), x[1, 1]]
+    text = export(outs)
+    for out in outs:
+        views = ", ".join(_view_text(v) for v in out.lazydata.st.views)
+        assert f"lazy.view %arg0 as <[{views}]>" in text
+    assert "as <[():()" in text or "offset 7]>" in text
+    verify(lazy_opt, text)
+
+
+def _view_text(v):
+    text = f"({', '.join(map(str, v.shape))}):({', '.join(map(str, v.strides))})"
+    if v.offset:
+        text += f" offset {v.offset}"
+    if v.mask is not None:
+        text += " mask [" + ", ".join(f"({b}, {e})" for b, e in v.mask) + "]"
+    return text
+
+
+def test_each_distinct_node_once():
+    a, b = Tensor.empty(4), Tensor.empty(4)  # EMPTY is never hash-consed: two nodes
+    s = a + b
+    text = export([s * s, s, s])
+    lines = body(text)
+    assert sum("lazy.empty" in line for line in lines) == 2
+    assert sum("lazy.add" in line for line in lines) == 1
+    add = next(line.split(" = ")[0] for line in lines if "lazy.add" in line)
+    assert re.search(rf"return %\d+, {add}, {add} :", text)
+
+
+def test_buffer_numbers_and_offsets(lazy_opt):
+    x = Tensor.empty(10).realize()
+    part = x[2:6].contiguous().realize()  # MetaOps.VIEW: a sub-buffer 8 bytes in
+    target = Tensor(x.lazydata)
+    updated = x.assign(x + 1)             # (x now holds the ASSIGN)
+    updated.schedule()                    # realized, and sharing target's Buffer
+    y = Tensor.empty(3).realize()
+    graph = export_graph([part * 2, updated + target, y + 1])
+    assert [(n, off) for _, n, off in graph.args] == [(0, 8), (0, None), (0, None), (1, None)]
+    assert "{lazy.buffer = 0 : i64, lazy.buffer_offset = 8 : i64}" in graph.text
+    verify(lazy_opt, graph.text)
+
+
+def test_devices_are_encodings(lazy_opt):
+    x = Tensor.empty(4).realize()
+    text = export([(x + 1).to("CLANG:1") * 2])
+    assert re.search(r'lazy.copy %\d+ : tensor<4xf32> -> tensor<4xf32, #lazy.device<"CLANG:1">>', text)
+    assert re.search(r'lazy.mul %\d+, %\d+ : tensor<4xf32, #lazy.device<"CLANG:1">>', text)
+    assert '-> tensor<4xf32, #lazy.device<"CLANG:1">> {' in text
+    verify(lazy_opt, text)
+
+
+def test_meta_ops(lazy_opt):
+    x = Tensor.empty(4, 4).realize()
+    outs = [Tensor.rand(3), x[1:3].contiguous(), x.T.contiguous(), x.bitcast(dtypes.int32),
+            x[:, 1:3].assign(Tensor.empty(4, 2)), x.lazydata.cast(dtypes.half)]
+    text = export(outs)
+    assert re.search(r'lazy.custom "custom_random" tensor<3xf32>', text)
+    assert "lazy.buffer_view %arg0 : tensor<4x4xf32> -> tensor<4x4xsi32>" in text
+    assert re.search(r"lazy.buffer_view %\d+ : tensor<2x4xf32> -> tensor<2x4xf32>", text)
+    assert re.search(r"lazy.contiguous %\d+ : tensor<4x4xf32>", text)
+    assert re.search(r"lazy.assign %\d+ to %arg0 view <\[\(4, 2\):\(4, 1\) offset 1\]> : "
+                     r"tensor<4x2xf32>, tensor<4x4xf32>", text)
+    assert "lazy.cast %arg0 : tensor<4x4xf32> -> tensor<4x4xf16>" in text
+    verify(lazy_opt, text)
+
+
+def test_assign_into_a_contiguous_prefix(lazy_opt):
+    grid = Tensor.empty(2, 2).realize()
+    text = export(grid[0].assign(Tensor.empty(2)))  # arg () but 2 of 4 elements
+    assert re.search(r"lazy.assign %\d+ to %arg0 view <\[\(2\):\(1\)\]> : tensor<2xf32>, tensor<2x2xf32>", text)
+    verify(lazy_opt, text)
+
+
+def test_forced_realize_and_seen(lazy_opt):
+    x = Tensor.empty(4).realize()
+    first = (x + 1).contiguous()          # contiguous of a full base: forced_realize
+    text = export([first * 2], seen=[first.lazydata.base])
+    assert re.search(r"lazy.add %arg0, %\d+ \{lazy.forced_realize, lazy.seen\} : tensor<4xf32>", text)
+    verify(lazy_opt, text)
+
+
+def test_metadata_locations(lazy_opt):
+    w = Tensor.empty(3, 3).realize()
+    w.requires_grad = True
+    (Tensor.empty(2, 3).realize() @ w).relu().sum().backward()
+    text = export(w.grad)
+    assert 'loc("relu bw")' in text and 'loc("__matmul__ bw")' in text and 'loc("relu")' in text
+    printed = verify(lazy_opt, text, "--mlir-print-debuginfo")
+    assert 'loc("relu bw")' in printed
+    assert mlir_string('a "b"\\\n') == '"a \\"b\\"\\\\\\0A"'
+
+
+def test_image_dtype_is_rejected():
+    lb = Tensor.empty(2, 4, 4).lazydata.cast(dtypes.imagef((2, 4, 4)))
+    with pytest.raises(ExportError, match=r"image dtypes cannot be exported: UnaryOps.CAST node of shape \(2, 4, 4\)"):
+        export(lb)
+
+
+def test_symbolic_is_rejected():
+    from tinygrad.shape.symbolic import Variable
+    v = Variable("n", 1, 8).bind(3)
+    with pytest.raises(ExportError, match="symbolic shapes are not supported yet: MetaOps.CONST node"):
+        export(Tensor.empty(4) * Tensor(v).cast(dtypes.float32))
+    lb = Tensor.empty(8).lazydata
+    with pytest.raises(ExportError, match="symbolic shapes are not supported yet"):
+        export(lb.shrink(((0, v),)).e(UnaryOps.NEG))
+
+
+def test_deep_chain_is_iterative_and_linear():
+    x = Tensor.empty(4)
+    times = {}
+    for n in (2000, 8000):
+        y = x
+        for i in range(n):
+            y = y + 1 if i % 2 else y * 1.5
+        start = time.perf_counter()
+        text = export(y)
+        times[n] = time.perf_counter() - start
+        assert len(body(text)) > n
+    assert times[8000] < 8 * times[2000] + 0.05  # linear, not quadratic
+
+
+def test_non_tensor_outputs_are_rejected():
+    with pytest.raises(ExportError, match="output 1 is a ndarray"):
+        export([Tensor.empty(2), np.zeros(2)])
