@@ -33,6 +33,7 @@ then
   echo "setup: installing Python packages: ${PY_PACKAGES[*]}"
   "$PYTHON" -m pip install -q "${PY_PACKAGES[@]}"
 fi
+"$PYTHON" -c 'import os, sys, lazy_mlir; sys.exit(os.path.realpath(lazy_mlir.REPO_ROOT) != os.path.realpath("."))' 2>/dev/null || { "$PYTHON" -c 'import wheel' 2>/dev/null || "$PYTHON" -m pip install -q wheel; "$PYTHON" -m pip install -q --no-build-isolation -e python; }
 
 PREFIX=$(llvm-config-22 --prefix)
 if [ ! -f build/build.ninja ]; then

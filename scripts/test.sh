@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds lazy-mlir (through setup.sh) and runs every test suite: the lit +
-# FileCheck tests and the ShapeTracker gtest suite. Ends with one line that
-# counts all tests: "tests: N passed, M failed".
+# FileCheck tests, the ShapeTracker gtest suite and the Python tests (pytest).
+# Ends with one line that counts all tests: "tests: N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,16 +18,23 @@ echo "== gtest (unittests/)"
 build/bin/ShapeTrackerTests --gtest_brief=1 | tee "$log/gtest.txt" \
   || status=1
 
+echo "== pytest (python/tests)"
+"${PYTHON:-python3}" -m pytest -q -p no:cacheprovider python/tests | tee "$log/pytest.txt"
+py_rc=${PIPESTATUS[0]}; [ "$py_rc" -eq 0 ] || [ "$py_rc" -eq 5 ] || status=1  # 5: nothing collected
+
 count() { grep -Eo "$2" "$1" | grep -Eo '[0-9]+' | head -n1; }
 lit_pass=$(count "$log/lit.txt" 'Passed *: *[0-9]+'); lit_pass=${lit_pass:-0}
 lit_fail=$(awk -F: '/^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:/ {n += $2} END {print n + 0}' "$log/lit.txt")
 gt_pass=$(count "$log/gtest.txt" '\[  PASSED  \] [0-9]+'); gt_pass=${gt_pass:-0}
 gt_fail=$(count "$log/gtest.txt" '\[  FAILED  \] [0-9]+ test'); gt_fail=${gt_fail:-0}
+py_sum=$(grep -E '[0-9]+ (passed|failed|errors?|skipped)|no tests ran' "$log/pytest.txt" | tail -n1)
+py_pass=$(echo "$py_sum" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+'); py_pass=${py_pass:-0}
+py_fail=$(echo "$py_sum" | grep -Eo '[0-9]+ (failed|errors?)' | awk '{n += $1} END {print n + 0}')
 rm -rf "$log"
 
-passed=$((lit_pass + gt_pass))
-failed=$((lit_fail + gt_fail))
+passed=$((lit_pass + gt_pass + py_pass))
+failed=$((lit_fail + gt_fail + py_fail))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
-echo "lit: $lit_pass passed, $lit_fail failed; gtest: $gt_pass passed, $gt_fail failed"
+echo "lit: $lit_pass passed, $lit_fail failed; gtest: $gt_pass passed, $gt_fail failed; pytest: $py_pass passed, $py_fail failed"
 echo "tests: $passed passed, $failed failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
