@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Scheduling time: lazy-opt's lazy-schedule against tinygrad 0.9.2.
+
+For each graph, one export; then in one run:
+  * tinygrad: create_schedule_with_vars on the same LazyBuffers (best of
+    --repeat builds, since scheduling consumes the graph);
+  * lazy-mlir: the lazy-schedule passes' wall time from --mlir-timing
+    (parsing and printing excluded), best of --repeat runs.
+Prints nodes, both times, µs per node and the speed-up, then the scaling
+ratio time(5N) / (5 time(N)) of lazy-schedule on elementwise chains.
+
+  python3 bench/schedule_bench.py [--layers 2 12 24 48] [--repeat 3]
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+LAZY_OPT = os.path.join(ROOT, "build", "bin", "lazy-opt")
+
+PASSES = ("LazyFoldViews", "LazyMarkRealize", "LazyGroup", "LazyFormKernels",
+          "LazyToposort", "LazyPlanMemory")
+
+
+def transformer_step(layers, dim=64, heads=4, seq=16, batch=2, vocab=128):
+    from tinygrad import Tensor, nn
+    from tinygrad.nn.optim import AdamW
+    Tensor.manual_seed(0)
+
+    class Block:
+        def __init__(self):
+            self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+            self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+            self.fc1, self.fc2 = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+
+        def __call__(self, x):
+            q, k, v = self.qkv(self.ln1(x)).split(dim, dim=-1)
+            shape = (batch, seq, heads, dim // heads)
+            q, k, v = [t.reshape(shape).transpose(1, 2) for t in (q, k, v)]
+            a = q.scaled_dot_product_attention(k, v, is_causal=True)
+            x = x + self.proj(a.transpose(1, 2).reshape(batch, seq, dim))
+            return x + self.fc2(self.fc1(self.ln2(x)).gelu())
+
+    emb = nn.Embedding(vocab, dim)
+    blocks = [Block() for _ in range(layers)]
+    head = nn.Linear(dim, vocab)
+    params = nn.state.get_parameters([emb, blocks, head])
+    for p in params:
+        p.realize()
+    opt = AdamW(params, lr=1e-3)
+    tokens = Tensor.randint(batch, seq, high=vocab).realize()
+    labels = Tensor.randint(batch, seq, high=vocab).realize()
+    with Tensor.train():
+        x = emb(tokens)
+        for b in blocks:
+            x = b(x)
+        loss = head(x).sparse_categorical_crossentropy(labels)
+        opt.zero_grad()
+        loss.backward()
+        return opt.schedule_step() + [loss]
+
+
+def convnet_step(blocks=4, channels=16):
+    from tinygrad import Tensor, nn
+    from tinygrad.nn.optim import SGD
+    Tensor.manual_seed(0)
+    convs = [nn.Conv2d(3 if i == 0 else channels, channels, 3, padding=1) for i in range(blocks)]
+    norms = [nn.BatchNorm2d(channels) for _ in range(blocks)]
+    fc = nn.Linear(channels, 10)
+    params = nn.state.get_parameters([convs, norms, fc])
+    for p in params:
+        p.realize()
+    opt = SGD(params, lr=0.01, momentum=0.9)
+    img = Tensor.rand(4, 3, 16, 16).realize()
+    labels = Tensor.randint(4, high=10).realize()
+    with Tensor.train():
+        x = img
+        for c, n in zip(convs, norms):
+            x = x + n(c(x)).relu() if x.shape[1] == channels else n(c(x)).relu()
+        loss = fc(x.mean((2, 3))).sparse_categorical_crossentropy(labels)
+        opt.zero_grad()
+        loss.backward()
+        return opt.schedule_step() + [loss]
+
+
+def pass_seconds(timing_text):
+    total = 0.0
+    for line in timing_text.splitlines():
+        m = re.match(r"\s*([\d.]+) \(\s*[\d.]+%\)\s+(\w+)\s*$", line)
+        if m and m.group(2) in PASSES:
+            total += float(m.group(1))
+    return total
+
+
+def lazy_time(path, repeat):
+    best = None
+    for _ in range(repeat):
+        r = subprocess.run([LAZY_OPT, "--lazy-schedule", "--mlir-timing",
+                            "--mlir-disable-threading", path, "-o", os.devnull],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(r.stderr[:500])
+        t = pass_seconds(r.stderr)
+        best = t if best is None else min(best, t)
+    return best
+
+
+def measure(name, build, repeat):
+    from lazy_mlir.tinygrad import export
+    from lazy_mlir.tinygrad._export import collect_outputs
+    from tinygrad.engine.schedule import create_schedule_with_vars
+    tiny_best, text = None, None
+    for i in range(repeat):
+        outs = build()
+        if i == 0:
+            text = export(outs)
+        lbs = collect_outputs(outs)
+        start = time.perf_counter()
+        create_schedule_with_vars(lbs)
+        elapsed = time.perf_counter() - start
+        tiny_best = elapsed if tiny_best is None else min(tiny_best, elapsed)
+    nodes = sum(1 for line in text.splitlines() if re.match(r"\s+%\w+ = lazy\.", line))
+    nodes += text.count("lazy.buffer =")
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(text)
+    try:
+        ours = lazy_time(f.name, repeat)
+    finally:
+        os.unlink(f.name)
+    print(f"{name:<22} {nodes:>7} nodes  tinygrad {tiny_best * 1e3:9.2f} ms "
+          f"({tiny_best / nodes * 1e6:7.2f} us/node)  lazy-schedule {ours * 1e3:8.2f} ms "
+          f"({ours / nodes * 1e6:6.2f} us/node)  {tiny_best / ours:6.1f}x", flush=True)
+
+
+def chain_text(n):
+    lines = ["func.func @chain(%a: tensor<64xf32>) -> tensor<64xf32> {"]
+    prev = "%a"
+    for i in range(n):
+        op = ("lazy.exp2", "lazy.neg", "lazy.sqrt")[i % 3]
+        lines.append(f"  %v{i} = {op} {prev} : tensor<64xf32>")
+        prev = f"%v{i}"
+    lines.append(f"  return {prev} : tensor<64xf32>\n}}")
+    return "\n".join(lines) + "\n"
+
+
+def scaling(repeat):
+    times = {}
+    for n in (1000, 5000, 20000, 100000):
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+            f.write(chain_text(n))
+        try:
+            times[n] = lazy_time(f.name, repeat)
+        finally:
+            os.unlink(f.name)
+        print(f"chain {n:>7} ops: lazy-schedule {times[n] * 1e3:8.2f} ms "
+              f"({times[n] / n * 1e6:5.2f} us/node)", flush=True)
+    for a, b in ((1000, 5000), (20000, 100000)):
+        print(f"scaling {a}->{b}: time({b}) / (5 * time({a})) = "
+              f"{times[b] / (5 * times[a]):.2f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layers", type=int, nargs="*", default=[2, 12, 24, 48])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if not os.path.exists(LAZY_OPT):
+        sys.exit(f"error: {LAZY_OPT} not found; build first (bash scripts/setup.sh)")
+    for layers in args.layers:
+        measure(f"transformer x{layers}", lambda: transformer_step(layers), args.repeat)
+    measure("convnet sgd", convnet_step, args.repeat)
+    scaling(args.repeat)
+
+
+if __name__ == "__main__":
+    main()
