@@ -148,8 +148,8 @@ def fill_inputs(graph, seed, fill):
         root.ensure_allocated()
         try:
             root.copyin(memoryview(bytearray(np.ascontiguousarray(values).tobytes())))
-        except (AttributeError, NotImplementedError):
-            pass  # a device without copyin (NPY): keep what it holds
+        except (AttributeError, NotImplementedError, TypeError):
+            pass  # a device without copyin (NPY) or read-only data (PYTHON bytes): keep it
     arrays = []
     for lb, _, _ in graph.args:
         lb.buffer.ensure_allocated()

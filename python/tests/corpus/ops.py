@@ -163,7 +163,7 @@ def _():
     return [Tensor.empty(3, 4), Tensor.empty(2, dtype=dtypes.int32)]
 
 
-@graph("ops/copy_devices", numerics="a copy between two CLANG devices")
+@graph("ops/copy_devices")
 def _():
     x = realized(3, 4)
     there = (x + 1).to("CLANG:1")

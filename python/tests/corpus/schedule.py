@@ -21,7 +21,8 @@ R = realized
 ARANGE = {"FUSE_ARANGE": 1}       # TestIndexing's default
 CONV_BW = {"FUSE_CONV_BW": 1}     # TestConvBW's default
 NOINT0 = {"int": (0, 9)}          # index-like ints: 0 allowed
-HEAVY = "large shapes: exported and verified only (numerics run through the CLI)"
+HEAVY = ("large: exported and verified only; `check` takes 4-75 s on 2 cores "
+         "(corpus/generate.py writes the script)")
 
 # -- 4.1 elementwise fusion, movement, caching --------------------------------
 
@@ -209,26 +210,26 @@ def _some_permute():
     return plain, transposed.T
 
 
-@graph("schedule/some_permute_fusion/1", kernels=1, numerics=HEAVY)
+@graph("schedule/some_permute_fusion/1", kernels=1)
 def _():
     plain, back = _some_permute()
     return [plain]
 
 
-@graph("schedule/some_permute_fusion/2", kernels=1, numerics=HEAVY)
+@graph("schedule/some_permute_fusion/2", kernels=1)
 def _():
     plain, back = _some_permute()
     preschedule(plain)
     return [back]
 
 
-@graph("schedule/shrink_fuse", kernels=1, numerics=HEAVY)
+@graph("schedule/shrink_fuse", kernels=1)
 def _():
     prod_ = E(8192, 16) * E(8192, 16)
     return [prod_[0] * E(1, 16)]
 
 
-@graph("schedule/expand_nofuse", kernels=2, numerics=HEAVY)
+@graph("schedule/expand_nofuse", kernels=2)
 def _():
     small = E(1, 16) * E(1, 16)
     return [small * E(8192, 16)]
@@ -312,7 +313,7 @@ def _():
         return [x.grad, norm.weight.grad, norm.bias.grad, forward]
 
 
-@graph("schedule/fold_conv_relu", kernels=1, numerics=HEAVY)
+@graph("schedule/fold_conv_relu", kernels=1)
 def _():
     conv = nn.Conv2d(3, 16, 3)
     out = conv(Tensor.ones(2, 3, 64, 64)).relu()
@@ -622,7 +623,7 @@ def _():
     return [R(4, 32).argmax(-1)]
 
 
-@graph("schedule/scaled_dot_product_attention_multireduce_fusion", kernels=5, numerics=HEAVY)
+@graph("schedule/scaled_dot_product_attention_multireduce_fusion", kernels=5)
 def _():
     q, k, v = R(32, 8, 16, 64), R(32, 8, 16, 64), R(32, 8, 16, 64)
     return [Tensor.scaled_dot_product_attention(q, k, v)]
@@ -701,7 +702,7 @@ def _():
     return [a @ b + c @ d]
 
 
-@graph("schedule/softmax_fusion", kernels=3, numerics=HEAVY)
+@graph("schedule/softmax_fusion", kernels=3)
 def _():
     return [R(4, 12, 64, 64).softmax()]
 
@@ -775,7 +776,9 @@ def _():
                       [nn.Conv2d(3, 16, 3, bias=False), nn.Conv2d(16, 32, 3, bias=False)])
 
 
-@graph("schedule/sgd_4convs_fuse", flags=CONV_BW, kernels=19, numerics=HEAVY)
+@graph("schedule/sgd_4convs_fuse", flags=CONV_BW, kernels=19,
+       numerics="large (38 s); tinygrad's own f32 sums are off by up to 1e-3 here, while lazy-interp "
+                "matches a float64 evaluation of the graph to 2e-7")
 def _():
     convs = [nn.Conv2d(3, 4, 3, bias=False), nn.Conv2d(4, 8, 3, bias=False),
              nn.Conv2d(8, 16, 3, bias=False), nn.Conv2d(16, 32, 3, bias=False)]
@@ -984,7 +987,7 @@ def _():
 
 # -- TestConvBW -------------------------------------------------------------------
 
-@graph("schedule/convbw/fold_conv_relu_backward", flags=CONV_BW, kernels=4, numerics=HEAVY)
+@graph("schedule/convbw/fold_conv_relu_backward", flags=CONV_BW, kernels=4)
 def _():
     return _conv_relu_backward()
 
@@ -1121,14 +1124,14 @@ def _():
     return [Tensor.arange(12).reshape(4, 3).shrink(((1, 2), (1, 3))).contiguous()]
 
 
-@_indexing("arange_shrink_copy", numerics="a copy between two CLANG devices")
+@_indexing("arange_shrink_copy")
 def _():
     # the original copies from a non-CLANG default device to CLANG; here
     # the same COPY goes from CLANG to a second CLANG device
     return [Tensor.arange(12).reshape(4, 3).shrink(((1, 2), (1, 3))).to("CLANG:1")]
 
 
-@_indexing("arange_expand_copy", numerics="a copy between two CLANG devices")
+@_indexing("arange_expand_copy")
 def _():
     return [Tensor.arange(4).reshape(2, 2, 1).expand(2, 2, 2).to("CLANG:1")]
 
