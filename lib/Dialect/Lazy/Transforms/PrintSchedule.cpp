@@ -217,8 +217,56 @@ private:
   unsigned counter = 0;
 };
 
+/// Numbers buffers by first appearance for the `bufs:` line of an item:
+/// launch and EXT results are the buffers they wrote, a suballoc is its
+/// base buffer at a byte offset (`b3@16`), empty buffers are left out as
+/// tinygrad leaves them out of ScheduleItem.bufs.
+class BufferNamer {
+public:
+  std::string line(Operation *item) {
+    std::string s = "  bufs:";
+    for (Value v : item->getOperands()) {
+      auto type = cast<BufferType>(v.getType());
+      if (type.getSize() == 0)
+        continue;
+      int64_t offset = 0;
+      bool sub = false;
+      Value root = v;
+      while (true) {
+        if (auto result = dyn_cast<OpResult>(root)) {
+          Operation *op = result.getOwner();
+          if (auto launch = dyn_cast<LaunchOp>(op)) {
+            root = launch.getOuts()[result.getResultNumber()];
+            continue;
+          }
+          if (auto ext = dyn_cast<ExtOp>(op)) {
+            root = ext.getOuts()[result.getResultNumber()];
+            continue;
+          }
+          if (auto subAlloc = dyn_cast<SubAllocOp>(op)) {
+            offset += subAlloc.getOffset();
+            root = subAlloc.getBase();
+            sub = true;
+            continue;
+          }
+        }
+        break;
+      }
+      auto [it, inserted] = ids.insert({root, ids.size()});
+      s += " b" + std::to_string(it->second);
+      if (sub)
+        s += "@" + std::to_string(offset);
+    }
+    return s;
+  }
+
+private:
+  llvm::DenseMap<Value, size_t> ids;
+};
+
 struct LazyPrintSchedule final
     : mlir::lazy::impl::LazyPrintScheduleBase<LazyPrintSchedule> {
+  using LazyPrintScheduleBase::LazyPrintScheduleBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     llvm::raw_ostream &os = llvm::outs();
@@ -227,12 +275,15 @@ struct LazyPrintSchedule final
         continue;
       os << "schedule @" << func.getSymName() << "\n";
       unsigned index = 0;
+      BufferNamer namer;
       for (Operation &op : func.getBody().front()) {
         if (auto launch = dyn_cast<LaunchOp>(op)) {
           auto kernel = module.lookupSymbol<KernelOp>(launch.getKernel());
           os << "item " << index++ << " KERNEL outs=" << launch.getOuts().size()
              << " ins=" << launch.getIns().size() << "\n";
           KernelPrinter(os).print(kernel);
+          if (printBuffers)
+            os << namer.line(launch) << "\n";
         } else if (auto ext = dyn_cast<ExtOp>(op)) {
           os << "item " << index++ << " EXT " << ext.getKind().upper();
           if (auto arg = ext.getArgAttr()) {
@@ -243,6 +294,8 @@ struct LazyPrintSchedule final
           }
           os << " outs=" << ext.getOuts().size()
              << " ins=" << ext.getIns().size() << "\n";
+          if (printBuffers)
+            os << namer.line(ext) << "\n";
         }
       }
     }

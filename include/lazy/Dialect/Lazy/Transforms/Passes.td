@@ -214,8 +214,15 @@ def LazyPrintSchedule : Pass<"lazy-print-schedule", "::mlir::ModuleOp"> {
 
     Nodes are numbered in depth-first post-order from the stores, operands
     in order, structurally equal nodes once. Const values are printed as
-    Python prints them after rounding to their dtype. The IR is unchanged.
+    Python prints them after rounding to their dtype. With `buffers`, each
+    item also lists its buffers (`bufs: b0 b1 b2@16`), numbered by first
+    appearance, sub-buffers with their byte offset: the memory plan. The
+    IR is unchanged.
   }];
+  let options = [
+    Option<"printBuffers", "buffers", "bool", /*default=*/"false",
+           "also print each item's buffers (the memory plan)">
+  ];
 }
 
 #endif // LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_TD
