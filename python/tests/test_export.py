@@ -219,3 +219,14 @@ def test_deep_chain_is_iterative_and_linear():
 def test_non_tensor_outputs_are_rejected():
     with pytest.raises(ExportError, match="output 1 is a ndarray"):
         export([Tensor.empty(2), np.zeros(2)])
+
+
+def test_rank_n_const_bases_have_zero_strides():
+    """A CONST base of rank > 0 (cast() of an unmasked const view) keeps that
+    view's st, which the dialect cannot attach to `lazy.const`; it is always
+    all-zero strides, so a reader can rebuild it from the shape."""
+    t = Tensor.full((4, 4), 2).cast(dtypes.float32)
+    base = t.lazydata.base
+    assert base.op.name == "CONST" and not base.st.contiguous
+    assert [(v.strides, v.offset, v.mask) for v in base.st.views] == [((0, 0), 0, None)]
+    assert "lazy.const 2.0 : tensor<4x4xf32>" in export(t + 1)

@@ -270,3 +270,11 @@ def _():
     x = realized(2, 3)
     (x @ w).relu().sum().backward()
     return [w.grad]
+
+
+@graph("ops/sharded_multi_device")
+def _():
+    # a MultiLazyBuffer: one LazyBuffer per device; the outputs are all shards
+    x = realized(4, 6).shard(("CLANG", "CLANG:1"), axis=0)
+    y = (x * 2 + 1).sum(axis=1)
+    return [y, y + 1]
