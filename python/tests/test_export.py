@@ -229,4 +229,4 @@ def test_rank_n_const_bases_have_zero_strides():
     base = t.lazydata.base
     assert base.op.name == "CONST" and not base.st.contiguous
     assert [(v.strides, v.offset, v.mask) for v in base.st.views] == [((0, 0), 0, None)]
-    assert "lazy.const 2.0 : tensor<4x4xf32>" in export(t + 1)
+    assert "lazy.const 2.0 : tensor<4x4xf32>" in export(t + Tensor.empty(4, 4))
