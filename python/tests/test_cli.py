@@ -147,7 +147,26 @@ def test_check_reports_interp_failure(tmp_path):
     path = script(tmp_path, "simple.py", SIMPLE)
     proc = run("check", path, "--interp", str(fake))
     assert proc.returncode == 1
-    assert "lazy-interp failed (exit 3): error: unsupported op" in proc.stdout
+    assert "error: lazy-interp failed (exit 3): error: unsupported op" in proc.stderr
+
+
+def test_check_reports_tinygrad_failure(tmp_path):
+    # tinygrad 0.9.2 cannot schedule this graph (test_advanced_indexing's
+    # expected failure); check says so in one line
+    fake = tmp_path / "fake-interp"
+    fake.write_text(FAKE_INTERP.format(python=sys.executable))
+    fake.chmod(0o755)
+    path = script(tmp_path, "tg.py", """
+        from tinygrad import Tensor
+        from tinygrad.helpers import FUSE_ARANGE
+        FUSE_ARANGE.value = 1
+        def build():
+            return [(Tensor.arange(10) + 1)[[0]]]
+    """)
+    proc = run("check", path, "--interp", str(fake))
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("error: tinygrad failed to realize the outputs: ValueError: size mismatched")
+    assert "Traceback" not in proc.stderr
 
 
 def test_generated_corpus_scripts_run(tmp_path, lazy_interp):

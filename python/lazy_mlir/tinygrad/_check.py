@@ -46,6 +46,7 @@ catastrophic cancellation in large sums is judged against the sum's size.
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -220,16 +221,28 @@ class InterpError(Exception):
     """lazy-interp failed or timed out."""
 
 
+class TinygradError(Exception):
+    """tinygrad itself failed to schedule or run the graph."""
+
+
+def _tinygrad(what, fn, *args):
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001 - report tinygrad's failure in one line
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise TinygradError(f"tinygrad failed to {what}: {type(exc).__name__}: {first}") from exc
+
+
 def check_outputs(outputs, flags=None, seen=None, fill=None, seed=0, interp=None, work=None, printer=None):
     """Steps 1-4 for already built outputs; returns one (label, ok, detail)
     per output. Raises ExportError for unexportable graphs and InterpError
-    when lazy-interp fails."""
+    when lazy-interp fails, TinygradError when tinygrad does."""
     from .. import tool_path
     from ._export import collect_outputs, export_graph, scheduler_flags
     interp = interp or tool_path("lazy-interp")
     fill = fill or {}
     outs = collect_outputs(outputs)
-    prerealize(outs)
+    _tinygrad("realize the EMPTY/CUSTOM inputs", prerealize, outs)
     flags = scheduler_flags(flags)
     graph = export_graph(outs, flags=flags, seen=seen)
     inputs = fill_inputs(graph, seed, fill)
@@ -259,7 +272,7 @@ def check_outputs(outputs, flags=None, seen=None, fill=None, seed=0, interp=None
             message = (proc.stderr or proc.stdout).strip()
             raise InterpError(f"lazy-interp failed (exit {proc.returncode}): {message}")
 
-        want = realize_outputs(graph.outs, flags)
+        want = _tinygrad("realize the outputs", realize_outputs, graph.outs, flags)
         results = []
         for i, (lb, expected) in enumerate(zip(graph.outs, want)):
             elt = element_type(lb.dtype)
@@ -293,8 +306,8 @@ def run_check(script_path, seed, interp, keep_dir=None, verbose=False, printer=p
                                 work=keep_dir, printer=printer if verbose else None)
     except ExportError as exc:
         raise _script.UserError(str(exc)) from None
-    except InterpError as exc:
-        printer(f"error: {exc}")
+    except (InterpError, TinygradError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
     for label, ok, detail in results:
         printer(f"{label}: {'match' if ok else 'DIFFER'} ({detail})")
