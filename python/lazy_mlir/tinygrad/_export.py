@@ -22,7 +22,7 @@ every node and edge is handled a constant number of times.
 import math
 
 from tinygrad.device import Device
-from tinygrad.dtype import DType, ImageDType, dtypes
+from tinygrad.dtype import ImageDType, dtypes
 from tinygrad.helpers import getenv
 from tinygrad import helpers as _helpers
 from tinygrad.lazy import LazyBuffer
