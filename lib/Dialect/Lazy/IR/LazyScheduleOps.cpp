@@ -200,14 +200,14 @@ RegionKind ScheduleOp::getRegionKind(unsigned) { return RegionKind::Graph; }
 
 LogicalResult SubAllocOp::verify() {
   BufferType base = getBase().getType(), result = getType();
-  if (base.getElementType() != result.getElementType() ||
-      base.getDevice() != result.getDevice())
-    return emitOpError("must keep the base buffer's dtype and device");
-  int64_t itemSize =
-      std::max<int64_t>(1, result.getElementType().getIntOrFloatBitWidth() / 8);
+  if (base.getDevice() != result.getDevice())
+    return emitOpError("must keep the base buffer's device");
+  auto bytes = [](BufferType t) {
+    return t.getSize() *
+           std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8);
+  };
   int64_t offset = getOffset();
-  if (offset < 0 || offset % itemSize != 0 ||
-      offset + result.getSize() * itemSize > base.getSize() * itemSize)
+  if (offset < 0 || offset + bytes(result) > bytes(base))
     return emitOpError() << "a " << result.getSize() << "-element buffer at "
                          << "byte offset " << offset << " does not fit in "
                          << base.getSize() << " elements";

@@ -307,9 +307,17 @@ LogicalResult KernelFormer::run() {
     SmallVector<Value> outs, ins;
     for (NodeId out : item.outputs) {
       const LazyNode &n = g.node(out);
-      if (n.kind == NodeOp::Assign)
+      if (n.kind == NodeOp::Assign) {
         outs.push_back(bufferOf.lookup(n.srcs[1])); // writes its target
-      else {
+      } else if (n.kind == NodeOp::BufferView) {
+        // MetaOps.VIEW: a sub-buffer of its source's buffer at the source
+        // view's offset.
+        const LazyNode &src = g.node(n.srcs[0]);
+        int64_t offset = src.tracker.views.front().offset * src.itemSize;
+        outs.push_back(SubAllocOp::create(sb, n.op->getLoc(), bufferTypeOf(n),
+                                          valueOf(src.base),
+                                          sb.getI64IntegerAttr(offset)));
+      } else {
         auto alloc = AllocOp::create(sb, n.op->getLoc(), bufferTypeOf(n));
         if (n.op->hasAttr(LazyDialect::kExternalAttrName))
           alloc->setAttr(LazyDialect::kExternalAttrName, sb.getUnitAttr());

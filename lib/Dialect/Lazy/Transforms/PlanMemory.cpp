@@ -198,8 +198,10 @@ struct LazyPlanMemory final
     for (Operation &op : body)
       if (isa<AllocOp>(op))
         hoisted.push_back(&op);
+    // (A buffer_view's suballoc of a computed buffer stays where it is.)
     for (Operation &op : body)
-      if (isa<SubAllocOp>(op))
+      if (auto sub = dyn_cast<SubAllocOp>(op);
+          sub && sub.getBase().getDefiningOp<AllocOp>())
         hoisted.push_back(&op);
     for (Operation *op : llvm::reverse(hoisted))
       op->moveBefore(&body.front());

@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <charconv>
+#include <map>
 #include <cmath>
 
 namespace mlir::lazy {
@@ -252,7 +253,21 @@ public:
         }
         break;
       }
-      auto [it, inserted] = ids.insert({root, ids.size()});
+      // A realized argument is identified by its buffer number, so that a
+      // sub-buffer argument shares its base's name.
+      std::pair<Value, int64_t> key = {root, -1};
+      if (auto arg = dyn_cast<BlockArgument>(root))
+        if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
+          if (auto id = func.getArgAttrOfType<IntegerAttr>(
+                  arg.getArgNumber(), LazyDialect::kBufferAttrName)) {
+            key = {Value(), id.getInt()};
+            if (auto off = func.getArgAttrOfType<IntegerAttr>(
+                    arg.getArgNumber(), LazyDialect::kBufferOffsetAttrName)) {
+              offset += off.getInt();
+              sub = true;
+            }
+          }
+      auto [it, inserted] = ids.insert({key, ids.size()});
       s += " b" + std::to_string(it->second);
       if (sub)
         s += "@" + std::to_string(offset);
@@ -261,7 +276,14 @@ public:
   }
 
 private:
-  llvm::DenseMap<Value, size_t> ids;
+  std::map<std::pair<Value, int64_t>, size_t,
+           bool (*)(const std::pair<Value, int64_t> &,
+                    const std::pair<Value, int64_t> &)>
+      ids{[](const std::pair<Value, int64_t> &a,
+             const std::pair<Value, int64_t> &b) {
+        return std::make_pair(a.first.getAsOpaquePointer(), a.second) <
+               std::make_pair(b.first.getAsOpaquePointer(), b.second);
+      }};
 };
 
 struct LazyPrintSchedule final

@@ -59,7 +59,7 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
     if (isa<LaunchOp, ExtOp>(op)) {
       indexOf[&op] = items.size();
       items.push_back(&op);
-    } else if (!isa<AllocOp, YieldOp>(op)) {
+    } else if (!isa<AllocOp, SubAllocOp, YieldOp>(op)) {
       return op.emitOpError("cannot be part of a lazy.schedule");
     }
 
@@ -123,19 +123,30 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
 
   // Inline in order: allocations just before their first user.
   Operation *anchor = schedule;
+  // A suballoc (a buffer_view's output) goes just before its user, after
+  // its base (an allocation here, or an earlier item's result).
+  auto place = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &body)
+      return;
+    if (auto sub = dyn_cast<SubAllocOp>(def)) {
+      if (auto baseAlloc = sub.getBase().getDefiningOp<AllocOp>();
+          baseAlloc && baseAlloc->getBlock() == &body)
+        baseAlloc->moveBefore(anchor);
+      sub->moveBefore(anchor);
+    } else if (isa<AllocOp>(def)) {
+      def->moveBefore(anchor);
+    }
+  };
   for (unsigned i : order) {
     Operation *item = items[i];
     for (Value v : item->getOperands())
-      if (auto alloc = v.getDefiningOp<AllocOp>();
-          alloc && alloc->getBlock() == &body)
-        alloc->moveBefore(anchor);
+      place(v);
     item->moveBefore(anchor);
   }
   auto yield = cast<YieldOp>(body.getTerminator());
   for (Value v : yield.getValues())
-    if (auto alloc = v.getDefiningOp<AllocOp>();
-        alloc && alloc->getBlock() == &body)
-      alloc->moveBefore(anchor); // an output no item writes stays allocated
+    place(v); // an output no item writes stays allocated
   schedule.replaceAllUsesWith(yield.getValues());
   schedule.erase();
   return success();

@@ -113,8 +113,9 @@ def Lazy_SubAllocOp : Lazy_Op<"suballoc", [Pure]> {
   let summary = "a buffer carved out of a larger one (memory planning)";
   let description = [{
     The result aliases `base` from byte `offset` on: tinygrad's
-    `Buffer(..., base=seg_buf)` when the memory planner places a smaller
-    buffer inside a larger free one. Same device and dtype; it must fit.
+    `Buffer(..., base=...)`, made by the memory planner (a smaller buffer
+    inside a larger free one) and by MetaOps.VIEW (a buffer_view, possibly
+    of another dtype). Same device; it must fit.
     ```mlir
     %s = lazy.suballoc %b offset 0 : !lazy.buffer<64xf32> -> !lazy.buffer<16xf32>
     ```

@@ -1,0 +1,194 @@
+"""`compare`: lazy-opt's schedule against tinygrad 0.9.2's, item by item.
+
+Both schedules are turned into the canonical schedule text (see
+`_canonical.py` and `lazy-opt --lazy-print-schedule`): same item count,
+kind, output/input counts, kernel ASTs modulo naming, and memory plan
+(`bufs:` lines after tinygrad's memory_planner and lazy-plan-memory).
+
+The memory plan depends on which buffers Python still references after
+scheduling (tinygrad's lb_refcount). Those are read off tinygrad's run and
+marked `lazy.external` in the exported graph before lazy-opt schedules it.
+
+Where tinygrad raises while scheduling, the case is identical only if
+lazy-opt rejects the graph too.
+"""
+
+import re
+import subprocess
+import time
+
+from . import _script
+from ._canonical import canonical_items, view_text  # noqa: F401 - re-exported
+
+
+def _mark_external(text, names):
+    """Adds `lazy.external` to the ops defining the SSA `names`."""
+    if not names:
+        return text
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s*(%\w+) = lazy\.", line)
+        if m and m.group(1) in names:
+            head, sep, tail = line.rpartition(" : ")
+            if sep and " {lazy." in head:
+                head = head.replace(" {lazy.", " {lazy.external, lazy.", 1)
+            elif sep:
+                head += " {lazy.external}"
+            line = head + sep + tail
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _plan_lines(schedule):
+    """`bufs:` lines of tinygrad's planned schedule, as lazy-print-schedule
+    numbers them (base buffers by first appearance, sub-buffers @offset)."""
+    ids, lines = {}, []
+    for si in schedule:
+        parts = []
+        for buf in si.bufs:
+            base = buf._base if getattr(buf, "_base", None) is not None else buf
+            n = ids.setdefault(id(base), len(ids))
+            parts.append(f"b{n}" + (f"@{buf.offset}" if base is not buf else ""))
+        lines.append("  bufs: " + " ".join(parts))
+    return lines
+
+
+def _with_plan(items, plans):
+    out, k = [], 0
+    for line in items:
+        out.append(line)
+        if line.startswith("item ") and k < len(plans):
+            pass
+    # Attach each plan line after its item's block.
+    result, item = [], -1
+    for line in items:
+        if line.startswith("item "):
+            if item >= 0:
+                result.append(plans[item])
+            item += 1
+        result.append(line)
+    if item >= 0:
+        result.append(plans[item])
+    return result
+
+
+def tinygrad_schedule(built):
+    """(canonical lines with plan, seconds, externally referenced buffer ids)
+    or (['RAISES ...'], seconds, set())."""
+    from tinygrad.engine.realize import memory_planner
+    from tinygrad.engine.schedule import create_schedule_with_vars
+    from ._export import collect_outputs
+    outs = collect_outputs(built.outputs)
+    seen = set(built.seen) if built.seen else None
+    start = time.perf_counter()
+    try:
+        schedule, _ = create_schedule_with_vars(outs, seen)
+    except Exception as exc:  # noqa: BLE001 - tinygrad's own failure is a result
+        first = str(exc).strip().splitlines()
+        return [f"RAISES {type(exc).__name__}: {first[0] if first else ''}"], \
+            time.perf_counter() - start, set()
+    elapsed = time.perf_counter() - start
+    external = {id(b) for si in schedule for b in si.bufs if b.lb_refcount > 0}
+    planned = memory_planner(schedule)
+    lines = _with_plan(canonical_items(schedule), _plan_lines(planned))
+    return lines, elapsed, external
+
+
+def lazy_schedule(text, lazy_opt, with_plan=True):
+    """(canonical lines with plan, pass seconds) or (['ERROR ...'], 0)."""
+    cmd = [lazy_opt, "--lazy-schedule",
+           "--lazy-print-schedule=buffers=" + ("true" if with_plan else "false"),
+           "--mlir-timing", "--mlir-disable-threading", "-o", "/dev/null", "-"]
+    r = subprocess.run(cmd, input=text, capture_output=True, text=True)
+    seconds = 0.0
+    for line in r.stderr.splitlines():
+        m = re.match(r"\s*([\d.]+) \(\s*[\d.]+%\)\s+(Lazy\w+)\s*$", line)
+        if m and m.group(2) != "LazyPrintSchedule":
+            seconds += float(m.group(1))
+    if r.returncode != 0:
+        errors = [l for l in r.stderr.splitlines() if "error:" in l]
+        return [f"ERROR {errors[0] if errors else r.stderr.strip()[:200]}"], seconds
+    lines = [l for l in r.stdout.splitlines() if not l.startswith("schedule @")]
+    return lines, seconds
+
+
+def _items(lines):
+    """Split canonical lines into per-item blocks."""
+    blocks, current = [], None
+    for line in lines:
+        if line.startswith("item "):
+            current = [line]
+            blocks.append(current)
+        elif current is not None:
+            current.append(line)
+        else:
+            blocks.append([line])
+    return blocks
+
+
+def differences(want, got):
+    """One line per difference between tinygrad's (want) and ours (got)."""
+    if want and want[0].startswith("RAISES"):
+        if got and got[0].startswith("ERROR"):
+            return []
+        return [f"tinygrad fails ({want[0][7:]}) but lazy-opt schedules the graph"]
+    if got and got[0].startswith("ERROR"):
+        return [f"lazy-opt fails: {got[0][6:]}"]
+    w, g = _items(want), _items(got)
+    out = []
+    if len(w) != len(g):
+        out.append(f"{len(w)} items in tinygrad, {len(g)} in lazy-opt")
+    for i, (a, b) in enumerate(zip(w, g)):
+        if a != b:
+            for x, y in zip(a, b):
+                if x != y:
+                    out.append(f"item {i}: tinygrad `{x.strip()}` vs lazy `{y.strip()}`")
+                    break
+            else:
+                out.append(f"item {i}: {len(a)} vs {len(b)} lines")
+    return out
+
+
+def compare_built(built, lazy_opt, exporter_cls=None):
+    """Compare one built graph; returns (differences, tinygrad s, lazy s)."""
+    from tinygrad.device import Device
+    from ._export import _Exporter, collect_outputs, scheduler_flags
+    outs = collect_outputs(built.outputs)
+    exporter = _Exporter(Device.DEFAULT, built.seen)
+    text = exporter.module(outs, scheduler_flags(built.flags))
+    buffer_names = {}
+    for lb_id, name in exporter.names.items():
+        buffer_names[lb_id] = name
+    # Map each exported base's Buffer to its SSA name (before scheduling
+    # deletes anything).
+    by_buffer = {}
+    stack, seen_ids = list(outs), set()
+    while stack:
+        lb = stack.pop()
+        if id(lb) in seen_ids:
+            continue
+        seen_ids.add(id(lb))
+        base = lb.base
+        if base is not lb:
+            stack.append(base)
+            continue
+        if id(lb) in exporter.names and hasattr(lb, "srcs"):
+            by_buffer[id(lb.buffer)] = exporter.names[id(lb)]
+            stack.extend(lb.srcs)
+    want, tiny_s, external = tinygrad_schedule(built)
+    text = _mark_external(text, {by_buffer[b] for b in external if b in by_buffer})
+    got, lazy_s = lazy_schedule(text, lazy_opt)
+    return differences(want, got), tiny_s, lazy_s
+
+
+def run_compare(script_path, lazy_opt, show_time=False, printer=print):
+    module = _script.load_script(script_path)
+    built = _script.call_build(module, script_path)
+    diffs, tiny_s, lazy_s = compare_built(built, lazy_opt)
+    for d in diffs:
+        printer(d)
+    if show_time:
+        printer(f"time: tinygrad {tiny_s * 1e3:.2f} ms, lazy-schedule {lazy_s * 1e3:.2f} ms")
+    identical = 0 if diffs else 1
+    printer(f"{identical} identical, {1 - identical} different")
+    return 0 if not diffs else 1
