@@ -1,8 +1,9 @@
-"""Command line: `python3 -m lazy_mlir.tinygrad {export,check} SCRIPT.py`.
+"""Command line: `python3 -m lazy_mlir.tinygrad {export,check,compare} SCRIPT.py`.
 
-Exit status: 0 success (check: every output matches), 1 a check found a
-difference or lazy-interp failed, 2 a user mistake (bad path, no build(),
-unsupported graph, ...), reported as one `error: ...` line.
+Exit status: 0 success (check: every output matches; compare: the
+schedules are identical), 1 a check or compare found a difference or a tool
+failed, 2 a user mistake (bad path, no build(), unsupported graph, ...),
+reported as one `error: ...` line.
 """
 
 import argparse
@@ -21,7 +22,7 @@ def _parser():
         prog="python3 -m lazy_mlir.tinygrad",
         description="Export tinygrad 0.9.2 lazy graphs as `lazy` dialect MLIR and check them "
                     "against the reference interpreter.")
-    sub = parser.add_subparsers(dest="command", metavar="{export,check}")
+    sub = parser.add_subparsers(dest="command", metavar="{export,check,compare}")
     sub.required = True
     exp = sub.add_parser("export", help="write the graph of SCRIPT's build() as MLIR")
     exp.add_argument("script", help="Python file defining build() -> list of Tensors")
@@ -34,6 +35,11 @@ def _parser():
     chk.add_argument("--interp", default=None, help="lazy-interp binary (default: build/bin/lazy-interp)")
     chk.add_argument("--keep", metavar="DIR", help="keep graph.mlir, inputs and outputs in DIR")
     chk.add_argument("-v", "--verbose", action="store_true", help="print the lazy-interp command")
+    cmp = sub.add_parser("compare", help="compare lazy-opt's schedule with tinygrad's on SCRIPT's graph")
+    cmp.add_argument("script", help="Python file defining build() -> list of Tensors")
+    cmp.add_argument("--device", default=None, help="tinygrad device (default: CLANG)")
+    cmp.add_argument("--lazy-opt", default=None, help="lazy-opt binary (default: build/bin/lazy-opt)")
+    cmp.add_argument("--time", action="store_true", help="also print both schedulers' times")
     return parser
 
 
@@ -71,10 +77,20 @@ def _check(args):
     return run_check(args.script, args.seed, interp, keep_dir=args.keep, verbose=args.verbose)
 
 
+def _compare(args):
+    _select_device(args.device, "CLANG")
+    lazy_opt = args.lazy_opt or tool_path("lazy-opt")
+    if not os.access(lazy_opt, os.X_OK):
+        raise _script.UserError(f"{lazy_opt} not found; build it first (bash scripts/setup.sh)")
+    from ._compare import run_compare
+    return run_compare(args.script, lazy_opt, show_time=args.time)
+
+
 def main(argv=None):
     args = _parser().parse_args(argv)
+    commands = {"export": _export, "check": _check, "compare": _compare}
     try:
-        return _export(args) if args.command == "export" else _check(args)
+        return commands[args.command](args)
     except _script.UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -54,12 +54,7 @@ def _plan_lines(schedule):
 
 
 def _with_plan(items, plans):
-    out, k = [], 0
-    for line in items:
-        out.append(line)
-        if line.startswith("item ") and k < len(plans):
-            pass
-    # Attach each plan line after its item's block.
+    """Attach each item's `bufs:` line after the item's block."""
     result, item = [], -1
     for line in items:
         if line.startswith("item "):
@@ -149,16 +144,13 @@ def differences(want, got):
     return out
 
 
-def compare_built(built, lazy_opt, exporter_cls=None):
+def compare_built(built, lazy_opt):
     """Compare one built graph; returns (differences, tinygrad s, lazy s)."""
     from tinygrad.device import Device
     from ._export import _Exporter, collect_outputs, scheduler_flags
     outs = collect_outputs(built.outputs)
     exporter = _Exporter(Device.DEFAULT, built.seen)
     text = exporter.module(outs, scheduler_flags(built.flags))
-    buffer_names = {}
-    for lb_id, name in exporter.names.items():
-        buffer_names[lb_id] = name
     # Map each exported base's Buffer to its SSA name (before scheduling
     # deletes anything).
     by_buffer = {}
@@ -175,7 +167,12 @@ def compare_built(built, lazy_opt, exporter_cls=None):
         if id(lb) in exporter.names and hasattr(lb, "srcs"):
             by_buffer[id(lb.buffer)] = exporter.names[id(lb)]
             stack.extend(lb.srcs)
-    want, tiny_s, external = tinygrad_schedule(built)
+    # tinygrad schedules under the flags the module records.
+    from tinygrad.helpers import Context
+    flags = scheduler_flags(built.flags)
+    with Context(MULTIOUTPUT=int(flags["multi_output"]), FUSE_CONV_BW=int(flags["fuse_conv_bw"]),
+                 FUSE_ARANGE=int(flags["fuse_arange"])):
+        want, tiny_s, external = tinygrad_schedule(built)
     text = _mark_external(text, {by_buffer[b] for b in external if b in by_buffer})
     got, lazy_s = lazy_schedule(text, lazy_opt)
     return differences(want, got), tiny_s, lazy_s
