@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <unordered_map>
 #include <unordered_set>
 
 using namespace mlir;
@@ -222,6 +223,18 @@ public:
   /// tinygrad's _get_isolated_children.
   NodeSet isolatedChildren(NodeId r, const NodeSet &group);
 
+  /// Forgets memoized walks; called whenever `realizes` grows.
+  void invalidate() { memo.clear(); }
+
+  /// What visiting a (node, view) contributes to a group: a realized
+  /// buffer reached through `view` (node >= 0), or "the reduce must
+  /// realize" (node == -1).
+  struct GroupEvent {
+    NodeId node;
+    st::ShapeTracker view;
+  };
+  std::unordered_map<NodeView, std::vector<GroupEvent>, NodeViewHash> memo;
+
   const LazyGraph &g;
   const GraphWalk &w;
   NodeSet &realizes;
@@ -230,48 +243,99 @@ public:
 
 void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
                              NodeId r, NodeSet &group) {
-  NodeViewSet cache;
+  // tinygrad's walk visits every (node, view) below `start` once per call,
+  // which is quadratic when many reduces share a long unrealized
+  // descendant chain. The events a (node, view) produces do not depend on
+  // the reduce (only replaying them does), so they are memoized across
+  // calls until `realizes` grows. Within an event list each event appears
+  // once, at its first position: replaying a repeat is a no-op, exactly as
+  // tinygrad's per-call cache skips a repeated visit.
   struct Frame {
-    NodeId tr;
-    st::ShapeTracker view;
-    unsigned next;
+    NodeView key;
+    unsigned next = 0;
+    bool memoize = true;
+    std::vector<GroupEvent> events;
+    NodeViewSet seen;
+    void add(const GroupEvent &e) {
+      if (seen.insert({e.node, e.view}).second)
+        events.push_back(e);
+    }
   };
   std::vector<Frame> stack;
-  auto enter = [&](NodeId tr, st::ShapeTracker view) {
-    if (!cache.insert({tr, view}).second)
-      return;
+  const std::vector<GroupEvent> *result = nullptr;
+  std::vector<GroupEvent> single;
+
+  // Starts visiting (tr, view): either the events are known at once
+  // (`result`) or a frame is pushed.
+  auto enter = [&](NodeId tr, st::ShapeTracker view, bool isRoot) {
     if (realizes.contains(tr) && tr != r) {
-      // Can only fuse contiguous, same-size buffers, one reduce per kernel.
-      if (!view.contiguous() || view.size() != g.node(r).size ||
-          reduceForOp.count(tr))
-        group.insert(r);
-      group.insert(tr);
+      single.assign(1, GroupEvent{tr, std::move(view)});
+      result = &single;
       return;
     }
-    stack.push_back({tr, std::move(view), 0});
+    NodeView key{tr, std::move(view)};
+    if (auto it = memo.find(key); it != memo.end()) {
+      result = &it->second;
+      return;
+    }
+    Frame frame;
+    frame.memoize = !(isRoot && realizes.contains(tr));
+    frame.key = std::move(key);
+    stack.push_back(std::move(frame));
+    result = nullptr;
   };
-  enter(start, startView);
+
+  std::vector<GroupEvent> rootEvents;
+  enter(start, startView, /*isRoot=*/true);
+  if (result)
+    rootEvents = *result;
   while (!stack.empty()) {
     Frame &top = stack.back();
-    const NodeSet &kids = w.children[top.tr];
-    if (top.next == kids.size()) {
-      stack.pop_back();
-      continue;
+    const NodeSet &kids = w.children[top.key.node];
+    bool done = top.next == kids.size();
+    if (!done) {
+      NodeId next = kids[top.next++];
+      SmallVector<NodeId, 2> reads;
+      if (!g.node(next).isReduce())
+        reads = readsOf(g, next, top.key.node);
+      if (g.node(next).isReduce() || reads.size() > 1) {
+        // Max one reduce per kernel; a child reading this node through two
+        // views cannot fuse: the reduce must realize, and this node's
+        // remaining children are not visited.
+        top.add(GroupEvent{-1, {}});
+        done = true;
+      } else {
+        enter(next, top.key.tracker + g.node(reads[0]).tracker, false);
+        if (!result)
+          continue; // a child frame was pushed
+        for (const GroupEvent &e : *result)
+          stack.back().add(e);
+        continue;
+      }
     }
-    NodeId next = kids[top.next++];
-    if (g.node(next).isReduce()) { // max one reduce per kernel
+    // The frame is complete: memoize it and hand its events up.
+    Frame finished = std::move(stack.back());
+    stack.pop_back();
+    const std::vector<GroupEvent> *events = &finished.events;
+    if (finished.memoize)
+      events = &(memo[finished.key] = std::move(finished.events));
+    if (stack.empty())
+      rootEvents = *events;
+    else
+      for (const GroupEvent &e : *events)
+        stack.back().add(e);
+  }
+
+  for (const GroupEvent &e : rootEvents) {
+    if (e.node < 0) {
       group.insert(r);
-      stack.pop_back();
       continue;
     }
-    SmallVector<NodeId, 2> reads = readsOf(g, next, top.tr);
-    if (reads.size() > 1) { // read through two views: cannot fuse
+    // Can only fuse contiguous, same-size buffers, one reduce per kernel.
+    if (!e.view.contiguous() || e.view.size() != g.node(r).size ||
+        reduceForOp.count(e.node))
       group.insert(r);
-      stack.pop_back();
-      continue;
-    }
-    st::ShapeTracker composed = top.view + g.node(reads[0]).tracker;
-    enter(next, std::move(composed));
+    group.insert(e.node);
   }
 }
 
@@ -310,6 +374,7 @@ Grouping mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
   NodeSet &realizes = out.realizes;
   auto &reduceForOp = out.reduceForOp;
   SmallVector<NodeId> reduceOfConst;
+  std::unordered_map<NodeView, NodeId, NodeViewHash> chaseEnd;
 
   for (NodeId r : w.allbufs) {
     const LazyNode &rn = g.node(r);
@@ -350,9 +415,17 @@ Grouping mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
     if (forcedRealize || group.empty()) {
       NodeId tr = r;
       if (canChase) {
-        // Chase down to a contiguous child.
+        // Chase down to a contiguous child. Where a chase ends depends only
+        // on the graph (not on realizes), so every (node, view) it passes
+        // remembers the end: chains shared by many reduces are walked once.
         st::ShapeTracker view = rn.tracker;
+        SmallVector<NodeView> passed;
         while (w.children[tr].size() == 1) {
+          if (auto known = chaseEnd.find({tr, view}); known != chaseEnd.end()) {
+            tr = known->second;
+            break;
+          }
+          passed.push_back({tr, view});
           NodeId next = w.children[tr][0];
           SmallVector<NodeId, 2> reads = readsOf(g, next, tr);
           if (reads.size() > 1 || view.size() != g.node(reads[0]).size)
@@ -362,6 +435,8 @@ Grouping mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
             break;
           tr = next;
         }
+        for (NodeView &key : passed)
+          chaseEnd[std::move(key)] = tr;
         // Store the narrower dtype rather than cast up before the store.
         const LazyNode &tn = g.node(tr);
         if (tn.op && isa<CastOp>(tn.op) &&
@@ -369,7 +444,10 @@ Grouping mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
           tr = g.baseOf(tn.srcs[0]);
         reduceForOp[tr] = r;
       }
-      realizes.insert(tr);
+      // A walk never passes through a reduce (it stops at a reduce child),
+      // so realizing one leaves the memoized walks valid.
+      if (realizes.insert(tr) && !g.node(tr).isReduce())
+        grouper.invalidate();
     } else {
       for (NodeId tr : group)
         reduceForOp[tr] = r;
