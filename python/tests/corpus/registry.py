@@ -91,7 +91,7 @@ def build(name):
 
 def load():
     """Import every corpus module (registering its graphs) and return GRAPHS."""
-    from . import ops, movement, schedule, training  # noqa: F401
+    from . import ops, movement, schedule, training, assign, arange  # noqa: F401
     return GRAPHS
 
 

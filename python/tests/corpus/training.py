@@ -110,10 +110,20 @@ def _():
                       realized(4, 12), realized(4, dtype=dtypes.int32))
 
 
-@graph("training/convnet_sgd", fill=TRAIN_FILL)
-def _():
+def convnet_step():
     return train_step(SmallConvNet(), lambda p: nn.optim.SGD(p, lr=0.01, momentum=0.9),
                       realized(2, 3, 8, 8), realized(2, dtype=dtypes.int32))
+
+
+@graph("training/convnet_sgd", kernels=33, fill=TRAIN_FILL)
+def _():
+    return convnet_step()
+
+
+# the same step with the conv backward folded into its producers (FUSE_CONV_BW=1)
+@graph("training/convnet_sgd_fuse_conv_bw", flags={"FUSE_CONV_BW": 1}, kernels=32, fill=TRAIN_FILL)
+def _():
+    return convnet_step()
 
 
 @graph("training/transformer_adamw", fill=TRAIN_FILL)
