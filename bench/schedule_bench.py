@@ -7,7 +7,8 @@ For each graph, one export; then in one run:
   * lazy-mlir: the lazy-schedule passes' wall time from --mlir-timing
     (parsing and printing excluded), best of --repeat runs.
 Prints nodes, both times, µs per node and the speed-up, then the scaling
-ratio time(5N) / (5 time(N)) of lazy-schedule on elementwise chains.
+ratio time(5N) / (5 time(N)) of lazy-schedule on elementwise chains and on
+chains of reduces.
 
   python3 bench/schedule_bench.py [--layers 2 12 24 48] [--repeat 3]
 """
@@ -150,20 +151,35 @@ def chain_text(n):
     return "\n".join(lines) + "\n"
 
 
+def reduce_chain_text(n):
+    """n nodes: exp2 -> sum -> add, each add also reading the previous one
+    (many reduces above one long unrealized elementwise chain)."""
+    lines = ["func.func @reduces(%a: tensor<16x16xf32>) -> tensor<16x1xf32> {"]
+    prev = None
+    for i in range(n // 3):
+        lines.append(f"  %e{i} = lazy.exp2 %a : tensor<16x16xf32>")
+        lines.append(f"  %r{i} = lazy.reduce_sum %e{i} axes [1] : tensor<16x16xf32> -> tensor<16x1xf32>")
+        lines.append(f"  %s{i} = lazy.add %r{i}, {prev or '%r0'} : tensor<16x1xf32>")
+        prev = f"%s{i}"
+    lines.append(f"  return {prev} : tensor<16x1xf32>\n}}")
+    return "\n".join(lines) + "\n"
+
+
 def scaling(repeat):
-    times = {}
-    for n in (1000, 5000, 20000, 100000):
-        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-            f.write(chain_text(n))
-        try:
-            times[n] = lazy_time(f.name, repeat)
-        finally:
-            os.unlink(f.name)
-        print(f"chain {n:>7} ops: lazy-schedule {times[n] * 1e3:8.2f} ms "
-              f"({times[n] / n * 1e6:5.2f} us/node)", flush=True)
-    for a, b in ((1000, 5000), (20000, 100000)):
-        print(f"scaling {a}->{b}: time({b}) / (5 * time({a})) = "
-              f"{times[b] / (5 * times[a]):.2f}")
+    for family, make in (("chain", chain_text), ("reduce chain", reduce_chain_text)):
+        times = {}
+        for n in (1000, 5000, 20000, 100000):
+            with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+                f.write(make(n))
+            try:
+                times[n] = lazy_time(f.name, repeat)
+            finally:
+                os.unlink(f.name)
+            print(f"{family} {n:>7} nodes: lazy-schedule {times[n] * 1e3:8.2f} ms "
+                  f"({times[n] / n * 1e6:5.2f} us/node)", flush=True)
+        for a, b in ((1000, 5000), (20000, 100000)):
+            print(f"{family} scaling {a}->{b}: time({b}) / (5 * time({a})) = "
+                  f"{times[b] / (5 * times[a]):.2f}")
 
 
 def main():
