@@ -212,7 +212,9 @@ namespace {
 class Grouper {
 public:
   Grouper(const LazyGraph &g, const GraphWalk &w, Grouping &out)
-      : g(g), w(w), realizes(out.realizes), reduceForOp(out.reduceForOp) {}
+      : g(g), w(w), realizes(out.realizes), reduceForOp(out.reduceForOp) {
+    computeFrontiers();
+  }
 
   /// tinygrad's _recursive_group: collects into `group` the realized
   /// buffers reachable from `start` through elementwise children (adding
@@ -223,8 +225,70 @@ public:
   /// tinygrad's _get_isolated_children.
   NodeSet isolatedChildren(NodeId r, const NodeSet &group);
 
-  /// Forgets memoized walks; called whenever `realizes` grows.
-  void invalidate() { memo.clear(); }
+  /// The reduces an upward walk from a node meets first (walking through
+  /// unrealized bases, stopping at reduces): none, exactly one, or many.
+  struct Frontier {
+    enum Kind { None, One, Many } kind = None;
+    NodeId reduce = -1;
+    void merge(const Frontier &o) {
+      if (o.kind == None || kind == Many)
+        return;
+      if (kind == None) {
+        *this = o;
+        return;
+      }
+      if (o.kind == Many || o.reduce != reduce)
+        kind = Many;
+    }
+  };
+  std::vector<Frontier> frontier;
+
+  /// Fills `frontier` (node ids are topologically ordered: sources first).
+  void computeFrontiers() {
+    frontier.assign(g.size(), Frontier());
+    for (NodeId v = 0; v < NodeId(g.size()); ++v) {
+      const LazyNode &n = g.node(v);
+      if (!n.isBase() || n.isRealized())
+        continue;
+      for (NodeId src : n.srcs) {
+        NodeId base = g.baseOf(src);
+        const LazyNode &b = g.node(base);
+        if (b.isRealized())
+          continue;
+        if (b.isReduce())
+          frontier[v].merge(Frontier{Frontier::One, base});
+        else
+          frontier[v].merge(frontier[base]);
+      }
+    }
+  }
+
+  /// Forgets the memoized walks that may pass through `x`, which just joined
+  /// realizes: those of x and of its ancestors up to realized buffers
+  /// (walks stop there) and reduces (walks start at, never pass through,
+  /// a reduce).
+  void invalidate(NodeId x) {
+    SmallVector<NodeId> stack = {x};
+    llvm::DenseSet<NodeId> seen = {x};
+    while (!stack.empty()) {
+      NodeId v = stack.pop_back_val();
+      auto keys = memoKeys.find(v);
+      if (keys != memoKeys.end()) {
+        for (const NodeView &key : keys->second)
+          memo.erase(key);
+        memoKeys.erase(keys);
+      }
+      const LazyNode &n = g.node(v);
+      if (v != x && (realizes.contains(v) || n.isReduce()))
+        continue;
+      for (NodeId src : n.srcs) {
+        NodeId base = g.baseOf(src);
+        if (!g.node(base).isRealized() && seen.insert(base).second)
+          stack.push_back(base);
+      }
+    }
+  }
+  llvm::DenseMap<NodeId, SmallVector<NodeView, 1>> memoKeys;
 
   /// What visiting a (node, view) contributes to a group: a realized
   /// buffer reached through `view` (node >= 0), or "the reduce must
@@ -247,9 +311,9 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
   // which is quadratic when many reduces share a long unrealized
   // descendant chain. The events a (node, view) produces do not depend on
   // the reduce (only replaying them does), so they are memoized across
-  // calls until `realizes` grows. Within an event list each event appears
-  // once, at its first position: replaying a repeat is a no-op, exactly as
-  // tinygrad's per-call cache skips a repeated visit.
+  // calls until a node they pass through is realized. Within an event list
+  // each event appears once, at its first position: replaying a repeat is a
+  // no-op, exactly as tinygrad's per-call cache skips a repeated visit.
   struct Frame {
     NodeView key;
     unsigned next = 0;
@@ -317,8 +381,10 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
     Frame finished = std::move(stack.back());
     stack.pop_back();
     const std::vector<GroupEvent> *events = &finished.events;
-    if (finished.memoize)
+    if (finished.memoize) {
+      memoKeys[finished.key.node].push_back(finished.key);
       events = &(memo[finished.key] = std::move(finished.events));
+    }
     if (stack.empty())
       rootEvents = *events;
     else
@@ -340,19 +406,16 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
 }
 
 NodeSet Grouper::isolatedChildren(NodeId r, const NodeSet &group) {
-  SmallVector<NodeId> stack(group.begin(), group.end());
-  llvm::DenseSet<NodeId> visited;
-  while (!stack.empty()) {
-    NodeId p = stack.pop_back_val();
-    if (!visited.insert(p).second)
-      continue;
-    if (g.node(p).isReduce())
+  // tinygrad walks every unrealized ancestor of the members (not entering
+  // r) and gives up at the first reduce. That walk stops at reduces, so it
+  // finds a reduce other than r exactly when a member is a reduce or its
+  // reduce frontier holds one besides r: answered in O(1) per member.
+  for (NodeId member : group) {
+    if (g.node(member).isReduce())
       return {};
-    for (NodeId src : g.node(p).srcs) {
-      NodeId base = g.baseOf(src);
-      if (!g.node(base).isRealized() && base != r)
-        stack.push_back(base);
-    }
+    const Frontier &f = frontier[member];
+    if (f.kind == Frontier::Many || (f.kind == Frontier::One && f.reduce != r))
+      return {};
   }
   NodeSet descendants;
   for (NodeId tr : group)
@@ -447,7 +510,7 @@ Grouping mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
       // A walk never passes through a reduce (it stops at a reduce child),
       // so realizing one leaves the memoized walks valid.
       if (realizes.insert(tr) && !g.node(tr).isReduce())
-        grouper.invalidate();
+        grouper.invalidate(tr);
     } else {
       for (NodeId tr : group)
         reduceForOp[tr] = r;
