@@ -511,17 +511,6 @@ HostTensor Evaluator::movement(Operation *op,
   return readThrough(in(op, 0), tracker, dtypeOfTensor(op->getResult(0).getType()));
 }
 
-std::vector<int64_t> toVector(ArrayRef<int64_t> a) {
-  return std::vector<int64_t>(a.begin(), a.end());
-}
-
-st::Mask toPairs(ArrayRef<int64_t> flat) {
-  st::Mask pairs;
-  for (size_t i = 0; i + 1 < flat.size(); i += 2)
-    pairs.emplace_back(flat[i], flat[i + 1]);
-  return pairs;
-}
-
 FailureOr<HostTensor>
 Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
   values = &vals;
@@ -635,27 +624,10 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
                << "calls host function '" << o.getCallee()
                << "', which the reference interpreter cannot run";
       })
-      // Movement
-      .Case([&](ReshapeOp o) -> R {
-        return movement(o, from(o).reshape(shapeOf(o.getType())));
-      })
-      .Case([&](PermuteOp o) -> R {
-        return movement(o, from(o).permute(toVector(o.getOrder())));
-      })
-      .Case([&](ExpandOp o) -> R {
-        return movement(o, from(o).expand(shapeOf(o.getType())));
-      })
-      .Case([&](PadOp o) -> R {
-        return movement(o, from(o).pad(toPairs(o.getPadding())));
-      })
-      .Case([&](ShrinkOp o) -> R {
-        return movement(o, from(o).shrink(toPairs(o.getBounds())));
-      })
-      .Case([&](StrideOp o) -> R {
-        return movement(o, from(o).stride(toVector(o.getFactors())));
-      })
-      .Case([&](ViewOp o) -> R {
-        return movement(o, o.getTracker().getTracker());
+      // Movement: read the source through the tracker the op makes.
+      .Case<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp,
+            ViewOp>([&](Operation *o) -> R {
+        return movement(o, *applyMovement(o, from(o)));
       })
       .Default([](Operation *o) -> R {
         return o->emitOpError("cannot be evaluated by the lazy reference "

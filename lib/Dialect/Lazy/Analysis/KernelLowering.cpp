@@ -19,19 +19,6 @@ namespace st = ::lazy::st;
 
 namespace {
 
-struct NodeView {
-  NodeId node;
-  st::ShapeTracker view;
-  bool operator==(const NodeView &o) const {
-    return node == o.node && view == o.view;
-  }
-};
-struct NodeViewHash {
-  size_t operator()(const NodeView &k) const {
-    return st::hashValue(k.view) * 31 + size_t(k.node);
-  }
-};
-
 struct ReduceInfo {
   st::ShapeTracker input;
   std::vector<int64_t> axes;

@@ -11,6 +11,7 @@
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -23,19 +24,6 @@ namespace st = ::lazy::st;
 
 namespace {
 
-/// A (node, tracker) pair: the memo key of tinygrad's grouping walks.
-struct NodeView {
-  NodeId node;
-  st::ShapeTracker tracker;
-  bool operator==(const NodeView &o) const {
-    return node == o.node && tracker == o.tracker;
-  }
-};
-struct NodeViewHash {
-  size_t operator()(const NodeView &k) const {
-    return st::hashValue(k.tracker) * 31 + size_t(k.node);
-  }
-};
 using NodeViewSet = std::unordered_set<NodeView, NodeViewHash>;
 
 /// The distinct operands of `consumer` that read `base` (the base itself or
@@ -50,6 +38,36 @@ SmallVector<NodeId, 2> readsOf(const LazyGraph &g, NodeId consumer,
 }
 
 } // namespace
+
+void mlir::lazy::clearScheduleMarks(func::FuncOp func) {
+  func.walk([](Operation *op) {
+    op->removeAttr(LazyDialect::kRealizeAttrName);
+    op->removeAttr(LazyDialect::kGroupAttrName);
+  });
+}
+
+NodeSet mlir::lazy::readRealizeMarks(const LazyGraph &g) {
+  SmallVector<std::pair<int64_t, NodeId>> marked;
+  for (NodeId id = 0; id < NodeId(g.size()); ++id)
+    if (Operation *op = g.node(id).op)
+      if (auto position =
+              op->getAttrOfType<IntegerAttr>(LazyDialect::kRealizeAttrName))
+        marked.push_back({position.getInt(), id});
+  llvm::stable_sort(marked, llvm::less_first());
+  NodeSet realizes;
+  for (auto [position, id] : marked)
+    realizes.insert(id);
+  return realizes;
+}
+
+void mlir::lazy::writeRealizeMarks(const LazyGraph &g,
+                                   const NodeSet &realizes) {
+  Builder builder(g.function().getContext());
+  for (auto [position, id] : llvm::enumerate(realizes))
+    if (Operation *op = g.node(id).op)
+      op->setAttr(LazyDialect::kRealizeAttrName,
+                  builder.getI64IntegerAttr(int64_t(position)));
+}
 
 ScheduleFlags mlir::lazy::readModuleFlags(Operation *op) {
   ScheduleFlags flags;
@@ -369,7 +387,7 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
         top.add(GroupEvent{-1, {}});
         done = true;
       } else {
-        enter(next, top.key.tracker + g.node(reads[0]).tracker, false);
+        enter(next, top.key.view + g.node(reads[0]).tracker, false);
         if (!result)
           continue; // a child frame was pushed
         for (const GroupEvent &e : *result)

@@ -13,6 +13,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::lazy;
@@ -483,4 +484,31 @@ LogicalResult ViewOp::verify() {
                            << range->second << "] outside the " << baseSize
                            << " elements of its source";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Movement as ShapeTracker algebra
+//===----------------------------------------------------------------------===//
+
+std::optional<st::ShapeTracker>
+mlir::lazy::applyMovement(Operation *op, const st::ShapeTracker &tracker) {
+  auto vec = [](ArrayRef<int64_t> a) {
+    return std::vector<int64_t>(a.begin(), a.end());
+  };
+  auto pairs = [](ArrayRef<int64_t> flat) {
+    st::Mask out;
+    for (size_t i = 0; i + 1 < flat.size(); i += 2)
+      out.emplace_back(flat[i], flat[i + 1]);
+    return out;
+  };
+  auto resultShape = [&] { return shapeOf(op->getResult(0).getType()); };
+  return llvm::TypeSwitch<Operation *, std::optional<st::ShapeTracker>>(op)
+      .Case([&](ReshapeOp) { return tracker.reshape(resultShape()); })
+      .Case([&](ExpandOp) { return tracker.expand(resultShape()); })
+      .Case([&](PermuteOp p) { return tracker.permute(vec(p.getOrder())); })
+      .Case([&](PadOp p) { return tracker.pad(pairs(p.getPadding())); })
+      .Case([&](ShrinkOp p) { return tracker.shrink(pairs(p.getBounds())); })
+      .Case([&](StrideOp p) { return tracker.stride(vec(p.getFactors())); })
+      .Case([&](ViewOp v) { return tracker + v.getTracker().getTracker(); })
+      .Default([](Operation *) { return std::nullopt; });
 }

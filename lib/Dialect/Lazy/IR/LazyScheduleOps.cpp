@@ -129,15 +129,22 @@ LogicalResult StoreOp::verify() {
 // LaunchOp / ExtOp
 //===----------------------------------------------------------------------===//
 
+/// Launch and EXT results are their output buffers (the first operand
+/// segment) after the write.
+static LogicalResult inferOutputTypes(ValueRange operands, int32_t numOuts,
+                                      SmallVectorImpl<Type> &inferred) {
+  for (Value v : operands.take_front(numOuts))
+    inferred.push_back(v.getType());
+  return success();
+}
+
 LogicalResult LaunchOp::inferReturnTypes(
     MLIRContext *, std::optional<Location>, ValueRange operands,
     DictionaryAttr, OpaqueProperties properties, RegionRange,
     SmallVectorImpl<Type> &inferred) {
-  const Properties *props = properties.as<Properties *>();
-  int32_t numOuts = props->operandSegmentSizes[0];
-  for (Value v : operands.take_front(numOuts))
-    inferred.push_back(v.getType());
-  return success();
+  return inferOutputTypes(
+      operands, properties.as<Properties *>()->operandSegmentSizes[0],
+      inferred);
 }
 
 LogicalResult
@@ -147,7 +154,7 @@ LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (!kernel)
     return emitOpError() << "'" << getKernel()
                          << "' does not name a lazy.kernel";
-  if (int64_t(getOuts().size()) != kernel.getNumOutputs() ||
+  if (int64_t(getOuts().size()) != int64_t(kernel.getNumOutputs()) ||
       getOuts().size() + getIns().size() != kernel.getNumArguments())
     return emitOpError() << "passes " << getOuts().size() << " outputs and "
                          << getIns().size() << " inputs to a kernel with "
@@ -167,11 +174,9 @@ LogicalResult ExtOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                       OpaqueProperties properties,
                                       RegionRange,
                                       SmallVectorImpl<Type> &inferred) {
-  const Properties *props = properties.as<Properties *>();
-  int32_t numOuts = props->operandSegmentSizes[0];
-  for (Value v : operands.take_front(numOuts))
-    inferred.push_back(v.getType());
-  return success();
+  return inferOutputTypes(
+      operands, properties.as<Properties *>()->operandSegmentSizes[0],
+      inferred);
 }
 
 LogicalResult ExtOp::verify() {

@@ -27,7 +27,6 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYFOLDVIEWS
@@ -44,42 +43,12 @@ std::vector<int64_t> toVector(ArrayRef<int64_t> a) {
   return std::vector<int64_t>(a.begin(), a.end());
 }
 
-st::Mask toPairs(ArrayRef<int64_t> flat) {
-  st::Mask pairs;
-  for (size_t i = 0; i + 1 < flat.size(); i += 2)
-    pairs.emplace_back(flat[i], flat[i + 1]);
-  return pairs;
-}
-
 /// The base a value views and the tracker it views it through.
 std::pair<Value, st::ShapeTracker> baseAndTracker(Value value) {
   if (auto view = value.getDefiningOp<ViewOp>())
     return {view.getSrc(), view.getTracker().getTracker()};
   return {value, st::ShapeTracker::fromShape(toVector(
                      cast<RankedTensorType>(value.getType()).getShape()))};
-}
-
-/// The tracker after applying `op` on top of `tracker`; nullopt if `op` is
-/// not a movement op or view.
-std::optional<st::ShapeTracker> moveTracker(Operation *op,
-                                            const st::ShapeTracker &tracker) {
-  auto resultShape = [&] {
-    return toVector(cast<RankedTensorType>(op->getResult(0).getType())
-                        .getShape());
-  };
-  return llvm::TypeSwitch<Operation *, std::optional<st::ShapeTracker>>(op)
-      .Case([&](ReshapeOp) { return tracker.reshape(resultShape()); })
-      .Case([&](ExpandOp) { return tracker.expand(resultShape()); })
-      .Case([&](PermuteOp p) {
-        return tracker.permute(toVector(p.getOrder()));
-      })
-      .Case([&](PadOp p) { return tracker.pad(toPairs(p.getPadding())); })
-      .Case([&](ShrinkOp p) { return tracker.shrink(toPairs(p.getBounds())); })
-      .Case([&](StrideOp p) {
-        return tracker.stride(toVector(p.getFactors()));
-      })
-      .Case([&](ViewOp v) { return tracker + v.getTracker().getTracker(); })
-      .Default([](Operation *) { return std::nullopt; });
 }
 
 /// True when the tracker reads no element: tinygrad turns such views into a
@@ -129,7 +98,7 @@ struct LazyFoldViews final
       auto view = dyn_cast<ViewOp>(op);
       std::optional<st::ShapeTracker> moved =
           view && view.getSrc() == base ? view.getTracker().getTracker()
-                                        : moveTracker(op, tracker);
+                                        : applyMovement(op, tracker);
       auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
       OpBuilder builder(op);
       Value replacement;

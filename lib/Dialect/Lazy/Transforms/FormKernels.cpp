@@ -86,27 +86,17 @@ private:
 LogicalResult
 KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
                             std::vector<std::vector<NodeId>> &groups) {
-  SmallVector<std::pair<int64_t, NodeId>> marked;
+  realizes = readRealizeMarks(g);
   std::map<int64_t, SmallVector<std::pair<int64_t, NodeId>>> byGroup;
-  for (NodeId id = 0; id < NodeId(g.size()); ++id) {
-    Operation *op = g.node(id).op;
-    if (!op)
-      continue;
-    auto position =
-        op->getAttrOfType<IntegerAttr>(LazyDialect::kRealizeAttrName);
-    auto group = op->getAttrOfType<IntegerAttr>(LazyDialect::kGroupAttrName);
-    if (group && !position)
-      return op->emitOpError("has a 'lazy.group' but no 'lazy.realize' "
-                             "mark; run lazy-mark-realize and lazy-group");
-    if (!position)
-      continue;
-    marked.push_back({position.getInt(), id});
-    if (group)
-      byGroup[group.getInt()].push_back({position.getInt(), id});
-  }
-  llvm::stable_sort(marked, llvm::less_first());
-  for (auto [position, id] : marked)
-    realizes.insert(id);
+  for (auto [position, id] : llvm::enumerate(realizes))
+    if (auto group = g.node(id).op->getAttrOfType<IntegerAttr>(
+            LazyDialect::kGroupAttrName))
+      byGroup[group.getInt()].push_back({int64_t(position), id});
+  for (NodeId id = 0; id < NodeId(g.size()); ++id)
+    if (Operation *op = g.node(id).op)
+      if (op->hasAttr(LazyDialect::kGroupAttrName) && !realizes.contains(id))
+        return op->emitOpError("has a 'lazy.group' but no 'lazy.realize' "
+                               "mark; run lazy-mark-realize and lazy-group");
   for (NodeId out : g.outputs()) {
     NodeId base = g.baseOf(out);
     const LazyNode &n = g.node(base);

@@ -46,16 +46,7 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
       return signalPassFailure();
 
     // The realizes set, in the order lazy-mark-realize recorded.
-    SmallVector<std::pair<int64_t, NodeId>> marked;
-    for (NodeId id = 0; id < NodeId(graph->size()); ++id)
-      if (Operation *op = graph->node(id).op)
-        if (auto position = op->getAttrOfType<IntegerAttr>(
-                LazyDialect::kRealizeAttrName))
-          marked.push_back({position.getInt(), id});
-    llvm::stable_sort(marked, llvm::less_first());
-    NodeSet realizes;
-    for (auto [position, id] : marked)
-      realizes.insert(id);
+    NodeSet realizes = readRealizeMarks(*graph);
     for (NodeId out : graph->outputs()) {
       const LazyNode &base = graph->node(graph->baseOf(out));
       if (!base.isRealized() && !realizes.contains(graph->baseOf(out))) {
@@ -74,15 +65,9 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
       flags.fuseArange = fuseArange;
     Grouping grouping = computeGroups(*graph, *walk, std::move(realizes), flags);
 
-    func.walk([](Operation *op) {
-      op->removeAttr(LazyDialect::kRealizeAttrName);
-      op->removeAttr(LazyDialect::kGroupAttrName);
-    });
+    clearScheduleMarks(func);
+    writeRealizeMarks(*graph, grouping.realizes);
     Builder builder(func.getContext());
-    for (auto [position, id] : llvm::enumerate(grouping.realizes))
-      if (Operation *op = graph->node(id).op)
-        op->setAttr(LazyDialect::kRealizeAttrName,
-                    builder.getI64IntegerAttr(int64_t(position)));
     for (auto [index, group] : llvm::enumerate(grouping.outputGroups))
       for (NodeId id : group)
         graph->node(id).op->setAttr(LazyDialect::kGroupAttrName,

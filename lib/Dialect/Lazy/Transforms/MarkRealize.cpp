@@ -19,7 +19,6 @@
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
-#include "mlir/IR/Builders.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYMARKREALIZE
@@ -43,15 +42,8 @@ struct LazyMarkRealize final
     NodeSet realizes = computeRealizes(*graph, *walk);
 
     // Decisions from an earlier run are replaced, not merged.
-    func.walk([](Operation *op) {
-      op->removeAttr(LazyDialect::kRealizeAttrName);
-      op->removeAttr(LazyDialect::kGroupAttrName);
-    });
-    Builder builder(func.getContext());
-    for (auto [position, id] : llvm::enumerate(realizes))
-      if (Operation *op = graph->node(id).op)
-        op->setAttr(LazyDialect::kRealizeAttrName,
-                    builder.getI64IntegerAttr(int64_t(position)));
+    clearScheduleMarks(func);
+    writeRealizeMarks(*graph, realizes);
   }
 };
 } // namespace

@@ -30,6 +30,28 @@ namespace mlir::lazy {
 
 using NodeSet = llvm::SetVector<NodeId>;
 
+/// A node seen through a ShapeTracker: tinygrad's (LazyBuffer, st) memo
+/// key.
+struct NodeView {
+  NodeId node;
+  ::lazy::st::ShapeTracker view;
+  bool operator==(const NodeView &o) const {
+    return node == o.node && view == o.view;
+  }
+};
+struct NodeViewHash {
+  size_t operator()(const NodeView &k) const {
+    return ::lazy::st::hashValue(k.view) * 31 + size_t(k.node);
+  }
+};
+
+/// Removes the scheduling marks (`lazy.realize`, `lazy.group`) of `func`.
+void clearScheduleMarks(func::FuncOp func);
+/// The realizes set recorded by `lazy.realize` marks, in their order.
+NodeSet readRealizeMarks(const LazyGraph &graph);
+/// Marks each op in `realizes` with `lazy.realize = <position>`.
+void writeRealizeMarks(const LazyGraph &graph, const NodeSet &realizes);
+
 /// tinygrad's scheduler flags, with 0.9.2's defaults.
 struct ScheduleFlags {
   bool multiOutput = true;

@@ -38,4 +38,12 @@ public:
 #define GET_OP_CLASSES
 #include "lazy/Dialect/Lazy/IR/LazyOps.h.inc"
 
+namespace mlir::lazy {
+/// The tracker after the (verified) movement op or lazy.view `op` is applied
+/// on top of `tracker`, which describes `op`'s source; nullopt for any other
+/// op. A lazy.view composes: tracker + its own tracker.
+std::optional<::lazy::st::ShapeTracker>
+applyMovement(Operation *op, const ::lazy::st::ShapeTracker &tracker);
+} // namespace mlir::lazy
+
 #endif // LAZY_DIALECT_LAZY_IR_LAZYOPS_H
