@@ -13,7 +13,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lazy_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%lazy_libs", config.lazy_lib_dir))
@@ -22,7 +22,13 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.lazy_tools_dir, config.llvm_tools_dir]
-tools = ["lazy-opt", "lazy-interp", "not", ToolSubst("%mlir_opt", config.mlir_opt, unresolved="fatal")]
+tools = ["lazy-opt", "lazy-interp", "not", "mlir-runner",
+         ToolSubst("%mlir_opt", config.mlir_opt, unresolved="fatal")]
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(
+    ("%mlir_runner_utils", os.path.join(llvm_lib_dir, "libmlir_runner_utils" + config.llvm_shlib_ext)))
+config.substitutions.append(
+    ("%mlir_c_runner_utils", os.path.join(llvm_lib_dir, "libmlir_c_runner_utils" + config.llvm_shlib_ext)))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Optional capabilities, used with REQUIRES: in the tests.

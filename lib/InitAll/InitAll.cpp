@@ -2,6 +2,7 @@
 
 #include "lazy/InitAll.h"
 
+#include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
@@ -14,8 +15,10 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
 void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
@@ -29,7 +32,13 @@ void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
 void mlir::lazy::registerAllPasses() {
   registerLazyPasses();
   registerSchedulePipeline();
+  registerLazyConversionPasses();
+  registerCpuPipeline();
   // Generic cleanups (canonicalize, cse, symbol-dce, ...) for improved mode
   // and for users composing pipelines.
   mlir::registerTransformsPasses();
+  // Upstream lowerings (scf/arith/math/memref/func/cf to LLVM, GPU) that the
+  // CPU and GPU pipelines compose.
+  mlir::registerConversionPasses();
+  mlir::memref::registerMemRefPasses();
 }

@@ -756,7 +756,7 @@ func.func @buffer_negative(%x: tensor<4xf32> {lazy.buffer = -1 : i64}) {
 
 // -----
 
-// expected-error @+1 {{argument #0: 'lazy.buffer' needs a tensor or buffer argument}}
+// expected-error @+1 {{argument #0: 'lazy.buffer' needs a tensor, buffer or memref argument}}
 func.func @buffer_not_tensor(%x: i64 {lazy.buffer = 0 : i64}) {
   return
 }

@@ -34,6 +34,19 @@ static NodeOp classify(Operation *op) {
       .Default([](Operation *) { return NodeOp::Elementwise; });
 }
 
+bool mlir::lazy::isGraphFunction(func::FuncOp func) {
+  if (func.isExternal())
+    return false;
+  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+  if (!llvm::all_of(func.getArgumentTypes(), isTensor) ||
+      !llvm::all_of(func.getResultTypes(), isTensor))
+    return false;
+  return !func.getArgumentTypes().empty() || !func.getResultTypes().empty() ||
+         llvm::any_of(func.getBody().front(), [](Operation &op) {
+           return isa<LazyDialect>(op.getDialect());
+         });
+}
+
 FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
   LazyGraph graph;
   graph.func = func;

@@ -68,6 +68,15 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' only applies to lazy ops with one result";
     return success();
   }
+  if (name == kMetadataAttrName) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!names || !llvm::all_of(names, [](Attribute a) {
+          return isa<StringAttr>(a);
+        }))
+      return op->emitOpError() << "'" << name
+                               << "' must be an array of strings";
+    return success();
+  }
   if (name == kDefaultDeviceAttrName) {
     auto device = dyn_cast<StringAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !device)
@@ -128,10 +137,10 @@ LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
   // External functions have no body: there is no argument to look at.
   Region &region = op->getRegion(regionIndex);
   if (!region.empty() &&
-      !isa<RankedTensorType, BufferType>(
+      !isa<RankedTensorType, BufferType, MemRefType>(
           region.front().getArgument(argIndex).getType()))
     return op->emitOpError() << "argument #" << argIndex << ": '" << name
-                             << "' needs a tensor or buffer argument";
+                             << "' needs a tensor, buffer or memref argument";
   return success();
 }
 

@@ -398,13 +398,9 @@ struct LazyFormKernels final
     ModuleOp module = getOperation();
     // Graph-level functions: tensors in and out, no schedule yet.
     SmallVector<func::FuncOp> funcs;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
-      if (!func.isExternal() &&
-          llvm::all_of(func.getArgumentTypes(), isTensor) &&
-          llvm::all_of(func.getResultTypes(), isTensor))
+    for (auto func : module.getOps<func::FuncOp>())
+      if (isGraphFunction(func))
         funcs.push_back(func);
-    }
     unsigned counter = 0;
     for (func::FuncOp func : funcs) {
       KernelFormer former(module, func, counter);

@@ -38,6 +38,8 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (!isGraphFunction(func))
+      return;
     FailureOr<LazyGraph> graph = LazyGraph::build(func);
     if (failed(graph))
       return signalPassFailure();

@@ -33,6 +33,8 @@ struct LazyMarkRealize final
     : mlir::lazy::impl::LazyMarkRealizeBase<LazyMarkRealize> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (!isGraphFunction(func))
+      return;
     FailureOr<LazyGraph> graph = LazyGraph::build(func);
     if (failed(graph))
       return signalPassFailure();

@@ -74,6 +74,11 @@ struct LazyNode {
   }
 };
 
+/// A graph-level function: a body whose values are tensors (a tensor
+/// argument or result, or a lazy op). Scheduling passes leave any other
+/// function alone.
+bool isGraphFunction(func::FuncOp func);
+
 class LazyGraph {
 public:
   /// Builds the graph of `func`; emits an error and returns failure when the

@@ -77,6 +77,9 @@ def Lazy_Dialect : Dialect {
     /// Scheduling decisions, written by lazy-mark-realize and lazy-group.
     static constexpr ::llvm::StringLiteral kRealizeAttrName = "lazy.realize";
     static constexpr ::llvm::StringLiteral kGroupAttrName = "lazy.group";
+    /// On a lowered kernel: the names of what it fused (tinygrad's
+    /// Metadata), an array of strings.
+    static constexpr ::llvm::StringLiteral kMetadataAttrName = "lazy.metadata";
     /// On a scheduled function's result: the view of its buffer.
     static constexpr ::llvm::StringLiteral kResultViewAttrName =
         "lazy.result_view";

@@ -1,0 +1,83 @@
+// RUN: lazy-opt %s --convert-lazy-to-loops --split-input-file --verify-diagnostics | FileCheck %s
+// One kernel per rule of convert-lazy-to-loops.
+
+// A store is a parallel loop over its view's shape; a masked load reads a
+// clamped index and yields 0 outside the mask; a reduce is an scf.for with
+// an accumulator starting at 0.
+// CHECK-LABEL: func.func @pad_sum(
+// CHECK-SAME: %[[OUT:.+]]: memref<6xf32>, %[[IN:.+]]: memref<16xf32>)
+// CHECK: scf.parallel (%[[I:.+]]) =
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[SUM:.+]] = scf.for %[[K:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZERO]]) -> (f32)
+// CHECK: %[[LO:.+]] = arith.cmpi sge
+// CHECK: %[[HI:.+]] = arith.cmpi slt
+// CHECK: %[[OK:.+]] = arith.andi %[[LO]], %[[HI]]
+// CHECK: %[[SAFE:.+]] = arith.select %[[OK]], %{{.+}}, %{{.+}} : index
+// CHECK: %[[X:.+]] = memref.load %[[IN]][%[[SAFE]]]
+// CHECK: %[[V:.+]] = arith.select %[[OK]], %[[X]], %{{.+}} : f32
+// CHECK: %[[NEXT:.+]] = arith.addf %[[ACC]], %[[V]]
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: memref.store %[[SUM]], %[[OUT]]
+lazy.kernel @pad_sum(%out0: !lazy.buffer<6xf32>, %in0: !lazy.buffer<16xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(6, 4):(4, 1) offset -4 mask [(1, 5), (0, 4)]]> : !lazy.buffer<16xf32> -> tensor<6x4xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<6x4xf32> -> tensor<6x1xf32>
+  lazy.store %1, %out0 as <[(6, 1):(1, 0)]> : tensor<6x1xf32>, !lazy.buffer<6xf32>
+}
+
+// -----
+
+// A max starts from the dtype's lowest value; signed and unsigned integers
+// pick their arith ops; a const view is a constant.
+// CHECK-LABEL: func.func @int_ops(
+// CHECK: arith.remui
+// CHECK: arith.uitofp
+// CHECK: %[[LOW:.+]] = arith.constant -2147483648 : i32
+// CHECK: scf.for {{.*}} iter_args(%{{.+}} = %[[LOW]]) -> (i32)
+// CHECK: arith.cmpi sgt
+// CHECK: arith.constant 3 : i32
+// CHECK: arith.divsi
+// CHECK: arith.sitofp
+lazy.kernel @int_ops(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xsi32>, %in1: !lazy.buffer<4xui32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, 4):(4, 1)]> : !lazy.buffer<16xsi32> -> tensor<4x4xsi32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x4xsi32> -> tensor<4x1xsi32>
+  %c = lazy.const 3 : tensor<si32>
+  %cv = lazy.view %c as <[(4, 1):(0, 0)]> : tensor<si32> -> tensor<4x1xsi32>
+  %2 = lazy.idiv %1, %cv : tensor<4x1xsi32>
+  %u = lazy.load %in1 as <[(4, 1):(1, 0)]> : !lazy.buffer<4xui32> -> tensor<4x1xui32>
+  %m = lazy.mod %u, %u : tensor<4x1xui32>
+  %f = lazy.cast %m : tensor<4x1xui32> -> tensor<4x1xf32>
+  %g = lazy.cast %2 : tensor<4x1xsi32> -> tensor<4x1xf32>
+  %h = lazy.add %f, %g : tensor<4x1xf32>
+  lazy.store %h, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// A masked store only writes inside its mask; the scheduled function calls
+// the lowered kernel on memrefs.
+// CHECK-LABEL: func.func @masked_store(
+// CHECK: scf.if %{{.+}} {
+// CHECK-NEXT: memref.store
+// CHECK-LABEL: func.func @program(
+// CHECK-SAME: %[[A:.+]]: memref<4xf32>) -> memref<8xf32>
+// CHECK: %[[B:.+]] = memref.alloc() : memref<8xf32>
+// CHECK: call @masked_store(%[[B]], %[[A]])
+// CHECK: return %[[B]]
+lazy.kernel @masked_store(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+  lazy.store %0, %out0 as <[(4):(2) mask [(0, 3)]]> : tensor<4xf32>, !lazy.buffer<8xf32>
+}
+func.func @program(%a: !lazy.buffer<4xf32>) -> !lazy.buffer<8xf32> {
+  %b = lazy.alloc : !lazy.buffer<8xf32>
+  %r = lazy.launch @masked_store outs(%b : !lazy.buffer<8xf32>) ins(%a : !lazy.buffer<4xf32>)
+  return %r : !lazy.buffer<8xf32>
+}
+
+// -----
+
+lazy.kernel @threefry(%out0: !lazy.buffer<4xui64>, %in0: !lazy.buffer<4xui64>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xui64> -> tensor<4xui64>
+  // expected-error @+1 {{'lazy.threefry' op is not supported by convert-lazy-to-loops yet}}
+  %1 = lazy.threefry %0, %0 : tensor<4xui64>
+  lazy.store %1, %out0 as <[(4):(1)]> : tensor<4xui64>, !lazy.buffer<4xui64>
+}
