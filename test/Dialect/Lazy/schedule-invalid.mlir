@@ -1,0 +1,181 @@
+// RUN: lazy-opt %s -split-input-file -verify-diagnostics
+// One failing input per verifier rule of the schedule-level ops.
+
+// expected-error @+1 {{buffer element type 'i32' is not a tinygrad dtype}}
+func.func @signless_buffer(%a: !lazy.buffer<4xi32>)
+
+// -----
+
+// expected-error @+1 {{a buffer has exactly one dimension (its size)}}
+func.func @buffer_rank(%a: !lazy.buffer<2x2xf32>)
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op a kernel returns nothing: it stores into its output buffers}}
+lazy.kernel @returns(%out0: !lazy.buffer<4xf32>) -> f32 attributes {num_outputs = 1 : i64} {
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op argument #1 must be a !lazy.buffer}}
+lazy.kernel @tensor_arg(%out0: !lazy.buffer<4xf32>, %x: tensor<4xf32>) attributes {num_outputs = 1 : i64} {
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op num_outputs must be between 1 and the number of arguments (1), got 2}}
+lazy.kernel @outputs(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 2 : i64} {
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op stores 0 of its 1 outputs}}
+lazy.kernel @no_store(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+}
+
+// -----
+
+lazy.kernel @store_order(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<4xf32>) attributes {num_outputs = 2 : i64} {
+  %c = lazy.const 1.0 : tensor<f32>
+  %v = lazy.view %c as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  // expected-error @+1 {{'lazy.store' op must store output #0 (stores follow output order)}}
+  lazy.store %v, %out1 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+  lazy.store %v, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+lazy.kernel @graph_op(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+  // expected-error @+1 {{'lazy.empty' op is a graph or schedule op; a kernel body only loads, computes and stores}}
+  %e = lazy.empty : tensor<4xf32>
+  lazy.store %e, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+lazy.kernel @foreign_op(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+  // expected-error @+1 {{'arith.constant' op is not allowed in a lazy.kernel}}
+  %x = arith.constant 1.0 : f32
+  %c = lazy.const 1.0 : tensor<f32>
+  %v = lazy.view %c as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  lazy.store %v, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+func.func @load_dtype(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.load' op tensor dtype 'f16' must equal the buffer dtype 'f32'}}
+  %0 = lazy.load %b as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @load_shape(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.load' op the view's shape must equal the tensor's shape}}
+  %0 = lazy.load %b as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @store_bounds(%b: !lazy.buffer<4xf32>, %v: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.store' op view reaches indices [2, 5] outside the 4 elements of the buffer}}
+  lazy.store %v, %b as <[(4):(1) offset 2]> : tensor<4xf32>, !lazy.buffer<4xf32>
+  return
+}
+
+// -----
+
+func.func @launch_unknown(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.launch' op 'nope' does not name a lazy.kernel}}
+  %0 = lazy.launch @nope outs(%b : !lazy.buffer<4xf32>)
+  return
+}
+
+// -----
+
+lazy.kernel @k1(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+  %c = lazy.const 1.0 : tensor<f32>
+  %v = lazy.view %c as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  lazy.store %v, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+}
+func.func @launch_arity(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.launch' op passes 1 outputs and 1 inputs to a kernel with 1 outputs and 1 arguments}}
+  %0 = lazy.launch @k1 outs(%b : !lazy.buffer<4xf32>) ins(%b : !lazy.buffer<4xf32>)
+  return
+}
+
+// -----
+
+lazy.kernel @k1(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+  %c = lazy.const 1.0 : tensor<f32>
+  %v = lazy.view %c as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  lazy.store %v, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+}
+func.func @launch_types(%b: !lazy.buffer<8xf32>) {
+  // expected-error @+1 {{'lazy.launch' op operand #0 has type '!lazy.buffer<8xf32>' but the kernel expects '!lazy.buffer<4xf32>'}}
+  %0 = lazy.launch @k1 outs(%b : !lazy.buffer<8xf32>)
+  return
+}
+
+// -----
+
+func.func @ext_kind(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.ext' op unknown EXT kind 'move'; expected copy, custom, empty or view}}
+  %0 = lazy.ext "move" outs(%b : !lazy.buffer<4xf32>)
+  return
+}
+
+// -----
+
+func.func @ext_outs(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.ext' op an EXT item writes exactly one buffer}}
+  %0:2 = lazy.ext "empty" outs(%b, %b : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>)
+  return
+}
+
+// -----
+
+func.func @ext_ins(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.ext' op a 'copy' item reads 1 buffer(s), got 0}}
+  %0 = lazy.ext "copy" outs(%b : !lazy.buffer<4xf32>)
+  return
+}
+
+// -----
+
+func.func @suballoc_fit(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.suballoc' op a 4-element buffer at byte offset 4 does not fit in 4 elements}}
+  %0 = lazy.suballoc %b offset 4 : !lazy.buffer<4xf32> -> !lazy.buffer<4xf32>
+  return
+}
+
+// -----
+
+func.func @suballoc_device(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.suballoc' op must keep the base buffer's device}}
+  %0 = lazy.suballoc %b offset 0 : !lazy.buffer<4xf32> -> !lazy.buffer<4xf32, #lazy.device<"CUDA">>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result #0: 'lazy.result_view' must be a #lazy.st}}
+func.func @result_view_kind(%b: !lazy.buffer<4xf32>) -> (!lazy.buffer<4xf32> {lazy.result_view = 3 : i64}) {
+  return %b : !lazy.buffer<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op unknown lazy result attribute 'lazy.view'}}
+func.func @result_attr(%b: !lazy.buffer<4xf32>) -> (!lazy.buffer<4xf32> {lazy.view = 3 : i64}) {
+  return %b : !lazy.buffer<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'lazy.metadata' must be an array of strings}}
+func.func @metadata_kind() attributes {lazy.metadata = [1]} {
+  return
+}
