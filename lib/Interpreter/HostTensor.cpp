@@ -160,3 +160,45 @@ int64_t HostTensor::numElements() const {
     n *= d;
   return n;
 }
+
+/// Seeded values of a dtype: floats in [-2, 2), integers in [-8, 8) (or
+/// [0, 16) unsigned), bools half true.
+HostTensor lazy::interp::randomTensor(DType dtype, std::vector<int64_t> shape,
+                                              std::mt19937_64 &rng) {
+  HostTensor t = HostTensor::zeros(dtype, std::move(shape));
+  std::uniform_real_distribution<double> real(-2.0, 2.0);
+  for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
+    uint8_t *p = &t.data[size_t(i * itemSize(dtype))];
+    int64_t small = int64_t(rng() % 16) - (isSigned(dtype) ? 8 : 0);
+    switch (dtype) {
+    case DType::Bool:
+      *p = rng() & 1;
+      break;
+    case DType::Float16: {
+      uint16_t h = floatToHalf(float(real(rng)));
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case DType::BFloat16: {
+      uint16_t h = floatToBFloat16(float(real(rng)));
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case DType::Float32: {
+      float f = float(real(rng));
+      std::memcpy(p, &f, 4);
+      break;
+    }
+    case DType::Float64: {
+      double d = real(rng);
+      std::memcpy(p, &d, 8);
+      break;
+    }
+    default: // integers: little-endian two's complement of `small`
+      std::memcpy(p, &small, size_t(itemSize(dtype)));
+      break;
+    }
+  }
+  return t;
+}
+

@@ -45,48 +45,6 @@ static cl::opt<std::string> outputDir("output-dir",
                                       cl::desc("where out<i>.npy are written"));
 static cl::opt<bool> printResults("print", cl::desc("print results as text"));
 
-/// Seeded values of a dtype: floats in [-2, 2), integers in [-8, 8) (or
-/// [0, 16) unsigned), bools half true.
-static interp::HostTensor randomTensor(interp::DType dtype,
-                                       std::vector<int64_t> shape,
-                                       std::mt19937_64 &rng) {
-  interp::HostTensor t = interp::HostTensor::zeros(dtype, std::move(shape));
-  std::uniform_real_distribution<double> real(-2.0, 2.0);
-  for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
-    uint8_t *p = &t.data[size_t(i * interp::itemSize(dtype))];
-    int64_t small = int64_t(rng() % 16) - (interp::isSigned(dtype) ? 8 : 0);
-    switch (dtype) {
-    case interp::DType::Bool:
-      *p = rng() & 1;
-      break;
-    case interp::DType::Float16: {
-      uint16_t h = interp::floatToHalf(float(real(rng)));
-      std::memcpy(p, &h, 2);
-      break;
-    }
-    case interp::DType::BFloat16: {
-      uint16_t h = interp::floatToBFloat16(float(real(rng)));
-      std::memcpy(p, &h, 2);
-      break;
-    }
-    case interp::DType::Float32: {
-      float f = float(real(rng));
-      std::memcpy(p, &f, 4);
-      break;
-    }
-    case interp::DType::Float64: {
-      double d = real(rng);
-      std::memcpy(p, &d, 8);
-      break;
-    }
-    default: // integers: little-endian two's complement of `small`
-      std::memcpy(p, &small, size_t(interp::itemSize(dtype)));
-      break;
-    }
-  }
-  return t;
-}
-
 static void printTensor(llvm::raw_ostream &os, unsigned index,
                         const interp::HostTensor &t) {
   os << "out" << index << ": " << interp::dtypeName(t.dtype) << " (";
@@ -210,7 +168,7 @@ int main(int argc, char **argv) {
     if (!dtype)
       return fail("argument #" + llvm::Twine(i) +
                   " is not a tensor of a tinygrad dtype");
-    args.push_back(randomTensor(
+    args.push_back(interp::randomTensor(
         *dtype, std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
         rng));
     if (!outputDir.empty() &&

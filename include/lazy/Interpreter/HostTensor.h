@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ struct HostTensor {
   static HostTensor zeros(DType dtype, std::vector<int64_t> shape);
   int64_t numElements() const;
 };
+
+/// Seeded values of a dtype: floats in [-2, 2), integers in [-8, 8) (or
+/// [0, 16) unsigned), bools half true.
+HostTensor randomTensor(DType dtype, std::vector<int64_t> shape,
+                        std::mt19937_64 &rng);
 
 } // namespace lazy::interp
 

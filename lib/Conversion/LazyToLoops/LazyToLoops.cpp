@@ -11,8 +11,10 @@
 //   - a reduce is an scf.for nest over its axes with an accumulator (0 for
 //     sum, the dtype's lowest value for max);
 //   - elementwise ops become arith/math ops chosen by dtype and tinygrad
-//     signedness: C division and remainder, MAX as `a > b ? a : b`, bool
-//     ADD/MUL as or/and, CAST by source and destination kinds.
+//     signedness: C division and remainder (a zero divisor gives 0 and
+//     INT_MIN / -1 wraps, as in the reference interpreter, so no kernel can
+//     trap), MAX as `a > b ? a : b`, bool ADD/MUL as or/and, CAST by source
+//     and destination kinds.
 // Each node is computed once per index vector (memoized per loop scope).
 //
 //===----------------------------------------------------------------------===//
@@ -123,6 +125,41 @@ Value KernelLowering::mulOf(OpBuilder &b, Location loc, Value a, Value c,
   return arith::MulIOp::create(b, loc, a, c);
 }
 
+/// C division or remainder without its traps, as the reference interpreter
+/// defines them: a zero divisor gives 0, and INT_MIN / -1 wraps (the
+/// divisor -1 is replaced by 1, so the quotient is INT_MIN and the
+/// remainder 0).
+Value safeDivRem(OpBuilder &b, Location loc, Value a, Value d, Type t,
+                 bool isDiv) {
+  Type s = signless(t);
+  unsigned width = cast<IntegerType>(s).getWidth();
+  auto cst = [&](const APInt &v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(s, v))
+        .getResult();
+  };
+  Value zero = cst(APInt::getZero(width)), one = cst(APInt(width, 1));
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, zero);
+  Value bad = isZero;
+  if (!isUnsignedInt(t)) {
+    Value isMin = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a,
+                                        cst(APInt::getSignedMinValue(width)));
+    Value isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             d, cst(APInt::getAllOnes(width)));
+    bad = arith::OrIOp::create(
+        b, loc, isZero, arith::AndIOp::create(b, loc, isMin, isMinusOne));
+  }
+  Value safe = arith::SelectOp::create(b, loc, bad, one, d);
+  Value r;
+  if (isDiv)
+    r = isUnsignedInt(t) ? arith::DivUIOp::create(b, loc, a, safe).getResult()
+                         : arith::DivSIOp::create(b, loc, a, safe).getResult();
+  else
+    r = isUnsignedInt(t) ? arith::RemUIOp::create(b, loc, a, safe).getResult()
+                         : arith::RemSIOp::create(b, loc, a, safe).getResult();
+  return arith::SelectOp::create(b, loc, isZero, zero, r);
+}
+
 Value KernelLowering::maxOf(OpBuilder &b, Location loc, Value a, Value c,
                             Type t) {
   Value greater =
@@ -163,13 +200,8 @@ FailureOr<Value> KernelLowering::scalarOp(OpBuilder &b, Operation *op,
       .Case([&](AddOp) { return addOf(b, loc, x[0], x[1], t); })
       .Case([&](MulOp) { return mulOf(b, loc, x[0], x[1], t); })
       .Case([&](MaxOp) { return maxOf(b, loc, x[0], x[1], t); })
-      .Case([&](IdivOp) -> Value {
-        return isUnsigned ? arith::DivUIOp::create(b, loc, x[0], x[1]).getResult()
-                          : arith::DivSIOp::create(b, loc, x[0], x[1]).getResult();
-      })
-      .Case([&](ModOp) -> Value {
-        return isUnsigned ? arith::RemUIOp::create(b, loc, x[0], x[1]).getResult()
-                          : arith::RemSIOp::create(b, loc, x[0], x[1]).getResult();
+      .Case<IdivOp, ModOp>([&](Operation *o) -> Value {
+        return safeDivRem(b, loc, x[0], x[1], t, isa<IdivOp>(o));
       })
       .Case([&](XorOp) { return arith::XOrIOp::create(b, loc, x[0], x[1]).getResult(); })
       .Case([&](OrOp) { return arith::OrIOp::create(b, loc, x[0], x[1]).getResult(); })
@@ -443,10 +475,25 @@ LogicalResult lowerScheduledFunction(func::FuncOp func) {
         map.map(result, lookup(out));
     } else if (auto ext = dyn_cast<ExtOp>(op)) {
       StringRef kind = ext.getKind();
-      if (kind == "copy")
+      if (kind == "copy") {
         memref::CopyOp::create(b, loc, lookup(ext.getIns()[0]),
                                lookup(ext.getOuts()[0]));
-      else if (kind == "custom")
+      } else if (kind == "empty") {
+        // tinygrad leaves EMPTY uninitialized; zeros are one of its valid
+        // contents and make runs reproducible (the interpreter agrees).
+        Value out = lookup(ext.getOuts()[0]);
+        auto type = cast<MemRefType>(out.getType());
+        Value zero = arith::ConstantOp::create(
+            b, loc, zeroAttr(b, type.getElementType()));
+        Value lo = arith::ConstantIndexOp::create(b, loc, 0);
+        Value hi = arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        scf::ForOp::create(b, loc, lo, hi, one, ValueRange{},
+                           [&](OpBuilder &fb, Location, Value iv, ValueRange) {
+                             memref::StoreOp::create(fb, loc, zero, out, iv);
+                             scf::YieldOp::create(fb, loc);
+                           });
+      } else if (kind == "custom")
         return ext.emitOpError("calls a host function that cannot be "
                                "lowered to loops");
       map.map(ext.getResult(0), lookup(ext.getOuts()[0]));
@@ -468,6 +515,15 @@ LogicalResult lowerScheduledFunction(func::FuncOp func) {
     results.push_back(v.getType());
   func.setFunctionType(
       FunctionType::get(func.getContext(), body.getArgumentTypes(), results));
+  // Buffer identity and result views describe lazy buffers; memrefs are
+  // plain memory from here on.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    func.removeArgAttr(i, LazyDialect::kBufferAttrName);
+    func.removeArgAttr(i, LazyDialect::kBufferOffsetAttrName);
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    func.removeResultAttr(
+        i, StringAttr::get(func.getContext(), LazyDialect::kResultViewAttrName));
   return success();
 }
 

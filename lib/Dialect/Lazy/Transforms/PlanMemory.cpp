@@ -38,7 +38,8 @@ using namespace mlir::lazy;
 namespace {
 
 /// The buffer a value denotes: a launch or EXT result is the output buffer
-/// it wrote.
+/// it wrote, and a sub-buffer lives in its base (so the base stays live
+/// while any part of it is used, also when planning runs again).
 Value rootOf(Value v) {
   while (true) {
     auto result = dyn_cast<OpResult>(v);
@@ -49,6 +50,8 @@ Value rootOf(Value v) {
       v = launch.getOuts()[result.getResultNumber()];
     else if (auto ext = dyn_cast<ExtOp>(op))
       v = ext.getOuts()[result.getResultNumber()];
+    else if (auto sub = dyn_cast<SubAllocOp>(op))
+      v = sub.getBase();
     else
       return v;
   }
