@@ -81,3 +81,36 @@ lazy.kernel @threefry(%out0: !lazy.buffer<4xui64>, %in0: !lazy.buffer<4xui64>) a
   %1 = lazy.threefry %0, %0 : tensor<4xui64>
   lazy.store %1, %out0 as <[(4):(1)]> : tensor<4xui64>, !lazy.buffer<4xui64>
 }
+
+// -----
+
+func.func @custom_item() -> !lazy.buffer<4xf32> {
+  %b = lazy.alloc : !lazy.buffer<4xf32>
+  // expected-error @+1 {{'lazy.ext' op calls a host function that cannot be lowered to loops}}
+  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random"}
+  return %r : !lazy.buffer<4xf32>
+}
+
+// -----
+
+func.func @offset_view(%a: !lazy.buffer<16xf32>) -> !lazy.buffer<4xf32> {
+  // expected-error @+1 {{'lazy.suballoc' op with an offset or another dtype is not lowered to loops yet}}
+  %v = lazy.suballoc %a offset 8 : !lazy.buffer<16xf32> -> !lazy.buffer<4xf32>
+  %r = lazy.ext "view" outs(%v : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<16xf32>)
+  return %r : !lazy.buffer<4xf32>
+}
+
+// -----
+
+// EMPTY items are zero-filled on the CPU.
+// CHECK-LABEL: func.func @empty_item
+// CHECK: %[[B:.+]] = memref.alloc() : memref<4xi32>
+// CHECK: %[[Z:.+]] = arith.constant 0 : i32
+// CHECK: scf.for %[[I:.+]] =
+// CHECK-NEXT: memref.store %[[Z]], %[[B]][%[[I]]]
+// CHECK: return %[[B]]
+func.func @empty_item() -> !lazy.buffer<4xsi32> {
+  %b = lazy.alloc : !lazy.buffer<4xsi32>
+  %r = lazy.ext "empty" outs(%b : !lazy.buffer<4xsi32>)
+  return %r : !lazy.buffer<4xsi32>
+}
