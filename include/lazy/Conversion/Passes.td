@@ -25,8 +25,11 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        tinygrad's semantics (C division and remainder, MAX as `a > b ? a :
        b`, bool ADD/MUL as or/and).
 
-    THREEFRY is not lowered yet and is reported as an error. The scheduled
-    function's launches are not rewritten by this pass.
+    THREEFRY is expanded into tinygrad's 32-bit add/rotate/xor rounds. The
+    scheduled function becomes memref allocations and calls of the lowered
+    kernels; copies become memref.copy, EMPTY items a zero fill; CUSTOM
+    items and buffer views at an offset or of another dtype are reported as
+    errors.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

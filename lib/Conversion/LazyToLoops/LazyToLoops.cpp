@@ -14,7 +14,7 @@
 //     signedness: C division and remainder (a zero divisor gives 0 and
 //     INT_MIN / -1 wraps, as in the reference interpreter, so no kernel can
 //     trap), MAX as `a > b ? a : b`, bool ADD/MUL as or/and, CAST by source
-//     and destination kinds.
+//     and destination kinds; THREEFRY as tinygrad's 32-bit rounds.
 // Each node is computed once per index vector (memoized per loop scope).
 //
 //===----------------------------------------------------------------------===//
@@ -160,6 +160,43 @@ Value safeDivRem(OpBuilder &b, Location loc, Value a, Value d, Type t,
   return arith::SelectOp::create(b, loc, isZero, zero, r);
 }
 
+/// tinygrad's threefry2x32 on a ui64 counter and key (20 rounds of 32-bit
+/// add/rotate/xor; the key's low 32 bits), as the interpreter computes it.
+Value threefry(OpBuilder &b, Location loc, Value x, Value seed) {
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto c32 = [&](uint32_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)))
+        .getResult();
+  };
+  auto add = [&](Value a, Value c) {
+    return arith::AddIOp::create(b, loc, a, c).getResult();
+  };
+  Value thirtyTwo = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32));
+  Value x0 = arith::TruncIOp::create(b, loc, i32, x);
+  Value x1 = arith::TruncIOp::create(
+      b, loc, i32, arith::ShRUIOp::create(b, loc, x, thirtyTwo));
+  Value key = arith::TruncIOp::create(b, loc, i32, seed);
+  Value ks[3] = {c32(0), arith::XOrIOp::create(b, loc, key, c32(0x1BD11BDA)),
+                 key};
+  static const unsigned rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  Value r0 = add(x0, ks[2]), r1 = add(x1, ks[0]);
+  for (unsigned i = 0; i < 5; ++i) {
+    for (unsigned r : rotations[i % 2]) {
+      r0 = add(r0, r1);
+      Value rot = arith::OrIOp::create(
+          b, loc, arith::ShLIOp::create(b, loc, r1, c32(r)),
+          arith::ShRUIOp::create(b, loc, r1, c32(32 - r)));
+      r1 = arith::XOrIOp::create(b, loc, r0, rot);
+    }
+    r0 = add(r0, ks[i % 3]);
+    r1 = add(add(r1, ks[(i + 1) % 3]), c32(i + 1));
+  }
+  Value hi = arith::ShLIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, i64, r1), thirtyTwo);
+  return arith::OrIOp::create(b, loc, hi,
+                              arith::ExtUIOp::create(b, loc, i64, r0));
+}
+
 Value KernelLowering::maxOf(OpBuilder &b, Location loc, Value a, Value c,
                             Type t) {
   Value greater =
@@ -224,6 +261,7 @@ FailureOr<Value> KernelLowering::scalarOp(OpBuilder &b, Operation *op,
           return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x[0], x[1]);
         return arith::CmpIOp::create(b, loc, Pred::ne, x[0], x[1]);
       })
+      .Case([&](ThreefryOp) { return threefry(b, loc, x[0], x[1]); })
       .Case([&](WhereOp) {
         return arith::SelectOp::create(b, loc, x[0], x[1], x[2]).getResult();
       })

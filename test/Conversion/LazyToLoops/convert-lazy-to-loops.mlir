@@ -75,9 +75,16 @@ func.func @program(%a: !lazy.buffer<4xf32>) -> !lazy.buffer<8xf32> {
 
 // -----
 
+// THREEFRY: the key's low half, 20 rounds of 32-bit rotate/xor, and the
+// two halves joined again.
+// CHECK-LABEL: func.func @threefry(
+// CHECK-COUNT-3: arith.trunci %{{.+}} : i64 to i32
+// CHECK: arith.xori %{{.+}}, %{{.+}} : i32
+// CHECK-COUNT-20: arith.xori %{{.+}}, %{{.+}} : i32
+// CHECK: arith.shli %{{.+}}, %{{.+}} : i64
+// CHECK: arith.ori %{{.+}}, %{{.+}} : i64
 lazy.kernel @threefry(%out0: !lazy.buffer<4xui64>, %in0: !lazy.buffer<4xui64>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xui64> -> tensor<4xui64>
-  // expected-error @+1 {{'lazy.threefry' op is not supported by convert-lazy-to-loops yet}}
   %1 = lazy.threefry %0, %0 : tensor<4xui64>
   lazy.store %1, %out0 as <[(4):(1)]> : tensor<4xui64>, !lazy.buffer<4xui64>
 }
