@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/InitAll.h"
+#include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
 
@@ -26,7 +27,6 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <random>
 
 using namespace mlir;
 namespace interp = ::lazy::interp;
@@ -134,48 +134,21 @@ int main(int argc, char **argv) {
     return fail(entry.empty() ? "the module has no function"
                               : "no function named '" + entry + "'");
 
-  unsigned numArgs = func.getNumArguments();
-  std::vector<std::optional<interp::HostTensor>> given(numArgs);
-  for (const std::string &spec : inputs) {
-    size_t eq = spec.find('=');
-    unsigned index;
-    if (eq == std::string::npos ||
-        llvm::StringRef(spec).take_front(eq).getAsInteger(10, index))
-      return fail("--input expects I=PATH.npy, got '" + spec + "'");
-    if (index >= numArgs)
-      return fail("--input " + llvm::Twine(index) + ": the function has only " +
-                  llvm::Twine(numArgs) + " arguments");
-    std::optional<interp::HostTensor> t = interp::readNpy(spec.substr(eq + 1), error);
-    if (!t)
-      return fail(error);
-    given[index] = std::move(t);
-  }
+  std::optional<mlir::lazy::PreparedArguments> prepared =
+      mlir::lazy::prepareArguments(func, inputs, seed, error);
+  if (!prepared)
+    return fail(error);
+  std::vector<interp::HostTensor> &args = prepared->values;
 
   if (!outputDir.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail(outputDir + ": " + ec.message());
-
-  std::mt19937_64 rng(seed);
-  std::vector<interp::HostTensor> args;
-  for (unsigned i = 0; i < numArgs; ++i) {
-    if (given[i]) {
-      args.push_back(std::move(*given[i]));
-      continue;
-    }
-    auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
-    std::optional<interp::DType> dtype =
-        type ? mlir::lazy::dtypeOf(type.getElementType()) : std::nullopt;
-    if (!dtype)
-      return fail("argument #" + llvm::Twine(i) +
-                  " is not a tensor of a tinygrad dtype");
-    args.push_back(interp::randomTensor(
-        *dtype, std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-        rng));
-    if (!outputDir.empty() &&
-        !interp::writeNpy(outputDir + "/in" + std::to_string(i) + ".npy",
-                          args.back(), error))
+  // Generated inputs are saved so that a run can be reproduced.
+  for (auto [i, t] : llvm::enumerate(args))
+    if (!outputDir.empty() && prepared->generated[i] &&
+        !interp::writeNpy(outputDir + "/in" + std::to_string(i) + ".npy", t,
+                          error))
       return fail(error);
-  }
 
   FailureOr<std::vector<interp::HostTensor>> results =
       mlir::lazy::interpretFunction(func, args);

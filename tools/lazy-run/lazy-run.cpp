@@ -16,6 +16,7 @@
 
 #include "lazy/InitAll.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
 
@@ -166,6 +167,11 @@ int main(int argc, char **argv) {
   if (!graph)
     return fail(entry.empty() ? "the module has no function"
                               : "no function named '" + entry + "'");
+  // Only the entry is compiled: other functions could use what the CPU
+  // path cannot lower.
+  for (auto f : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (f != graph)
+      f.erase();
   std::string name = graph.getSymName().str();
   SmallVector<Type> argTypes(graph.getArgumentTypes());
   SmallVector<Type> resultTypes(graph.getResultTypes());
@@ -176,37 +182,11 @@ int main(int argc, char **argv) {
                   "tinygrad dtypes in and out)");
   }
 
-  // Inputs.
-  std::vector<std::optional<interp::HostTensor>> given(argTypes.size());
-  for (const std::string &spec : inputs) {
-    size_t eq = spec.find('=');
-    unsigned index;
-    if (eq == std::string::npos ||
-        llvm::StringRef(spec).take_front(eq).getAsInteger(10, index) ||
-        index >= argTypes.size())
-      return fail("bad --input '" + spec + "' (expected I=PATH.npy)");
-    std::optional<interp::HostTensor> t =
-        interp::readNpy(spec.substr(eq + 1), error);
-    if (!t)
-      return fail(error);
-    given[index] = std::move(t);
-  }
-  std::mt19937_64 rng(seed);
-  std::vector<interp::HostTensor> args;
-  for (auto [i, t] : llvm::enumerate(argTypes)) {
-    auto tensor = cast<RankedTensorType>(t);
-    std::vector<int64_t> shape(tensor.getShape().begin(),
-                               tensor.getShape().end());
-    interp::DType dtype = *mlir::lazy::dtypeOf(tensor.getElementType());
-    if (given[i]) {
-      if (given[i]->dtype != dtype || given[i]->shape != shape)
-        return fail("input #" + llvm::Twine(i) +
-                    " does not match the argument's dtype and shape");
-      args.push_back(*given[i]);
-    } else {
-      args.push_back(interp::randomTensor(dtype, shape, rng));
-    }
-  }
+  std::optional<mlir::lazy::PreparedArguments> prepared =
+      mlir::lazy::prepareArguments(graph, inputs, seed, error);
+  if (!prepared)
+    return fail(error);
+  std::vector<interp::HostTensor> &args = prepared->values;
 
   // The reference, on a copy of the unscheduled graph.
   std::vector<interp::HostTensor> reference;

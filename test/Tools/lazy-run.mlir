@@ -1,0 +1,29 @@
+// lazy-run schedules, compiles for the CPU and runs a graph; --check
+// compares with the reference interpreter on the same inputs.
+// RUN: lazy-run %s --entry=graph --seed=4 --check | FileCheck %s
+// RUN: rm -rf %t && lazy-run %s --entry=graph --seed=4 --output-dir=%t
+// RUN: lazy-interp %s --entry=graph --seed=4 --output-dir=%t/ref
+// RUN: cmp %t/out0.npy %t/ref/out0.npy
+// RUN: not lazy-run %s --entry=graph --device=cuda 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not lazy-run %s --entry=graph --input=x 2>&1 | FileCheck %s --check-prefix=SPEC
+// RUN: not lazy-run %s --entry=custom 2>&1 | FileCheck %s --check-prefix=CUSTOM
+
+// CHECK: out0: match, max abs error
+// CHECK: out1: match, max abs error 0
+// CHECK: all outputs match
+func.func @graph(%a: tensor<4x8xf32>, %b: tensor<8xsi32>) -> (tensor<4x1xf32>, tensor<8xsi32>) {
+  %e = lazy.exp2 %a : tensor<4x8xf32>
+  %s = lazy.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %c = lazy.const 3 : tensor<si32>
+  %cv = lazy.view %c as <[(8):(0)]> : tensor<si32> -> tensor<8xsi32>
+  %d = lazy.idiv %b, %cv : tensor<8xsi32>
+  return %s, %d : tensor<4x1xf32>, tensor<8xsi32>
+}
+// DEVICE: lazy-run: error: --device=cuda is not available yet
+// SPEC: lazy-run: error: --input expects I=PATH.npy, got 'x'
+
+func.func @custom() -> tensor<4xf32> {
+  // CUSTOM: error: 'lazy.ext' op calls a host function that cannot be lowered to loops
+  %0 = lazy.custom "custom_random" tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
