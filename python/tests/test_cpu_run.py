@@ -3,8 +3,8 @@ CPU (`lazy-run --check`): the compiled program's outputs equal the
 reference interpreter's on the same seeded inputs.
 
 Graphs the CPU path cannot run yet are skipped with lazy-run's own reason
-(a clear error, never a crash): CUSTOM ops (host code), THREEFRY, buffer
-views at an offset or of another dtype. An output that is an unrealized
+(a clear error, never a crash): CUSTOM ops (host code) and buffer views
+of another dtype. An output that is an unrealized
 const is never computed by the schedule (as in tinygrad), so those graphs
 are skipped too."""
 
@@ -23,8 +23,7 @@ from lazy_mlir.tinygrad import export
 GRAPHS = registry.load()
 NAMES = sorted(n for n in GRAPHS if GRAPHS[n].numerics is True)
 LAZY_RUN = tool_path("lazy-run")
-UNSUPPORTED = ("is not supported by convert-lazy-to-loops yet",
-               "is not lowered to loops yet",
+UNSUPPORTED = ("is not lowered to loops yet",
                "cannot be lowered to loops",
                "which the reference interpreter cannot run")
 

@@ -27,9 +27,10 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
 
     THREEFRY is expanded into tinygrad's 32-bit add/rotate/xor rounds. The
     scheduled function becomes memref allocations and calls of the lowered
-    kernels; copies become memref.copy, EMPTY items a zero fill; CUSTOM
-    items and buffer views at an offset or of another dtype are reported as
-    errors.
+    kernels (which take unit-stride memrefs at any offset); copies become
+    memref.copy, EMPTY items a zero fill, buffer views at an offset a
+    strided view of the same memory; CUSTOM items and buffer views of
+    another dtype are reported as errors.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

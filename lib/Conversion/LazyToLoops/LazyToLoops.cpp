@@ -472,6 +472,15 @@ MemRefType memrefOf(Type bufferType) {
                          signless(buffer.getElementType()));
 }
 
+/// Kernels take any rank-1 unit-stride memref, so that a buffer view at an
+/// offset (tinygrad's sub-buffer) is passed without a copy.
+MemRefType kernelMemrefOf(Type bufferType) {
+  MemRefType plain = memrefOf(bufferType);
+  return MemRefType::get(
+      plain.getShape(), plain.getElementType(),
+      StridedLayoutAttr::get(plain.getContext(), ShapedType::kDynamic, {1}));
+}
+
 /// Rewrites a scheduled function onto memrefs: buffers are memrefs,
 /// lazy.alloc a memref.alloc, a launch a call of the lowered kernel (its
 /// results are the output memrefs), a copy a memref.copy (one address space
@@ -493,21 +502,46 @@ LogicalResult lowerScheduledFunction(func::FuncOp func) {
       map.map(alloc.getResult(),
               memref::AllocOp::create(b, loc, memrefOf(alloc.getType())));
     } else if (auto sub = dyn_cast<SubAllocOp>(op)) {
-      auto from = cast<BufferType>(sub.getBase().getType());
-      if (sub.getOffset() != 0 ||
-          from.getElementType() != sub.getType().getElementType())
-        return sub.emitOpError("with an offset or another dtype is not "
-                               "lowered to loops yet");
-      MemRefType to = memrefOf(sub.getType());
+      // (Arguments are memrefs already: compare the lowered types.)
+      Value base = lookup(sub.getBase());
+      Type element = signless(sub.getType().getElementType());
+      int64_t itemSize =
+          std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+      if (cast<MemRefType>(base.getType()).getElementType() != element ||
+          sub.getOffset() % itemSize != 0)
+        return sub.emitOpError("of another dtype is not lowered to loops "
+                               "yet");
+      // The same memory, `offset` bytes in: a strided view of the base.
+      int64_t size = sub.getType().getSize();
+      int64_t baseOffset = 0;
+      if (auto strided = dyn_cast<StridedLayoutAttr>(
+              cast<MemRefType>(base.getType()).getLayout()))
+        if (strided.getOffset() == ShapedType::kDynamic)
+          return sub.emitOpError("of a buffer at an unknown offset is not "
+                                 "lowered to loops yet");
+        else
+          baseOffset = strided.getOffset();
+      int64_t offset = baseOffset + sub.getOffset() / itemSize;
+      auto to = MemRefType::get(
+          {size}, signless(sub.getType().getElementType()),
+          StridedLayoutAttr::get(b.getContext(), offset, {1}));
       map.map(sub.getResult(),
               memref::ReinterpretCastOp::create(
-                  b, loc, to, lookup(sub.getBase()), /*offset=*/0,
-                  /*sizes=*/ArrayRef<int64_t>{to.getDimSize(0)},
-                  /*strides=*/ArrayRef<int64_t>{1}));
+                  b, loc, to, base, offset, ArrayRef<int64_t>{size},
+                  ArrayRef<int64_t>{1}));
     } else if (auto launch = dyn_cast<LaunchOp>(op)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          launch, launch.getKernelAttr());
+      if (!callee)
+        return launch.emitOpError("calls a kernel that was not lowered");
       SmallVector<Value> args;
-      for (Value v : launch->getOperands())
-        args.push_back(lookup(v));
+      for (auto [v, param] :
+           llvm::zip(launch->getOperands(), callee.getArgumentTypes())) {
+        Value m = lookup(v);
+        if (m.getType() != param)
+          m = memref::CastOp::create(b, loc, param, m);
+        args.push_back(m);
+      }
       func::CallOp::create(b, loc, launch.getKernel(), TypeRange{}, args);
       for (auto [result, out] : llvm::zip(launch.getResults(), launch.getOuts()))
         map.map(result, lookup(out));
@@ -572,11 +606,8 @@ struct ConvertLazyToLoops final
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     for (KernelOp kernel : kernels) {
       SmallVector<Type> argTypes;
-      for (Type t : kernel.getArgumentTypes()) {
-        auto buffer = cast<BufferType>(t);
-        argTypes.push_back(MemRefType::get({buffer.getSize()},
-                                           signless(buffer.getElementType())));
-      }
+      for (Type t : kernel.getArgumentTypes())
+        argTypes.push_back(kernelMemrefOf(t));
       OpBuilder b(kernel);
       auto func = func::FuncOp::create(
           b, kernel.getLoc(), kernel.getSymName(),

@@ -5,7 +5,7 @@
 // clamped index and yields 0 outside the mask; a reduce is an scf.for with
 // an accumulator starting at 0.
 // CHECK-LABEL: func.func @pad_sum(
-// CHECK-SAME: %[[OUT:.+]]: memref<6xf32>, %[[IN:.+]]: memref<16xf32>)
+// CHECK-SAME: %[[OUT:.+]]: memref<6xf32, strided<[1], offset: ?>>, %[[IN:.+]]: memref<16xf32, strided<[1], offset: ?>>)
 // CHECK: scf.parallel (%[[I:.+]]) =
 // CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[SUM:.+]] = scf.for %[[K:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZERO]]) -> (f32)
@@ -61,7 +61,9 @@ lazy.kernel @int_ops(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xsi32>, %i
 // CHECK-LABEL: func.func @program(
 // CHECK-SAME: %[[A:.+]]: memref<4xf32>) -> memref<8xf32>
 // CHECK: %[[B:.+]] = memref.alloc() : memref<8xf32>
-// CHECK: call @masked_store(%[[B]], %[[A]])
+// CHECK: %[[BC:.+]] = memref.cast %[[B]] : memref<8xf32> to memref<8xf32, strided<[1], offset: ?>>
+// CHECK: %[[AC:.+]] = memref.cast %[[A]] : memref<4xf32> to memref<4xf32, strided<[1], offset: ?>>
+// CHECK: call @masked_store(%[[BC]], %[[AC]])
 // CHECK: return %[[B]]
 lazy.kernel @masked_store(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
@@ -100,8 +102,23 @@ func.func @custom_item() -> !lazy.buffer<4xf32> {
 
 // -----
 
-func.func @offset_view(%a: !lazy.buffer<16xf32>) -> !lazy.buffer<4xf32> {
-  // expected-error @+1 {{'lazy.suballoc' op with an offset or another dtype is not lowered to loops yet}}
+func.func @offset_view(%a: !lazy.buffer<16xf32>) -> (!lazy.buffer<4xf32>, !lazy.buffer<4xsi32>) {
+  %v = lazy.suballoc %a offset 8 : !lazy.buffer<16xf32> -> !lazy.buffer<4xf32>
+  %r = lazy.ext "view" outs(%v : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<16xf32>)
+  // expected-error @+1 {{'lazy.suballoc' op of another dtype is not lowered to loops yet}}
+  %w = lazy.suballoc %a offset 0 : !lazy.buffer<16xf32> -> !lazy.buffer<4xsi32>
+  %q = lazy.ext "view" outs(%w : !lazy.buffer<4xsi32>) ins(%a : !lazy.buffer<16xf32>)
+  return %r, %q : !lazy.buffer<4xf32>, !lazy.buffer<4xsi32>
+}
+
+// -----
+
+// A buffer view at an offset is a strided view of the same memory.
+// CHECK-LABEL: func.func @offset_view_ok(
+// CHECK-SAME: %[[A:.+]]: memref<16xf32>) -> memref<4xf32, strided<[1], offset: 2>>
+// CHECK: %[[V:.+]] = memref.reinterpret_cast %[[A]] to offset: [2], sizes: [4], strides: [1]
+// CHECK: return %[[V]]
+func.func @offset_view_ok(%a: !lazy.buffer<16xf32>) -> !lazy.buffer<4xf32> {
   %v = lazy.suballoc %a offset 8 : !lazy.buffer<16xf32> -> !lazy.buffer<4xf32>
   %r = lazy.ext "view" outs(%v : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<16xf32>)
   return %r : !lazy.buffer<4xf32>
