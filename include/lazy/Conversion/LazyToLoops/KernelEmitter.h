@@ -1,0 +1,87 @@
+//===- KernelEmitter.h - scalar code for one element of a kernel -*- C++ -*-===//
+//
+// The part of kernel lowering that every target shares: given the index of
+// one output element, emit the arith/math/memref ops that compute the value
+// a lazy.kernel stores there, and the guarded store itself. The CPU lowering
+// wraps it in scf.parallel, the GPU lowering in a grid-stride loop, and a
+// target may override how a reduce is computed (the GPU lowering reduces
+// long axes cooperatively across a thread block).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_CONVERSION_LAZYTOLOOPS_KERNELEMITTER_H
+#define LAZY_CONVERSION_LAZYTOLOOPS_KERNELEMITTER_H
+
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::lazy {
+
+/// The signless type arith computes with.
+Type signless(Type t);
+/// Unsigned integers and bool, which compare and extend as unsigned.
+bool isUnsignedInt(Type t);
+/// 0 of the signless form of `t`.
+TypedAttr zeroAttr(Builder &b, Type t);
+/// The accumulator's start: 0 for sum, the dtype's lowest value for max.
+TypedAttr reduceInit(Builder &b, Type t, bool isSum);
+/// The element type of a lazy tensor value.
+Type elementOf(Value v);
+
+class KernelEmitter {
+public:
+  /// `buffers` maps the kernel's buffer arguments to memrefs of one
+  /// dimension with the element type `signless(buffer element type)`.
+  explicit KernelEmitter(IRMapping buffers) : buffers(std::move(buffers)) {}
+  virtual ~KernelEmitter() = default;
+
+  /// Starts a new output element: nothing computed so far is reused.
+  void beginElement() { scopes.assign(1, Memo()); }
+
+  /// The value of `v` at the iteration index `idx` (one index per dimension
+  /// of v's shape). Elementwise chains are walked with an explicit stack, so
+  /// kernels of any depth lower without recursion; only reduces nest.
+  FailureOr<Value> evaluate(OpBuilder &b, Value v, ValueRange idx);
+
+  /// Stores `value` at the element `idx` of `store`'s view, guarded by its
+  /// mask and, when given, by `extraGuard`.
+  void emitStore(OpBuilder &b, StoreOp store, Value value, ValueRange idx,
+                 Value extraGuard = {});
+
+protected:
+  /// A reduce at output index `idx`. The default is a sequential scf.for
+  /// nest over the reduced axes.
+  virtual FailureOr<Value> emitReduce(OpBuilder &b, Operation *reduce,
+                                      ValueRange idx);
+
+  /// The reduce's input at the full index `inner`, in a scope of its own.
+  FailureOr<Value> evaluateReduceInput(OpBuilder &b, Operation *reduce,
+                                       ValueRange inner);
+
+  /// One accumulation step: acc + x (sum) or max(acc, x).
+  Value combine(OpBuilder &b, Location loc, Value acc, Value x, Type t,
+                bool isSum);
+
+  /// How many reduces enclose the value being evaluated.
+  unsigned reduceDepth() const { return scopes.size() - 1; }
+
+private:
+  FailureOr<Value> leaf(OpBuilder &b, Operation *op, ValueRange idx);
+  FailureOr<Value> scalarOp(OpBuilder &b, Operation *op, ArrayRef<Value> x);
+  Value lookup(Value v, ValueRange idx) const;
+
+  /// Computed (value, index vector) pairs, one map per loop scope.
+  using Memo = DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>,
+                                                      Value>>>;
+  SmallVector<Memo> scopes{Memo()};
+  IRMapping buffers;
+};
+
+/// The axes, in order, that a reduce op reduces.
+ArrayRef<int64_t> reduceAxes(Operation *reduce);
+
+} // namespace mlir::lazy
+
+#endif // LAZY_CONVERSION_LAZYTOLOOPS_KERNELEMITTER_H
