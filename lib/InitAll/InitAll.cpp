@@ -10,6 +10,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -19,6 +20,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVM/ROCDL/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 
 void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
@@ -27,6 +32,12 @@ void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
                   memref::MemRefDialect, tensor::TensorDialect,
                   gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
                   ROCDL::ROCDLDialect>();
+  // Lowering to LLVM through dialect interfaces, the NVVM/ROCDL targets
+  // that gpu-module-to-binary serializes with, and LLVM IR translation.
+  registerAllExtensions(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
 }
 
 void mlir::lazy::registerAllPasses() {
@@ -34,6 +45,7 @@ void mlir::lazy::registerAllPasses() {
   registerSchedulePipeline();
   registerLazyConversionPasses();
   registerCpuPipeline();
+  registerGpuPipelines();
   // Generic cleanups (canonicalize, cse, symbol-dce, ...) for improved mode
   // and for users composing pipelines.
   mlir::registerTransformsPasses();
@@ -41,4 +53,6 @@ void mlir::lazy::registerAllPasses() {
   // CPU and GPU pipelines compose.
   mlir::registerConversionPasses();
   mlir::memref::registerMemRefPasses();
+  // Target attachment and gpu-module-to-binary for the GPU pipelines.
+  mlir::registerGPUPasses();
 }

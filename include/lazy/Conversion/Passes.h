@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -18,6 +19,8 @@ namespace mlir::lazy {
 
 /// Registers the `lazy-to-cpu` pipeline.
 void registerCpuPipeline();
+/// Registers the `lazy-to-nvvm` and `lazy-to-rocdl` pipelines.
+void registerGpuPipelines();
 
 #define GEN_PASS_REGISTRATION
 #include "lazy/Conversion/Passes.h.inc"

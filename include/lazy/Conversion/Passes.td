@@ -39,4 +39,50 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower lazy.kernel ASTs to gpu.func kernels and the schedule "
+                "to gpu launches";
+  let description = [{
+    Every `lazy.kernel` becomes a `gpu.func` of the same name in
+    `gpu.module @lazy_kernels`, taking one `memref<N x T>` per buffer (the
+    identity layout, for the bare-pointer calling convention); the scheduled
+    function becomes host code: `gpu.alloc` of bytes, `memref.view` per
+    buffer (so buffer views at any offset or of another dtype are views of
+    the same memory), `gpu.launch_func` with the kernel's geometry,
+    `gpu.memcpy` for copies and `gpu.memset` for EMPTY. Rules:
+
+    1. each element is computed by the same per-element code as the CPU
+       lowering (loads through ShapeTrackers, masks, dtype semantics);
+    2. consecutive stores of one shape share one loop;
+    3. thread mode: a grid-stride loop over the output elements, one element
+       per thread at a time, reduces inside it sequential;
+    4. block mode, when the loop's value holds a reduce of at least
+       `block-reduce-min` elements: a grid-stride loop over output elements,
+       one per block at a time; the threads of the block split the reduced
+       elements and combine their partial results with `gpu.all_reduce`
+       (narrow types in 32 bits); thread 0 stores;
+    5. the launch uses blocks of `block-size` threads (block mode: the
+       reduce's size rounded up to a power of two, at least 32) and at most
+       `max-grid` blocks; the kernel records its block size in
+       `known_block_size`. Every loop is grid-stride, so the result does not
+       depend on the geometry.
+
+    CUSTOM items and copies between buffers of different types are errors.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "threads per block (a multiple of 32, at most 1024)">,
+    Option<"blockReduceMin", "block-reduce-min", "int64_t", "64",
+           "reduces of at least this many elements are split across a "
+           "block's threads">,
+    Option<"maxGrid", "max-grid", "int64_t", "65535",
+           "most blocks in one launch">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // LAZY_CONVERSION_PASSES_TD

@@ -262,8 +262,12 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
           unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
           if (fw < tw)
             return arith::ExtFOp::create(b, loc, sTo, x[0]).getResult();
-          if (fw > tw || from != to)
+          if (fw > tw)
             return arith::TruncFOp::create(b, loc, sTo, x[0]).getResult();
+          // half <-> bfloat16: same width, no direct conversion; f32 holds
+          // both exactly, so going through it rounds once.
+          Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x[0]);
+          return arith::TruncFOp::create(b, loc, sTo, wide).getResult();
           return x[0];
         }
         if (fromFloat)

@@ -1,0 +1,501 @@
+//===- LazyToGPU.cpp - lazy.kernel to gpu.func, the schedule to launches ---===//
+//
+// convert-lazy-to-gpu: every lazy.kernel becomes a `gpu.func` in the
+// `gpu.module @lazy_kernels`, and every scheduled function a host function
+// of gpu allocations, views, launches and copies. Rules:
+//
+//   - Kernel arguments are `memref<N x T>` with the identity layout, so that
+//     with the bare-pointer calling convention a kernel takes one pointer
+//     per buffer. Each element's value comes from KernelEmitter (the same
+//     per-element code as the CPU).
+//   - Consecutive stores of one shape share one loop and one evaluation per
+//     element (tinygrad's multi-output kernels read their inputs once).
+//   - Thread mode: each thread computes elements blockIdx*blockDim+tid,
+//     striding by gridDim*blockDim; reduces inside run sequentially.
+//   - Block mode, for a loop whose value holds a reduce (outside any other
+//     reduce) of at least `block-reduce-min` elements: one output element
+//     per block at a time, striding by gridDim; the block's threads split
+//     the reduced elements, each accumulating its share, and a
+//     gpu.all_reduce (shuffles and shared memory on both vendors) combines
+//     the partial results. Narrow types are reduced in 32 bits, which gives
+//     the same bits for integers and bool. Thread 0 stores.
+//   - Every loop is grid-stride, so any launch geometry is correct; the one
+//     chosen is recorded on the launch (blocks of `block-size` threads in
+//     thread mode, the reduce's size rounded up to a power of two, 32 to
+//     `block-size`, in block mode) and in the kernel's `known_block_size`.
+//   - Host: each buffer is a `gpu.alloc` of bytes (or a function argument
+//     of bytes) viewed as its dtype with `memref.view`, so buffer views at
+//     any offset and of any dtype are views of the same memory. Copies are
+//     `gpu.memcpy`, EMPTY a `gpu.memset` to 0, CUSTOM an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
+#include "lazy/Conversion/Passes.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_CONVERTLAZYTOGPU
+#include "lazy/Conversion/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+namespace {
+
+constexpr StringLiteral kKernelModuleName = "lazy_kernels";
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t itemBytes(Type element) {
+  return std::max<int64_t>(1, signless(element).getIntOrFloatBitWidth() / 8);
+}
+
+MemRefType memrefOf(BufferType buffer) {
+  return MemRefType::get({buffer.getSize()},
+                         signless(buffer.getElementType()));
+}
+
+/// The row-major index vector of the flat index `flat` in `shape`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat,
+                               ArrayRef<int64_t> shape) {
+  SmallVector<Value> idx(shape.size());
+  int64_t stride = 1;
+  for (int64_t k = shape.size() - 1; k >= 0; --k) {
+    if (shape[k] == 1) {
+      idx[k] = arith::ConstantIndexOp::create(b, loc, 0);
+      continue;
+    }
+    Value v = flat;
+    if (stride != 1)
+      v = arith::DivUIOp::create(
+          b, loc, v, arith::ConstantIndexOp::create(b, loc, stride));
+    if (k != 0)
+      v = arith::RemUIOp::create(
+          b, loc, v, arith::ConstantIndexOp::create(b, loc, shape[k]));
+    idx[k] = v;
+    stride *= shape[k];
+  }
+  return idx;
+}
+
+/// The reduces in `root`'s expression that no other reduce encloses.
+SmallVector<Operation *> outerReduces(Value root) {
+  SmallVector<Operation *> found;
+  DenseSet<Operation *> seen;
+  SmallVector<Value> stack{root};
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
+      found.push_back(op);
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      stack.push_back(operand);
+  }
+  return found;
+}
+
+int64_t reducedElements(Operation *reduce) {
+  ArrayRef<int64_t> in =
+      cast<RankedTensorType>(reduce->getOperand(0).getType()).getShape();
+  int64_t n = 1;
+  for (int64_t axis : reduceAxes(reduce))
+    n *= in[axis];
+  return n;
+}
+
+/// KernelEmitter whose outermost reduces, in block mode, are split across
+/// the threads of a block and combined with gpu.all_reduce.
+class GpuKernelEmitter : public KernelEmitter {
+public:
+  GpuKernelEmitter(IRMapping buffers, Value threadId, Value blockDim)
+      : KernelEmitter(std::move(buffers)), threadId(threadId),
+        blockDim(blockDim) {}
+
+  bool blockMode = false;
+
+protected:
+  FailureOr<Value> emitReduce(OpBuilder &b, Operation *op,
+                              ValueRange idx) override;
+
+private:
+  Value threadId, blockDim;
+};
+
+FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
+                                              ValueRange idx) {
+  if (!blockMode || reduceDepth() != 0)
+    return KernelEmitter::emitReduce(b, op, idx);
+  bool isSum = isa<ReduceSumOp>(op);
+  Location loc = op->getLoc();
+  Type t = elementOf(op->getResult(0));
+  Type s = signless(t);
+  ArrayRef<int64_t> axes = reduceAxes(op);
+  ArrayRef<int64_t> inShape =
+      cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+  SmallVector<int64_t> reducedShape;
+  for (int64_t axis : axes)
+    reducedShape.push_back(inShape[axis]);
+
+  // Each thread accumulates elements tid, tid + blockDim, ... of the
+  // flattened reduced axes.
+  Value init = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
+  Value total =
+      arith::ConstantIndexOp::create(b, loc, numElements(reducedShape));
+  auto loop =
+      scf::ForOp::create(b, loc, threadId, total, blockDim, ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> inner(idx.begin(), idx.end());
+    SmallVector<Value> at =
+        delinearize(b, loc, loop.getInductionVar(), reducedShape);
+    for (auto [axis, v] : llvm::zip(axes, at))
+      inner[axis] = v;
+    FailureOr<Value> x = evaluateReduceInput(b, op, inner);
+    if (failed(x)) {
+      loop.erase();
+      return failure();
+    }
+    scf::YieldOp::create(
+        b, loc, combine(b, loc, loop.getRegionIterArgs()[0], *x, t, isSum));
+  }
+  Value partial = loop.getResult(0);
+
+  // Combine the block's partial results in at least 32 bits: shuffles move
+  // 32-bit lanes, and for integers the low bits of a wider sum or max are
+  // the narrow result.
+  using Kind = gpu::AllReduceOperation;
+  Kind kind;
+  Value wide = partial;
+  if (auto f = dyn_cast<FloatType>(s)) {
+    kind = isSum ? Kind::ADD : Kind::MAXIMUMF;
+    if (f.getWidth() < 32)
+      wide = arith::ExtFOp::create(b, loc, b.getF32Type(), partial);
+  } else {
+    unsigned width = s.getIntOrFloatBitWidth();
+    if (width == 1)
+      kind = Kind::OR; // bool: sum and max are both "any"
+    else if (isSum)
+      kind = Kind::ADD;
+    else
+      kind = isUnsignedInt(t) ? Kind::MAXUI : Kind::MAXSI;
+    if (width < 32)
+      wide = isUnsignedInt(t)
+                 ? arith::ExtUIOp::create(b, loc, b.getI32Type(), partial)
+                       .getResult()
+                 : arith::ExtSIOp::create(b, loc, b.getI32Type(), partial)
+                       .getResult();
+  }
+  Value reduced =
+      gpu::AllReduceOp::create(
+          b, loc, wide, gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+          /*uniform=*/true);
+  if (wide == partial)
+    return reduced;
+  if (isa<FloatType>(s))
+    return arith::TruncFOp::create(b, loc, s, reduced).getResult();
+  return arith::TruncIOp::create(b, loc, s, reduced).getResult();
+}
+
+/// The launch geometry of one kernel: blocks of `block` threads, `grid`
+/// blocks, both along x.
+struct Geometry {
+  int64_t grid = 1, block = 32;
+};
+
+int64_t roundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
+
+class KernelToGpu {
+public:
+  KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid)
+      : blockSize(blockSize), blockReduceMin(blockReduceMin),
+        maxGrid(maxGrid) {}
+
+  /// Lowers `kernel` into a new gpu.func at `b`'s insertion point.
+  FailureOr<std::pair<gpu::GPUFuncOp, Geometry>> lower(OpBuilder &b,
+                                                        KernelOp kernel);
+
+private:
+  int64_t blockSize, blockReduceMin, maxGrid;
+};
+
+FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  Location loc = kernel.getLoc();
+  SmallVector<Type> argTypes;
+  for (Type t : kernel.getArgumentTypes())
+    argTypes.push_back(memrefOf(cast<BufferType>(t)));
+
+  // Groups of consecutive stores of one shape, and each group's mode.
+  struct Group {
+    SmallVector<StoreOp> stores;
+    SmallVector<int64_t> shape;
+    bool blockMode = false;
+  };
+  SmallVector<Group> groups;
+  for (auto store : body.getOps<StoreOp>()) {
+    ::lazy::st::ShapeTracker view = store.getView().getTracker();
+    SmallVector<int64_t> shape(view.shape().begin(), view.shape().end());
+    if (groups.empty() || groups.back().shape != shape)
+      groups.push_back({{}, shape, false});
+    groups.back().stores.push_back(store);
+  }
+  Geometry geometry;
+  int64_t maxBlock = 32;
+  for (Group &g : groups) {
+    int64_t n = numElements(g.shape);
+    int64_t longest = 0;
+    for (StoreOp store : g.stores)
+      for (Operation *r : outerReduces(store.getValue()))
+        longest = std::max(longest, reducedElements(r));
+    g.blockMode = longest >= blockReduceMin;
+    if (g.blockMode) {
+      int64_t threads = std::clamp<int64_t>(llvm::PowerOf2Ceil(longest), 32,
+                                            blockSize);
+      maxBlock = std::max(maxBlock, threads);
+      geometry.grid = std::max(geometry.grid, n);
+    } else {
+      int64_t threads = std::clamp<int64_t>(roundUp(n, 32), 32, blockSize);
+      maxBlock = std::max(maxBlock, threads);
+    }
+  }
+  geometry.block = maxBlock;
+  for (Group &g : groups)
+    if (!g.blockMode)
+      geometry.grid = std::max(
+          geometry.grid,
+          (numElements(g.shape) + geometry.block - 1) / geometry.block);
+  geometry.grid = std::clamp<int64_t>(geometry.grid, 1, maxGrid);
+
+  auto func = gpu::GPUFuncOp::create(b, loc, kernel.getSymName(),
+                                     b.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(geometry.block), 1, 1}));
+  if (auto metadata = kernel.getMetadataAttr())
+    func->setAttr(LazyDialect::kMetadataAttrName, metadata);
+  Block *entry = &func.getBody().front();
+  IRMapping buffers;
+  for (auto [arg, memrefArg] :
+       llvm::zip(body.getArguments(), entry->getArguments()))
+    buffers.map(arg, memrefArg);
+
+  OpBuilder kb = OpBuilder::atBlockEnd(entry);
+  Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+  Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
+  Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
+  GpuKernelEmitter emitter(buffers, tid, bdim);
+  for (Group &g : groups) {
+    Location gloc = g.stores.front().getLoc();
+    Value n = arith::ConstantIndexOp::create(kb, gloc, numElements(g.shape));
+    Value start, step, storeGuard;
+    if (g.blockMode) {
+      start = bid;
+      step = gdim;
+      storeGuard = arith::CmpIOp::create(
+          kb, gloc, arith::CmpIPredicate::eq, tid,
+          arith::ConstantIndexOp::create(kb, gloc, 0));
+    } else {
+      start = arith::AddIOp::create(
+          kb, gloc, arith::MulIOp::create(kb, gloc, bid, bdim), tid);
+      step = arith::MulIOp::create(kb, gloc, gdim, bdim);
+    }
+    emitter.blockMode = g.blockMode;
+    auto loop = scf::ForOp::create(kb, gloc, start, n, step);
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    SmallVector<Value> idx =
+        delinearize(lb, gloc, loop.getInductionVar(), g.shape);
+    emitter.beginElement();
+    SmallVector<Value> values;
+    for (StoreOp store : g.stores) {
+      FailureOr<Value> value = emitter.evaluate(lb, store.getValue(), idx);
+      if (failed(value)) {
+        func.erase();
+        return failure();
+      }
+      values.push_back(*value);
+    }
+    for (auto [store, value] : llvm::zip(g.stores, values))
+      emitter.emitStore(lb, store, value, idx, storeGuard);
+  }
+  gpu::ReturnOp::create(kb, loc);
+  return std::make_pair(func, geometry);
+}
+
+/// Where a lazy buffer lives on the host side: `bytes` (an i8 memref of a
+/// whole allocation), `shift` bytes in, seen as `view`.
+struct HostBuffer {
+  Value bytes;
+  int64_t shift = 0;
+  Value view;
+};
+
+Value viewOf(OpBuilder &b, Location loc, Value bytes, int64_t shift,
+             BufferType type) {
+  Value at = arith::ConstantIndexOp::create(b, loc, shift);
+  return memref::ViewOp::create(b, loc, memrefOf(type), bytes, at,
+                                ValueRange{});
+}
+
+MemRefType bytesOf(BufferType type) {
+  return MemRefType::get({type.getSize() * itemBytes(type.getElementType())},
+                         IntegerType::get(type.getContext(), 8));
+}
+
+/// Rewrites a scheduled function into host code over device memory.
+LogicalResult
+lowerHostFunction(func::FuncOp func,
+                  const llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>>
+                      &kernels) {
+  Block &body = func.getBody().front();
+  DenseMap<Value, HostBuffer> host;
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = dyn_cast<BufferType>(arg.getType());
+    if (!type)
+      continue;
+    arg.setType(bytesOf(type));
+    host[arg] = {arg, 0, viewOf(b, arg.getLoc(), arg, 0, type)};
+  }
+  SmallVector<Operation *> dead;
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    b.setInsertionPoint(&op);
+    Location loc = op.getLoc();
+    auto viewFor = [&](Value v) { return host.lookup(v).view; };
+    if (auto alloc = dyn_cast<AllocOp>(op)) {
+      BufferType type = alloc.getType();
+      Value bytes = gpu::AllocOp::create(b, loc, bytesOf(type), Type(),
+                                         ValueRange{}, ValueRange{},
+                                         ValueRange{}, false)
+                        .getMemref();
+      host[alloc] = {bytes, 0, viewOf(b, loc, bytes, 0, type)};
+    } else if (auto sub = dyn_cast<SubAllocOp>(op)) {
+      HostBuffer base = host.lookup(sub.getBase());
+      int64_t shift = base.shift + sub.getOffset();
+      host[sub] = {base.bytes, shift,
+                   viewOf(b, loc, base.bytes, shift, sub.getType())};
+    } else if (auto launch = dyn_cast<LaunchOp>(op)) {
+      auto it = kernels.find(launch.getKernel());
+      if (it == kernels.end())
+        return launch.emitOpError("launches a kernel that was not lowered");
+      auto [kernel, geometry] = it->second;
+      SmallVector<Value> args;
+      for (Value v : launch->getOperands())
+        args.push_back(viewFor(v));
+      auto cst = [&](int64_t v) {
+        return arith::ConstantIndexOp::create(b, loc, v).getResult();
+      };
+      Value one = cst(1);
+      gpu::LaunchFuncOp::create(
+          b, loc, kernel, gpu::KernelDim3{cst(geometry.grid), one, one},
+          gpu::KernelDim3{cst(geometry.block), one, one},
+          /*dynamicSharedMemorySize=*/Value(), args);
+      for (auto [result, out] : llvm::zip(launch.getResults(), launch.getOuts()))
+        host[result] = host.lookup(out);
+    } else if (auto ext = dyn_cast<ExtOp>(op)) {
+      StringRef kind = ext.getKind();
+      Value out = viewFor(ext.getOuts()[0]);
+      if (kind == "copy") {
+        Value in = viewFor(ext.getIns()[0]);
+        if (in.getType() != out.getType())
+          return ext.emitOpError("copies between buffers of different "
+                                 "types, which the GPU lowering does not "
+                                 "support");
+        gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, out, in);
+      } else if (kind == "empty") {
+        // tinygrad leaves EMPTY uninitialized; zeros are one of its valid
+        // contents and make runs reproducible (the interpreter agrees).
+        Type element = cast<MemRefType>(out.getType()).getElementType();
+        Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, element));
+        gpu::MemsetOp::create(b, loc, Type(), ValueRange{}, out, zero);
+      } else if (kind == "custom") {
+        return ext.emitOpError("calls a host function, which has no GPU "
+                               "lowering");
+      }
+      host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
+    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (OpOperand &operand : ret->getOpOperands())
+        if (host.count(operand.get()))
+          operand.set(viewFor(operand.get()));
+      continue;
+    } else {
+      continue;
+    }
+    dead.push_back(&op);
+  }
+  for (Operation *op : llvm::reverse(dead)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  SmallVector<Type> results;
+  for (Value v : body.getTerminator()->getOperands())
+    results.push_back(v.getType());
+  func.setFunctionType(
+      FunctionType::get(func.getContext(), body.getArgumentTypes(), results));
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    func.removeArgAttr(i, LazyDialect::kBufferAttrName);
+    func.removeArgAttr(i, LazyDialect::kBufferOffsetAttrName);
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    func.removeResultAttr(i, StringAttr::get(func.getContext(),
+                                             LazyDialect::kResultViewAttrName));
+  return success();
+}
+
+struct ConvertLazyToGpu final
+    : mlir::lazy::impl::ConvertLazyToGpuBase<ConvertLazyToGpu> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
+      module.emitError("convert-lazy-to-gpu: block-size must be a multiple "
+                       "of 32 from 32 to 1024, not ")
+          << blockSize;
+      return signalPassFailure();
+    }
+    SmallVector<KernelOp> kernelOps(module.getOps<KernelOp>());
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToStart(module.getBody());
+    auto gpuModule =
+        gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
+    KernelToGpu lowering(blockSize, blockReduceMin, maxGrid);
+    llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
+    for (KernelOp kernel : kernelOps) {
+      kb.setInsertionPointToEnd(gpuModule.getBody());
+      auto lowered = lowering.lower(kb, kernel);
+      if (failed(lowered))
+        return signalPassFailure();
+      kernels[kernel.getSymName()] = *lowered;
+      kernel.erase();
+    }
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (llvm::any_of(func.getArgumentTypes(),
+                       [](Type t) { return isa<BufferType>(t); }) ||
+          llvm::any_of(func.getResultTypes(),
+                       [](Type t) { return isa<BufferType>(t); }))
+        if (failed(lowerHostFunction(func, kernels)))
+          return signalPassFailure();
+  }
+};
+
+} // namespace
