@@ -8,8 +8,10 @@
 // stays in the gpu/memref dialects, for lazy-run's runtime or for a user's
 // own `gpu-to-llvm`.
 //
-//   lazy-to-nvvm{chip=sm_90 features=+ptx80 format=bin}: `bin` is cubin
-//     (through the CUDA toolkit's ptxas), `isa` PTX text;
+//   lazy-to-nvvm{chip=sm_90 features=+ptx80 format=bin toolkit=DIR}: `bin`
+//     is cubin (through DIR/bin/ptxas), `isa` PTX text; DIR also gives
+//     nvvm/libdevice, which math functions link against (the build finds
+//     the CUDA toolkit);
 //   lazy-to-rocdl{chip=gfx942 format=bin toolkit=DIR}: `bin` is HSACO
 //     (through ld.lld), `isa` AMDGPU assembly. DIR holds
 //     amdgcn/bitcode/*.bc (the ROCm device libraries the math functions
@@ -24,6 +26,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#ifndef LAZY_CUDA_TOOLKIT_DIR
+#define LAZY_CUDA_TOOLKIT_DIR ""
+#endif
 #ifndef LAZY_ROCM_TOOLKIT_DIR
 #define LAZY_ROCM_TOOLKIT_DIR ""
 #endif
@@ -52,6 +57,10 @@ struct NvvmOptions : PassPipelineOptions<NvvmOptions> {
       *this, "format",
       llvm::cl::desc("isa (PTX text), bin (cubin, needs ptxas) or fatbin"),
       llvm::cl::init("bin")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit folder (nvvm/libdevice, bin/ptxas)"),
+      llvm::cl::init(LAZY_CUDA_TOOLKIT_DIR)};
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("LLVM optimization level"),
                             llvm::cl::init(3)};
@@ -109,9 +118,11 @@ void mlir::lazy::registerGpuPipelines() {
                         ",gpu.module(convert-scf-to-cf,"
                         "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1}"
                         ",canonicalize,cse),reconcile-unrealized-casts,"
-                        "gpu-module-to-binary{{format={3}}",
+                        "gpu-module-to-binary{{format={3}{4}}",
                         o.chip.getValue(), o.features.getValue(),
-                        o.optLevel.getValue(), o.format.getValue())
+                        o.optLevel.getValue(), o.format.getValue(),
+                        o.toolkit.empty() ? std::string()
+                                          : " toolkit=" + o.toolkit.getValue())
                         .str());
       });
   PassPipelineRegistration<RocdlOptions>(

@@ -467,7 +467,7 @@ struct ConvertLazyToGpu final
     if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
       module.emitError("convert-lazy-to-gpu: block-size must be a multiple "
                        "of 32 from 32 to 1024, not ")
-          << blockSize;
+          << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     SmallVector<KernelOp> kernelOps(module.getOps<KernelOp>());

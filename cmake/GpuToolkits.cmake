@@ -1,3 +1,5 @@
+# Toolkit folders for the GPU pipelines.
+#
 # The folder lazy-to-rocdl hands gpu-module-to-binary as its ROCm "toolkit":
 #   llvm/bin/ld.lld        LLVM's linker, which turns the object into HSACO;
 #   amdgcn/bitcode/*.bc    the ROCm device libraries (ocml, ockl, ...) that
@@ -50,4 +52,17 @@ if(LAZY_ROCM_BITCODE_DIR)
 else()
   message(WARNING "ROCm device libraries (rocm-device-libs) not found: "
                   "lazy-to-rocdl cannot link math functions")
+endif()
+
+# The CUDA toolkit lazy-to-nvvm hands gpu-module-to-binary: libdevice (the
+# math functions) and ptxas. Passing it explicitly keeps the result
+# independent of CUDA_HOME; without it, math calls would stay unresolved.
+find_path(LAZY_CUDA_TOOLKIT_DIR nvvm/libdevice/libdevice.10.bc
+  PATHS $ENV{CUDA_HOME} $ENV{CUDA_ROOT} $ENV{CUDA_PATH} /usr/local/cuda
+        /usr/lib/cuda /usr/lib/nvidia-cuda-toolkit
+  NO_DEFAULT_PATH)
+if(NOT LAZY_CUDA_TOOLKIT_DIR)
+  set(LAZY_CUDA_TOOLKIT_DIR "")
+  message(WARNING "CUDA libdevice not found: lazy-to-nvvm needs toolkit= for "
+                  "kernels that use math functions")
 endif()

@@ -1,0 +1,168 @@
+// RUN: lazy-opt %s --convert-lazy-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: lazy-opt %s --convert-lazy-to-gpu="block-size=128 block-reduce-min=8" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SMALL
+// One case per rule of convert-lazy-to-gpu.
+
+// Thread mode: a grid-stride loop over the output, one element per thread
+// at a time; blocks are the output rounded up to 32 threads.
+// CHECK-LABEL: gpu.module @lazy_kernels
+// CHECK: gpu.func @add(%[[OUT:.+]]: memref<100xf32>, %[[A:.+]]: memref<100xf32>, %[[B:.+]]: memref<100xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK-DAG: %[[TID:.+]] = gpu.thread_id x
+// CHECK-DAG: %[[BID:.+]] = gpu.block_id x
+// CHECK-DAG: %[[BDIM:.+]] = gpu.block_dim x
+// CHECK-DAG: %[[GDIM:.+]] = gpu.grid_dim x
+// CHECK-DAG: %[[N:.+]] = arith.constant 100 : index
+// CHECK: %[[BASE:.+]] = arith.muli %[[BID]], %[[BDIM]]
+// CHECK: %[[START:.+]] = arith.addi %[[BASE]], %[[TID]]
+// CHECK: %[[STEP:.+]] = arith.muli %[[GDIM]], %[[BDIM]]
+// CHECK: scf.for %[[I:.+]] = %[[START]] to %[[N]] step %[[STEP]] {
+// CHECK: memref.load %[[A]]
+// CHECK: memref.load %[[B]]
+// CHECK: arith.addf
+// CHECK: memref.store
+// CHECK-NOT: gpu.all_reduce
+// CHECK: gpu.return
+// SMALL-LABEL: gpu.func @add(
+// SMALL-SAME: known_block_size = array<i32: 128, 1, 1>
+lazy.kernel @add(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>, %in1: !lazy.buffer<100xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(100):(1)]> : !lazy.buffer<100xf32> -> tensor<100xf32>
+  %1 = lazy.load %in1 as <[(100):(1)]> : !lazy.buffer<100xf32> -> tensor<100xf32>
+  %2 = lazy.add %0, %1 : tensor<100xf32>
+  lazy.store %2, %out0 as <[(100):(1)]> : tensor<100xf32>, !lazy.buffer<100xf32>
+}
+
+// -----
+
+// Block mode: one output element per block at a time; each thread sums a
+// strided share of the 1024 reduced elements, a half is combined in f32 by
+// gpu.all_reduce, and thread 0 stores.
+// CHECK-LABEL: gpu.func @long_sum(
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-DAG: %[[TID:.+]] = gpu.thread_id x
+// CHECK-DAG: %[[BID:.+]] = gpu.block_id x
+// CHECK-DAG: %[[BDIM:.+]] = gpu.block_dim x
+// CHECK-DAG: %[[GDIM:.+]] = gpu.grid_dim x
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[TID]], %{{.+}} : index
+// CHECK: scf.for %[[O:.+]] = %[[BID]] to %{{.+}} step %[[GDIM]] {
+// CHECK: %[[PART:.+]] = scf.for %{{.+}} = %[[TID]] to %{{.+}} step %[[BDIM]] iter_args(%[[ACC:.+]] = %{{.+}}) -> (f16)
+// CHECK: arith.addf %[[ACC]], %{{.+}} : f16
+// CHECK: %[[WIDE:.+]] = arith.extf %[[PART]] : f16 to f32
+// CHECK: %[[ALL:.+]] = gpu.all_reduce add %[[WIDE]] uniform
+// CHECK: %[[SUM:.+]] = arith.truncf %[[ALL]] : f32 to f16
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store %[[SUM]]
+lazy.kernel @long_sum(%out0: !lazy.buffer<4xf16>, %in0: !lazy.buffer<4096xf16>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf16> -> tensor<4x1024xf16>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x1024xf16> -> tensor<4x1xf16>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf16>, !lazy.buffer<4xf16>
+}
+
+// -----
+
+// A short reduce stays sequential inside thread mode (below
+// block-reduce-min); with block-reduce-min=8 it takes a block of 32.
+// CHECK-LABEL: gpu.func @short_max(
+// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK: arith.cmpi sgt
+// CHECK-NOT: gpu.all_reduce
+// CHECK: gpu.return
+// SMALL-LABEL: gpu.func @short_max(
+// SMALL-SAME: known_block_size = array<i32: 32, 1, 1>
+// SMALL: %[[PART:.+]] = scf.for
+// SMALL: %[[WIDE:.+]] = arith.extsi %[[PART]] : i8 to i32
+// SMALL: %[[ALL:.+]] = gpu.all_reduce maxsi %[[WIDE]] uniform
+// SMALL: arith.trunci %[[ALL]] : i32 to i8
+lazy.kernel @short_max(%out0: !lazy.buffer<3xsi8>, %in0: !lazy.buffer<24xsi8>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(3, 8):(8, 1)]> : !lazy.buffer<24xsi8> -> tensor<3x8xsi8>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<3x8xsi8> -> tensor<3x1xsi8>
+  lazy.store %1, %out0 as <[(3, 1):(1, 0)]> : tensor<3x1xsi8>, !lazy.buffer<3xsi8>
+}
+
+// -----
+
+// Bool sums and maxes are both "any": or over 32-bit lanes; unsigned max is
+// maxui after a zero extension.
+// SMALL-LABEL: gpu.func @bool_and_unsigned(
+// SMALL: %[[B:.+]] = arith.extui %{{.+}} : i1 to i32
+// SMALL: gpu.all_reduce or %[[B]] uniform
+// SMALL: %[[U:.+]] = arith.extui %{{.+}} : i16 to i32
+// SMALL: gpu.all_reduce maxui %[[U]] uniform
+lazy.kernel @bool_and_unsigned(%out0: !lazy.buffer<2xi1>, %out1: !lazy.buffer<2xui16>, %in0: !lazy.buffer<32xi1>, %in1: !lazy.buffer<32xui16>) attributes {num_outputs = 2 : i64} {
+  %0 = lazy.load %in0 as <[(2, 16):(16, 1)]> : !lazy.buffer<32xi1> -> tensor<2x16xi1>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<2x16xi1> -> tensor<2x1xi1>
+  %2 = lazy.load %in1 as <[(2, 16):(16, 1)]> : !lazy.buffer<32xui16> -> tensor<2x16xui16>
+  %3 = lazy.reduce_max %2 axes [1] : tensor<2x16xui16> -> tensor<2x1xui16>
+  lazy.store %1, %out0 as <[(2, 1):(1, 0)]> : tensor<2x1xi1>, !lazy.buffer<2xi1>
+  lazy.store %3, %out1 as <[(2, 1):(1, 0)]> : tensor<2x1xui16>, !lazy.buffer<2xui16>
+}
+
+// -----
+
+// Stores of one shape share one loop and read a common input once.
+// CHECK-LABEL: gpu.func @two_outputs(
+// CHECK: scf.for
+// CHECK-COUNT-1: memref.load
+// CHECK-NOT: scf.for
+// CHECK: memref.store
+// CHECK: memref.store
+// CHECK: gpu.return
+lazy.kernel @two_outputs(%out0: !lazy.buffer<64xf32>, %out1: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 2 : i64} {
+  %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>
+  %1 = lazy.exp2 %0 : tensor<64xf32>
+  %2 = lazy.sqrt %0 : tensor<64xf32>
+  lazy.store %1, %out0 as <[(64):(1)]> : tensor<64xf32>, !lazy.buffer<64xf32>
+  lazy.store %2, %out1 as <[(64):(1)]> : tensor<64xf32>, !lazy.buffer<64xf32>
+}
+
+// -----
+
+// Host code: buffers are bytes viewed as their dtype, so a buffer view at
+// an offset or of another dtype is a view of the same memory; a launch uses
+// the kernel's geometry; copies and EMPTY are gpu.memcpy and gpu.memset.
+// CHECK-LABEL: func.func @program(
+// CHECK-SAME: %[[ARG:.+]]: memref<400xi8>) -> (memref<100xf32>, memref<25xi32>, memref<100xf32>)
+// CHECK: %[[A:.+]] = memref.view %[[ARG]][%{{.+}}][] : memref<400xi8> to memref<100xf32>
+// CHECK: %[[RAW:.+]] = gpu.alloc () : memref<400xi8>
+// CHECK: %[[C0:.+]] = arith.constant 0 : index
+// CHECK: %[[OUT:.+]] = memref.view %[[RAW]][%[[C0]]][] : memref<400xi8> to memref<100xf32>
+// CHECK: %[[BLOCK:.+]] = arith.constant 128 : index
+// CHECK: %[[GRID:.+]] = arith.constant 1 : index
+// CHECK: gpu.launch_func @lazy_kernels::@scale blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%[[BLOCK]], %{{.+}}, %{{.+}}) args(%[[OUT]] : memref<100xf32>, %[[A]] : memref<100xf32>)
+// CHECK: %[[C300:.+]] = arith.constant 300 : index
+// CHECK: %[[INTS:.+]] = memref.view %[[RAW]][%[[C300]]][] : memref<400xi8> to memref<25xi32>
+// CHECK: %[[COPY:.+]] = memref.view %{{.+}}[%{{.+}}][] : memref<400xi8> to memref<100xf32>
+// CHECK: gpu.memcpy %[[COPY]], %[[OUT]] : memref<100xf32>, memref<100xf32>
+// CHECK: %[[EMPTY:.+]] = memref.view
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: gpu.memset %[[EMPTY]], %[[ZERO]] : memref<100xf32>, f32
+// CHECK: return %[[OUT]], %[[INTS]], %[[COPY]]
+lazy.kernel @scale(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(100):(1)]> : !lazy.buffer<100xf32> -> tensor<100xf32>
+  %1 = lazy.add %0, %0 : tensor<100xf32>
+  lazy.store %1, %out0 as <[(100):(1)]> : tensor<100xf32>, !lazy.buffer<100xf32>
+}
+func.func @program(%a: !lazy.buffer<100xf32>) -> (!lazy.buffer<100xf32>, !lazy.buffer<25xsi32>, !lazy.buffer<100xf32>) {
+  %b = lazy.alloc : !lazy.buffer<100xf32>
+  %r = lazy.launch @scale outs(%b : !lazy.buffer<100xf32>) ins(%a : !lazy.buffer<100xf32>)
+  %v = lazy.suballoc %r offset 300 : !lazy.buffer<100xf32> -> !lazy.buffer<25xsi32>
+  %w = lazy.ext "view" outs(%v : !lazy.buffer<25xsi32>) ins(%r : !lazy.buffer<100xf32>)
+  %c = lazy.alloc : !lazy.buffer<100xf32>
+  %d = lazy.ext "copy" outs(%c : !lazy.buffer<100xf32>) ins(%r : !lazy.buffer<100xf32>)
+  %e = lazy.alloc : !lazy.buffer<100xf32>
+  %f = lazy.ext "empty" outs(%e : !lazy.buffer<100xf32>)
+  return %r, %w, %d : !lazy.buffer<100xf32>, !lazy.buffer<25xsi32>, !lazy.buffer<100xf32>
+}
+
+// -----
+
+func.func @custom_item() -> !lazy.buffer<4xf32> {
+  %b = lazy.alloc : !lazy.buffer<4xf32>
+  // expected-error @+1 {{'lazy.ext' op calls a host function, which has no GPU lowering}}
+  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random"}
+  return %r : !lazy.buffer<4xf32>
+}
+
+// -----
+
+// RUN: not lazy-opt %s --convert-lazy-to-gpu="block-size=100" 2>&1 | FileCheck %s --check-prefix=BADSIZE
+// BADSIZE: error: convert-lazy-to-gpu: block-size must be a multiple of 32 from 32 to 1024, not 100
