@@ -39,3 +39,17 @@ try:
     config.available_features.add("tinygrad")
 except ImportError:
     pass
+
+# A GPU to run on: the device nodes and the vendor's user-space driver.
+def _loads(library):
+    import ctypes
+    try:
+        ctypes.CDLL(library)
+        return True
+    except OSError:
+        return False
+
+if os.path.exists("/dev/nvidiactl") and _loads("libcuda.so.1"):
+    config.available_features.add("cuda-gpu")
+if os.path.exists("/dev/kfd") and (_loads("libamdhip64.so") or _loads("libamdhip64.so.5")):
+    config.available_features.add("rocm-gpu")

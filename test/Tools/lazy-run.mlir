@@ -4,7 +4,7 @@
 // RUN: rm -rf %t && lazy-run %s --entry=graph --seed=4 --output-dir=%t
 // RUN: lazy-interp %s --entry=graph --seed=4 --output-dir=%t/ref
 // RUN: cmp %t/out0.npy %t/ref/out0.npy
-// RUN: not lazy-run %s --entry=graph --device=cuda 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not lazy-run %s --entry=graph --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not lazy-run %s --entry=graph --input=x 2>&1 | FileCheck %s --check-prefix=SPEC
 // RUN: not lazy-run %s --entry=custom 2>&1 | FileCheck %s --check-prefix=CUSTOM
 
@@ -19,7 +19,7 @@ func.func @graph(%a: tensor<4x8xf32>, %b: tensor<8xsi32>) -> (tensor<4x1xf32>, t
   %d = lazy.idiv %b, %cv : tensor<8xsi32>
   return %s, %d : tensor<4x1xf32>, tensor<8xsi32>
 }
-// DEVICE: lazy-run: error: --device=cuda is not available yet
+// DEVICE: lazy-run: error: --device must be cpu, cuda or hip, not 'tpu'
 // SPEC: lazy-run: error: --input expects I=PATH.npy, got 'x'
 
 func.func @custom() -> tensor<4xf32> {

@@ -1,11 +1,15 @@
-//===- lazy-run.cpp - schedule, compile and run a graph on the CPU --------===//
+//===- lazy-run.cpp - schedule, compile and run a graph -------------------===//
 //
 // lazy-run GRAPH.mlir [--entry=NAME] [--input=I=PATH.npy ...] [--seed=S]
-//          [--output-dir=DIR] [--print] [--check] [--device=cpu]
+//          [--output-dir=DIR] [--check] [--device=cpu|cuda|hip] [--chip=C]
 //
-// Schedules a graph-level function (lazy-schedule, with the module's flags),
-// lowers the kernels and the scheduled program to the LLVM dialect
-// (lazy-to-cpu) and runs it with MLIR's ExecutionEngine. Inputs come from
+// Schedules a graph-level function (lazy-schedule, with the module's flags)
+// and runs it. On the CPU the kernels and the scheduled program are lowered
+// to the LLVM dialect (lazy-to-cpu) and run with MLIR's ExecutionEngine. On
+// a GPU the kernels are compiled with lazy-to-nvvm (cubin where ptxas
+// exists, PTX otherwise) or lazy-to-rocdl (HSACO), loaded through the
+// runtime (runtime/, the vendor driver opened with dlopen), and the host
+// code is issued op by op (HostProgram.h). Inputs come from
 // .npy files or a seed (as lazy-interp makes them); results go to
 // DIR/out<i>.npy. With --check the unscheduled graph is also evaluated by
 // the reference interpreter on the same inputs; lazy-run prints the largest
@@ -19,6 +23,7 @@
 #include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
+#include "lazy/Runtime/HostProgram.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -29,6 +34,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -55,7 +61,10 @@ static cl::opt<std::string> outputDir("output-dir",
 static cl::opt<bool> check("check",
                            cl::desc("compare with the reference interpreter"));
 static cl::opt<std::string> device("device", cl::init("cpu"),
-                                   cl::desc("cpu (cuda and hip: not yet)"));
+                                   cl::desc("cpu, cuda or hip"));
+static cl::opt<std::string>
+    chip("chip", cl::desc("GPU to compile for (default: the device's own, "
+                          "or gfx942 for hip)"));
 
 namespace {
 
@@ -132,14 +141,131 @@ std::pair<double, bool> compare(const interp::HostTensor &want,
   return {worst, ok};
 }
 
+
+/// Lowers the scheduled module with lazy-to-cpu and runs @name with the
+/// ExecutionEngine; arguments are the inputs' bytes (assign targets are
+/// written in place).
+LogicalResult runOnCpu(ModuleOp module, const std::string &name,
+                       std::vector<interp::HostTensor> &args,
+                       size_t numResults,
+                       std::vector<std::vector<uint8_t>> &resultBuffers) {
+  auto graph = module.lookupSymbol<func::FuncOp>(name);
+  // Item sizes of the returned buffers (the function becomes an llvm.func).
+  std::vector<int64_t> itemBytes;
+  for (Type t : graph.getResultTypes())
+    itemBytes.push_back(std::max<int64_t>(
+        1, cast<mlir::lazy::BufferType>(t).getElementType().getIntOrFloatBitWidth() / 8));
+  graph->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
+  PassManager lower(module.getContext());
+  if (failed(parsePassPipeline("lazy-to-cpu", lower)) ||
+      failed(lower.run(module)))
+    return failure();
+  auto engine = ExecutionEngine::create(module, ExecutionEngineOptions());
+  if (!engine) {
+    fail("cannot compile the module: " + llvm::toString(engine.takeError()));
+    return failure();
+  }
+  std::vector<Descriptor> argDescs;
+  for (interp::HostTensor &t : args)
+    argDescs.push_back({t.data.data(), t.data.data(), 0, t.numElements(), 1});
+  std::vector<Descriptor> results(numResults);
+  std::vector<Descriptor *> argPtrs;
+  for (Descriptor &d : argDescs)
+    argPtrs.push_back(&d);
+  Descriptor *resultPtr = results.data();
+  SmallVector<void *> packed;
+  if (!results.empty())
+    packed.push_back(&resultPtr);
+  for (Descriptor *&p : argPtrs)
+    packed.push_back(&p);
+  if (llvm::Error err =
+          (*engine)->invokePacked("_mlir_ciface_" + name, packed)) {
+    fail("running @" + name + ": " + llvm::toString(std::move(err)));
+    return failure();
+  }
+  // The scheduled function returns buffers: memrefs of the buffer's dtype.
+  for (auto [d, bytes] : llvm::zip(results, itemBytes)) {
+    const uint8_t *begin =
+        static_cast<const uint8_t *>(d.aligned) + d.offset * bytes;
+    resultBuffers.emplace_back(begin, begin + d.size * bytes);
+  }
+  return success();
+}
+
+/// Compiles the scheduled module's kernels for `gpu`, loads them and runs
+/// the host code, inputs copied in and result buffers copied back.
+LogicalResult runOnGpu(ModuleOp module, const std::string &name,
+                       ::lazy::runtime::GpuDevice &gpu,
+                       std::vector<interp::HostTensor> &args,
+                       std::vector<std::vector<uint8_t>> &resultBuffers) {
+  std::string pipeline;
+  if (device == "cuda") {
+    std::string target = chip.empty() ? gpu.chip() : chip.getValue();
+    if (target.empty())
+      target = "sm_90";
+    // PTX 8.0 covers sm_50 to sm_90; newer chips need a newer ISA.
+    std::string features =
+        target >= "sm_100" && target.size() > 5 ? "+ptx86" : "+ptx80";
+    pipeline = "lazy-to-nvvm{chip=" + target + " features=" + features + "}";
+  } else {
+    pipeline = "lazy-to-rocdl{chip=" +
+               (chip.empty() ? std::string("gfx942") : chip.getValue()) + "}";
+  }
+  PassManager lower(module.getContext());
+  if (failed(parsePassPipeline(pipeline, lower)) || failed(lower.run(module)))
+    return failure();
+  if (failed(mlir::lazy::loadKernels(module, gpu)))
+    return failure();
+  auto host = module.lookupSymbol<func::FuncOp>(name);
+  std::vector<::lazy::runtime::DevicePtr> allocations;
+  auto release = llvm::make_scope_exit([&] {
+    for (::lazy::runtime::DevicePtr p : allocations)
+      gpu.free(p);
+  });
+  std::vector<mlir::lazy::DeviceBuffer> inputs;
+  for (interp::HostTensor &t : args) {
+    mlir::lazy::DeviceBuffer buffer{0, t.data.size()};
+    if (!gpu.alloc(buffer.bytes, buffer.ptr) ||
+        !gpu.copyToDevice(buffer.ptr, t.data.data(), buffer.bytes)) {
+      fail("copying the inputs to the device: " + gpu.error());
+      return failure();
+    }
+    allocations.push_back(buffer.ptr);
+    inputs.push_back(buffer);
+  }
+  FailureOr<std::vector<mlir::lazy::DeviceBuffer>> results =
+      mlir::lazy::runHostProgram(host, gpu, inputs, allocations);
+  if (failed(results))
+    return failure();
+  for (const mlir::lazy::DeviceBuffer &r : *results) {
+    std::vector<uint8_t> bytes(r.bytes);
+    if (!gpu.copyToHost(bytes.data(), r.ptr, r.bytes)) {
+      fail("copying a result to the host: " + gpu.error());
+      return failure();
+    }
+    resultBuffers.push_back(std::move(bytes));
+  }
+  return success();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "lazy-mlir CPU runner\n");
-  if (device != "cpu")
-    return fail("--device=" + device +
-                " is not available yet (only cpu runs kernels today)");
+  if (device != "cpu" && device != "cuda" && device != "hip")
+    return fail("--device must be cpu, cuda or hip, not '" + device + "'");
+  // A GPU is opened first: without one there is nothing to compile for.
+  std::unique_ptr<::lazy::runtime::GpuDevice> gpu;
+  if (device != "cpu") {
+    std::string why;
+    gpu = ::lazy::runtime::GpuDevice::open(
+        device == "cuda" ? ::lazy::runtime::GpuDevice::Vendor::Cuda
+                         : ::lazy::runtime::GpuDevice::Vendor::Hip,
+        why);
+    if (!gpu)
+      return fail("--device=" + device + ": no GPU available (" + why + ")");
+  }
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
@@ -213,35 +339,15 @@ int main(int argc, char **argv) {
     resultViews.push_back(view ? std::optional(view.getTracker())
                                : std::nullopt);
   }
-  graph->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
-  PassManager lower(&context);
-  if (failed(parsePassPipeline("lazy-to-cpu", lower)) ||
-      failed(lower.run(*module)))
+  // Each result's buffer, as bytes.
+  std::vector<std::vector<uint8_t>> resultBuffers;
+  if (gpu) {
+    if (failed(runOnGpu(*module, name, *gpu, args, resultBuffers)))
+      return 1;
+  } else if (failed(runOnCpu(*module, name, args, resultTypes.size(),
+                             resultBuffers))) {
     return 1;
-
-  auto engine = ExecutionEngine::create(*module, ExecutionEngineOptions());
-  if (!engine)
-    return fail("cannot compile the module: " +
-                llvm::toString(engine.takeError()));
-
-  // Argument descriptors over the inputs' bytes (the program may write
-  // assign targets in place) and room for the result descriptors.
-  std::vector<Descriptor> argDescs;
-  for (interp::HostTensor &t : args)
-    argDescs.push_back({t.data.data(), t.data.data(), 0, t.numElements(), 1});
-  std::vector<Descriptor> results(resultTypes.size());
-  std::vector<Descriptor *> argPtrs;
-  for (Descriptor &d : argDescs)
-    argPtrs.push_back(&d);
-  Descriptor *resultPtr = results.data();
-  SmallVector<void *> packed;
-  if (!results.empty())
-    packed.push_back(&resultPtr);
-  for (Descriptor *&p : argPtrs)
-    packed.push_back(&p);
-  if (llvm::Error err =
-          (*engine)->invokePacked("_mlir_ciface_" + name, packed))
-    return fail("running @" + name + ": " + llvm::toString(std::move(err)));
+  }
 
   if (!outputDir.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
@@ -253,11 +359,8 @@ int main(int argc, char **argv) {
     std::vector<int64_t> shape(tensor.getShape().begin(),
                                tensor.getShape().end());
     int64_t bytes = interp::itemSize(dtype);
-    const Descriptor &d = results[i];
-    interp::HostTensor buffer = interp::HostTensor::zeros(dtype, {d.size});
-    std::memcpy(buffer.data.data(),
-                static_cast<uint8_t *>(d.aligned) + d.offset * bytes,
-                size_t(d.size * bytes));
+    const std::vector<uint8_t> &buffer = resultBuffers[i];
+    int64_t size = int64_t(buffer.size()) / bytes;
     interp::HostTensor out = interp::HostTensor::zeros(dtype, shape);
     if (resultViews[i]) {
       // Read the buffer through the result's view.
@@ -265,9 +368,9 @@ int main(int argc, char **argv) {
       std::vector<int64_t> idx(shape.size(), 0);
       for (int64_t e = 0, n = out.numElements(); e < n; ++e) {
         auto [index, valid] = view.indexAndValid(idx);
-        if (valid && index >= 0 && index < d.size)
+        if (valid && index >= 0 && index < size)
           std::memcpy(&out.data[size_t(e * bytes)],
-                      &buffer.data[size_t(index * bytes)], size_t(bytes));
+                      &buffer[size_t(index * bytes)], size_t(bytes));
         for (size_t k = shape.size(); k-- > 0;) {
           if (++idx[k] < shape[k])
             break;
@@ -275,7 +378,8 @@ int main(int argc, char **argv) {
         }
       }
     } else {
-      std::memcpy(out.data.data(), buffer.data.data(), out.data.size());
+      std::memcpy(out.data.data(), buffer.data(),
+                  std::min(out.data.size(), buffer.size()));
     }
     if (!outputDir.empty() &&
         !interp::writeNpy(outputDir + "/out" + std::to_string(i) + ".npy",

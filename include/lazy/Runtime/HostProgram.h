@@ -1,0 +1,43 @@
+//===- HostProgram.h - run convert-lazy-to-gpu's host code ------*- C++ -*-===//
+//
+// The host function convert-lazy-to-gpu produces is straight-line code over
+// a handful of ops (gpu.alloc, memref.view, gpu.launch_func, gpu.memcpy,
+// gpu.memset, index constants). Rather than JIT-compiling it against a
+// vendor runtime, lazy-run walks it and issues each op to a GpuDevice.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_RUNTIME_HOSTPROGRAM_H
+#define LAZY_RUNTIME_HOSTPROGRAM_H
+
+#include "lazy/Runtime/GpuDevice.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <vector>
+
+namespace mlir::lazy {
+
+/// A range of device memory.
+struct DeviceBuffer {
+  ::lazy::runtime::DevicePtr ptr = 0;
+  size_t bytes = 0;
+};
+
+/// Loads the code object of the module's `gpu.binary @lazy_kernels` (its
+/// first object; an assembly object gets a trailing NUL for PTX JIT).
+LogicalResult loadKernels(ModuleOp module, ::lazy::runtime::GpuDevice &device);
+
+/// Runs `host` with `args` (one per byte-buffer argument). Buffers it
+/// allocates are appended to `allocations` (the caller frees them after
+/// reading the results, which may live inside them). Waits for the device
+/// before returning the results.
+FailureOr<std::vector<DeviceBuffer>>
+runHostProgram(func::FuncOp host, ::lazy::runtime::GpuDevice &device,
+               ArrayRef<DeviceBuffer> args,
+               std::vector<::lazy::runtime::DevicePtr> &allocations);
+
+} // namespace mlir::lazy
+
+#endif // LAZY_RUNTIME_HOSTPROGRAM_H

@@ -1,0 +1,147 @@
+//===- HostProgram.cpp - run convert-lazy-to-gpu's host code --------------===//
+//
+// Each SSA value of the host function is either an index constant or a
+// device buffer (a pointer and a size in bytes); ops are issued in order:
+//   gpu.alloc        -> GpuDevice::alloc of the memref's bytes
+//   memref.view      -> the base pointer plus the byte shift
+//   gpu.launch_func  -> launch by kernel name with constant geometry
+//   gpu.memcpy       -> a device-to-device copy of the destination's bytes
+//   gpu.memset       -> a zero fill (the only value the lowering emits)
+//   func.return      -> the results
+// Anything else is an error at the op's location.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Runtime/HostProgram.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+using ::lazy::runtime::DevicePtr;
+using ::lazy::runtime::GpuDevice;
+
+namespace {
+
+size_t bytesOf(Type type) {
+  auto memref = cast<MemRefType>(type);
+  unsigned bits = memref.getElementType().getIntOrFloatBitWidth();
+  return size_t(memref.getNumElements()) * std::max(1u, bits / 8);
+}
+
+} // namespace
+
+LogicalResult mlir::lazy::loadKernels(ModuleOp module, GpuDevice &device) {
+  auto binary = module.lookupSymbol<gpu::BinaryOp>("lazy_kernels");
+  if (!binary)
+    return success(); // a schedule without kernels
+  auto objects = binary.getObjects();
+  if (objects.empty())
+    return binary.emitError("holds no code object");
+  auto object = cast<gpu::ObjectAttr>(objects[0]);
+  std::string image = object.getObject().str();
+  if (object.getFormat() == gpu::CompilationTarget::Assembly)
+    image.push_back('\0'); // PTX is loaded as a C string
+  if (!device.loadModule(image.data(), image.size()))
+    return binary.emitError("cannot load the kernels on the device: ")
+           << device.error();
+  return success();
+}
+
+FailureOr<std::vector<DeviceBuffer>>
+mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
+                           ArrayRef<DeviceBuffer> args,
+                           std::vector<DevicePtr> &allocations) {
+  Block &body = host.getBody().front();
+  if (body.getNumArguments() != args.size())
+    return host.emitError("takes ")
+           << body.getNumArguments() << " buffers, given " << args.size();
+  DenseMap<Value, DeviceBuffer> buffers;
+  for (auto [arg, buffer] : llvm::zip(body.getArguments(), args)) {
+    if (bytesOf(arg.getType()) > buffer.bytes)
+      return host.emitError("argument ")
+             << arg.getArgNumber() << " needs " << bytesOf(arg.getType())
+             << " bytes, given " << buffer.bytes;
+    buffers[arg] = buffer;
+  }
+  auto constantIndex = [](Value v) -> std::optional<int64_t> {
+    APInt value;
+    if (!matchPattern(v, m_ConstantInt(&value)))
+      return std::nullopt;
+    return value.getSExtValue();
+  };
+  auto deviceError = [&](Operation *op) -> FailureOr<std::vector<DeviceBuffer>> {
+    return op->emitError("device: ") << device.error();
+  };
+  for (Operation &op : body) {
+    if (isa<arith::ConstantOp>(op))
+      continue;
+    if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+      DeviceBuffer buffer{0, bytesOf(alloc.getType())};
+      if (!device.alloc(buffer.bytes, buffer.ptr))
+        return deviceError(&op);
+      allocations.push_back(buffer.ptr);
+      buffers[alloc.getMemref()] = buffer;
+    } else if (auto view = dyn_cast<memref::ViewOp>(op)) {
+      std::optional<int64_t> shift = constantIndex(view.getByteShift());
+      DeviceBuffer base = buffers.lookup(view.getSource());
+      size_t bytes = bytesOf(view.getType());
+      if (!shift || *shift < 0 || size_t(*shift) + bytes > base.bytes)
+        return view.emitError("views bytes outside its buffer");
+      buffers[view.getResult()] = {base.ptr + DevicePtr(*shift), bytes};
+    } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      unsigned grid[3], block[3];
+      gpu::KernelDim3 g = launch.getGridSizeOperandValues();
+      gpu::KernelDim3 b = launch.getBlockSizeOperandValues();
+      Value dims[6] = {g.x, g.y, g.z, b.x, b.y, b.z};
+      for (int i = 0; i < 6; ++i) {
+        std::optional<int64_t> v = constantIndex(dims[i]);
+        if (!v || *v <= 0)
+          return launch.emitError("launch geometry must be positive "
+                                  "constants");
+        (i < 3 ? grid[i] : block[i - 3]) = unsigned(*v);
+      }
+      std::vector<DevicePtr> pointers;
+      for (Value operand : launch.getKernelOperands()) {
+        auto it = buffers.find(operand);
+        if (it == buffers.end())
+          return launch.emitError("passes a value that is not a buffer");
+        pointers.push_back(it->second.ptr);
+      }
+      if (!device.launch(launch.getKernelName().str(), grid, block,
+                         pointers.data(), pointers.size()))
+        return deviceError(&op);
+    } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+      DeviceBuffer dst = buffers.lookup(copy.getDst());
+      DeviceBuffer src = buffers.lookup(copy.getSrc());
+      if (!device.copyOnDevice(dst.ptr, src.ptr, dst.bytes))
+        return deviceError(&op);
+    } else if (auto fill = dyn_cast<gpu::MemsetOp>(op)) {
+      Attribute value;
+      if (!matchPattern(fill.getValue(), m_Constant(&value)) ||
+          !(matchPattern(fill.getValue(), m_Zero()) ||
+            matchPattern(fill.getValue(), m_AnyZeroFloat())))
+        return fill.emitError("only zero fills are supported");
+      DeviceBuffer dst = buffers.lookup(fill.getDst());
+      if (!device.fillZero(dst.ptr, dst.bytes))
+        return deviceError(&op);
+    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (!device.synchronize())
+        return deviceError(&op);
+      std::vector<DeviceBuffer> results;
+      for (Value v : ret.getOperands()) {
+        auto it = buffers.find(v);
+        if (it == buffers.end())
+          return ret.emitError("returns a value that is not a buffer");
+        results.push_back(it->second);
+      }
+      return results;
+    } else {
+      return op.emitError("is not host code lazy-run can execute");
+    }
+  }
+  return host.emitError("has no return");
+}

@@ -1,0 +1,50 @@
+//===- DynamicLibrary.h - dlopen with typed symbol lookup -------*- C++ -*-===//
+
+#ifndef LAZY_RUNTIME_DYNAMICLIBRARY_H
+#define LAZY_RUNTIME_DYNAMICLIBRARY_H
+
+#include <dlfcn.h>
+
+#include <initializer_list>
+#include <string>
+
+namespace lazy::runtime {
+
+/// A shared library opened at run time; closed on destruction.
+class DynamicLibrary {
+public:
+  /// Tries each name in turn; on failure `error` holds dlerror's text for
+  /// the first (the usual) name.
+  bool open(std::initializer_list<const char *> names, std::string &error) {
+    error.clear();
+    for (const char *name : names) {
+      handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (handle)
+        return true;
+      const char *why = dlerror();
+      if (error.empty())
+        error = why ? why : name;
+    }
+    return false;
+  }
+  ~DynamicLibrary() {
+    if (handle)
+      dlclose(handle);
+  }
+
+  /// Binds `fn` to the symbol `name`; false (and `missing` set) if absent.
+  template <typename Fn>
+  bool bind(Fn &fn, const char *name, std::string &missing) {
+    fn = reinterpret_cast<Fn>(dlsym(handle, name));
+    if (!fn)
+      missing = name;
+    return fn != nullptr;
+  }
+
+private:
+  void *handle = nullptr;
+};
+
+} // namespace lazy::runtime
+
+#endif // LAZY_RUNTIME_DYNAMICLIBRARY_H

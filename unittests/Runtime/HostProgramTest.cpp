@@ -1,0 +1,223 @@
+//===- HostProgramTest.cpp - the host executor on a recording device ------===//
+//
+// convert-lazy-to-gpu's host code for a small schedule is run against a
+// device that keeps every buffer in host memory and records launches, so
+// allocation sizes, view offsets, launch geometry and arguments, copies,
+// fills and results are checked without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/InitAll.h"
+#include "lazy/Runtime/HostProgram.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <vector>
+
+using namespace mlir;
+using ::lazy::runtime::DevicePtr;
+
+namespace {
+
+/// Buffers live in host memory at fake device addresses (1 MiB apart);
+/// launches are recorded, not run.
+class RecordingDevice final : public ::lazy::runtime::GpuDevice {
+public:
+  struct Launch {
+    std::string kernel;
+    unsigned grid[3], block[3];
+    std::vector<DevicePtr> args;
+  };
+  std::vector<Launch> launches;
+  std::vector<size_t> allocSizes;
+  std::map<DevicePtr, std::vector<uint8_t>> memory;
+  bool loaded = false, synchronized = false;
+
+  std::string name() override { return "recording"; }
+  std::string chip() override { return ""; }
+  bool alloc(size_t bytes, DevicePtr &ptr) override {
+    ptr = next;
+    next += 1 << 20;
+    memory[ptr].assign(bytes, 0xAB); // not zero: fills must be explicit
+    allocSizes.push_back(bytes);
+    return true;
+  }
+  bool free(DevicePtr ptr) override { return memory.erase(ptr) == 1; }
+  bool copyToDevice(DevicePtr dst, const void *src, size_t n) override {
+    std::memcpy(at(dst), src, n);
+    return true;
+  }
+  bool copyToHost(void *dst, DevicePtr src, size_t n) override {
+    std::memcpy(dst, at(src), n);
+    return true;
+  }
+  bool copyOnDevice(DevicePtr dst, DevicePtr src, size_t n) override {
+    std::memmove(at(dst), at(src), n);
+    return true;
+  }
+  bool fillZero(DevicePtr dst, size_t n) override {
+    std::memset(at(dst), 0, n);
+    return true;
+  }
+  bool loadModule(const void *image, size_t bytes) override {
+    lastImage.assign(static_cast<const char *>(image), bytes);
+    return loaded = true;
+  }
+  std::string lastImage;
+  bool launch(const std::string &kernel, const unsigned grid[3],
+              const unsigned block[3], const DevicePtr *args,
+              size_t numArgs) override {
+    Launch l{kernel, {grid[0], grid[1], grid[2]},
+             {block[0], block[1], block[2]}, {args, args + numArgs}};
+    launches.push_back(l);
+    return true;
+  }
+  bool synchronize() override { return synchronized = true; }
+
+  uint8_t *at(DevicePtr p) {
+    auto it = std::prev(memory.upper_bound(p));
+    return it->second.data() + (p - it->first);
+  }
+
+private:
+  DevicePtr next = 1 << 20;
+};
+
+constexpr const char *kSchedule = R"mlir(
+lazy.kernel @scale(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(100):(1)]> : !lazy.buffer<100xf32> -> tensor<100xf32>
+  %1 = lazy.add %0, %0 : tensor<100xf32>
+  lazy.store %1, %out0 as <[(100):(1)]> : tensor<100xf32>, !lazy.buffer<100xf32>
+}
+lazy.kernel @rowsum(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<100xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, 25):(25, 1)]> : !lazy.buffer<100xf32> -> tensor<4x25xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x25xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+func.func @program(%a: !lazy.buffer<100xf32>) -> (!lazy.buffer<100xf32>, !lazy.buffer<4xf32>, !lazy.buffer<25xsi32>, !lazy.buffer<100xf32>, !lazy.buffer<100xf32>) {
+  %b = lazy.alloc : !lazy.buffer<100xf32>
+  %r = lazy.launch @scale outs(%b : !lazy.buffer<100xf32>) ins(%a : !lazy.buffer<100xf32>)
+  %s = lazy.suballoc %b offset 16 : !lazy.buffer<100xf32> -> !lazy.buffer<4xf32>
+  %t = lazy.launch @rowsum outs(%s : !lazy.buffer<4xf32>) ins(%r : !lazy.buffer<100xf32>)
+  %v = lazy.suballoc %r offset 300 : !lazy.buffer<100xf32> -> !lazy.buffer<25xsi32>
+  %w = lazy.ext "view" outs(%v : !lazy.buffer<25xsi32>) ins(%r : !lazy.buffer<100xf32>)
+  %c = lazy.alloc : !lazy.buffer<100xf32>
+  %d = lazy.ext "copy" outs(%c : !lazy.buffer<100xf32>) ins(%a : !lazy.buffer<100xf32>)
+  %e = lazy.alloc : !lazy.buffer<100xf32>
+  %f = lazy.ext "empty" outs(%e : !lazy.buffer<100xf32>)
+  return %r, %t, %w, %d, %f : !lazy.buffer<100xf32>, !lazy.buffer<4xf32>, !lazy.buffer<25xsi32>, !lazy.buffer<100xf32>, !lazy.buffer<100xf32>
+}
+)mlir";
+
+class HostProgramTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    DialectRegistry registry;
+    mlir::lazy::registerAllDialects(registry);
+    mlir::lazy::registerAllPasses();
+    context = std::make_unique<MLIRContext>(registry);
+    module = parseSourceString<ModuleOp>(kSchedule, context.get());
+    ASSERT_TRUE(module);
+    PassManager pm(context.get());
+    ASSERT_TRUE(succeeded(parsePassPipeline("convert-lazy-to-gpu", pm)));
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    host = module->lookupSymbol<func::FuncOp>("program");
+    ASSERT_TRUE(host);
+  }
+
+  std::unique_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp host;
+};
+
+TEST_F(HostProgramTest, IssuesEachOpInOrder) {
+  RecordingDevice device;
+  DevicePtr input;
+  ASSERT_TRUE(device.alloc(400, input));
+  std::vector<float> values(100);
+  for (int i = 0; i < 100; ++i)
+    values[i] = float(i);
+  device.copyToDevice(input, values.data(), 400);
+
+  std::vector<DevicePtr> allocations;
+  FailureOr<std::vector<mlir::lazy::DeviceBuffer>> results =
+      mlir::lazy::runHostProgram(host, device, {{input, 400}}, allocations);
+  ASSERT_TRUE(succeeded(results));
+  EXPECT_TRUE(device.synchronized);
+
+  // Three allocations of 400 bytes (the input was the first).
+  ASSERT_EQ(allocations.size(), 3u);
+  EXPECT_EQ(device.allocSizes, (std::vector<size_t>{400, 400, 400, 400}));
+  DevicePtr b = allocations[0], c = allocations[1], e = allocations[2];
+
+  // @scale writes b from the input: one block of 128 threads.
+  ASSERT_EQ(device.launches.size(), 2u);
+  const RecordingDevice::Launch &scale = device.launches[0];
+  EXPECT_EQ(scale.kernel, "scale");
+  EXPECT_EQ(scale.grid[0], 1u);
+  EXPECT_EQ(scale.block[0], 128u);
+  EXPECT_EQ(scale.args, (std::vector<DevicePtr>{b, input}));
+  // @rowsum writes 16 bytes into b and reads b: 25 elements per row stay
+  // below block-reduce-min, so thread mode with blocks of 32.
+  const RecordingDevice::Launch &rowsum = device.launches[1];
+  EXPECT_EQ(rowsum.kernel, "rowsum");
+  EXPECT_EQ(rowsum.block[0], 32u);
+  EXPECT_EQ(rowsum.args, (std::vector<DevicePtr>{b + 16, b}));
+
+  // Results: b, the sub-buffer, the int view 300 bytes in, the copy of the
+  // input, the zero-filled EMPTY buffer.
+  ASSERT_EQ(results->size(), 5u);
+  EXPECT_EQ((*results)[0].ptr, b);
+  EXPECT_EQ((*results)[0].bytes, 400u);
+  EXPECT_EQ((*results)[1].ptr, b + 16);
+  EXPECT_EQ((*results)[1].bytes, 16u);
+  EXPECT_EQ((*results)[2].ptr, b + 300);
+  EXPECT_EQ((*results)[2].bytes, 100u);
+  EXPECT_EQ((*results)[3].ptr, c);
+  EXPECT_EQ(std::memcmp(device.at(c), values.data(), 400), 0);
+  EXPECT_EQ((*results)[4].ptr, e);
+  EXPECT_EQ(std::vector<uint8_t>(device.at(e), device.at(e) + 400),
+            std::vector<uint8_t>(400, 0));
+}
+
+TEST_F(HostProgramTest, RejectsTooSmallArguments) {
+  RecordingDevice device;
+  DevicePtr input;
+  device.alloc(100, input);
+  std::vector<DevicePtr> allocations;
+  ScopedDiagnosticHandler quiet(context.get(),
+                                [](Diagnostic &) { return success(); });
+  EXPECT_TRUE(failed(mlir::lazy::runHostProgram(host, device, {{input, 100}},
+                                                allocations)));
+  EXPECT_TRUE(device.launches.empty());
+}
+
+TEST_F(HostProgramTest, LoadsTheKernelsObject) {
+  // No gpu.binary before serialization: nothing to load, no error.
+  RecordingDevice device;
+  EXPECT_TRUE(succeeded(mlir::lazy::loadKernels(*module, device)));
+  EXPECT_FALSE(device.loaded);
+  PassManager pm(context.get());
+  ASSERT_TRUE(succeeded(parsePassPipeline(
+      "nvvm-attach-target{chip=sm_90 features=+ptx80},"
+      "gpu.module(convert-scf-to-cf,"
+      "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}),"
+      "reconcile-unrealized-casts,gpu-module-to-binary{format=isa}",
+      pm)));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  EXPECT_TRUE(succeeded(mlir::lazy::loadKernels(*module, device)));
+  EXPECT_TRUE(device.loaded);
+  // PTX is handed to the driver as a C string.
+  EXPECT_EQ(device.lastImage.back(), '\0');
+  EXPECT_NE(device.lastImage.find(".visible .entry rowsum("),
+            std::string::npos);
+}
+
+} // namespace
