@@ -15,8 +15,9 @@ echo "== lit (test/)"
   || status=1
 
 echo "== gtest (unittests/)"
-build/bin/ShapeTrackerTests --gtest_brief=1 | tee "$log/gtest.txt" \
-  || status=1
+for suite in ShapeTrackerTests HostProgramTests; do
+  build/bin/$suite --gtest_brief=1 | tee -a "$log/gtest.txt" || status=1
+done
 
 echo "== pytest (python/tests)"
 "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider python/tests | tee "$log/pytest.txt"
@@ -25,8 +26,8 @@ py_rc=${PIPESTATUS[0]}; [ "$py_rc" -eq 0 ] || [ "$py_rc" -eq 5 ] || status=1  # 
 count() { grep -Eo "$2" "$1" | grep -Eo '[0-9]+' | head -n1; }
 lit_pass=$(count "$log/lit.txt" 'Passed *: *[0-9]+'); lit_pass=${lit_pass:-0}
 lit_fail=$(awk -F: '/^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:/ {n += $2} END {print n + 0}' "$log/lit.txt")
-gt_pass=$(count "$log/gtest.txt" '\[  PASSED  \] [0-9]+'); gt_pass=${gt_pass:-0}
-gt_fail=$(count "$log/gtest.txt" '\[  FAILED  \] [0-9]+ test'); gt_fail=${gt_fail:-0}
+gt_pass=$(grep -Eo '\[  PASSED  \] [0-9]+' "$log/gtest.txt" | awk '{n += $NF} END {print n + 0}')
+gt_fail=$(grep -Eo '\[  FAILED  \] [0-9]+ test' "$log/gtest.txt" | awk '{n += $3} END {print n + 0}')
 py_sum=$(grep -E '[0-9]+ (passed|failed|errors?|skipped)|no tests ran' "$log/pytest.txt" | tail -n1)
 py_pass=$(echo "$py_sum" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+'); py_pass=${py_pass:-0}
 py_fail=$(echo "$py_sum" | grep -Eo '[0-9]+ (failed|errors?)' | awk '{n += $1} END {print n + 0}')

@@ -17,6 +17,7 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py
 
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%lazy_libs", config.lazy_lib_dir))
+config.substitutions.append(("%lazy_rocm_toolkit", config.lazy_rocm_toolkit))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -114,6 +114,8 @@ void mlir::lazy::registerGpuPipelines() {
         addPipeline(
             pm, GpuCommonOptions::kernelPasses(o) +
                     llvm::formatv(
+                        ",lazy-check-gpu-toolchain{{target=nvvm "
+                        "format={3}{4}}"
                         ",nvvm-attach-target{{chip={0} features={1} O={2}}"
                         ",gpu.module(convert-scf-to-cf,"
                         "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1}"
@@ -135,14 +137,18 @@ void mlir::lazy::registerGpuPipelines() {
         addPipeline(
             pm, GpuCommonOptions::kernelPasses(o) +
                     llvm::formatv(
+                        ",lazy-check-gpu-toolchain{{target=rocdl chip={0} "
+                        "format={3}{4}}"
                         ",rocdl-attach-target{{chip={0} O={1}{2}}"
                         ",gpu.module(convert-scf-to-cf,"
                         "convert-gpu-to-rocdl{{chipset={0} "
                         "use-bare-ptr-memref-call-conv=1},canonicalize,cse),"
                         "reconcile-unrealized-casts,"
-                        "gpu-module-to-binary{{format={3} toolkit={4}}",
+                        "gpu-module-to-binary{{format={3}{4}}",
                         o.chip.getValue(), o.optLevel.getValue(), features,
-                        o.format.getValue(), o.toolkit.getValue())
+                        o.format.getValue(),
+                        o.toolkit.empty() ? std::string()
+                                          : " toolkit=" + o.toolkit.getValue())
                         .str());
       });
 }
