@@ -19,6 +19,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 
+#include <chrono>
+
 using namespace mlir;
 using namespace mlir::lazy;
 using ::lazy::runtime::DevicePtr;
@@ -54,7 +56,8 @@ LogicalResult mlir::lazy::loadKernels(ModuleOp module, GpuDevice &device) {
 FailureOr<std::vector<DeviceBuffer>>
 mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
                            ArrayRef<DeviceBuffer> args,
-                           std::vector<DevicePtr> &allocations) {
+                           std::vector<DevicePtr> &allocations,
+                           const LaunchProfiler &profiler) {
   Block &body = host.getBody().front();
   if (body.getNumArguments() != args.size())
     return host.emitError("takes ")
@@ -105,15 +108,27 @@ mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
         (i < 3 ? grid[i] : block[i - 3]) = unsigned(*v);
       }
       std::vector<DevicePtr> pointers;
+      size_t bytes = 0;
       for (Value operand : launch.getKernelOperands()) {
         auto it = buffers.find(operand);
         if (it == buffers.end())
           return launch.emitError("passes a value that is not a buffer");
         pointers.push_back(it->second.ptr);
+        bytes += it->second.bytes;
       }
+      if (profiler && !device.synchronize())
+        return deviceError(&op);
+      auto start = std::chrono::steady_clock::now();
       if (!device.launch(launch.getKernelName().str(), grid, block,
                          pointers.data(), pointers.size()))
         return deviceError(&op);
+      if (profiler) {
+        if (!device.synchronize())
+          return deviceError(&op);
+        std::chrono::duration<double> took =
+            std::chrono::steady_clock::now() - start;
+        profiler(launch.getKernelName(), took.count(), bytes);
+      }
     } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
       DeviceBuffer dst = buffers.lookup(copy.getDst());
       DeviceBuffer src = buffers.lookup(copy.getSrc());

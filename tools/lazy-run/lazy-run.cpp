@@ -26,6 +26,7 @@
 #include "lazy/Runtime/HostProgram.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -35,13 +36,17 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -62,6 +67,13 @@ static cl::opt<bool> check("check",
                            cl::desc("compare with the reference interpreter"));
 static cl::opt<std::string> device("device", cl::init("cpu"),
                                    cl::desc("cpu, cuda or hip"));
+static cl::opt<unsigned>
+    repeat("repeat", cl::init(0),
+           cl::desc("run the compiled program N more times and print the "
+                    "median time (benchmarks)"));
+static cl::opt<bool>
+    profile("profile", cl::desc("GPU: time every kernel launch (synchronized) "
+                                "and print its bytes and GB/s"));
 static cl::opt<std::string>
     chip("chip", cl::desc("GPU to compile for (default: the device's own, "
                           "or gfx942 for hip)"));
@@ -142,6 +154,15 @@ std::pair<double, bool> compare(const interp::HostTensor &want,
 }
 
 
+/// Prints the median and fastest of the timed runs.
+void printTimes(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  llvm::outs() << llvm::formatv("time: median {0:f3} ms, min {1:f3} ms over "
+                                "{2} runs\n",
+                                times[times.size() / 2] * 1e3,
+                                times.front() * 1e3, times.size());
+}
+
 /// Lowers the scheduled module with lazy-to-cpu and runs @name with the
 /// ExecutionEngine; arguments are the inputs' bytes (assign targets are
 /// written in place).
@@ -160,7 +181,14 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   if (failed(parsePassPipeline("lazy-to-cpu", lower)) ||
       failed(lower.run(module)))
     return failure();
-  auto engine = ExecutionEngine::create(module, ExecutionEngineOptions());
+  // LLVM's -O3 pipeline (loop vectorization included) before code
+  // generation.
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                                  /*sizeLevel=*/0,
+                                                  /*targetMachine=*/nullptr);
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(module, options);
   if (!engine) {
     fail("cannot compile the module: " + llvm::toString(engine.takeError()));
     return failure();
@@ -182,6 +210,47 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
           (*engine)->invokePacked("_mlir_ciface_" + name, packed)) {
     fail("running @" + name + ": " + llvm::toString(std::move(err)));
     return failure();
+  }
+  if (repeat) {
+    // Timed re-runs work on copies of the arguments (assign targets are
+    // written in place) and write fresh results: the first run's results
+    // are the ones reported.
+    std::vector<interp::HostTensor> copies = args;
+    std::vector<Descriptor> copyDescs;
+    for (interp::HostTensor &t : copies)
+      copyDescs.push_back(
+          {t.data.data(), t.data.data(), 0, t.numElements(), 1});
+    std::vector<Descriptor *> copyPtrs;
+    for (Descriptor &d : copyDescs)
+      copyPtrs.push_back(&d);
+    std::vector<Descriptor> scratch(numResults);
+    Descriptor *scratchPtr = scratch.data();
+    packed.clear();
+    if (!scratch.empty())
+      packed.push_back(&scratchPtr);
+    for (Descriptor *&p : copyPtrs)
+      packed.push_back(&p);
+    std::vector<double> times;
+    for (unsigned r = 0; r < repeat; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      if (llvm::Error err =
+              (*engine)->invokePacked("_mlir_ciface_" + name, packed)) {
+        fail("running @" + name + ": " + llvm::toString(std::move(err)));
+        return failure();
+      }
+      times.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+      // Free what this run allocated: not the arguments (assign targets
+      // are returned in place), each allocation once.
+      llvm::SmallPtrSet<void *, 8> freed;
+      for (interp::HostTensor &t : copies)
+        freed.insert(t.data.data());
+      for (Descriptor &d : scratch)
+        if (freed.insert(d.allocated).second)
+          std::free(d.allocated);
+    }
+    printTimes(times);
   }
   // The scheduled function returns buffers: memrefs of the buffer's dtype.
   for (auto [d, bytes] : llvm::zip(results, itemBytes)) {
@@ -233,8 +302,16 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     allocations.push_back(buffer.ptr);
     inputs.push_back(buffer);
   }
+  mlir::lazy::LaunchProfiler profiler;
+  if (profile)
+    profiler = [](StringRef kernel, double seconds, size_t bytes) {
+      llvm::outs() << llvm::formatv(
+          "kernel {0}: {1:f1} us, {2} bytes, {3:f1} GB/s\n", kernel,
+          seconds * 1e6, bytes, double(bytes) / seconds / 1e9);
+    };
   FailureOr<std::vector<mlir::lazy::DeviceBuffer>> results =
-      mlir::lazy::runHostProgram(host, gpu, inputs, allocations);
+      mlir::lazy::runHostProgram(host, gpu, inputs, allocations,
+                                 repeat ? nullptr : profiler);
   if (failed(results))
     return failure();
   for (const mlir::lazy::DeviceBuffer &r : *results) {
@@ -244,6 +321,26 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
       return failure();
     }
     resultBuffers.push_back(std::move(bytes));
+  }
+  // Timed re-runs come after the results are copied back (assign targets
+  // are written in place).
+  if (repeat) {
+    std::vector<double> times;
+    for (unsigned r = 0; r < repeat; ++r) {
+      std::vector<::lazy::runtime::DevicePtr> scratch;
+      auto start = std::chrono::steady_clock::now();
+      // Kernels are profiled in the last (warm) run.
+      if (failed(mlir::lazy::runHostProgram(
+              host, gpu, inputs, scratch,
+              r + 1 == repeat ? profiler : nullptr)))
+        return failure();
+      times.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+      for (::lazy::runtime::DevicePtr p : scratch)
+        gpu.free(p);
+    }
+    printTimes(times);
   }
   return success();
 }

@@ -187,6 +187,24 @@ TEST_F(HostProgramTest, IssuesEachOpInOrder) {
             std::vector<uint8_t>(400, 0));
 }
 
+TEST_F(HostProgramTest, ProfilesEachLaunch) {
+  RecordingDevice device;
+  DevicePtr input;
+  device.alloc(400, input);
+  std::vector<DevicePtr> allocations;
+  std::vector<std::pair<std::string, size_t>> seen;
+  auto results = mlir::lazy::runHostProgram(
+      host, device, {{input, 400}}, allocations,
+      [&](StringRef kernel, double seconds, size_t bytes) {
+        EXPECT_GE(seconds, 0.0);
+        seen.push_back({kernel.str(), bytes});
+      });
+  ASSERT_TRUE(succeeded(results));
+  // The bytes of the buffers each kernel is given: out and in.
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, size_t>>{
+                      {"scale", 800}, {"rowsum", 416}}));
+}
+
 TEST_F(HostProgramTest, RejectsTooSmallArguments) {
   RecordingDevice device;
   DevicePtr input;

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <functional>
 #include <vector>
 
 namespace mlir::lazy {
@@ -29,6 +30,12 @@ struct DeviceBuffer {
 /// first object; an assembly object gets a trailing NUL for PTX JIT).
 LogicalResult loadKernels(ModuleOp module, ::lazy::runtime::GpuDevice &device);
 
+/// Called after each launch when profiling: the kernel, its time in seconds
+/// (the device is synchronized before and after the launch) and the bytes
+/// of the buffers it was given.
+using LaunchProfiler =
+    std::function<void(StringRef kernel, double seconds, size_t bytes)>;
+
 /// Runs `host` with `args` (one per byte-buffer argument). Buffers it
 /// allocates are appended to `allocations` (the caller frees them after
 /// reading the results, which may live inside them). Waits for the device
@@ -36,7 +43,8 @@ LogicalResult loadKernels(ModuleOp module, ::lazy::runtime::GpuDevice &device);
 FailureOr<std::vector<DeviceBuffer>>
 runHostProgram(func::FuncOp host, ::lazy::runtime::GpuDevice &device,
                ArrayRef<DeviceBuffer> args,
-               std::vector<::lazy::runtime::DevicePtr> &allocations);
+               std::vector<::lazy::runtime::DevicePtr> &allocations,
+               const LaunchProfiler &profiler = nullptr);
 
 } // namespace mlir::lazy
 
