@@ -485,7 +485,8 @@ int main(int argc, char **argv) {
     if (check) {
       auto [worst, ok] = compare(reference[i], out);
       llvm::outs() << "out" << i << ": " << (ok ? "match" : "MISMATCH")
-                   << ", max abs error " << worst << "\n";
+                   << ", max abs error " << worst << " ("
+                   << interp::dtypeName(dtype) << ")\n";
       allMatch &= ok;
     }
   }

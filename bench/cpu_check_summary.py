@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Correctness figures of the CPU lowering over the corpus: every graph with
+checked numerics is run by `lazy-run --check` (scheduled, compiled for the
+CPU, compared with the reference interpreter on the same seeded inputs).
+Prints how many graphs match, are refused (with lazy-run's reason) or
+differ, and the largest error seen per dtype.
+
+  python3 bench/cpu_check_summary.py
+"""
+
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
+os.environ.setdefault("CLANG", "1")
+
+from conftest import fresh  # noqa: E402
+from corpus import registry  # noqa: E402
+from lazy_mlir import tool_path  # noqa: E402
+from lazy_mlir.tinygrad import export  # noqa: E402
+
+from test_cpu_run import UNSUPPORTED, _const_outputs  # noqa: E402
+
+
+def main():
+    graphs = registry.load()
+    names = sorted(n for n in graphs if graphs[n].numerics is True)
+    counts = collections.Counter()
+    reasons = collections.Counter()
+    worst = collections.defaultdict(float)
+    outputs = collections.Counter()
+    for name in names:
+        fresh()
+        built = registry.build(name)
+        text = export(built["outputs"], flags=built["flags"], seen=built.get("seen"))
+        if _const_outputs(text):
+            counts["skipped"] += 1
+            reasons["an output is an unrealized const"] += 1
+            continue
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+            f.write(text)
+        try:
+            proc = subprocess.run([tool_path("lazy-run"), f.name, "--check"],
+                                  capture_output=True, text=True, timeout=300)
+        finally:
+            os.unlink(f.name)
+        out = proc.stdout + proc.stderr
+        for ok, err, dtype in re.findall(r"out\d+: (match|MISMATCH), max abs error (\S+) \((\w+)\)", out):
+            outputs[dtype] += 1
+            worst[dtype] = max(worst[dtype], float(err))
+        reason = next((r for r in UNSUPPORTED if r in out), None)
+        if proc.returncode == 0:
+            counts["match"] += 1
+        elif reason and "MISMATCH" not in out:
+            counts["refused"] += 1
+            reasons[reason] += 1
+        else:
+            counts["differ"] += 1
+            print(f"DIFFERS: {name}\n{out}")
+    print(f"{len(names)} graphs with checked numerics: {counts['match']} match, "
+          f"{counts['refused']} refused, {counts['skipped']} skipped, {counts['differ']} differ")
+    for reason, n in reasons.most_common():
+        print(f"  {n:4d} {reason}")
+    print("largest error per dtype (outputs checked):")
+    for dtype in sorted(outputs):
+        print(f"  {dtype:10s} {worst[dtype]:.3e}  ({outputs[dtype]} outputs)")
+    return 1 if counts["differ"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
