@@ -2,11 +2,11 @@
 CPU (`lazy-run --check`): the compiled program's outputs equal the
 reference interpreter's on the same seeded inputs.
 
-Graphs the CPU path cannot run yet are skipped with lazy-run's own reason
-(a clear error, never a crash): CUSTOM ops (host code) and buffer views
-of another dtype. An output that is an unrealized
-const is never computed by the schedule (as in tinygrad), so those graphs
-are skipped too."""
+Graphs the CPU path cannot run are skipped with lazy-run's own reason (a
+clear error, never a crash): CUSTOM ops (host code, which the reference
+interpreter cannot run either). An output that is an unrealized const is
+never computed by the schedule (as in tinygrad), so those graphs are
+skipped too."""
 
 import os
 import re

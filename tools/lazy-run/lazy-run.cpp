@@ -195,7 +195,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   }
   std::vector<Descriptor> argDescs;
   for (interp::HostTensor &t : args)
-    argDescs.push_back({t.data.data(), t.data.data(), 0, t.numElements(), 1});
+    argDescs.push_back({t.data.data(), t.data.data(), 0, int64_t(t.data.size()), 1});
   std::vector<Descriptor> results(numResults);
   std::vector<Descriptor *> argPtrs;
   for (Descriptor &d : argDescs)
@@ -219,7 +219,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     std::vector<Descriptor> copyDescs;
     for (interp::HostTensor &t : copies)
       copyDescs.push_back(
-          {t.data.data(), t.data.data(), 0, t.numElements(), 1});
+          {t.data.data(), t.data.data(), 0, int64_t(t.data.size()), 1});
     std::vector<Descriptor *> copyPtrs;
     for (Descriptor &d : copyDescs)
       copyPtrs.push_back(&d);

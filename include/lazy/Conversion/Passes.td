@@ -26,11 +26,12 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        b`, bool ADD/MUL as or/and).
 
     THREEFRY is expanded into tinygrad's 32-bit add/rotate/xor rounds. The
-    scheduled function becomes memref allocations and calls of the lowered
-    kernels (which take unit-stride memrefs at any offset); copies become
-    memref.copy, EMPTY items a zero fill, buffer views at an offset a
-    strided view of the same memory; CUSTOM items and buffer views of
-    another dtype are reported as errors.
+    scheduled function keeps every buffer as bytes (`memref<B x i8>`
+    arguments and allocations) seen through `memref.view`, so buffer views
+    at any offset and of any dtype are views of the same memory; a launch
+    calls the lowered kernel with each buffer viewed as the kernel's
+    argument type; copies become memref.copy and EMPTY items a zero fill;
+    CUSTOM items are reported as errors.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

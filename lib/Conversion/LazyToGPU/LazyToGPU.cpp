@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
@@ -55,15 +56,6 @@ int64_t numElements(ArrayRef<int64_t> shape) {
   for (int64_t d : shape)
     n *= d;
   return n;
-}
-
-int64_t itemBytes(Type element) {
-  return std::max<int64_t>(1, signless(element).getIntOrFloatBitWidth() / 8);
-}
-
-MemRefType memrefOf(BufferType buffer) {
-  return MemRefType::get({buffer.getSize()},
-                         signless(buffer.getElementType()));
 }
 
 /// The row-major index vector of the flat index `flat` in `shape`.
@@ -338,26 +330,6 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   return std::make_pair(func, geometry);
 }
 
-/// Where a lazy buffer lives on the host side: `bytes` (an i8 memref of a
-/// whole allocation), `shift` bytes in, seen as `view`.
-struct HostBuffer {
-  Value bytes;
-  int64_t shift = 0;
-  Value view;
-};
-
-Value viewOf(OpBuilder &b, Location loc, Value bytes, int64_t shift,
-             BufferType type) {
-  Value at = arith::ConstantIndexOp::create(b, loc, shift);
-  return memref::ViewOp::create(b, loc, memrefOf(type), bytes, at,
-                                ValueRange{});
-}
-
-MemRefType bytesOf(BufferType type) {
-  return MemRefType::get({type.getSize() * itemBytes(type.getElementType())},
-                         IntegerType::get(type.getContext(), 8));
-}
-
 /// Rewrites a scheduled function into host code over device memory.
 LogicalResult
 lowerHostFunction(func::FuncOp func,
@@ -371,7 +343,7 @@ lowerHostFunction(func::FuncOp func,
     if (!type)
       continue;
     arg.setType(bytesOf(type));
-    host[arg] = {arg, 0, viewOf(b, arg.getLoc(), arg, 0, type)};
+    host[arg] = {arg, 0, viewOf(b, arg.getLoc(), arg, 0, memrefOf(type))};
   }
   SmallVector<Operation *> dead;
   for (Operation &op : llvm::make_early_inc_range(body)) {
@@ -384,20 +356,22 @@ lowerHostFunction(func::FuncOp func,
                                          ValueRange{}, ValueRange{},
                                          ValueRange{}, false)
                         .getMemref();
-      host[alloc] = {bytes, 0, viewOf(b, loc, bytes, 0, type)};
+      host[alloc] = {bytes, 0, viewOf(b, loc, bytes, 0, memrefOf(type))};
     } else if (auto sub = dyn_cast<SubAllocOp>(op)) {
       HostBuffer base = host.lookup(sub.getBase());
       int64_t shift = base.shift + sub.getOffset();
       host[sub] = {base.bytes, shift,
-                   viewOf(b, loc, base.bytes, shift, sub.getType())};
+                   viewOf(b, loc, base.bytes, shift, memrefOf(sub.getType()))};
     } else if (auto launch = dyn_cast<LaunchOp>(op)) {
       auto it = kernels.find(launch.getKernel());
       if (it == kernels.end())
         return launch.emitOpError("launches a kernel that was not lowered");
       auto [kernel, geometry] = it->second;
       SmallVector<Value> args;
-      for (Value v : launch->getOperands())
-        args.push_back(viewFor(v));
+      for (auto [v, param] : llvm::zip(launch->getOperands(),
+                                       kernel.getArgumentTypes()))
+        args.push_back(
+            viewAs(b, loc, host.lookup(v), cast<MemRefType>(param)));
       auto cst = [&](int64_t v) {
         return arith::ConstantIndexOp::create(b, loc, v).getResult();
       };

@@ -4,10 +4,13 @@
 // memrefs, each store an scf.parallel over its view's shape whose body
 // computes one element (KernelEmitter.h states the per-element rules) and
 // stores it at the index its ShapeTracker gives, guarded by the view's mask.
-// The scheduled function becomes allocations, calls, copies and fills.
+// The scheduled function becomes byte allocations viewed per buffer (so
+// buffer views of any offset and dtype are views of the same memory),
+// calls, copies and fills (HostBuffers.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
@@ -72,69 +75,46 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
   return success();
 }
 
-MemRefType memrefOf(Type bufferType) {
-  auto buffer = cast<BufferType>(bufferType);
-  return MemRefType::get({buffer.getSize()},
-                         signless(buffer.getElementType()));
-}
-
-/// Kernels take any rank-1 unit-stride memref, so that a buffer view at an
-/// offset (tinygrad's sub-buffer) is passed without a copy.
+/// Kernels take any rank-1 unit-stride memref.
 MemRefType kernelMemrefOf(Type bufferType) {
-  MemRefType plain = memrefOf(bufferType);
+  MemRefType plain = memrefOf(cast<BufferType>(bufferType));
   return MemRefType::get(
       plain.getShape(), plain.getElementType(),
       StridedLayoutAttr::get(plain.getContext(), ShapedType::kDynamic, {1}));
 }
 
-/// Rewrites a scheduled function onto memrefs: buffers are memrefs,
-/// lazy.alloc a memref.alloc, a launch a call of the lowered kernel (its
-/// results are the output memrefs), a copy a memref.copy (one address space
-/// on the CPU), an empty item nothing.
+/// Rewrites a scheduled function onto memrefs (HostBuffers.h): buffer
+/// arguments and allocations are bytes (`memref<B x i8>`), each buffer a
+/// `memref.view` of them; a launch calls the lowered kernel with each
+/// buffer seen as the kernel's argument type; a copy is memref.copy (one
+/// address space on the CPU), EMPTY a zero fill.
 LogicalResult lowerScheduledFunction(func::FuncOp func) {
   if (func.isExternal())
     return success();
   Block &body = func.getBody().front();
-  for (BlockArgument arg : body.getArguments())
-    if (isa<BufferType>(arg.getType()))
-      arg.setType(memrefOf(arg.getType()));
-  IRMapping map;
+  DenseMap<Value, HostBuffer> host;
+  OpBuilder entry = OpBuilder::atBlockBegin(&body);
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = dyn_cast<BufferType>(arg.getType());
+    if (!type)
+      continue;
+    arg.setType(bytesOf(type));
+    host[arg] = {arg, 0, viewOf(entry, arg.getLoc(), arg, 0, memrefOf(type))};
+  }
   SmallVector<Operation *> dead;
   for (Operation &op : llvm::make_early_inc_range(body)) {
     OpBuilder b(&op);
     Location loc = op.getLoc();
-    auto lookup = [&](Value v) { return map.lookupOrDefault(v); };
+    auto viewFor = [&](Value v) { return host.lookup(v).view; };
     if (auto alloc = dyn_cast<AllocOp>(op)) {
-      map.map(alloc.getResult(),
-              memref::AllocOp::create(b, loc, memrefOf(alloc.getType())));
+      Value bytes = memref::AllocOp::create(b, loc, bytesOf(alloc.getType()));
+      host[alloc] = {bytes, 0, viewOf(b, loc, bytes, 0,
+                                      memrefOf(alloc.getType()))};
     } else if (auto sub = dyn_cast<SubAllocOp>(op)) {
-      // (Arguments are memrefs already: compare the lowered types.)
-      Value base = lookup(sub.getBase());
-      Type element = signless(sub.getType().getElementType());
-      int64_t itemSize =
-          std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-      if (cast<MemRefType>(base.getType()).getElementType() != element ||
-          sub.getOffset() % itemSize != 0)
-        return sub.emitOpError("of another dtype is not lowered to loops "
-                               "yet");
-      // The same memory, `offset` bytes in: a strided view of the base.
-      int64_t size = sub.getType().getSize();
-      int64_t baseOffset = 0;
-      if (auto strided = dyn_cast<StridedLayoutAttr>(
-              cast<MemRefType>(base.getType()).getLayout()))
-        if (strided.getOffset() == ShapedType::kDynamic)
-          return sub.emitOpError("of a buffer at an unknown offset is not "
-                                 "lowered to loops yet");
-        else
-          baseOffset = strided.getOffset();
-      int64_t offset = baseOffset + sub.getOffset() / itemSize;
-      auto to = MemRefType::get(
-          {size}, signless(sub.getType().getElementType()),
-          StridedLayoutAttr::get(b.getContext(), offset, {1}));
-      map.map(sub.getResult(),
-              memref::ReinterpretCastOp::create(
-                  b, loc, to, base, offset, ArrayRef<int64_t>{size},
-                  ArrayRef<int64_t>{1}));
+      HostBuffer base = host.lookup(sub.getBase());
+      int64_t shift = base.shift + sub.getOffset();
+      host[sub] = {base.bytes, shift,
+                   viewOf(b, loc, base.bytes, shift, memrefOf(sub.getType()))};
     } else if (auto launch = dyn_cast<LaunchOp>(op)) {
       auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           launch, launch.getKernelAttr());
@@ -143,23 +123,24 @@ LogicalResult lowerScheduledFunction(func::FuncOp func) {
       SmallVector<Value> args;
       for (auto [v, param] :
            llvm::zip(launch->getOperands(), callee.getArgumentTypes())) {
-        Value m = lookup(v);
-        if (m.getType() != param)
-          m = memref::CastOp::create(b, loc, param, m);
-        args.push_back(m);
+        auto paramType = cast<MemRefType>(param);
+        Value m = viewAs(b, loc, host.lookup(v),
+                         MemRefType::get(paramType.getShape(),
+                                         paramType.getElementType()));
+        args.push_back(memref::CastOp::create(b, loc, param, m));
       }
       func::CallOp::create(b, loc, launch.getKernel(), TypeRange{}, args);
       for (auto [result, out] : llvm::zip(launch.getResults(), launch.getOuts()))
-        map.map(result, lookup(out));
+        host[result] = host.lookup(out);
     } else if (auto ext = dyn_cast<ExtOp>(op)) {
       StringRef kind = ext.getKind();
       if (kind == "copy") {
-        memref::CopyOp::create(b, loc, lookup(ext.getIns()[0]),
-                               lookup(ext.getOuts()[0]));
+        memref::CopyOp::create(b, loc, viewFor(ext.getIns()[0]),
+                               viewFor(ext.getOuts()[0]));
       } else if (kind == "empty") {
         // tinygrad leaves EMPTY uninitialized; zeros are one of its valid
         // contents and make runs reproducible (the interpreter agrees).
-        Value out = lookup(ext.getOuts()[0]);
+        Value out = viewFor(ext.getOuts()[0]);
         auto type = cast<MemRefType>(out.getType());
         Value zero = arith::ConstantOp::create(
             b, loc, zeroAttr(b, type.getElementType()));
@@ -171,13 +152,15 @@ LogicalResult lowerScheduledFunction(func::FuncOp func) {
                              memref::StoreOp::create(fb, loc, zero, out, iv);
                              scf::YieldOp::create(fb, loc);
                            });
-      } else if (kind == "custom")
+      } else if (kind == "custom") {
         return ext.emitOpError("calls a host function that cannot be "
                                "lowered to loops");
-      map.map(ext.getResult(0), lookup(ext.getOuts()[0]));
+      }
+      host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (OpOperand &operand : ret->getOpOperands())
-        operand.set(lookup(operand.get()));
+        if (host.count(operand.get()))
+          operand.set(viewFor(operand.get()));
       continue;
     } else {
       continue;

@@ -58,9 +58,12 @@ lazy.kernel @int_ops(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xsi32>, %i
 // CHECK-LABEL: func.func @masked_store(
 // CHECK: scf.if %{{.+}} {
 // CHECK-NEXT: memref.store
+// The program: buffers are bytes, each seen through a memref.view.
 // CHECK-LABEL: func.func @program(
-// CHECK-SAME: %[[A:.+]]: memref<4xf32>) -> memref<8xf32>
-// CHECK: %[[B:.+]] = memref.alloc() : memref<8xf32>
+// CHECK-SAME: %[[ARG:.+]]: memref<16xi8>) -> memref<8xf32>
+// CHECK: %[[A:.+]] = memref.view %[[ARG]][%{{.+}}][] : memref<16xi8> to memref<4xf32>
+// CHECK: %[[RAW:.+]] = memref.alloc() : memref<32xi8>
+// CHECK: %[[B:.+]] = memref.view %[[RAW]][%{{.+}}][] : memref<32xi8> to memref<8xf32>
 // CHECK: %[[BC:.+]] = memref.cast %[[B]] : memref<8xf32> to memref<8xf32, strided<[1], offset: ?>>
 // CHECK: %[[AC:.+]] = memref.cast %[[A]] : memref<4xf32> to memref<4xf32, strided<[1], offset: ?>>
 // CHECK: call @masked_store(%[[BC]], %[[AC]])
@@ -102,10 +105,17 @@ func.func @custom_item() -> !lazy.buffer<4xf32> {
 
 // -----
 
+// Buffer views of another dtype are views of the same bytes.
+// CHECK-LABEL: func.func @offset_view(
+// CHECK-SAME: %[[ARG:.+]]: memref<64xi8>) -> (memref<4xf32>, memref<4xi32>)
+// CHECK: %[[C8:.+]] = arith.constant 8 : index
+// CHECK: %[[V:.+]] = memref.view %[[ARG]][%[[C8]]][] : memref<64xi8> to memref<4xf32>
+// CHECK: %[[C0:.+]] = arith.constant 0 : index
+// CHECK: %[[W:.+]] = memref.view %[[ARG]][%[[C0]]][] : memref<64xi8> to memref<4xi32>
+// CHECK: return %[[V]], %[[W]]
 func.func @offset_view(%a: !lazy.buffer<16xf32>) -> (!lazy.buffer<4xf32>, !lazy.buffer<4xsi32>) {
   %v = lazy.suballoc %a offset 8 : !lazy.buffer<16xf32> -> !lazy.buffer<4xf32>
   %r = lazy.ext "view" outs(%v : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<16xf32>)
-  // expected-error @+1 {{'lazy.suballoc' op of another dtype is not lowered to loops yet}}
   %w = lazy.suballoc %a offset 0 : !lazy.buffer<16xf32> -> !lazy.buffer<4xsi32>
   %q = lazy.ext "view" outs(%w : !lazy.buffer<4xsi32>) ins(%a : !lazy.buffer<16xf32>)
   return %r, %q : !lazy.buffer<4xf32>, !lazy.buffer<4xsi32>
@@ -113,22 +123,26 @@ func.func @offset_view(%a: !lazy.buffer<16xf32>) -> (!lazy.buffer<4xf32>, !lazy.
 
 // -----
 
-// A buffer view at an offset is a strided view of the same memory.
+// A buffer view at an offset of a sub-buffer adds up the byte shifts.
 // CHECK-LABEL: func.func @offset_view_ok(
-// CHECK-SAME: %[[A:.+]]: memref<16xf32>) -> memref<4xf32, strided<[1], offset: 2>>
-// CHECK: %[[V:.+]] = memref.reinterpret_cast %[[A]] to offset: [2], sizes: [4], strides: [1]
+// CHECK-SAME: %[[ARG:.+]]: memref<64xi8>) -> memref<2xf32>
+// CHECK: %[[C12:.+]] = arith.constant 12 : index
+// CHECK: %[[V:.+]] = memref.view %[[ARG]][%[[C12]]][] : memref<64xi8> to memref<2xf32>
 // CHECK: return %[[V]]
-func.func @offset_view_ok(%a: !lazy.buffer<16xf32>) -> !lazy.buffer<4xf32> {
+func.func @offset_view_ok(%a: !lazy.buffer<16xf32>) -> !lazy.buffer<2xf32> {
   %v = lazy.suballoc %a offset 8 : !lazy.buffer<16xf32> -> !lazy.buffer<4xf32>
   %r = lazy.ext "view" outs(%v : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<16xf32>)
-  return %r : !lazy.buffer<4xf32>
+  %u = lazy.suballoc %r offset 4 : !lazy.buffer<4xf32> -> !lazy.buffer<2xf32>
+  %t = lazy.ext "view" outs(%u : !lazy.buffer<2xf32>) ins(%r : !lazy.buffer<4xf32>)
+  return %t : !lazy.buffer<2xf32>
 }
 
 // -----
 
 // EMPTY items are zero-filled on the CPU.
 // CHECK-LABEL: func.func @empty_item
-// CHECK: %[[B:.+]] = memref.alloc() : memref<4xi32>
+// CHECK: %[[RAW:.+]] = memref.alloc() : memref<16xi8>
+// CHECK: %[[B:.+]] = memref.view %[[RAW]]
 // CHECK: %[[Z:.+]] = arith.constant 0 : i32
 // CHECK: scf.for %[[I:.+]] =
 // CHECK-NEXT: memref.store %[[Z]], %[[B]][%[[I]]]

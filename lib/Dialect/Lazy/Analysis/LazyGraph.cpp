@@ -53,6 +53,10 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
   if (func.isExternal())
     return func.emitError("cannot schedule a function without a body");
   Block &body = func.getBody().front();
+  // Reserved up front: LazyNode's move is not noexcept (SmallVector), so a
+  // growing vector would copy every node's ShapeTracker.
+  graph.nodes.reserve(body.getNumArguments() + body.getOperations().size());
+  graph.ids.reserve(graph.nodes.capacity());
 
   auto addNode = [&](LazyNode node) {
     NodeId id = NodeId(graph.nodes.size());

@@ -586,3 +586,14 @@ Grouping mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
     out.outputGroups.push_back(std::move(entry.second));
   return out;
 }
+
+ScheduleGraphAnalysis::ScheduleGraphAnalysis(Operation *op) {
+  FailureOr<LazyGraph> built = LazyGraph::build(cast<func::FuncOp>(op));
+  if (failed(built))
+    return;
+  FailureOr<GraphWalk> walked = walkGraph(*built);
+  if (failed(walked))
+    return;
+  graph = std::move(*built);
+  walk = std::move(*walked);
+}

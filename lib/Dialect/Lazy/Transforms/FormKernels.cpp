@@ -68,8 +68,12 @@ std::optional<StringRef> metadataName(Location loc) {
 
 class KernelFormer {
 public:
-  KernelFormer(ModuleOp module, func::FuncOp func, unsigned &kernelCounter)
-      : module(module), func(func), kernelCounter(kernelCounter) {}
+  /// `cached` is the function's graph when the pass manager still holds
+  /// it (built by lazy-mark-realize); otherwise the graph is built here.
+  KernelFormer(ModuleOp module, func::FuncOp func, unsigned &kernelCounter,
+               const LazyGraph *cached)
+      : module(module), func(func), kernelCounter(kernelCounter),
+        cached(cached) {}
 
   LogicalResult run();
 
@@ -81,6 +85,7 @@ private:
   ModuleOp module;
   func::FuncOp func;
   unsigned &kernelCounter;
+  const LazyGraph *cached;
 };
 
 LogicalResult
@@ -237,10 +242,13 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
 }
 
 LogicalResult KernelFormer::run() {
-  FailureOr<LazyGraph> graph = LazyGraph::build(func);
-  if (failed(graph))
-    return failure();
-  const LazyGraph &g = *graph;
+  FailureOr<LazyGraph> built = failure();
+  if (!cached) {
+    built = LazyGraph::build(func);
+    if (failed(built))
+      return failure();
+  }
+  const LazyGraph &g = cached ? *cached : *built;
   NodeSet realizes;
   std::vector<std::vector<NodeId>> groups;
   if (failed(collectGroups(g, realizes, groups)))
@@ -403,7 +411,11 @@ struct LazyFormKernels final
         funcs.push_back(func);
     unsigned counter = 0;
     for (func::FuncOp func : funcs) {
-      KernelFormer former(module, func, counter);
+      const LazyGraph *cached = nullptr;
+      if (auto analysis = getCachedChildAnalysis<ScheduleGraphAnalysis>(func))
+        if (analysis->get().valid())
+          cached = &*analysis->get().graph;
+      KernelFormer former(module, func, counter, cached);
       if (failed(former.run()))
         return signalPassFailure();
     }

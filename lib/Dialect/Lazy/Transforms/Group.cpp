@@ -40,12 +40,11 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
     func::FuncOp func = getOperation();
     if (!isGraphFunction(func))
       return;
-    FailureOr<LazyGraph> graph = LazyGraph::build(func);
-    if (failed(graph))
+    auto &analysis = getAnalysis<ScheduleGraphAnalysis>();
+    if (!analysis.valid())
       return signalPassFailure();
-    FailureOr<GraphWalk> walk = walkGraph(*graph);
-    if (failed(walk))
-      return signalPassFailure();
+    const LazyGraph *graph = &*analysis.graph;
+    const GraphWalk *walk = &*analysis.walk;
 
     // The realizes set, in the order lazy-mark-realize recorded.
     NodeSet realizes = readRealizeMarks(*graph);
@@ -74,6 +73,7 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
       for (NodeId id : group)
         graph->node(id).op->setAttr(LazyDialect::kGroupAttrName,
                                     builder.getI64IntegerAttr(int64_t(index)));
+    markAnalysesPreserved<ScheduleGraphAnalysis>();
   }
 };
 } // namespace

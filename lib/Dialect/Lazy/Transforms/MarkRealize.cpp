@@ -35,17 +35,16 @@ struct LazyMarkRealize final
     func::FuncOp func = getOperation();
     if (!isGraphFunction(func))
       return;
-    FailureOr<LazyGraph> graph = LazyGraph::build(func);
-    if (failed(graph))
+    auto &analysis = getAnalysis<ScheduleGraphAnalysis>();
+    if (!analysis.valid())
       return signalPassFailure();
-    FailureOr<GraphWalk> walk = walkGraph(*graph);
-    if (failed(walk))
-      return signalPassFailure();
-    NodeSet realizes = computeRealizes(*graph, *walk);
+    NodeSet realizes = computeRealizes(*analysis.graph, *analysis.walk);
 
     // Decisions from an earlier run are replaced, not merged.
     clearScheduleMarks(func);
-    writeRealizeMarks(*graph, realizes);
+    writeRealizeMarks(*analysis.graph, realizes);
+    // Marks only: the graph and its walk stay valid for the next passes.
+    markAnalysesPreserved<ScheduleGraphAnalysis>();
   }
 };
 } // namespace

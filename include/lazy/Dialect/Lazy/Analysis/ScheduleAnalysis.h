@@ -79,6 +79,20 @@ struct GraphWalk {
 /// COPY of a non-contiguous view, which tinygrad asserts against.
 FailureOr<GraphWalk> walkGraph(const LazyGraph &graph);
 
+/// The LazyGraph of a graph-level function and its walk, as an MLIR
+/// analysis: built once (by lazy-mark-realize) and kept by the pass manager
+/// through the passes that only add marks (lazy-mark-realize, lazy-group)
+/// up to lazy-form-kernels, instead of being rebuilt by each. Neither the
+/// graph nor the walk reads the marks those passes write.
+struct ScheduleGraphAnalysis {
+  explicit ScheduleGraphAnalysis(Operation *op);
+  /// Empty when the function is not schedulable (a diagnostic was emitted
+  /// when the analysis was built).
+  std::optional<LazyGraph> graph;
+  std::optional<GraphWalk> walk;
+  bool valid() const { return graph && walk; }
+};
+
 /// A1 + A2: the walk's realizes plus every simple pad whose padded area
 /// reaches an op in UNSAFE_PAD_OPS before a realized buffer.
 NodeSet computeRealizes(const LazyGraph &graph, const GraphWalk &walk);

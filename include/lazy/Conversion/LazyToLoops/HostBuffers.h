@@ -1,0 +1,66 @@
+//===- HostBuffers.h - lazy buffers as bytes seen through views -*- C++ -*-===//
+//
+// Host code of both lowerings keeps every buffer as the bytes of an
+// allocation (or a function argument) plus a byte shift, and gives each use
+// the `memref.view` of those bytes it needs. Buffer views at any offset and
+// of any dtype, and kernels that read a buffer's bytes as another dtype
+// (tinygrad's byte-copy kernels), are then views of the same memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_CONVERSION_LAZYTOLOOPS_HOSTBUFFERS_H
+#define LAZY_CONVERSION_LAZYTOLOOPS_HOSTBUFFERS_H
+
+#include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
+#include "lazy/Dialect/Lazy/IR/LazyTypes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::lazy {
+
+/// Bytes per element of a dtype (bool takes one).
+inline int64_t itemBytes(Type element) {
+  return std::max<int64_t>(1, signless(element).getIntOrFloatBitWidth() / 8);
+}
+
+/// The memref a kernel or a host view sees a buffer as.
+inline MemRefType memrefOf(BufferType buffer) {
+  return MemRefType::get({buffer.getSize()},
+                         signless(buffer.getElementType()));
+}
+
+/// The bytes of a buffer.
+inline MemRefType bytesOf(BufferType buffer) {
+  return MemRefType::get(
+      {buffer.getSize() * itemBytes(buffer.getElementType())},
+      IntegerType::get(buffer.getContext(), 8));
+}
+
+/// A buffer on the host side: `bytes` (an i8 memref of a whole allocation
+/// or argument), `shift` bytes in, seen as `view`.
+struct HostBuffer {
+  Value bytes;
+  int64_t shift = 0;
+  Value view;
+};
+
+/// `bytes`, `shift` bytes in, seen as `type` (a static identity memref).
+inline Value viewOf(OpBuilder &b, Location loc, Value bytes, int64_t shift,
+                    MemRefType type) {
+  Value at = arith::ConstantIndexOp::create(b, loc, shift);
+  return memref::ViewOp::create(b, loc, type, bytes, at, ValueRange{});
+}
+
+/// `buffer` as `type`: its own view when the types agree, else a new view
+/// of the same bytes (a kernel reading the buffer's bytes as another dtype).
+inline Value viewAs(OpBuilder &b, Location loc, const HostBuffer &buffer,
+                    MemRefType type) {
+  if (buffer.view.getType() == type)
+    return buffer.view;
+  return viewOf(b, loc, buffer.bytes, buffer.shift, type);
+}
+
+} // namespace mlir::lazy
+
+#endif // LAZY_CONVERSION_LAZYTOLOOPS_HOSTBUFFERS_H
