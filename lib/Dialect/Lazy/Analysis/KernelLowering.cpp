@@ -325,11 +325,13 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
       view = g.node(buf).tracker + view;
       buf = g.baseOf(buf);
     }
-    auto hit = cache.find({buf, view});
+    NodeView key{buf, std::move(view)}; // built once: keys copy trackers
+    auto hit = cache.find(key);
     if (hit != cache.end()) {
       returned = hit->second;
       return false;
     }
+    view = std::move(key.view);
     const LazyNode &n = g.node(buf);
     if (isLeaf(buf)) {
       st::ShapeTracker simple = view.simplify();
@@ -369,12 +371,10 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
       returned = addNode(std::move(leaf));
       return false;
     }
-    Frame frame{buf, view, view, nullptr, 0, {}};
-    if (n.isReduce()) {
-      frame.rinfo = reduceInfo.find({buf, view});
-      if (frame.rinfo)
-        frame.srcView = frame.rinfo->input;
-    }
+    const ReduceInfo *rinfo =
+        n.isReduce() ? reduceInfo.find({buf, view}) : nullptr;
+    st::ShapeTracker srcView = rinfo ? rinfo->input : view;
+    Frame frame{buf, std::move(view), std::move(srcView), rinfo, 0, {}};
     stack.push_back(std::move(frame));
     return true;
   };
@@ -421,7 +421,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
         node.axes = done.rinfo->axes;
         node.shape = reduceShape(done.rinfo->input.shape(), node.axes);
         result = addNode(std::move(node));
-        cache[{done.buf, done.view}] = result;
+        cache[{done.buf, std::move(done.view)}] = result;
         item.computed.push_back(done.buf);
       }
     } else if (n.kind == NodeOp::Contiguous || n.kind == NodeOp::Assign) {
@@ -435,7 +435,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
       node.srcs = done.srcs;
       node.shape = done.view.shape();
       result = addNode(std::move(node));
-      cache[{done.buf, done.view}] = result;
+      cache[{done.buf, std::move(done.view)}] = result;
       item.computed.push_back(done.buf);
     }
     returned = result;

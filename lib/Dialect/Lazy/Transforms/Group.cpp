@@ -37,12 +37,18 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
   using LazyGroupBase::LazyGroupBase;
 
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (!isGraphFunction(func))
-      return;
-    auto &analysis = getAnalysis<ScheduleGraphAnalysis>();
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (isGraphFunction(func) && failed(groupFunction(func)))
+        return signalPassFailure();
+    // Marks only (module pass, so the graphs outlive it; see
+    // lazy-mark-realize).
+    markAnalysesPreserved<ScheduleGraphAnalysis>();
+  }
+
+  LogicalResult groupFunction(func::FuncOp func) {
+    auto &analysis = getChildAnalysis<ScheduleGraphAnalysis>(func);
     if (!analysis.valid())
-      return signalPassFailure();
+      return failure();
     const LazyGraph *graph = &*analysis.graph;
     const GraphWalk *walk = &*analysis.walk;
 
@@ -50,11 +56,10 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
     NodeSet realizes = readRealizeMarks(*graph);
     for (NodeId out : graph->outputs()) {
       const LazyNode &base = graph->node(graph->baseOf(out));
-      if (!base.isRealized() && !realizes.contains(graph->baseOf(out))) {
-        base.op->emitOpError("is an output without a 'lazy.realize' mark; "
-                             "run lazy-mark-realize before lazy-group");
-        return signalPassFailure();
-      }
+      if (!base.isRealized() && !realizes.contains(graph->baseOf(out)))
+        return base.op->emitOpError(
+            "is an output without a 'lazy.realize' mark; run "
+            "lazy-mark-realize before lazy-group");
     }
 
     ScheduleFlags flags = readModuleFlags(func);
@@ -73,7 +78,7 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
       for (NodeId id : group)
         graph->node(id).op->setAttr(LazyDialect::kGroupAttrName,
                                     builder.getI64IntegerAttr(int64_t(index)));
-    markAnalysesPreserved<ScheduleGraphAnalysis>();
+    return success();
   }
 };
 } // namespace

@@ -29,21 +29,26 @@ using namespace mlir;
 using namespace mlir::lazy;
 
 namespace {
+// A module pass, not a function pass: the graph analysis it builds for
+// each graph function then outlives the pass and is reused by lazy-group
+// and lazy-form-kernels (analyses of a nested pipeline are dropped when it
+// ends).
 struct LazyMarkRealize final
     : mlir::lazy::impl::LazyMarkRealizeBase<LazyMarkRealize> {
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (!isGraphFunction(func))
-      return;
-    auto &analysis = getAnalysis<ScheduleGraphAnalysis>();
-    if (!analysis.valid())
-      return signalPassFailure();
-    NodeSet realizes = computeRealizes(*analysis.graph, *analysis.walk);
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!isGraphFunction(func))
+        continue;
+      auto &analysis = getChildAnalysis<ScheduleGraphAnalysis>(func);
+      if (!analysis.valid())
+        return signalPassFailure();
+      NodeSet realizes = computeRealizes(*analysis.graph, *analysis.walk);
 
-    // Decisions from an earlier run are replaced, not merged.
-    clearScheduleMarks(func);
-    writeRealizeMarks(*analysis.graph, realizes);
-    // Marks only: the graph and its walk stay valid for the next passes.
+      // Decisions from an earlier run are replaced, not merged.
+      clearScheduleMarks(func);
+      writeRealizeMarks(*analysis.graph, realizes);
+    }
+    // Marks only: the graphs and their walks stay valid for the next passes.
     markAnalysesPreserved<ScheduleGraphAnalysis>();
   }
 };

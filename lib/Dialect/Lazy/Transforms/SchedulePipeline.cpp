@@ -47,10 +47,12 @@ LogicalResult buildSchedulePipeline(OpPassManager &pm,
   add(options.multiOutput, "multi-output");
   add(options.fuseConvBw, "fuse-conv-bw");
   add(options.fuseArange, "fuse-arange");
-  std::string pipeline = "func.func(lazy-fold-views,lazy-mark-realize,"
+  // lazy-mark-realize, lazy-group and lazy-form-kernels are module passes
+  // in a row, so the graph each function's analysis builds once is shared.
+  std::string pipeline = "func.func(lazy-fold-views),lazy-mark-realize,"
                          "lazy-group{" +
                          groupOptions +
-                         "}),lazy-form-kernels,func.func(lazy-toposort" +
+                         "},lazy-form-kernels,func.func(lazy-toposort" +
                          (options.planMemory ? ",lazy-plan-memory" : "") +
                          ")";
   return parsePassPipeline(pipeline, pm);

@@ -50,7 +50,7 @@ defvar Lazy_SchedulerFlagOptions = [
            "FUSE_ARANGE: recompute a sum over a const inside its consumers">,
 ];
 
-def LazyMarkRealize : Pass<"lazy-mark-realize", "::mlir::func::FuncOp"> {
+def LazyMarkRealize : Pass<"lazy-mark-realize", "::mlir::ModuleOp"> {
   let summary = "Decide which bases must be realized (tinygrad's realizes)";
   let description = [{
     tinygrad 0.9.2's `_recurse_lb` and padding check (scheduler spec
@@ -74,7 +74,7 @@ def LazyMarkRealize : Pass<"lazy-mark-realize", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
-def LazyGroup : Pass<"lazy-group", "::mlir::func::FuncOp"> {
+def LazyGroup : Pass<"lazy-group", "::mlir::ModuleOp"> {
   let summary = "Group realized buffers into kernels (tinygrad's grouping)";
   let description = [{
     tinygrad 0.9.2's reduce grouping (scheduler spec §2.3-2.6), on bases
