@@ -5,7 +5,9 @@ For each graph, one export; then in one run:
   * tinygrad: create_schedule_with_vars on the same LazyBuffers (best of
     --repeat builds, since scheduling consumes the graph);
   * lazy-mlir: the lazy-schedule passes' wall time from --mlir-timing
-    (parsing and printing excluded), best of --repeat runs.
+    (parsing and printing excluded), best of --repeat runs, with lazy-opt's
+    default verifier after every pass and without it (-verify-each=0; the
+    verifier has no counterpart in tinygrad).
 Prints nodes, both times, µs per node and the speed-up, then the scaling
 ratio time(5N) / (5 time(N)) of lazy-schedule on elementwise chains and on
 chains of reduces.
@@ -100,10 +102,13 @@ def pass_seconds(timing_text):
     return total
 
 
-def lazy_time(path, repeat):
+def lazy_time(path, repeat, verify=True):
+    """Best pass time; `verify` keeps lazy-opt's verifier after every pass
+    (its default), which tinygrad has no counterpart of."""
     best = None
     for _ in range(repeat):
         r = subprocess.run([LAZY_OPT, "--lazy-schedule", "--mlir-timing",
+                            f"-verify-each={int(verify)}",
                             "--mlir-disable-threading", path, "-o", os.devnull],
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -133,11 +138,14 @@ def measure(name, build, repeat):
         f.write(text)
     try:
         ours = lazy_time(f.name, repeat)
+        bare = lazy_time(f.name, repeat, verify=False)
     finally:
         os.unlink(f.name)
     print(f"{name:<22} {nodes:>7} nodes  tinygrad {tiny_best * 1e3:9.2f} ms "
           f"({tiny_best / nodes * 1e6:7.2f} us/node)  lazy-schedule {ours * 1e3:8.2f} ms "
-          f"({ours / nodes * 1e6:6.2f} us/node)  {tiny_best / ours:6.1f}x", flush=True)
+          f"({ours / nodes * 1e6:6.2f} us/node)  {tiny_best / ours:6.1f}x;  "
+          f"without -verify-each {bare * 1e3:8.2f} ms ({bare / nodes * 1e6:6.2f} us/node) "
+          f"{tiny_best / bare:6.1f}x", flush=True)
 
 
 def chain_text(n):
@@ -172,10 +180,10 @@ def scaling(repeat):
             with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
                 f.write(make(n))
             try:
-                times[n] = lazy_time(f.name, repeat)
+                times[n] = lazy_time(f.name, repeat, verify=False)
             finally:
                 os.unlink(f.name)
-            print(f"{family} {n:>7} nodes: lazy-schedule {times[n] * 1e3:8.2f} ms "
+            print(f"{family} {n:>7} nodes: lazy-schedule (-verify-each=0) {times[n] * 1e3:8.2f} ms "
                   f"({times[n] / n * 1e6:5.2f} us/node)", flush=True)
         for a, b in ((1000, 5000), (20000, 100000)):
             print(f"{family} scaling {a}->{b}: time({b}) / (5 * time({a})) = "

@@ -6,6 +6,8 @@ import subprocess
 
 import pytest
 
+from lazy_mlir.tinygrad._compare import _copy_kernel_env
+
 from conftest import fresh
 from corpus import registry
 from lazy_mlir.tinygrad import export
@@ -40,7 +42,7 @@ def test_kernel_count(name):
     entry = GRAPHS[name]
     built = registry.build(name)
     flags = {k: v for k, v in entry.flags.items() if k != "USE_COPY_KERNEL"}
-    with Context(**flags):
+    with Context(**flags), _copy_kernel_env(entry.flags.get("USE_COPY_KERNEL", 0)):
         schedule = create_schedule(collect_outputs(built["outputs"]))
     if entry.items is not None:
         assert len(schedule) == entry.items

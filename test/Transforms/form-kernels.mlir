@@ -61,6 +61,26 @@ func.func @ext_items(%a: tensor<4xf32>) -> (tensor<4xf32, #lazy.device<"CUDA">>,
 
 // -----
 
+// USE_COPY_KERNEL: a copy between devices of one type (CLANG to CLANG:1)
+// is a kernel that moves the bytes as uint8; the launch passes the buffers
+// as they are. A copy to another device type stays an EXT item.
+// CHECK-LABEL: lazy.kernel @copy_kernel_k0
+// CHECK-SAME: (%[[OUT:.+]]: !lazy.buffer<16xui8, #lazy.device<"CLANG:1">>, %[[IN:.+]]: !lazy.buffer<16xui8>)
+// CHECK-NEXT: %[[B:.+]] = lazy.load %[[IN]] as <[(16):(1)]> : !lazy.buffer<16xui8> -> tensor<16xui8>
+// CHECK-NEXT: lazy.store %[[B]], %[[OUT]] as <[(16):(1)]>
+// CHECK: func.func @copy_kernel(%[[A:.+]]: !lazy.buffer<4xf32>)
+// CHECK: lazy.launch @copy_kernel_k0 outs(%{{.+}} : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) ins(%[[A]] : !lazy.buffer<4xf32>)
+// CHECK: lazy.ext "copy" outs(%{{.+}} : !lazy.buffer<4xf32, #lazy.device<"CUDA">>) ins(%[[A]] : !lazy.buffer<4xf32>) {arg = 16 : i64}
+module attributes {lazy.default_device = "CLANG", lazy.flags = {use_copy_kernel = true}} {
+  func.func @copy_kernel(%a: tensor<4xf32>) -> (tensor<4xf32, #lazy.device<"CLANG:1">>, tensor<4xf32, #lazy.device<"CUDA">>) {
+    %0 = lazy.copy %a : tensor<4xf32> -> tensor<4xf32, #lazy.device<"CLANG:1">>
+    %1 = lazy.copy %a : tensor<4xf32> -> tensor<4xf32, #lazy.device<"CUDA">>
+    return %0, %1 : tensor<4xf32, #lazy.device<"CLANG:1">>, tensor<4xf32, #lazy.device<"CUDA">>
+  }
+}
+
+// -----
+
 // An assign writes into its target's buffer and reads the old contents
 // through its own output slot; nothing else is an input.
 // CHECK-LABEL: lazy.kernel @assign_self_k0

@@ -13,6 +13,8 @@ Where tinygrad raises while scheduling, the case is identical only if
 lazy-opt rejects the graph too.
 """
 
+import contextlib
+import os
 import re
 import subprocess
 import time
@@ -144,6 +146,27 @@ def differences(want, got):
     return out
 
 
+@contextlib.contextmanager
+def _copy_kernel_env(enabled):
+    """USE_COPY_KERNEL as tinygrad reads it: a cached getenv, so the cache
+    is cleared around the change."""
+    from tinygrad.helpers import getenv
+    old = os.environ.get("USE_COPY_KERNEL")
+    if bool(getenv("USE_COPY_KERNEL")) == bool(enabled):
+        yield
+        return
+    os.environ["USE_COPY_KERNEL"] = "1" if enabled else "0"
+    getenv.cache_clear()
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["USE_COPY_KERNEL"]
+        else:
+            os.environ["USE_COPY_KERNEL"] = old
+        getenv.cache_clear()
+
+
 def compare_built(built, lazy_opt):
     """Compare one built graph; returns (differences, tinygrad s, lazy s)."""
     from tinygrad.device import Device
@@ -171,7 +194,7 @@ def compare_built(built, lazy_opt):
     from tinygrad.helpers import Context
     flags = scheduler_flags(built.flags)
     with Context(MULTIOUTPUT=int(flags["multi_output"]), FUSE_CONV_BW=int(flags["fuse_conv_bw"]),
-                 FUSE_ARANGE=int(flags["fuse_arange"])):
+                 FUSE_ARANGE=int(flags["fuse_arange"])), _copy_kernel_env(flags["use_copy_kernel"]):
         want, tiny_s, external = tinygrad_schedule(built)
     text = _mark_external(text, {by_buffer[b] for b in external if b in by_buffer})
     got, lazy_s = lazy_schedule(text, lazy_opt)

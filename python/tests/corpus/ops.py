@@ -171,6 +171,17 @@ def _():
     return [there, back, x.to("CLANG:1")[1:]]
 
 
+@graph("ops/copy_kernel", flags={"USE_COPY_KERNEL": 1}, kernels=5)
+def _():
+    """USE_COPY_KERNEL: copies between devices of one type are byte-copy
+    kernels (not EXT items)."""
+    x = realized(3, 4)
+    there = (x + 1).to("CLANG:1")
+    back = (there * 2).to(x.device)
+    ints = realized(5, dtype=dtypes.int32).to("CLANG:1")
+    return [there, back, ints]
+
+
 @graph("ops/copy_from_numpy", fill={"keep": True})
 def _():
     host = Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))

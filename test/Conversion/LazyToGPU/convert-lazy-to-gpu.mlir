@@ -155,6 +155,29 @@ func.func @program(%a: !lazy.buffer<100xf32>) -> (!lazy.buffer<100xf32>, !lazy.b
 
 // -----
 
+// A kernel reading a buffer's bytes as another dtype (a USE_COPY_KERNEL
+// byte copy) gets its own view of the same bytes.
+// CHECK-LABEL: func.func @byte_copy(
+// CHECK-SAME: %[[ARG:.+]]: memref<16xi8>)
+// CHECK: %[[IN:.+]] = memref.view %[[ARG]][%{{.+}}][] : memref<16xi8> to memref<4xf32>
+// CHECK: %[[RAW:.+]] = gpu.alloc () : memref<16xi8>
+// CHECK: %[[OUT:.+]] = memref.view %[[RAW]][%{{.+}}][] : memref<16xi8> to memref<4xf32>
+// CHECK: %[[OUTB:.+]] = memref.view %[[RAW]][%{{.+}}][] : memref<16xi8> to memref<16xi8>
+// CHECK: %[[INB:.+]] = memref.view %[[ARG]][%{{.+}}][] : memref<16xi8> to memref<16xi8>
+// CHECK: gpu.launch_func @lazy_kernels::@copy_bytes {{.*}} args(%[[OUTB]] : memref<16xi8>, %[[INB]] : memref<16xi8>)
+// CHECK: return %[[OUT]]
+lazy.kernel @copy_bytes(%out0: !lazy.buffer<16xui8>, %in0: !lazy.buffer<16xui8>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(16):(1)]> : !lazy.buffer<16xui8> -> tensor<16xui8>
+  lazy.store %0, %out0 as <[(16):(1)]> : tensor<16xui8>, !lazy.buffer<16xui8>
+}
+func.func @byte_copy(%a: !lazy.buffer<4xf32>) -> !lazy.buffer<4xf32> {
+  %b = lazy.alloc : !lazy.buffer<4xf32>
+  %r = lazy.launch @copy_bytes outs(%b : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<4xf32>)
+  return %r : !lazy.buffer<4xf32>
+}
+
+// -----
+
 func.func @custom_item() -> !lazy.buffer<4xf32> {
   %b = lazy.alloc : !lazy.buffer<4xf32>
   // expected-error @+1 {{'lazy.ext' op calls a host function, which has no GPU lowering}}

@@ -121,6 +121,21 @@ func.func @launch_types(%b: !lazy.buffer<8xf32>) {
 
 // -----
 
+// A kernel may see a buffer's bytes as another dtype, not another device.
+lazy.kernel @bytes(%out0: !lazy.buffer<16xui8>) attributes {num_outputs = 1 : i64} {
+  %c = lazy.const 1 : tensor<ui8>
+  %v = lazy.view %c as <[(16):(0)]> : tensor<ui8> -> tensor<16xui8>
+  lazy.store %v, %out0 as <[(16):(1)]> : tensor<16xui8>, !lazy.buffer<16xui8>
+}
+func.func @launch_device(%b: !lazy.buffer<4xf32>, %c: !lazy.buffer<4xf32, #lazy.device<"CUDA">>) {
+  %0 = lazy.launch @bytes outs(%b : !lazy.buffer<4xf32>)
+  // expected-error @+1 {{'lazy.launch' op operand #0 has type '!lazy.buffer<4xf32, #lazy.device<"CUDA">>' but the kernel expects '!lazy.buffer<16xui8>' (a different size in bytes or device)}}
+  %1 = lazy.launch @bytes outs(%c : !lazy.buffer<4xf32, #lazy.device<"CUDA">>)
+  return
+}
+
+// -----
+
 func.func @ext_kind(%b: !lazy.buffer<4xf32>) {
   // expected-error @+1 {{'lazy.ext' op unknown EXT kind 'move'; expected copy, custom, empty or view}}
   %0 = lazy.ext "move" outs(%b : !lazy.buffer<4xf32>)

@@ -62,6 +62,22 @@ std::vector<int64_t> axesOf(const LazyNode &n) {
 
 class Lowering {
 public:
+  bool useCopyKernel = false;
+
+  /// The device type of a value: its device (the tensor encoding, else the
+  /// module's default) up to the first ':' (`CUDA:1` -> `CUDA`).
+  std::string deviceType(Value v) const {
+    std::string device = "CLANG";
+    if (auto attr = dyn_cast_or_null<DeviceAttr>(
+            cast<RankedTensorType>(v.getType()).getEncoding()))
+      device = attr.getName().str();
+    else if (auto module = g.function()->getParentOfType<ModuleOp>())
+      if (auto d = module->getAttrOfType<StringAttr>(
+              LazyDialect::kDefaultDeviceAttrName))
+        device = d.getValue().str();
+    return device.substr(0, device.find(':'));
+  }
+
   Lowering(const LazyGraph &g, const NodeSet &realizes, ArrayRef<NodeId> group)
       : g(g), realizes(realizes), group(group.begin(), group.end()) {
     for (auto [i, out] : llvm::enumerate(group))
@@ -447,6 +463,13 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
 FailureOr<ScheduleItem> Lowering::run() {
   item.outputs = group;
   const LazyNode &first = g.node(group.front());
+  if (first.kind == NodeOp::Copy && useCopyKernel &&
+      deviceType(first.value) == deviceType(g.node(first.srcs[0]).value)) {
+    const LazyNode &src = g.node(first.srcs[0]);
+    item.copyBytes = src.size * src.itemSize; // tinygrad's COPY arg, nbytes
+    item.inputs.push_back(g.baseOf(first.srcs[0]));
+    return item;
+  }
   if (first.kind == NodeOp::Custom || first.kind == NodeOp::Copy ||
       first.kind == NodeOp::Empty || first.kind == NodeOp::BufferView) {
     item.isKernel = false;
@@ -494,7 +517,9 @@ FailureOr<ScheduleItem> Lowering::run() {
 
 FailureOr<ScheduleItem> mlir::lazy::lowerGroup(const LazyGraph &graph,
                                                const NodeSet &realizes,
-                                               ArrayRef<NodeId> group) {
+                                               ArrayRef<NodeId> group,
+                                               bool useCopyKernel) {
   Lowering lowering(graph, realizes, group);
+  lowering.useCopyKernel = useCopyKernel;
   return lowering.run();
 }

@@ -160,12 +160,23 @@ LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                          << getIns().size() << " inputs to a kernel with "
                          << kernel.getNumOutputs() << " outputs and "
                          << kernel.getNumArguments() << " arguments";
+  // A kernel sees a buffer's bytes through its own argument type (a
+  // byte-copy kernel reads any buffer as uint8): the bytes and the device
+  // must agree.
+  auto bytesOf = [](BufferType t) {
+    unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+    return t.getSize() * std::max(1u, bits / 8);
+  };
   for (auto [i, pair] : llvm::enumerate(
-           llvm::zip(getOperandTypes(), kernel.getArgumentTypes())))
-    if (std::get<0>(pair) != std::get<1>(pair))
-      return emitOpError() << "operand #" << i << " has type "
-                           << std::get<0>(pair) << " but the kernel expects "
-                           << std::get<1>(pair);
+           llvm::zip(getOperandTypes(), kernel.getArgumentTypes()))) {
+    auto given = cast<BufferType>(std::get<0>(pair));
+    auto expected = cast<BufferType>(std::get<1>(pair));
+    if (given != expected && (bytesOf(given) != bytesOf(expected) ||
+                              given.getDevice() != expected.getDevice()))
+      return emitOpError() << "operand #" << i << " has type " << given
+                           << " but the kernel expects " << expected
+                           << " (a different size in bytes or device)";
+  }
   return success();
 }
 

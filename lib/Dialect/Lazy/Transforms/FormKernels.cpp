@@ -129,10 +129,19 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
                                   const ScheduleItem &item) {
   MLIRContext *ctx = func.getContext();
   SmallVector<Type> argTypes;
+  // A byte-copy kernel sees its buffers as uint8 (the launch passes them
+  // as they are: a kernel argument only has to match a buffer's bytes).
+  auto bytesOf = [&](BufferType t) {
+    return BufferType::get(ctx, item.copyBytes,
+                           IntegerType::get(ctx, 8, IntegerType::Unsigned),
+                           t.getDevice());
+  };
   for (NodeId out : item.outputs)
-    argTypes.push_back(bufferTypeFor(g, out));
+    argTypes.push_back(item.copyBytes ? bytesOf(bufferTypeFor(g, out))
+                                      : bufferTypeFor(g, out));
   for (NodeId in : item.inputs)
-    argTypes.push_back(bufferTypeFor(g, in));
+    argTypes.push_back(item.copyBytes ? bytesOf(bufferTypeFor(g, in))
+                                      : bufferTypeFor(g, in));
 
   OpBuilder moduleBuilder(func);
   Location loc = g.node(item.outputs.front()).op->getLoc();
@@ -160,6 +169,16 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
   for (Type t : argTypes)
     body->addArgument(t, loc);
   OpBuilder b = OpBuilder::atBlockEnd(body);
+
+  if (item.copyBytes) {
+    auto bytes = RankedTensorType::get(
+        {item.copyBytes}, IntegerType::get(ctx, 8, IntegerType::Unsigned));
+    auto view =
+        ShapeTrackerAttr::get(ctx, st::ShapeTracker::fromShape({item.copyBytes}));
+    Value value = LoadOp::create(b, loc, bytes, body->getArgument(1), view);
+    StoreOp::create(b, loc, value, body->getArgument(0), view);
+    return kernel;
+  }
 
   // Only nodes the stores reach are emitted (an assign also lowers its
   // target, whose load nothing uses).
@@ -256,7 +275,8 @@ LogicalResult KernelFormer::run() {
 
   std::vector<ScheduleItem> items;
   for (const std::vector<NodeId> &group : groups) {
-    FailureOr<ScheduleItem> item = lowerGroup(g, realizes, group);
+    FailureOr<ScheduleItem> item =
+        lowerGroup(g, realizes, group, readModuleFlags(func).useCopyKernel);
     if (failed(item))
       return failure();
     items.push_back(std::move(*item));

@@ -48,14 +48,20 @@ struct ScheduleItem {
   /// Computed nodes in tinygrad's cache order (their locations are the
   /// kernel's metadata).
   std::vector<NodeId> computed;
+  /// Nonzero for a USE_COPY_KERNEL copy: a kernel that loads and stores
+  /// this many bytes as uint8 (`nodes` and `stores` stay empty).
+  int64_t copyBytes = 0;
 };
 
 /// Lowers one output group. Errors (tinygrad's assertions and the
 /// "self operand of augmented assign must be contiguous" error) are
-/// reported at the offending op.
+/// reported at the offending op. With `useCopyKernel` (USE_COPY_KERNEL), a
+/// COPY between devices of one type (`CUDA:0` to `CUDA:1`) is a byte-copy
+/// kernel instead of an EXT item.
 FailureOr<ScheduleItem> lowerGroup(const LazyGraph &graph,
                                    const NodeSet &realizes,
-                                   ArrayRef<NodeId> group);
+                                   ArrayRef<NodeId> group,
+                                   bool useCopyKernel = false);
 
 } // namespace mlir::lazy
 

@@ -114,7 +114,11 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
     `lazy.kernel` symbol:
 
     1. copy, custom, empty and buffer_view groups become `lazy.ext` items
-       reading their sources' bases;
+       reading their sources' bases, except, with `use_copy_kernel` in the
+       module's `lazy.flags` (USE_COPY_KERNEL), a copy between devices of
+       one type (`CUDA:0` to `CUDA:1`): a kernel that loads and stores the
+       bytes as uint8 (its arguments are byte buffers; the launch passes
+       the buffers as they are);
     2. movement ops on a reduce's output are pushed into its input (the
        reduced axes move last), and a reduce reading a view of the same kind
        of reduce merges with it into one reduce (its axes first);
