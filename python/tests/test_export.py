@@ -171,7 +171,9 @@ def test_forced_realize_and_seen(lazy_opt):
     x = Tensor.empty(4).realize()
     first = (x + 1).contiguous()          # contiguous of a full base: forced_realize
     text = export([first * 2], seen=[first.lazydata.base])
-    assert re.search(r"lazy.add %arg0, %\d+ \{lazy.forced_realize, lazy.seen\} : tensor<4xf32>", text)
+    # (`first` is still referenced here, so it is external too.)
+    assert re.search(r"lazy.add %arg0, %\d+ \{lazy.forced_realize, lazy.seen, lazy.external\} : tensor<4xf32>",
+                     text)
     verify(lazy_opt, text)
 
 
@@ -230,3 +232,21 @@ def test_rank_n_const_bases_have_zero_strides():
     assert base.op.name == "CONST" and not base.st.contiguous
     assert [(v.strides, v.offset, v.mask) for v in base.st.views] == [((0, 0), 0, None)]
     assert "lazy.const 2.0 : tensor<4x4xf32>" in export(t + Tensor.empty(4, 4))
+
+
+def test_bases_python_still_holds_are_external(lazy_opt):
+    """A base a Tensor still references is marked `lazy.external` (tinygrad's
+    lb_refcount > 0 after scheduling), and the memory planner keeps it."""
+    fresh()
+    x = Tensor.empty(4, 4).realize()
+    held = (x + 1).sum(1)          # realized: a reduce read by the next one
+    out = (held.exp2() * 2).sum()
+    def marked():
+        return [line.split(" = ")[1].split(" {")[0] for line in body(export([out]))
+                if "lazy.external" in line]
+    # `held` is referenced by this frame (outputs are not marked: their
+    # buffers are results, kept anyway).
+    assert marked() == ["lazy.reduce_sum %2 axes [1]"]
+    verify(lazy_opt, export([out]), "--lazy-schedule")
+    del held
+    assert marked() == []

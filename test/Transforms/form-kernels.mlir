@@ -81,6 +81,35 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {use_copy_kernel 
 
 // -----
 
+// `lazy.external` marks a node Python still holds. It keeps alive what it
+// reads unless the schedule realizes it: the held exp2 is fused (not
+// realized), so the reduce it reads stays referenced and its buffer is
+// external; the final reduce's buffer is not.
+// CHECK-LABEL: func.func @held(
+// CHECK-DAG: lazy.alloc : !lazy.buffer<1xf32>
+// CHECK-DAG: lazy.alloc {lazy.external} : !lazy.buffer<4xf32>
+func.func @held(%x: tensor<4x4xf32>) -> tensor<1x1xf32> {
+  %r = lazy.reduce_sum %x axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+  %e = lazy.exp2 %r {lazy.external} : tensor<4x1xf32>
+  %s = lazy.reduce_sum %e axes [0] : tensor<4x1xf32> -> tensor<1x1xf32>
+  return %s : tensor<1x1xf32>
+}
+
+// -----
+
+// Without the mark nothing is external.
+// CHECK-LABEL: func.func @not_held(
+// CHECK-NOT: lazy.external
+// CHECK: return
+func.func @not_held(%x: tensor<4x4xf32>) -> tensor<1x1xf32> {
+  %r = lazy.reduce_sum %x axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+  %e = lazy.exp2 %r : tensor<4x1xf32>
+  %s = lazy.reduce_sum %e axes [0] : tensor<4x1xf32> -> tensor<1x1xf32>
+  return %s : tensor<1x1xf32>
+}
+
+// -----
+
 // An assign writes into its target's buffer and reads the old contents
 // through its own output slot; nothing else is an input.
 // CHECK-LABEL: lazy.kernel @assign_self_k0

@@ -6,8 +6,9 @@ kind, output/input counts, kernel ASTs modulo naming, and memory plan
 (`bufs:` lines after tinygrad's memory_planner and lazy-plan-memory).
 
 The memory plan depends on which buffers Python still references after
-scheduling (tinygrad's lb_refcount). Those are read off tinygrad's run and
-marked `lazy.external` in the exported graph before lazy-opt schedules it.
+scheduling (tinygrad's lb_refcount). The exporter marks the bases held from
+outside the graph `lazy.external`; identical plans on the corpus check that
+inference against tinygrad's own reference counts.
 
 Where tinygrad raises while scheduling, the case is identical only if
 lazy-opt rejects the graph too.
@@ -21,24 +22,6 @@ import time
 
 from . import _script
 from ._canonical import canonical_items, view_text  # noqa: F401 - re-exported
-
-
-def _mark_external(text, names):
-    """Adds `lazy.external` to the ops defining the SSA `names`."""
-    if not names:
-        return text
-    out = []
-    for line in text.splitlines():
-        m = re.match(r"\s*(%\w+) = lazy\.", line)
-        if m and m.group(1) in names:
-            head, sep, tail = line.rpartition(" : ")
-            if sep and " {lazy." in head:
-                head = head.replace(" {lazy.", " {lazy.external, lazy.", 1)
-            elif sep:
-                head += " {lazy.external}"
-            line = head + sep + tail
-        out.append(line)
-    return "\n".join(out) + "\n"
 
 
 def _plan_lines(schedule):
@@ -70,8 +53,7 @@ def _with_plan(items, plans):
 
 
 def tinygrad_schedule(built):
-    """(canonical lines with plan, seconds, externally referenced buffer ids)
-    or (['RAISES ...'], seconds, set())."""
+    """(canonical lines with plan, seconds) or (['RAISES ...'], seconds)."""
     from tinygrad.engine.realize import memory_planner
     from tinygrad.engine.schedule import create_schedule_with_vars
     from ._export import collect_outputs
@@ -83,12 +65,11 @@ def tinygrad_schedule(built):
     except Exception as exc:  # noqa: BLE001 - tinygrad's own failure is a result
         first = str(exc).strip().splitlines()
         return [f"RAISES {type(exc).__name__}: {first[0] if first else ''}"], \
-            time.perf_counter() - start, set()
+            time.perf_counter() - start
     elapsed = time.perf_counter() - start
-    external = {id(b) for si in schedule for b in si.bufs if b.lb_refcount > 0}
     planned = memory_planner(schedule)
     lines = _with_plan(canonical_items(schedule), _plan_lines(planned))
-    return lines, elapsed, external
+    return lines, elapsed
 
 
 def lazy_schedule(text, lazy_opt, with_plan=True):
@@ -174,29 +155,12 @@ def compare_built(built, lazy_opt):
     outs = collect_outputs(built.outputs)
     exporter = _Exporter(Device.DEFAULT, built.seen)
     text = exporter.module(outs, scheduler_flags(built.flags))
-    # Map each exported base's Buffer to its SSA name (before scheduling
-    # deletes anything).
-    by_buffer = {}
-    stack, seen_ids = list(outs), set()
-    while stack:
-        lb = stack.pop()
-        if id(lb) in seen_ids:
-            continue
-        seen_ids.add(id(lb))
-        base = lb.base
-        if base is not lb:
-            stack.append(base)
-            continue
-        if id(lb) in exporter.names and hasattr(lb, "srcs"):
-            by_buffer[id(lb.buffer)] = exporter.names[id(lb)]
-            stack.extend(lb.srcs)
     # tinygrad schedules under the flags the module records.
     from tinygrad.helpers import Context
     flags = scheduler_flags(built.flags)
     with Context(MULTIOUTPUT=int(flags["multi_output"]), FUSE_CONV_BW=int(flags["fuse_conv_bw"]),
                  FUSE_ARANGE=int(flags["fuse_arange"])), _copy_kernel_env(flags["use_copy_kernel"]):
-        want, tiny_s, external = tinygrad_schedule(built)
-    text = _mark_external(text, {by_buffer[b] for b in external if b in by_buffer})
+        want, tiny_s = tinygrad_schedule(built)
     got, lazy_s = lazy_schedule(text, lazy_opt)
     return differences(want, got), tiny_s, lazy_s
 

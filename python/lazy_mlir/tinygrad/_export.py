@@ -19,6 +19,8 @@ The walk is an iterative post-order DFS: no recursion on graph depth, and
 every node and edge is handled a constant number of times.
 """
 
+import collections
+import sys
 import math
 
 from tinygrad.device import Device
@@ -188,6 +190,7 @@ class _Exporter:
         self.buffers = []  # keeps numbered Buffers alive while ids are in use
         self.types = {}
         self.st_texts = {}  # id(st) -> (st, text)
+        self.held = set()  # ids of bases referenced from outside the graph
         self.count = 0
 
     # -- types and attributes ------------------------------------------------
@@ -291,6 +294,8 @@ class _Exporter:
             attrs.append("lazy.forced_realize")
         if id(lb) in self.seen:
             attrs.append("lazy.seen")
+        if id(lb) in self.held:
+            attrs.append("lazy.external")
         attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
 
         if op is MetaOps.CONST:
@@ -337,22 +342,12 @@ class _Exporter:
     # -- the walk -------------------------------------------------------------
 
     def walk(self, outs):
-        names = self.names
-        for out in outs:
-            if id(out) in names:
-                continue
-            stack = [(out, False)]
-            while stack:
-                lb, ready = stack.pop()
-                if id(lb) in names:
-                    continue
-                if ready:
-                    self.emit(lb)
-                    continue
-                stack.append((lb, True))
-                for dep in reversed(self.dependencies(lb)):
-                    if id(dep) not in names:
-                        stack.append((dep, False))
+        order = _post_order(outs, self.dependencies)
+        # Outputs are held by the caller; their buffers are kept anyway.
+        outputs = {id(o._base if o._base is not None else o) for o in outs}
+        self.held = _held_bases(order) - outputs
+        for lb in order:
+            self.emit(lb)
 
     def module(self, outs, flags):
         self.walk(outs)
@@ -377,6 +372,63 @@ class _Exporter:
         if outs:
             ret += " " + ", ".join(self.names[id(o)] for o in outs) + " : " + ", ".join(result_types)
         return head + "\n".join(self.lines) + ("\n" if self.lines else "") + ret + "\n  }\n}\n"
+
+
+def _post_order(outs, dependencies):
+    """Every node reachable from `outs`, sources before users (iterative)."""
+    order, visited = [], set()
+    for out in outs:
+        if id(out) in visited:
+            continue
+        stack = [(out, False)]
+        while stack:
+            lb, ready = stack.pop()
+            if id(lb) in visited:
+                continue
+            if ready:
+                visited.add(id(lb))
+                order.append(lb)
+                continue
+            stack.append((lb, True))
+            for dep in reversed(dependencies(lb)):
+                if id(dep) not in visited:
+                    stack.append((dep, False))
+    return order
+
+
+def _internal_references(order):
+    """How many references each node gets from inside the graph (sources,
+    views' bases), by id. A function of its own, so that no loop variable
+    outlives it holding a node."""
+    internal = collections.Counter()
+    for lb in order:
+        if lb._base is not None:
+            internal[id(lb._base)] += 1
+        for src in getattr(lb, "srcs", ()):
+            internal[id(src)] += 1
+    return internal
+
+
+def _held_bases(order):
+    """Ids of the unrealized bases that something outside the graph keeps
+    alive (through the base itself or one of its views): a Tensor the
+    program still holds, an autograd context's saved buffers. tinygrad's
+    memory planner sees them as lb_refcount > 0 after scheduling and never
+    reuses their buffers; lazy-form-kernels marks those buffers (and what
+    the held nodes keep alive) `lazy.external`.
+
+    References from inside the graph are subtracted from each node's
+    reference count; what remains is held from outside. The baseline is 3:
+    `order`, the loop variable and getrefcount's argument."""
+    internal = _internal_references(order)
+    held = []
+    for lb in order:
+        if sys.getrefcount(lb) - 3 - internal[id(lb)] > 0:
+            held.append(id(lb._base) if lb._base is not None else id(lb))
+    # Realized buffers are not planned, and consts have no buffer.
+    skip = {id(lb) for lb in order if lb._base is None and
+            (not hasattr(lb, "srcs") or lb.op is MetaOps.CONST)}
+    return {i for i in held if i not in skip}
 
 
 def _contiguous_view(shape, lb):

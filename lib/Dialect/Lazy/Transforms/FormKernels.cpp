@@ -282,6 +282,31 @@ LogicalResult KernelFormer::run() {
     items.push_back(std::move(*item));
   }
 
+  // Buffers Python still references after scheduling (tinygrad's
+  // lb_refcount > 0), which the memory planner must not reuse: nodes marked
+  // `lazy.external` (held from outside the graph) and what they keep alive,
+  // their bases and, for nodes this schedule does not realize (tinygrad
+  // drops the sources of those it does), their sources.
+  std::vector<char> external(g.size(), 0);
+  {
+    SmallVector<NodeId> stack;
+    for (NodeId id = 0; id < NodeId(g.size()); ++id)
+      if (Operation *op = g.node(id).op)
+        if (op->hasAttr(LazyDialect::kExternalAttrName))
+          stack.push_back(id);
+    while (!stack.empty()) {
+      NodeId id = stack.pop_back_val();
+      if (external[id])
+        continue;
+      external[id] = 1;
+      const LazyNode &n = g.node(id);
+      if (!n.isBase())
+        stack.push_back(n.base);
+      else if (!n.isRealized() && !realizes.contains(id))
+        stack.append(n.srcs.begin(), n.srcs.end());
+    }
+  }
+
   MLIRContext *ctx = func.getContext();
   Block &oldBody = func.getBody().front();
   Location loc = func.getLoc();
@@ -337,7 +362,7 @@ LogicalResult KernelFormer::run() {
                                           sb.getI64IntegerAttr(offset)));
       } else {
         auto alloc = AllocOp::create(sb, n.op->getLoc(), bufferTypeOf(n));
-        if (n.op->hasAttr(LazyDialect::kExternalAttrName))
+        if (external[out])
           alloc->setAttr(LazyDialect::kExternalAttrName, sb.getUnitAttr());
         outs.push_back(alloc);
       }
