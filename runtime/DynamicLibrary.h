@@ -13,6 +13,10 @@ namespace lazy::runtime {
 /// A shared library opened at run time; closed on destruction.
 class DynamicLibrary {
 public:
+  DynamicLibrary() = default;
+  DynamicLibrary(const DynamicLibrary &) = delete; // owns the handle
+  DynamicLibrary &operator=(const DynamicLibrary &) = delete;
+
   /// Tries each name in turn; on failure `error` holds dlerror's text for
   /// the first (the usual) name.
   bool open(std::initializer_list<const char *> names, std::string &error) {

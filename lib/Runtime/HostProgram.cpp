@@ -90,6 +90,8 @@ mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
       buffers[alloc.getMemref()] = buffer;
     } else if (auto view = dyn_cast<memref::ViewOp>(op)) {
       std::optional<int64_t> shift = constantIndex(view.getByteShift());
+      if (!buffers.count(view.getSource()))
+        return view.emitError("views a value that is not a buffer");
       DeviceBuffer base = buffers.lookup(view.getSource());
       size_t bytes = bytesOf(view.getType());
       if (!shift || *shift < 0 || size_t(*shift) + bytes > base.bytes)
@@ -130,8 +132,13 @@ mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
         profiler(launch.getKernelName(), took.count(), bytes);
       }
     } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+      if (!buffers.count(copy.getDst()) || !buffers.count(copy.getSrc()))
+        return copy.emitError("copies a value that is not a buffer");
       DeviceBuffer dst = buffers.lookup(copy.getDst());
       DeviceBuffer src = buffers.lookup(copy.getSrc());
+      if (src.bytes < dst.bytes)
+        return copy.emitError("copies ")
+               << dst.bytes << " bytes from a buffer of " << src.bytes;
       if (!device.copyOnDevice(dst.ptr, src.ptr, dst.bytes))
         return deviceError(&op);
     } else if (auto fill = dyn_cast<gpu::MemsetOp>(op)) {
@@ -140,6 +147,8 @@ mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
           !(matchPattern(fill.getValue(), m_Zero()) ||
             matchPattern(fill.getValue(), m_AnyZeroFloat())))
         return fill.emitError("only zero fills are supported");
+      if (!buffers.count(fill.getDst()))
+        return fill.emitError("fills a value that is not a buffer");
       DeviceBuffer dst = buffers.lookup(fill.getDst());
       if (!device.fillZero(dst.ptr, dst.bytes))
         return deviceError(&op);

@@ -6,8 +6,9 @@
 // Schedules a graph-level function (lazy-schedule, with the module's flags)
 // and runs it. On the CPU the kernels and the scheduled program are lowered
 // to the LLVM dialect (lazy-to-cpu) and run with MLIR's ExecutionEngine. On
-// a GPU the kernels are compiled with lazy-to-nvvm (cubin where ptxas
-// exists, PTX otherwise) or lazy-to-rocdl (HSACO), loaded through the
+// a GPU the kernels are compiled with lazy-to-nvvm (a cubin where ptxas
+// is found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin, PTX for the
+// driver to compile otherwise) or lazy-to-rocdl (HSACO), loaded through the
 // runtime (runtime/, the vendor driver opened with dlopen), and the host
 // code is issued op by op (HostProgram.h). Inputs come from
 // .npy files or a seed (as lazy-interp makes them); results go to
@@ -40,6 +41,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -241,8 +243,9 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
       times.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count());
-      // Free what this run allocated: not the arguments (assign targets
-      // are returned in place), each allocation once.
+      // Free the results' memory (the program frees its other buffers):
+      // not the arguments (assign targets are returned in place), each
+      // allocation once.
       llvm::SmallPtrSet<void *, 8> freed;
       for (interp::HostTensor &t : copies)
         freed.insert(t.data.data());
@@ -272,10 +275,25 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     std::string target = chip.empty() ? gpu.chip() : chip.getValue();
     if (target.empty())
       target = "sm_90";
-    // PTX 8.0 covers sm_50 to sm_90; newer chips need a newer ISA.
-    std::string features =
-        target >= "sm_100" && target.size() > 5 ? "+ptx86" : "+ptx80";
-    pipeline = "lazy-to-nvvm{chip=" + target + " features=" + features + "}";
+    // The PTX ISA the chip needs: 8.0 covers sm_50 to sm_90, 8.6 sm_100,
+    // 8.7 sm_120.
+    int cc = 0;
+    StringRef(target).drop_front(3).take_while(llvm::isDigit).getAsInteger(
+        10, cc);
+    std::string features = cc >= 120 ? "+ptx87" : cc >= 100 ? "+ptx86"
+                                                             : "+ptx80";
+    // A cubin where ptxas exists, else PTX for the driver to compile.
+    SmallVector<StringRef> paths;
+    std::string cudaHome =
+        std::getenv("CUDA_HOME") ? std::string(std::getenv("CUDA_HOME")) + "/bin"
+                                 : "";
+    if (!cudaHome.empty())
+      paths.push_back(cudaHome);
+    paths.push_back("/usr/local/cuda/bin");
+    bool haveCompiler = bool(llvm::sys::findProgramByName("ptxas")) ||
+                        bool(llvm::sys::findProgramByName("ptxas", paths));
+    pipeline = "lazy-to-nvvm{chip=" + target + " features=" + features +
+               " format=" + (haveCompiler ? "bin" : "isa") + "}";
   } else {
     pipeline = "lazy-to-rocdl{chip=" +
                (chip.empty() ? std::string("gfx942") : chip.getValue()) + "}";
@@ -294,12 +312,15 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
   std::vector<mlir::lazy::DeviceBuffer> inputs;
   for (interp::HostTensor &t : args) {
     mlir::lazy::DeviceBuffer buffer{0, t.data.size()};
-    if (!gpu.alloc(buffer.bytes, buffer.ptr) ||
-        !gpu.copyToDevice(buffer.ptr, t.data.data(), buffer.bytes)) {
-      fail("copying the inputs to the device: " + gpu.error());
+    if (!gpu.alloc(buffer.bytes, buffer.ptr)) {
+      fail("allocating the inputs on the device: " + gpu.error());
       return failure();
     }
     allocations.push_back(buffer.ptr);
+    if (!gpu.copyToDevice(buffer.ptr, t.data.data(), buffer.bytes)) {
+      fail("copying the inputs to the device: " + gpu.error());
+      return failure();
+    }
     inputs.push_back(buffer);
   }
   mlir::lazy::LaunchProfiler profiler;
@@ -328,6 +349,10 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     std::vector<double> times;
     for (unsigned r = 0; r < repeat; ++r) {
       std::vector<::lazy::runtime::DevicePtr> scratch;
+      auto freeScratch = llvm::make_scope_exit([&] {
+        for (::lazy::runtime::DevicePtr p : scratch)
+          gpu.free(p);
+      });
       auto start = std::chrono::steady_clock::now();
       // Kernels are profiled in the last (warm) run.
       if (failed(mlir::lazy::runHostProgram(
@@ -337,8 +362,6 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
       times.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count());
-      for (::lazy::runtime::DevicePtr p : scratch)
-        gpu.free(p);
     }
     printTimes(times);
   }

@@ -66,13 +66,15 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        reduce's size rounded up to a power of two, at least 32) and at most
        `max-grid` blocks; the kernel records its block size in
        `known_block_size`. Every loop is grid-stride, so the result does not
-       depend on the geometry.
+       depend on the grid size. A kernel with a block-mode loop has a
+       power-of-two block (the all_reduce lowering's cross-warp shuffle
+       needs one on ROCDL).
 
     CUSTOM items and copies between buffers of different types are errors.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
-           "threads per block (a multiple of 32, at most 1024)">,
+           "threads per block (a power of two from 32 to 1024)">,
     Option<"blockReduceMin", "block-reduce-min", "int64_t", "64",
            "reduces of at least this many elements are split across a "
            "block's threads">,

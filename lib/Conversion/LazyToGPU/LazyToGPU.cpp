@@ -19,10 +19,13 @@
 //     gpu.all_reduce (shuffles and shared memory on both vendors) combines
 //     the partial results. Narrow types are reduced in 32 bits, which gives
 //     the same bits for integers and bool. Thread 0 stores.
-//   - Every loop is grid-stride, so any launch geometry is correct; the one
-//     chosen is recorded on the launch (blocks of `block-size` threads in
-//     thread mode, the reduce's size rounded up to a power of two, 32 to
-//     `block-size`, in block mode) and in the kernel's `known_block_size`.
+//   - Every loop is grid-stride, so any grid size is correct; the block
+//     size is fixed by the kernel's `known_block_size` (blocks of up to
+//     `block-size` threads in thread mode; in block mode the reduce's size
+//     rounded up to a power of two, 32 to `block-size`). A kernel with a
+//     block-mode loop always has a power-of-two block: the all_reduce
+//     lowering combines its 32-lane partials with a shuffle whose width is
+//     the number of warps, which ROCDL handles only for powers of two.
 //   - Host: each buffer is a `gpu.alloc` of bytes (or a function argument
 //     of bytes) viewed as its dtype with `memref.view`, so buffer views at
 //     any offset and of any dtype are views of the same memory. Copies are
@@ -266,7 +269,11 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
       maxBlock = std::max(maxBlock, threads);
     }
   }
-  geometry.block = maxBlock;
+  bool anyBlockMode = llvm::any_of(groups, [](const Group &g) {
+    return g.blockMode;
+  });
+  geometry.block = anyBlockMode ? int64_t(llvm::PowerOf2Ceil(maxBlock))
+                                : maxBlock;
   for (Group &g : groups)
     if (!g.blockMode)
       geometry.grid = std::max(
@@ -350,6 +357,11 @@ lowerHostFunction(func::FuncOp func,
     b.setInsertionPoint(&op);
     Location loc = op.getLoc();
     auto viewFor = [&](Value v) { return host.lookup(v).view; };
+    // Every buffer operand must come from what this lowering handles.
+    for (Value v : op.getOperands())
+      if (isa<BufferType>(v.getType()) && !host.count(v))
+        return op.emitOpError("uses a buffer the GPU lowering does not know "
+                              "(defined by an unsupported op)");
     if (auto alloc = dyn_cast<AllocOp>(op)) {
       BufferType type = alloc.getType();
       Value bytes = gpu::AllocOp::create(b, loc, bytesOf(type), Type(),
@@ -438,10 +450,16 @@ struct ConvertLazyToGpu final
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
-      module.emitError("convert-lazy-to-gpu: block-size must be a multiple "
-                       "of 32 from 32 to 1024, not ")
+    if (blockSize < 32 || blockSize > 1024 ||
+        !llvm::isPowerOf2_64(uint64_t(int64_t(blockSize)))) {
+      module.emitError("convert-lazy-to-gpu: block-size must be a power of "
+                       "two from 32 to 1024, not ")
           << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    if (maxGrid < 1 || maxGrid > int64_t(INT32_MAX)) {
+      module.emitError("convert-lazy-to-gpu: max-grid must be from 1 to ")
+          << INT32_MAX << ", not " << static_cast<int64_t>(maxGrid);
       return signalPassFailure();
     }
     SmallVector<KernelOp> kernelOps(module.getOps<KernelOp>());

@@ -102,12 +102,18 @@ LogicalResult lowerScheduledFunction(func::FuncOp func) {
     host[arg] = {arg, 0, viewOf(entry, arg.getLoc(), arg, 0, memrefOf(type))};
   }
   SmallVector<Operation *> dead;
+  SmallVector<Value> allocations;
   for (Operation &op : llvm::make_early_inc_range(body)) {
     OpBuilder b(&op);
     Location loc = op.getLoc();
     auto viewFor = [&](Value v) { return host.lookup(v).view; };
+    for (Value v : op.getOperands())
+      if (isa<BufferType>(v.getType()) && !host.count(v))
+        return op.emitOpError("uses a buffer the CPU lowering does not know "
+                              "(defined by an unsupported op)");
     if (auto alloc = dyn_cast<AllocOp>(op)) {
       Value bytes = memref::AllocOp::create(b, loc, bytesOf(alloc.getType()));
+      allocations.push_back(bytes);
       host[alloc] = {bytes, 0, viewOf(b, loc, bytes, 0,
                                       memrefOf(alloc.getType()))};
     } else if (auto sub = dyn_cast<SubAllocOp>(op)) {
@@ -135,8 +141,12 @@ LogicalResult lowerScheduledFunction(func::FuncOp func) {
     } else if (auto ext = dyn_cast<ExtOp>(op)) {
       StringRef kind = ext.getKind();
       if (kind == "copy") {
-        memref::CopyOp::create(b, loc, viewFor(ext.getIns()[0]),
-                               viewFor(ext.getOuts()[0]));
+        Value in = viewFor(ext.getIns()[0]), out = viewFor(ext.getOuts()[0]);
+        if (in.getType() != out.getType())
+          return ext.emitOpError("copies between buffers of different "
+                                 "types, which the CPU lowering does not "
+                                 "support");
+        memref::CopyOp::create(b, loc, in, out);
       } else if (kind == "empty") {
         // tinygrad leaves EMPTY uninitialized; zeros are one of its valid
         // contents and make runs reproducible (the interpreter agrees).
@@ -158,9 +168,16 @@ LogicalResult lowerScheduledFunction(func::FuncOp func) {
       }
       host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      // Allocations no result lives in are freed before returning.
+      llvm::DenseSet<Value> returned;
       for (OpOperand &operand : ret->getOpOperands())
-        if (host.count(operand.get()))
+        if (host.count(operand.get())) {
+          returned.insert(host.lookup(operand.get()).bytes);
           operand.set(viewFor(operand.get()));
+        }
+      for (Value bytes : allocations)
+        if (!returned.contains(bytes))
+          memref::DeallocOp::create(b, loc, bytes);
       continue;
     } else {
       continue;

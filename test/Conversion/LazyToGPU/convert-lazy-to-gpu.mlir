@@ -98,6 +98,22 @@ lazy.kernel @bool_and_unsigned(%out0: !lazy.buffer<2xi1>, %out1: !lazy.buffer<2x
 
 // -----
 
+// A kernel mixing a block-mode loop (64 reduced elements: 64 threads) and
+// a thread-mode loop of 70 elements (96 threads) gets a power-of-two
+// block: the cross-warp step of the all_reduce lowering needs one on ROCDL.
+// CHECK-LABEL: gpu.func @mixed(
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK: gpu.all_reduce add
+lazy.kernel @mixed(%out0: !lazy.buffer<2xf32>, %out1: !lazy.buffer<70xf32>, %in0: !lazy.buffer<128xf32>, %in1: !lazy.buffer<70xf32>) attributes {num_outputs = 2 : i64} {
+  %0 = lazy.load %in0 as <[(2, 64):(64, 1)]> : !lazy.buffer<128xf32> -> tensor<2x64xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<2x64xf32> -> tensor<2x1xf32>
+  lazy.store %1, %out0 as <[(2, 1):(1, 0)]> : tensor<2x1xf32>, !lazy.buffer<2xf32>
+  %2 = lazy.load %in1 as <[(70):(1)]> : !lazy.buffer<70xf32> -> tensor<70xf32>
+  lazy.store %2, %out1 as <[(70):(1)]> : tensor<70xf32>, !lazy.buffer<70xf32>
+}
+
+// -----
+
 // Stores of one shape share one loop and read a common input once.
 // CHECK-LABEL: gpu.func @two_outputs(
 // CHECK: scf.for
@@ -188,4 +204,8 @@ func.func @custom_item() -> !lazy.buffer<4xf32> {
 // -----
 
 // RUN: not lazy-opt %s --convert-lazy-to-gpu="block-size=100" 2>&1 | FileCheck %s --check-prefix=BADSIZE
-// BADSIZE: error: convert-lazy-to-gpu: block-size must be a multiple of 32 from 32 to 1024, not 100
+// BADSIZE: error: convert-lazy-to-gpu: block-size must be a power of two from 32 to 1024, not 100
+// RUN: not lazy-opt %s --convert-lazy-to-gpu="block-size=192" 2>&1 | FileCheck %s --check-prefix=BADSIZE2
+// BADSIZE2: error: convert-lazy-to-gpu: block-size must be a power of two from 32 to 1024, not 192
+// RUN: not lazy-opt %s --convert-lazy-to-gpu="max-grid=0" 2>&1 | FileCheck %s --check-prefix=BADGRID
+// BADGRID: error: convert-lazy-to-gpu: max-grid must be from 1 to 2147483647, not 0

@@ -152,3 +152,25 @@ func.func @empty_item() -> !lazy.buffer<4xsi32> {
   %r = lazy.ext "empty" outs(%b : !lazy.buffer<4xsi32>)
   return %r : !lazy.buffer<4xsi32>
 }
+
+// -----
+
+// An allocation no result lives in is freed before the return.
+// CHECK-LABEL: func.func @frees_intermediates(
+// CHECK: %[[TMP:.+]] = memref.alloc() : memref<16xi8>
+// CHECK: %[[OUT:.+]] = memref.alloc() : memref<16xi8>
+// CHECK: memref.dealloc %[[TMP]] : memref<16xi8>
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+lazy.kernel @twice(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+  %1 = lazy.add %0, %0 : tensor<4xf32>
+  lazy.store %1, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+}
+func.func @frees_intermediates(%a: !lazy.buffer<4xf32>) -> !lazy.buffer<4xf32> {
+  %t = lazy.alloc : !lazy.buffer<4xf32>
+  %o = lazy.alloc : !lazy.buffer<4xf32>
+  %r = lazy.launch @twice outs(%t : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<4xf32>)
+  %s = lazy.launch @twice outs(%o : !lazy.buffer<4xf32>) ins(%r : !lazy.buffer<4xf32>)
+  return %s : !lazy.buffer<4xf32>
+}
