@@ -10,7 +10,8 @@
 //     first free segment of its key (device, dtype, plus byte size where
 //     the device has no sub-buffers) that covers its interval, else the
 //     buffer itself over the whole timeline; the rest of the segment goes
-//     back on the free list;
+//     back on the free list (FreeList finds tinygrad's first fit without
+//     its linear scan);
 //   - a smaller buffer placed in a larger one becomes lazy.suballoc at 0.
 // Allocations are then hoisted to the top of the function so that every
 // alias dominates its uses.
@@ -25,7 +26,9 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
 
+#include <limits>
 #include <map>
+#include <optional>
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYPLANMEMORY
@@ -65,6 +68,66 @@ int64_t bytesOf(BufferType t) {
 struct Segment {
   int64_t start, end;
   Value buffer;
+};
+
+/// tinygrad's free list of one key: segments in insertion order (a taken
+/// segment leaves a hole), over a binary tree of the positions that holds
+/// each subtree's smallest start and largest end. The first segment that
+/// covers an interval is found by descending left first into the subtrees
+/// that could hold one, instead of scanning every segment: the same answer
+/// as tinygrad's linear scan, without its quadratic cost when many buffers
+/// stay live together.
+class FreeList {
+public:
+  explicit FreeList(size_t capacity) {
+    while (leaves < capacity)
+      leaves *= 2;
+    slots.resize(leaves);
+    minStart.assign(2 * leaves, std::numeric_limits<int64_t>::max());
+    maxEnd.assign(2 * leaves, std::numeric_limits<int64_t>::min());
+  }
+
+  void push(Segment seg) {
+    assert(used < leaves && "free list capacity exceeded");
+    slots[used] = seg;
+    set(used++, seg.start, seg.end);
+  }
+
+  /// Removes and returns the first segment with start <= `start` and
+  /// `end` <= its end.
+  std::optional<Segment> takeFirstCovering(int64_t start, int64_t end) {
+    SmallVector<size_t, 64> stack{1};
+    while (!stack.empty()) {
+      size_t node = stack.pop_back_val();
+      if (minStart[node] > start || maxEnd[node] < end)
+        continue;
+      if (node >= leaves) {
+        size_t slot = node - leaves;
+        Segment seg = slots[slot];
+        set(slot, std::numeric_limits<int64_t>::max(),
+            std::numeric_limits<int64_t>::min());
+        return seg;
+      }
+      stack.push_back(2 * node + 1); // right after left
+      stack.push_back(2 * node);
+    }
+    return std::nullopt;
+  }
+
+private:
+  void set(size_t slot, int64_t start, int64_t end) {
+    size_t node = slot + leaves;
+    minStart[node] = start;
+    maxEnd[node] = end;
+    for (node /= 2; node >= 1; node /= 2) {
+      minStart[node] = std::min(minStart[2 * node], minStart[2 * node + 1]);
+      maxEnd[node] = std::max(maxEnd[2 * node], maxEnd[2 * node + 1]);
+    }
+  }
+
+  size_t leaves = 1, used = 0;
+  std::vector<Segment> slots;
+  std::vector<int64_t> minStart, maxEnd;
 };
 
 struct LazyPlanMemory final
@@ -127,9 +190,10 @@ struct LazyPlanMemory final
              bytesOf(cast<BufferType>(b.getType()));
     });
 
-    std::map<std::string, std::vector<Segment>> freeSegments;
-    int64_t last = int64_t(items.size()) - 1;
-    llvm::MapVector<Value, Value> replacement; // buffer -> segment buffer
+    // Each request's key: device and dtype, plus the byte size where the
+    // device has no sub-buffers.
+    std::vector<std::string> keys;
+    std::map<std::string, size_t> requestsPerKey;
     for (Value buf : requests) {
       auto type = cast<BufferType>(buf.getType());
       std::string device = type.getDevice()
@@ -141,19 +205,24 @@ struct LazyPlanMemory final
       os << device << "|" << type.getElementType();
       if (!llvm::is_contained(offsetKinds, kind))
         os << "|" << bytesOf(type);
+      keys.push_back(os.str());
+      ++requestsPerKey[keys.back()];
+    }
+    std::map<std::string, FreeList> freeSegments;
+    for (auto &[key, count] : requestsPerKey)
+      freeSegments.emplace(key, FreeList(2 * count)); // two pieces a request
+
+    int64_t last = int64_t(items.size()) - 1;
+    llvm::MapVector<Value, Value> replacement; // buffer -> segment buffer
+    for (auto [buf, key] : llvm::zip(requests, keys)) {
       auto [start, end] = interval[buf];
-      std::vector<Segment> &segs = freeSegments[key];
-      Segment seg{0, last, buf};
-      for (auto it = segs.begin(); it != segs.end(); ++it)
-        if (it->start <= start && end <= it->end) {
-          seg = *it;
-          segs.erase(it);
-          break;
-        }
+      FreeList &segs = freeSegments.at(key);
+      Segment seg = segs.takeFirstCovering(start, end)
+                        .value_or(Segment{0, last, buf});
       if (start - 1 >= seg.start)
-        segs.push_back({seg.start, start - 1, seg.buffer});
+        segs.push({seg.start, start - 1, seg.buffer});
       if (seg.end >= end + 1)
-        segs.push_back({end + 1, seg.end, seg.buffer});
+        segs.push({end + 1, seg.end, seg.buffer});
       replacement[buf] = seg.buffer;
     }
 

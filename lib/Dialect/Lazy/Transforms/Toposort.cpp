@@ -72,19 +72,27 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
 
   llvm::MapVector<unsigned, unsigned> inDegree;
   std::vector<SmallVector<unsigned>> successors(items.size());
+  // Per-item "already an edge" stamps keep each item linear in its inputs
+  // (a kernel may read tens of thousands of buffers).
+  constexpr unsigned kNone = ~0u;
+  std::vector<unsigned> producerStamp(items.size(), kNone);
+  std::vector<unsigned> assignStamp(items.size(), kNone);
   for (auto [i, item] : llvm::enumerate(items)) {
     inDegree.insert({unsigned(i), 0});
     SmallVector<unsigned> producers, assigns;
     for (Value in : insOf(item)) {
       if (Operation *def = in.getDefiningOp())
-        if (auto it = indexOf.find(def); it != indexOf.end() &&
-                                         !llvm::is_contained(producers,
-                                                             it->second))
+        if (auto it = indexOf.find(def);
+            it != indexOf.end() && producerStamp[it->second] != i) {
+          producerStamp[it->second] = unsigned(i);
           producers.push_back(it->second);
+        }
       if (auto it = writerOf.find(in);
           it != writerOf.end() && it->second != i &&
-          !llvm::is_contained(assigns, it->second))
+          assignStamp[it->second] != i) {
+        assignStamp[it->second] = unsigned(i);
         assigns.push_back(it->second);
+      }
     }
     for (unsigned p : producers) {
       successors[p].push_back(unsigned(i));
