@@ -336,10 +336,14 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
 
   // Starts lowering (buf, view); returns true if a frame was pushed,
   // otherwise sets `returned` (or fails).
-  auto call = [&](NodeId buf, st::ShapeTracker view) -> FailureOr<bool> {
+  auto call = [&](NodeId buf, const st::ShapeTracker &viewIn) -> FailureOr<bool> {
+    // A view node composes a new tracker; only a base needs a copy.
+    st::ShapeTracker view;
     if (!g.node(buf).isBase()) {
-      view = g.node(buf).tracker + view;
+      view = g.node(buf).tracker + viewIn;
       buf = g.baseOf(buf);
+    } else {
+      view = viewIn;
     }
     NodeView key{buf, std::move(view)}; // built once: keys copy trackers
     auto hit = cache.find(key);
