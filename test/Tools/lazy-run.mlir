@@ -4,13 +4,19 @@
 // RUN: rm -rf %t && lazy-run %s --entry=graph --seed=4 --output-dir=%t
 // RUN: lazy-interp %s --entry=graph --seed=4 --output-dir=%t/ref
 // RUN: cmp %t/out0.npy %t/ref/out0.npy
+// RUN: lazy-run %s --entry=graph --seed=4 --check --repeat=3 | FileCheck %s --check-prefix=REPEAT
 // RUN: not lazy-run %s --entry=graph --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not lazy-run %s --entry=graph --input=x 2>&1 | FileCheck %s --check-prefix=SPEC
 // RUN: not lazy-run %s --entry=custom 2>&1 | FileCheck %s --check-prefix=CUSTOM
 
-// CHECK: out0: match, max abs error
-// CHECK: out1: match, max abs error 0
+// CHECK: out0: match, max abs error {{.*}} (float)
+// CHECK: out1: match, max abs error 0{{.*}} (int)
 // CHECK: all outputs match
+// --repeat times re-runs and still reports the first run's results.
+// REPEAT: time: median {{[0-9.]+}} ms, min {{[0-9.]+}} ms over 3 runs
+// REPEAT: out0: match
+// REPEAT: out1: match
+// REPEAT: all outputs match
 func.func @graph(%a: tensor<4x8xf32>, %b: tensor<8xsi32>) -> (tensor<4x1xf32>, tensor<8xsi32>) {
   %e = lazy.exp2 %a : tensor<4x8xf32>
   %s = lazy.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
