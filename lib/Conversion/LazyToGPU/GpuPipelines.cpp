@@ -37,66 +37,61 @@ using namespace mlir;
 
 namespace {
 
-struct GpuCommonOptions {
-  template <typename Self>
-  static std::string kernelPasses(const Self &o) {
+/// The options both pipelines take: the chip and ISA features, the binary
+/// format, the toolkit folder, and what convert-lazy-to-gpu is given.
+template <typename Derived>
+struct GpuPipelineOptions : PassPipelineOptions<Derived> {
+  using Base = PassPipelineOptions<Derived>;
+  typename Base::template Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU to compile for")};
+  typename Base::template Option<std::string> features{
+      *this, "features", llvm::cl::desc("target features")};
+  typename Base::template Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("isa (assembly text) or bin (cubin through ptxas, "
+                     "HSACO through ld.lld)"),
+      llvm::cl::init("bin")};
+  typename Base::template Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("toolkit folder (CUDA: nvvm/libdevice and bin/ptxas; "
+                     "ROCm: amdgcn/bitcode and llvm/bin/ld.lld)")};
+  typename Base::template Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimization level"),
+      llvm::cl::init(3)};
+  typename Base::template Option<int64_t> blockSize{
+      *this, "block-size", llvm::cl::desc("threads per block"),
+      llvm::cl::init(256)};
+  typename Base::template Option<int64_t> blockReduceMin{
+      *this, "block-reduce-min",
+      llvm::cl::desc("reduces at least this long use a whole block"),
+      llvm::cl::init(64)};
+
+  /// lazy-schedule and convert-lazy-to-gpu with these options.
+  std::string kernelPasses() const {
     return llvm::formatv("lazy-schedule,convert-lazy-to-gpu{{block-size={0} "
                          "block-reduce-min={1}}",
-                         o.blockSize.getValue(), o.blockReduceMin.getValue())
+                         blockSize.getValue(), blockReduceMin.getValue())
         .str();
+  }
+  /// ` toolkit=DIR`, or nothing when no folder is known.
+  std::string toolkitOption() const {
+    return toolkit.empty() ? std::string() : " toolkit=" + toolkit.getValue();
   }
 };
 
-struct NvvmOptions : PassPipelineOptions<NvvmOptions> {
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA GPU (sm_XX)"),
-                           llvm::cl::init("sm_90")};
-  Option<std::string> features{*this, "features",
-                               llvm::cl::desc("PTX features"),
-                               llvm::cl::init("+ptx80")};
-  Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("isa (PTX text), bin (cubin, needs ptxas) or fatbin"),
-      llvm::cl::init("bin")};
-  Option<std::string> toolkit{
-      *this, "toolkit",
-      llvm::cl::desc("CUDA toolkit folder (nvvm/libdevice, bin/ptxas)"),
-      llvm::cl::init(LAZY_CUDA_TOOLKIT_DIR)};
-  Option<unsigned> optLevel{*this, "opt-level",
-                            llvm::cl::desc("LLVM optimization level"),
-                            llvm::cl::init(3)};
-  Option<int64_t> blockSize{*this, "block-size",
-                            llvm::cl::desc("threads per block"),
-                            llvm::cl::init(256)};
-  Option<int64_t> blockReduceMin{
-      *this, "block-reduce-min",
-      llvm::cl::desc("reduces at least this long use a whole block"),
-      llvm::cl::init(64)};
+struct NvvmOptions : GpuPipelineOptions<NvvmOptions> {
+  NvvmOptions() {
+    chip.setInitialValue("sm_90");
+    features.setInitialValue("+ptx80");
+    toolkit.setInitialValue(LAZY_CUDA_TOOLKIT_DIR);
+  }
 };
 
-struct RocdlOptions : PassPipelineOptions<RocdlOptions> {
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("AMD GPU (gfxXXX)"),
-                           llvm::cl::init("gfx942")};
-  Option<std::string> features{*this, "features",
-                               llvm::cl::desc("target features"),
-                               llvm::cl::init("")};
-  Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("isa (assembly text) or bin (HSACO, needs ld.lld)"),
-      llvm::cl::init("bin")};
-  Option<std::string> toolkit{
-      *this, "toolkit",
-      llvm::cl::desc("folder with amdgcn/bitcode and llvm/bin/ld.lld"),
-      llvm::cl::init(LAZY_ROCM_TOOLKIT_DIR)};
-  Option<unsigned> optLevel{*this, "opt-level",
-                            llvm::cl::desc("LLVM optimization level"),
-                            llvm::cl::init(3)};
-  Option<int64_t> blockSize{*this, "block-size",
-                            llvm::cl::desc("threads per block"),
-                            llvm::cl::init(256)};
-  Option<int64_t> blockReduceMin{
-      *this, "block-reduce-min",
-      llvm::cl::desc("reduces at least this long use a whole block"),
-      llvm::cl::init(64)};
+struct RocdlOptions : GpuPipelineOptions<RocdlOptions> {
+  RocdlOptions() {
+    chip.setInitialValue("gfx942");
+    toolkit.setInitialValue(LAZY_ROCM_TOOLKIT_DIR);
+  }
 };
 
 void addPipeline(OpPassManager &pm, const std::string &text) {
@@ -112,7 +107,7 @@ void mlir::lazy::registerGpuPipelines() {
       "schedule, lower kernels to NVVM and serialize them (PTX or cubin)",
       [](OpPassManager &pm, const NvvmOptions &o) {
         addPipeline(
-            pm, GpuCommonOptions::kernelPasses(o) +
+            pm, o.kernelPasses() +
                     llvm::formatv(
                         ",lazy-check-gpu-toolchain{{target=nvvm "
                         "format={3}{4}}"
@@ -123,8 +118,7 @@ void mlir::lazy::registerGpuPipelines() {
                         "gpu-module-to-binary{{format={3}{4}}",
                         o.chip.getValue(), o.features.getValue(),
                         o.optLevel.getValue(), o.format.getValue(),
-                        o.toolkit.empty() ? std::string()
-                                          : " toolkit=" + o.toolkit.getValue())
+                        o.toolkitOption())
                         .str());
       });
   PassPipelineRegistration<RocdlOptions>(
@@ -135,7 +129,7 @@ void mlir::lazy::registerGpuPipelines() {
         std::string features =
             o.features.empty() ? "" : " features=" + o.features.getValue();
         addPipeline(
-            pm, GpuCommonOptions::kernelPasses(o) +
+            pm, o.kernelPasses() +
                     llvm::formatv(
                         ",lazy-check-gpu-toolchain{{target=rocdl chip={0} "
                         "format={3}{4}}"
@@ -146,9 +140,7 @@ void mlir::lazy::registerGpuPipelines() {
                         "reconcile-unrealized-casts,"
                         "gpu-module-to-binary{{format={3}{4}}",
                         o.chip.getValue(), o.optLevel.getValue(), features,
-                        o.format.getValue(),
-                        o.toolkit.empty() ? std::string()
-                                          : " toolkit=" + o.toolkit.getValue())
+                        o.format.getValue(), o.toolkitOption())
                         .str());
       });
 }

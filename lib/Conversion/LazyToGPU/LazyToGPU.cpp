@@ -337,112 +337,54 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   return std::make_pair(func, geometry);
 }
 
-/// Rewrites a scheduled function into host code over device memory.
-LogicalResult
-lowerHostFunction(func::FuncOp func,
-                  const llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>>
-                      &kernels) {
-  Block &body = func.getBody().front();
-  DenseMap<Value, HostBuffer> host;
-  OpBuilder b = OpBuilder::atBlockBegin(&body);
-  for (BlockArgument arg : body.getArguments()) {
-    auto type = dyn_cast<BufferType>(arg.getType());
-    if (!type)
-      continue;
-    arg.setType(bytesOf(type));
-    host[arg] = {arg, 0, viewOf(b, arg.getLoc(), arg, 0, memrefOf(type))};
+/// The GPU side of a schedule: gpu.alloc (the runtime frees allocations
+/// after reading the results), gpu.launch_func with each kernel's
+/// geometry, gpu.memcpy, gpu.memset to zero.
+class GpuHost final : public HostTarget {
+public:
+  explicit GpuHost(
+      const llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> &kernels)
+      : kernels(kernels) {}
+
+  StringRef name() const override { return "GPU"; }
+  Value allocate(OpBuilder &b, Location loc, MemRefType bytes) override {
+    return gpu::AllocOp::create(b, loc, bytes, Type(), ValueRange{},
+                                ValueRange{}, ValueRange{}, false)
+        .getMemref();
   }
-  SmallVector<Operation *> dead;
-  for (Operation &op : llvm::make_early_inc_range(body)) {
-    b.setInsertionPoint(&op);
-    Location loc = op.getLoc();
-    auto viewFor = [&](Value v) { return host.lookup(v).view; };
-    // Every buffer operand must come from what this lowering handles.
-    for (Value v : op.getOperands())
-      if (isa<BufferType>(v.getType()) && !host.count(v))
-        return op.emitOpError("uses a buffer the GPU lowering does not know "
-                              "(defined by an unsupported op)");
-    if (auto alloc = dyn_cast<AllocOp>(op)) {
-      BufferType type = alloc.getType();
-      Value bytes = gpu::AllocOp::create(b, loc, bytesOf(type), Type(),
-                                         ValueRange{}, ValueRange{},
-                                         ValueRange{}, false)
-                        .getMemref();
-      host[alloc] = {bytes, 0, viewOf(b, loc, bytes, 0, memrefOf(type))};
-    } else if (auto sub = dyn_cast<SubAllocOp>(op)) {
-      HostBuffer base = host.lookup(sub.getBase());
-      int64_t shift = base.shift + sub.getOffset();
-      host[sub] = {base.bytes, shift,
-                   viewOf(b, loc, base.bytes, shift, memrefOf(sub.getType()))};
-    } else if (auto launch = dyn_cast<LaunchOp>(op)) {
-      auto it = kernels.find(launch.getKernel());
-      if (it == kernels.end())
-        return launch.emitOpError("launches a kernel that was not lowered");
-      auto [kernel, geometry] = it->second;
-      SmallVector<Value> args;
-      for (auto [v, param] : llvm::zip(launch->getOperands(),
-                                       kernel.getArgumentTypes()))
-        args.push_back(
-            viewAs(b, loc, host.lookup(v), cast<MemRefType>(param)));
-      auto cst = [&](int64_t v) {
-        return arith::ConstantIndexOp::create(b, loc, v).getResult();
-      };
-      Value one = cst(1);
-      gpu::LaunchFuncOp::create(
-          b, loc, kernel, gpu::KernelDim3{cst(geometry.grid), one, one},
-          gpu::KernelDim3{cst(geometry.block), one, one},
-          /*dynamicSharedMemorySize=*/Value(), args);
-      for (auto [result, out] : llvm::zip(launch.getResults(), launch.getOuts()))
-        host[result] = host.lookup(out);
-    } else if (auto ext = dyn_cast<ExtOp>(op)) {
-      StringRef kind = ext.getKind();
-      Value out = viewFor(ext.getOuts()[0]);
-      if (kind == "copy") {
-        Value in = viewFor(ext.getIns()[0]);
-        if (in.getType() != out.getType())
-          return ext.emitOpError("copies between buffers of different "
-                                 "types, which the GPU lowering does not "
-                                 "support");
-        gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, out, in);
-      } else if (kind == "empty") {
-        // tinygrad leaves EMPTY uninitialized; zeros are one of its valid
-        // contents and make runs reproducible (the interpreter agrees).
-        Type element = cast<MemRefType>(out.getType()).getElementType();
-        Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, element));
-        gpu::MemsetOp::create(b, loc, Type(), ValueRange{}, out, zero);
-      } else if (kind == "custom") {
-        return ext.emitOpError("calls a host function, which has no GPU "
-                               "lowering");
-      }
-      host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
-    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      for (OpOperand &operand : ret->getOpOperands())
-        if (host.count(operand.get()))
-          operand.set(viewFor(operand.get()));
-      continue;
-    } else {
-      continue;
-    }
-    dead.push_back(&op);
+  LogicalResult launch(OpBuilder &b, LaunchOp launch,
+                       ArrayRef<HostBuffer> operands) override {
+    auto it = kernels.find(launch.getKernel());
+    if (it == kernels.end())
+      return launch.emitOpError("launches a kernel that was not lowered");
+    auto [kernel, geometry] = it->second;
+    Location loc = launch.getLoc();
+    SmallVector<Value> args;
+    for (auto [buffer, param] : llvm::zip(operands, kernel.getArgumentTypes()))
+      args.push_back(viewAs(b, loc, buffer, cast<MemRefType>(param)));
+    auto cst = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    Value one = cst(1);
+    gpu::LaunchFuncOp::create(
+        b, loc, kernel, gpu::KernelDim3{cst(geometry.grid), one, one},
+        gpu::KernelDim3{cst(geometry.block), one, one},
+        /*dynamicSharedMemorySize=*/Value(), args);
+    return success();
   }
-  for (Operation *op : llvm::reverse(dead)) {
-    op->dropAllUses();
-    op->erase();
+  void copy(OpBuilder &b, Location loc, Value dst, Value src) override {
+    gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, dst, src);
   }
-  SmallVector<Type> results;
-  for (Value v : body.getTerminator()->getOperands())
-    results.push_back(v.getType());
-  func.setFunctionType(
-      FunctionType::get(func.getContext(), body.getArgumentTypes(), results));
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    func.removeArgAttr(i, LazyDialect::kBufferAttrName);
-    func.removeArgAttr(i, LazyDialect::kBufferOffsetAttrName);
+  void fillZero(OpBuilder &b, Location loc, Value dst) override {
+    Type element = cast<MemRefType>(dst.getType()).getElementType();
+    Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, element));
+    gpu::MemsetOp::create(b, loc, Type(), ValueRange{}, dst, zero);
   }
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    func.removeResultAttr(i, StringAttr::get(func.getContext(),
-                                             LazyDialect::kResultViewAttrName));
-  return success();
-}
+  void release(OpBuilder &, Location, ArrayRef<Value>) override {}
+
+private:
+  const llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> &kernels;
+};
 
 struct ConvertLazyToGpu final
     : mlir::lazy::impl::ConvertLazyToGpuBase<ConvertLazyToGpu> {
@@ -480,13 +422,9 @@ struct ConvertLazyToGpu final
       kernels[kernel.getSymName()] = *lowered;
       kernel.erase();
     }
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (llvm::any_of(func.getArgumentTypes(),
-                       [](Type t) { return isa<BufferType>(t); }) ||
-          llvm::any_of(func.getResultTypes(),
-                       [](Type t) { return isa<BufferType>(t); }))
-        if (failed(lowerHostFunction(func, kernels)))
-          return signalPassFailure();
+    GpuHost host(kernels);
+    if (failed(lowerHostFunctions(module, host)))
+      return signalPassFailure();
   }
 };
 

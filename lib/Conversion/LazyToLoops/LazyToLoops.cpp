@@ -83,127 +83,55 @@ MemRefType kernelMemrefOf(Type bufferType) {
       StridedLayoutAttr::get(plain.getContext(), ShapedType::kDynamic, {1}));
 }
 
-/// Rewrites a scheduled function onto memrefs (HostBuffers.h): buffer
-/// arguments and allocations are bytes (`memref<B x i8>`), each buffer a
-/// `memref.view` of them; a launch calls the lowered kernel with each
-/// buffer seen as the kernel's argument type; a copy is memref.copy (one
-/// address space on the CPU), EMPTY a zero fill.
-LogicalResult lowerScheduledFunction(func::FuncOp func) {
-  if (func.isExternal())
-    return success();
-  Block &body = func.getBody().front();
-  DenseMap<Value, HostBuffer> host;
-  OpBuilder entry = OpBuilder::atBlockBegin(&body);
-  for (BlockArgument arg : body.getArguments()) {
-    auto type = dyn_cast<BufferType>(arg.getType());
-    if (!type)
-      continue;
-    arg.setType(bytesOf(type));
-    host[arg] = {arg, 0, viewOf(entry, arg.getLoc(), arg, 0, memrefOf(type))};
+/// The CPU side of a schedule: memref allocations (freed before the
+/// return unless a result lives in them), calls of the lowered kernels,
+/// memref.copy, a zero-filling loop for EMPTY.
+class CpuHost final : public HostTarget {
+public:
+  StringRef name() const override { return "CPU"; }
+  Value allocate(OpBuilder &b, Location loc, MemRefType bytes) override {
+    return memref::AllocOp::create(b, loc, bytes);
   }
-  SmallVector<Operation *> dead;
-  SmallVector<Value> allocations;
-  for (Operation &op : llvm::make_early_inc_range(body)) {
-    OpBuilder b(&op);
-    Location loc = op.getLoc();
-    auto viewFor = [&](Value v) { return host.lookup(v).view; };
-    for (Value v : op.getOperands())
-      if (isa<BufferType>(v.getType()) && !host.count(v))
-        return op.emitOpError("uses a buffer the CPU lowering does not know "
-                              "(defined by an unsupported op)");
-    if (auto alloc = dyn_cast<AllocOp>(op)) {
-      Value bytes = memref::AllocOp::create(b, loc, bytesOf(alloc.getType()));
-      allocations.push_back(bytes);
-      host[alloc] = {bytes, 0, viewOf(b, loc, bytes, 0,
-                                      memrefOf(alloc.getType()))};
-    } else if (auto sub = dyn_cast<SubAllocOp>(op)) {
-      HostBuffer base = host.lookup(sub.getBase());
-      int64_t shift = base.shift + sub.getOffset();
-      host[sub] = {base.bytes, shift,
-                   viewOf(b, loc, base.bytes, shift, memrefOf(sub.getType()))};
-    } else if (auto launch = dyn_cast<LaunchOp>(op)) {
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-          launch, launch.getKernelAttr());
-      if (!callee)
-        return launch.emitOpError("calls a kernel that was not lowered");
-      SmallVector<Value> args;
-      for (auto [v, param] :
-           llvm::zip(launch->getOperands(), callee.getArgumentTypes())) {
-        auto paramType = cast<MemRefType>(param);
-        Value m = viewAs(b, loc, host.lookup(v),
-                         MemRefType::get(paramType.getShape(),
-                                         paramType.getElementType()));
-        args.push_back(memref::CastOp::create(b, loc, param, m));
-      }
-      func::CallOp::create(b, loc, launch.getKernel(), TypeRange{}, args);
-      for (auto [result, out] : llvm::zip(launch.getResults(), launch.getOuts()))
-        host[result] = host.lookup(out);
-    } else if (auto ext = dyn_cast<ExtOp>(op)) {
-      StringRef kind = ext.getKind();
-      if (kind == "copy") {
-        Value in = viewFor(ext.getIns()[0]), out = viewFor(ext.getOuts()[0]);
-        if (in.getType() != out.getType())
-          return ext.emitOpError("copies between buffers of different "
-                                 "types, which the CPU lowering does not "
-                                 "support");
-        memref::CopyOp::create(b, loc, in, out);
-      } else if (kind == "empty") {
-        // tinygrad leaves EMPTY uninitialized; zeros are one of its valid
-        // contents and make runs reproducible (the interpreter agrees).
-        Value out = viewFor(ext.getOuts()[0]);
-        auto type = cast<MemRefType>(out.getType());
-        Value zero = arith::ConstantOp::create(
-            b, loc, zeroAttr(b, type.getElementType()));
-        Value lo = arith::ConstantIndexOp::create(b, loc, 0);
-        Value hi = arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
-        Value one = arith::ConstantIndexOp::create(b, loc, 1);
-        scf::ForOp::create(b, loc, lo, hi, one, ValueRange{},
-                           [&](OpBuilder &fb, Location, Value iv, ValueRange) {
-                             memref::StoreOp::create(fb, loc, zero, out, iv);
-                             scf::YieldOp::create(fb, loc);
-                           });
-      } else if (kind == "custom") {
-        return ext.emitOpError("calls a host function that cannot be "
-                               "lowered to loops");
-      }
-      host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
-    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      // Allocations no result lives in are freed before returning.
-      llvm::DenseSet<Value> returned;
-      for (OpOperand &operand : ret->getOpOperands())
-        if (host.count(operand.get())) {
-          returned.insert(host.lookup(operand.get()).bytes);
-          operand.set(viewFor(operand.get()));
-        }
-      for (Value bytes : allocations)
-        if (!returned.contains(bytes))
-          memref::DeallocOp::create(b, loc, bytes);
-      continue;
-    } else {
-      continue;
+  LogicalResult launch(OpBuilder &b, LaunchOp launch,
+                       ArrayRef<HostBuffer> operands) override {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        launch, launch.getKernelAttr());
+    if (!callee)
+      return launch.emitOpError("calls a kernel that was not lowered");
+    Location loc = launch.getLoc();
+    SmallVector<Value> args;
+    for (auto [buffer, param] :
+         llvm::zip(operands, callee.getArgumentTypes())) {
+      auto paramType = cast<MemRefType>(param);
+      Value m = viewAs(b, loc, buffer,
+                       MemRefType::get(paramType.getShape(),
+                                       paramType.getElementType()));
+      args.push_back(memref::CastOp::create(b, loc, param, m));
     }
-    dead.push_back(&op);
+    func::CallOp::create(b, loc, launch.getKernel(), TypeRange{}, args);
+    return success();
   }
-  for (Operation *op : llvm::reverse(dead)) {
-    op->dropAllUses();
-    op->erase();
+  void copy(OpBuilder &b, Location loc, Value dst, Value src) override {
+    memref::CopyOp::create(b, loc, src, dst);
   }
-  SmallVector<Type> results;
-  for (Value v : body.getTerminator()->getOperands())
-    results.push_back(v.getType());
-  func.setFunctionType(
-      FunctionType::get(func.getContext(), body.getArgumentTypes(), results));
-  // Buffer identity and result views describe lazy buffers; memrefs are
-  // plain memory from here on.
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    func.removeArgAttr(i, LazyDialect::kBufferAttrName);
-    func.removeArgAttr(i, LazyDialect::kBufferOffsetAttrName);
+  void fillZero(OpBuilder &b, Location loc, Value dst) override {
+    auto type = cast<MemRefType>(dst.getType());
+    Value zero =
+        arith::ConstantOp::create(b, loc, zeroAttr(b, type.getElementType()));
+    Value lo = arith::ConstantIndexOp::create(b, loc, 0);
+    Value hi = arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    scf::ForOp::create(b, loc, lo, hi, one, ValueRange{},
+                       [&](OpBuilder &fb, Location, Value iv, ValueRange) {
+                         memref::StoreOp::create(fb, loc, zero, dst, iv);
+                         scf::YieldOp::create(fb, loc);
+                       });
   }
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    func.removeResultAttr(
-        i, StringAttr::get(func.getContext(), LazyDialect::kResultViewAttrName));
-  return success();
-}
+  void release(OpBuilder &b, Location loc, ArrayRef<Value> unused) override {
+    for (Value bytes : unused)
+      memref::DeallocOp::create(b, loc, bytes);
+  }
+};
 
 struct ConvertLazyToLoops final
     : mlir::lazy::impl::ConvertLazyToLoopsBase<ConvertLazyToLoops> {
@@ -226,13 +154,9 @@ struct ConvertLazyToLoops final
       }
       kernel.erase();
     }
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (llvm::any_of(func.getArgumentTypes(),
-                       [](Type t) { return isa<BufferType>(t); }) ||
-          llvm::any_of(func.getResultTypes(),
-                       [](Type t) { return isa<BufferType>(t); }))
-        if (failed(lowerScheduledFunction(func)))
-          return signalPassFailure();
+    CpuHost host;
+    if (failed(lowerHostFunctions(module, host)))
+      return signalPassFailure();
   }
 };
 

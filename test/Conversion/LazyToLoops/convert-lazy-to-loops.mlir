@@ -98,7 +98,7 @@ lazy.kernel @threefry(%out0: !lazy.buffer<4xui64>, %in0: !lazy.buffer<4xui64>) a
 
 func.func @custom_item() -> !lazy.buffer<4xf32> {
   %b = lazy.alloc : !lazy.buffer<4xf32>
-  // expected-error @+1 {{'lazy.ext' op calls a host function that cannot be lowered to loops}}
+  // expected-error @+1 {{'lazy.ext' op calls a host function, which has no CPU lowering}}
   %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random"}
   return %r : !lazy.buffer<4xf32>
 }

@@ -15,7 +15,9 @@
 #include "lazy/Dialect/Lazy/IR/LazyTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::lazy {
 
@@ -60,6 +62,32 @@ inline Value viewAs(OpBuilder &b, Location loc, const HostBuffer &buffer,
     return buffer.view;
   return viewOf(b, loc, buffer.bytes, buffer.shift, type);
 }
+
+/// What a target does with the host side of a schedule.
+class HostTarget {
+public:
+  virtual ~HostTarget() = default;
+  /// "CPU" or "GPU", for diagnostics.
+  virtual StringRef name() const = 0;
+  /// A new allocation of `bytes`.
+  virtual Value allocate(OpBuilder &b, Location loc, MemRefType bytes) = 0;
+  /// Runs the kernel `launch` names on `operands` (outputs, then inputs).
+  virtual LogicalResult launch(OpBuilder &b, LaunchOp launch,
+                               ArrayRef<HostBuffer> operands) = 0;
+  virtual void copy(OpBuilder &b, Location loc, Value dst, Value src) = 0;
+  virtual void fillZero(OpBuilder &b, Location loc, Value dst) = 0;
+  /// Before the return: the allocations no result lives in.
+  virtual void release(OpBuilder &b, Location loc, ArrayRef<Value> unused) = 0;
+};
+
+/// Rewrites a scheduled function into host code for `target`: buffer
+/// arguments become `memref<B x i8>`, every buffer a view of bytes;
+/// CUSTOM items and copies between buffers of different types are errors.
+LogicalResult lowerHostFunction(func::FuncOp func, HostTarget &target);
+
+/// lowerHostFunction on every scheduled function of `module` (those with
+/// buffer arguments or results).
+LogicalResult lowerHostFunctions(ModuleOp module, HostTarget &target);
 
 } // namespace mlir::lazy
 

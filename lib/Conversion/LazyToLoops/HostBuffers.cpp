@@ -1,0 +1,126 @@
+//===- HostBuffers.cpp - the scheduled function as host code --------------===//
+//
+// The walk both lowerings share (HostBuffers.h): buffer arguments become
+// bytes, each lazy buffer a view of an allocation's or argument's bytes,
+// sub-buffers views at their byte shift; launches, copies and fills are
+// left to the target through HostTarget.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Conversion/LazyToLoops/HostBuffers.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
+                                            HostTarget &target) {
+  if (func.isExternal())
+    return success();
+  Block &body = func.getBody().front();
+  DenseMap<Value, HostBuffer> host;
+  OpBuilder entry = OpBuilder::atBlockBegin(&body);
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = dyn_cast<BufferType>(arg.getType());
+    if (!type)
+      continue;
+    arg.setType(bytesOf(type));
+    host[arg] = {arg, 0, viewOf(entry, arg.getLoc(), arg, 0, memrefOf(type))};
+  }
+  SmallVector<Operation *> dead;
+  SmallVector<Value> allocations;
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    OpBuilder b(&op);
+    Location loc = op.getLoc();
+    for (Value v : op.getOperands())
+      if (isa<BufferType>(v.getType()) && !host.count(v))
+        return op.emitOpError("uses a buffer the ")
+               << target.name() << " lowering does not know (defined by an "
+               << "unsupported op)";
+    auto viewFor = [&](Value v) { return host.lookup(v).view; };
+    if (auto alloc = dyn_cast<AllocOp>(op)) {
+      Value bytes = target.allocate(b, loc, bytesOf(alloc.getType()));
+      allocations.push_back(bytes);
+      host[alloc] = {bytes, 0,
+                     viewOf(b, loc, bytes, 0, memrefOf(alloc.getType()))};
+    } else if (auto sub = dyn_cast<SubAllocOp>(op)) {
+      HostBuffer base = host.lookup(sub.getBase());
+      int64_t shift = base.shift + sub.getOffset();
+      host[sub] = {base.bytes, shift,
+                   viewOf(b, loc, base.bytes, shift, memrefOf(sub.getType()))};
+    } else if (auto launch = dyn_cast<LaunchOp>(op)) {
+      SmallVector<HostBuffer> operands;
+      for (Value v : launch->getOperands())
+        operands.push_back(host.lookup(v));
+      if (failed(target.launch(b, launch, operands)))
+        return failure();
+      for (auto [result, out] : llvm::zip(launch.getResults(), launch.getOuts()))
+        host[result] = host.lookup(out);
+    } else if (auto ext = dyn_cast<ExtOp>(op)) {
+      StringRef kind = ext.getKind();
+      Value out = viewFor(ext.getOuts()[0]);
+      if (kind == "copy") {
+        Value in = viewFor(ext.getIns()[0]);
+        if (in.getType() != out.getType())
+          return ext.emitOpError("copies between buffers of different "
+                                 "types, which the ")
+                 << target.name() << " lowering does not support";
+        target.copy(b, loc, out, in);
+      } else if (kind == "empty") {
+        // tinygrad leaves EMPTY uninitialized; zeros are one of its valid
+        // contents and make runs reproducible (the interpreter agrees).
+        target.fillZero(b, loc, out);
+      } else if (kind == "custom") {
+        return ext.emitOpError("calls a host function, which has no ")
+               << target.name() << " lowering";
+      }
+      host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
+    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      llvm::DenseSet<Value> returned;
+      for (OpOperand &operand : ret->getOpOperands())
+        if (host.count(operand.get())) {
+          returned.insert(host.lookup(operand.get()).bytes);
+          operand.set(viewFor(operand.get()));
+        }
+      SmallVector<Value> unused;
+      for (Value bytes : allocations)
+        if (!returned.contains(bytes))
+          unused.push_back(bytes);
+      target.release(b, loc, unused);
+      continue;
+    } else {
+      continue;
+    }
+    dead.push_back(&op);
+  }
+  for (Operation *op : llvm::reverse(dead)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  SmallVector<Type> results;
+  for (Value v : body.getTerminator()->getOperands())
+    results.push_back(v.getType());
+  func.setFunctionType(
+      FunctionType::get(func.getContext(), body.getArgumentTypes(), results));
+  // Buffer identity and result views describe lazy buffers; memrefs are
+  // plain memory from here on.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    func.removeArgAttr(i, LazyDialect::kBufferAttrName);
+    func.removeArgAttr(i, LazyDialect::kBufferOffsetAttrName);
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    func.removeResultAttr(
+        i, StringAttr::get(func.getContext(), LazyDialect::kResultViewAttrName));
+  return success();
+}
+
+LogicalResult mlir::lazy::lowerHostFunctions(ModuleOp module,
+                                             HostTarget &target) {
+  auto isBuffer = [](Type t) { return isa<BufferType>(t); };
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (llvm::any_of(func.getArgumentTypes(), isBuffer) ||
+        llvm::any_of(func.getResultTypes(), isBuffer))
+      if (failed(lowerHostFunction(func, target)))
+        return failure();
+  return success();
+}
