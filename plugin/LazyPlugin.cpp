@@ -1,5 +1,6 @@
 //===- LazyPlugin.cpp - lazy dialect and passes as an mlir-opt plugin -----===//
 
+#include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
@@ -22,7 +23,12 @@ mlirGetDialectPluginInfo() {
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "LazyPasses", LLVM_VERSION_STRING,
           []() {
+            // Only lazy-mlir's own passes and pipelines: the host mlir-opt
+            // registers the upstream ones they compose.
             mlir::lazy::registerLazyPasses();
             mlir::lazy::registerSchedulePipeline();
+            mlir::lazy::registerLazyConversionPasses();
+            mlir::lazy::registerCpuPipeline();
+            mlir::lazy::registerGpuPipelines();
           }};
 }
