@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Correctness figures of the CPU lowering over the corpus: every graph with
-checked numerics is run by `lazy-run --check` (scheduled, compiled for the
-CPU, compared with the reference interpreter on the same seeded inputs).
-Prints how many graphs match, are refused (with lazy-run's reason) or
-differ, and the largest error seen per dtype.
+"""Correctness figures of a lowering over the corpus: every graph with
+checked numerics is run by `lazy-run --check --device=D` (scheduled,
+compiled for the CPU or a GPU, compared with the reference interpreter on
+the same seeded inputs). Prints how many graphs match, are refused (with
+lazy-run's reason) or differ, and the largest error seen per dtype.
 
-  python3 bench/cpu_check_summary.py
+  python3 bench/check_summary.py                  # the CPU
+  python3 bench/check_summary.py --device cuda    # needs an NVIDIA GPU
+  python3 bench/check_summary.py --device hip --chip gfx90a
 """
 
+import argparse
 import collections
 import os
 import re
@@ -28,6 +31,12 @@ from test_cpu_run import UNSUPPORTED, _const_outputs  # noqa: E402
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda", "hip"])
+    ap.add_argument("--chip", help="GPU to compile for (lazy-run --chip)")
+    args = ap.parse_args()
+    extra = [f"--device={args.device}"] + ([f"--chip={args.chip}"] if args.chip else [])
+    unsupported = UNSUPPORTED + ("which has no GPU lowering",)
     graphs = registry.load()
     names = sorted(n for n in graphs if graphs[n].numerics is True)
     counts = collections.Counter()
@@ -45,15 +54,17 @@ def main():
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
             f.write(text)
         try:
-            proc = subprocess.run([tool_path("lazy-run"), f.name, "--check"],
+            proc = subprocess.run([tool_path("lazy-run"), f.name, "--check", *extra],
                                   capture_output=True, text=True, timeout=300)
         finally:
             os.unlink(f.name)
         out = proc.stdout + proc.stderr
+        if "no GPU available" in out:
+            sys.exit(out.strip().splitlines()[-1])
         for ok, err, dtype in re.findall(r"out\d+: (match|MISMATCH), max abs error (\S+) \((\w+)\)", out):
             outputs[dtype] += 1
             worst[dtype] = max(worst[dtype], float(err))
-        reason = next((r for r in UNSUPPORTED if r in out), None)
+        reason = next((r for r in unsupported if r in out), None)
         if proc.returncode == 0:
             counts["match"] += 1
         elif reason and "MISMATCH" not in out:
@@ -62,7 +73,7 @@ def main():
         else:
             counts["differ"] += 1
             print(f"DIFFERS: {name}\n{out}")
-    print(f"{len(names)} graphs with checked numerics: {counts['match']} match, "
+    print(f"{len(names)} graphs with checked numerics on {args.device}: {counts['match']} match, "
           f"{counts['refused']} refused, {counts['skipped']} skipped, {counts['differ']} differ")
     for reason, n in reasons.most_common():
         print(f"  {n:4d} {reason}")
