@@ -107,15 +107,20 @@ ShapeTracker ShapeTracker::stride(const std::vector<int64_t> &mul) const {
   return ret;
 }
 
-ShapeTracker ShapeTracker::simplify() const {
-  ShapeTracker ret = *this;
-  while (ret.views.size() >= 2) {
-    auto merged = ret.views[ret.views.size() - 2] + ret.views.back();
+/// Merges the last two views while they compose into one, in place.
+static void simplifyInPlace(std::vector<View> &views) {
+  while (views.size() >= 2) {
+    auto merged = views[views.size() - 2] + views.back();
     if (!merged)
       break;
-    ret.views.pop_back();
-    ret.views.back() = *merged;
+    views.pop_back();
+    views.back() = std::move(*merged);
   }
+}
+
+ShapeTracker ShapeTracker::simplify() const {
+  ShapeTracker ret = *this;
+  simplifyInPlace(ret.views);
   return ret;
 }
 
@@ -124,7 +129,7 @@ ShapeTracker ShapeTracker::operator+(const ShapeTracker &other) const {
   ShapeTracker ret = *this;
   for (const View &v : other.views) {
     ret.views.push_back(v);
-    ret = ret.simplify();
+    simplifyInPlace(ret.views);
   }
   return ret;
 }
