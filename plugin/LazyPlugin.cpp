@@ -21,8 +21,7 @@ mlirGetDialectPluginInfo() {
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "LazyPasses", LLVM_VERSION_STRING,
-          []() {
+  return {MLIR_PLUGIN_API_VERSION, "LazyPasses", LLVM_VERSION_STRING, []() {
             // Only lazy-mlir's own passes and pipelines: the host mlir-opt
             // registers the upstream ones they compose.
             mlir::lazy::registerLazyPasses();

@@ -39,9 +39,7 @@ public:
     ptr = p;
     return true;
   }
-  bool free(DevicePtr ptr) override {
-    return ok(cuMemFree(ptr), "cuMemFree");
-  }
+  bool free(DevicePtr ptr) override { return ok(cuMemFree(ptr), "cuMemFree"); }
   bool copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
     return !bytes || ok(cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
   }
@@ -95,9 +93,9 @@ private:
   CUresult (*cuModuleUnload)(CUmodule) = nullptr;
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule,
                                   const char *) = nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
 };
 

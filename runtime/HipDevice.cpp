@@ -50,10 +50,10 @@ public:
                         "hipMemcpy");
   }
   bool copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) override {
-    return !bytes || ok(hipMemcpy(reinterpret_cast<void *>(dst),
-                                  reinterpret_cast<void *>(src), bytes,
-                                  DeviceToDevice),
-                        "hipMemcpy");
+    return !bytes ||
+           ok(hipMemcpy(reinterpret_cast<void *>(dst),
+                        reinterpret_cast<void *>(src), bytes, DeviceToDevice),
+              "hipMemcpy");
   }
   bool fillZero(DevicePtr dst, size_t bytes) override {
     return !bytes ||

@@ -53,11 +53,9 @@ LogicalResult mlir::lazy::loadKernels(ModuleOp module, GpuDevice &device) {
   return success();
 }
 
-FailureOr<std::vector<DeviceBuffer>>
-mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
-                           ArrayRef<DeviceBuffer> args,
-                           std::vector<DevicePtr> &allocations,
-                           const LaunchProfiler &profiler) {
+FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
+    func::FuncOp host, GpuDevice &device, ArrayRef<DeviceBuffer> args,
+    std::vector<DevicePtr> &allocations, const LaunchProfiler &profiler) {
   Block &body = host.getBody().front();
   if (body.getNumArguments() != args.size())
     return host.emitError("takes ")
@@ -76,7 +74,8 @@ mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
       return std::nullopt;
     return value.getSExtValue();
   };
-  auto deviceError = [&](Operation *op) -> FailureOr<std::vector<DeviceBuffer>> {
+  auto deviceError =
+      [&](Operation *op) -> FailureOr<std::vector<DeviceBuffer>> {
     return op->emitError("device: ") << device.error();
   };
   for (Operation &op : body) {

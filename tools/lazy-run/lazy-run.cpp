@@ -19,8 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazy/InitAll.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/InitAll.h"
 #include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
@@ -41,8 +41,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -155,7 +155,6 @@ std::pair<double, bool> compare(const interp::HostTensor &want,
   return {worst, ok};
 }
 
-
 /// Prints the median and fastest of the timed runs.
 void printTimes(std::vector<double> times) {
   std::sort(times.begin(), times.end());
@@ -169,15 +168,16 @@ void printTimes(std::vector<double> times) {
 /// ExecutionEngine; arguments are the inputs' bytes (assign targets are
 /// written in place).
 LogicalResult runOnCpu(ModuleOp module, const std::string &name,
-                       std::vector<interp::HostTensor> &args,
-                       size_t numResults,
+                       std::vector<interp::HostTensor> &args, size_t numResults,
                        std::vector<std::vector<uint8_t>> &resultBuffers) {
   auto graph = module.lookupSymbol<func::FuncOp>(name);
   // Item sizes of the returned buffers (the function becomes an llvm.func).
   std::vector<int64_t> itemBytes;
   for (Type t : graph.getResultTypes())
-    itemBytes.push_back(std::max<int64_t>(
-        1, cast<mlir::lazy::BufferType>(t).getElementType().getIntOrFloatBitWidth() / 8));
+    itemBytes.push_back(std::max<int64_t>(1, cast<mlir::lazy::BufferType>(t)
+                                                     .getElementType()
+                                                     .getIntOrFloatBitWidth() /
+                                                 8));
   graph->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
   PassManager lower(module.getContext());
   if (failed(parsePassPipeline("lazy-to-cpu", lower)) ||
@@ -197,7 +197,8 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   }
   std::vector<Descriptor> argDescs;
   for (interp::HostTensor &t : args)
-    argDescs.push_back({t.data.data(), t.data.data(), 0, int64_t(t.data.size()), 1});
+    argDescs.push_back(
+        {t.data.data(), t.data.data(), 0, int64_t(t.data.size()), 1});
   std::vector<Descriptor> results(numResults);
   std::vector<Descriptor *> argPtrs;
   for (Descriptor &d : argDescs)
@@ -278,15 +279,18 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     // The PTX ISA the chip needs: 8.0 covers sm_50 to sm_90, 8.6 sm_100,
     // 8.7 sm_120.
     int cc = 0;
-    StringRef(target).drop_front(3).take_while(llvm::isDigit).getAsInteger(
-        10, cc);
-    std::string features = cc >= 120 ? "+ptx87" : cc >= 100 ? "+ptx86"
-                                                             : "+ptx80";
+    StringRef(target)
+        .drop_front(3)
+        .take_while(llvm::isDigit)
+        .getAsInteger(10, cc);
+    std::string features = cc >= 120   ? "+ptx87"
+                           : cc >= 100 ? "+ptx86"
+                                       : "+ptx80";
     // A cubin where ptxas exists, else PTX for the driver to compile.
     SmallVector<StringRef> paths;
-    std::string cudaHome =
-        std::getenv("CUDA_HOME") ? std::string(std::getenv("CUDA_HOME")) + "/bin"
-                                 : "";
+    std::string cudaHome = std::getenv("CUDA_HOME")
+                               ? std::string(std::getenv("CUDA_HOME")) + "/bin"
+                               : "";
     if (!cudaHome.empty())
       paths.push_back(cudaHome);
     paths.push_back("/usr/local/cuda/bin");
@@ -355,9 +359,9 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
       });
       auto start = std::chrono::steady_clock::now();
       // Kernels are profiled in the last (warm) run.
-      if (failed(mlir::lazy::runHostProgram(
-              host, gpu, inputs, scratch,
-              r + 1 == repeat ? profiler : nullptr)))
+      if (failed(
+              mlir::lazy::runHostProgram(host, gpu, inputs, scratch,
+                                         r + 1 == repeat ? profiler : nullptr)))
         return failure();
       times.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
@@ -424,7 +428,8 @@ int main(int argc, char **argv) {
   for (Type t : llvm::concat<Type>(argTypes, resultTypes)) {
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!tensor || !mlir::lazy::dtypeOf(tensor.getElementType()))
-      return fail("@" + name + " is not a graph-level function (tensors of "
+      return fail("@" + name +
+                  " is not a graph-level function (tensors of "
                   "tinygrad dtypes in and out)");
   }
 
@@ -448,8 +453,7 @@ int main(int argc, char **argv) {
 
   // Schedule, keeping the views results are read through.
   PassManager pm(&context);
-  if (failed(parsePassPipeline("lazy-schedule", pm)) ||
-      failed(pm.run(*module)))
+  if (failed(parsePassPipeline("lazy-schedule", pm)) || failed(pm.run(*module)))
     return 1;
   graph = module->lookupSymbol<func::FuncOp>(name);
   std::vector<std::optional<::lazy::st::ShapeTracker>> resultViews;
@@ -502,8 +506,8 @@ int main(int argc, char **argv) {
                   std::min(out.data.size(), buffer.size()));
     }
     if (!outputDir.empty() &&
-        !interp::writeNpy(outputDir + "/out" + std::to_string(i) + ".npy",
-                          out, error))
+        !interp::writeNpy(outputDir + "/out" + std::to_string(i) + ".npy", out,
+                          error))
       return fail(error);
     if (check) {
       auto [worst, ok] = compare(reference[i], out);
@@ -514,7 +518,6 @@ int main(int argc, char **argv) {
     }
   }
   if (check)
-    llvm::outs() << (allMatch ? "all outputs match" : "outputs differ")
-                 << "\n";
+    llvm::outs() << (allMatch ? "all outputs match" : "outputs differ") << "\n";
   return allMatch ? 0 : 1;
 }

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazy/InitAll.h"
 #include "lazy/Runtime/HostProgram.h"
+#include "lazy/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -74,8 +74,10 @@ public:
   bool launch(const std::string &kernel, const unsigned grid[3],
               const unsigned block[3], const DevicePtr *args,
               size_t numArgs) override {
-    Launch l{kernel, {grid[0], grid[1], grid[2]},
-             {block[0], block[1], block[2]}, {args, args + numArgs}};
+    Launch l{kernel,
+             {grid[0], grid[1], grid[2]},
+             {block[0], block[1], block[2]},
+             {args, args + numArgs}};
     launches.push_back(l);
     return true;
   }
@@ -212,8 +214,8 @@ TEST_F(HostProgramTest, RejectsTooSmallArguments) {
   std::vector<DevicePtr> allocations;
   ScopedDiagnosticHandler quiet(context.get(),
                                 [](Diagnostic &) { return success(); });
-  EXPECT_TRUE(failed(mlir::lazy::runHostProgram(host, device, {{input, 100}},
-                                                allocations)));
+  EXPECT_TRUE(failed(
+      mlir::lazy::runHostProgram(host, device, {{input, 100}}, allocations)));
   EXPECT_TRUE(device.launches.empty());
 }
 

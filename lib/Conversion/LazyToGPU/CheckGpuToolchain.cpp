@@ -61,17 +61,19 @@ struct CheckGpuToolchain final
   }
 
   void checkNvvm(ModuleOp module) {
-    if (format == "bin") {
-      bool inToolkit = !toolkit.empty() &&
-                       llvm::sys::fs::can_execute(join(toolkit, "bin", "ptxas"));
+    if (format == "bin" || format == "fatbin") {
+      bool inToolkit = !toolkit.empty() && llvm::sys::fs::can_execute(
+                                               join(toolkit, "bin", "ptxas"));
       if (!inToolkit && !llvm::sys::findProgramByName("ptxas"))
-        return fail(module, "lazy-to-nvvm: format=bin needs ptxas, found "
-                            "neither in '" +
-                                toolkit + "/bin' nor on PATH (install the "
-                                          "CUDA toolkit or use format=isa)");
+        return fail(module, "lazy-to-nvvm: format=" + format +
+                                " needs ptxas, found "
+                                "neither in '" +
+                                toolkit +
+                                "/bin' nor on PATH (install the "
+                                "CUDA toolkit or use format=isa)");
     }
-    std::string libdevice = join(toolkit, "nvvm", "libdevice",
-                                 "libdevice.10.bc");
+    std::string libdevice =
+        join(toolkit, "nvvm", "libdevice", "libdevice.10.bc");
     if (!toolkit.empty() && llvm::sys::fs::exists(libdevice))
       return;
     module.walk([&](gpu::GPUFuncOp kernel) {
@@ -93,19 +95,20 @@ struct CheckGpuToolchain final
   }
 
   void checkRocdl(ModuleOp module) {
-    StringRef isa = StringRef(chip).drop_front(3); // gfx942 -> 942
+    // gfx942 or gfx942:sramecc+ -> 942 (the device library's suffix).
+    StringRef isa = StringRef(chip).drop_front(3).split(':').first;
     if (!StringRef(chip).starts_with("gfx") || isa.empty())
-      return fail(module, "lazy-to-rocdl: chip must be gfx<N>, not '" + chip +
-                              "'");
-    for (std::string lib : {std::string("ocml"), std::string("ockl"),
-                            std::string("hip"), std::string("opencl"),
-                            "oclc_isa_version_" + isa.str()}) {
+      return fail(module,
+                  "lazy-to-rocdl: chip must be gfx<N>, not '" + chip + "'");
+    for (std::string lib :
+         {std::string("ocml"), std::string("ockl"), std::string("hip"),
+          std::string("opencl"), "oclc_isa_version_" + isa.str()}) {
       std::string path = join(toolkit, "amdgcn", "bitcode", lib + ".bc");
       if (!llvm::sys::fs::exists(path))
-        return fail(module, "lazy-to-rocdl: the ROCm device library '" +
-                                path + "' is missing (install "
-                                       "rocm-device-libs and reconfigure, or "
-                                       "pass toolkit=)");
+        return fail(module, "lazy-to-rocdl: the ROCm device library '" + path +
+                                "' is missing (install "
+                                "rocm-device-libs and reconfigure, or "
+                                "pass toolkit=)");
     }
     if (format == "bin" &&
         !llvm::sys::fs::can_execute(join(toolkit, "llvm", "bin", "ld.lld")))

@@ -1,4 +1,5 @@
-//===- LazyToGPU.cpp - lazy.kernel to gpu.func, the schedule to launches ---===//
+//===- LazyToGPU.cpp - lazy.kernel to gpu.func, the schedule to launches
+//---===//
 //
 // convert-lazy-to-gpu: every lazy.kernel becomes a `gpu.func` in the
 // `gpu.module @lazy_kernels`, and every scheduled function a host function
@@ -195,10 +196,9 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
                  : arith::ExtSIOp::create(b, loc, b.getI32Type(), partial)
                        .getResult();
   }
-  Value reduced =
-      gpu::AllReduceOp::create(
-          b, loc, wide, gpu::AllReduceOperationAttr::get(b.getContext(), kind),
-          /*uniform=*/true);
+  Value reduced = gpu::AllReduceOp::create(
+      b, loc, wide, gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+      /*uniform=*/true);
   if (wide == partial)
     return reduced;
   if (isa<FloatType>(s))
@@ -217,12 +217,12 @@ int64_t roundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 class KernelToGpu {
 public:
   KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid)
-      : blockSize(blockSize), blockReduceMin(blockReduceMin),
-        maxGrid(maxGrid) {}
+      : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid) {
+  }
 
   /// Lowers `kernel` into a new gpu.func at `b`'s insertion point.
   FailureOr<std::pair<gpu::GPUFuncOp, Geometry>> lower(OpBuilder &b,
-                                                        KernelOp kernel);
+                                                       KernelOp kernel);
 
 private:
   int64_t blockSize, blockReduceMin, maxGrid;
@@ -260,8 +260,8 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
         longest = std::max(longest, reducedElements(r));
     g.blockMode = longest >= blockReduceMin;
     if (g.blockMode) {
-      int64_t threads = std::clamp<int64_t>(llvm::PowerOf2Ceil(longest), 32,
-                                            blockSize);
+      int64_t threads =
+          std::clamp<int64_t>(llvm::PowerOf2Ceil(longest), 32, blockSize);
       maxBlock = std::max(maxBlock, threads);
       geometry.grid = std::max(geometry.grid, n);
     } else {
@@ -269,23 +269,22 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
       maxBlock = std::max(maxBlock, threads);
     }
   }
-  bool anyBlockMode = llvm::any_of(groups, [](const Group &g) {
-    return g.blockMode;
-  });
-  geometry.block = anyBlockMode ? int64_t(llvm::PowerOf2Ceil(maxBlock))
-                                : maxBlock;
+  bool anyBlockMode =
+      llvm::any_of(groups, [](const Group &g) { return g.blockMode; });
+  geometry.block =
+      anyBlockMode ? int64_t(llvm::PowerOf2Ceil(maxBlock)) : maxBlock;
   for (Group &g : groups)
     if (!g.blockMode)
-      geometry.grid = std::max(
-          geometry.grid,
-          (numElements(g.shape) + geometry.block - 1) / geometry.block);
+      geometry.grid =
+          std::max(geometry.grid, (numElements(g.shape) + geometry.block - 1) /
+                                      geometry.block);
   geometry.grid = std::clamp<int64_t>(geometry.grid, 1, maxGrid);
 
   auto func = gpu::GPUFuncOp::create(b, loc, kernel.getSymName(),
                                      b.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(geometry.block), 1, 1}));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(geometry.block), 1, 1}));
   if (auto metadata = kernel.getMetadataAttr())
     func->setAttr(LazyDialect::kMetadataAttrName, metadata);
   Block *entry = &func.getBody().front();
@@ -307,9 +306,9 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
     if (g.blockMode) {
       start = bid;
       step = gdim;
-      storeGuard = arith::CmpIOp::create(
-          kb, gloc, arith::CmpIPredicate::eq, tid,
-          arith::ConstantIndexOp::create(kb, gloc, 0));
+      storeGuard =
+          arith::CmpIOp::create(kb, gloc, arith::CmpIPredicate::eq, tid,
+                                arith::ConstantIndexOp::create(kb, gloc, 0));
     } else {
       start = arith::AddIOp::create(
           kb, gloc, arith::MulIOp::create(kb, gloc, bid, bdim), tid);
@@ -366,10 +365,10 @@ public:
       return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
     Value one = cst(1);
-    gpu::LaunchFuncOp::create(
-        b, loc, kernel, gpu::KernelDim3{cst(geometry.grid), one, one},
-        gpu::KernelDim3{cst(geometry.block), one, one},
-        /*dynamicSharedMemorySize=*/Value(), args);
+    gpu::LaunchFuncOp::create(b, loc, kernel,
+                              gpu::KernelDim3{cst(geometry.grid), one, one},
+                              gpu::KernelDim3{cst(geometry.block), one, one},
+                              /*dynamicSharedMemorySize=*/Value(), args);
     return success();
   }
   void copy(OpBuilder &b, Location loc, Value dst, Value src) override {

@@ -54,7 +54,8 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
         operands.push_back(host.lookup(v));
       if (failed(target.launch(b, launch, operands)))
         return failure();
-      for (auto [result, out] : llvm::zip(launch.getResults(), launch.getOuts()))
+      for (auto [result, out] :
+           llvm::zip(launch.getResults(), launch.getOuts()))
         host[result] = host.lookup(out);
     } else if (auto ext = dyn_cast<ExtOp>(op)) {
       StringRef kind = ext.getKind();
@@ -109,8 +110,8 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
     func.removeArgAttr(i, LazyDialect::kBufferOffsetAttrName);
   }
   for (unsigned i = 0; i < func.getNumResults(); ++i)
-    func.removeResultAttr(
-        i, StringAttr::get(func.getContext(), LazyDialect::kResultViewAttrName));
+    func.removeResultAttr(i, StringAttr::get(func.getContext(),
+                                             LazyDialect::kResultViewAttrName));
   return success();
 }
 

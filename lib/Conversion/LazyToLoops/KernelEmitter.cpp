@@ -72,14 +72,14 @@ TypedAttr mlir::lazy::reduceInit(Builder &b, Type t, bool isSum) {
     return b.getFloatAttr(
         s, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/true));
   unsigned width = cast<IntegerType>(s).getWidth();
-  return b.getIntegerAttr(s, isUnsignedInt(t) ? APInt::getZero(width)
-                                              : APInt::getSignedMinValue(width));
+  return b.getIntegerAttr(s, isUnsignedInt(t)
+                                 ? APInt::getZero(width)
+                                 : APInt::getSignedMinValue(width));
 }
 
 namespace {
 
-Value addOf(OpBuilder &b, Location loc, Value a, Value c,
-                            Type t) {
+Value addOf(OpBuilder &b, Location loc, Value a, Value c, Type t) {
   if (isa<FloatType>(signless(t)))
     return arith::AddFOp::create(b, loc, a, c);
   if (t.isInteger(1))
@@ -87,15 +87,13 @@ Value addOf(OpBuilder &b, Location loc, Value a, Value c,
   return arith::AddIOp::create(b, loc, a, c);
 }
 
-Value mulOf(OpBuilder &b, Location loc, Value a, Value c,
-                            Type t) {
+Value mulOf(OpBuilder &b, Location loc, Value a, Value c, Type t) {
   if (isa<FloatType>(signless(t)))
     return arith::MulFOp::create(b, loc, a, c);
   if (t.isInteger(1))
     return arith::AndIOp::create(b, loc, a, c);
   return arith::MulIOp::create(b, loc, a, c);
 }
-
 
 /// C division or remainder without its traps, as the reference interpreter
 /// defines them: a zero divisor gives 0, and INT_MIN / -1 wraps (the
@@ -169,8 +167,7 @@ Value threefry(OpBuilder &b, Location loc, Value x, Value seed) {
                               arith::ExtUIOp::create(b, loc, i64, r0));
 }
 
-Value maxOf(OpBuilder &b, Location loc, Value a, Value c,
-                            Type t) {
+Value maxOf(OpBuilder &b, Location loc, Value a, Value c, Type t) {
   Value greater =
       isa<FloatType>(signless(t))
           ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, a, c)
@@ -186,7 +183,7 @@ Value maxOf(OpBuilder &b, Location loc, Value a, Value c,
 } // namespace
 
 FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
-                                          ArrayRef<Value> x) {
+                                         ArrayRef<Value> x) {
   Location loc = op->getLoc();
   // tinygrad's dtype of the operands (WHERE: of the values).
   Type t = elementOf(op->getOperand(op->getNumOperands() - 1));
@@ -194,10 +191,17 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
   bool isUnsigned = isUnsignedInt(t);
   using Pred = arith::CmpIPredicate;
   return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
-      .Case([&](Exp2Op) { return math::Exp2Op::create(b, loc, x[0]).getResult(); })
-      .Case([&](Log2Op) { return math::Log2Op::create(b, loc, x[0]).getResult(); })
-      .Case([&](SinOp) { return math::SinOp::create(b, loc, x[0]).getResult(); })
-      .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, x[0]).getResult(); })
+      .Case([&](Exp2Op) {
+        return math::Exp2Op::create(b, loc, x[0]).getResult();
+      })
+      .Case([&](Log2Op) {
+        return math::Log2Op::create(b, loc, x[0]).getResult();
+      })
+      .Case(
+          [&](SinOp) { return math::SinOp::create(b, loc, x[0]).getResult(); })
+      .Case([&](SqrtOp) {
+        return math::SqrtOp::create(b, loc, x[0]).getResult();
+      })
       .Case([&](RecipOp) -> Value {
         Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 1.0));
         return arith::DivFOp::create(b, loc, one, x[0]);
@@ -214,25 +218,35 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
       .Case<IdivOp, ModOp>([&](Operation *o) -> Value {
         return safeDivRem(b, loc, x[0], x[1], t, isa<IdivOp>(o));
       })
-      .Case([&](XorOp) { return arith::XOrIOp::create(b, loc, x[0], x[1]).getResult(); })
-      .Case([&](OrOp) { return arith::OrIOp::create(b, loc, x[0], x[1]).getResult(); })
-      .Case([&](AndOp) { return arith::AndIOp::create(b, loc, x[0], x[1]).getResult(); })
-      .Case([&](ShlOp) { return arith::ShLIOp::create(b, loc, x[0], x[1]).getResult(); })
+      .Case([&](XorOp) {
+        return arith::XOrIOp::create(b, loc, x[0], x[1]).getResult();
+      })
+      .Case([&](OrOp) {
+        return arith::OrIOp::create(b, loc, x[0], x[1]).getResult();
+      })
+      .Case([&](AndOp) {
+        return arith::AndIOp::create(b, loc, x[0], x[1]).getResult();
+      })
+      .Case([&](ShlOp) {
+        return arith::ShLIOp::create(b, loc, x[0], x[1]).getResult();
+      })
       .Case([&](ShrOp) -> Value {
-        return isUnsigned ? arith::ShRUIOp::create(b, loc, x[0], x[1]).getResult()
-                          : arith::ShRSIOp::create(b, loc, x[0], x[1]).getResult();
+        return isUnsigned
+                   ? arith::ShRUIOp::create(b, loc, x[0], x[1]).getResult()
+                   : arith::ShRSIOp::create(b, loc, x[0], x[1]).getResult();
       })
       .Case([&](CmpltOp) -> Value {
         Type operand = elementOf(op->getOperand(0));
         if (isa<FloatType>(signless(operand)))
-          return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x[0], x[1]);
-        return arith::CmpIOp::create(b, loc,
-                                     isUnsignedInt(operand) ? Pred::ult : Pred::slt,
-                                     x[0], x[1]);
+          return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x[0],
+                                       x[1]);
+        return arith::CmpIOp::create(
+            b, loc, isUnsignedInt(operand) ? Pred::ult : Pred::slt, x[0], x[1]);
       })
       .Case([&](CmpneOp) -> Value {
         if (isa<FloatType>(signless(elementOf(op->getOperand(0)))))
-          return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x[0], x[1]);
+          return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x[0],
+                                       x[1]);
         return arith::CmpIOp::create(b, loc, Pred::ne, x[0], x[1]);
       })
       .Case([&](ThreefryOp) { return threefry(b, loc, x[0], x[1]); })
@@ -243,7 +257,8 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
         return addOf(b, loc, mulOf(b, loc, x[0], x[1], t), x[2], t);
       })
       .Case([&](BitcastOp o) -> Value {
-        return arith::BitcastOp::create(b, loc, signless(o.getType().getElementType()), x[0]);
+        return arith::BitcastOp::create(
+            b, loc, signless(o.getType().getElementType()), x[0]);
       })
       .Case([&](CastOp o) -> FailureOr<Value> {
         Type from = elementOf(o.getSrc()), to = o.getType().getElementType();
@@ -255,11 +270,15 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
         if (to.isInteger(1)) {
           Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, from));
           if (fromFloat)
-            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x[0], zero).getResult();
-          return arith::CmpIOp::create(b, loc, Pred::ne, x[0], zero).getResult();
+            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                         x[0], zero)
+                .getResult();
+          return arith::CmpIOp::create(b, loc, Pred::ne, x[0], zero)
+              .getResult();
         }
         if (fromFloat && toFloat) {
-          unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+          unsigned fw = from.getIntOrFloatBitWidth(),
+                   tw = to.getIntOrFloatBitWidth();
           if (fw < tw)
             return arith::ExtFOp::create(b, loc, sTo, x[0]).getResult();
           if (fw > tw)
@@ -268,18 +287,21 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
           // both exactly, so going through it rounds once.
           Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x[0]);
           return arith::TruncFOp::create(b, loc, sTo, wide).getResult();
-          return x[0];
         }
         if (fromFloat)
-          return isUnsignedInt(to) ? arith::FPToUIOp::create(b, loc, sTo, x[0]).getResult()
-                                   : arith::FPToSIOp::create(b, loc, sTo, x[0]).getResult();
+          return isUnsignedInt(to)
+                     ? arith::FPToUIOp::create(b, loc, sTo, x[0]).getResult()
+                     : arith::FPToSIOp::create(b, loc, sTo, x[0]).getResult();
         if (toFloat)
-          return isUnsignedInt(from) ? arith::UIToFPOp::create(b, loc, sTo, x[0]).getResult()
-                                     : arith::SIToFPOp::create(b, loc, sTo, x[0]).getResult();
-        unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+          return isUnsignedInt(from)
+                     ? arith::UIToFPOp::create(b, loc, sTo, x[0]).getResult()
+                     : arith::SIToFPOp::create(b, loc, sTo, x[0]).getResult();
+        unsigned fw = from.getIntOrFloatBitWidth(),
+                 tw = to.getIntOrFloatBitWidth();
         if (fw < tw)
-          return isUnsignedInt(from) ? arith::ExtUIOp::create(b, loc, sTo, x[0]).getResult()
-                                     : arith::ExtSIOp::create(b, loc, sTo, x[0]).getResult();
+          return isUnsignedInt(from)
+                     ? arith::ExtUIOp::create(b, loc, sTo, x[0]).getResult()
+                     : arith::ExtSIOp::create(b, loc, sTo, x[0]).getResult();
         if (fw > tw)
           return arith::TruncIOp::create(b, loc, sTo, x[0]).getResult();
         return x[0]; // same width, other signedness: same bits

@@ -64,10 +64,9 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
     if (lbs.empty())
       storeAt(b, {});
     else
-      scf::ParallelOp::create(b, loc, lbs, ubs, steps,
-                              [&](OpBuilder &pb, Location, ValueRange ivs) {
-                                storeAt(pb, ivs);
-                              });
+      scf::ParallelOp::create(
+          b, loc, lbs, ubs, steps,
+          [&](OpBuilder &pb, Location, ValueRange ivs) { storeAt(pb, ivs); });
     if (failed(status))
       return failure();
   }
@@ -103,9 +102,9 @@ public:
     for (auto [buffer, param] :
          llvm::zip(operands, callee.getArgumentTypes())) {
       auto paramType = cast<MemRefType>(param);
-      Value m = viewAs(b, loc, buffer,
-                       MemRefType::get(paramType.getShape(),
-                                       paramType.getElementType()));
+      Value m = viewAs(
+          b, loc, buffer,
+          MemRefType::get(paramType.getShape(), paramType.getElementType()));
       args.push_back(memref::CastOp::create(b, loc, param, m));
     }
     func::CallOp::create(b, loc, launch.getKernel(), TypeRange{}, args);
@@ -143,9 +142,8 @@ struct ConvertLazyToLoops final
       for (Type t : kernel.getArgumentTypes())
         argTypes.push_back(kernelMemrefOf(t));
       OpBuilder b(kernel);
-      auto func = func::FuncOp::create(
-          b, kernel.getLoc(), kernel.getSymName(),
-          b.getFunctionType(argTypes, {}));
+      auto func = func::FuncOp::create(b, kernel.getLoc(), kernel.getSymName(),
+                                       b.getFunctionType(argTypes, {}));
       if (auto metadata = kernel.getMetadataAttr())
         func->setAttr(LazyDialect::kMetadataAttrName, metadata);
       if (failed(lowerKernel(kernel, func))) {

@@ -28,8 +28,7 @@ inline int64_t itemBytes(Type element) {
 
 /// The memref a kernel or a host view sees a buffer as.
 inline MemRefType memrefOf(BufferType buffer) {
-  return MemRefType::get({buffer.getSize()},
-                         signless(buffer.getElementType()));
+  return MemRefType::get({buffer.getSize()}, signless(buffer.getElementType()));
 }
 
 /// The bytes of a buffer.

@@ -1,4 +1,5 @@
-//===- KernelEmitter.h - scalar code for one element of a kernel -*- C++ -*-===//
+//===- KernelEmitter.h - scalar code for one element of a kernel -*- C++
+//-*-===//
 //
 // The part of kernel lowering that every target shares: given the index of
 // one output element, emit the arith/math/memref ops that compute the value
@@ -73,8 +74,8 @@ private:
   Value lookup(Value v, ValueRange idx) const;
 
   /// Computed (value, index vector) pairs, one map per loop scope.
-  using Memo = DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>,
-                                                      Value>>>;
+  using Memo =
+      DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>, Value>>>;
   SmallVector<Memo> scopes{Memo()};
   IRMapping buffers;
 };

@@ -69,7 +69,8 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
       flags.fuseConvBw = fuseConvBw;
     if (fuseArange.hasValue())
       flags.fuseArange = fuseArange;
-    Grouping grouping = computeGroups(*graph, *walk, std::move(realizes), flags);
+    Grouping grouping =
+        computeGroups(*graph, *walk, std::move(realizes), flags);
 
     clearScheduleMarks(func);
     writeRealizeMarks(*graph, grouping.realizes);

@@ -19,7 +19,6 @@
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
-
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYMARKREALIZE
 #include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"

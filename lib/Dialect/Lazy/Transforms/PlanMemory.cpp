@@ -177,8 +177,7 @@ struct LazyPlanMemory final
         if (!alloc || alloc->hasAttr(LazyDialect::kExternalAttrName) ||
             keep.contains(root) || alloc.getType().getSize() == 0)
           continue;
-        auto [it, inserted] =
-            interval.insert({root, {int64_t(i), int64_t(i)}});
+        auto [it, inserted] = interval.insert({root, {int64_t(i), int64_t(i)}});
         it->second.second = int64_t(i);
       }
 
@@ -196,9 +195,8 @@ struct LazyPlanMemory final
     std::map<std::string, size_t> requestsPerKey;
     for (Value buf : requests) {
       auto type = cast<BufferType>(buf.getType());
-      std::string device = type.getDevice()
-                               ? type.getDevice().getName().str()
-                               : defaultDevice;
+      std::string device =
+          type.getDevice() ? type.getDevice().getName().str() : defaultDevice;
       std::string kind = StringRef(device).split(':').first.str();
       std::string key;
       llvm::raw_string_ostream os(key);
@@ -217,8 +215,8 @@ struct LazyPlanMemory final
     for (auto [buf, key] : llvm::zip(requests, keys)) {
       auto [start, end] = interval[buf];
       FreeList &segs = freeSegments.at(key);
-      Segment seg = segs.takeFirstCovering(start, end)
-                        .value_or(Segment{0, last, buf});
+      Segment seg =
+          segs.takeFirstCovering(start, end).value_or(Segment{0, last, buf});
       if (start - 1 >= seg.start)
         segs.push({seg.start, start - 1, seg.buffer});
       if (seg.end >= end + 1)

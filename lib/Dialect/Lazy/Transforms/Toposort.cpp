@@ -87,9 +87,9 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
           producerStamp[it->second] = unsigned(i);
           producers.push_back(it->second);
         }
-      if (auto it = writerOf.find(in);
-          it != writerOf.end() && it->second != i &&
-          assignStamp[it->second] != i) {
+      if (auto it = writerOf.find(in); it != writerOf.end() &&
+                                       it->second != i &&
+                                       assignStamp[it->second] != i) {
         assignStamp[it->second] = unsigned(i);
         assigns.push_back(it->second);
       }
@@ -160,8 +160,7 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
   return success();
 }
 
-struct LazyToposort final
-    : mlir::lazy::impl::LazyToposortBase<LazyToposort> {
+struct LazyToposort final : mlir::lazy::impl::LazyToposortBase<LazyToposort> {
   void runOnOperation() override {
     SmallVector<ScheduleOp> schedules;
     getOperation().walk([&](ScheduleOp s) { schedules.push_back(s); });
