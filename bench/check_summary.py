@@ -32,7 +32,7 @@ from test_cpu_run import UNSUPPORTED, _const_outputs  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda", "hip"])
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda", "hip", "emulate"])
     ap.add_argument("--chip", help="GPU to compile for (lazy-run --chip)")
     args = ap.parse_args()
     extra = [f"--device={args.device}"] + ([f"--chip={args.chip}"] if args.chip else [])

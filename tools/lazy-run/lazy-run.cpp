@@ -24,6 +24,7 @@
 #include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
+#include "lazy/Runtime/GpuEmulator.h"
 #include "lazy/Runtime/HostProgram.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -68,7 +69,8 @@ static cl::opt<std::string> outputDir("output-dir",
 static cl::opt<bool> check("check",
                            cl::desc("compare with the reference interpreter"));
 static cl::opt<std::string> device("device", cl::init("cpu"),
-                                   cl::desc("cpu, cuda or hip"));
+                                   cl::desc("cpu, cuda, hip, or emulate (the "
+                                            "GPU kernels on CPU threads)"));
 static cl::opt<unsigned>
     repeat("repeat", cl::init(0),
            cl::desc("run the compiled program N more times and print the "
@@ -272,7 +274,9 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
                        std::vector<interp::HostTensor> &args,
                        std::vector<std::vector<uint8_t>> &resultBuffers) {
   std::string pipeline;
-  if (device == "cuda") {
+  if (device == "emulate") {
+    // Lowered already (convert-lazy-to-gpu); nothing to serialize or load.
+  } else if (device == "cuda") {
     std::string target = chip.empty() ? gpu.chip() : chip.getValue();
     if (target.empty())
       target = "sm_90";
@@ -302,11 +306,14 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     pipeline = "lazy-to-rocdl{chip=" +
                (chip.empty() ? std::string("gfx942") : chip.getValue()) + "}";
   }
-  PassManager lower(module.getContext());
-  if (failed(parsePassPipeline(pipeline, lower)) || failed(lower.run(module)))
-    return failure();
-  if (failed(mlir::lazy::loadKernels(module, gpu)))
-    return failure();
+  if (!pipeline.empty()) {
+    PassManager lower(module.getContext());
+    if (failed(parsePassPipeline(pipeline, lower)) ||
+        failed(lower.run(module)))
+      return failure();
+    if (failed(mlir::lazy::loadKernels(module, gpu)))
+      return failure();
+  }
   auto host = module.lookupSymbol<func::FuncOp>(name);
   std::vector<::lazy::runtime::DevicePtr> allocations;
   auto release = llvm::make_scope_exit([&] {
@@ -377,11 +384,13 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "lazy-mlir CPU runner\n");
-  if (device != "cpu" && device != "cuda" && device != "hip")
-    return fail("--device must be cpu, cuda or hip, not '" + device + "'");
+  if (device != "cpu" && device != "cuda" && device != "hip" &&
+      device != "emulate")
+    return fail("--device must be cpu, cuda, hip or emulate, not '" + device +
+                "'");
   // A GPU is opened first: without one there is nothing to compile for.
   std::unique_ptr<::lazy::runtime::GpuDevice> gpu;
-  if (device != "cpu") {
+  if (device == "cuda" || device == "hip") {
     std::string why;
     gpu = ::lazy::runtime::GpuDevice::open(
         device == "cuda" ? ::lazy::runtime::GpuDevice::Vendor::Cuda
@@ -465,7 +474,18 @@ int main(int argc, char **argv) {
   }
   // Each result's buffer, as bytes.
   std::vector<std::vector<uint8_t>> resultBuffers;
-  if (gpu) {
+  if (device == "emulate") {
+    // The GPU lowering without code generation: kernels as CPU functions
+    // run by one thread per GPU thread (GpuEmulator.h).
+    PassManager lower(&context);
+    if (failed(parsePassPipeline("convert-lazy-to-gpu{block-size=64}", lower)) ||
+        failed(lower.run(*module)))
+      return 1;
+    auto emulator = mlir::lazy::createGpuEmulator(*module);
+    if (failed(emulator) ||
+        failed(runOnGpu(*module, name, **emulator, args, resultBuffers)))
+      return 1;
+  } else if (gpu) {
     if (failed(runOnGpu(*module, name, *gpu, args, resultBuffers)))
       return 1;
   } else if (failed(runOnCpu(*module, name, args, resultTypes.size(),

@@ -1,0 +1,391 @@
+//===- GpuEmulator.cpp - run GPU kernels on CPU threads -------------------===//
+//
+// Each `gpu.func` of `gpu.module @lazy_kernels` is rebuilt as a CPU
+// function `<name>_emu` taking the kernel's buffers (bare pointers) and the
+// block id, thread id, block size and grid size. gpu.thread_id and friends
+// become those arguments (y and z: id 0, size 1); gpu.all_reduce becomes a
+// call of `lazy_emu_all_reduce_<op>_<type>`, which every thread of the block
+// enters: each writes its value, all wait, each combines the values in
+// thread order (so results are reproducible), all wait again. The module is
+// lowered to LLVM and JIT-compiled; a launch runs `block` threads that step
+// through the emulated blocks together.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Runtime/GpuEmulator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+using namespace mlir;
+using ::lazy::runtime::DevicePtr;
+using ::lazy::runtime::GpuDevice;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The block of threads and its all_reduce
+//===----------------------------------------------------------------------===//
+
+/// A reusable barrier for `count` threads.
+class Barrier {
+public:
+  explicit Barrier(unsigned count) : count(count) {}
+  void arriveAndWait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    unsigned gen = generation;
+    if (++waiting == count) {
+      waiting = 0;
+      ++generation;
+      cv.notify_all();
+      return;
+    }
+    cv.wait(lock, [&] { return gen != generation; });
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable cv;
+  unsigned count, waiting = 0, generation = 0;
+};
+
+struct BlockContext {
+  explicit BlockContext(unsigned threads) : barrier(threads), slots(threads) {}
+  Barrier barrier;
+  std::vector<uint64_t> slots;
+};
+
+thread_local BlockContext *currentBlock = nullptr;
+thread_local unsigned currentThread = 0;
+
+template <typename T, typename Combine>
+T allReduce(T value, Combine combine) {
+  BlockContext &block = *currentBlock;
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  block.slots[currentThread] = bits;
+  block.barrier.arriveAndWait();
+  T result;
+  std::memcpy(&result, &block.slots[0], sizeof(T));
+  for (size_t t = 1; t < block.slots.size(); ++t) {
+    T x;
+    std::memcpy(&x, &block.slots[t], sizeof(T));
+    result = combine(result, x);
+  }
+  block.barrier.arriveAndWait(); // nobody overwrites a slot still read
+  return result;
+}
+
+template <typename T> T maximumf(T a, T b) {
+  if (a != a || b != b)
+    return a != a ? a : b; // NaN wins, as arith.maximumf
+  return a > b ? a : b;
+}
+
+extern "C" {
+float lazy_emu_all_reduce_add_f32(float v) {
+  return allReduce(v, [](float a, float b) { return a + b; });
+}
+double lazy_emu_all_reduce_add_f64(double v) {
+  return allReduce(v, [](double a, double b) { return a + b; });
+}
+int32_t lazy_emu_all_reduce_add_i32(int32_t v) {
+  return allReduce(v, [](int32_t a, int32_t b) {
+    return int32_t(uint32_t(a) + uint32_t(b));
+  });
+}
+int64_t lazy_emu_all_reduce_add_i64(int64_t v) {
+  return allReduce(v, [](int64_t a, int64_t b) {
+    return int64_t(uint64_t(a) + uint64_t(b));
+  });
+}
+float lazy_emu_all_reduce_maximumf_f32(float v) {
+  return allReduce(v, maximumf<float>);
+}
+double lazy_emu_all_reduce_maximumf_f64(double v) {
+  return allReduce(v, maximumf<double>);
+}
+int32_t lazy_emu_all_reduce_maxsi_i32(int32_t v) {
+  return allReduce(v, [](int32_t a, int32_t b) { return a > b ? a : b; });
+}
+int64_t lazy_emu_all_reduce_maxsi_i64(int64_t v) {
+  return allReduce(v, [](int64_t a, int64_t b) { return a > b ? a : b; });
+}
+int32_t lazy_emu_all_reduce_maxui_i32(int32_t v) {
+  return allReduce(v, [](int32_t a, int32_t b) {
+    return uint32_t(a) > uint32_t(b) ? a : b;
+  });
+}
+int64_t lazy_emu_all_reduce_maxui_i64(int64_t v) {
+  return allReduce(v, [](int64_t a, int64_t b) {
+    return uint64_t(a) > uint64_t(b) ? a : b;
+  });
+}
+int32_t lazy_emu_all_reduce_or_i32(int32_t v) {
+  return allReduce(v, [](int32_t a, int32_t b) { return a | b; });
+}
+int64_t lazy_emu_all_reduce_or_i64(int64_t v) {
+  return allReduce(v, [](int64_t a, int64_t b) { return a | b; });
+}
+}
+
+struct RuntimeSymbol {
+  const char *name;
+  void *address;
+};
+
+const RuntimeSymbol kRuntimeSymbols[] = {
+#define LAZY_EMU_SYMBOL(name) {#name, reinterpret_cast<void *>(&name)}
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_f32),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_f64),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_i32),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_i64),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_maximumf_f32),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_maximumf_f64),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_maxsi_i32),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_maxsi_i64),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_maxui_i32),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_maxui_i64),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_or_i32),
+    LAZY_EMU_SYMBOL(lazy_emu_all_reduce_or_i64),
+#undef LAZY_EMU_SYMBOL
+};
+
+//===----------------------------------------------------------------------===//
+// Kernels as CPU functions
+//===----------------------------------------------------------------------===//
+
+std::string typeSuffix(Type t) {
+  if (t.isF32())
+    return "f32";
+  if (t.isF64())
+    return "f64";
+  if (t.isInteger(32))
+    return "i32";
+  if (t.isInteger(64))
+    return "i64";
+  return "";
+}
+
+/// `<name>_emu(buffers..., bid, tid, bdim, gdim)` for every kernel.
+FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  Location loc = module.getLoc();
+  OwningOpRef<ModuleOp> emu = ModuleOp::create(loc);
+  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("lazy_kernels");
+  if (!kernels)
+    return OwningOpRef<ModuleOp>(std::move(emu));
+  OpBuilder top = OpBuilder::atBlockEnd(emu->getBody());
+  Type index = IndexType::get(ctx);
+  llvm::StringSet<> declared;
+  for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
+    if (!kernel.getBody().hasOneBlock())
+      return kernel.emitError("the GPU emulator takes single-block kernels");
+    SmallVector<Type> types(kernel.getArgumentTypes());
+    types.append(4, index);
+    auto func = func::FuncOp::create(top, kernel.getLoc(),
+                                     (kernel.getName() + "_emu").str(),
+                                     FunctionType::get(ctx, types, {}));
+    Block *entry = func.addEntryBlock();
+    IRMapping map;
+    for (auto [from, to] : llvm::zip(kernel.getArguments(),
+                                     entry->getArguments()))
+      map.map(from, to);
+    Value bid = entry->getArgument(kernel.getNumArguments());
+    Value tid = entry->getArgument(kernel.getNumArguments() + 1);
+    Value bdim = entry->getArgument(kernel.getNumArguments() + 2);
+    Value gdim = entry->getArgument(kernel.getNumArguments() + 3);
+    OpBuilder b = OpBuilder::atBlockEnd(entry);
+    for (Operation &op : kernel.getBody().front())
+      b.clone(op, map);
+
+    SmallVector<Operation *> toErase;
+    WalkResult walked = func.walk([&](Operation *op) {
+      OpBuilder rb(op);
+      auto idOrSize = [&](gpu::Dimension dim, Value x, int64_t other) {
+        Value v = dim == gpu::Dimension::x
+                      ? x
+                      : arith::ConstantIndexOp::create(rb, op->getLoc(), other)
+                            .getResult();
+        op->getResult(0).replaceAllUsesWith(v);
+        toErase.push_back(op);
+      };
+      if (auto o = dyn_cast<gpu::ThreadIdOp>(op))
+        idOrSize(o.getDimension(), tid, 0);
+      else if (auto o = dyn_cast<gpu::BlockIdOp>(op))
+        idOrSize(o.getDimension(), bid, 0);
+      else if (auto o = dyn_cast<gpu::BlockDimOp>(op))
+        idOrSize(o.getDimension(), bdim, 1);
+      else if (auto o = dyn_cast<gpu::GridDimOp>(op))
+        idOrSize(o.getDimension(), gdim, 1);
+      else if (isa<gpu::ReturnOp>(op)) {
+        func::ReturnOp::create(rb, op->getLoc());
+        toErase.push_back(op);
+      } else if (auto reduce = dyn_cast<gpu::AllReduceOp>(op)) {
+        Type t = reduce.getType();
+        std::string suffix = typeSuffix(t);
+        if (!reduce.getOp() || suffix.empty()) {
+          reduce.emitError("the GPU emulator has no all_reduce for this "
+                           "operation and type");
+          return WalkResult::interrupt();
+        }
+        std::string name =
+            ("lazy_emu_all_reduce_" +
+             gpu::stringifyAllReduceOperation(*reduce.getOp()) + "_" + suffix)
+                .str();
+        if (declared.insert(name).second) {
+          OpBuilder db = OpBuilder::atBlockBegin(emu->getBody());
+          auto decl = func::FuncOp::create(db, loc, name,
+                                           FunctionType::get(ctx, {t}, {t}));
+          decl.setPrivate();
+        }
+        Value r = func::CallOp::create(rb, op->getLoc(), name, TypeRange{t},
+                                       ValueRange{reduce.getValue()})
+                      .getResult(0);
+        reduce.getResult().replaceAllUsesWith(r);
+        toErase.push_back(op);
+      }
+      return WalkResult::advance();
+    });
+    if (walked.wasInterrupted())
+      return failure();
+    for (Operation *op : llvm::reverse(toErase))
+      op->erase();
+  }
+  return OwningOpRef<ModuleOp>(std::move(emu));
+}
+
+//===----------------------------------------------------------------------===//
+// The device
+//===----------------------------------------------------------------------===//
+
+class EmulatedDevice final : public GpuDevice {
+public:
+  EmulatedDevice(std::unique_ptr<ExecutionEngine> engine,
+                 OwningOpRef<ModuleOp> emu, unsigned maxBlocks)
+      : engine(std::move(engine)), emu(std::move(emu)), maxBlocks(maxBlocks) {
+  }
+
+  std::string name() override { return "GPU emulator (CPU threads)"; }
+  std::string chip() override { return ""; }
+  bool alloc(size_t bytes, DevicePtr &ptr) override {
+    void *p = std::calloc(std::max<size_t>(bytes, 1), 1);
+    if (!p)
+      return failWith("out of host memory");
+    ptr = reinterpret_cast<DevicePtr>(p);
+    return true;
+  }
+  bool free(DevicePtr ptr) override {
+    std::free(reinterpret_cast<void *>(ptr));
+    return true;
+  }
+  bool copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
+    std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+    return true;
+  }
+  bool copyToHost(void *dst, DevicePtr src, size_t bytes) override {
+    std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
+    return true;
+  }
+  bool copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) override {
+    std::memmove(reinterpret_cast<void *>(dst),
+                 reinterpret_cast<const void *>(src), bytes);
+    return true;
+  }
+  bool fillZero(DevicePtr dst, size_t bytes) override {
+    std::memset(reinterpret_cast<void *>(dst), 0, bytes);
+    return true;
+  }
+  bool loadModule(const void *, size_t) override { return true; }
+  bool launch(const std::string &kernel, const unsigned grid[3],
+              const unsigned block[3], const DevicePtr *args,
+              size_t numArgs) override;
+  bool synchronize() override { return true; }
+
+private:
+  std::unique_ptr<ExecutionEngine> engine;
+  OwningOpRef<ModuleOp> emu;
+  unsigned maxBlocks;
+};
+
+bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
+                            const unsigned block[3], const DevicePtr *args,
+                            size_t numArgs) {
+  auto fn = engine->lookupPacked(kernel + "_emu");
+  if (!fn)
+    return failWith("no emulated kernel " + kernel + ": " +
+                    llvm::toString(fn.takeError()));
+  unsigned threads = block[0] * block[1] * block[2];
+  int64_t blocks = std::min<int64_t>(grid[0], maxBlocks);
+  BlockContext context(threads);
+  auto run = [&, fn = *fn](unsigned t) {
+    currentBlock = &context;
+    currentThread = t;
+    std::vector<void *> pointers(numArgs);
+    std::vector<void *> packed;
+    for (size_t i = 0; i < numArgs; ++i) {
+      pointers[i] = reinterpret_cast<void *>(args[i]);
+      packed.push_back(&pointers[i]);
+    }
+    int64_t ids[4] = {0, int64_t(t), int64_t(block[0]), blocks};
+    for (int64_t &id : ids)
+      packed.push_back(&id);
+    for (int64_t b = 0; b < blocks; ++b) {
+      ids[0] = b;
+      fn(packed.data());
+      context.barrier.arriveAndWait(); // blocks run one after another
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back(run, t);
+  for (std::thread &th : pool)
+    th.join();
+  return true;
+}
+
+} // namespace
+
+FailureOr<std::unique_ptr<GpuDevice>>
+mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
+  FailureOr<OwningOpRef<ModuleOp>> emu = buildEmulatorModule(module);
+  if (failed(emu))
+    return failure();
+  PassManager pm(module.getContext());
+  if (failed(parsePassPipeline(
+          "convert-scf-to-cf,convert-math-to-llvm,expand-strided-metadata,"
+          "finalize-memref-to-llvm,convert-arith-to-llvm,"
+          "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+          "convert-cf-to-llvm,reconcile-unrealized-casts",
+          pm)) ||
+      failed(pm.run(**emu)))
+    return failure();
+  auto engine = ExecutionEngine::create(**emu);
+  if (!engine) {
+    module.emitError("cannot compile the emulated kernels: ")
+        << llvm::toString(engine.takeError());
+    return failure();
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    for (const RuntimeSymbol &s : kRuntimeSymbols)
+      map[interner(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
+                               llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+  return std::unique_ptr<GpuDevice>(std::make_unique<EmulatedDevice>(
+      std::move(*engine), std::move(*emu), maxBlocks));
+}

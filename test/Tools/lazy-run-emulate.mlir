@@ -1,0 +1,55 @@
+// --device=emulate: the GPU lowering (convert-lazy-to-gpu) without code
+// generation; each kernel runs as a CPU function, one thread per GPU thread
+// of a block, the threads meeting at every gpu.all_reduce, fewer blocks than
+// launched (the loops are grid-stride). Results must equal the interpreter.
+// RUN: lazy-run %s --entry=rows --device=emulate --seed=3 --check | FileCheck %s --check-prefix=ROWS
+// RUN: lazy-run %s --entry=softmax --device=emulate --seed=3 --check | FileCheck %s --check-prefix=SOFTMAX
+// RUN: lazy-run %s --entry=narrow --device=emulate --seed=5 --check | FileCheck %s --check-prefix=NARROW
+// RUN: lazy-opt %s --lazy-schedule --convert-lazy-to-gpu | FileCheck %s --check-prefix=MODE
+
+// Block mode (300 and 1000 reduced elements), thread mode (exp2), and a
+// max of halves (reduced in f32). (A raw sum of halves is not here: the
+// block adds in another order than the interpreter's sequential half
+// accumulation; tinygrad's Tensor.sum never emits one, it sums in float32.)
+// MODE-LABEL: gpu.func @rows_k0
+// MODE: gpu.all_reduce
+// ROWS: out0: match
+// ROWS: out1: match, max abs error 0{{.*}} (int)
+// ROWS: out2: match
+// ROWS: out3: match, max abs error 0{{.*}} (half)
+// ROWS: all outputs match
+func.func @rows(%a: tensor<64x300xf32> {lazy.buffer = 0 : i64}, %b: tensor<1000xsi32> {lazy.buffer = 1 : i64}, %c: tensor<8x512xf16> {lazy.buffer = 2 : i64}) -> (tensor<64x1xf32>, tensor<1xsi32>, tensor<64x300xf32>, tensor<8x1xf16>) {
+  %s = lazy.reduce_sum %a axes [1] : tensor<64x300xf32> -> tensor<64x1xf32>
+  %m = lazy.reduce_max %b axes [0] : tensor<1000xsi32> -> tensor<1xsi32>
+  %e = lazy.exp2 %a : tensor<64x300xf32>
+  %h = lazy.reduce_max %c axes [1] : tensor<8x512xf16> -> tensor<8x1xf16>
+  return %s, %m, %e, %h : tensor<64x1xf32>, tensor<1xsi32>, tensor<64x300xf32>, tensor<8x1xf16>
+}
+
+// SOFTMAX: out0: match
+// SOFTMAX: all outputs match
+func.func @softmax(%x: tensor<4x512xf32> {lazy.buffer = 0 : i64}) -> tensor<4x512xf32> {
+  %m = lazy.reduce_max %x axes [1] : tensor<4x512xf32> -> tensor<4x1xf32>
+  %mb = lazy.expand %m : tensor<4x1xf32> -> tensor<4x512xf32>
+  %n = lazy.neg %mb : tensor<4x512xf32>
+  %d = lazy.add %x, %n : tensor<4x512xf32>
+  %e = lazy.exp2 %d : tensor<4x512xf32>
+  %s = lazy.reduce_sum %e axes [1] : tensor<4x512xf32> -> tensor<4x1xf32>
+  %sb = lazy.expand %s : tensor<4x1xf32> -> tensor<4x512xf32>
+  %r = lazy.recip %sb : tensor<4x512xf32>
+  %o = lazy.mul %e, %r : tensor<4x512xf32>
+  return %o : tensor<4x512xf32>
+}
+
+// Narrow integers and bools are reduced in 32 bits: the same bits as a
+// sequential reduce (sums wrap, unsigned max compares unsigned).
+// NARROW: out0: match, max abs error 0{{.*}} (char)
+// NARROW: out1: match, max abs error 0{{.*}} (unsigned short)
+// NARROW: out2: match, max abs error 0{{.*}} (bool)
+// NARROW: all outputs match
+func.func @narrow(%a: tensor<3x200xsi8> {lazy.buffer = 0 : i64}, %b: tensor<3x200xui16> {lazy.buffer = 1 : i64}, %c: tensor<3x200xi1> {lazy.buffer = 2 : i64}) -> (tensor<3x1xsi8>, tensor<3x1xui16>, tensor<3x1xi1>) {
+  %s = lazy.reduce_sum %a axes [1] : tensor<3x200xsi8> -> tensor<3x1xsi8>
+  %m = lazy.reduce_max %b axes [1] : tensor<3x200xui16> -> tensor<3x1xui16>
+  %o = lazy.reduce_sum %c axes [1] : tensor<3x200xi1> -> tensor<3x1xi1>
+  return %s, %m, %o : tensor<3x1xsi8>, tensor<3x1xui16>, tensor<3x1xi1>
+}
