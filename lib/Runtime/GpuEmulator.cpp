@@ -4,11 +4,11 @@
 // function `<name>_emu` taking the kernel's buffers (bare pointers) and the
 // block id, thread id, block size and grid size. gpu.thread_id and friends
 // become those arguments (y and z: id 0, size 1); gpu.all_reduce becomes a
-// call of `lazy_emu_all_reduce_<op>_<type>`, which every thread of the block
-// enters: each writes its value, all wait, each combines the values in
-// thread order (so results are reproducible), all wait again. The module is
-// lowered to LLVM and JIT-compiled; a launch runs `block` threads that step
-// through the emulated blocks together.
+// call of `lazy_emu_all_reduce_<op>_<type>`. The module is lowered to LLVM
+// and JIT-compiled. A launch runs each emulated block's threads as fibers
+// on the calling thread (BlockContext): at an all_reduce every thread
+// leaves its value and yields; once all have, the values are combined in
+// thread order (reproducible results) and every thread resumes with it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,11 +24,11 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
-#include <thread>
+#include <type_traits>
+
+#include <ucontext.h>
 
 using namespace mlir;
 using ::lazy::runtime::DevicePtr;
@@ -40,106 +40,108 @@ namespace {
 // The block of threads and its all_reduce
 //===----------------------------------------------------------------------===//
 
-/// A reusable barrier for `count` threads.
-class Barrier {
-public:
-  explicit Barrier(unsigned count) : count(count) {}
-  void arriveAndWait() {
-    std::unique_lock<std::mutex> lock(mutex);
-    unsigned gen = generation;
-    if (++waiting == count) {
-      waiting = 0;
-      ++generation;
-      cv.notify_all();
-      return;
-    }
-    cv.wait(lock, [&] { return gen != generation; });
-  }
-
-private:
-  std::mutex mutex;
-  std::condition_variable cv;
-  unsigned count, waiting = 0, generation = 0;
-};
+/// The threads of one emulated block, as fibers (ucontext) that one OS
+/// thread switches between: a thread runs until it reaches a gpu.all_reduce
+/// (or finishes), then the next one runs. When every thread waits at the
+/// all_reduce, the scheduler combines their values in thread order and
+/// resumes them all with the result. Cooperative switching keeps a block of
+/// 256 threads cheap on a machine with two cores.
+constexpr size_t kFiberStack = 256 * 1024;
 
 struct BlockContext {
-  explicit BlockContext(unsigned threads) : barrier(threads), slots(threads) {}
-  Barrier barrier;
+  explicit BlockContext(unsigned threads)
+      : fibers(threads), slots(threads), done(threads) {}
+  struct Fiber {
+    ucontext_t context;
+    std::vector<char> stack;
+  };
+  ucontext_t scheduler;
+  std::vector<Fiber> fibers;
   std::vector<uint64_t> slots;
+  std::vector<char> done;
+  unsigned current = 0;
+  /// Set by the threads at an all_reduce: how to combine two slots.
+  uint64_t (*combine)(uint64_t, uint64_t) = nullptr;
+  uint64_t result = 0;
 };
 
-thread_local BlockContext *currentBlock = nullptr;
-thread_local unsigned currentThread = 0;
+BlockContext *currentBlock = nullptr;
 
 template <typename T, typename Combine>
-T allReduce(T value, Combine combine) {
+T allReduce(T value, Combine) {
   BlockContext &block = *currentBlock;
   uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(T));
-  block.slots[currentThread] = bits;
-  block.barrier.arriveAndWait();
+  block.slots[block.current] = bits;
+  block.combine = [](uint64_t a, uint64_t b) -> uint64_t {
+    T x, y;
+    std::memcpy(&x, &a, sizeof(T));
+    std::memcpy(&y, &b, sizeof(T));
+    T r = Combine()(x, y);
+    uint64_t out = 0;
+    std::memcpy(&out, &r, sizeof(T));
+    return out;
+  };
+  // Wait for the others; the scheduler combines once all have arrived.
+  swapcontext(&block.fibers[block.current].context, &block.scheduler);
   T result;
-  std::memcpy(&result, &block.slots[0], sizeof(T));
-  for (size_t t = 1; t < block.slots.size(); ++t) {
-    T x;
-    std::memcpy(&x, &block.slots[t], sizeof(T));
-    result = combine(result, x);
-  }
-  block.barrier.arriveAndWait(); // nobody overwrites a slot still read
+  std::memcpy(&result, &block.result, sizeof(T));
   return result;
 }
 
-template <typename T> T maximumf(T a, T b) {
-  if (a != a || b != b)
-    return a != a ? a : b; // NaN wins, as arith.maximumf
-  return a > b ? a : b;
-}
+struct Add {
+  template <typename T> T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>)
+      return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
+    else
+      return a + b;
+  }
+};
+struct MaximumF {
+  template <typename T> T operator()(T a, T b) const {
+    if (a != a || b != b)
+      return a != a ? a : b; // NaN wins, as arith.maximumf
+    return a > b ? a : b;
+  }
+};
+struct MaxSI {
+  template <typename T> T operator()(T a, T b) const { return a > b ? a : b; }
+};
+struct MaxUI {
+  template <typename T> T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    return U(a) > U(b) ? a : b;
+  }
+};
+struct Or {
+  template <typename T> T operator()(T a, T b) const { return a | b; }
+};
 
 extern "C" {
-float lazy_emu_all_reduce_add_f32(float v) {
-  return allReduce(v, [](float a, float b) { return a + b; });
-}
-double lazy_emu_all_reduce_add_f64(double v) {
-  return allReduce(v, [](double a, double b) { return a + b; });
-}
-int32_t lazy_emu_all_reduce_add_i32(int32_t v) {
-  return allReduce(v, [](int32_t a, int32_t b) {
-    return int32_t(uint32_t(a) + uint32_t(b));
-  });
-}
-int64_t lazy_emu_all_reduce_add_i64(int64_t v) {
-  return allReduce(v, [](int64_t a, int64_t b) {
-    return int64_t(uint64_t(a) + uint64_t(b));
-  });
-}
+float lazy_emu_all_reduce_add_f32(float v) { return allReduce(v, Add()); }
+double lazy_emu_all_reduce_add_f64(double v) { return allReduce(v, Add()); }
+int32_t lazy_emu_all_reduce_add_i32(int32_t v) { return allReduce(v, Add()); }
+int64_t lazy_emu_all_reduce_add_i64(int64_t v) { return allReduce(v, Add()); }
 float lazy_emu_all_reduce_maximumf_f32(float v) {
-  return allReduce(v, maximumf<float>);
+  return allReduce(v, MaximumF());
 }
 double lazy_emu_all_reduce_maximumf_f64(double v) {
-  return allReduce(v, maximumf<double>);
+  return allReduce(v, MaximumF());
 }
 int32_t lazy_emu_all_reduce_maxsi_i32(int32_t v) {
-  return allReduce(v, [](int32_t a, int32_t b) { return a > b ? a : b; });
+  return allReduce(v, MaxSI());
 }
 int64_t lazy_emu_all_reduce_maxsi_i64(int64_t v) {
-  return allReduce(v, [](int64_t a, int64_t b) { return a > b ? a : b; });
+  return allReduce(v, MaxSI());
 }
 int32_t lazy_emu_all_reduce_maxui_i32(int32_t v) {
-  return allReduce(v, [](int32_t a, int32_t b) {
-    return uint32_t(a) > uint32_t(b) ? a : b;
-  });
+  return allReduce(v, MaxUI());
 }
 int64_t lazy_emu_all_reduce_maxui_i64(int64_t v) {
-  return allReduce(v, [](int64_t a, int64_t b) {
-    return uint64_t(a) > uint64_t(b) ? a : b;
-  });
+  return allReduce(v, MaxUI());
 }
-int32_t lazy_emu_all_reduce_or_i32(int32_t v) {
-  return allReduce(v, [](int32_t a, int32_t b) { return a | b; });
-}
-int64_t lazy_emu_all_reduce_or_i64(int64_t v) {
-  return allReduce(v, [](int64_t a, int64_t b) { return a | b; });
-}
+int32_t lazy_emu_all_reduce_or_i32(int32_t v) { return allReduce(v, Or()); }
+int64_t lazy_emu_all_reduce_or_i64(int64_t v) { return allReduce(v, Or()); }
 }
 
 struct RuntimeSymbol {
@@ -321,6 +323,24 @@ private:
   unsigned maxBlocks;
 };
 
+/// What a fiber runs: the kernel for thread `current`, every emulated block
+/// in turn being started by the scheduler.
+struct LaunchState {
+  void (*kernel)(void **);
+  std::vector<std::vector<void *>> pointers; // per thread: buffer pointers
+  std::vector<std::vector<int64_t>> ids;     // per thread: bid, tid, ...
+  std::vector<std::vector<void *>> packed;   // per thread: the arguments
+};
+LaunchState *currentLaunch = nullptr;
+
+void runFiber() {
+  BlockContext &block = *currentBlock;
+  unsigned t = block.current;
+  currentLaunch->kernel(currentLaunch->packed[t].data());
+  block.done[t] = 1;
+  // Returning resumes the scheduler (uc_link).
+}
+
 bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
                             const unsigned block[3], const DevicePtr *args,
                             size_t numArgs) {
@@ -330,30 +350,61 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
                     llvm::toString(fn.takeError()));
   unsigned threads = block[0] * block[1] * block[2];
   int64_t blocks = std::min<int64_t>(grid[0], maxBlocks);
-  BlockContext context(threads);
-  auto run = [&, fn = *fn](unsigned t) {
-    currentBlock = &context;
-    currentThread = t;
-    std::vector<void *> pointers(numArgs);
-    std::vector<void *> packed;
+  LaunchState launch;
+  launch.kernel = *fn;
+  launch.pointers.assign(threads, std::vector<void *>(numArgs));
+  launch.ids.assign(threads, std::vector<int64_t>(4));
+  launch.packed.resize(threads);
+  for (unsigned t = 0; t < threads; ++t) {
     for (size_t i = 0; i < numArgs; ++i) {
-      pointers[i] = reinterpret_cast<void *>(args[i]);
-      packed.push_back(&pointers[i]);
+      launch.pointers[t][i] = reinterpret_cast<void *>(args[i]);
+      launch.packed[t].push_back(&launch.pointers[t][i]);
     }
-    int64_t ids[4] = {0, int64_t(t), int64_t(block[0]), blocks};
-    for (int64_t &id : ids)
-      packed.push_back(&id);
-    for (int64_t b = 0; b < blocks; ++b) {
-      ids[0] = b;
-      fn(packed.data());
-      context.barrier.arriveAndWait(); // blocks run one after another
+    launch.ids[t] = {0, int64_t(t), int64_t(block[0]), blocks};
+    for (int64_t &id : launch.ids[t])
+      launch.packed[t].push_back(&id);
+  }
+  BlockContext context(threads);
+  for (BlockContext::Fiber &f : context.fibers)
+    f.stack.resize(kFiberStack);
+  currentBlock = &context;
+  currentLaunch = &launch;
+  for (int64_t b = 0; b < blocks; ++b) {
+    for (unsigned t = 0; t < threads; ++t) {
+      launch.ids[t][0] = b;
+      BlockContext::Fiber &f = context.fibers[t];
+      getcontext(&f.context);
+      f.context.uc_stack.ss_sp = f.stack.data();
+      f.context.uc_stack.ss_size = f.stack.size();
+      f.context.uc_link = &context.scheduler;
+      makecontext(&f.context, runFiber, 0);
+      context.done[t] = 0;
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back(run, t);
-  for (std::thread &th : pool)
-    th.join();
+    // Rounds: every unfinished thread runs to its next all_reduce or to
+    // its end. The kernels reach all_reduce uniformly, so after a round
+    // either all wait at one (combine and resume) or all are done.
+    while (true) {
+      unsigned waiting = 0;
+      for (unsigned t = 0; t < threads; ++t) {
+        if (context.done[t])
+          continue;
+        context.current = t;
+        swapcontext(&context.scheduler, &context.fibers[t].context);
+        waiting += !context.done[t];
+      }
+      if (waiting == 0)
+        break;
+      if (waiting != threads)
+        return failWith("kernel " + kernel + ": threads of a block reached "
+                        "gpu.all_reduce non-uniformly");
+      uint64_t r = context.slots[0];
+      for (unsigned t = 1; t < threads; ++t)
+        r = context.combine(r, context.slots[t]);
+      context.result = r;
+    }
+  }
+  currentBlock = nullptr;
+  currentLaunch = nullptr;
   return true;
 }
 

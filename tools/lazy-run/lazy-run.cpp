@@ -478,7 +478,7 @@ int main(int argc, char **argv) {
     // The GPU lowering without code generation: kernels as CPU functions
     // run by one thread per GPU thread (GpuEmulator.h).
     PassManager lower(&context);
-    if (failed(parsePassPipeline("convert-lazy-to-gpu{block-size=64}", lower)) ||
+    if (failed(parsePassPipeline("convert-lazy-to-gpu", lower)) ||
         failed(lower.run(*module)))
       return 1;
     auto emulator = mlir::lazy::createGpuEmulator(*module);

@@ -1,8 +1,8 @@
 //===- GpuEmulator.h - run GPU kernels on CPU threads ------------*- C++ -*-===//
 //
 // A GpuDevice for machines without a GPU: the gpu.func kernels that
-// convert-lazy-to-gpu produced run on the CPU, one OS thread per GPU thread
-// of a block, with the block's threads meeting at every gpu.all_reduce. It
+// convert-lazy-to-gpu produced run on the CPU, one fiber per GPU thread of
+// a block, with the block's threads meeting at every gpu.all_reduce. It
 // checks what the lowering decides (grid-stride loops, block-wide
 // reductions and their 32-bit widening, host views, launch arguments)
 // without vendor code generation; `lazy-run --device=emulate` uses it.
