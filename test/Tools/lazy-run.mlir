@@ -25,7 +25,7 @@ func.func @graph(%a: tensor<4x8xf32>, %b: tensor<8xsi32>) -> (tensor<4x1xf32>, t
   %d = lazy.idiv %b, %cv : tensor<8xsi32>
   return %s, %d : tensor<4x1xf32>, tensor<8xsi32>
 }
-// DEVICE: lazy-run: error: --device must be cpu, cuda or hip, not 'tpu'
+// DEVICE: lazy-run: error: --device must be cpu, cuda, hip or emulate, not 'tpu'
 // SPEC: lazy-run: error: --input expects I=PATH.npy, got 'x'
 
 func.func @custom() -> tensor<4xf32> {
