@@ -42,8 +42,11 @@ def _const_outputs(text):
     return any(n in consts or views.get(n) in consts for n in names)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_cpu_matches_interpreter(name):
+def check_against_interpreter(name, device, unsupported):
+    """Exports corpus graph `name`, runs `lazy-run --check --device=DEVICE`
+    on it and asserts that every output matches the interpreter; skips with
+    lazy-run's reason when the graph is refused for a reason in
+    `unsupported`, or when an output is an unrealized const."""
     if not os.access(LAZY_RUN, os.X_OK):
         pytest.skip(f"{LAZY_RUN} is not built")
     fresh()
@@ -54,14 +57,19 @@ def test_cpu_matches_interpreter(name):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(text)
     try:
-        proc = subprocess.run([LAZY_RUN, f.name, "--check"], capture_output=True,
-                              text=True, timeout=300)
+        proc = subprocess.run([LAZY_RUN, f.name, "--check", f"--device={device}"],
+                              capture_output=True, text=True, timeout=300)
     finally:
         os.unlink(f.name)
     out = proc.stdout + proc.stderr
     assert "PLEASE submit a bug report" not in out, f"lazy-run crashed on {name}:\n{out}"
-    reason = next((r for r in UNSUPPORTED if r in out), None)
+    reason = next((r for r in unsupported if r in out), None)
     if proc.returncode != 0 and reason and "MISMATCH" not in out:
-        pytest.skip(f"not supported on the CPU path yet: {reason}")
-    assert proc.returncode == 0, f"{name}: compiled CPU result differs:\n{out}"
+        pytest.skip(f"not supported on --device={device}: {reason}")
+    assert proc.returncode == 0, f"{name}: result on --device={device} differs:\n{out}"
     assert "all outputs match" in out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cpu_matches_interpreter(name):
+    check_against_interpreter(name, "cpu", UNSUPPORTED)

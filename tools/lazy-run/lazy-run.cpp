@@ -176,10 +176,8 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   // Item sizes of the returned buffers (the function becomes an llvm.func).
   std::vector<int64_t> itemBytes;
   for (Type t : graph.getResultTypes())
-    itemBytes.push_back(std::max<int64_t>(1, cast<mlir::lazy::BufferType>(t)
-                                                     .getElementType()
-                                                     .getIntOrFloatBitWidth() /
-                                                 8));
+    itemBytes.push_back(mlir::lazy::itemSize(
+        cast<mlir::lazy::BufferType>(t).getElementType()));
   graph->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
   PassManager lower(module.getContext());
   if (failed(parsePassPipeline("lazy-to-cpu", lower)) ||

@@ -21,11 +21,6 @@
 
 namespace mlir::lazy {
 
-/// Bytes per element of a dtype (bool takes one).
-inline int64_t itemBytes(Type element) {
-  return std::max<int64_t>(1, signless(element).getIntOrFloatBitWidth() / 8);
-}
-
 /// The memref a kernel or a host view sees a buffer as.
 inline MemRefType memrefOf(BufferType buffer) {
   return MemRefType::get({buffer.getSize()}, signless(buffer.getElementType()));
@@ -34,7 +29,7 @@ inline MemRefType memrefOf(BufferType buffer) {
 /// The bytes of a buffer.
 inline MemRefType bytesOf(BufferType buffer) {
   return MemRefType::get(
-      {buffer.getSize() * itemBytes(buffer.getElementType())},
+      {buffer.getSizeInBytes()},
       IntegerType::get(buffer.getContext(), 8));
 }
 

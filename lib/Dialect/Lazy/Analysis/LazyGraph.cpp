@@ -15,8 +15,7 @@ static std::vector<int64_t> shapeOf(Type type) {
 }
 
 static int64_t itemSizeOf(Type type) {
-  Type element = cast<RankedTensorType>(type).getElementType();
-  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  return itemSize(cast<RankedTensorType>(type).getElementType());
 }
 
 static NodeOp classify(Operation *op) {

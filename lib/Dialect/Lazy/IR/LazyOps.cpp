@@ -41,11 +41,6 @@ static std::string shapeText(ArrayRef<int64_t> shape) {
   return s;
 }
 
-/// tinygrad's itemsize for an element type (bool is one byte).
-static int64_t itemSize(Type elementType) {
-  return std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
-}
-
 /// Both tensors live on the same device (have the same encoding).
 static LogicalResult verifyDevicesMatch(Operation *op, Type a, Type b,
                                       StringRef what) {

@@ -163,15 +163,12 @@ LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   // A kernel sees a buffer's bytes through its own argument type (a
   // byte-copy kernel reads any buffer as uint8): the bytes and the device
   // must agree.
-  auto bytesOf = [](BufferType t) {
-    unsigned bits = t.getElementType().getIntOrFloatBitWidth();
-    return t.getSize() * std::max(1u, bits / 8);
-  };
   for (auto [i, pair] : llvm::enumerate(
            llvm::zip(getOperandTypes(), kernel.getArgumentTypes()))) {
     auto given = cast<BufferType>(std::get<0>(pair));
     auto expected = cast<BufferType>(std::get<1>(pair));
-    if (given != expected && (bytesOf(given) != bytesOf(expected) ||
+    if (given != expected &&
+        (given.getSizeInBytes() != expected.getSizeInBytes() ||
                               given.getDevice() != expected.getDevice()))
       return emitOpError() << "operand #" << i << " has type " << given
                            << " but the kernel expects " << expected
@@ -218,12 +215,9 @@ LogicalResult SubAllocOp::verify() {
   BufferType base = getBase().getType(), result = getType();
   if (base.getDevice() != result.getDevice())
     return emitOpError("must keep the base buffer's device");
-  auto bytes = [](BufferType t) {
-    return t.getSize() *
-           std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8);
-  };
   int64_t offset = getOffset();
-  if (offset < 0 || offset + bytes(result) > bytes(base))
+  if (offset < 0 ||
+      offset + result.getSizeInBytes() > base.getSizeInBytes())
     return emitOpError() << "a " << result.getSize() << "-element buffer at "
                          << "byte offset " << offset << " does not fit in "
                          << base.getSize() << " elements";

@@ -30,6 +30,14 @@ static bool isTinygradDType(Type t) {
   return t.isF16() || t.isBF16() || t.isF32() || t.isF64();
 }
 
+int64_t mlir::lazy::itemSize(Type elementType) {
+  return std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+}
+
+int64_t BufferType::getSizeInBytes() const {
+  return getSize() * itemSize(getElementType());
+}
+
 LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t size, Type elementType,
                                  DeviceAttr device) {

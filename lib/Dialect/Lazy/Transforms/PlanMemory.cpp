@@ -60,11 +60,6 @@ Value rootOf(Value v) {
   }
 }
 
-int64_t bytesOf(BufferType t) {
-  return t.getSize() *
-         std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8);
-}
-
 struct Segment {
   int64_t start, end;
   Value buffer;
@@ -185,8 +180,8 @@ struct LazyPlanMemory final
     for (auto &entry : interval)
       requests.push_back(entry.first);
     llvm::stable_sort(requests, [](Value a, Value b) {
-      return bytesOf(cast<BufferType>(a.getType())) >
-             bytesOf(cast<BufferType>(b.getType()));
+      return cast<BufferType>(a.getType()).getSizeInBytes() >
+             cast<BufferType>(b.getType()).getSizeInBytes();
     });
 
     // Each request's key: device and dtype, plus the byte size where the
@@ -202,7 +197,7 @@ struct LazyPlanMemory final
       llvm::raw_string_ostream os(key);
       os << device << "|" << type.getElementType();
       if (!llvm::is_contained(offsetKinds, kind))
-        os << "|" << bytesOf(type);
+        os << "|" << type.getSizeInBytes();
       keys.push_back(os.str());
       ++requestsPerKey[keys.back()];
     }
@@ -231,9 +226,9 @@ struct LazyPlanMemory final
     }
     int64_t bytesIn = 0, bytesOut = 0;
     for (Value v : before)
-      bytesIn += bytesOf(cast<BufferType>(v.getType()));
+      bytesIn += cast<BufferType>(v.getType()).getSizeInBytes();
     for (Value v : after)
-      bytesOut += bytesOf(cast<BufferType>(v.getType()));
+      bytesOut += cast<BufferType>(v.getType()).getSizeInBytes();
     numBuffersBefore += before.size();
     numBuffersAfter += after.size();
     bytesBefore += bytesIn;
@@ -256,8 +251,8 @@ struct LazyPlanMemory final
         continue;
       Operation *alloc = buf.getDefiningOp();
       Value with = seg;
-      if (bytesOf(cast<BufferType>(seg.getType())) !=
-          bytesOf(cast<BufferType>(buf.getType())))
+      if (cast<BufferType>(seg.getType()).getSizeInBytes() !=
+          cast<BufferType>(buf.getType()).getSizeInBytes())
         with = SubAllocOp::create(builder, alloc->getLoc(), buf.getType(), seg,
                                   builder.getI64IntegerAttr(0));
       buf.replaceAllUsesWith(with);

@@ -10,4 +10,9 @@
 #define GET_TYPEDEF_CLASSES
 #include "lazy/Dialect/Lazy/IR/LazyTypes.h.inc"
 
+namespace mlir::lazy {
+/// tinygrad's itemsize of an element type: its bytes, one for bool.
+int64_t itemSize(Type elementType);
+} // namespace mlir::lazy
+
 #endif // LAZY_DIALECT_LAZY_IR_LAZYTYPES_H

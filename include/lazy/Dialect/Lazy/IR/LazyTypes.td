@@ -22,6 +22,10 @@ def Lazy_BufferType : TypeDef<Lazy_Dialect, "Buffer"> {
                         OptionalParameter<"::mlir::lazy::DeviceAttr">:$device);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The buffer's size in bytes (tinygrad's nbytes).
+    int64_t getSizeInBytes() const;
+  }];
 }
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYTYPES_TD
