@@ -203,6 +203,28 @@ func.func @custom_item() -> !lazy.buffer<4xf32> {
 
 // -----
 
+// A copy between buffers of different dtypes has no lowering.
+func.func @copy_types(%a: !lazy.buffer<4xf32>) -> !lazy.buffer<4xsi32> {
+  %b = lazy.alloc : !lazy.buffer<4xsi32>
+  // expected-error @+1 {{'lazy.ext' op copies between buffers of different types, which the GPU lowering does not support}}
+  %r = lazy.ext "copy" outs(%b : !lazy.buffer<4xsi32>) ins(%a : !lazy.buffer<4xf32>)
+  return %r : !lazy.buffer<4xsi32>
+}
+
+// -----
+
+// A buffer made by an op the lowering does not handle is an error, not a
+// crash.
+func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
+  %b = builtin.unrealized_conversion_cast %x : i64 to !lazy.buffer<4xf32>
+  %c = lazy.alloc : !lazy.buffer<4xf32>
+  // expected-error @+1 {{'lazy.ext' op uses a buffer the GPU lowering does not know (defined by an unsupported op)}}
+  %r = lazy.ext "copy" outs(%c : !lazy.buffer<4xf32>) ins(%b : !lazy.buffer<4xf32>)
+  return %r : !lazy.buffer<4xf32>
+}
+
+// -----
+
 // RUN: not lazy-opt %s --convert-lazy-to-gpu="block-size=100" 2>&1 | FileCheck %s --check-prefix=BADSIZE
 // BADSIZE: error: convert-lazy-to-gpu: block-size must be a power of two from 32 to 1024, not 100
 // RUN: not lazy-opt %s --convert-lazy-to-gpu="block-size=192" 2>&1 | FileCheck %s --check-prefix=BADSIZE2

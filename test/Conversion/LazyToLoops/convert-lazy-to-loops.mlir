@@ -174,3 +174,25 @@ func.func @frees_intermediates(%a: !lazy.buffer<4xf32>) -> !lazy.buffer<4xf32> {
   %s = lazy.launch @twice outs(%o : !lazy.buffer<4xf32>) ins(%r : !lazy.buffer<4xf32>)
   return %s : !lazy.buffer<4xf32>
 }
+
+// -----
+
+// A copy between buffers of different dtypes has no lowering.
+func.func @copy_types(%a: !lazy.buffer<4xf32>) -> !lazy.buffer<4xsi32> {
+  %b = lazy.alloc : !lazy.buffer<4xsi32>
+  // expected-error @+1 {{'lazy.ext' op copies between buffers of different types, which the CPU lowering does not support}}
+  %r = lazy.ext "copy" outs(%b : !lazy.buffer<4xsi32>) ins(%a : !lazy.buffer<4xf32>)
+  return %r : !lazy.buffer<4xsi32>
+}
+
+// -----
+
+// A buffer made by an op the lowering does not handle is an error, not a
+// crash.
+func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
+  %b = builtin.unrealized_conversion_cast %x : i64 to !lazy.buffer<4xf32>
+  %c = lazy.alloc : !lazy.buffer<4xf32>
+  // expected-error @+1 {{'lazy.ext' op uses a buffer the CPU lowering does not know (defined by an unsupported op)}}
+  %r = lazy.ext "copy" outs(%c : !lazy.buffer<4xf32>) ins(%b : !lazy.buffer<4xf32>)
+  return %r : !lazy.buffer<4xf32>
+}
