@@ -20,7 +20,7 @@ namespace st = ::lazy::st;
 namespace {
 
 struct ReduceInfo {
-  st::ShapeTracker input;
+  st::TrackerId input;
   std::vector<int64_t> axes;
 };
 
@@ -28,11 +28,11 @@ struct ReduceInfo {
 class ReduceInfoMap {
 public:
   ReduceInfo *find(const NodeView &key) {
-    auto it = index.find(key);
+    auto it = index.find(key.key());
     return it == index.end() ? nullptr : &entries[it->second].second;
   }
   void set(const NodeView &key, ReduceInfo value) {
-    auto [it, inserted] = index.insert({key, entries.size()});
+    auto [it, inserted] = index.insert({key.key(), entries.size()});
     if (inserted)
       entries.push_back({key, std::move(value)});
     else
@@ -42,7 +42,7 @@ public:
   std::vector<std::pair<NodeView, ReduceInfo>> entries;
 
 private:
-  std::unordered_map<NodeView, size_t, NodeViewHash> index;
+  llvm::DenseMap<uint64_t, size_t> index; // NodeView::key() -> entry
 };
 
 std::vector<int64_t> reduceShape(const std::vector<int64_t> &shape,
@@ -79,7 +79,8 @@ public:
   }
 
   Lowering(const LazyGraph &g, const NodeSet &realizes, ArrayRef<NodeId> group)
-      : g(g), realizes(realizes), group(group.begin(), group.end()) {
+      : g(g), pool(g.trackers()), realizes(realizes),
+        group(group.begin(), group.end()) {
     for (auto [i, out] : llvm::enumerate(group))
       if (g.node(out).kind == NodeOp::Assign)
         assignTargets[g.node(out).srcs[1]] = int64_t(i);
@@ -100,22 +101,24 @@ private:
                    : g.function().emitError();
   }
   /// Reshapes `tracker` or reports that tinygrad would fail here.
-  FailureOr<st::ShapeTracker> reshape(NodeId at, const st::ShapeTracker &t,
-                                      const std::vector<int64_t> &shape) {
-    std::string problem = st::checkReshape(t.shape(), shape);
+  FailureOr<st::TrackerId> reshape(NodeId at, st::TrackerId t,
+                                   const std::vector<int64_t> &shape) {
+    if (pool.shape(t) == shape)
+      return t;
+    std::string problem = st::checkReshape(pool.shape(t), shape);
     if (!problem.empty())
       return error(at) << "cannot be lowered into a kernel (tinygrad fails "
                           "here too): "
                        << problem;
-    return t.reshape(shape);
+    return pool.intern(pool.get(t).reshape(shape));
   }
 
   LogicalResult recurseReduceops(NodeId out);
   LogicalResult padReduces();
-  FailureOr<int32_t> lowerValue(NodeId out, const st::ShapeTracker &view);
+  FailureOr<int32_t> lowerValue(NodeId out, st::TrackerId view);
   FailureOr<std::optional<NodeView>> finishReduce(NodeId buf,
-                                                  const st::ShapeTracker &view,
-                                                  st::ShapeTracker input,
+                                                  st::TrackerId view,
+                                                  st::TrackerId input,
                                                   std::optional<NodeView> top);
   int32_t addNode(AstNode node) {
     item.nodes.push_back(std::move(node));
@@ -123,13 +126,14 @@ private:
   }
 
   const LazyGraph &g;
+  st::TrackerPool &pool;
   const NodeSet &realizes;
   std::vector<NodeId> group;
   llvm::DenseMap<NodeId, int64_t> assignTargets; // target -> output index
   ReduceInfoMap reduceInfo;
-  std::unordered_map<NodeView, std::optional<NodeView>, NodeViewHash>
-      reduceMemo;
-  std::unordered_map<NodeView, int32_t, NodeViewHash> cache;
+  // Both keyed by NodeView::key().
+  llvm::DenseMap<uint64_t, std::optional<NodeView>> reduceMemo;
+  llvm::DenseMap<uint64_t, int32_t> cache;
   llvm::MapVector<NodeId, int64_t> inputs;
   ScheduleItem item;
 };
@@ -139,19 +143,20 @@ private:
 //===----------------------------------------------------------------------===//
 
 FailureOr<std::optional<NodeView>>
-Lowering::finishReduce(NodeId buf, const st::ShapeTracker &view,
-                       st::ShapeTracker input, std::optional<NodeView> top) {
+Lowering::finishReduce(NodeId buf, st::TrackerId viewId, st::TrackerId input,
+                       std::optional<NodeView> top) {
   const LazyNode &n = g.node(buf);
   std::vector<int64_t> axes = axesOf(n);
-  if (!view.contiguous()) {
+  if (!pool.contiguous(viewId)) {
+    const st::ShapeTracker &view = pool.get(viewId);
     // Push the movement op on the reduce's output into its input: permute
     // the reduced axes last and extend every view with them.
     std::vector<int64_t> perm;
-    for (int64_t i = 0; i < int64_t(input.shape().size()); ++i)
+    for (int64_t i = 0; i < int64_t(pool.shape(input).size()); ++i)
       if (!llvm::is_contained(axes, i))
         perm.push_back(i);
     perm.insert(perm.end(), axes.begin(), axes.end());
-    st::ShapeTracker permuted = input.permute(perm);
+    st::ShapeTracker permuted = pool.get(input).permute(perm);
     std::vector<int64_t> rshape(permuted.shape().end() - axes.size(),
                                 permuted.shape().end());
     int64_t prshape = st::prod(rshape);
@@ -172,8 +177,8 @@ Lowering::finishReduce(NodeId buf, const st::ShapeTracker &view,
       extended.views.push_back(
           st::View::create(shape, strides, v.offset * prshape, mask));
     }
-    input = permuted + extended;
-    int64_t rank = int64_t(input.shape().size());
+    input = pool.intern(permuted + extended);
+    int64_t rank = int64_t(pool.shape(input).size());
     axes.clear();
     for (int64_t i = rank - int64_t(rshape.size()); i < rank; ++i)
       axes.push_back(i);
@@ -183,26 +188,26 @@ Lowering::finishReduce(NodeId buf, const st::ShapeTracker &view,
     if (!g.node(src).isBase() && g.baseOf(src) == top->node &&
         g.node(top->node).kind == n.kind) {
       // Merge this reduce into the one it reads (a double reduce).
-      st::ShapeTracker merged = top->view + view;
+      st::TrackerId merged = pool.compose(top->view, viewId);
       std::vector<int64_t> newAxes = axes;
       newAxes.insert(newAxes.end(), topInfo.axes.begin(), topInfo.axes.end());
-      FailureOr<st::ShapeTracker> key =
-          reshape(buf, merged, reduceShape(topInfo.input.shape(), newAxes));
+      FailureOr<st::TrackerId> key = reshape(
+          buf, merged, reduceShape(pool.shape(topInfo.input), newAxes));
       if (failed(key))
         return failure();
       reduceInfo.set({top->node, *key}, {topInfo.input, newAxes});
       return std::optional<NodeView>();
     }
-    std::vector<int64_t> shape = topInfo.input.shape();
+    std::vector<int64_t> shape = pool.shape(topInfo.input);
     for (int64_t a : topInfo.axes)
       shape[a] = 1;
-    FailureOr<st::ShapeTracker> reshaped = reshape(buf, input, shape);
+    FailureOr<st::TrackerId> reshaped = reshape(buf, input, shape);
     if (failed(reshaped))
       return failure();
     input = *reshaped;
   }
-  FailureOr<st::ShapeTracker> key =
-      reshape(buf, view, reduceShape(input.shape(), axes));
+  FailureOr<st::TrackerId> key =
+      reshape(buf, viewId, reduceShape(pool.shape(input), axes));
   if (failed(key))
     return failure();
   reduceInfo.set({buf, *key}, {input, axes});
@@ -212,8 +217,8 @@ Lowering::finishReduce(NodeId buf, const st::ShapeTracker &view,
 LogicalResult Lowering::recurseReduceops(NodeId out) {
   struct Frame {
     NodeId buf;
-    st::ShapeTracker view;  // resolved to the base
-    st::ShapeTracker input; // what the sources are read with
+    st::TrackerId view;  // resolved to the base
+    st::TrackerId input; // what the sources are read with
     unsigned next = 0;
     std::optional<NodeView> top;
   };
@@ -222,24 +227,23 @@ LogicalResult Lowering::recurseReduceops(NodeId out) {
 
   // Starts a call; returns true when it pushed a frame, false when the
   // result is already in `returned`.
-  auto call = [&](NodeId buf, st::ShapeTracker view) {
+  auto call = [&](NodeId buf, st::TrackerId view) {
     returned.reset();
     if (isLeaf(g.baseOf(buf)))
       return false;
     if (!g.node(buf).isBase()) {
-      view = g.node(buf).tracker + view;
+      view = pool.compose(g.node(buf).tracker, view);
       buf = g.baseOf(buf);
     }
-    auto memo = reduceMemo.find({buf, view});
+    auto memo = reduceMemo.find(NodeView{buf, view}.key());
     if (memo != reduceMemo.end()) {
       returned = memo->second;
       return false;
     }
     const LazyNode &n = g.node(buf);
-    st::ShapeTracker input =
-        n.isReduce() ? st::ShapeTracker::fromShape(g.node(n.srcs[0]).shape)
-                     : view;
-    stack.push_back({buf, std::move(view), std::move(input), 0, {}});
+    st::TrackerId input =
+        n.isReduce() ? pool.fromShape(g.node(n.srcs[0]).shape.vec()) : view;
+    stack.push_back({buf, view, input, 0, {}});
     return true;
   };
 
@@ -272,7 +276,7 @@ LogicalResult Lowering::recurseReduceops(NodeId out) {
         return failure();
       result = *r;
     } else {
-      reduceMemo[{done.buf, done.view}] = result;
+      reduceMemo[NodeView{done.buf, done.view}.key()] = result;
     }
     returned = result;
     pending = true;
@@ -289,29 +293,29 @@ LogicalResult Lowering::padReduces() {
     return success();
   size_t rank = SIZE_MAX;
   for (auto &[key, info] : reduceInfo.entries)
-    rank = std::min(rank, info.input.shape().size());
+    rank = std::min(rank, pool.shape(info.input).size());
   for (size_t i = 0; i < rank; ++i) {
     std::vector<int64_t> dims;
     for (auto &[key, info] : reduceInfo.entries)
-      if (!llvm::is_contained(dims, info.input.shape()[i]))
-        dims.push_back(info.input.shape()[i]);
+      if (!llvm::is_contained(dims, pool.shape(info.input)[i]))
+        dims.push_back(pool.shape(info.input)[i]);
     llvm::sort(dims);
     if (dims.size() == 1 || (dims.size() == 2 && dims[0] == 1))
       continue;
     int64_t max = dims.back();
     for (auto &[key, info] : reduceInfo.entries) {
-      int64_t dim = info.input.shape()[i];
+      int64_t dim = pool.shape(info.input)[i];
       if (dim <= 1 || dim == max)
         continue;
       // tinygrad pads with i + 1 (begin, end) pairs, which only fits when
       // this is the input's last dimension; otherwise it fails an assert.
-      if (info.input.shape().size() != i + 1)
+      if (pool.shape(info.input).size() != i + 1)
         return error(key.node) << "cannot pad the reduce inputs of one "
                                   "kernel to a common shape (tinygrad fails "
                                   "here too)";
       st::Mask pad(i + 1, {0, 0});
       pad[i] = {0, max - dim};
-      info.input = info.input.pad(pad);
+      info.input = pool.intern(pool.get(info.input).pad(pad));
     }
   }
   return success();
@@ -321,12 +325,11 @@ LogicalResult Lowering::padReduces() {
 // _recursive_lazyop
 //===----------------------------------------------------------------------===//
 
-FailureOr<int32_t> Lowering::lowerValue(NodeId out,
-                                        const st::ShapeTracker &outView) {
+FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
   struct Frame {
     NodeId buf;
-    st::ShapeTracker view;     // resolved to the base
-    st::ShapeTracker srcView;  // what the sources are lowered with
+    st::TrackerId view;    // resolved to the base
+    st::TrackerId srcView; // what the sources are lowered with
     const ReduceInfo *rinfo = nullptr;
     unsigned next = 0;
     llvm::SmallVector<int32_t, 3> srcs;
@@ -336,31 +339,26 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
 
   // Starts lowering (buf, view); returns true if a frame was pushed,
   // otherwise sets `returned` (or fails).
-  auto call = [&](NodeId buf, const st::ShapeTracker &viewIn) -> FailureOr<bool> {
-    // A view node composes a new tracker; only a base needs a copy.
-    st::ShapeTracker view;
+  auto call = [&](NodeId buf, st::TrackerId view) -> FailureOr<bool> {
     if (!g.node(buf).isBase()) {
-      view = g.node(buf).tracker + viewIn;
+      view = pool.compose(g.node(buf).tracker, view);
       buf = g.baseOf(buf);
-    } else {
-      view = viewIn;
     }
-    NodeView key{buf, std::move(view)}; // built once: keys copy trackers
-    auto hit = cache.find(key);
+    auto hit = cache.find(NodeView{buf, view}.key());
     if (hit != cache.end()) {
       returned = hit->second;
       return false;
     }
-    view = std::move(key.view);
     const LazyNode &n = g.node(buf);
     if (isLeaf(buf)) {
-      st::ShapeTracker simple = view.simplify();
+      st::TrackerId simpleId = pool.simplify(view);
+      const st::ShapeTracker &simple = pool.get(simpleId);
       AstNode leaf;
       leaf.source = buf;
-      leaf.shape = simple.shape();
+      leaf.view = simpleId;
+      leaf.shaped = simpleId;
       if (n.kind == NodeOp::Const) {
         leaf.kind = AstNode::Kind::Const;
-        leaf.view = std::move(simple);
         returned = addNode(std::move(leaf));
         return false;
       }
@@ -387,15 +385,13 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
         auto [it, inserted] = inputs.insert({buf, int64_t(inputs.size())});
         leaf.buffer = int64_t(group.size()) + it->second;
       }
-      leaf.view = std::move(simple);
       returned = addNode(std::move(leaf));
       return false;
     }
     const ReduceInfo *rinfo =
         n.isReduce() ? reduceInfo.find({buf, view}) : nullptr;
-    st::ShapeTracker srcView = rinfo ? rinfo->input : view;
-    Frame frame{buf, std::move(view), std::move(srcView), rinfo, 0, {}};
-    stack.push_back(std::move(frame));
+    st::TrackerId srcView = rinfo ? rinfo->input : view;
+    stack.push_back(Frame{buf, view, srcView, rinfo, 0, {}});
     return true;
   };
 
@@ -439,9 +435,10 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
         node.source = done.buf;
         node.srcs = done.srcs;
         node.axes = done.rinfo->axes;
-        node.shape = reduceShape(done.rinfo->input.shape(), node.axes);
+        node.shaped = pool.fromShape(
+            reduceShape(pool.shape(done.rinfo->input), node.axes));
         result = addNode(std::move(node));
-        cache[{done.buf, std::move(done.view)}] = result;
+        cache[NodeView{done.buf, done.view}.key()] = result;
         item.computed.push_back(done.buf);
       }
     } else if (n.kind == NodeOp::Contiguous || n.kind == NodeOp::Assign) {
@@ -453,9 +450,9 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out,
       node.kind = AstNode::Kind::Compute;
       node.source = done.buf;
       node.srcs = done.srcs;
-      node.shape = done.view.shape();
+      node.shaped = done.view;
       result = addNode(std::move(node));
-      cache[{done.buf, std::move(done.view)}] = result;
+      cache[NodeView{done.buf, done.view}.key()] = result;
       item.computed.push_back(done.buf);
     }
     returned = result;
@@ -489,11 +486,11 @@ FailureOr<ScheduleItem> Lowering::run() {
     return failure();
 
   for (NodeId out : group) {
-    st::ShapeTracker outputView =
+    st::TrackerId outputView =
         reduceInfo.empty()
-            ? st::ShapeTracker::fromShape(g.node(out).shape)
-            : st::ShapeTracker::fromShape(
-                  reduceShape(reduceInfo.entries.back().second.input.shape(),
+            ? pool.fromShape(g.node(out).shape.vec())
+            : pool.fromShape(
+                  reduceShape(pool.shape(reduceInfo.entries.back().second.input),
                               reduceInfo.entries.back().second.axes));
     FailureOr<int32_t> value = lowerValue(out, outputView);
     if (failed(value))
@@ -501,16 +498,16 @@ FailureOr<ScheduleItem> Lowering::run() {
     const LazyNode &n = g.node(out);
     if (n.kind == NodeOp::Assign)
       if (ShapeTrackerAttr view = cast<AssignOp>(n.op).getViewAttr()) {
-        st::ShapeTracker assigned = view.getTracker();
-        if (assigned.shape() != n.shape)
+        st::TrackerId assigned = pool.intern(view.getTracker());
+        if (ArrayRef<int64_t>(pool.shape(assigned)) != n.shape)
           return error(out) << "its view must not change the output shape";
-        FailureOr<st::ShapeTracker> reshaped =
-            reshape(out, assigned, outputView.shape());
+        FailureOr<st::TrackerId> reshaped =
+            reshape(out, assigned, pool.shape(outputView));
         if (failed(reshaped))
           return failure();
         outputView = *reshaped;
       }
-    item.stores.push_back({*value, outputView.simplify()});
+    item.stores.push_back({*value, pool.simplify(outputView)});
   }
   for (auto &[buf, number] : inputs)
     item.inputs.push_back(buf);

@@ -9,9 +9,8 @@ using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
 
-static std::vector<int64_t> shapeOf(Type type) {
-  ArrayRef<int64_t> s = cast<RankedTensorType>(type).getShape();
-  return std::vector<int64_t>(s.begin(), s.end());
+static ArrayRef<int64_t> shapeOf(Type type) {
+  return cast<RankedTensorType>(type).getShape();
 }
 
 static int64_t itemSizeOf(Type type) {
@@ -49,6 +48,18 @@ bool mlir::lazy::isGraphFunction(func::FuncOp func) {
 FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
   LazyGraph graph;
   graph.func = func;
+  graph.pool = std::make_unique<st::TrackerPool>();
+  st::TrackerPool &pool = *graph.pool;
+  // Types and attributes are uniqued, so equal shapes and views are found
+  // by pointer before the pool hashes anything.
+  llvm::DenseMap<Type, st::TrackerId> identityOf;
+  llvm::DenseMap<Attribute, st::TrackerId> viewOf;
+  auto identity = [&](Type type, ArrayRef<int64_t> shape) {
+    auto [it, isNew] = identityOf.try_emplace(type, 0);
+    if (isNew)
+      it->second = pool.fromShape(std::vector<int64_t>(shape.begin(), shape.end()));
+    return it->second;
+  };
   if (func.isExternal())
     return func.emitError("cannot schedule a function without a body");
   Block &body = func.getBody().front();
@@ -72,8 +83,8 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     node.value = arg;
     node.kind = NodeOp::Realized;
     node.shape = shapeOf(arg.getType());
-    node.tracker = st::ShapeTracker::fromShape(node.shape);
-    node.size = node.tracker.size();
+    node.tracker = identity(arg.getType(), node.shape);
+    node.size = pool.size(node.tracker);
     node.itemSize = itemSizeOf(arg.getType());
     NodeId id = addNode(std::move(node));
     graph.nodes[id].base = id;
@@ -103,13 +114,16 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
         return op.emitOpError("views a view; run lazy-fold-views before "
                               "scheduling");
       node.base = src;
-      node.tracker = view.getTracker().getTracker();
-      node.size = node.tracker.size();
+      auto [it, isNew] = viewOf.try_emplace(view.getTracker(), 0);
+      if (isNew)
+        it->second = pool.intern(view.getTracker().getTracker());
+      node.tracker = it->second;
+      node.size = pool.size(node.tracker);
       addNode(std::move(node));
       continue;
     }
-    node.tracker = st::ShapeTracker::fromShape(node.shape);
-    node.size = node.tracker.size();
+    node.tracker = identity(node.value.getType(), node.shape);
+    node.size = pool.size(node.tracker);
     node.forcedRealize = op.hasAttr(LazyDialect::kForcedRealizeAttrName);
     node.seen = op.hasAttr(LazyDialect::kSeenAttrName);
     node.unsafePad = isa<RecipOp, Log2Op, Exp2Op, IdivOp>(op);

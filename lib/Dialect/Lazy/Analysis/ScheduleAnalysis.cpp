@@ -16,15 +16,12 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <unordered_map>
-#include <unordered_set>
 
 using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
 
 namespace {
-
-using NodeViewSet = std::unordered_set<NodeView, NodeViewHash>;
 
 /// The distinct operands of `consumer` that read `base` (the base itself or
 /// views of it), in operand order.
@@ -40,9 +37,18 @@ SmallVector<NodeId, 2> readsOf(const LazyGraph &g, NodeId consumer,
 } // namespace
 
 void mlir::lazy::clearScheduleMarks(func::FuncOp func) {
-  func.walk([](Operation *op) {
-    op->removeAttr(LazyDialect::kRealizeAttrName);
-    op->removeAttr(LazyDialect::kGroupAttrName);
+  MLIRContext *ctx = func.getContext();
+  StringAttr realize = StringAttr::get(ctx, LazyDialect::kRealizeAttrName);
+  StringAttr group = StringAttr::get(ctx, LazyDialect::kGroupAttrName);
+  func.walk([&](Operation *op) {
+    // Most ops carry no marks: skip them without rebuilding anything.
+    DictionaryAttr attrs = op->getDiscardableAttrDictionary();
+    if (attrs.empty())
+      return;
+    if (attrs.contains(realize))
+      op->removeDiscardableAttr(realize);
+    if (attrs.contains(group))
+      op->removeDiscardableAttr(group);
   });
 }
 
@@ -115,17 +121,18 @@ FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
       const LazyNode &n = g.node(buf);
       if (!n.isBase()) {
         const LazyNode &base = g.node(n.base);
-        const st::View &last = n.tracker.views.back();
+        const st::ShapeTracker &tracker = g.tracker(buf);
+        const st::View &last = tracker.views.back();
         int64_t validSize = 1;
         if (last.mask)
           for (auto [b, e] : *last.mask)
             validSize *= e - b;
-        if (n.tracker.views.size() == 1 && last.mask &&
+        if (tracker.views.size() == 1 && last.mask &&
             base.size >= validSize)
           w.simplePads.insert(n.base); // a pad that may fuse
         else if (base.size < n.size)
           w.realizes.insert(n.base); // realize every expand
-        else if (llvm::any_of(n.tracker.views,
+        else if (llvm::any_of(tracker.views,
                               [](const st::View &v) { return v.mask; }))
           w.simplePads.insert(n.base);
         buf = n.base;
@@ -149,7 +156,7 @@ FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
       }
       if (n.kind == NodeOp::Copy) {
         const LazyNode &src = g.node(n.srcs[0]);
-        if (!src.tracker.contiguous() || src.size != g.node(src.base).size)
+        if (!g.trackers().contiguous(src.tracker) || src.size != g.node(src.base).size)
           return n.op->emitOpError(
               "copies a non-contiguous view; tinygrad can only copy a whole "
               "contiguous buffer (call .contiguous() first)");
@@ -172,10 +179,15 @@ FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
         stack.pop_back();
         continue;
       }
-      NodeId consumer = top.node, src = n.srcs[top.next++];
+      unsigned index = top.next++;
+      NodeId consumer = top.node, src = n.srcs[index];
       NodeId srcBase = g.baseOf(src);
-      if (!g.node(srcBase).isRealized())
-        w.children[srcBase].insert(consumer);
+      // A consumer is visited once, so it is a duplicate child only when
+      // an earlier operand of its own reads the same base.
+      if (!g.node(srcBase).isRealized() &&
+          llvm::none_of(ArrayRef<NodeId>(n.srcs).take_front(index),
+                        [&](NodeId s) { return g.baseOf(s) == srcBase; }))
+        w.children[srcBase].push_back(consumer);
       if (failed(enter(src)))
         return failure();
     }
@@ -230,15 +242,16 @@ namespace {
 class Grouper {
 public:
   Grouper(const LazyGraph &g, const GraphWalk &w, Grouping &out)
-      : g(g), w(w), realizes(out.realizes), reduceForOp(out.reduceForOp) {
+      : g(g), w(w), pool(g.trackers()), realizes(out.realizes),
+        reduceForOp(out.reduceForOp) {
     computeFrontiers();
   }
 
   /// tinygrad's _recursive_group: collects into `group` the realized
   /// buffers reachable from `start` through elementwise children (adding
   /// `r` when a path cannot fuse).
-  void recursiveGroup(NodeId start, const st::ShapeTracker &startView,
-                      NodeId r, NodeSet &group);
+  void recursiveGroup(NodeId start, st::TrackerId startView, NodeId r,
+                      NodeSet &group);
 
   /// tinygrad's _get_isolated_children.
   NodeSet isolatedChildren(NodeId r, const NodeSet &group);
@@ -292,7 +305,7 @@ public:
       NodeId v = stack.pop_back_val();
       auto keys = memoKeys.find(v);
       if (keys != memoKeys.end()) {
-        for (const NodeView &key : keys->second)
+        for (uint64_t key : keys->second)
           memo.erase(key);
         memoKeys.erase(keys);
       }
@@ -306,24 +319,24 @@ public:
       }
     }
   }
-  llvm::DenseMap<NodeId, SmallVector<NodeView, 1>> memoKeys;
+  llvm::DenseMap<NodeId, SmallVector<uint64_t, 1>> memoKeys;
 
   /// What visiting a (node, view) contributes to a group: a realized
   /// buffer reached through `view` (node >= 0), or "the reduce must
   /// realize" (node == -1).
-  struct GroupEvent {
-    NodeId node;
-    st::ShapeTracker view;
-  };
-  std::unordered_map<NodeView, std::vector<GroupEvent>, NodeViewHash> memo;
+  using GroupEvent = NodeView;
+  /// Keyed by NodeView::key(); values keep their address while other
+  /// entries come and go.
+  std::unordered_map<uint64_t, std::vector<GroupEvent>> memo;
 
   const LazyGraph &g;
   const GraphWalk &w;
+  st::TrackerPool &pool;
   NodeSet &realizes;
   llvm::MapVector<NodeId, NodeId> &reduceForOp;
 };
 
-void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
+void Grouper::recursiveGroup(NodeId start, st::TrackerId startView,
                              NodeId r, NodeSet &group) {
   // tinygrad's walk visits every (node, view) below `start` once per call,
   // which is quadratic when many reduces share a long unrealized
@@ -337,9 +350,9 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
     unsigned next = 0;
     bool memoize = true;
     std::vector<GroupEvent> events;
-    NodeViewSet seen;
+    llvm::SmallDenseSet<uint64_t, 8> seen;
     void add(const GroupEvent &e) {
-      if (seen.insert({e.node, e.view}).second)
+      if (seen.insert(e.key()).second)
         events.push_back(e);
     }
   };
@@ -349,20 +362,20 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
 
   // Starts visiting (tr, view): either the events are known at once
   // (`result`) or a frame is pushed.
-  auto enter = [&](NodeId tr, st::ShapeTracker view, bool isRoot) {
+  auto enter = [&](NodeId tr, st::TrackerId view, bool isRoot) {
     if (realizes.contains(tr) && tr != r) {
-      single.assign(1, GroupEvent{tr, std::move(view)});
+      single.assign(1, GroupEvent{tr, view});
       result = &single;
       return;
     }
-    NodeView key{tr, std::move(view)};
-    if (auto it = memo.find(key); it != memo.end()) {
+    NodeView key{tr, view};
+    if (auto it = memo.find(key.key()); it != memo.end()) {
       result = &it->second;
       return;
     }
     Frame frame;
     frame.memoize = !(isRoot && realizes.contains(tr));
-    frame.key = std::move(key);
+    frame.key = key;
     stack.push_back(std::move(frame));
     result = nullptr;
   };
@@ -373,7 +386,7 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
     rootEvents = *result;
   while (!stack.empty()) {
     Frame &top = stack.back();
-    const NodeSet &kids = w.children[top.key.node];
+    const auto &kids = w.children[top.key.node];
     bool done = top.next == kids.size();
     if (!done) {
       NodeId next = kids[top.next++];
@@ -387,7 +400,8 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
         top.add(GroupEvent{-1, {}});
         done = true;
       } else {
-        enter(next, top.key.view + g.node(reads[0]).tracker, false);
+        enter(next, pool.compose(top.key.view, g.node(reads[0]).tracker),
+              false);
         if (!result)
           continue; // a child frame was pushed
         for (const GroupEvent &e : *result)
@@ -400,8 +414,8 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
     stack.pop_back();
     const std::vector<GroupEvent> *events = &finished.events;
     if (finished.memoize) {
-      memoKeys[finished.key.node].push_back(finished.key);
-      events = &(memo[finished.key] = std::move(finished.events));
+      memoKeys[finished.key.node].push_back(finished.key.key());
+      events = &(memo[finished.key.key()] = std::move(finished.events));
     }
     if (stack.empty())
       rootEvents = *events;
@@ -416,7 +430,7 @@ void Grouper::recursiveGroup(NodeId start, const st::ShapeTracker &startView,
       continue;
     }
     // Can only fuse contiguous, same-size buffers, one reduce per kernel.
-    if (!e.view.contiguous() || e.view.size() != g.node(r).size ||
+    if (!pool.contiguous(e.view) || pool.size(e.view) != g.node(r).size ||
         reduceForOp.count(e.node))
       group.insert(r);
     group.insert(e.node);
@@ -455,7 +469,8 @@ Grouping mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
   NodeSet &realizes = out.realizes;
   auto &reduceForOp = out.reduceForOp;
   SmallVector<NodeId> reduceOfConst;
-  std::unordered_map<NodeView, NodeId, NodeViewHash> chaseEnd;
+  st::TrackerPool &pool = g.trackers();
+  llvm::DenseMap<uint64_t, NodeId> chaseEnd; // keyed by NodeView::key()
 
   for (NodeId r : w.allbufs) {
     const LazyNode &rn = g.node(r);
@@ -499,25 +514,26 @@ Grouping mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
         // Chase down to a contiguous child. Where a chase ends depends only
         // on the graph (not on realizes), so every (node, view) it passes
         // remembers the end: chains shared by many reduces are walked once.
-        st::ShapeTracker view = rn.tracker;
-        SmallVector<NodeView> passed;
+        st::TrackerId view = rn.tracker;
+        SmallVector<uint64_t> passed;
         while (w.children[tr].size() == 1) {
-          if (auto known = chaseEnd.find({tr, view}); known != chaseEnd.end()) {
+          uint64_t key = NodeView{tr, view}.key();
+          if (auto known = chaseEnd.find(key); known != chaseEnd.end()) {
             tr = known->second;
             break;
           }
-          passed.push_back({tr, view});
+          passed.push_back(key);
           NodeId next = w.children[tr][0];
           SmallVector<NodeId, 2> reads = readsOf(g, next, tr);
-          if (reads.size() > 1 || view.size() != g.node(reads[0]).size)
+          if (reads.size() > 1 || pool.size(view) != g.node(reads[0]).size)
             break;
-          view = view + g.node(reads[0]).tracker;
-          if (!view.contiguous() || g.node(next).isReduce())
+          view = pool.compose(view, g.node(reads[0]).tracker);
+          if (!pool.contiguous(view) || g.node(next).isReduce())
             break;
           tr = next;
         }
-        for (NodeView &key : passed)
-          chaseEnd[std::move(key)] = tr;
+        for (uint64_t key : passed)
+          chaseEnd[key] = tr;
         // Store the narrower dtype rather than cast up before the store.
         const LazyNode &tn = g.node(tr);
         if (tn.op && isa<CastOp>(tn.op) &&

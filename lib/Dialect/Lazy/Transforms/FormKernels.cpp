@@ -86,6 +86,10 @@ private:
   func::FuncOp func;
   unsigned &kernelCounter;
   const LazyGraph *cached;
+  /// Attributes and kernel tensor types of the pool's trackers, made once
+  /// each.
+  llvm::DenseMap<st::TrackerId, ShapeTrackerAttr> trackerAttrs;
+  llvm::DenseMap<std::pair<st::TrackerId, Type>, RankedTensorType> tensorTypes;
 };
 
 LogicalResult
@@ -190,9 +194,24 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
       for (int32_t src : item.nodes[i].srcs)
         live[src] = 1;
 
+  st::TrackerPool &pool = g.trackers();
+  auto trackerAttr = [&](st::TrackerId id) {
+    ShapeTrackerAttr &attr = trackerAttrs[id];
+    if (!attr)
+      attr = ShapeTrackerAttr::get(ctx, pool.get(id));
+    return attr;
+  };
+  // The kernel tensor type of a node: its shape with the source's dtype.
+  auto typeOf = [&](st::TrackerId shaped, Type elementType) {
+    RankedTensorType &type = tensorTypes[{shaped, elementType}];
+    if (!type)
+      type = kernelTensor(pool.shape(shaped), elementType);
+    return type;
+  };
+  auto noAttrs = DictionaryAttr::get(ctx);
   std::vector<Value> values(item.nodes.size());
-  std::map<std::tuple<int, int64_t, size_t>, SmallVector<std::pair<int32_t, Value>>>
-      leaves; // structural dedup of loads and consts
+  // Structural dedup of loads and consts: (kind, buffer or const, view).
+  std::map<std::tuple<int, int64_t, st::TrackerId>, Value> leaves;
   for (auto [i, node] : llvm::enumerate(item.nodes)) {
     if (!live[i])
       continue;
@@ -207,33 +226,27 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
                                  node.kind == AstNode::Kind::Load
                                      ? node.buffer
                                      : int64_t(node.source),
-                                 st::hashValue(node.view));
-      Value found;
-      for (auto &[other, value] : leaves[key])
-        if (item.nodes[other].view == node.view)
-          found = value;
+                                 node.view);
+      Value &found = leaves[key];
       if (!found) {
-        auto viewAttr = ShapeTrackerAttr::get(ctx, node.view);
+        auto viewAttr = trackerAttr(node.view);
         if (node.kind == AstNode::Kind::Load) {
-          found = LoadOp::create(b, nodeLoc,
-                                 kernelTensor(node.shape, elementType),
+          found = LoadOp::create(b, nodeLoc, typeOf(node.shaped, elementType),
                                  body->getArgument(node.buffer), viewAttr);
         } else {
           auto constOp = cast<ConstOp>(src.op);
           Value c = ConstOp::create(b, nodeLoc,
                                     kernelTensor(src.shape, elementType),
                                     constOp.getValue());
-          found = ViewOp::create(b, nodeLoc,
-                                 kernelTensor(node.shape, elementType), c,
-                                 viewAttr);
+          found = ViewOp::create(b, nodeLoc, typeOf(node.shaped, elementType),
+                                 c, viewAttr);
         }
-        leaves[key].push_back({int32_t(i), found});
       }
       values[i] = found;
       break;
     }
     case AstNode::Kind::Reduce: {
-      auto type = kernelTensor(node.shape, elementType);
+      auto type = typeOf(node.shaped, elementType);
       Value input = values[node.srcs[0]];
       if (src.kind == NodeOp::ReduceSum)
         values[i] = ReduceSumOp::create(b, nodeLoc, type, input,
@@ -244,19 +257,25 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
       break;
     }
     case AstNode::Kind::Compute: {
-      OperationState state(nodeLoc, src.op->getName());
+      // The graph op's properties (its inherent attributes) without its
+      // scheduling marks, on the kernel's values, in the kernel's shape.
+      SmallVector<Value, 3> operands;
       for (int32_t s : node.srcs)
-        state.addOperands(values[s]);
-      state.addTypes(kernelTensor(node.shape, elementType));
-      state.propertiesAttr = src.op->getPropertiesAsAttribute();
-      values[i] = b.create(state)->getResult(0);
+        operands.push_back(values[s]);
+      Operation *op = Operation::create(
+          nodeLoc, src.op->getName(), {typeOf(node.shaped, elementType)},
+          operands, noAttrs,
+          src.op->getPropertiesStorage(), /*successors=*/{},
+          /*numRegions=*/0);
+      b.insert(op);
+      values[i] = op->getResult(0);
       break;
     }
     }
   }
   for (auto [i, store] : llvm::enumerate(item.stores))
     StoreOp::create(b, loc, values[store.first], body->getArgument(i),
-                    ShapeTrackerAttr::get(ctx, store.second));
+                    trackerAttr(store.second));
   return kernel;
 }
 
@@ -274,6 +293,7 @@ LogicalResult KernelFormer::run() {
     return failure();
 
   std::vector<ScheduleItem> items;
+  items.reserve(groups.size()); // a ScheduleItem's move may copy
   for (const std::vector<NodeId> &group : groups) {
     FailureOr<ScheduleItem> item =
         lowerGroup(g, realizes, group, readModuleFlags(func).useCopyKernel);
@@ -356,7 +376,8 @@ LogicalResult KernelFormer::run() {
         // MetaOps.VIEW: a sub-buffer of its source's buffer at the source
         // view's offset.
         const LazyNode &src = g.node(n.srcs[0]);
-        int64_t offset = src.tracker.views.front().offset * src.itemSize;
+        int64_t offset =
+            g.tracker(n.srcs[0]).views.front().offset * src.itemSize;
         outs.push_back(SubAllocOp::create(sb, n.op->getLoc(), bufferTypeOf(n),
                                           valueOf(src.base),
                                           sb.getI64IntegerAttr(offset)));
@@ -432,7 +453,7 @@ LogicalResult KernelFormer::run() {
     NamedAttrList attrs;
     if (!g.node(out).isBase())
       attrs.set(LazyDialect::kResultViewAttrName,
-                ShapeTrackerAttr::get(ctx, g.node(out).tracker));
+                ShapeTrackerAttr::get(ctx, g.tracker(out)));
     resultAttrs.push_back(attrs.getDictionary(ctx));
   }
 

@@ -24,15 +24,18 @@ struct AstNode {
   /// The graph node this came from: the loaded buffer, the const, or the
   /// op computed (Compute, Reduce).
   NodeId source = -1;
-  /// Load and Const: the ShapeTracker they read through.
-  ::lazy::st::ShapeTracker view;
+  /// Load and Const: the ShapeTracker they read through (an id in the
+  /// graph's TrackerPool, as are all trackers here).
+  ::lazy::st::TrackerId view = 0;
   /// Load: the MemBuffer index (outputs first, then inputs).
   int64_t buffer = -1;
   llvm::SmallVector<int32_t, 3> srcs;
   /// Reduce: the axes (a merged double reduce lists the outer axes first).
   std::vector<int64_t> axes;
-  /// The shape of the node's value.
-  std::vector<int64_t> shape;
+  /// A tracker whose shape is the node's value shape: the view of a leaf,
+  /// the view a computed node is lowered through, the identity tracker of a
+  /// reduce's output shape.
+  ::lazy::st::TrackerId shaped = 0;
 };
 
 /// A schedule item before ordering (tinygrad's LBScheduleItem).
@@ -44,7 +47,7 @@ struct ScheduleItem {
   // Kernels only:
   std::vector<AstNode> nodes;
   /// One store per output: the value node and the store's ShapeTracker.
-  std::vector<std::pair<int32_t, ::lazy::st::ShapeTracker>> stores;
+  std::vector<std::pair<int32_t, ::lazy::st::TrackerId>> stores;
   /// Computed nodes in tinygrad's cache order (their locations are the
   /// kernel's metadata).
   std::vector<NodeId> computed;

@@ -14,13 +14,14 @@
 #ifndef LAZY_DIALECT_LAZY_ANALYSIS_LAZYGRAPH_H
 #define LAZY_DIALECT_LAZY_ANALYSIS_LAZYGRAPH_H
 
-#include "lazy/ShapeTracker/ShapeTracker.h"
+#include "lazy/ShapeTracker/TrackerPool.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <memory>
 #include <vector>
 
 namespace mlir::lazy {
@@ -50,8 +51,8 @@ struct LazyNode {
   Operation *op = nullptr; // null for function arguments
   NodeOp kind = NodeOp::Realized;
   NodeId base = -1;                  // the node itself for bases
-  ::lazy::st::ShapeTracker tracker;  // from_shape(shape) for bases
-  std::vector<int64_t> shape;
+  ::lazy::st::TrackerId tracker = 0; // from_shape(shape) for bases
+  ArrayRef<int64_t> shape; // the value's tensor type owns it
   int64_t size = 0;
   int64_t itemSize = 0;
   llvm::SmallVector<NodeId, 3> srcs; // operands, in order (bases only)
@@ -95,11 +96,21 @@ public:
   /// The base of a node (itself for a base).
   NodeId baseOf(NodeId id) const { return nodes[id].base; }
 
+  /// The trackers of this graph's nodes and of everything the scheduler
+  /// derives from them. The pool only grows and never changes an id's
+  /// meaning, so analyses holding a const graph may add to it.
+  ::lazy::st::TrackerPool &trackers() const { return *pool; }
+  /// The ShapeTracker a node is seen through.
+  const ::lazy::st::ShapeTracker &tracker(NodeId id) const {
+    return pool->get(nodes[id].tracker);
+  }
+
 private:
   func::FuncOp func;
   std::vector<LazyNode> nodes;
   llvm::DenseMap<Value, NodeId> ids;
   std::vector<NodeId> outs;
+  std::unique_ptr<::lazy::st::TrackerPool> pool;
 };
 
 } // namespace mlir::lazy

@@ -31,17 +31,17 @@ namespace mlir::lazy {
 using NodeSet = llvm::SetVector<NodeId>;
 
 /// A node seen through a ShapeTracker: tinygrad's (LazyBuffer, st) memo
-/// key.
+/// key. Trackers are ids in the graph's TrackerPool, so the pair packs into
+/// one integer.
 struct NodeView {
   NodeId node;
-  ::lazy::st::ShapeTracker view;
+  ::lazy::st::TrackerId view;
+  uint64_t key() const { return uint64_t(uint32_t(node)) << 32 | view; }
+  static NodeView fromKey(uint64_t key) {
+    return {NodeId(uint32_t(key >> 32)), ::lazy::st::TrackerId(key)};
+  }
   bool operator==(const NodeView &o) const {
     return node == o.node && view == o.view;
-  }
-};
-struct NodeViewHash {
-  size_t operator()(const NodeView &k) const {
-    return ::lazy::st::hashValue(k.view) * 31 + size_t(k.node);
   }
 };
 
@@ -67,7 +67,8 @@ ScheduleFlags readModuleFlags(Operation *op);
 /// Structural facts from tinygrad's _recurse_lb walk.
 struct GraphWalk {
   NodeSet allbufs;               // unrealized bases in DFS pre-order
-  std::vector<NodeSet> children; // per base: consumer bases, in order
+  /// Per base: its consumer bases, each once, in first-use order.
+  std::vector<llvm::SmallVector<NodeId, 2>> children;
   NodeSet simplePads;            // bases whose padded views need checking
   NodeSet doubleReduces;         // reduces reading a view of a same-op reduce
   llvm::MapVector<NodeId, NodeId> assignTargets; // target base -> ASSIGN
