@@ -36,28 +36,14 @@ SmallVector<NodeId, 2> readsOf(const LazyGraph &g, NodeId consumer,
 
 } // namespace
 
-void mlir::lazy::clearScheduleMarks(func::FuncOp func) {
-  MLIRContext *ctx = func.getContext();
-  StringAttr realize = StringAttr::get(ctx, LazyDialect::kRealizeAttrName);
-  StringAttr group = StringAttr::get(ctx, LazyDialect::kGroupAttrName);
-  func.walk([&](Operation *op) {
-    // Most ops carry no marks: skip them without rebuilding anything.
-    DictionaryAttr attrs = op->getDiscardableAttrDictionary();
-    if (attrs.empty())
-      return;
-    if (attrs.contains(realize))
-      op->removeDiscardableAttr(realize);
-    if (attrs.contains(group))
-      op->removeDiscardableAttr(group);
-  });
-}
-
 NodeSet mlir::lazy::readRealizeMarks(const LazyGraph &g) {
+  StringAttr name = StringAttr::get(g.function().getContext(),
+                                    LazyDialect::kRealizeAttrName);
   SmallVector<std::pair<int64_t, NodeId>> marked;
   for (NodeId id = 0; id < NodeId(g.size()); ++id)
     if (Operation *op = g.node(id).op)
       if (auto position =
-              op->getAttrOfType<IntegerAttr>(LazyDialect::kRealizeAttrName))
+              dyn_cast_or_null<IntegerAttr>(op->getDiscardableAttr(name)))
         marked.push_back({position.getInt(), id});
   llvm::stable_sort(marked, llvm::less_first());
   NodeSet realizes;
@@ -66,13 +52,46 @@ NodeSet mlir::lazy::readRealizeMarks(const LazyGraph &g) {
   return realizes;
 }
 
-void mlir::lazy::writeRealizeMarks(const LazyGraph &g,
-                                   const NodeSet &realizes) {
-  Builder builder(g.function().getContext());
-  for (auto [position, id] : llvm::enumerate(realizes))
-    if (Operation *op = g.node(id).op)
-      op->setAttr(LazyDialect::kRealizeAttrName,
-                  builder.getI64IntegerAttr(int64_t(position)));
+void mlir::lazy::writeScheduleMarks(const LazyGraph &g, const NodeSet &realizes,
+                                    ArrayRef<std::vector<NodeId>> groups) {
+  std::vector<int64_t> position(g.size(), -1), groupOf(g.size(), -1);
+  for (auto [index, id] : llvm::enumerate(realizes))
+    position[id] = int64_t(index);
+  for (auto [index, members] : llvm::enumerate(groups))
+    for (NodeId id : members)
+      groupOf[id] = int64_t(index);
+
+  MLIRContext *ctx = g.function().getContext();
+  StringAttr realizeName = StringAttr::get(ctx, LazyDialect::kRealizeAttrName);
+  StringAttr groupName = StringAttr::get(ctx, LazyDialect::kGroupAttrName);
+  auto i64 = IntegerType::get(ctx, 64);
+  for (NodeId id = 0; id < NodeId(g.size()); ++id) {
+    Operation *op = g.node(id).op;
+    if (!op)
+      continue;
+    // Rebuilding an op's attribute dictionary is the expensive part, so an
+    // op whose marks are already right (most, when lazy-group keeps what
+    // lazy-mark-realize decided) is left alone.
+    DictionaryAttr attrs = op->getDiscardableAttrDictionary();
+    auto holds = [&](StringAttr name, int64_t want) {
+      Attribute have = attrs.get(name);
+      if (want < 0)
+        return !have;
+      auto value = dyn_cast_or_null<IntegerAttr>(have);
+      return value && value.getType() == i64 && value.getInt() == want;
+    };
+    if (holds(realizeName, position[id]) && holds(groupName, groupOf[id]))
+      continue;
+    NamedAttrList marks(attrs);
+    for (auto [name, want] :
+         {std::pair(realizeName, position[id]), std::pair(groupName, groupOf[id])}) {
+      if (want < 0)
+        marks.erase(name);
+      else
+        marks.set(name, IntegerAttr::get(i64, want));
+    }
+    op->setDiscardableAttrs(marks.getDictionary(ctx));
+  }
 }
 
 ScheduleFlags mlir::lazy::readModuleFlags(Operation *op) {

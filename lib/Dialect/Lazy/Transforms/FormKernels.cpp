@@ -25,7 +25,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSet.h"
 
-#include <map>
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYFORMKERNELS
@@ -96,16 +95,29 @@ LogicalResult
 KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
                             std::vector<std::vector<NodeId>> &groups) {
   realizes = readRealizeMarks(g);
-  std::map<int64_t, SmallVector<std::pair<int64_t, NodeId>>> byGroup;
-  for (auto [position, id] : llvm::enumerate(realizes))
-    if (auto group = g.node(id).op->getAttrOfType<IntegerAttr>(
-            LazyDialect::kGroupAttrName))
-      byGroup[group.getInt()].push_back({int64_t(position), id});
-  for (NodeId id = 0; id < NodeId(g.size()); ++id)
-    if (Operation *op = g.node(id).op)
-      if (op->hasAttr(LazyDialect::kGroupAttrName) && !realizes.contains(id))
-        return op->emitOpError("has a 'lazy.group' but no 'lazy.realize' "
-                               "mark; run lazy-mark-realize and lazy-group");
+  std::vector<int64_t> position(g.size(), -1);
+  for (auto [index, id] : llvm::enumerate(realizes))
+    position[id] = int64_t(index);
+  // (group, realize position, node) for every marked node; sorted, these
+  // are the groups in order, each listing its members in realize order.
+  StringAttr groupName =
+      StringAttr::get(func.getContext(), LazyDialect::kGroupAttrName);
+  std::vector<std::tuple<int64_t, int64_t, NodeId>> members;
+  std::vector<char> grouped(g.size(), 0);
+  for (NodeId id = 0; id < NodeId(g.size()); ++id) {
+    Operation *op = g.node(id).op;
+    if (!op)
+      continue;
+    Attribute mark = op->getDiscardableAttr(groupName);
+    if (!mark)
+      continue;
+    auto group = cast<IntegerAttr>(mark); // the dialect verifies marks
+    if (position[id] < 0)
+      return op->emitOpError("has a 'lazy.group' but no 'lazy.realize' "
+                             "mark; run lazy-mark-realize and lazy-group");
+    members.push_back({group.getInt(), position[id], id});
+    grouped[id] = 1;
+  }
   for (NodeId out : g.outputs()) {
     NodeId base = g.baseOf(out);
     const LazyNode &n = g.node(base);
@@ -113,17 +125,18 @@ KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
       continue;
     // tinygrad schedules nothing for a const output (nor for one already
     // scheduled, in `seen`).
-    if (!n.op->hasAttr(LazyDialect::kGroupAttrName) && !n.seen &&
+    if (!grouped[base] && !n.seen &&
         n.kind != NodeOp::Const)
       return n.op->emitOpError(
           "is an output but belongs to no kernel; run lazy-mark-realize and "
           "lazy-group first");
   }
-  for (auto &[index, members] : byGroup) {
-    llvm::stable_sort(members, llvm::less_first());
+  llvm::sort(members);
+  for (size_t i = 0; i < members.size();) {
     std::vector<NodeId> group;
-    for (auto [position, id] : members)
-      group.push_back(id);
+    int64_t index = std::get<0>(members[i]);
+    for (; i < members.size() && std::get<0>(members[i]) == index; ++i)
+      group.push_back(std::get<2>(members[i]));
     groups.push_back(std::move(group));
   }
   return success();
@@ -211,7 +224,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
   auto noAttrs = DictionaryAttr::get(ctx);
   std::vector<Value> values(item.nodes.size());
   // Structural dedup of loads and consts: (kind, buffer or const, view).
-  std::map<std::tuple<int, int64_t, st::TrackerId>, Value> leaves;
+  llvm::DenseMap<std::tuple<int, int64_t, st::TrackerId>, Value> leaves;
   for (auto [i, node] : llvm::enumerate(item.nodes)) {
     if (!live[i])
       continue;

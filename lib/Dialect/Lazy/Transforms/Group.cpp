@@ -72,13 +72,7 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
     Grouping grouping =
         computeGroups(*graph, *walk, std::move(realizes), flags);
 
-    clearScheduleMarks(func);
-    writeRealizeMarks(*graph, grouping.realizes);
-    Builder builder(func.getContext());
-    for (auto [index, group] : llvm::enumerate(grouping.outputGroups))
-      for (NodeId id : group)
-        graph->node(id).op->setAttr(LazyDialect::kGroupAttrName,
-                                    builder.getI64IntegerAttr(int64_t(index)));
+    writeScheduleMarks(*graph, grouping.realizes, grouping.outputGroups);
     return success();
   }
 };

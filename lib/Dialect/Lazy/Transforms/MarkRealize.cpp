@@ -44,8 +44,7 @@ struct LazyMarkRealize final
       NodeSet realizes = computeRealizes(*analysis.graph, *analysis.walk);
 
       // Decisions from an earlier run are replaced, not merged.
-      clearScheduleMarks(func);
-      writeRealizeMarks(*analysis.graph, realizes);
+      writeScheduleMarks(*analysis.graph, realizes);
     }
     // Marks only: the graphs and their walks stay valid for the next passes.
     markAnalysesPreserved<ScheduleGraphAnalysis>();

@@ -108,7 +108,16 @@ public:
 private:
   func::FuncOp func;
   std::vector<LazyNode> nodes;
-  llvm::DenseMap<Value, NodeId> ids;
+  /// Values hash by address: an op's operands were mostly defined just
+  /// before it, close by in memory, so lookups stay in cache. (A mixing
+  /// hash sends each to a random bucket, a cache miss per operand once the
+  /// table outgrows the cache.)
+  struct AddressOrderInfo : llvm::DenseMapInfo<Value> {
+    static unsigned getHashValue(Value v) {
+      return unsigned(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer()) >> 4);
+    }
+  };
+  llvm::DenseMap<Value, NodeId, AddressOrderInfo> ids;
   std::vector<NodeId> outs;
   std::unique_ptr<::lazy::st::TrackerPool> pool;
 };

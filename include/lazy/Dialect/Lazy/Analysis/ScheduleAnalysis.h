@@ -45,12 +45,13 @@ struct NodeView {
   }
 };
 
-/// Removes the scheduling marks (`lazy.realize`, `lazy.group`) of `func`.
-void clearScheduleMarks(func::FuncOp func);
 /// The realizes set recorded by `lazy.realize` marks, in their order.
 NodeSet readRealizeMarks(const LazyGraph &graph);
-/// Marks each op in `realizes` with `lazy.realize = <position>`.
-void writeRealizeMarks(const LazyGraph &graph, const NodeSet &realizes);
+/// Makes the scheduling marks of the graph's ops exactly these: on each
+/// member of `realizes`, `lazy.realize = <position>`; on each member of
+/// `groups[i]`, `lazy.group = i`; no mark elsewhere.
+void writeScheduleMarks(const LazyGraph &graph, const NodeSet &realizes,
+                        ArrayRef<std::vector<NodeId>> groups = {});
 
 /// tinygrad's scheduler flags, with 0.9.2's defaults.
 struct ScheduleFlags {
