@@ -12,7 +12,13 @@ Prints nodes, both times, µs per node and the speed-up, then the scaling
 ratio time(5N) / (5 time(N)) of lazy-schedule on elementwise chains and on
 chains of reduces.
 
+With --instructions (needs valgrind), the same ratio is also computed from
+the instructions the passes execute (callgrind, collecting only inside the
+pass manager): wall time also pays for cache misses once the IR outgrows
+the cache, instruction counts show the work itself.
+
   python3 bench/schedule_bench.py [--layers 2 12 24 48] [--repeat 3]
+                                  [--threads] [--instructions]
 """
 
 import argparse
@@ -102,14 +108,15 @@ def pass_seconds(timing_text):
     return total
 
 
-def lazy_time(path, repeat, verify=True):
+def lazy_time(path, repeat, verify=True, threads=False):
     """Best pass time; `verify` keeps lazy-opt's verifier after every pass
-    (its default), which tinygrad has no counterpart of."""
+    (its default), which tinygrad has no counterpart of; `threads` lets
+    lazy-form-kernels build kernels on all cores."""
     best = None
     for _ in range(repeat):
         r = subprocess.run([LAZY_OPT, "--lazy-schedule", "--mlir-timing",
-                            f"-verify-each={int(verify)}",
-                            "--mlir-disable-threading", path, "-o", os.devnull],
+                            f"-verify-each={int(verify)}", path, "-o", os.devnull]
+                           + ([] if threads else ["--mlir-disable-threading"]),
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(r.stderr[:500])
@@ -118,7 +125,7 @@ def lazy_time(path, repeat, verify=True):
     return best
 
 
-def measure(name, build, repeat):
+def measure(name, build, repeat, threads):
     from lazy_mlir.tinygrad import export
     from lazy_mlir.tinygrad._export import collect_outputs
     from tinygrad.engine.schedule import create_schedule_with_vars
@@ -139,13 +146,16 @@ def measure(name, build, repeat):
     try:
         ours = lazy_time(f.name, repeat)
         bare = lazy_time(f.name, repeat, verify=False)
+        parallel = lazy_time(f.name, repeat, verify=False, threads=True) if threads else None
     finally:
         os.unlink(f.name)
     print(f"{name:<22} {nodes:>7} nodes  tinygrad {tiny_best * 1e3:9.2f} ms "
           f"({tiny_best / nodes * 1e6:7.2f} us/node)  lazy-schedule {ours * 1e3:8.2f} ms "
           f"({ours / nodes * 1e6:6.2f} us/node)  {tiny_best / ours:6.1f}x;  "
           f"without -verify-each {bare * 1e3:8.2f} ms ({bare / nodes * 1e6:6.2f} us/node) "
-          f"{tiny_best / bare:6.1f}x", flush=True)
+          f"{tiny_best / bare:6.1f}x" +
+          (f";  threaded {parallel * 1e3:8.2f} ms {tiny_best / parallel:6.1f}x"
+           if parallel else ""), flush=True)
 
 
 def chain_text(n):
@@ -173,6 +183,38 @@ def reduce_chain_text(n):
     return "\n".join(lines) + "\n"
 
 
+def instructions(path):
+    """Instructions executed inside the pass manager (callgrind)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                            "--toggle-collect=mlir::PassManager::run(*",
+                            LAZY_OPT, "--lazy-schedule", "-verify-each=0",
+                            "--mlir-disable-threading", path, "-o", os.devnull],
+                           capture_output=True, text=True)
+        m = re.search(r"Collected : (\d+)", r.stderr)
+        if r.returncode != 0 or not m:
+            raise RuntimeError(r.stderr[-500:])
+        return int(m.group(1))
+
+
+def instruction_scaling():
+    for family, make in (("chain", chain_text), ("reduce chain", reduce_chain_text)):
+        counts = {}
+        for n in (1000, 5000, 20000, 100000):
+            with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+                f.write(make(n))
+            try:
+                counts[n] = instructions(f.name)
+            finally:
+                os.unlink(f.name)
+            print(f"{family} {n:>7} nodes: {counts[n] / 1e6:9.1f} M instructions "
+                  f"({counts[n] / n:7.0f} per node)", flush=True)
+        for a, b in ((1000, 5000), (20000, 100000)):
+            print(f"{family} instruction scaling {a}->{b}: "
+                  f"instr({b}) / (5 * instr({a})) = {counts[b] / (5 * counts[a]):.2f}")
+
+
 def scaling(repeat):
     for family, make in (("chain", chain_text), ("reduce chain", reduce_chain_text)):
         times = {}
@@ -194,13 +236,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, nargs="*", default=[2, 12, 24, 48])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--threads", action="store_true",
+                        help="also time lazy-schedule with threads enabled")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions of the scaling graphs (valgrind)")
     args = parser.parse_args()
     if not os.path.exists(LAZY_OPT):
         sys.exit(f"error: {LAZY_OPT} not found; build first (bash scripts/setup.sh)")
     for layers in args.layers:
-        measure(f"transformer x{layers}", lambda: transformer_step(layers), args.repeat)
-    measure("convnet sgd", convnet_step, args.repeat)
+        measure(f"transformer x{layers}", lambda: transformer_step(layers), args.repeat,
+                args.threads)
+    measure("convnet sgd", convnet_step, args.repeat, args.threads)
     scaling(args.repeat)
+    if args.instructions:
+        instruction_scaling()
 
 
 if __name__ == "__main__":

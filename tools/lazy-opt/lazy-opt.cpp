@@ -11,7 +11,17 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 int main(int argc, char **argv) {
+#if defined(__GLIBC__)
+  // lazy-form-kernels builds kernels on worker threads; glibc grows their
+  // heaps one mprotect call at a time unless asked to reserve ahead (the
+  // reserve is address space, not memory, until it is used).
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
   mlir::lazy::registerAllPasses();
   mlir::DialectRegistry registry;
   mlir::lazy::registerAllDialects(registry);

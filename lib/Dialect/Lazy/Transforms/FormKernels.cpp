@@ -23,6 +23,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringSet.h"
 
 
@@ -77,7 +78,13 @@ public:
   LogicalResult run();
 
 private:
-  KernelOp emitKernel(const LazyGraph &g, const ScheduleItem &item);
+  /// Makes the attributes and types the kernels of `items` use, so that
+  /// emitKernel only reads shared state.
+  void prepareKernelAttrs(const LazyGraph &g, ArrayRef<ScheduleItem> items);
+  /// Builds the lazy.kernel of `item`, detached (not yet in the module).
+  /// Safe to call from several threads at once.
+  KernelOp emitKernel(const LazyGraph &g, const ScheduleItem &item,
+                      StringRef name) const;
   LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
                               std::vector<std::vector<NodeId>> &groups);
 
@@ -142,9 +149,41 @@ KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
   return success();
 }
 
-KernelOp KernelFormer::emitKernel(const LazyGraph &g,
-                                  const ScheduleItem &item) {
+/// The dtype a kernel AST node computes in: that of the graph node.
+static Type elementTypeOf(const LazyGraph &g, const AstNode &node) {
+  return cast<RankedTensorType>(g.node(node.source).value.getType())
+      .getElementType();
+}
+
+void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
+                                      ArrayRef<ScheduleItem> items) {
   MLIRContext *ctx = func.getContext();
+  st::TrackerPool &pool = g.trackers();
+  auto addTracker = [&](st::TrackerId id) {
+    ShapeTrackerAttr &attr = trackerAttrs[id];
+    if (!attr)
+      attr = ShapeTrackerAttr::get(ctx, pool.get(id));
+  };
+  for (const ScheduleItem &item : items) {
+    if (!item.isKernel)
+      continue;
+    for (const AstNode &node : item.nodes) {
+      if (node.kind == AstNode::Kind::Load ||
+          node.kind == AstNode::Kind::Const)
+        addTracker(node.view);
+      RankedTensorType &type =
+          tensorTypes[{node.shaped, elementTypeOf(g, node)}];
+      if (!type)
+        type = kernelTensor(pool.shape(node.shaped), elementTypeOf(g, node));
+    }
+    for (auto &store : item.stores)
+      addTracker(store.second);
+  }
+}
+
+KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
+                                  StringRef name) const {
+  MLIRContext *ctx = g.function().getContext();
   SmallVector<Type> argTypes;
   // A byte-copy kernel sees its buffers as uint8 (the launch passes them
   // as they are: a kernel argument only has to match a buffer's bytes).
@@ -160,9 +199,8 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
     argTypes.push_back(item.copyBytes ? bytesOf(bufferTypeFor(g, in))
                                       : bufferTypeFor(g, in));
 
-  OpBuilder moduleBuilder(func);
+  OpBuilder moduleBuilder(ctx); // no insertion point: the kernel is detached
   Location loc = g.node(item.outputs.front()).op->getLoc();
-  std::string name = (func.getSymName() + "_k" + Twine(kernelCounter++)).str();
   auto kernel = KernelOp::create(
       moduleBuilder, loc, moduleBuilder.getStringAttr(name),
       TypeAttr::get(FunctionType::get(ctx, argTypes, {})),
@@ -207,18 +245,16 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
       for (int32_t src : item.nodes[i].srcs)
         live[src] = 1;
 
-  st::TrackerPool &pool = g.trackers();
+  // Made by prepareKernelAttrs; only read here.
   auto trackerAttr = [&](st::TrackerId id) {
-    ShapeTrackerAttr &attr = trackerAttrs[id];
-    if (!attr)
-      attr = ShapeTrackerAttr::get(ctx, pool.get(id));
+    ShapeTrackerAttr attr = trackerAttrs.lookup(id);
+    assert(attr && "tracker attribute not prepared");
     return attr;
   };
   // The kernel tensor type of a node: its shape with the source's dtype.
   auto typeOf = [&](st::TrackerId shaped, Type elementType) {
-    RankedTensorType &type = tensorTypes[{shaped, elementType}];
-    if (!type)
-      type = kernelTensor(pool.shape(shaped), elementType);
+    RankedTensorType type = tensorTypes.lookup({shaped, elementType});
+    assert(type && "kernel tensor type not prepared");
     return type;
   };
   auto noAttrs = DictionaryAttr::get(ctx);
@@ -230,8 +266,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g,
       continue;
     const LazyNode &src = g.node(node.source);
     Location nodeLoc = src.op ? src.op->getLoc() : loc;
-    Type elementType =
-        cast<RankedTensorType>(src.value.getType()).getElementType();
+    Type elementType = elementTypeOf(g, node);
     switch (node.kind) {
     case AstNode::Kind::Load:
     case AstNode::Kind::Const: {
@@ -315,6 +350,27 @@ LogicalResult KernelFormer::run() {
     items.push_back(std::move(*item));
   }
 
+  // Kernels are built in parallel (when the context allows threads), each
+  // detached, then inserted before the function in item order: the same
+  // module as building them one by one.
+  prepareKernelAttrs(g, items);
+  std::vector<size_t> kernelItems;
+  for (auto [i, item] : llvm::enumerate(items))
+    if (item.isKernel)
+      kernelItems.push_back(i);
+  std::vector<KernelOp> kernels(items.size());
+  std::vector<std::string> names(kernelItems.size());
+  for (auto [k, i] : llvm::enumerate(kernelItems))
+    names[k] = (func.getSymName() + "_k" + Twine(kernelCounter++)).str();
+  (void)failableParallelForEachN(
+      func.getContext(), 0, kernelItems.size(), [&](size_t k) {
+        kernels[kernelItems[k]] = emitKernel(g, items[kernelItems[k]], names[k]);
+        return success();
+      });
+  for (size_t i : kernelItems)
+    module.getBody()->getOperations().insert(Block::iterator(func),
+                                             kernels[i]);
+
   // Buffers Python still references after scheduling (tinygrad's
   // lb_refcount > 0), which the memory planner must not reuse: nodes marked
   // `lazy.external` (held from outside the graph) and what they keep alive,
@@ -377,7 +433,7 @@ LogicalResult KernelFormer::run() {
     return p;
   };
 
-  for (const ScheduleItem &item : items) {
+  for (auto [index, item] : llvm::enumerate(items)) {
     const LazyNode &first = g.node(item.outputs.front());
     Location itemLoc = first.op->getLoc();
     SmallVector<Value> outs, ins;
@@ -405,7 +461,7 @@ LogicalResult KernelFormer::run() {
       ins.push_back(valueOf(in));
     Operation *op;
     if (item.isKernel) {
-      KernelOp kernel = emitKernel(g, item);
+      KernelOp kernel = kernels[index];
       op = LaunchOp::create(sb, itemLoc, SymbolRefAttr::get(kernel), outs, ins);
     } else {
       StringRef kind;
