@@ -22,11 +22,13 @@
 //    new buffer is the target with the value written through the assign's
 //    view (or whole); the ASSIGN value is that buffer's first elements in
 //    the ASSIGN's shape, as a tinygrad kernel reading the ASSIGN sees it.
-//  - CUSTOM calls host code that has no MLIR form: it is an error.
+//  - CUSTOM: custom_random with an explicit seed runs (HostFunctions.h);
+//    other host code has no MLIR form and is an error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Interpreter/Interpreter.h"
+#include "lazy/Interpreter/HostFunctions.h"
 
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/ShapeTracker/ShapeTracker.h"
@@ -620,9 +622,22 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
           [&](Operation *o) -> R { return reinterpret(o); })
       .Case([&](AssignOp o) -> R { return assign(o); })
       .Case([&](CustomOp o) -> R {
-        return o.emitOpError()
-               << "calls host function '" << o.getCallee()
-               << "', which the reference interpreter cannot run";
+        if (o.getCallee() != interp::kCustomRandom)
+          return o.emitOpError()
+                 << "calls host function '" << o.getCallee()
+                 << "', which the reference interpreter cannot run";
+        // tinygrad's counter gives seeds in schedule order, which the
+        // interpreter does not know: lazy-run writes them on first.
+        if (!o.getSeed())
+          return o.emitOpError(
+              "custom_random needs a 'seed' to be evaluated here (lazy-run "
+              "gives each one its seed from the module's lazy.rng_seed)");
+        HostTensor out = resultTensor(o);
+        std::string problem = interp::customRandom(uint64_t(*o.getSeed()), out.dtype,
+                                           out.data.data(), out.numElements());
+        if (!problem.empty())
+          return o.emitOpError(problem);
+        return out;
       })
       // Movement: read the source through the tracker the op makes.
       .Case<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp,

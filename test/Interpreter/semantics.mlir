@@ -4,6 +4,7 @@
 // RUN: lazy-interp %s --entry=views --print | FileCheck %s --check-prefix=VIEW
 // RUN: lazy-interp %s --entry=reduces --print | FileCheck %s --check-prefix=RED
 // RUN: lazy-interp %s --entry=meta --print | FileCheck %s --check-prefix=META
+// RUN: lazy-interp %s --entry=random --print | FileCheck %s --check-prefix=RAND
 // The reference interpreter's semantics, one function per op family. The
 // expected numbers are tinygrad 0.9.2's (CLANG backend) for the same ops.
 
@@ -139,3 +140,13 @@ func.func @meta() -> (tensor<4xf32>, tensor<2xf32>, tensor<4xf32>, tensor<8xf16>
 // META: out2: float (4) [2, 2, 2, 2]
 // META: out3: half (8) [0, 2, 0, 2, 0, 2, 0, 2]
 // META: out4: float (2) [1, 1]
+
+// custom_random with seed 3 is numpy's default_rng(3): random(dtype=float32)
+// for floats, integers(0, 2047) / 2048 for half.
+// RAND: out0: float (4) [0.811504483, 0.0856491327, 0.179440677, 0.236810505]
+// RAND: out1: half (4) [0.811035, 0.0854492, 0.179199, 0.236328]
+func.func @random() -> (tensor<4xf32>, tensor<4xf16>) {
+  %0 = lazy.custom "custom_random" {seed = 3 : i64} tensor<4xf32>
+  %1 = lazy.custom "custom_random" {seed = 3 : i64} tensor<4xf16>
+  return %0, %1 : tensor<4xf32>, tensor<4xf16>
+}

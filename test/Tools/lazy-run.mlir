@@ -8,6 +8,7 @@
 // RUN: not lazy-run %s --entry=graph --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not lazy-run %s --entry=graph --input=x 2>&1 | FileCheck %s --check-prefix=SPEC
 // RUN: not lazy-run %s --entry=custom 2>&1 | FileCheck %s --check-prefix=CUSTOM
+// RUN: lazy-run %s --entry=random --check | FileCheck %s --check-prefix=RANDOM
 
 // CHECK: out0: match, max abs error {{.*}} (float)
 // CHECK: out1: match, max abs error 0{{.*}} (int)
@@ -30,6 +31,18 @@ func.func @graph(%a: tensor<4x8xf32>, %b: tensor<8xsi32>) -> (tensor<4x1xf32>, t
 
 func.func @custom() -> tensor<4xf32> {
   // CUSTOM: error: 'lazy.ext' op calls a host function, which has no CPU lowering
-  %0 = lazy.custom "custom_random" tensor<4xf32>
+  %0 = lazy.custom "fill" tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// custom_random draws get seeds (lazy.rng_seed + k, default 0) in schedule
+// order, written on the graph too: the interpreter draws the same numbers.
+// RANDOM: out0: match, max abs error 0.000000e+00 (float)
+// RANDOM: out1: match, max abs error 0.000000e+00 (half)
+// RANDOM: all outputs match
+func.func @random() -> (tensor<4xf32>, tensor<3xf16>) {
+  %0 = lazy.custom "custom_random" tensor<4xf32>
+  %1 = lazy.custom "custom_random" tensor<3xf16>
+  %2 = lazy.exp2 %0 : tensor<4xf32>
+  return %2, %1 : tensor<4xf32>, tensor<3xf16>
 }

@@ -44,19 +44,22 @@ func.func @reduce_space(%a: tensor<4x4xf32>) -> tensor<1x4xf32> {
 // -----
 
 // copy, empty, custom and buffer_view become EXT items reading their
-// sources' bases; a copy's arg is its byte count.
+// sources' bases; a copy's arg is its byte count, a custom item keeps its
+// callee and seed.
 // CHECK-LABEL: func.func @ext_items
 // CHECK: lazy.ext "copy" outs(%{{.+}} : !lazy.buffer<4xf32, #lazy.device<"CUDA">>) ins(%arg0 : !lazy.buffer<4xf32>) {arg = 16 : i64}
 // CHECK: lazy.ext "empty" outs(%{{.+}} : !lazy.buffer<4xf32>)
 // CHECK: lazy.ext "custom" outs(%{{.+}} : !lazy.buffer<4xf32>) {arg = "custom_random"}
 // CHECK: lazy.ext "view" outs(%{{.+}} : !lazy.buffer<4xsi32>) ins(%arg0 : !lazy.buffer<4xf32>)
+// CHECK: lazy.ext "custom" outs(%{{.+}} : !lazy.buffer<2xf16>) {arg = "custom_random", seed = 9 : i64}
 // CHECK-NOT: lazy.kernel
-func.func @ext_items(%a: tensor<4xf32>) -> (tensor<4xf32, #lazy.device<"CUDA">>, tensor<4xf32>, tensor<4xf32>, tensor<4xsi32>) {
+func.func @ext_items(%a: tensor<4xf32>) -> (tensor<4xf32, #lazy.device<"CUDA">>, tensor<4xf32>, tensor<4xf32>, tensor<4xsi32>, tensor<2xf16>) {
   %0 = lazy.copy %a : tensor<4xf32> -> tensor<4xf32, #lazy.device<"CUDA">>
   %1 = lazy.empty : tensor<4xf32>
   %2 = lazy.custom "custom_random" tensor<4xf32>
   %3 = lazy.buffer_view %a : tensor<4xf32> -> tensor<4xsi32>
-  return %0, %1, %2, %3 : tensor<4xf32, #lazy.device<"CUDA">>, tensor<4xf32>, tensor<4xf32>, tensor<4xsi32>
+  %4 = lazy.custom "custom_random" {seed = 9 : i64} tensor<2xf16>
+  return %0, %1, %2, %3, %4 : tensor<4xf32, #lazy.device<"CUDA">>, tensor<4xf32>, tensor<4xf32>, tensor<4xsi32>, tensor<2xf16>
 }
 
 // -----

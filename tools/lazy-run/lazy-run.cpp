@@ -17,11 +17,17 @@
 // difference per output and exits 1 on any mismatch (integers and bools
 // must be equal; floats within rtol/atol per dtype).
 //
+// custom_random items (Tensor.rand) get tinygrad's seeds: the k-th one the
+// schedule runs without a seed of its own gets the module's lazy.rng_seed
+// plus k. The seeds are written on the graph first, so that the reference
+// interpreter draws the same numbers.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/InitAll.h"
 #include "lazy/Interpreter/Arguments.h"
+#include "lazy/Interpreter/HostFunctions.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
 #include "lazy/Runtime/GpuEmulator.h"
@@ -195,6 +201,14 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     fail("cannot compile the module: " + llvm::toString(engine.takeError()));
     return failure();
   }
+  // Host functions the compiled program calls (CUSTOM items).
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("lazy_rt_custom_random")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&lazy_rt_custom_random),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   std::vector<Descriptor> argDescs;
   for (interp::HostTensor &t : args)
     argDescs.push_back(
@@ -377,6 +391,41 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
   return success();
 }
 
+/// Gives each custom_random of `graph` without a seed the one tinygrad's
+/// counter would: lazy.rng_seed + k for the k-th such item in schedule
+/// order. The order is read off a scheduled copy, where the items carry
+/// provisional seeds (beyond any real one) naming their graph op.
+LogicalResult assignRandomSeeds(ModuleOp module, func::FuncOp graph) {
+  SmallVector<mlir::lazy::CustomOp> seedless;
+  graph.walk([&](mlir::lazy::CustomOp op) {
+    if (op.getCallee() == interp::kCustomRandom && !op.getSeed())
+      seedless.push_back(op);
+  });
+  if (seedless.empty())
+    return success();
+  constexpr int64_t kProvisional = int64_t(1) << 62;
+  for (auto [i, op] : llvm::enumerate(seedless))
+    op.setSeed(kProvisional + int64_t(i));
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager pm(module.getContext());
+  if (failed(parsePassPipeline("lazy-schedule", pm)) || failed(pm.run(*copy)))
+    return failure();
+  int64_t next = 0;
+  if (auto base = module->getAttrOfType<IntegerAttr>(
+          mlir::lazy::LazyDialect::kRngSeedAttrName))
+    next = base.getInt();
+  copy->walk([&](mlir::lazy::ExtOp item) {
+    std::optional<int64_t> seed = item.getSeed();
+    if (item.getKind() == "custom" && seed && *seed >= kProvisional)
+      seedless[size_t(*seed - kProvisional)].setSeed(++next);
+  });
+  // An op the schedule does not run keeps no provisional seed.
+  for (mlir::lazy::CustomOp op : seedless)
+    if (*op.getSeed() >= kProvisional)
+      op.removeSeedAttr();
+  return success();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -445,6 +494,8 @@ int main(int argc, char **argv) {
   if (!prepared)
     return fail(error);
   std::vector<interp::HostTensor> &args = prepared->values;
+  if (failed(assignRandomSeeds(*module, graph)))
+    return 1;
 
   // The reference, on a copy of the unscheduled graph.
   std::vector<interp::HostTensor> reference;

@@ -9,9 +9,12 @@
 
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Interpreter/HostFunctions.h"
+#include "lazy/Interpreter/Interpreter.h"
 
 using namespace mlir;
 using namespace mlir::lazy;
+namespace interp = ::lazy::interp;
 
 LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
                                             HostTarget &target) {
@@ -72,8 +75,23 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
         // contents and make runs reproducible (the interpreter agrees).
         target.fillZero(b, loc, out);
       } else if (kind == "custom") {
-        return ext.emitOpError("calls a host function, which has no ")
-               << target.name() << " lowering";
+        auto callee = dyn_cast_or_null<StringAttr>(ext.getArgAttr());
+        if (!callee || callee.getValue() != interp::kCustomRandom)
+          return ext.emitOpError("calls a host function, which has no ")
+                 << target.name() << " lowering";
+        if (!ext.getSeed())
+          return ext.emitOpError(
+              "custom_random has no seed (lazy-run gives each one its seed "
+              "from the module's lazy.rng_seed; write one to compile it "
+              "alone)");
+        std::optional<interp::DType> dtype =
+            dtypeOf(cast<BufferType>(ext.getOuts()[0].getType()).getElementType());
+        if (!dtype || *dtype == interp::DType::BFloat16)
+          return ext.emitOpError("custom_random cannot fill ")
+                 << cast<BufferType>(ext.getOuts()[0].getType()).getElementType()
+                 << " (numpy has no such dtype; tinygrad fails too)";
+        if (failed(target.customRandom(b, ext, out)))
+          return failure();
       }
       host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {

@@ -365,8 +365,14 @@ class _Exporter:
         else:
             results = " -> (" + ", ".join(result_types) + ")"
         flag_text = ", ".join(f"{k} = {'true' if flags[k] else 'false'}" for k in FLAG_NAMES)
+        # tinygrad seeds the k-th custom_random it runs with Tensor._seed + k;
+        # lazy-run continues from the counter as it is now.
+        seed_text = ""
+        if any("lazy.custom " in line for line in self.lines):
+            from tinygrad import Tensor
+            seed_text = f", lazy.rng_seed = {int(Tensor._seed)} : i64"
         head = (f"module attributes {{lazy.default_device = {mlir_string(self.default_device)}, "
-                f"lazy.flags = {{{flag_text}}}}} {{\n"
+                f"lazy.flags = {{{flag_text}}}{seed_text}}} {{\n"
                 f"  func.func @graph({', '.join(args)}){results} {{\n")
         ret = "    return"
         if outs:

@@ -197,7 +197,7 @@ func.func @byte_copy(%a: !lazy.buffer<4xf32>) -> !lazy.buffer<4xf32> {
 func.func @custom_item() -> !lazy.buffer<4xf32> {
   %b = lazy.alloc : !lazy.buffer<4xf32>
   // expected-error @+1 {{'lazy.ext' op calls a host function, which has no GPU lowering}}
-  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random"}
+  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random", seed = 3 : i64}
   return %r : !lazy.buffer<4xf32>
 }
 

@@ -96,11 +96,51 @@ lazy.kernel @threefry(%out0: !lazy.buffer<4xui64>, %in0: !lazy.buffer<4xui64>) a
 
 // -----
 
+// custom_random is a call of the runtime's lazy_rt_custom_random with the
+// seed, the dtype's number (Float32 = 11), the output's address and size.
+// CHECK: func.func private @lazy_rt_custom_random(i64, i32, i64, i64) -> i32
+// CHECK-LABEL: func.func @custom_random(
+// CHECK: %[[BYTES:.+]] = memref.alloc() : memref<24xi8>
+// CHECK: %[[VIEW:.+]] = memref.view %[[BYTES]]
+// CHECK-SAME: to memref<6xf32>
+// CHECK: %[[PTR:.+]] = memref.extract_aligned_pointer_as_index %[[VIEW]]
+// CHECK-DAG: %[[SEED:.+]] = arith.constant 42 : i64
+// CHECK-DAG: %[[DTYPE:.+]] = arith.constant 11 : i32
+// CHECK-DAG: %[[ADDR:.+]] = arith.index_cast %[[PTR]] : index to i64
+// CHECK-DAG: %[[N:.+]] = arith.constant 6 : i64
+// CHECK: call @lazy_rt_custom_random(%[[SEED]], %[[DTYPE]], %[[ADDR]], %[[N]])
+// CHECK: return %[[VIEW]]
+func.func @custom_random() -> !lazy.buffer<6xf32> {
+  %b = lazy.alloc : !lazy.buffer<6xf32>
+  %r = lazy.ext "custom" outs(%b : !lazy.buffer<6xf32>) {arg = "custom_random", seed = 42 : i64}
+  return %r : !lazy.buffer<6xf32>
+}
+
+// -----
+
 func.func @custom_item() -> !lazy.buffer<4xf32> {
   %b = lazy.alloc : !lazy.buffer<4xf32>
   // expected-error @+1 {{'lazy.ext' op calls a host function, which has no CPU lowering}}
+  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "fill"}
+  return %r : !lazy.buffer<4xf32>
+}
+
+// -----
+
+func.func @custom_random_without_seed() -> !lazy.buffer<4xf32> {
+  %b = lazy.alloc : !lazy.buffer<4xf32>
+  // expected-error @+1 {{'lazy.ext' op custom_random has no seed (lazy-run gives each one its seed from the module's lazy.rng_seed; write one to compile it alone)}}
   %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random"}
   return %r : !lazy.buffer<4xf32>
+}
+
+// -----
+
+func.func @custom_random_bf16() -> !lazy.buffer<4xbf16> {
+  %b = lazy.alloc : !lazy.buffer<4xbf16>
+  // expected-error @+1 {{'lazy.ext' op custom_random cannot fill 'bf16' (numpy has no such dtype; tinygrad fails too)}}
+  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xbf16>) {arg = "custom_random", seed = 1 : i64}
+  return %r : !lazy.buffer<4xbf16>
 }
 
 // -----

@@ -733,6 +733,27 @@ module attributes {lazy.flags = true} {
 
 // -----
 
+// expected-error @+1 {{'lazy.rng_seed' must be a non-negative i64 on a module}}
+module attributes {lazy.rng_seed = -3 : i64} {
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.rng_seed' must be a non-negative i64 on a module}}
+func.func @rng_seed_on_func() attributes {lazy.rng_seed = 3 : i64} {
+  return
+}
+
+// -----
+
+func.func @custom_negative_seed() -> tensor<4xf32> {
+  // expected-error @+1 {{'lazy.custom' op seed must be non-negative}}
+  %0 = lazy.custom "custom_random" {seed = -1 : i64} tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @buffer_on_op(%x: tensor<4xf32>) {
   // expected-error @+1 {{'lazy.buffer' belongs on function arguments, not on ops}}
   %0 = lazy.contiguous %x {lazy.buffer = 0 : i64} : tensor<4xf32>

@@ -160,6 +160,22 @@ func.func @ext_ins(%b: !lazy.buffer<4xf32>) {
 
 // -----
 
+func.func @ext_seed_on_empty(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.ext' op only a 'custom' item has a seed}}
+  %0 = lazy.ext "empty" outs(%b : !lazy.buffer<4xf32>) {seed = 1 : i64}
+  return
+}
+
+// -----
+
+func.func @ext_negative_seed(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.ext' op seed must be non-negative}}
+  %0 = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random", seed = -2 : i64}
+  return
+}
+
+// -----
+
 func.func @suballoc_fit(%b: !lazy.buffer<4xf32>) {
   // expected-error @+1 {{'lazy.suballoc' op a 4-element buffer at byte offset 4 does not fit in 4 elements}}
   %0 = lazy.suballoc %b offset 4 : !lazy.buffer<4xf32> -> !lazy.buffer<4xf32>

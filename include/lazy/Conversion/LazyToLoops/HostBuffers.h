@@ -12,6 +12,7 @@
 #define LAZY_CONVERSION_LAZYTOLOOPS_HOSTBUFFERS_H
 
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/IR/LazyTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -70,13 +71,21 @@ public:
                                ArrayRef<HostBuffer> operands) = 0;
   virtual void copy(OpBuilder &b, Location loc, Value dst, Value src) = 0;
   virtual void fillZero(OpBuilder &b, Location loc, Value dst) = 0;
+  /// A CUSTOM item: fills `dst` (the item's output view) by tinygrad's
+  /// custom_random with the item's seed, both checked by the caller. By
+  /// default the target has no such lowering.
+  virtual LogicalResult customRandom(OpBuilder &b, ExtOp item, Value dst) {
+    return item.emitOpError("calls a host function, which has no ")
+           << name() << " lowering";
+  }
   /// Before the return: the allocations no result lives in.
   virtual void release(OpBuilder &b, Location loc, ArrayRef<Value> unused) = 0;
 };
 
 /// Rewrites a scheduled function into host code for `target`: buffer
 /// arguments become `memref<B x i8>`, every buffer a view of bytes;
-/// CUSTOM items and copies between buffers of different types are errors.
+/// CUSTOM items other than a seeded custom_random, and copies between
+/// buffers of different types, are errors.
 LogicalResult lowerHostFunction(func::FuncOp func, HostTarget &target);
 
 /// lowerHostFunction on every scheduled function of `module` (those with

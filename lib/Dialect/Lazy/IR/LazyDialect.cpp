@@ -103,6 +103,14 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (name == kRngSeedAttrName) {
+    auto seed = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !seed || !seed.getType().isSignlessInteger(64) ||
+        seed.getInt() < 0)
+      return op->emitOpError()
+             << "'" << name << "' must be a non-negative i64 on a module";
+    return success();
+  }
   if (name == kBufferAttrName)
     return op->emitOpError()
            << "'" << name << "' belongs on function arguments, not on ops";

@@ -346,6 +346,8 @@ LogicalResult CopyOp::verify() {
 LogicalResult CustomOp::verify() {
   if (getCallee().empty())
     return emitOpError("needs the name of the function that fills the buffer");
+  if (std::optional<int64_t> seed = getSeed(); seed && *seed < 0)
+    return emitOpError("seed must be non-negative");
   return success();
 }
 

@@ -198,6 +198,12 @@ LogicalResult ExtOp::verify() {
   if (kind != "custom" && getIns().size() != expectedIns)
     return emitOpError() << "a '" << kind << "' item reads " << expectedIns
                          << " buffer(s), got " << getIns().size();
+  if (std::optional<int64_t> seed = getSeed()) {
+    if (kind != "custom")
+      return emitOpError("only a 'custom' item has a seed");
+    if (*seed < 0)
+      return emitOpError("seed must be non-negative");
+  }
   return success();
 }
 

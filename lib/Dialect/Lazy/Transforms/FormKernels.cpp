@@ -3,7 +3,7 @@
 // lazy-form-kernels: tinygrad 0.9.2's _lower_lazybuffer (scheduler spec
 // §2.7) over the groups lazy-group marked. Rules:
 //   - copy, custom, empty and buffer_view groups become lazy.ext items that
-//     read their sources' bases;
+//     read their sources' bases (a custom item keeps its callee and seed);
 //   - every other group becomes a lazy.kernel whose AST KernelLowering
 //     builds: movement ops on a reduce's output pushed into its input,
 //     double reduces merged, reduce inputs padded to a common shape, stores
@@ -466,6 +466,7 @@ LogicalResult KernelFormer::run() {
     } else {
       StringRef kind;
       Attribute arg;
+      IntegerAttr seed;
       switch (first.kind) {
       case NodeOp::Copy: {
         kind = "copy";
@@ -476,6 +477,7 @@ LogicalResult KernelFormer::run() {
       case NodeOp::Custom:
         kind = "custom";
         arg = cast<CustomOp>(first.op).getCalleeAttr();
+        seed = cast<CustomOp>(first.op).getSeedAttr();
         break;
       case NodeOp::Empty:
         kind = "empty";
@@ -485,7 +487,7 @@ LogicalResult KernelFormer::run() {
         break;
       }
       auto ext = ExtOp::create(sb, itemLoc, sb.getStringAttr(kind), outs, ins,
-                               arg);
+                               arg, seed);
       op = ext;
     }
     for (auto [out, result] : llvm::zip(item.outputs, op->getResults()))

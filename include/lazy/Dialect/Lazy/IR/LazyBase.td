@@ -88,6 +88,10 @@ def Lazy_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDefaultDeviceAttrName =
         "lazy.default_device";
     static constexpr ::llvm::StringLiteral kFlagsAttrName = "lazy.flags";
+    /// On a module: tinygrad's Tensor._seed when the graph was exported.
+    /// The k-th custom_random without a seed of its own that runs gets
+    /// this plus k, as tinygrad's counter gives.
+    static constexpr ::llvm::StringLiteral kRngSeedAttrName = "lazy.rng_seed";
   }];
 }
 

@@ -389,10 +389,15 @@ def Lazy_CustomOp : Lazy_Op<"custom", [MemoryEffects<[MemAlloc, MemWrite]>]> {
     example `custom_random` for `Tensor.rand` with THREEFRY=0).
     ```mlir
     %r = lazy.custom "custom_random" : tensor<4xf32>
+    %t = lazy.custom "custom_random" {seed = 7 : i64} : tensor<4xf32>
     %s = lazy.custom "fill" (%x) : (tensor<4xf32>) -> tensor<4xf32>
     ```
+    `custom_random` is numpy's `default_rng(seed)` as tinygrad 0.9.2 uses
+    it. Its `seed` is explicit here or, as in tinygrad, taken from the
+    module's `lazy.rng_seed` counter in the order the items run.
   }];
-  let arguments = (ins StrAttr:$callee, Variadic<Lazy_Tensor>:$srcs);
+  let arguments = (ins StrAttr:$callee, Variadic<Lazy_Tensor>:$srcs,
+                       OptionalAttr<I64Attr>:$seed);
   let results = (outs Lazy_Tensor:$result);
   let assemblyFormat = [{
     $callee (`(` $srcs^ `)` `:` `(` type($srcs) `)` `->`)? attr-dict

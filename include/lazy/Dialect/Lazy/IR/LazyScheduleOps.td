@@ -162,15 +162,17 @@ def Lazy_ExtOp : Lazy_Op<"ext", [
   let description = [{
     tinygrad's `EXT` items: `copy` (the output buffer receives the input
     buffer's bytes, on another device), `custom` (a host function fills the
-    output; `arg` is its name), `empty` (allocate only) and `view` (the
-    output is a sub-buffer of the input).
+    output; `arg` is its name, `seed` the lazy.custom's seed if it has one),
+    `empty` (allocate only) and `view` (the output is a sub-buffer of the
+    input).
     ```mlir
     %d = lazy.ext "copy" outs(%b : !lazy.buffer<4xf32, #lazy.device<"CUDA">>) ins(%a : !lazy.buffer<4xf32>)
     ```
   }];
   let arguments = (ins StrAttr:$kind, Variadic<Lazy_BufferType>:$outs,
                        Variadic<Lazy_BufferType>:$ins,
-                       OptionalAttr<AnyAttr>:$arg);
+                       OptionalAttr<AnyAttr>:$arg,
+                       OptionalAttr<I64Attr>:$seed);
   let results = (outs Variadic<Lazy_BufferType>:$results);
   let assemblyFormat = [{
     $kind `outs` `(` $outs `:` type($outs) `)`
