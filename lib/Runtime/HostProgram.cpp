@@ -8,13 +8,23 @@
 //   gpu.memcpy       -> a device-to-device copy of the destination's bytes
 //   gpu.memset       -> a zero fill (the only value the lowering emits)
 //   func.return      -> the results
+// and, for custom_random items, host memory the runtime fills and copies in:
+//   memref.alloc / memref.dealloc            -> host bytes
+//   memref.extract_aligned_pointer_as_index,
+//   arith.index_cast                         -> the address, as an integer
+//   func.call @lazy_rt_custom_random         -> the host function, after
+//                                               checking that its output
+//                                               lies inside a host buffer
+//   gpu.memcpy from host memory              -> a copy to the device
 // Anything else is an error at the op's location.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Runtime/HostProgram.h"
+#include "lazy/Interpreter/HostFunctions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
@@ -68,11 +78,19 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
              << " bytes, given " << buffer.bytes;
     buffers[arg] = buffer;
   }
-  auto constantIndex = [](Value v) -> std::optional<int64_t> {
+  // Host memory (custom_random's staging buffers): each allocation, and
+  // every value that views one, as (start, bytes).
+  std::vector<std::unique_ptr<uint8_t[]>> hostMemory;
+  DenseMap<Value, std::pair<uint8_t *, size_t>> hostBuffers;
+  // Integers computed at run time (addresses).
+  DenseMap<Value, int64_t> integers;
+  auto constantIndex = [&](Value v) -> std::optional<int64_t> {
     APInt value;
-    if (!matchPattern(v, m_ConstantInt(&value)))
-      return std::nullopt;
-    return value.getSExtValue();
+    if (matchPattern(v, m_ConstantInt(&value)))
+      return value.getSExtValue();
+    if (auto it = integers.find(v); it != integers.end())
+      return it->second;
+    return std::nullopt;
   };
   auto deviceError =
       [&](Operation *op) -> FailureOr<std::vector<DeviceBuffer>> {
@@ -87,6 +105,60 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
         return deviceError(&op);
       allocations.push_back(buffer.ptr);
       buffers[alloc.getMemref()] = buffer;
+    } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      size_t bytes = bytesOf(alloc.getType());
+      hostMemory.emplace_back(new uint8_t[std::max<size_t>(bytes, 1)]());
+      hostBuffers[alloc.getResult()] = {hostMemory.back().get(), bytes};
+    } else if (auto view = dyn_cast<memref::ViewOp>(op);
+               view && hostBuffers.count(view.getSource())) {
+      auto [base, size] = hostBuffers.lookup(view.getSource());
+      std::optional<int64_t> shift = constantIndex(view.getByteShift());
+      size_t bytes = bytesOf(view.getType());
+      if (!shift || *shift < 0 || size_t(*shift) + bytes > size)
+        return view.emitError("views bytes outside its buffer");
+      hostBuffers[view.getResult()] = {base + *shift, bytes};
+    } else if (auto address =
+                   dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
+      if (!hostBuffers.count(address.getSource()))
+        return address.emitError("takes the address of device memory");
+      integers[address.getResult()] = int64_t(
+          reinterpret_cast<uintptr_t>(hostBuffers.lookup(address.getSource()).first));
+    } else if (auto cast = dyn_cast<arith::IndexCastOp>(op)) {
+      std::optional<int64_t> value = constantIndex(cast.getIn());
+      if (!value)
+        return cast.emitError("casts a value that is not known");
+      integers[cast.getResult()] = *value;
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (call.getCallee() != "lazy_rt_custom_random" ||
+          call.getNumOperands() != 4)
+        return call.emitError("calls a function lazy-run does not provide");
+      std::optional<int64_t> seed = constantIndex(call.getOperand(0));
+      std::optional<int64_t> dtype = constantIndex(call.getOperand(1));
+      std::optional<int64_t> address = constantIndex(call.getOperand(2));
+      std::optional<int64_t> count = constantIndex(call.getOperand(3));
+      if (!seed || !dtype || !address || !count || *count < 0 || *dtype < 0 ||
+          *dtype > int64_t(::lazy::interp::DType::Float64))
+        return call.emitError("custom_random needs a known seed, dtype, "
+                              "address and count");
+      // The output must lie inside one host buffer.
+      auto *out = reinterpret_cast<uint8_t *>(uintptr_t(*address));
+      size_t bytes =
+          size_t(*count) * size_t(::lazy::interp::itemSize(
+                               ::lazy::interp::DType(*dtype)));
+      bool inside = false;
+      for (auto &entry : hostBuffers)
+        inside |= out >= entry.second.first &&
+                  out + bytes <= entry.second.first + entry.second.second;
+      if (!inside)
+        return call.emitError("custom_random would write outside host memory");
+      std::string problem = ::lazy::interp::customRandom(
+          uint64_t(*seed), ::lazy::interp::DType(*dtype), out, *count);
+      if (!problem.empty())
+        return call.emitError(problem);
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (!hostBuffers.count(dealloc.getMemref()))
+        return dealloc.emitError("frees memory that is not host memory");
+      // Freed with the program: staging buffers are small and few.
     } else if (auto view = dyn_cast<memref::ViewOp>(op)) {
       std::optional<int64_t> shift = constantIndex(view.getByteShift());
       if (!buffers.count(view.getSource()))
@@ -130,6 +202,18 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
             std::chrono::steady_clock::now() - start;
         profiler(launch.getKernelName(), took.count(), bytes);
       }
+    } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op);
+               copy && hostBuffers.count(copy.getSrc())) {
+      if (!buffers.count(copy.getDst()))
+        return copy.emitError("copies host memory to a value that is not a "
+                              "device buffer");
+      DeviceBuffer dst = buffers.lookup(copy.getDst());
+      auto [src, srcBytes] = hostBuffers.lookup(copy.getSrc());
+      if (srcBytes < dst.bytes)
+        return copy.emitError("copies ")
+               << dst.bytes << " bytes from a buffer of " << srcBytes;
+      if (!device.copyToDevice(dst.ptr, src, dst.bytes))
+        return deviceError(&op);
     } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
       if (!buffers.count(copy.getDst()) || !buffers.count(copy.getSrc()))
         return copy.emitError("copies a value that is not a buffer");

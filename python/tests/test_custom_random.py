@@ -6,6 +6,7 @@ for bit against numpy itself (every dtype, seeds of one and two 32-bit
 words) and against tinygrad realizing the same graphs."""
 
 import os
+import re
 import subprocess
 import tempfile
 
@@ -18,6 +19,13 @@ from lazy_mlir.tinygrad import export
 
 LAZY_RUN = tool_path("lazy-run")
 LAZY_OPT = tool_path("lazy-opt")
+
+
+@pytest.fixture(params=["cpu", "emulate"])
+def device(request):
+    """The CPU path, and the GPU lowering on the GPU emulator (host buffer,
+    runtime call, copy to the device)."""
+    return request.param
 
 
 def run(text, *extra):
@@ -52,18 +60,18 @@ DTYPES = [("f32", np.float32), ("f16", np.float16), ("f64", np.float64),
 
 @pytest.mark.parametrize("seed", [0, 1, 1337, 2**40 + 3])
 @pytest.mark.parametrize("mlir_type,dtype", DTYPES)
-def test_explicit_seed_is_numpys_generator(seed, mlir_type, dtype):
+def test_explicit_seed_is_numpys_generator(seed, mlir_type, dtype, device):
     n = 1031  # odd: the last 64-bit draw is half used
     text = (f"func.func @main() -> tensor<{n}x{mlir_type}> {{\n"
             f"  %r = lazy.custom \"custom_random\" {{seed = {seed} : i64}} tensor<{n}x{mlir_type}>\n"
             f"  return %r : tensor<{n}x{mlir_type}>\n}}\n")
-    (out,) = run(text)
+    (out,) = run(text, f"--device={device}")
     want = numpy_custom_random(seed, n, dtype)
     assert out.dtype == want.dtype
     assert np.array_equal(out.view(np.uint8), want.view(np.uint8))
 
 
-def test_counter_follows_schedule_order():
+def test_counter_follows_schedule_order(device):
     # Three draws: the seeded one keeps its seed; the others take
     # lazy.rng_seed + 1, + 2 in the order the schedule runs them.
     text = """module attributes {lazy.rng_seed = 41 : i64} {
@@ -80,7 +88,7 @@ def test_counter_follows_schedule_order():
                               capture_output=True, text=True, check=True).stdout
     order = [line for line in schedule.splitlines() if 'lazy.ext "custom"' in line]
     assert len(order) == 3
-    a, h, c = run(text)
+    a, h, c = run(text, f"--device={device}")
     first = 42 if "5xf32" in order[0] else 43
     assert np.array_equal(a, numpy_custom_random(first, 5, np.float32))
     assert np.array_equal(h, numpy_custom_random(85 - first, 6, np.float16))
@@ -108,14 +116,14 @@ def graphs():
 
 
 @pytest.mark.parametrize("name", sorted(graphs()))
-def test_matches_tinygrad(name):
+def test_matches_tinygrad(name, device):
     from tinygrad import Tensor
     fresh()
     Tensor.manual_seed(123)
     outs = graphs()[name]()
     text = export(outs)
     assert "lazy.rng_seed = 123 : i64" in text
-    ours = run(text)
+    ours = run(text, f"--device={device}")
     # tinygrad realizes all outputs in one schedule, as lazy-run does: the
     # custom items draw seeds 124, 125, ... in that schedule's order.
     Tensor.realize(*outs)
@@ -131,13 +139,19 @@ def test_matches_tinygrad(name):
             assert np.array_equal(got, ref)
 
 
-def test_unseeded_custom_random_is_refused_when_compiled_alone():
-    text = """func.func @main() -> tensor<4xf32> {
-  %r = lazy.custom "custom_random" tensor<4xf32>
-  return %r : tensor<4xf32>
+def test_compiled_alone_the_counter_starts_at_the_module_seed():
+    # Without lazy-run, the lowering numbers the draws itself, in schedule
+    # order: lazy.rng_seed + 1, + 2.
+    text = """module attributes {lazy.rng_seed = 10 : i64} {
+  func.func @main() -> (tensor<4xf32>, tensor<4xf32>) {
+    %a = lazy.custom "custom_random" tensor<4xf32>
+    %b = lazy.custom "custom_random" tensor<4xf32>
+    return %a, %b : tensor<4xf32>, tensor<4xf32>
+  }
 }
 """
     proc = subprocess.run([LAZY_OPT, "--lazy-schedule", "--lazy-to-cpu"], input=text,
                           capture_output=True, text=True)
-    assert proc.returncode != 0
-    assert "custom_random has no seed" in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    seeds = [int(m) for m in re.findall(r"llvm\.mlir\.constant\((\d+) : i64\)", proc.stdout)]
+    assert 11 in seeds and 12 in seeds

@@ -241,3 +241,67 @@ TEST_F(HostProgramTest, LoadsTheKernelsObject) {
 }
 
 } // namespace
+
+// custom_random is host code: a host buffer filled by the runtime, copied
+// to the device. Seed 3 draws numpy's default_rng(3).random(dtype=f32).
+TEST(HostProgramCustomRandom, FillsAHostBufferAndCopiesItIn) {
+  DialectRegistry registry;
+  mlir::lazy::registerAllDialects(registry);
+  mlir::lazy::registerAllPasses();
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+func.func @program() -> !lazy.buffer<4xf32> {
+  %b = lazy.alloc : !lazy.buffer<4xf32>
+  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random", seed = 3 : i64}
+  return %r : !lazy.buffer<4xf32>
+}
+)mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  ASSERT_TRUE(succeeded(parsePassPipeline("convert-lazy-to-gpu", pm)));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  RecordingDevice device;
+  std::vector<DevicePtr> allocations;
+  auto results = mlir::lazy::runHostProgram(
+      module->lookupSymbol<func::FuncOp>("program"), device, {}, allocations);
+  ASSERT_TRUE(succeeded(results));
+  ASSERT_EQ(results->size(), 1u);
+  std::vector<float> got(4);
+  std::memcpy(got.data(), device.at((*results)[0].ptr), 16);
+  EXPECT_EQ(got, (std::vector<float>{0.811504483f, 0.0856491327f,
+                                     0.179440677f, 0.236810505f}));
+}
+
+// A host call whose output does not fit its host buffer is refused before
+// anything is written.
+TEST(HostProgramCustomRandom, RefusesToWriteOutsideHostMemory) {
+  DialectRegistry registry;
+  mlir::lazy::registerAllDialects(registry);
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+func.func private @lazy_rt_custom_random(i64, i32, i64, i64) -> i32
+func.func @program() {
+  %host = memref.alloc() : memref<2xf32>
+  %p = memref.extract_aligned_pointer_as_index %host : memref<2xf32> -> index
+  %seed = arith.constant 1 : i64
+  %dtype = arith.constant 11 : i32
+  %addr = arith.index_cast %p : index to i64
+  %count = arith.constant 100 : i64
+  %0 = func.call @lazy_rt_custom_random(%seed, %dtype, %addr, %count) : (i64, i32, i64, i64) -> i32
+  return
+}
+)mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  std::string message;
+  ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  RecordingDevice device;
+  std::vector<DevicePtr> allocations;
+  EXPECT_TRUE(failed(mlir::lazy::runHostProgram(
+      module->lookupSymbol<func::FuncOp>("program"), device, {}, allocations)));
+  EXPECT_EQ(message, "custom_random would write outside host memory");
+}

@@ -338,7 +338,8 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
 
 /// The GPU side of a schedule: gpu.alloc (the runtime frees allocations
 /// after reading the results), gpu.launch_func with each kernel's
-/// geometry, gpu.memcpy, gpu.memset to zero.
+/// geometry, gpu.memcpy, gpu.memset to zero, custom_random into a host
+/// buffer copied to the device.
 class GpuHost final : public HostTarget {
 public:
   explicit GpuHost(
@@ -380,6 +381,15 @@ public:
     gpu::MemsetOp::create(b, loc, Type(), ValueRange{}, dst, zero);
   }
   void release(OpBuilder &, Location, ArrayRef<Value>) override {}
+  /// As tinygrad does: the host fills a host buffer, which is copied in.
+  void customRandom(OpBuilder &b, Location loc, Value dst, int64_t seed,
+                    int32_t dtype) override {
+    auto type = cast<MemRefType>(dst.getType());
+    Value host = memref::AllocOp::create(b, loc, type);
+    emitCustomRandomCall(b, loc, host, seed, dtype);
+    gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, dst, host);
+    memref::DeallocOp::create(b, loc, host);
+  }
 
 private:
   const llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> &kernels;

@@ -16,6 +16,28 @@ using namespace mlir;
 using namespace mlir::lazy;
 namespace interp = ::lazy::interp;
 
+void mlir::lazy::emitCustomRandomCall(OpBuilder &b, Location loc, Value view,
+                                      int64_t seed, int32_t dtype) {
+  static constexpr StringLiteral kEntry = "lazy_rt_custom_random";
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto callee = module.lookupSymbol<func::FuncOp>(kEntry);
+  if (!callee) {
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    callee = func::FuncOp::create(
+        mb, loc, kEntry, b.getFunctionType({i64, i32, i64, i64}, {i32}));
+    callee.setPrivate();
+  }
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view);
+  Value args[] = {
+      arith::ConstantIntOp::create(b, loc, i64, seed),
+      arith::ConstantIntOp::create(b, loc, i32, dtype),
+      arith::IndexCastOp::create(b, loc, i64, address),
+      arith::ConstantIntOp::create(
+          b, loc, i64, cast<MemRefType>(view.getType()).getNumElements())};
+  func::CallOp::create(b, loc, callee, args);
+}
+
 LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
                                             HostTarget &target) {
   if (func.isExternal())
@@ -32,6 +54,12 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
   }
   SmallVector<Operation *> dead;
   SmallVector<Value> allocations;
+  // tinygrad's Tensor._seed: the last seed given out.
+  int64_t nextSeed = 0;
+  if (auto module = func->getParentOfType<ModuleOp>())
+    if (auto base =
+            module->getAttrOfType<IntegerAttr>(LazyDialect::kRngSeedAttrName))
+      nextSeed = base.getInt();
   for (Operation &op : llvm::make_early_inc_range(body)) {
     OpBuilder b(&op);
     Location loc = op.getLoc();
@@ -79,19 +107,14 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
         if (!callee || callee.getValue() != interp::kCustomRandom)
           return ext.emitOpError("calls a host function, which has no ")
                  << target.name() << " lowering";
-        if (!ext.getSeed())
-          return ext.emitOpError(
-              "custom_random has no seed (lazy-run gives each one its seed "
-              "from the module's lazy.rng_seed; write one to compile it "
-              "alone)");
-        std::optional<interp::DType> dtype =
-            dtypeOf(cast<BufferType>(ext.getOuts()[0].getType()).getElementType());
+        Type element =
+            cast<BufferType>(ext.getOuts()[0].getType()).getElementType();
+        std::optional<interp::DType> dtype = dtypeOf(element);
         if (!dtype || *dtype == interp::DType::BFloat16)
           return ext.emitOpError("custom_random cannot fill ")
-                 << cast<BufferType>(ext.getOuts()[0].getType()).getElementType()
-                 << " (numpy has no such dtype; tinygrad fails too)";
-        if (failed(target.customRandom(b, ext, out)))
-          return failure();
+                 << element << " (numpy has no such dtype; tinygrad fails too)";
+        int64_t seed = ext.getSeed() ? *ext.getSeed() : ++nextSeed;
+        target.customRandom(b, loc, out, seed, int32_t(*dtype));
       }
       host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {

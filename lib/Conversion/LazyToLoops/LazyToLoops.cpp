@@ -14,7 +14,6 @@
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
-#include "lazy/Interpreter/Interpreter.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -133,35 +132,10 @@ public:
   }
   /// A call of lazy_rt_custom_random (HostFunctions.h) on the output's
   /// address, which the JIT resolves in the running process.
-  LogicalResult customRandom(OpBuilder &b, ExtOp item, Value dst) override {
-    Location loc = item.getLoc();
-    auto module = item->getParentOfType<ModuleOp>();
-    MLIRContext *ctx = b.getContext();
-    Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    auto callee = module.lookupSymbol<func::FuncOp>(kCustomRandomEntry);
-    if (!callee) {
-      OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-      callee = func::FuncOp::create(
-          mb, loc, kCustomRandomEntry,
-          FunctionType::get(ctx, {i64, i32, i64, i64}, {i32}));
-      callee.setPrivate();
-    }
-    auto bufferType = cast<BufferType>(item.getOuts()[0].getType());
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dst);
-    Value args[] = {
-        arith::ConstantIntOp::create(b, loc, i64, *item.getSeed()),
-        arith::ConstantIntOp::create(
-            b, loc, i32,
-            int64_t(*dtypeOf(bufferType.getElementType()))),
-        arith::IndexCastOp::create(b, loc, i64, address),
-        arith::ConstantIntOp::create(b, loc, i64, bufferType.getSize())};
-    func::CallOp::create(b, loc, callee, args);
-    return success();
+  void customRandom(OpBuilder &b, Location loc, Value dst, int64_t seed,
+                    int32_t dtype) override {
+    emitCustomRandomCall(b, loc, dst, seed, dtype);
   }
-
-private:
-  static constexpr StringLiteral kCustomRandomEntry = "lazy_rt_custom_random";
 };
 
 struct ConvertLazyToLoops final

@@ -194,10 +194,28 @@ func.func @byte_copy(%a: !lazy.buffer<4xf32>) -> !lazy.buffer<4xf32> {
 
 // -----
 
+// custom_random runs on the host, as in tinygrad: a host buffer filled by
+// the runtime's lazy_rt_custom_random, copied to the device, freed.
+// CHECK-LABEL: func.func @custom_random(
+// CHECK: %[[DEV:.+]] = gpu.alloc () : memref<16xi8>
+// CHECK: %[[VIEW:.+]] = memref.view %[[DEV]]
+// CHECK: %[[HOST:.+]] = memref.alloc() : memref<4xf32>
+// CHECK: memref.extract_aligned_pointer_as_index %[[HOST]]
+// CHECK: call @lazy_rt_custom_random
+// CHECK: gpu.memcpy %[[VIEW]], %[[HOST]]
+// CHECK: memref.dealloc %[[HOST]]
+func.func @custom_random() -> !lazy.buffer<4xf32> {
+  %b = lazy.alloc : !lazy.buffer<4xf32>
+  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random", seed = 3 : i64}
+  return %r : !lazy.buffer<4xf32>
+}
+
+// -----
+
 func.func @custom_item() -> !lazy.buffer<4xf32> {
   %b = lazy.alloc : !lazy.buffer<4xf32>
   // expected-error @+1 {{'lazy.ext' op calls a host function, which has no GPU lowering}}
-  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random", seed = 3 : i64}
+  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "fill"}
   return %r : !lazy.buffer<4xf32>
 }
 

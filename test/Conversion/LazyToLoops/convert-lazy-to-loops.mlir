@@ -127,11 +127,26 @@ func.func @custom_item() -> !lazy.buffer<4xf32> {
 
 // -----
 
-func.func @custom_random_without_seed() -> !lazy.buffer<4xf32> {
-  %b = lazy.alloc : !lazy.buffer<4xf32>
-  // expected-error @+1 {{'lazy.ext' op custom_random has no seed (lazy-run gives each one its seed from the module's lazy.rng_seed; write one to compile it alone)}}
-  %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random"}
-  return %r : !lazy.buffer<4xf32>
+// Without a seed of its own, the k-th custom_random of a function draws
+// from the module's lazy.rng_seed + k (tinygrad's counter); an explicit
+// seed does not advance it.
+module attributes {lazy.rng_seed = 5 : i64} {
+  // CHECK-LABEL: func.func @counter(
+  // CHECK: arith.constant 6 : i64
+  // CHECK: call @lazy_rt_custom_random
+  // CHECK: arith.constant 99 : i64
+  // CHECK: call @lazy_rt_custom_random
+  // CHECK: arith.constant 7 : i64
+  // CHECK: call @lazy_rt_custom_random
+  func.func @counter() -> (!lazy.buffer<4xf32>, !lazy.buffer<4xf32>, !lazy.buffer<4xf32>) {
+    %a = lazy.alloc : !lazy.buffer<4xf32>
+    %b = lazy.alloc : !lazy.buffer<4xf32>
+    %c = lazy.alloc : !lazy.buffer<4xf32>
+    %x = lazy.ext "custom" outs(%a : !lazy.buffer<4xf32>) {arg = "custom_random"}
+    %y = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random", seed = 99 : i64}
+    %z = lazy.ext "custom" outs(%c : !lazy.buffer<4xf32>) {arg = "custom_random"}
+    return %x, %y, %z : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>, !lazy.buffer<4xf32>
+  }
 }
 
 // -----

@@ -71,21 +71,27 @@ public:
                                ArrayRef<HostBuffer> operands) = 0;
   virtual void copy(OpBuilder &b, Location loc, Value dst, Value src) = 0;
   virtual void fillZero(OpBuilder &b, Location loc, Value dst) = 0;
-  /// A CUSTOM item: fills `dst` (the item's output view) by tinygrad's
-  /// custom_random with the item's seed, both checked by the caller. By
-  /// default the target has no such lowering.
-  virtual LogicalResult customRandom(OpBuilder &b, ExtOp item, Value dst) {
-    return item.emitOpError("calls a host function, which has no ")
-           << name() << " lowering";
-  }
+  /// A custom_random item: fills `dst` (the item's output view) from
+  /// `seed`; `dtype` is the output's interp::DType (checked by the caller).
+  virtual void customRandom(OpBuilder &b, Location loc, Value dst,
+                            int64_t seed, int32_t dtype) = 0;
   /// Before the return: the allocations no result lives in.
   virtual void release(OpBuilder &b, Location loc, ArrayRef<Value> unused) = 0;
 };
 
+/// A call of the runtime's `lazy_rt_custom_random` (HostFunctions.h) that
+/// fills the host memref `view`: its address as an integer, the seed, the
+/// dtype's number and the element count. Declares the function in the
+/// module on first use.
+void emitCustomRandomCall(OpBuilder &b, Location loc, Value view, int64_t seed,
+                          int32_t dtype);
+
 /// Rewrites a scheduled function into host code for `target`: buffer
-/// arguments become `memref<B x i8>`, every buffer a view of bytes;
-/// CUSTOM items other than a seeded custom_random, and copies between
-/// buffers of different types, are errors.
+/// arguments become `memref<B x i8>`, every buffer a view of bytes. A
+/// custom_random item draws from its seed or, without one, from the
+/// module's `lazy.rng_seed` plus k for the k-th such item of the function
+/// (tinygrad's counter, in schedule order). Other CUSTOM items and copies
+/// between buffers of different types are errors.
 LogicalResult lowerHostFunction(func::FuncOp func, HostTarget &target);
 
 /// lowerHostFunction on every scheduled function of `module` (those with
