@@ -9,6 +9,8 @@
 // RUN: not lazy-run %s --entry=graph --input=x 2>&1 | FileCheck %s --check-prefix=SPEC
 // RUN: not lazy-run %s --entry=custom 2>&1 | FileCheck %s --check-prefix=CUSTOM
 // RUN: lazy-run %s --entry=random --check | FileCheck %s --check-prefix=RANDOM
+// RUN: rm -rf %t.c && lazy-run %s --entry=consts --check --output-dir=%t.c | FileCheck %s --check-prefix=CONSTS
+// RUN: lazy-opt %s --lazy-schedule | FileCheck %s --check-prefix=CONSTSCHED
 
 // CHECK: out0: match, max abs error {{.*}} (float)
 // CHECK: out1: match, max abs error 0{{.*}} (int)
@@ -45,4 +47,20 @@ func.func @random() -> (tensor<4xf32>, tensor<3xf16>) {
   %1 = lazy.custom "custom_random" tensor<3xf16>
   %2 = lazy.exp2 %0 : tensor<4xf32>
   return %2, %1 : tensor<4xf32>, tensor<3xf16>
+}
+
+// A const output has no buffer (no schedule item computes it, as in
+// tinygrad); lazy-run reads it through lazy.contiguous, as .numpy() does,
+// so it becomes a kernel.
+// CONSTSCHED-LABEL: func.func @consts(
+// CONSTSCHED-NOT: lazy.launch
+// CONSTSCHED: return
+// CONSTS: out0: match, max abs error 0.000000e+00 (float)
+// CONSTS: out1: match, max abs error 0{{.*}} (int)
+// CONSTS: all outputs match
+func.func @consts() -> (tensor<4xf32>, tensor<2x3xsi32>) {
+  %c = lazy.const 2.5 : tensor<f32>
+  %v = lazy.view %c as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  %i = lazy.const 7 : tensor<2x3xsi32>
+  return %v, %i : tensor<4xf32>, tensor<2x3xsi32>
 }

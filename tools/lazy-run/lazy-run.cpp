@@ -17,6 +17,10 @@
 // difference per output and exits 1 on any mismatch (integers and bools
 // must be equal; floats within rtol/atol per dtype).
 //
+// Outputs are read as tinygrad's .numpy() reads them, through
+// .contiguous(): an output that is a const (which has no buffer, so no
+// schedule item computes it) becomes a kernel.
+//
 // custom_random items (Tensor.rand) get tinygrad's seeds: the k-th one the
 // schedule runs without a seed of its own gets the module's lazy.rng_seed
 // plus k. The seeds are written on the graph first, so that the reference
@@ -391,6 +395,26 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
   return success();
 }
 
+/// Reads each const output through lazy.contiguous, as tinygrad's .numpy()
+/// does: a const has no buffer for the schedule to return.
+void materializeConstOutputs(func::FuncOp graph) {
+  Operation *ret = graph.getBody().front().getTerminator();
+  OpBuilder b(ret);
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value base = operand.get();
+    while (Operation *def = base.getDefiningOp()) {
+      if (!isa<mlir::lazy::ViewOp, mlir::lazy::ReshapeOp,
+               mlir::lazy::PermuteOp, mlir::lazy::ExpandOp, mlir::lazy::PadOp,
+               mlir::lazy::ShrinkOp, mlir::lazy::StrideOp>(def))
+        break;
+      base = def->getOperand(0);
+    }
+    if (base.getDefiningOp<mlir::lazy::ConstOp>())
+      operand.set(mlir::lazy::ContiguousOp::create(
+          b, operand.get().getLoc(), operand.get().getType(), operand.get()));
+  }
+}
+
 /// Gives each custom_random of `graph` without a seed the one tinygrad's
 /// counter would: lazy.rng_seed + k for the k-th such item in schedule
 /// order. The order is read off a scheduled copy, where the items carry
@@ -494,6 +518,7 @@ int main(int argc, char **argv) {
   if (!prepared)
     return fail(error);
   std::vector<interp::HostTensor> &args = prepared->values;
+  materializeConstOutputs(graph);
   if (failed(assignRandomSeeds(*module, graph)))
     return 1;
 
