@@ -62,6 +62,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace mlir;
 namespace interp = ::lazy::interp;
@@ -332,7 +333,7 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
   }
   auto host = module.lookupSymbol<func::FuncOp>(name);
   std::vector<::lazy::runtime::DevicePtr> allocations;
-  auto release = llvm::make_scope_exit([&] {
+  llvm::scope_exit release([&] {
     for (::lazy::runtime::DevicePtr p : allocations)
       gpu.free(p);
   });
@@ -376,7 +377,7 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     std::vector<double> times;
     for (unsigned r = 0; r < repeat; ++r) {
       std::vector<::lazy::runtime::DevicePtr> scratch;
-      auto freeScratch = llvm::make_scope_exit([&] {
+      llvm::scope_exit freeScratch([&] {
         for (::lazy::runtime::DevicePtr p : scratch)
           gpu.free(p);
       });
@@ -421,13 +422,21 @@ void materializeConstOutputs(func::FuncOp graph) {
 /// provisional seeds (beyond any real one) naming their graph op.
 LogicalResult assignRandomSeeds(ModuleOp module, func::FuncOp graph) {
   SmallVector<mlir::lazy::CustomOp> seedless;
+  int64_t largestSeed = 0;
   graph.walk([&](mlir::lazy::CustomOp op) {
-    if (op.getCallee() == interp::kCustomRandom && !op.getSeed())
+    if (op.getSeed())
+      largestSeed = std::max(largestSeed, int64_t(*op.getSeed()));
+    else if (op.getCallee() == interp::kCustomRandom)
       seedless.push_back(op);
   });
   if (seedless.empty())
     return success();
-  constexpr int64_t kProvisional = int64_t(1) << 62;
+  // Provisional seeds lie above every explicit one.
+  const int64_t kProvisional = std::max(int64_t(1) << 62, largestSeed + 1);
+  if (kProvisional > std::numeric_limits<int64_t>::max() -
+                         int64_t(seedless.size()))
+    return graph.emitError("custom_random seeds leave no room to number "
+                           "the unseeded draws");
   for (auto [i, op] : llvm::enumerate(seedless))
     op.setSeed(kProvisional + int64_t(i));
   OwningOpRef<ModuleOp> copy = module.clone();
@@ -445,7 +454,7 @@ LogicalResult assignRandomSeeds(ModuleOp module, func::FuncOp graph) {
   });
   // An op the schedule does not run keeps no provisional seed.
   for (mlir::lazy::CustomOp op : seedless)
-    if (*op.getSeed() >= kProvisional)
+    if (int64_t(*op.getSeed()) >= kProvisional)
       op.removeSeedAttr();
   return success();
 }
