@@ -26,7 +26,9 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LAZY_RUN = os.path.join(ROOT, "build", "bin", "lazy-run")
+# LAZY_MLIR_BUILD_DIR picks another build (a static one on a GPU machine).
+LAZY_RUN = os.path.join(os.environ.get("LAZY_MLIR_BUILD_DIR") or os.path.join(ROOT, "build"),
+                        "bin", "lazy-run")
 
 
 def graphs(scale):
