@@ -34,6 +34,7 @@
 #include "lazy/Interpreter/HostFunctions.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
+#include "lazy/Runtime/DevicePlan.h"
 #include "lazy/Runtime/GpuEmulator.h"
 #include "lazy/Runtime/HostProgram.h"
 
@@ -92,6 +93,16 @@ static cl::opt<bool>
 static cl::opt<std::string>
     chip("chip", cl::desc("GPU to compile for (default: the device's own, "
                           "or gfx942 for hip)"));
+static cl::opt<std::string> record(
+    "record",
+    cl::desc("with --device=cuda|hip: no GPU needed; write what would run on "
+             "it (a device plan: code object, allocations, launches, inputs) "
+             "to this directory, with the results the GPU emulator gives, "
+             "for lazy-replay on a GPU machine"));
+static cl::opt<bool> recordInputs(
+    "record-inputs", cl::init(true),
+    cl::desc("with --record: store the inputs' bytes and the expected "
+             "results (false: zero-filled inputs, timing only)"));
 
 namespace {
 
@@ -287,20 +298,21 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
 /// Compiles the scheduled module's kernels for `gpu`, loads them and runs
 /// the host code, inputs copied in and result buffers copied back.
 LogicalResult runOnGpu(ModuleOp module, const std::string &name,
-                       ::lazy::runtime::GpuDevice &gpu,
+                       ::lazy::runtime::GpuDevice &gpu, StringRef target,
                        std::vector<interp::HostTensor> &args,
-                       std::vector<std::vector<uint8_t>> &resultBuffers) {
+                       std::vector<std::vector<uint8_t>> &resultBuffers,
+                       ::lazy::runtime::PlanRecorder *recorder = nullptr) {
   std::string pipeline;
-  if (device == "emulate") {
+  if (target == "emulate") {
     // Lowered already (convert-lazy-to-gpu); nothing to serialize or load.
-  } else if (device == "cuda") {
-    std::string target = chip.empty() ? gpu.chip() : chip.getValue();
-    if (target.empty())
-      target = "sm_90";
+  } else if (target == "cuda") {
+    std::string sm = chip.empty() ? gpu.chip() : chip.getValue();
+    if (sm.empty())
+      sm = "sm_90";
     // The PTX ISA the chip needs: 8.0 covers sm_50 to sm_90, 8.6 sm_100,
     // 8.7 sm_120.
     int cc = 0;
-    StringRef(target)
+    StringRef(sm)
         .drop_front(3)
         .take_while(llvm::isDigit)
         .getAsInteger(10, cc);
@@ -317,7 +329,7 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     paths.push_back("/usr/local/cuda/bin");
     bool haveCompiler = bool(llvm::sys::findProgramByName("ptxas")) ||
                         bool(llvm::sys::findProgramByName("ptxas", paths));
-    pipeline = "lazy-to-nvvm{chip=" + target + " features=" + features +
+    pipeline = "lazy-to-nvvm{chip=" + sm + " features=" + features +
                " format=" + (haveCompiler ? "bin" : "isa") + "}";
   } else {
     pipeline = "lazy-to-rocdl{chip=" +
@@ -352,7 +364,11 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     inputs.push_back(buffer);
   }
   mlir::lazy::LaunchProfiler profiler;
-  if (profile)
+  if (recorder)
+    profiler = [recorder](StringRef, double, size_t bytes) {
+      recorder->setLastLaunchBytes(bytes);
+    };
+  else if (profile)
     profiler = [](StringRef kernel, double seconds, size_t bytes) {
       llvm::outs() << llvm::formatv(
           "kernel {0}: {1:f1} us, {2} bytes, {3:f1} GB/s\n", kernel,
@@ -469,8 +485,10 @@ int main(int argc, char **argv) {
     return fail("--device must be cpu, cuda, hip or emulate, not '" + device +
                 "'");
   // A GPU is opened first: without one there is nothing to compile for.
+  if (!record.empty() && device != "cuda" && device != "hip")
+    return fail("--record needs --device=cuda or --device=hip");
   std::unique_ptr<::lazy::runtime::GpuDevice> gpu;
-  if (device == "cuda" || device == "hip") {
+  if ((device == "cuda" || device == "hip") && record.empty()) {
     std::string why;
     gpu = ::lazy::runtime::GpuDevice::open(
         device == "cuda" ? ::lazy::runtime::GpuDevice::Vendor::Cuda
@@ -565,11 +583,44 @@ int main(int argc, char **argv) {
         failed(lower.run(*module)))
       return 1;
     auto emulator = mlir::lazy::createGpuEmulator(*module);
-    if (failed(emulator) ||
-        failed(runOnGpu(*module, name, **emulator, args, resultBuffers)))
+    if (failed(emulator) || failed(runOnGpu(*module, name, **emulator,
+                                            "emulate", args, resultBuffers)))
       return 1;
+  } else if (!record.empty()) {
+    // The results the GPU lowering gives, from the emulator (on a copy),
+    // then the same schedule compiled for the GPU and recorded.
+    OwningOpRef<ModuleOp> emulated = module->clone();
+    PassManager lower(&context);
+    if (failed(parsePassPipeline("convert-lazy-to-gpu", lower)) ||
+        failed(lower.run(*emulated)))
+      return 1;
+    auto emulator = mlir::lazy::createGpuEmulator(*emulated);
+    if (failed(emulator) || failed(runOnGpu(*emulated, name, **emulator,
+                                            "emulate", args, resultBuffers)))
+      return 1;
+    if (std::error_code ec = llvm::sys::fs::create_directories(record))
+      return fail(record + ": " + ec.message());
+    std::string target = chip.empty()
+                             ? std::string(device == "cuda" ? "sm_90" : "gfx942")
+                             : chip.getValue();
+    ::lazy::runtime::PlanRecorder recorder(record, device, target,
+                                           recordInputs);
+    if (!recorder.ok())
+      return fail("cannot write " + record + "/plan.txt");
+    std::vector<std::vector<uint8_t>> unused;
+    if (failed(runOnGpu(*module, name, recorder, device, args, unused,
+                        &recorder)))
+      return 1;
+    if (recordInputs)
+      for (auto [i, t] : llvm::enumerate(resultTypes)) {
+        interp::DType dtype = *mlir::lazy::dtypeOf(
+            cast<RankedTensorType>(t).getElementType());
+        if (!recorder.expect(i, interp::dtypeName(dtype),
+                             resultBuffers[i].data(), resultBuffers[i].size()))
+          return fail(recorder.error());
+      }
   } else if (gpu) {
-    if (failed(runOnGpu(*module, name, *gpu, args, resultBuffers)))
+    if (failed(runOnGpu(*module, name, *gpu, device, args, resultBuffers)))
       return 1;
   } else if (failed(runOnCpu(*module, name, args, resultTypes.size(),
                              resultBuffers))) {

@@ -1,0 +1,229 @@
+//===- DevicePlanTest.cpp - record a device plan, replay it ---------------===//
+//
+// A plan recorded through PlanRecorder is replayed on a device that keeps
+// buffers in host memory and runs one fake kernel ("twice": out = 2 * in,
+// on floats), so that uploads, launches with offsets, copies, fills,
+// downloads and the comparison with the expected results are all checked
+// without a GPU; malformed plans fail with the line that is wrong.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Runtime/DevicePlan.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+
+using namespace lazy::runtime;
+
+namespace {
+
+class HostDevice final : public GpuDevice {
+public:
+  std::string name() override { return "host"; }
+  std::string chip() override { return "sm_90"; }
+  bool alloc(size_t bytes, DevicePtr &ptr) override {
+    auto block = std::make_unique<uint8_t[]>(bytes ? bytes : 1);
+    ptr = DevicePtr(reinterpret_cast<uintptr_t>(block.get()));
+    blocks[ptr] = std::move(block);
+    return true;
+  }
+  bool free(DevicePtr ptr) override { return blocks.erase(ptr) == 1; }
+  bool copyToDevice(DevicePtr dst, const void *src, size_t n) override {
+    std::memcpy(at(dst), src, n);
+    return true;
+  }
+  bool copyToHost(void *dst, DevicePtr src, size_t n) override {
+    std::memcpy(dst, at(src), n);
+    return true;
+  }
+  bool copyOnDevice(DevicePtr dst, DevicePtr src, size_t n) override {
+    std::memmove(at(dst), at(src), n);
+    return true;
+  }
+  bool fillZero(DevicePtr dst, size_t n) override {
+    std::memset(at(dst), 0, n);
+    return true;
+  }
+  bool loadModule(const void *image, size_t bytes) override {
+    loaded.assign(static_cast<const char *>(image), bytes);
+    return true;
+  }
+  /// "twice" doubles grid[0] floats: args[0] = 2 * args[1].
+  bool launch(const std::string &kernel, const unsigned grid[3],
+              const unsigned[3], const DevicePtr *args, size_t n) override {
+    if (kernel != "twice" || n != 2)
+      return failWith("unknown kernel " + kernel);
+    auto *out = reinterpret_cast<float *>(at(args[0]));
+    auto *in = reinterpret_cast<const float *>(at(args[1]));
+    for (unsigned i = 0; i < grid[0]; ++i)
+      out[i] = 2 * in[i];
+    ++launches;
+    return true;
+  }
+  bool synchronize() override { return true; }
+
+  std::string loaded;
+  int launches = 0;
+
+private:
+  static uint8_t *at(DevicePtr p) {
+    return reinterpret_cast<uint8_t *>(uintptr_t(p));
+  }
+  std::map<DevicePtr, std::unique_ptr<uint8_t[]>> blocks;
+};
+
+std::string freshDir(const char *name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             (std::string("lazy-plan-test-") + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+/// Records: in = [1, 2, 3, 4] at offset 0 of a 32-byte buffer, out =
+/// twice(in) written 16 bytes in, a copy of out, a zero-filled buffer.
+void recordExample(const std::string &dir, float firstExpected) {
+  PlanRecorder rec(dir, "cuda", "sm_90", /*withData=*/true);
+  ASSERT_TRUE(rec.ok());
+  ASSERT_TRUE(rec.loadModule("IMAGE", 5));
+  DevicePtr in, out, copy, zero;
+  float values[4] = {1, 2, 3, 4};
+  ASSERT_TRUE(rec.alloc(16, in));
+  ASSERT_TRUE(rec.copyToDevice(in, values, 16));
+  ASSERT_TRUE(rec.alloc(32, out));
+  unsigned grid[3] = {4, 1, 1}, block[3] = {32, 1, 1};
+  DevicePtr args[2] = {out + 16, in};
+  ASSERT_TRUE(rec.launch("twice", grid, block, args, 2));
+  ASSERT_TRUE(rec.synchronize());
+  rec.setLastLaunchBytes(32);
+  ASSERT_TRUE(rec.alloc(16, copy));
+  ASSERT_TRUE(rec.copyOnDevice(copy, out + 16, 16));
+  ASSERT_TRUE(rec.alloc(8, zero));
+  ASSERT_TRUE(rec.fillZero(zero, 8));
+  float got[4];
+  ASSERT_TRUE(rec.copyToHost(got, copy, 16));
+  uint8_t zeros[8];
+  ASSERT_TRUE(rec.copyToHost(zeros, zero, 8));
+  float want[4] = {firstExpected, 4, 6, 8};
+  ASSERT_TRUE(rec.expect(0, "float", want, 16));
+  uint64_t zeroWant = 0;
+  ASSERT_TRUE(rec.expect(1, "unsigned long", &zeroWant, 8));
+}
+
+std::string replay(const std::string &dir, HostDevice &device, bool &ok,
+                   unsigned repeat = 0) {
+  FILE *log = std::tmpfile();
+  ReplayOptions options;
+  options.repeat = repeat;
+  options.peakGBs = 1000;
+  ok = replayPlan(dir, device, options, log);
+  std::rewind(log);
+  std::string text;
+  for (int c; (c = std::fgetc(log)) != EOF;)
+    text.push_back(char(c));
+  std::fclose(log);
+  return text;
+}
+
+TEST(DevicePlan, RecordsAndReplays) {
+  std::string dir = freshDir("replay");
+  recordExample(dir, 2);
+  EXPECT_EQ(planVendor(dir), "cuda");
+  std::ifstream plan(dir + "/plan.txt");
+  std::string text((std::istreambuf_iterator<char>(plan)),
+                   std::istreambuf_iterator<char>());
+  // The launch carries its byte count and its arguments as buffer offset.
+  EXPECT_NE(text.find("launch twice 4 1 1 32 1 1 32 2 1 16 0 0\nsync\n"),
+            std::string::npos)
+      << text;
+  // A dtype name is one word in the plan.
+  EXPECT_NE(text.find("expect 1 unsigned_long expect1.bin"), std::string::npos)
+      << text;
+  HostDevice device;
+  bool ok = false;
+  std::string log = replay(dir, device, ok, /*repeat=*/2);
+  EXPECT_TRUE(ok) << log;
+  EXPECT_EQ(device.loaded, "IMAGE");
+  EXPECT_EQ(device.launches, 3); // the checked run and two timed ones
+  EXPECT_NE(log.find("out0: match"), std::string::npos) << log;
+  EXPECT_NE(log.find("out1: match"), std::string::npos) << log;
+  EXPECT_NE(log.find("kernel twice: "), std::string::npos) << log;
+  EXPECT_NE(log.find("% of peak)"), std::string::npos) << log;
+}
+
+TEST(DevicePlan, ReportsAMismatch) {
+  std::string dir = freshDir("mismatch");
+  recordExample(dir, 2.5f); // twice(1) is 2, not 2.5
+  HostDevice device;
+  bool ok = true;
+  std::string log = replay(dir, device, ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(log.find("out0: MISMATCH, max abs error 5.000000e-01 (float)"),
+            std::string::npos)
+      << log;
+}
+
+TEST(DevicePlan, RefusesOutOfBoundsSteps) {
+  std::string dir = freshDir("bounds");
+  {
+    std::ofstream plan(dir + "/plan.txt");
+    plan << "lazy-plan 1 cuda sm_90\nalloc 0 16\nzero 0 8 16\n";
+  }
+  HostDevice device;
+  bool ok = true;
+  std::string log = replay(dir, device, ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(log.find("plan.txt:3: fills outside its buffer"), std::string::npos)
+      << log;
+}
+
+TEST(DevicePlan, RefusesUnknownSteps) {
+  std::string dir = freshDir("unknown");
+  {
+    std::ofstream plan(dir + "/plan.txt");
+    plan << "lazy-plan 1 cuda sm_90\nalloc 0 16\nexplode 0\n";
+  }
+  HostDevice device;
+  bool ok = true;
+  std::string log = replay(dir, device, ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(log.find("plan.txt:3: unknown or malformed step 'explode'"),
+            std::string::npos)
+      << log;
+}
+
+TEST(DevicePlan, ComparesByDtype) {
+  auto bytes = [](auto... values) {
+    std::vector<uint8_t> out;
+    for (auto v : {values...}) {
+      uint8_t b[sizeof(v)];
+      std::memcpy(b, &v, sizeof(v));
+      out.insert(out.end(), b, b + sizeof(v));
+    }
+    return out;
+  };
+  double worst;
+  // Floats within 1e-4 relative match; integers must be equal.
+  EXPECT_TRUE(compareBuffers("float", bytes(1.0f, 100.0f),
+                             bytes(1.0f, 100.005f), worst));
+  EXPECT_FALSE(compareBuffers("float", bytes(1.0f, 100.0f),
+                              bytes(1.0f, 101.0f), worst));
+  EXPECT_FALSE(compareBuffers("int", bytes(int32_t(3)), bytes(int32_t(4)),
+                              worst));
+  // NaN meets NaN only; sizes must agree.
+  EXPECT_TRUE(compareBuffers("float", bytes(NAN), bytes(NAN), worst));
+  EXPECT_FALSE(compareBuffers("float", bytes(1.0f), bytes(NAN), worst));
+  EXPECT_FALSE(compareBuffers("float", bytes(1.0f), bytes(1.0f, 2.0f), worst));
+  // Half: 0x3c00 is 1.0, 0x3c01 is 1.0009765625 (within 1e-2).
+  EXPECT_TRUE(compareBuffers("half", bytes(uint16_t(0x3c00)),
+                             bytes(uint16_t(0x3c01)), worst));
+}
+
+} // namespace
