@@ -100,6 +100,9 @@ void PlanRecorder::flushLaunch() {
 
 bool PlanRecorder::alloc(size_t bytes, DevicePtr &ptr) {
   flushLaunch();
+  if (nextBuffer + 1 >= (size_t(1) << (64 - kOffsetBits)) ||
+      bytes > kOffsetMask)
+    return failWith("a plan holds fewer than 2^24 buffers of under 1 TiB");
   size_t id = nextBuffer++;
   ptr = DevicePtr(id + 1) << kOffsetBits;
   std::fprintf(out, "alloc %zu %zu\n", id, bytes);
@@ -302,11 +305,11 @@ struct Step {
 
 /// One run of the plan. With `check`, downloads are compared with their
 /// expectations; with `times`, each launch is synchronized and timed.
-bool runOnce(const std::string &dir, const std::vector<Step> &steps,
-             GpuDevice &device, bool check,
-             std::vector<std::pair<std::string, std::pair<double, size_t>>>
-                 *times,
-             FILE *log) {
+bool runOnce(
+    const std::string &dir, const std::vector<Step> &steps, GpuDevice &device,
+    bool check,
+    std::vector<std::pair<std::string, std::pair<double, size_t>>> *times,
+    FILE *log) {
   std::map<size_t, DevicePtr> buffers;
   std::map<size_t, size_t> sizes;
   std::map<size_t, std::vector<uint8_t>> downloaded;
@@ -328,16 +331,25 @@ bool runOnce(const std::string &dir, const std::vector<Step> &steps,
   auto at = [&](const Step &s, size_t word, size_t bytes, DevicePtr &ptr) {
     size_t id = number(s.words[word]), offset = number(s.words[word + 1]);
     auto it = buffers.find(id);
-    if (it == buffers.end() || offset + bytes > sizes[id])
+    if (it == buffers.end())
+      return false;
+    size_t size = sizes.at(id);
+    if (offset > size || bytes > size - offset)
       return false;
     ptr = it->second + offset;
     return true;
+  };
+  // A file of the plan: a plain name inside its directory.
+  auto planFile = [&](const std::string &name) {
+    return name.find('/') == std::string::npos && name != "." && name != "..";
   };
   for (const Step &s : steps) {
     const std::string &op = s.words[0];
     const auto &w = s.words;
     if (op == "alloc" && w.size() == 3) {
       DevicePtr ptr;
+      if (buffers.count(number(w[1])))
+        return fail(s, "allocates buffer " + w[1] + " twice");
       if (!device.alloc(number(w[2]), ptr))
         return fail(s, device.error());
       buffers[number(w[1])] = ptr;
@@ -351,10 +363,11 @@ bool runOnce(const std::string &dir, const std::vector<Step> &steps,
     } else if (op == "upload" && w.size() == 5) {
       std::vector<uint8_t> data;
       DevicePtr ptr;
-      if (!readFile(dir + "/" + w[4], data) || data.size() != number(w[3]))
-        return fail(s, "cannot read " + w[4]);
-      if (!at(s, 1, data.size(), ptr))
+      if (!at(s, 1, number(w[3]), ptr))
         return fail(s, "uploads outside its buffer");
+      if (!planFile(w[4]) || !readFile(dir + "/" + w[4], data) ||
+          data.size() != number(w[3]))
+        return fail(s, "cannot read " + w[4] + " (or its size differs)");
       if (!device.copyToDevice(ptr, data.data(), data.size()))
         return fail(s, device.error());
     } else if (op == "zero" && w.size() == 4) {
@@ -371,7 +384,7 @@ bool runOnce(const std::string &dir, const std::vector<Step> &steps,
         return fail(s, device.error());
     } else if (op == "module" && w.size() == 2) {
       std::vector<uint8_t> image;
-      if (!readFile(dir + "/" + w[1], image))
+      if (!planFile(w[1]) || !readFile(dir + "/" + w[1], image))
         return fail(s, "cannot read " + w[1]);
       if (!device.loadModule(image.data(), image.size()))
         return fail(s, device.error());
@@ -382,7 +395,7 @@ bool runOnce(const std::string &dir, const std::vector<Step> &steps,
         block[i] = unsigned(number(w[5 + i]));
       }
       size_t bytes = number(w[8]), n = number(w[9]);
-      if (w.size() != 10 + 2 * n)
+      if ((w.size() - 10) % 2 != 0 || n != (w.size() - 10) / 2)
         return fail(s, "malformed launch");
       std::vector<DevicePtr> args(n);
       for (size_t i = 0; i < n; ++i)
@@ -405,9 +418,9 @@ bool runOnce(const std::string &dir, const std::vector<Step> &steps,
         return fail(s, device.error());
     } else if (op == "download" && w.size() == 5) {
       DevicePtr ptr;
-      std::vector<uint8_t> data(number(w[4]));
-      if (!at(s, 2, data.size(), ptr))
+      if (!at(s, 2, number(w[4]), ptr))
         return fail(s, "downloads outside its buffer");
+      std::vector<uint8_t> data(number(w[4]));
       if (!device.copyToHost(data.data(), ptr, data.size()))
         return fail(s, device.error());
       downloaded[number(w[1])] = std::move(data);
@@ -415,7 +428,7 @@ bool runOnce(const std::string &dir, const std::vector<Step> &steps,
       if (!check)
         continue;
       std::vector<uint8_t> want;
-      if (!readFile(dir + "/" + w[3], want))
+      if (!planFile(w[3]) || !readFile(dir + "/" + w[3], want))
         return fail(s, "cannot read " + w[3]);
       auto got = downloaded.find(number(w[1]));
       if (got == downloaded.end())
@@ -465,14 +478,14 @@ bool lazy::runtime::replayPlan(const std::string &dir, GpuDevice &device,
   for (auto &[kernel, measured] : times) {
     auto [seconds, bytes] = measured;
     double gbs = double(bytes) / seconds / 1e9;
-    std::fprintf(log, "kernel %s: %.1f us, %zu bytes, %.1f GB/s", kernel.c_str(),
-                 seconds * 1e6, bytes, gbs);
+    std::fprintf(log, "kernel %s: %.1f us, %zu bytes, %.1f GB/s",
+                 kernel.c_str(), seconds * 1e6, bytes, gbs);
     if (options.peakGBs > 0)
       std::fprintf(log, " (%.0f%% of peak)", 100 * gbs / options.peakGBs);
     std::fprintf(log, "\n");
   }
   std::fprintf(log, "%s: %s\n", dir.c_str(),
-               !ok              ? "FAILED"
+               !ok             ? "FAILED"
                : options.check ? "all outputs match"
                                : "replayed (outputs not checked)");
   return ok;

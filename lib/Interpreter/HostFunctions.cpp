@@ -197,6 +197,5 @@ std::string lazy::interp::customRandom(uint64_t seed, DType dtype, void *out,
 
 extern "C" int32_t lazy_rt_custom_random(int64_t seed, int32_t dtype, void *out,
                                          int64_t count) {
-  return customRandom(uint64_t(seed), DType(dtype), out, count).empty() ? 0
-                                                                         : 1;
+  return customRandom(uint64_t(seed), DType(dtype), out, count).empty() ? 0 : 1;
 }

@@ -633,17 +633,18 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
               "custom_random needs a 'seed' to be evaluated here (lazy-run "
               "gives each one its seed from the module's lazy.rng_seed)");
         HostTensor out = resultTensor(o);
-        std::string problem = interp::customRandom(uint64_t(*o.getSeed()), out.dtype,
-                                           out.data.data(), out.numElements());
+        std::string problem =
+            interp::customRandom(uint64_t(*o.getSeed()), out.dtype,
+                                 out.data.data(), out.numElements());
         if (!problem.empty())
           return o.emitOpError(problem);
         return out;
       })
       // Movement: read the source through the tracker the op makes.
-      .Case<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp,
-            ViewOp>([&](Operation *o) -> R {
-        return movement(o, *applyMovement(o, from(o)));
-      })
+      .Case<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp, ViewOp>(
+          [&](Operation *o) -> R {
+            return movement(o, *applyMovement(o, from(o)));
+          })
       .Default([](Operation *o) -> R {
         return o->emitOpError("cannot be evaluated by the lazy reference "
                               "interpreter");

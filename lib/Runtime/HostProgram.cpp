@@ -30,6 +30,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <chrono>
+#include <new>
 
 using namespace mlir;
 using namespace mlir::lazy;
@@ -72,6 +73,11 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
            << body.getNumArguments() << " buffers, given " << args.size();
   DenseMap<Value, DeviceBuffer> buffers;
   for (auto [arg, buffer] : llvm::zip(body.getArguments(), args)) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type || !type.hasStaticShape() ||
+        !type.getElementType().isIntOrFloat())
+      return host.emitError("argument ")
+             << arg.getArgNumber() << " is not a memref of static shape";
     if (bytesOf(arg.getType()) > buffer.bytes)
       return host.emitError("argument ")
              << arg.getArgNumber() << " needs " << bytesOf(arg.getType())
@@ -96,7 +102,18 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
       [&](Operation *op) -> FailureOr<std::vector<DeviceBuffer>> {
     return op->emitError("device: ") << device.error();
   };
+  auto plainMemref = [](Type t) {
+    auto memref = dyn_cast<MemRefType>(t);
+    return !memref ||
+           (memref.hasStaticShape() && memref.getElementType().isIntOrFloat());
+  };
   for (Operation &op : body) {
+    // Buffer sizes are computed from types: only static shapes of ints and
+    // floats have one.
+    if (!llvm::all_of(op.getOperandTypes(), plainMemref) ||
+        !llvm::all_of(op.getResultTypes(), plainMemref))
+      return op.emitError("host code needs memrefs of static shape with "
+                          "integer or float elements");
     if (isa<arith::ConstantOp>(op))
       continue;
     if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
@@ -106,8 +123,15 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
       allocations.push_back(buffer.ptr);
       buffers[alloc.getMemref()] = buffer;
     } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      // Staging buffers are small: at most 16 GiB.
       size_t bytes = bytesOf(alloc.getType());
-      hostMemory.emplace_back(new uint8_t[std::max<size_t>(bytes, 1)]());
+      if (bytes > (size_t(1) << 34))
+        return alloc.emitError("host buffer of ") << bytes << " bytes is "
+                                                  << "too large";
+      hostMemory.emplace_back(new (std::nothrow)
+                                  uint8_t[std::max<size_t>(bytes, 1)]);
+      if (!hostMemory.back())
+        return alloc.emitError("cannot allocate ") << bytes << " host bytes";
       hostBuffers[alloc.getResult()] = {hostMemory.back().get(), bytes};
     } else if (auto view = dyn_cast<memref::ViewOp>(op);
                view && hostBuffers.count(view.getSource())) {
@@ -121,8 +145,8 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
                    dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
       if (!hostBuffers.count(address.getSource()))
         return address.emitError("takes the address of device memory");
-      integers[address.getResult()] = int64_t(
-          reinterpret_cast<uintptr_t>(hostBuffers.lookup(address.getSource()).first));
+      integers[address.getResult()] = int64_t(reinterpret_cast<uintptr_t>(
+          hostBuffers.lookup(address.getSource()).first));
     } else if (auto cast = dyn_cast<arith::IndexCastOp>(op)) {
       std::optional<int64_t> value = constantIndex(cast.getIn());
       if (!value)
@@ -140,19 +164,23 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
           *dtype > int64_t(::lazy::interp::DType::Float64))
         return call.emitError("custom_random needs a known seed, dtype, "
                               "address and count");
-      // The output must lie inside one host buffer.
-      auto *out = reinterpret_cast<uint8_t *>(uintptr_t(*address));
-      size_t bytes =
-          size_t(*count) * size_t(::lazy::interp::itemSize(
-                               ::lazy::interp::DType(*dtype)));
+      // The output must lie inside one host buffer (in integers: no
+      // pointer arithmetic, no overflow).
+      uintptr_t out = uintptr_t(*address);
+      size_t item =
+          size_t(::lazy::interp::itemSize(::lazy::interp::DType(*dtype)));
       bool inside = false;
-      for (auto &entry : hostBuffers)
-        inside |= out >= entry.second.first &&
-                  out + bytes <= entry.second.first + entry.second.second;
+      for (auto &entry : hostBuffers) {
+        uintptr_t start = reinterpret_cast<uintptr_t>(entry.second.first);
+        size_t size = entry.second.second;
+        inside |= out >= start && out - start <= size &&
+                  uint64_t(*count) <= (size - (out - start)) / item;
+      }
       if (!inside)
         return call.emitError("custom_random would write outside host memory");
       std::string problem = ::lazy::interp::customRandom(
-          uint64_t(*seed), ::lazy::interp::DType(*dtype), out, *count);
+          uint64_t(*seed), ::lazy::interp::DType(*dtype),
+          reinterpret_cast<void *>(out), *count);
       if (!problem.empty())
         return call.emitError(problem);
     } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {

@@ -155,3 +155,19 @@ def test_compiled_alone_the_counter_starts_at_the_module_seed():
     assert proc.returncode == 0, proc.stderr
     seeds = [int(m) for m in re.findall(r"llvm\.mlir\.constant\((\d+) : i64\)", proc.stdout)]
     assert 11 in seeds and 12 in seeds
+
+
+def test_unused_draws_and_large_counters(device):
+    # A draw nothing uses is not scheduled; it still gets a seed (after the
+    # scheduled ones) so that the interpreter can evaluate it. A counter
+    # near 2^62 is an ordinary counter.
+    text = """module attributes {lazy.rng_seed = 4611686018427387903 : i64} {
+  func.func @main() -> tensor<4xf32> {
+    %dead = lazy.custom "custom_random" tensor<4xf32>
+    %a = lazy.custom "custom_random" tensor<4xf32>
+    return %a : tensor<4xf32>
+  }
+}
+"""
+    (a,) = run(text, f"--device={device}")
+    assert np.array_equal(a, numpy_custom_random(2**62, 4, np.float32))

@@ -15,10 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Runtime/DevicePlan.h"
+#include "lazy/Runtime/HostMemoryDevice.h"
 
 #include <cstdlib>
-#include <cstring>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,50 +25,6 @@
 using namespace lazy::runtime;
 
 namespace {
-
-/// Device memory in host memory; launches do nothing (--dry-run).
-class HostMemoryDevice final : public GpuDevice {
-public:
-  std::string name() override { return "host memory (dry run)"; }
-  std::string chip() override { return ""; }
-  bool alloc(size_t bytes, DevicePtr &ptr) override {
-    auto block = std::make_unique<uint8_t[]>(bytes ? bytes : 1);
-    ptr = DevicePtr(reinterpret_cast<uintptr_t>(block.get()));
-    blocks[ptr] = std::move(block);
-    return true;
-  }
-  bool free(DevicePtr ptr) override { return blocks.erase(ptr) == 1; }
-  bool copyToDevice(DevicePtr dst, const void *src, size_t n) override {
-    std::memcpy(at(dst), src, n);
-    return true;
-  }
-  bool copyToHost(void *dst, DevicePtr src, size_t n) override {
-    std::memcpy(dst, at(src), n);
-    return true;
-  }
-  bool copyOnDevice(DevicePtr dst, DevicePtr src, size_t n) override {
-    std::memmove(at(dst), at(src), n);
-    return true;
-  }
-  bool fillZero(DevicePtr dst, size_t n) override {
-    std::memset(at(dst), 0, n);
-    return true;
-  }
-  bool loadModule(const void *, size_t bytes) override {
-    return bytes > 0 ? true : failWith("empty code object");
-  }
-  bool launch(const std::string &, const unsigned[3], const unsigned[3],
-              const DevicePtr *, size_t) override {
-    return true;
-  }
-  bool synchronize() override { return true; }
-
-private:
-  static uint8_t *at(DevicePtr p) {
-    return reinterpret_cast<uint8_t *>(uintptr_t(p));
-  }
-  std::map<DevicePtr, std::unique_ptr<uint8_t[]>> blocks;
-};
 
 int usage() {
   std::fprintf(stderr, "usage: lazy-replay PLAN_DIR... [--repeat=N] "
@@ -106,9 +61,9 @@ int main(int argc, char **argv) {
     options.check = false;
   } else if (vendor == "cuda" || vendor == "hip") {
     std::string why;
-    device = GpuDevice::open(
-        vendor == "cuda" ? GpuDevice::Vendor::Cuda : GpuDevice::Vendor::Hip,
-        why);
+    device = GpuDevice::open(vendor == "cuda" ? GpuDevice::Vendor::Cuda
+                                              : GpuDevice::Vendor::Hip,
+                             why);
     if (!device) {
       std::fprintf(stderr, "lazy-replay: error: no GPU available (%s)\n",
                    why.c_str());
@@ -123,8 +78,7 @@ int main(int argc, char **argv) {
   int failures = 0;
   for (const std::string &plan : plans) {
     if (planVendor(plan) != vendor) {
-      std::printf("%s: FAILED (not a %s plan)\n", plan.c_str(),
-                  vendor.c_str());
+      std::printf("%s: FAILED (not a %s plan)\n", plan.c_str(), vendor.c_str());
       ++failures;
       continue;
     }

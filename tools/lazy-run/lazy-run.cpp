@@ -48,6 +48,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/CommandLine.h"
@@ -124,58 +125,9 @@ int fail(const llvm::Twine &message) {
 /// and bools; rtol/atol per float dtype, NaN equal to NaN).
 std::pair<double, bool> compare(const interp::HostTensor &want,
                                 const interp::HostTensor &got) {
-  if (!interp::isFloat(want.dtype))
-    return {want.data == got.data ? 0.0 : INFINITY, want.data == got.data};
-  double rtol = 1e-4, atol = 1e-5;
-  if (want.dtype == interp::DType::Float64)
-    rtol = 1e-9, atol = 1e-12;
-  if (want.dtype == interp::DType::Float16)
-    rtol = 1e-2, atol = 1e-3;
-  if (want.dtype == interp::DType::BFloat16)
-    rtol = 3e-2, atol = 1e-2;
-  auto value = [](const interp::HostTensor &t, int64_t i) -> double {
-    const uint8_t *p = &t.data[size_t(i * interp::itemSize(t.dtype))];
-    switch (t.dtype) {
-    case interp::DType::Float16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      return interp::halfToFloat(h);
-    }
-    case interp::DType::BFloat16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      return interp::bfloat16ToFloat(h);
-    }
-    case interp::DType::Float32: {
-      float f;
-      std::memcpy(&f, p, 4);
-      return f;
-    }
-    default: {
-      double d;
-      std::memcpy(&d, p, 8);
-      return d;
-    }
-    }
-  };
-  double maxAbs = 0, worst = 0;
-  for (int64_t i = 0, e = want.numElements(); i < e; ++i)
-    maxAbs = std::max(maxAbs, std::fabs(value(want, i)));
-  bool ok = true;
-  for (int64_t i = 0, e = want.numElements(); i < e; ++i) {
-    double w = value(want, i), g = value(got, i);
-    if (std::isnan(w) || std::isnan(g)) {
-      ok &= std::isnan(w) && std::isnan(g);
-      continue;
-    }
-    if (std::isinf(w) || std::isinf(g)) {
-      ok &= w == g;
-      continue;
-    }
-    double d = std::fabs(w - g);
-    worst = std::max(worst, d);
-    ok &= d <= atol * std::max(1.0, maxAbs) + rtol * std::fabs(w);
-  }
+  double worst = 0;
+  bool ok = ::lazy::runtime::compareBuffers(interp::dtypeName(want.dtype),
+                                            got.data, want.data, worst);
   return {worst, ok};
 }
 
@@ -312,10 +264,7 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     // The PTX ISA the chip needs: 8.0 covers sm_50 to sm_90, 8.6 sm_100,
     // 8.7 sm_120.
     int cc = 0;
-    StringRef(sm)
-        .drop_front(3)
-        .take_while(llvm::isDigit)
-        .getAsInteger(10, cc);
+    StringRef(sm).drop_front(3).take_while(llvm::isDigit).getAsInteger(10, cc);
     std::string features = cc >= 120   ? "+ptx87"
                            : cc >= 100 ? "+ptx86"
                                        : "+ptx80";
@@ -412,6 +361,22 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
   return success();
 }
 
+/// The GPU lowering without code generation: convert-lazy-to-gpu, then
+/// the kernels as CPU functions run by one fiber per GPU thread
+/// (GpuEmulator.h).
+LogicalResult runEmulated(ModuleOp module, const std::string &name,
+                          std::vector<interp::HostTensor> &args,
+                          std::vector<std::vector<uint8_t>> &resultBuffers) {
+  PassManager lower(module.getContext());
+  if (failed(parsePassPipeline("convert-lazy-to-gpu", lower)) ||
+      failed(lower.run(module)))
+    return failure();
+  auto emulator = mlir::lazy::createGpuEmulator(module);
+  if (failed(emulator))
+    return failure();
+  return runOnGpu(module, name, **emulator, "emulate", args, resultBuffers);
+}
+
 /// Reads each const output through lazy.contiguous, as tinygrad's .numpy()
 /// does: a const has no buffer for the schedule to return.
 void materializeConstOutputs(func::FuncOp graph) {
@@ -420,9 +385,9 @@ void materializeConstOutputs(func::FuncOp graph) {
   for (OpOperand &operand : ret->getOpOperands()) {
     Value base = operand.get();
     while (Operation *def = base.getDefiningOp()) {
-      if (!isa<mlir::lazy::ViewOp, mlir::lazy::ReshapeOp,
-               mlir::lazy::PermuteOp, mlir::lazy::ExpandOp, mlir::lazy::PadOp,
-               mlir::lazy::ShrinkOp, mlir::lazy::StrideOp>(def))
+      if (!isa<mlir::lazy::ViewOp, mlir::lazy::ReshapeOp, mlir::lazy::PermuteOp,
+               mlir::lazy::ExpandOp, mlir::lazy::PadOp, mlir::lazy::ShrinkOp,
+               mlir::lazy::StrideOp>(def))
         break;
       base = def->getOperand(0);
     }
@@ -434,27 +399,35 @@ void materializeConstOutputs(func::FuncOp graph) {
 
 /// Gives each custom_random of `graph` without a seed the one tinygrad's
 /// counter would: lazy.rng_seed + k for the k-th such item in schedule
-/// order. The order is read off a scheduled copy, where the items carry
-/// provisional seeds (beyond any real one) naming their graph op.
+/// order. The order is read off a scheduled copy, where each such op
+/// carries a provisional seed that no explicit seed uses, naming it. Draws
+/// the schedule does not run (nothing uses them) continue the count, so
+/// that the interpreter can evaluate them too.
 LogicalResult assignRandomSeeds(ModuleOp module, func::FuncOp graph) {
   SmallVector<mlir::lazy::CustomOp> seedless;
-  int64_t largestSeed = 0;
-  graph.walk([&](mlir::lazy::CustomOp op) {
-    if (op.getSeed())
-      largestSeed = std::max(largestSeed, int64_t(*op.getSeed()));
-    else if (op.getCallee() == interp::kCustomRandom)
-      seedless.push_back(op);
+  llvm::DenseSet<int64_t> taken;
+  module.walk([&](Operation *op) {
+    if (auto custom = dyn_cast<mlir::lazy::CustomOp>(op)) {
+      if (custom.getSeed())
+        taken.insert(int64_t(*custom.getSeed()));
+      else if (custom.getCallee() == interp::kCustomRandom &&
+               custom->getParentOp() == graph)
+        seedless.push_back(custom);
+    } else if (auto ext = dyn_cast<mlir::lazy::ExtOp>(op)) {
+      if (ext.getSeed())
+        taken.insert(int64_t(*ext.getSeed()));
+    }
   });
   if (seedless.empty())
     return success();
-  // Provisional seeds lie above every explicit one.
-  const int64_t kProvisional = std::max(int64_t(1) << 62, largestSeed + 1);
-  if (kProvisional > std::numeric_limits<int64_t>::max() -
-                         int64_t(seedless.size()))
-    return graph.emitError("custom_random seeds leave no room to number "
-                           "the unseeded draws");
-  for (auto [i, op] : llvm::enumerate(seedless))
-    op.setSeed(kProvisional + int64_t(i));
+  llvm::DenseMap<int64_t, size_t> provisional; // seed -> index in seedless
+  int64_t candidate = 0;
+  for (auto [i, op] : llvm::enumerate(seedless)) {
+    while (taken.contains(candidate))
+      ++candidate;
+    provisional[candidate] = i;
+    op.setSeed(candidate++);
+  }
   OwningOpRef<ModuleOp> copy = module.clone();
   PassManager pm(module.getContext());
   if (failed(parsePassPipeline("lazy-schedule", pm)) || failed(pm.run(*copy)))
@@ -463,15 +436,39 @@ LogicalResult assignRandomSeeds(ModuleOp module, func::FuncOp graph) {
   if (auto base = module->getAttrOfType<IntegerAttr>(
           mlir::lazy::LazyDialect::kRngSeedAttrName))
     next = base.getInt();
-  copy->walk([&](mlir::lazy::ExtOp item) {
-    std::optional<int64_t> seed = item.getSeed();
-    if (item.getKind() == "custom" && seed && *seed >= kProvisional)
-      seedless[size_t(*seed - kProvisional)].setSeed(++next);
+  std::vector<bool> assigned(seedless.size(), false);
+  SmallVector<std::pair<size_t, int64_t>> seeds;
+  auto nextSeed = [&]() -> FailureOr<int64_t> {
+    if (next == std::numeric_limits<int64_t>::max())
+      return graph.emitError("the custom_random seeds run past the largest "
+                             "i64");
+    return ++next;
+  };
+  auto scheduled = copy->lookupSymbol<func::FuncOp>(graph.getSymName());
+  WalkResult walked = scheduled.walk([&](mlir::lazy::ExtOp item) {
+    if (item.getKind() != "custom" || !item.getSeed())
+      return WalkResult::advance();
+    auto it = provisional.find(int64_t(*item.getSeed()));
+    if (it == provisional.end() || assigned[it->second])
+      return WalkResult::advance();
+    FailureOr<int64_t> seed = nextSeed();
+    if (failed(seed))
+      return WalkResult::interrupt();
+    assigned[it->second] = true;
+    seeds.push_back({it->second, *seed});
+    return WalkResult::advance();
   });
-  // An op the schedule does not run keeps no provisional seed.
-  for (mlir::lazy::CustomOp op : seedless)
-    if (int64_t(*op.getSeed()) >= kProvisional)
-      op.removeSeedAttr();
+  if (walked.wasInterrupted())
+    return failure();
+  for (auto [i, done] : llvm::enumerate(assigned))
+    if (!done) {
+      FailureOr<int64_t> seed = nextSeed();
+      if (failed(seed))
+        return failure();
+      seeds.push_back({i, *seed});
+    }
+  for (auto [i, seed] : seeds)
+    seedless[i].setSeed(seed);
   return success();
 }
 
@@ -487,6 +484,9 @@ int main(int argc, char **argv) {
   // A GPU is opened first: without one there is nothing to compile for.
   if (!record.empty() && device != "cuda" && device != "hip")
     return fail("--record needs --device=cuda or --device=hip");
+  if (!record.empty() && repeat)
+    return fail("--record writes one run; time it with lazy-replay "
+                "--repeat instead of --repeat");
   std::unique_ptr<::lazy::runtime::GpuDevice> gpu;
   if ((device == "cuda" || device == "hip") && record.empty()) {
     std::string why;
@@ -576,45 +576,31 @@ int main(int argc, char **argv) {
   // Each result's buffer, as bytes.
   std::vector<std::vector<uint8_t>> resultBuffers;
   if (device == "emulate") {
-    // The GPU lowering without code generation: kernels as CPU functions
-    // run by one thread per GPU thread (GpuEmulator.h).
-    PassManager lower(&context);
-    if (failed(parsePassPipeline("convert-lazy-to-gpu", lower)) ||
-        failed(lower.run(*module)))
-      return 1;
-    auto emulator = mlir::lazy::createGpuEmulator(*module);
-    if (failed(emulator) || failed(runOnGpu(*module, name, **emulator,
-                                            "emulate", args, resultBuffers)))
+    if (failed(runEmulated(*module, name, args, resultBuffers)))
       return 1;
   } else if (!record.empty()) {
     // The results the GPU lowering gives, from the emulator (on a copy),
     // then the same schedule compiled for the GPU and recorded.
     OwningOpRef<ModuleOp> emulated = module->clone();
-    PassManager lower(&context);
-    if (failed(parsePassPipeline("convert-lazy-to-gpu", lower)) ||
-        failed(lower.run(*emulated)))
-      return 1;
-    auto emulator = mlir::lazy::createGpuEmulator(*emulated);
-    if (failed(emulator) || failed(runOnGpu(*emulated, name, **emulator,
-                                            "emulate", args, resultBuffers)))
+    if (failed(runEmulated(*emulated, name, args, resultBuffers)))
       return 1;
     if (std::error_code ec = llvm::sys::fs::create_directories(record))
       return fail(record + ": " + ec.message());
-    std::string target = chip.empty()
-                             ? std::string(device == "cuda" ? "sm_90" : "gfx942")
-                             : chip.getValue();
+    std::string target =
+        chip.empty() ? std::string(device == "cuda" ? "sm_90" : "gfx942")
+                     : chip.getValue();
     ::lazy::runtime::PlanRecorder recorder(record, device, target,
                                            recordInputs);
     if (!recorder.ok())
       return fail("cannot write " + record + "/plan.txt");
     std::vector<std::vector<uint8_t>> unused;
-    if (failed(runOnGpu(*module, name, recorder, device, args, unused,
-                        &recorder)))
+    if (failed(
+            runOnGpu(*module, name, recorder, device, args, unused, &recorder)))
       return 1;
     if (recordInputs)
       for (auto [i, t] : llvm::enumerate(resultTypes)) {
-        interp::DType dtype = *mlir::lazy::dtypeOf(
-            cast<RankedTensorType>(t).getElementType());
+        interp::DType dtype =
+            *mlir::lazy::dtypeOf(cast<RankedTensorType>(t).getElementType());
         if (!recorder.expect(i, interp::dtypeName(dtype),
                              resultBuffers[i].data(), resultBuffers[i].size()))
           return fail(recorder.error());

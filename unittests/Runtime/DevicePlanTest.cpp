@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Runtime/DevicePlan.h"
+#include "lazy/Runtime/HostMemoryDevice.h"
 
 #include <gtest/gtest.h>
 
@@ -17,40 +18,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <memory>
 
 using namespace lazy::runtime;
 
 namespace {
 
-class HostDevice final : public GpuDevice {
+/// Host memory with one kernel.
+class HostDevice final : public HostMemoryDevice {
 public:
-  std::string name() override { return "host"; }
   std::string chip() override { return "sm_90"; }
-  bool alloc(size_t bytes, DevicePtr &ptr) override {
-    auto block = std::make_unique<uint8_t[]>(bytes ? bytes : 1);
-    ptr = DevicePtr(reinterpret_cast<uintptr_t>(block.get()));
-    blocks[ptr] = std::move(block);
-    return true;
-  }
-  bool free(DevicePtr ptr) override { return blocks.erase(ptr) == 1; }
-  bool copyToDevice(DevicePtr dst, const void *src, size_t n) override {
-    std::memcpy(at(dst), src, n);
-    return true;
-  }
-  bool copyToHost(void *dst, DevicePtr src, size_t n) override {
-    std::memcpy(dst, at(src), n);
-    return true;
-  }
-  bool copyOnDevice(DevicePtr dst, DevicePtr src, size_t n) override {
-    std::memmove(at(dst), at(src), n);
-    return true;
-  }
-  bool fillZero(DevicePtr dst, size_t n) override {
-    std::memset(at(dst), 0, n);
-    return true;
-  }
   bool loadModule(const void *image, size_t bytes) override {
     loaded.assign(static_cast<const char *>(image), bytes);
     return true;
@@ -67,16 +43,9 @@ public:
     ++launches;
     return true;
   }
-  bool synchronize() override { return true; }
 
   std::string loaded;
   int launches = 0;
-
-private:
-  static uint8_t *at(DevicePtr p) {
-    return reinterpret_cast<uint8_t *>(uintptr_t(p));
-  }
-  std::map<DevicePtr, std::unique_ptr<uint8_t[]>> blocks;
 };
 
 std::string freshDir(const char *name) {
@@ -199,6 +168,34 @@ TEST(DevicePlan, RefusesUnknownSteps) {
       << log;
 }
 
+// Malformed plans fail at their line, never crash: offsets that would wrap,
+// argument counts that do not fit the line, files outside the plan.
+TEST(DevicePlan, RefusesMalformedPlans) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"alloc 0 16\nzero 0 18446744073709551615 1\n",
+       "plan.txt:3: fills outside its buffer"},
+      {"alloc 0 16\nlaunch k 1 1 1 1 1 1 0 9223372036854775808\n",
+       "plan.txt:3: malformed launch"},
+      {"alloc 0 16\ndownload 0 0 0 18446744073709551615\n",
+       "plan.txt:3: downloads outside its buffer"},
+      {"alloc 0 16\nalloc 0 8\n", "plan.txt:3: allocates buffer 0 twice"},
+      {"alloc 0 4\nupload 0 0 4 ../plan.txt\n", "plan.txt:3: cannot read"},
+      {"module /etc/passwd\n", "plan.txt:2: cannot read"},
+  };
+  for (auto [body, message] : cases) {
+    std::string dir = freshDir("malformed");
+    {
+      std::ofstream plan(dir + "/plan.txt");
+      plan << "lazy-plan 1 cuda sm_90\n" << body;
+    }
+    HostDevice device;
+    bool ok = true;
+    std::string log = replay(dir, device, ok);
+    EXPECT_FALSE(ok) << body;
+    EXPECT_NE(log.find(message), std::string::npos) << body << log;
+  }
+}
+
 TEST(DevicePlan, ComparesByDtype) {
   auto bytes = [](auto... values) {
     std::vector<uint8_t> out;
@@ -213,10 +210,10 @@ TEST(DevicePlan, ComparesByDtype) {
   // Floats within 1e-4 relative match; integers must be equal.
   EXPECT_TRUE(compareBuffers("float", bytes(1.0f, 100.0f),
                              bytes(1.0f, 100.005f), worst));
-  EXPECT_FALSE(compareBuffers("float", bytes(1.0f, 100.0f),
-                              bytes(1.0f, 101.0f), worst));
-  EXPECT_FALSE(compareBuffers("int", bytes(int32_t(3)), bytes(int32_t(4)),
-                              worst));
+  EXPECT_FALSE(
+      compareBuffers("float", bytes(1.0f, 100.0f), bytes(1.0f, 101.0f), worst));
+  EXPECT_FALSE(
+      compareBuffers("int", bytes(int32_t(3)), bytes(int32_t(4)), worst));
   // NaN meets NaN only; sizes must agree.
   EXPECT_TRUE(compareBuffers("float", bytes(NAN), bytes(NAN), worst));
   EXPECT_FALSE(compareBuffers("float", bytes(1.0f), bytes(NAN), worst));

@@ -269,39 +269,45 @@ func.func @program() -> !lazy.buffer<4xf32> {
   ASSERT_EQ(results->size(), 1u);
   std::vector<float> got(4);
   std::memcpy(got.data(), device.at((*results)[0].ptr), 16);
-  EXPECT_EQ(got, (std::vector<float>{0.811504483f, 0.0856491327f,
-                                     0.179440677f, 0.236810505f}));
+  EXPECT_EQ(got, (std::vector<float>{0.811504483f, 0.0856491327f, 0.179440677f,
+                                     0.236810505f}));
 }
 
 // A host call whose output does not fit its host buffer is refused before
-// anything is written.
+// anything is written: too many elements, or so many that their byte count
+// wraps around (2^61 doubles).
 TEST(HostProgramCustomRandom, RefusesToWriteOutsideHostMemory) {
-  DialectRegistry registry;
-  mlir::lazy::registerAllDialects(registry);
-  MLIRContext context(registry);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+  for (const char *call : {"%count = arith.constant 100 : i64\n"
+                           "  %dtype = arith.constant 11 : i32",
+                           "%count = arith.constant 2305843009213693952 : i64\n"
+                           "  %dtype = arith.constant 12 : i32"}) {
+    DialectRegistry registry;
+    mlir::lazy::registerAllDialects(registry);
+    MLIRContext context(registry);
+    std::string text = std::string(R"mlir(
 func.func private @lazy_rt_custom_random(i64, i32, i64, i64) -> i32
 func.func @program() {
   %host = memref.alloc() : memref<2xf32>
   %p = memref.extract_aligned_pointer_as_index %host : memref<2xf32> -> index
   %seed = arith.constant 1 : i64
-  %dtype = arith.constant 11 : i32
   %addr = arith.index_cast %p : index to i64
-  %count = arith.constant 100 : i64
+  )mlir") + call + R"mlir(
   %0 = func.call @lazy_rt_custom_random(%seed, %dtype, %addr, %count) : (i64, i32, i64, i64) -> i32
   return
 }
-)mlir",
-                                                             &context);
-  ASSERT_TRUE(module);
-  std::string message;
-  ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
-    message = d.str();
-    return success();
-  });
-  RecordingDevice device;
-  std::vector<DevicePtr> allocations;
-  EXPECT_TRUE(failed(mlir::lazy::runHostProgram(
-      module->lookupSymbol<func::FuncOp>("program"), device, {}, allocations)));
-  EXPECT_EQ(message, "custom_random would write outside host memory");
+)mlir";
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module);
+    std::string message;
+    ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
+      message = d.str();
+      return success();
+    });
+    RecordingDevice device;
+    std::vector<DevicePtr> allocations;
+    EXPECT_TRUE(failed(mlir::lazy::runHostProgram(
+        module->lookupSymbol<func::FuncOp>("program"), device, {},
+        allocations)));
+    EXPECT_EQ(message, "custom_random would write outside host memory");
+  }
 }

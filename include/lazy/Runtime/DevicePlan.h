@@ -1,4 +1,4 @@
-//===- DevicePlan.h - GPU work recorded here, replayed elsewhere -*- C++ -*-===//
+//===- DevicePlan.h - GPU work recorded, replayed elsewhere -----*- C++ -*-===//
 //
 // A GPU machine may lack what lazy-run needs (LLVM and MLIR 22). A device
 // plan is what lazy-run would ask of the GPU, written down: allocations,

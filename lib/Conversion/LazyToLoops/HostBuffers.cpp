@@ -12,6 +12,8 @@
 #include "lazy/Interpreter/HostFunctions.h"
 #include "lazy/Interpreter/Interpreter.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::lazy;
 namespace interp = ::lazy::interp;
@@ -19,7 +21,8 @@ namespace interp = ::lazy::interp;
 void mlir::lazy::emitCustomRandomCall(OpBuilder &b, Location loc, Value view,
                                       int64_t seed, int32_t dtype) {
   static constexpr StringLiteral kEntry = "lazy_rt_custom_random";
-  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto callee = module.lookupSymbol<func::FuncOp>(kEntry);
   if (!callee) {
@@ -113,7 +116,10 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
         if (!dtype || *dtype == interp::DType::BFloat16)
           return ext.emitOpError("custom_random cannot fill ")
                  << element << " (numpy has no such dtype; tinygrad fails too)";
-        int64_t seed = ext.getSeed() ? *ext.getSeed() : ++nextSeed;
+        if (!ext.getSeed() && nextSeed == std::numeric_limits<int64_t>::max())
+          return ext.emitOpError("numbers its seed past the largest i64 "
+                                 "(lazy.rng_seed is too large)");
+        int64_t seed = ext.getSeed() ? int64_t(*ext.getSeed()) : ++nextSeed;
         target.customRandom(b, loc, out, seed, int32_t(*dtype));
       }
       host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);

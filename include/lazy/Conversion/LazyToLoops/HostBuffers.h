@@ -73,8 +73,8 @@ public:
   virtual void fillZero(OpBuilder &b, Location loc, Value dst) = 0;
   /// A custom_random item: fills `dst` (the item's output view) from
   /// `seed`; `dtype` is the output's interp::DType (checked by the caller).
-  virtual void customRandom(OpBuilder &b, Location loc, Value dst,
-                            int64_t seed, int32_t dtype) = 0;
+  virtual void customRandom(OpBuilder &b, Location loc, Value dst, int64_t seed,
+                            int32_t dtype) = 0;
   /// Before the return: the allocations no result lives in.
   virtual void release(OpBuilder &b, Location loc, ArrayRef<Value> unused) = 0;
 };

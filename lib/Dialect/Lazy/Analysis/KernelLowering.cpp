@@ -191,8 +191,8 @@ Lowering::finishReduce(NodeId buf, st::TrackerId viewId, st::TrackerId input,
       st::TrackerId merged = pool.compose(top->view, viewId);
       std::vector<int64_t> newAxes = axes;
       newAxes.insert(newAxes.end(), topInfo.axes.begin(), topInfo.axes.end());
-      FailureOr<st::TrackerId> key = reshape(
-          buf, merged, reduceShape(pool.shape(topInfo.input), newAxes));
+      FailureOr<st::TrackerId> key =
+          reshape(buf, merged, reduceShape(pool.shape(topInfo.input), newAxes));
       if (failed(key))
         return failure();
       reduceInfo.set({top->node, *key}, {topInfo.input, newAxes});
@@ -489,9 +489,9 @@ FailureOr<ScheduleItem> Lowering::run() {
     st::TrackerId outputView =
         reduceInfo.empty()
             ? pool.fromShape(g.node(out).shape.vec())
-            : pool.fromShape(
-                  reduceShape(pool.shape(reduceInfo.entries.back().second.input),
-                              reduceInfo.entries.back().second.axes));
+            : pool.fromShape(reduceShape(
+                  pool.shape(reduceInfo.entries.back().second.input),
+                  reduceInfo.entries.back().second.axes));
     FailureOr<int32_t> value = lowerValue(out, outputView);
     if (failed(value))
       return failure();

@@ -57,7 +57,8 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
   auto identity = [&](Type type, ArrayRef<int64_t> shape) {
     auto [it, isNew] = identityOf.try_emplace(type, 0);
     if (isNew)
-      it->second = pool.fromShape(std::vector<int64_t>(shape.begin(), shape.end()));
+      it->second =
+          pool.fromShape(std::vector<int64_t>(shape.begin(), shape.end()));
     return it->second;
   };
   if (func.isExternal())

@@ -37,8 +37,8 @@ SmallVector<NodeId, 2> readsOf(const LazyGraph &g, NodeId consumer,
 } // namespace
 
 NodeSet mlir::lazy::readRealizeMarks(const LazyGraph &g) {
-  StringAttr name = StringAttr::get(g.function().getContext(),
-                                    LazyDialect::kRealizeAttrName);
+  StringAttr name =
+      StringAttr::get(g.function().getContext(), LazyDialect::kRealizeAttrName);
   SmallVector<std::pair<int64_t, NodeId>> marked;
   for (NodeId id = 0; id < NodeId(g.size()); ++id)
     if (Operation *op = g.node(id).op)
@@ -83,8 +83,8 @@ void mlir::lazy::writeScheduleMarks(const LazyGraph &g, const NodeSet &realizes,
     if (holds(realizeName, position[id]) && holds(groupName, groupOf[id]))
       continue;
     NamedAttrList marks(attrs);
-    for (auto [name, want] :
-         {std::pair(realizeName, position[id]), std::pair(groupName, groupOf[id])}) {
+    for (auto [name, want] : {std::pair(realizeName, position[id]),
+                              std::pair(groupName, groupOf[id])}) {
       if (want < 0)
         marks.erase(name);
       else
@@ -146,8 +146,7 @@ FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
         if (last.mask)
           for (auto [b, e] : *last.mask)
             validSize *= e - b;
-        if (tracker.views.size() == 1 && last.mask &&
-            base.size >= validSize)
+        if (tracker.views.size() == 1 && last.mask && base.size >= validSize)
           w.simplePads.insert(n.base); // a pad that may fuse
         else if (base.size < n.size)
           w.realizes.insert(n.base); // realize every expand
@@ -175,7 +174,8 @@ FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
       }
       if (n.kind == NodeOp::Copy) {
         const LazyNode &src = g.node(n.srcs[0]);
-        if (!g.trackers().contiguous(src.tracker) || src.size != g.node(src.base).size)
+        if (!g.trackers().contiguous(src.tracker) ||
+            src.size != g.node(src.base).size)
           return n.op->emitOpError(
               "copies a non-contiguous view; tinygrad can only copy a whole "
               "contiguous buffer (call .contiguous() first)");
@@ -355,8 +355,8 @@ public:
   llvm::MapVector<NodeId, NodeId> &reduceForOp;
 };
 
-void Grouper::recursiveGroup(NodeId start, st::TrackerId startView,
-                             NodeId r, NodeSet &group) {
+void Grouper::recursiveGroup(NodeId start, st::TrackerId startView, NodeId r,
+                             NodeSet &group) {
   // tinygrad's walk visits every (node, view) below `start` once per call,
   // which is quadratic when many reduces share a long unrealized
   // descendant chain. The events a (node, view) produces do not depend on

@@ -26,7 +26,6 @@
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringSet.h"
 
-
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYFORMKERNELS
 #include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
@@ -132,8 +131,7 @@ KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
       continue;
     // tinygrad schedules nothing for a const output (nor for one already
     // scheduled, in `seen`).
-    if (!grouped[base] && !n.seen &&
-        n.kind != NodeOp::Const)
+    if (!grouped[base] && !n.seen && n.kind != NodeOp::Const)
       return n.op->emitOpError(
           "is an output but belongs to no kernel; run lazy-mark-realize and "
           "lazy-group first");
@@ -168,8 +166,7 @@ void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
     if (!item.isKernel)
       continue;
     for (const AstNode &node : item.nodes) {
-      if (node.kind == AstNode::Kind::Load ||
-          node.kind == AstNode::Kind::Const)
+      if (node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const)
         addTracker(node.view);
       RankedTensorType &type =
           tensorTypes[{node.shaped, elementTypeOf(g, node)}];
@@ -270,11 +267,10 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     switch (node.kind) {
     case AstNode::Kind::Load:
     case AstNode::Kind::Const: {
-      auto key = std::make_tuple(int(node.kind),
-                                 node.kind == AstNode::Kind::Load
-                                     ? node.buffer
-                                     : int64_t(node.source),
-                                 node.view);
+      auto key = std::make_tuple(
+          int(node.kind),
+          node.kind == AstNode::Kind::Load ? node.buffer : int64_t(node.source),
+          node.view);
       Value &found = leaves[key];
       if (!found) {
         auto viewAttr = trackerAttr(node.view);
@@ -312,8 +308,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
         operands.push_back(values[s]);
       Operation *op = Operation::create(
           nodeLoc, src.op->getName(), {typeOf(node.shaped, elementType)},
-          operands, noAttrs,
-          src.op->getPropertiesStorage(), /*successors=*/{},
+          operands, noAttrs, src.op->getPropertiesStorage(), /*successors=*/{},
           /*numRegions=*/0);
       b.insert(op);
       values[i] = op->getResult(0);
@@ -364,12 +359,12 @@ LogicalResult KernelFormer::run() {
     names[k] = (func.getSymName() + "_k" + Twine(kernelCounter++)).str();
   (void)failableParallelForEachN(
       func.getContext(), 0, kernelItems.size(), [&](size_t k) {
-        kernels[kernelItems[k]] = emitKernel(g, items[kernelItems[k]], names[k]);
+        kernels[kernelItems[k]] =
+            emitKernel(g, items[kernelItems[k]], names[k]);
         return success();
       });
   for (size_t i : kernelItems)
-    module.getBody()->getOperations().insert(Block::iterator(func),
-                                             kernels[i]);
+    module.getBody()->getOperations().insert(Block::iterator(func), kernels[i]);
 
   // Buffers Python still references after scheduling (tinygrad's
   // lb_refcount > 0), which the memory planner must not reuse: nodes marked

@@ -52,7 +52,7 @@ struct LazyNode {
   NodeOp kind = NodeOp::Realized;
   NodeId base = -1;                  // the node itself for bases
   ::lazy::st::TrackerId tracker = 0; // from_shape(shape) for bases
-  ArrayRef<int64_t> shape; // the value's tensor type owns it
+  ArrayRef<int64_t> shape;           // the value's tensor type owns it
   int64_t size = 0;
   int64_t itemSize = 0;
   llvm::SmallVector<NodeId, 3> srcs; // operands, in order (bases only)
