@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Runtime/HostProgram.h"
+#include "lazy/Runtime/HostMemoryDevice.h"
 #include "lazy/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -26,9 +27,9 @@ using ::lazy::runtime::DevicePtr;
 
 namespace {
 
-/// Buffers live in host memory at fake device addresses (1 MiB apart);
-/// launches are recorded, not run.
-class RecordingDevice final : public ::lazy::runtime::GpuDevice {
+/// Buffers live in host memory (filled with 0xAB: fills must be
+/// explicit); launches are recorded, not run.
+class RecordingDevice final : public ::lazy::runtime::HostMemoryDevice {
 public:
   struct Launch {
     std::string kernel;
@@ -37,40 +38,21 @@ public:
   };
   std::vector<Launch> launches;
   std::vector<size_t> allocSizes;
-  std::map<DevicePtr, std::vector<uint8_t>> memory;
   bool loaded = false, synchronized = false;
+  std::string lastImage;
 
   std::string name() override { return "recording"; }
-  std::string chip() override { return ""; }
   bool alloc(size_t bytes, DevicePtr &ptr) override {
-    ptr = next;
-    next += 1 << 20;
-    memory[ptr].assign(bytes, 0xAB); // not zero: fills must be explicit
+    if (!HostMemoryDevice::alloc(bytes, ptr))
+      return false;
+    std::memset(at(ptr), 0xAB, bytes);
     allocSizes.push_back(bytes);
-    return true;
-  }
-  bool free(DevicePtr ptr) override { return memory.erase(ptr) == 1; }
-  bool copyToDevice(DevicePtr dst, const void *src, size_t n) override {
-    std::memcpy(at(dst), src, n);
-    return true;
-  }
-  bool copyToHost(void *dst, DevicePtr src, size_t n) override {
-    std::memcpy(dst, at(src), n);
-    return true;
-  }
-  bool copyOnDevice(DevicePtr dst, DevicePtr src, size_t n) override {
-    std::memmove(at(dst), at(src), n);
-    return true;
-  }
-  bool fillZero(DevicePtr dst, size_t n) override {
-    std::memset(at(dst), 0, n);
     return true;
   }
   bool loadModule(const void *image, size_t bytes) override {
     lastImage.assign(static_cast<const char *>(image), bytes);
     return loaded = true;
   }
-  std::string lastImage;
   bool launch(const std::string &kernel, const unsigned grid[3],
               const unsigned block[3], const DevicePtr *args,
               size_t numArgs) override {
@@ -83,13 +65,7 @@ public:
   }
   bool synchronize() override { return synchronized = true; }
 
-  uint8_t *at(DevicePtr p) {
-    auto it = std::prev(memory.upper_bound(p));
-    return it->second.data() + (p - it->first);
-  }
-
-private:
-  DevicePtr next = 1 << 20;
+  using HostMemoryDevice::at;
 };
 
 constexpr const char *kSchedule = R"mlir(
