@@ -341,6 +341,19 @@ void runFiber() {
   // Returning resumes the scheduler (uc_link).
 }
 
+/// Makes `fiber` start runFiber on its own stack and return to `scheduler`.
+/// A function of its own: getcontext returns only once here (the context
+/// is remade before use), but a compiler that sees it in a loop must assume
+/// it returns twice and spill the loop's variables.
+[[gnu::noinline]] void startFiber(BlockContext::Fiber &fiber,
+                                  ucontext_t *scheduler) {
+  getcontext(&fiber.context);
+  fiber.context.uc_stack.ss_sp = fiber.stack.data();
+  fiber.context.uc_stack.ss_size = fiber.stack.size();
+  fiber.context.uc_link = scheduler;
+  makecontext(&fiber.context, runFiber, 0);
+}
+
 bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
                             const unsigned block[3], const DevicePtr *args,
                             size_t numArgs) {
@@ -372,12 +385,7 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
   for (int64_t b = 0; b < blocks; ++b) {
     for (unsigned t = 0; t < threads; ++t) {
       launch.ids[t][0] = b;
-      BlockContext::Fiber &f = context.fibers[t];
-      getcontext(&f.context);
-      f.context.uc_stack.ss_sp = f.stack.data();
-      f.context.uc_stack.ss_size = f.stack.size();
-      f.context.uc_link = &context.scheduler;
-      makecontext(&f.context, runFiber, 0);
+      startFiber(context.fibers[t], &context.scheduler);
       context.done[t] = 0;
     }
     // Rounds: every unfinished thread runs to its next all_reduce or to

@@ -117,7 +117,7 @@ protected:
 
 TEST_F(HostProgramTest, IssuesEachOpInOrder) {
   RecordingDevice device;
-  DevicePtr input;
+  DevicePtr input = 0;
   ASSERT_TRUE(device.alloc(400, input));
   std::vector<float> values(100);
   for (int i = 0; i < 100; ++i)
@@ -167,7 +167,7 @@ TEST_F(HostProgramTest, IssuesEachOpInOrder) {
 
 TEST_F(HostProgramTest, ProfilesEachLaunch) {
   RecordingDevice device;
-  DevicePtr input;
+  DevicePtr input = 0;
   device.alloc(400, input);
   std::vector<DevicePtr> allocations;
   std::vector<std::pair<std::string, size_t>> seen;
@@ -185,7 +185,7 @@ TEST_F(HostProgramTest, ProfilesEachLaunch) {
 
 TEST_F(HostProgramTest, RejectsTooSmallArguments) {
   RecordingDevice device;
-  DevicePtr input;
+  DevicePtr input = 0;
   device.alloc(100, input);
   std::vector<DevicePtr> allocations;
   ScopedDiagnosticHandler quiet(context.get(),
