@@ -263,6 +263,7 @@ public:
   Grouper(const LazyGraph &g, const GraphWalk &w, Grouping &out)
       : g(g), w(w), pool(g.trackers()), realizes(out.realizes),
         reduceForOp(out.reduceForOp) {
+    memoKeys.resize(g.size());
     computeFrontiers();
   }
 
@@ -322,12 +323,9 @@ public:
     llvm::DenseSet<NodeId> seen = {x};
     while (!stack.empty()) {
       NodeId v = stack.pop_back_val();
-      auto keys = memoKeys.find(v);
-      if (keys != memoKeys.end()) {
-        for (uint64_t key : keys->second)
-          memo.erase(key);
-        memoKeys.erase(keys);
-      }
+      for (uint64_t key : memoKeys[v])
+        memo.erase(key);
+      memoKeys[v].clear();
       const LazyNode &n = g.node(v);
       if (v != x && (realizes.contains(v) || n.isReduce()))
         continue;
@@ -338,7 +336,8 @@ public:
       }
     }
   }
-  llvm::DenseMap<NodeId, SmallVector<uint64_t, 1>> memoKeys;
+  /// Per node: the memo keys of walks that start at it.
+  std::vector<SmallVector<uint64_t, 1>> memoKeys;
 
   /// What visiting a (node, view) contributes to a group: a realized
   /// buffer reached through `view` (node >= 0), or "the reduce must
