@@ -13,7 +13,8 @@
 //     lazy-toposort orders; arguments and results become buffers, a result
 //     that is a view keeps it as `lazy.result_view`.
 // Structurally equal leaves (same buffer or const, same view) are emitted
-// once, as tinygrad's LazyOp equality would merge them.
+// once, as tinygrad's LazyOp equality would merge them. Kernels are built
+// detached on the context's threads and inserted in item order.
 //
 //===----------------------------------------------------------------------===//
 

@@ -134,6 +134,9 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
 
     The function's arguments and results become `!lazy.buffer`s; a result
     that is a view of its buffer keeps the view as `lazy.result_view`.
+
+    With the context's threads enabled, kernels are built on all cores and
+    then inserted in item order: the output does not depend on threading.
   }];
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
