@@ -14,20 +14,15 @@ import argparse
 import collections
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
 os.environ.setdefault("CLANG", "1")
 
-from conftest import fresh  # noqa: E402
 from corpus import registry  # noqa: E402
-from lazy_mlir import tool_path  # noqa: E402
-from lazy_mlir.tinygrad import export  # noqa: E402
 
-from test_cpu_run import UNSUPPORTED  # noqa: E402
+from test_cpu_run import UNSUPPORTED, exported, lazy_run  # noqa: E402
 
 
 def main():
@@ -44,16 +39,7 @@ def main():
     worst = collections.defaultdict(float)
     outputs = collections.Counter()
     for name in names:
-        fresh()
-        built = registry.build(name)
-        text = export(built["outputs"], flags=built["flags"], seen=built.get("seen"))
-        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-            f.write(text)
-        try:
-            proc = subprocess.run([tool_path("lazy-run"), f.name, "--check", *extra],
-                                  capture_output=True, text=True, timeout=300)
-        finally:
-            os.unlink(f.name)
+        proc = lazy_run(exported(name), "--check", *extra)
         out = proc.stdout + proc.stderr
         if "no GPU available" in out:
             sys.exit(out.strip().splitlines()[-1])

@@ -22,9 +22,7 @@ Prints the number of plans and their total size.
 import argparse
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -32,27 +30,20 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
 os.environ.setdefault("CLANG", "1")
 
-from conftest import fresh  # noqa: E402
 from corpus import registry  # noqa: E402
-from lazy_mlir import tool_path  # noqa: E402
-from lazy_mlir.tinygrad import export  # noqa: E402
 
 import kernels_bench  # noqa: E402
+from test_cpu_run import exported, lazy_run  # noqa: E402
 
 
 def record(text, out, device, chip, inputs=True):
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(text)
-    try:
-        cmd = [tool_path("lazy-run"), f.name, f"--device={device}",
-               f"--record={out}", f"--record-inputs={'true' if inputs else 'false'}"]
-        if chip:
-            cmd.append(f"--chip={chip}")
-        if inputs:
-            cmd.append("--check")  # the emulator against the interpreter, here
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    finally:
-        os.unlink(f.name)
+    args = [f"--device={device}", f"--record={out}",
+            f"--record-inputs={'true' if inputs else 'false'}"]
+    if chip:
+        args.append(f"--chip={chip}")
+    if inputs:
+        args.append("--check")  # the emulator against the interpreter, here
+    return lazy_run(text, *args, timeout=600)
 
 
 def main():
@@ -67,10 +58,7 @@ def main():
     graphs = registry.load()
     names = args.only or sorted(n for n in graphs if graphs[n].numerics is True)
     for name in names:
-        fresh()
-        built = registry.build(name)
-        text = export(built["outputs"], flags=built["flags"], seen=built.get("seen"))
-        proc = record(text, os.path.join(args.out, "check", name.replace("/", "__")),
+        proc = record(exported(name), os.path.join(args.out, "check", name.replace("/", "__")),
                       args.device, args.chip)
         if proc.returncode != 0:
             failed.append(name)

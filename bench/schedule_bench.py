@@ -198,38 +198,41 @@ def instructions(path):
         return int(m.group(1))
 
 
+SCALING_FAMILIES = (("chain", chain_text), ("reduce chain", reduce_chain_text))
+
+
+def scaling_figures(make, measure, report):
+    """measure(path) on the graphs make(n) for n from 10^3 to 10^5 nodes,
+    report(n, figure) as each comes; returns the ratios
+    (a, b, figure(b) / (5 figure(a))) at both ends."""
+    figures = {}
+    for n in (1000, 5000, 20000, 100000):
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+            f.write(make(n))
+        try:
+            figures[n] = measure(f.name)
+        finally:
+            os.unlink(f.name)
+        report(n, figures[n])
+    return [(a, b, figures[b] / (5 * figures[a])) for a, b in ((1000, 5000), (20000, 100000))]
+
+
 def instruction_scaling():
-    for family, make in (("chain", chain_text), ("reduce chain", reduce_chain_text)):
-        counts = {}
-        for n in (1000, 5000, 20000, 100000):
-            with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-                f.write(make(n))
-            try:
-                counts[n] = instructions(f.name)
-            finally:
-                os.unlink(f.name)
-            print(f"{family} {n:>7} nodes: {counts[n] / 1e6:9.1f} M instructions "
-                  f"({counts[n] / n:7.0f} per node)", flush=True)
-        for a, b in ((1000, 5000), (20000, 100000)):
+    for family, make in SCALING_FAMILIES:
+        for a, b, r in scaling_figures(make, instructions, lambda n, count: print(
+                f"{family} {n:>7} nodes: {count / 1e6:9.1f} M instructions "
+                f"({count / n:7.0f} per node)", flush=True)):
             print(f"{family} instruction scaling {a}->{b}: "
-                  f"instr({b}) / (5 * instr({a})) = {counts[b] / (5 * counts[a]):.2f}")
+                  f"instr({b}) / (5 * instr({a})) = {r:.2f}")
 
 
 def scaling(repeat):
-    for family, make in (("chain", chain_text), ("reduce chain", reduce_chain_text)):
-        times = {}
-        for n in (1000, 5000, 20000, 100000):
-            with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-                f.write(make(n))
-            try:
-                times[n] = lazy_time(f.name, repeat, verify=False)
-            finally:
-                os.unlink(f.name)
-            print(f"{family} {n:>7} nodes: lazy-schedule (-verify-each=0) {times[n] * 1e3:8.2f} ms "
-                  f"({times[n] / n * 1e6:5.2f} us/node)", flush=True)
-        for a, b in ((1000, 5000), (20000, 100000)):
-            print(f"{family} scaling {a}->{b}: time({b}) / (5 * time({a})) = "
-                  f"{times[b] / (5 * times[a]):.2f}")
+    for family, make in SCALING_FAMILIES:
+        for a, b, r in scaling_figures(make, lambda path: lazy_time(path, repeat, verify=False),
+                                       lambda n, t: print(
+                f"{family} {n:>7} nodes: lazy-schedule (-verify-each=0) {t * 1e3:8.2f} ms "
+                f"({t / n * 1e6:5.2f} us/node)", flush=True)):
+            print(f"{family} scaling {a}->{b}: time({b}) / (5 * time({a})) = {r:.2f}")
 
 
 def main():

@@ -26,6 +26,24 @@ UNSUPPORTED = ("which has no CPU lowering",
                "which the reference interpreter cannot run")
 
 
+def exported(name):
+    """Corpus graph `name`, built afresh and exported."""
+    fresh()
+    built = registry.build(name)
+    return export(built["outputs"], flags=built["flags"], seen=built.get("seen"))
+
+
+def lazy_run(text, *args, timeout=300):
+    """lazy-run on the graph `text` (through a temporary file) with `args`."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(text)
+    try:
+        return subprocess.run([LAZY_RUN, f.name, *args], capture_output=True,
+                              text=True, timeout=timeout)
+    finally:
+        os.unlink(f.name)
+
+
 def check_against_interpreter(name, device, unsupported):
     """Exports corpus graph `name`, runs `lazy-run --check --device=DEVICE`
     on it and asserts that every output matches the interpreter; skips with
@@ -33,16 +51,7 @@ def check_against_interpreter(name, device, unsupported):
     `unsupported`."""
     if not os.access(LAZY_RUN, os.X_OK):
         pytest.skip(f"{LAZY_RUN} is not built")
-    fresh()
-    built = registry.build(name)
-    text = export(built["outputs"], flags=built["flags"], seen=built.get("seen"))
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(text)
-    try:
-        proc = subprocess.run([LAZY_RUN, f.name, "--check", f"--device={device}"],
-                              capture_output=True, text=True, timeout=300)
-    finally:
-        os.unlink(f.name)
+    proc = lazy_run(exported(name), "--check", f"--device={device}")
     out = proc.stdout + proc.stderr
     assert "PLEASE submit a bug report" not in out, f"lazy-run crashed on {name}:\n{out}"
     reason = next((r for r in unsupported if r in out), None)

@@ -13,9 +13,9 @@ import subprocess
 
 import pytest
 
-from conftest import LAZY_OPT, fresh
+from conftest import LAZY_OPT
 from corpus import registry
-from lazy_mlir.tinygrad import export
+from test_cpu_run import exported
 
 GRAPHS = registry.load()
 NAMES = sorted(GRAPHS)
@@ -46,11 +46,8 @@ def scheduled_cache():
 @pytest.mark.parametrize("name", NAMES)
 def test_kernels_compile_for_gpu(name, target, lazy_opt, scheduled_cache):
     if name not in scheduled_cache:
-        fresh()
-        built = registry.build(name)
-        graph = export(built["outputs"], flags=built["flags"], seen=built.get("seen"))
         scheduled_cache.clear()
-        scheduled_cache[name] = _run(["--lazy-schedule"], graph)
+        scheduled_cache[name] = _run(["--lazy-schedule"], exported(name))
     sched = scheduled_cache[name]
     if sched.returncode != 0:
         assert "PLEASE submit a bug report" not in sched.stderr

@@ -139,39 +139,14 @@ TEST(DevicePlan, ReportsAMismatch) {
       << log;
 }
 
-TEST(DevicePlan, RefusesOutOfBoundsSteps) {
-  std::string dir = freshDir("bounds");
-  {
-    std::ofstream plan(dir + "/plan.txt");
-    plan << "lazy-plan 1 cuda sm_90\nalloc 0 16\nzero 0 8 16\n";
-  }
-  HostDevice device;
-  bool ok = true;
-  std::string log = replay(dir, device, ok);
-  EXPECT_FALSE(ok);
-  EXPECT_NE(log.find("plan.txt:3: fills outside its buffer"), std::string::npos)
-      << log;
-}
-
-TEST(DevicePlan, RefusesUnknownSteps) {
-  std::string dir = freshDir("unknown");
-  {
-    std::ofstream plan(dir + "/plan.txt");
-    plan << "lazy-plan 1 cuda sm_90\nalloc 0 16\nexplode 0\n";
-  }
-  HostDevice device;
-  bool ok = true;
-  std::string log = replay(dir, device, ok);
-  EXPECT_FALSE(ok);
-  EXPECT_NE(log.find("plan.txt:3: unknown or malformed step 'explode'"),
-            std::string::npos)
-      << log;
-}
-
-// Malformed plans fail at their line, never crash: offsets that would wrap,
-// argument counts that do not fit the line, files outside the plan.
+// Malformed plans fail at their line, never crash: steps out of bounds or
+// unknown, offsets that would wrap, argument counts that do not fit the
+// line, files outside the plan.
 TEST(DevicePlan, RefusesMalformedPlans) {
   const std::pair<const char *, const char *> cases[] = {
+      {"alloc 0 16\nzero 0 8 16\n", "plan.txt:3: fills outside its buffer"},
+      {"alloc 0 16\nexplode 0\n",
+       "plan.txt:3: unknown or malformed step 'explode'"},
       {"alloc 0 16\nzero 0 18446744073709551615 1\n",
        "plan.txt:3: fills outside its buffer"},
       {"alloc 0 16\nlaunch k 1 1 1 1 1 1 0 9223372036854775808\n",
