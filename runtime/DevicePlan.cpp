@@ -90,12 +90,13 @@ std::string PlanRecorder::where(DevicePtr ptr) const {
 }
 
 void PlanRecorder::flushLaunch() {
-  if (pendingLaunch.empty())
+  if (pendingHead.empty())
     return;
-  std::fprintf(out, "%s\n", pendingLaunch.c_str());
+  std::fprintf(out, "%s %zu%s\n", pendingHead.c_str(), pendingBytes,
+               pendingArgs.c_str());
   for (; pendingSyncs > 0; --pendingSyncs)
     std::fprintf(out, "sync\n");
-  pendingLaunch.clear();
+  pendingHead.clear();
 }
 
 bool PlanRecorder::alloc(size_t bytes, DevicePtr &ptr) {
@@ -163,40 +164,23 @@ bool PlanRecorder::launch(const std::string &kernel, const unsigned grid[3],
                           const unsigned block[3], const DevicePtr *args,
                           size_t numArgs) {
   flushLaunch();
-  std::ostringstream line;
-  line << "launch " << kernel << " " << grid[0] << " " << grid[1] << " "
-       << grid[2] << " " << block[0] << " " << block[1] << " " << block[2]
-       << " @BYTES@ " << numArgs;
+  std::ostringstream head, tail;
+  head << "launch " << kernel << " " << grid[0] << " " << grid[1] << " "
+       << grid[2] << " " << block[0] << " " << block[1] << " " << block[2];
+  tail << " " << numArgs;
   for (size_t i = 0; i < numArgs; ++i)
-    line << " " << where(args[i]);
-  pendingLaunch = line.str();
-  setLastLaunchBytes(0);
+    tail << " " << where(args[i]);
+  pendingHead = head.str();
+  pendingArgs = tail.str();
+  pendingBytes = 0;
   return true;
 }
 
-void PlanRecorder::setLastLaunchBytes(size_t bytes) {
-  size_t at = pendingLaunch.find("@BYTES@");
-  if (at == std::string::npos) {
-    // Already numbered: replace the number written before.
-    std::istringstream in(pendingLaunch);
-    std::vector<std::string> words;
-    for (std::string w; in >> w;)
-      words.push_back(w);
-    if (words.size() < 9)
-      return;
-    words[8] = std::to_string(bytes);
-    std::string joined;
-    for (const std::string &w : words)
-      joined += (joined.empty() ? "" : " ") + w;
-    pendingLaunch = joined;
-    return;
-  }
-  pendingLaunch.replace(at, 7, std::to_string(bytes));
-}
+void PlanRecorder::setLastLaunchBytes(size_t bytes) { pendingBytes = bytes; }
 
 bool PlanRecorder::synchronize() {
   // After a launch, held back with it: its byte count may still come.
-  if (!pendingLaunch.empty())
+  if (!pendingHead.empty())
     ++pendingSyncs;
   else
     std::fprintf(out, "sync\n");

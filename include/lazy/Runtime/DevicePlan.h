@@ -85,8 +85,8 @@ private:
   size_t nextBuffer = 0, files = 0, downloads = 0;
   // The last launch is written once its byte count is known (at the next
   // call other than a synchronization), with the syncs that followed it.
-  std::string pendingLaunch;
-  size_t pendingSyncs = 0;
+  std::string pendingHead, pendingArgs; // around the byte count
+  size_t pendingBytes = 0, pendingSyncs = 0;
 };
 
 /// Options of a replay.
