@@ -397,80 +397,86 @@ void materializeConstOutputs(func::FuncOp graph) {
   }
 }
 
-/// Gives each custom_random of `graph` without a seed the one tinygrad's
-/// counter would: lazy.rng_seed + k for the k-th such item in schedule
-/// order. The order is read off a scheduled copy, where each such op
-/// carries a provisional seed that no explicit seed uses, naming it. Draws
-/// the schedule does not run (nothing uses them) continue the count, so
-/// that the interpreter can evaluate them too.
-LogicalResult assignRandomSeeds(ModuleOp module, func::FuncOp graph) {
-  SmallVector<mlir::lazy::CustomOp> seedless;
-  llvm::DenseSet<int64_t> taken;
-  module.walk([&](Operation *op) {
-    if (auto custom = dyn_cast<mlir::lazy::CustomOp>(op)) {
-      if (custom.getSeed())
-        taken.insert(int64_t(*custom.getSeed()));
-      else if (custom.getCallee() == interp::kCustomRandom &&
-               custom->getParentOp() == graph)
-        seedless.push_back(custom);
-    } else if (auto ext = dyn_cast<mlir::lazy::ExtOp>(op)) {
-      if (ext.getSeed())
-        taken.insert(int64_t(*ext.getSeed()));
+/// tinygrad's seeds for the custom_random draws without a seed of their
+/// own: the k-th the schedule runs gets lazy.rng_seed + k. Before
+/// scheduling, each such draw gets a provisional seed that no explicit seed
+/// uses, which names it through scheduling; the scheduled order then gives
+/// the real seeds, written on the scheduled items and on any copy of the
+/// graph taken before. Draws the schedule does not run (nothing uses them)
+/// continue the count, so that the interpreter can evaluate them too.
+class RandomSeeds {
+public:
+  /// Stamps provisional seeds on `graph`'s seedless draws.
+  void stamp(ModuleOp module, func::FuncOp graph) {
+    llvm::DenseSet<int64_t> taken;
+    SmallVector<mlir::lazy::CustomOp> seedless;
+    module.walk([&](Operation *op) {
+      if (auto custom = dyn_cast<mlir::lazy::CustomOp>(op)) {
+        if (custom.getSeed())
+          taken.insert(int64_t(*custom.getSeed()));
+        else if (custom.getCallee() == interp::kCustomRandom &&
+                 custom->getParentOp() == graph)
+          seedless.push_back(custom);
+      } else if (auto ext = dyn_cast<mlir::lazy::ExtOp>(op)) {
+        if (ext.getSeed())
+          taken.insert(int64_t(*ext.getSeed()));
+      }
+    });
+    int64_t candidate = 0;
+    for (mlir::lazy::CustomOp op : seedless) {
+      while (taken.contains(candidate))
+        ++candidate;
+      provisional.push_back(candidate);
+      op.setSeed(candidate++);
     }
-  });
-  if (seedless.empty())
-    return success();
-  llvm::DenseMap<int64_t, size_t> provisional; // seed -> index in seedless
-  int64_t candidate = 0;
-  for (auto [i, op] : llvm::enumerate(seedless)) {
-    while (taken.contains(candidate))
-      ++candidate;
-    provisional[candidate] = i;
-    op.setSeed(candidate++);
+    if (auto base = module->getAttrOfType<IntegerAttr>(
+            mlir::lazy::LazyDialect::kRngSeedAttrName))
+      last = base.getInt();
   }
-  OwningOpRef<ModuleOp> copy = module.clone();
-  PassManager pm(module.getContext());
-  if (failed(parsePassPipeline("lazy-schedule", pm)) || failed(pm.run(*copy)))
-    return failure();
-  int64_t next = 0;
-  if (auto base = module->getAttrOfType<IntegerAttr>(
-          mlir::lazy::LazyDialect::kRngSeedAttrName))
-    next = base.getInt();
-  std::vector<bool> assigned(seedless.size(), false);
-  SmallVector<std::pair<size_t, int64_t>> seeds;
-  auto nextSeed = [&]() -> FailureOr<int64_t> {
-    if (next == std::numeric_limits<int64_t>::max())
-      return graph.emitError("the custom_random seeds run past the largest "
-                             "i64");
-    return ++next;
-  };
-  auto scheduled = copy->lookupSymbol<func::FuncOp>(graph.getSymName());
-  WalkResult walked = scheduled.walk([&](mlir::lazy::ExtOp item) {
-    if (item.getKind() != "custom" || !item.getSeed())
-      return WalkResult::advance();
-    auto it = provisional.find(int64_t(*item.getSeed()));
-    if (it == provisional.end() || assigned[it->second])
-      return WalkResult::advance();
-    FailureOr<int64_t> seed = nextSeed();
-    if (failed(seed))
-      return WalkResult::interrupt();
-    assigned[it->second] = true;
-    seeds.push_back({it->second, *seed});
-    return WalkResult::advance();
-  });
-  if (walked.wasInterrupted())
-    return failure();
-  for (auto [i, done] : llvm::enumerate(assigned))
-    if (!done) {
-      FailureOr<int64_t> seed = nextSeed();
+
+  /// Gives the real seeds in the order of the scheduled `graph`'s items,
+  /// and writes them there.
+  LogicalResult finish(func::FuncOp graph) {
+    llvm::DenseSet<int64_t> pending(provisional.begin(), provisional.end());
+    auto next = [&](int64_t draw) -> FailureOr<int64_t> {
+      if (last == std::numeric_limits<int64_t>::max())
+        return graph.emitError("the custom_random seeds run past the "
+                               "largest i64");
+      pending.erase(draw);
+      return real[draw] = ++last;
+    };
+    WalkResult walked = graph.walk([&](mlir::lazy::ExtOp item) {
+      if (item.getKind() != "custom" || !item.getSeed() ||
+          !pending.contains(int64_t(*item.getSeed())))
+        return WalkResult::advance();
+      FailureOr<int64_t> seed = next(int64_t(*item.getSeed()));
       if (failed(seed))
+        return WalkResult::interrupt();
+      item.setSeed(*seed);
+      return WalkResult::advance();
+    });
+    if (walked.wasInterrupted())
+      return failure();
+    for (int64_t draw : provisional)
+      if (pending.contains(draw) && failed(next(draw)))
         return failure();
-      seeds.push_back({i, *seed});
-    }
-  for (auto [i, seed] : seeds)
-    seedless[i].setSeed(seed);
-  return success();
-}
+    return success();
+  }
+
+  /// Writes the real seeds on a copy of the graph taken after stamp().
+  void apply(func::FuncOp copy) const {
+    copy.walk([&](mlir::lazy::CustomOp op) {
+      if (op.getSeed())
+        if (auto it = real.find(int64_t(*op.getSeed())); it != real.end())
+          op.setSeed(it->second);
+    });
+  }
+
+private:
+  SmallVector<int64_t> provisional; // per seedless draw, in graph order
+  llvm::DenseMap<int64_t, int64_t> real; // provisional -> real seed
+  int64_t last = 0; // tinygrad's Tensor._seed: the last seed given out
+};
 
 } // namespace
 
@@ -546,26 +552,31 @@ int main(int argc, char **argv) {
     return fail(error);
   std::vector<interp::HostTensor> &args = prepared->values;
   materializeConstOutputs(graph);
-  if (failed(assignRandomSeeds(*module, graph)))
-    return 1;
-
-  // The reference, on a copy of the unscheduled graph.
-  std::vector<interp::HostTensor> reference;
-  if (check) {
-    OwningOpRef<ModuleOp> copy = module->clone();
-    auto copyGraph = copy->lookupSymbol<func::FuncOp>(name);
-    FailureOr<std::vector<interp::HostTensor>> ref =
-        mlir::lazy::interpretFunction(copyGraph, args);
-    if (failed(ref))
-      return 1;
-    reference = std::move(*ref);
-  }
+  RandomSeeds seeds;
+  seeds.stamp(*module, graph);
+  // The reference runs on a copy of the unscheduled graph.
+  OwningOpRef<ModuleOp> unscheduled;
+  if (check)
+    unscheduled = module->clone();
 
   // Schedule, keeping the views results are read through.
   PassManager pm(&context);
   if (failed(parsePassPipeline("lazy-schedule", pm)) || failed(pm.run(*module)))
     return 1;
   graph = module->lookupSymbol<func::FuncOp>(name);
+  if (failed(seeds.finish(graph)))
+    return 1;
+
+  std::vector<interp::HostTensor> reference;
+  if (check) {
+    auto copyGraph = unscheduled->lookupSymbol<func::FuncOp>(name);
+    seeds.apply(copyGraph);
+    FailureOr<std::vector<interp::HostTensor>> ref =
+        mlir::lazy::interpretFunction(copyGraph, args);
+    if (failed(ref))
+      return 1;
+    reference = std::move(*ref);
+  }
   std::vector<std::optional<::lazy::st::ShapeTracker>> resultViews;
   for (unsigned i = 0; i < graph.getNumResults(); ++i) {
     auto view = graph.getResultAttrOfType<mlir::lazy::ShapeTrackerAttr>(
