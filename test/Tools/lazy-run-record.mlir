@@ -7,6 +7,8 @@
 // RUN: lazy-run %s --seed=2 --device=hip --record=%t/hip --record-inputs=false
 // RUN: FileCheck %s --check-prefix=HIP < %t/hip/plan.txt
 // RUN: not lazy-run %s --device=cpu --record=%t/cpu 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: not lazy-run %s --device=cuda --record=%t/rep --repeat=2 2>&1 | FileCheck %s --check-prefix=REPEAT
+// RUN: mkdir -p %t/empty && not lazy-replay %t/empty 2>&1 | FileCheck %s --check-prefix=NOPLAN
 
 // The emulator's results are checked against the interpreter here too.
 // OUT: all outputs match
@@ -29,6 +31,8 @@
 // HIP-NOT: expect
 
 // CPU: lazy-run: error: --record needs --device=cuda or --device=hip
+// REPEAT: lazy-run: error: --record writes one run; time it with lazy-replay --repeat instead of --repeat
+// NOPLAN: lazy-replay: error: {{.*}}/empty is not a device plan
 
 func.func @graph(%a: tensor<4x8xf32>) -> tensor<4x1xf32> {
   %e = lazy.exp2 %a : tensor<4x8xf32>

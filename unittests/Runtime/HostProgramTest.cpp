@@ -287,3 +287,44 @@ func.func @program() {
     EXPECT_EQ(message, "custom_random would write outside host memory");
   }
 }
+
+// Host code the executor cannot size or does not provide is refused with
+// the op's error, not run: a dynamic memref, a call of another function.
+TEST(HostProgramCustomRandom, RefusesUnknownHostCode) {
+  const std::pair<const char *, const char *> cases[] = {
+      {R"mlir(
+func.func @program() {
+  %n = arith.constant 4 : index
+  %host = memref.alloc(%n) : memref<?xf32>
+  return
+})mlir",
+       "host code needs memrefs of static shape with integer or float "
+       "elements"},
+      {R"mlir(
+func.func private @fill(i64)
+func.func @program() {
+  %c = arith.constant 1 : i64
+  func.call @fill(%c) : (i64) -> ()
+  return
+})mlir",
+       "calls a function lazy-run does not provide"},
+  };
+  for (auto [text, expected] : cases) {
+    DialectRegistry registry;
+    mlir::lazy::registerAllDialects(registry);
+    MLIRContext context(registry);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module) << text;
+    std::string message;
+    ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
+      message = d.str();
+      return success();
+    });
+    RecordingDevice device;
+    std::vector<DevicePtr> allocations;
+    EXPECT_TRUE(failed(mlir::lazy::runHostProgram(
+        module->lookupSymbol<func::FuncOp>("program"), device, {},
+        allocations)));
+    EXPECT_EQ(message, expected) << text;
+  }
+}
