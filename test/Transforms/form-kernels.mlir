@@ -173,3 +173,45 @@ func.func @assign_transposed(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %1 = lazy.assign %0 to %a : tensor<4x4xf32>, tensor<4x4xf32>
   return %1 : tensor<4x4xf32>
 }
+
+// -----
+
+// Items whose kernels would be identical launch one shared kernel, named
+// after its first use. Metadata, a const's value or a buffer's type each
+// make a kernel of its own.
+// CHECK-LABEL: lazy.kernel @shared_k0
+// CHECK-SAME: metadata = ["exp2"]
+// CHECK-NEXT: lazy.load
+// CHECK-NEXT: lazy.exp2
+// CHECK-NEXT: lazy.store
+// CHECK: lazy.kernel @shared_k1
+// CHECK-SAME: metadata = ["other"]
+// CHECK: lazy.kernel @shared_k2
+// CHECK-SAME: %{{.+}}: !lazy.buffer<8xf32>
+// CHECK: lazy.kernel @shared_k3
+// CHECK: lazy.const 2.0
+// CHECK: lazy.kernel @shared_k4
+// CHECK: lazy.const 3.0
+// CHECK-NOT: lazy.kernel
+// CHECK: func.func @shared(%[[A:.+]]: !lazy.buffer<4xf32>, %[[B:.+]]: !lazy.buffer<4xf32>, %[[C:.+]]: !lazy.buffer<8xf32>)
+// CHECK: lazy.launch @shared_k0 {{.*}} ins(%[[A]] :
+// CHECK: lazy.launch @shared_k0 {{.*}} ins(%[[B]] :
+// CHECK: lazy.launch @shared_k1 {{.*}} ins(%[[B]] :
+// CHECK: lazy.launch @shared_k2 {{.*}} ins(%[[C]] :
+// CHECK: lazy.launch @shared_k3 {{.*}} ins(%[[A]] :
+// CHECK: lazy.launch @shared_k4 {{.*}} ins(%[[A]] :
+// CHECK: lazy.launch @shared_k3 {{.*}} ins(%[[B]] :
+func.func @shared(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<8xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = lazy.exp2 %a : tensor<4xf32> loc("exp2")
+  %1 = lazy.exp2 %b : tensor<4xf32> loc("exp2")
+  %2 = lazy.exp2 %b : tensor<4xf32> loc("other")
+  %3 = lazy.exp2 %c : tensor<8xf32> loc("exp2")
+  %c2 = lazy.const 2.0 : tensor<f32>
+  %v2 = lazy.view %c2 as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  %c3 = lazy.const 3.0 : tensor<f32>
+  %v3 = lazy.view %c3 as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  %4 = lazy.mul %a, %v2 : tensor<4xf32> loc("mul")
+  %5 = lazy.mul %a, %v3 : tensor<4xf32> loc("mul")
+  %6 = lazy.mul %b, %v2 : tensor<4xf32> loc("mul")
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -13,8 +13,12 @@
 //     lazy-toposort orders; arguments and results become buffers, a result
 //     that is a view keeps it as `lazy.result_view`.
 // Structurally equal leaves (same buffer or const, same view) are emitted
-// once, as tinygrad's LazyOp equality would merge them. Kernels are built
-// detached on the context's threads and inserted in item order.
+// once, as tinygrad's LazyOp equality would merge them. Items whose kernels
+// would be identical (same argument types, metadata and ops) launch one
+// shared lazy.kernel, named after its first use: a training step repeats
+// each layer's kernels, and tinygrad's method cache compiles such ASTs
+// once too. Kernels are built detached on the context's threads and
+// inserted in order of first use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +29,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Threading.h"
-#include "llvm/ADT/StringSet.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYFORMKERNELS
@@ -59,12 +62,22 @@ RankedTensorType kernelTensor(ArrayRef<int64_t> shape, Type elementType) {
   return RankedTensorType::get(shape, elementType);
 }
 
-/// The metadata name a location carries (tinygrad's Metadata), if any.
-std::optional<StringRef> metadataName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().getValue();
-  return std::nullopt;
-}
+/// The ops a kernel is made of, decided before any is built: the live AST
+/// nodes in emission order, structurally equal leaves merged. `key`
+/// describes the kernel completely, so that kernels with equal keys are
+/// equal but for locations.
+struct KernelPlan {
+  struct PlannedOp {
+    int32_t node; // index into the item's AST nodes
+    llvm::SmallVector<int32_t, 3> operands; // indices into `ops`
+  };
+  SmallVector<Type> argTypes;
+  SmallVector<StringAttr> metadata;
+  std::vector<PlannedOp> ops;
+  /// (index into `ops`, store tracker), one per output.
+  std::vector<std::pair<int32_t, st::TrackerId>> stores;
+  std::vector<uint64_t> key;
+};
 
 class KernelFormer {
 public:
@@ -78,13 +91,16 @@ public:
   LogicalResult run();
 
 private:
-  /// Makes the attributes and types the kernels of `items` use, so that
+  KernelPlan planKernel(const LazyGraph &g, const ScheduleItem &item) const;
+  /// Makes the attributes and types the kernels of `plans` use, so that
   /// emitKernel only reads shared state.
-  void prepareKernelAttrs(const LazyGraph &g, ArrayRef<ScheduleItem> items);
+  void prepareKernelAttrs(const LazyGraph &g, ArrayRef<ScheduleItem> items,
+                          ArrayRef<KernelPlan> plans,
+                          ArrayRef<size_t> planned);
   /// Builds the lazy.kernel of `item`, detached (not yet in the module).
   /// Safe to call from several threads at once.
   KernelOp emitKernel(const LazyGraph &g, const ScheduleItem &item,
-                      StringRef name) const;
+                      const KernelPlan &plan, StringRef name) const;
   LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
                               std::vector<std::vector<NodeId>> &groups);
 
@@ -154,35 +170,10 @@ static Type elementTypeOf(const LazyGraph &g, const AstNode &node) {
       .getElementType();
 }
 
-void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
-                                      ArrayRef<ScheduleItem> items) {
-  MLIRContext *ctx = func.getContext();
-  st::TrackerPool &pool = g.trackers();
-  auto addTracker = [&](st::TrackerId id) {
-    ShapeTrackerAttr &attr = trackerAttrs[id];
-    if (!attr)
-      attr = ShapeTrackerAttr::get(ctx, pool.get(id));
-  };
-  for (const ScheduleItem &item : items) {
-    if (!item.isKernel)
-      continue;
-    for (const AstNode &node : item.nodes) {
-      if (node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const)
-        addTracker(node.view);
-      RankedTensorType &type =
-          tensorTypes[{node.shaped, elementTypeOf(g, node)}];
-      if (!type)
-        type = kernelTensor(pool.shape(node.shaped), elementTypeOf(g, node));
-    }
-    for (auto &store : item.stores)
-      addTracker(store.second);
-  }
-}
-
-KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
-                                  StringRef name) const {
+KernelPlan KernelFormer::planKernel(const LazyGraph &g,
+                                    const ScheduleItem &item) const {
   MLIRContext *ctx = g.function().getContext();
-  SmallVector<Type> argTypes;
+  KernelPlan plan;
   // A byte-copy kernel sees its buffers as uint8 (the launch passes them
   // as they are: a kernel argument only has to match a buffer's bytes).
   auto bytesOf = [&](BufferType t) {
@@ -191,35 +182,153 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
                            t.getDevice());
   };
   for (NodeId out : item.outputs)
-    argTypes.push_back(item.copyBytes ? bytesOf(bufferTypeFor(g, out))
-                                      : bufferTypeFor(g, out));
+    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferTypeFor(g, out))
+                                           : bufferTypeFor(g, out));
   for (NodeId in : item.inputs)
-    argTypes.push_back(item.copyBytes ? bytesOf(bufferTypeFor(g, in))
-                                      : bufferTypeFor(g, in));
+    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferTypeFor(g, in))
+                                           : bufferTypeFor(g, in));
+  // Metadata: the names of the computed ops, first occurrence first.
+  for (NodeId id : item.computed)
+    if (auto name = dyn_cast<NameLoc>(g.node(id).op->getLoc()))
+      if (!llvm::is_contained(plan.metadata, name.getName()))
+        plan.metadata.push_back(name.getName());
 
+  std::vector<uint64_t> &key = plan.key;
+  auto opaque = [](const void *p) { return uint64_t(uintptr_t(p)); };
+  key.push_back(item.outputs.size());
+  key.push_back(uint64_t(item.copyBytes));
+  key.push_back(plan.argTypes.size());
+  for (Type t : plan.argTypes)
+    key.push_back(opaque(t.getAsOpaquePointer()));
+  key.push_back(plan.metadata.size());
+  for (StringAttr name : plan.metadata)
+    key.push_back(opaque(name.getAsOpaquePointer()));
+  if (item.copyBytes)
+    return plan;
+
+  // Only nodes the stores reach are emitted (an assign also lowers its
+  // target, whose load nothing uses).
+  std::vector<char> live(item.nodes.size(), 0);
+  for (auto &store : item.stores)
+    live[store.first] = 1;
+  for (size_t i = item.nodes.size(); i-- > 0;)
+    if (live[i])
+      for (int32_t src : item.nodes[i].srcs)
+        live[src] = 1;
+
+  // The planned op of each AST node; structurally equal loads and consts
+  // (kind, buffer or const node, view) share one.
+  std::vector<int32_t> opOf(item.nodes.size(), -1);
+  llvm::DenseMap<std::tuple<int, int64_t, st::TrackerId>, int32_t> leaves;
+  for (auto [i, node] : llvm::enumerate(item.nodes)) {
+    if (!live[i])
+      continue;
+    const LazyNode &src = g.node(node.source);
+    bool isLeaf =
+        node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const;
+    if (isLeaf) {
+      auto leafKey = std::make_tuple(
+          int(node.kind),
+          node.kind == AstNode::Kind::Load ? node.buffer : int64_t(node.source),
+          node.view);
+      auto [it, inserted] = leaves.try_emplace(leafKey, int32_t(plan.ops.size()));
+      if (!inserted) {
+        opOf[i] = it->second;
+        continue;
+      }
+    }
+    opOf[i] = int32_t(plan.ops.size());
+    KernelPlan::PlannedOp planned{int32_t(i), {}};
+    for (int32_t s : node.srcs)
+      planned.operands.push_back(opOf[s]);
+
+    key.push_back(uint64_t(node.kind));
+    key.push_back(opaque(elementTypeOf(g, node).getAsOpaquePointer()));
+    key.push_back(node.shaped);
+    switch (node.kind) {
+    case AstNode::Kind::Load:
+      key.push_back(node.view);
+      key.push_back(uint64_t(node.buffer));
+      break;
+    case AstNode::Kind::Const:
+      key.push_back(node.view);
+      key.push_back(opaque(
+          cast<ConstOp>(src.op).getValue().getAsOpaquePointer()));
+      key.push_back(src.shape.size());
+      key.insert(key.end(), src.shape.begin(), src.shape.end());
+      break;
+    case AstNode::Kind::Reduce:
+      key.push_back(uint64_t(src.kind));
+      key.push_back(node.axes.size());
+      key.insert(key.end(), node.axes.begin(), node.axes.end());
+      break;
+    case AstNode::Kind::Compute:
+      key.push_back(opaque(src.op->getName().getAsOpaquePointer()));
+      // An op with properties is never shared: they have no cheap
+      // equality here (no lazy op in a kernel AST has any today).
+      if (src.op->getPropertiesStorageSize())
+        key.push_back(opaque(src.op));
+      break;
+    }
+    key.push_back(planned.operands.size());
+    key.insert(key.end(), planned.operands.begin(), planned.operands.end());
+    plan.ops.push_back(std::move(planned));
+  }
+  for (auto &store : item.stores) {
+    plan.stores.push_back({opOf[store.first], store.second});
+    key.push_back(uint64_t(opOf[store.first]));
+    key.push_back(store.second);
+  }
+  return plan;
+}
+
+void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
+                                      ArrayRef<ScheduleItem> items,
+                                      ArrayRef<KernelPlan> plans,
+                                      ArrayRef<size_t> planned) {
+  MLIRContext *ctx = func.getContext();
+  st::TrackerPool &pool = g.trackers();
+  auto addTracker = [&](st::TrackerId id) {
+    ShapeTrackerAttr &attr = trackerAttrs[id];
+    if (!attr)
+      attr = ShapeTrackerAttr::get(ctx, pool.get(id));
+  };
+  for (size_t i : planned) {
+    const ScheduleItem &item = items[i];
+    for (const KernelPlan::PlannedOp &op : plans[i].ops) {
+      const AstNode &node = item.nodes[op.node];
+      if (node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const)
+        addTracker(node.view);
+      RankedTensorType &type =
+          tensorTypes[{node.shaped, elementTypeOf(g, node)}];
+      if (!type)
+        type = kernelTensor(pool.shape(node.shaped), elementTypeOf(g, node));
+    }
+    for (auto &store : plans[i].stores)
+      addTracker(store.second);
+  }
+}
+
+KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
+                                  const KernelPlan &plan,
+                                  StringRef name) const {
+  MLIRContext *ctx = g.function().getContext();
   OpBuilder moduleBuilder(ctx); // no insertion point: the kernel is detached
   Location loc = g.node(item.outputs.front()).op->getLoc();
   auto kernel = KernelOp::create(
       moduleBuilder, loc, moduleBuilder.getStringAttr(name),
-      TypeAttr::get(FunctionType::get(ctx, argTypes, {})),
+      TypeAttr::get(FunctionType::get(ctx, plan.argTypes, {})),
       /*sym_visibility=*/StringAttr(), /*arg_attrs=*/ArrayAttr(),
       /*res_attrs=*/ArrayAttr(),
       moduleBuilder.getI64IntegerAttr(int64_t(item.outputs.size())),
       /*metadata=*/ArrayAttr());
-
-  // Metadata: the names of the computed ops, first occurrence first.
-  SmallVector<StringRef> names;
-  llvm::StringSet<> seenNames;
-  for (NodeId id : item.computed)
-    if (auto name = metadataName(g.node(id).op->getLoc()))
-      if (seenNames.insert(*name).second)
-        names.push_back(*name);
-  if (!names.empty())
-    kernel.setMetadataAttr(moduleBuilder.getStrArrayAttr(names));
+  if (!plan.metadata.empty())
+    kernel.setMetadataAttr(moduleBuilder.getArrayAttr(SmallVector<Attribute>(
+        plan.metadata.begin(), plan.metadata.end())));
 
   Block *body = new Block();
   kernel.getBody().push_back(body);
-  for (Type t : argTypes)
+  for (Type t : plan.argTypes)
     body->addArgument(t, loc);
   OpBuilder b = OpBuilder::atBlockEnd(body);
 
@@ -232,16 +341,6 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     StoreOp::create(b, loc, value, body->getArgument(0), view);
     return kernel;
   }
-
-  // Only nodes the stores reach are emitted (an assign also lowers its
-  // target, whose load nothing uses).
-  std::vector<char> live(item.nodes.size(), 0);
-  for (auto &store : item.stores)
-    live[store.first] = 1;
-  for (size_t i = item.nodes.size(); i-- > 0;)
-    if (live[i])
-      for (int32_t src : item.nodes[i].srcs)
-        live[src] = 1;
 
   // Made by prepareKernelAttrs; only read here.
   auto trackerAttr = [&](st::TrackerId id) {
@@ -256,43 +355,29 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     return type;
   };
   auto noAttrs = DictionaryAttr::get(ctx);
-  std::vector<Value> values(item.nodes.size());
-  // Structural dedup of loads and consts: (kind, buffer or const, view).
-  llvm::DenseMap<std::tuple<int, int64_t, st::TrackerId>, Value> leaves;
-  for (auto [i, node] : llvm::enumerate(item.nodes)) {
-    if (!live[i])
-      continue;
+  std::vector<Value> values(plan.ops.size());
+  for (auto [i, planned] : llvm::enumerate(plan.ops)) {
+    const AstNode &node = item.nodes[planned.node];
     const LazyNode &src = g.node(node.source);
     Location nodeLoc = src.op ? src.op->getLoc() : loc;
     Type elementType = elementTypeOf(g, node);
     switch (node.kind) {
     case AstNode::Kind::Load:
+      values[i] = LoadOp::create(b, nodeLoc, typeOf(node.shaped, elementType),
+                                 body->getArgument(node.buffer),
+                                 trackerAttr(node.view));
+      break;
     case AstNode::Kind::Const: {
-      auto key = std::make_tuple(
-          int(node.kind),
-          node.kind == AstNode::Kind::Load ? node.buffer : int64_t(node.source),
-          node.view);
-      Value &found = leaves[key];
-      if (!found) {
-        auto viewAttr = trackerAttr(node.view);
-        if (node.kind == AstNode::Kind::Load) {
-          found = LoadOp::create(b, nodeLoc, typeOf(node.shaped, elementType),
-                                 body->getArgument(node.buffer), viewAttr);
-        } else {
-          auto constOp = cast<ConstOp>(src.op);
-          Value c = ConstOp::create(b, nodeLoc,
-                                    kernelTensor(src.shape, elementType),
-                                    constOp.getValue());
-          found = ViewOp::create(b, nodeLoc, typeOf(node.shaped, elementType),
-                                 c, viewAttr);
-        }
-      }
-      values[i] = found;
+      auto constOp = cast<ConstOp>(src.op);
+      Value c = ConstOp::create(b, nodeLoc, kernelTensor(src.shape, elementType),
+                                constOp.getValue());
+      values[i] = ViewOp::create(b, nodeLoc, typeOf(node.shaped, elementType),
+                                 c, trackerAttr(node.view));
       break;
     }
     case AstNode::Kind::Reduce: {
       auto type = typeOf(node.shaped, elementType);
-      Value input = values[node.srcs[0]];
+      Value input = values[planned.operands[0]];
       if (src.kind == NodeOp::ReduceSum)
         values[i] = ReduceSumOp::create(b, nodeLoc, type, input,
                                         b.getDenseI64ArrayAttr(node.axes));
@@ -305,7 +390,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
       // The graph op's properties (its inherent attributes) without its
       // scheduling marks, on the kernel's values, in the kernel's shape.
       SmallVector<Value, 3> operands;
-      for (int32_t s : node.srcs)
+      for (int32_t s : planned.operands)
         operands.push_back(values[s]);
       Operation *op = Operation::create(
           nodeLoc, src.op->getName(), {typeOf(node.shaped, elementType)},
@@ -317,7 +402,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     }
     }
   }
-  for (auto [i, store] : llvm::enumerate(item.stores))
+  for (auto [i, store] : llvm::enumerate(plan.stores))
     StoreOp::create(b, loc, values[store.first], body->getArgument(i),
                     trackerAttr(store.second));
   return kernel;
@@ -346,25 +431,36 @@ LogicalResult KernelFormer::run() {
     items.push_back(std::move(*item));
   }
 
-  // Kernels are built in parallel (when the context allows threads), each
-  // detached, then inserted before the function in item order: the same
-  // module as building them one by one.
-  prepareKernelAttrs(g, items);
-  std::vector<size_t> kernelItems;
-  for (auto [i, item] : llvm::enumerate(items))
-    if (item.isKernel)
-      kernelItems.push_back(i);
+  // Each distinct kernel is built once, by the first item that needs it;
+  // later items with the same plan launch that one. Kernels are built in
+  // parallel (when the context allows threads), each detached, then
+  // inserted before the function in order of first use: the same module
+  // as building them one by one.
+  std::vector<KernelPlan> plans(items.size());
+  std::vector<size_t> sharedWith(items.size());
+  std::vector<size_t> firstUses;
+  llvm::DenseMap<ArrayRef<uint64_t>, size_t> planIndex;
+  for (auto [i, item] : llvm::enumerate(items)) {
+    if (!item.isKernel)
+      continue;
+    plans[i] = planKernel(g, item);
+    auto [it, inserted] = planIndex.try_emplace(plans[i].key, i);
+    sharedWith[i] = it->second;
+    if (inserted)
+      firstUses.push_back(i);
+  }
+  prepareKernelAttrs(g, items, plans, firstUses);
   std::vector<KernelOp> kernels(items.size());
-  std::vector<std::string> names(kernelItems.size());
-  for (auto [k, i] : llvm::enumerate(kernelItems))
+  std::vector<std::string> names(firstUses.size());
+  for (auto [k, i] : llvm::enumerate(firstUses))
     names[k] = (func.getSymName() + "_k" + Twine(kernelCounter++)).str();
   (void)failableParallelForEachN(
-      func.getContext(), 0, kernelItems.size(), [&](size_t k) {
-        kernels[kernelItems[k]] =
-            emitKernel(g, items[kernelItems[k]], names[k]);
+      func.getContext(), 0, firstUses.size(), [&](size_t k) {
+        size_t i = firstUses[k];
+        kernels[i] = emitKernel(g, items[i], plans[i], names[k]);
         return success();
       });
-  for (size_t i : kernelItems)
+  for (size_t i : firstUses)
     module.getBody()->getOperations().insert(Block::iterator(func), kernels[i]);
 
   // Buffers Python still references after scheduling (tinygrad's
@@ -457,7 +553,7 @@ LogicalResult KernelFormer::run() {
       ins.push_back(valueOf(in));
     Operation *op;
     if (item.isKernel) {
-      KernelOp kernel = kernels[index];
+      KernelOp kernel = kernels[sharedWith[index]];
       op = LaunchOp::create(sb, itemLoc, SymbolRefAttr::get(kernel), outs, ins);
     } else {
       StringRef kind;
