@@ -39,6 +39,10 @@ public:
       entries[it->second].second = std::move(value);
   }
   bool empty() const { return entries.empty(); }
+  void clear() {
+    entries.clear();
+    index.clear();
+  }
   std::vector<std::pair<NodeView, ReduceInfo>> entries;
 
 private:
@@ -60,6 +64,10 @@ std::vector<int64_t> axesOf(const LazyNode &n) {
   return std::vector<int64_t>(axes.begin(), axes.end());
 }
 
+} // namespace
+
+namespace mlir::lazy::detail {
+
 class Lowering {
 public:
   bool useCopyKernel = false;
@@ -78,22 +86,22 @@ public:
     return device.substr(0, device.find(':'));
   }
 
-  Lowering(const LazyGraph &g, const NodeSet &realizes, ArrayRef<NodeId> group)
-      : g(g), pool(g.trackers()), realizes(realizes),
-        group(group.begin(), group.end()) {
-    for (auto [i, out] : llvm::enumerate(group))
-      if (g.node(out).kind == NodeOp::Assign)
-        assignTargets[g.node(out).srcs[1]] = int64_t(i);
+  Lowering(const LazyGraph &g, const NodeSet &realizes)
+      : g(g), pool(g.trackers()), realized(g.size(), 0),
+        groupStamp(g.size(), 0) {
+    for (NodeId id : realizes)
+      realized[id] = 1;
   }
 
-  FailureOr<ScheduleItem> run();
+  /// Lowers `outputs`; the tables of the previous group are cleared, not
+  /// freed.
+  FailureOr<ScheduleItem> run(ArrayRef<NodeId> outputs);
 
 private:
-  bool inGroup(NodeId n) const { return llvm::is_contained(group, n); }
+  bool inGroup(NodeId n) const { return groupStamp[n] == stamp; }
   /// A leaf: realized, or realized by another item.
   bool isLeaf(NodeId base) const {
-    return g.node(base).isRealized() ||
-           (realizes.contains(base) && !inGroup(base));
+    return g.node(base).isRealized() || (realized[base] && !inGroup(base));
   }
   InFlightDiagnostic error(NodeId n) {
     const LazyNode &node = g.node(n);
@@ -116,10 +124,11 @@ private:
   LogicalResult recurseReduceops(NodeId out);
   LogicalResult padReduces();
   FailureOr<int32_t> lowerValue(NodeId out, st::TrackerId view);
-  FailureOr<std::optional<NodeView>> finishReduce(NodeId buf,
-                                                  st::TrackerId view,
-                                                  st::TrackerId input,
-                                                  std::optional<NodeView> top);
+  /// Records the reduce's info; `result` becomes the reduce's (buffer,
+  /// view) key, or none when it merged into the reduce below.
+  LogicalResult finishReduce(NodeId buf, st::TrackerId view,
+                             st::TrackerId input, std::optional<NodeView> top,
+                             std::optional<NodeView> &result);
   int32_t addNode(AstNode node) {
     item.nodes.push_back(std::move(node));
     return int32_t(item.nodes.size() - 1);
@@ -127,10 +136,33 @@ private:
 
   const LazyGraph &g;
   st::TrackerPool &pool;
-  const NodeSet &realizes;
+  std::vector<char> realized; // by node: in the realizes set
+  /// By node: the stamp of the group it is an output of; `stamp` is the
+  /// current group's.
+  std::vector<uint32_t> groupStamp;
+  uint32_t stamp = 0;
   std::vector<NodeId> group;
   llvm::DenseMap<NodeId, int64_t> assignTargets; // target -> output index
   ReduceInfoMap reduceInfo;
+  /// The frames of recurseReduceops and lowerValue: one (buffer, view)
+  /// call each. The stacks are members to keep their capacity.
+  struct ReduceFrame {
+    NodeId buf;
+    st::TrackerId view;  // resolved to the base
+    st::TrackerId input; // what the sources are read with
+    unsigned next = 0;
+    std::optional<NodeView> top;
+  };
+  struct ValueFrame {
+    NodeId buf;
+    st::TrackerId view;    // resolved to the base
+    st::TrackerId srcView; // what the sources are lowered with
+    const ReduceInfo *rinfo = nullptr;
+    unsigned next = 0;
+    llvm::SmallVector<int32_t, 3> srcs;
+  };
+  std::vector<ReduceFrame> reduceStack;
+  std::vector<ValueFrame> valueStack;
   // Both keyed by NodeView::key().
   llvm::DenseMap<uint64_t, std::optional<NodeView>> reduceMemo;
   llvm::DenseMap<uint64_t, int32_t> cache;
@@ -142,9 +174,10 @@ private:
 // _recurse_reduceops
 //===----------------------------------------------------------------------===//
 
-FailureOr<std::optional<NodeView>>
-Lowering::finishReduce(NodeId buf, st::TrackerId viewId, st::TrackerId input,
-                       std::optional<NodeView> top) {
+LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
+                                     st::TrackerId input,
+                                     std::optional<NodeView> top,
+                                     std::optional<NodeView> &result) {
   const LazyNode &n = g.node(buf);
   std::vector<int64_t> axes = axesOf(n);
   if (!pool.contiguous(viewId)) {
@@ -196,7 +229,8 @@ Lowering::finishReduce(NodeId buf, st::TrackerId viewId, st::TrackerId input,
       if (failed(key))
         return failure();
       reduceInfo.set({top->node, *key}, {topInfo.input, newAxes});
-      return std::optional<NodeView>();
+      result.reset();
+      return success();
     }
     std::vector<int64_t> shape = pool.shape(topInfo.input);
     for (int64_t a : topInfo.axes)
@@ -211,18 +245,14 @@ Lowering::finishReduce(NodeId buf, st::TrackerId viewId, st::TrackerId input,
   if (failed(key))
     return failure();
   reduceInfo.set({buf, *key}, {input, axes});
-  return std::optional<NodeView>(NodeView{buf, *key});
+  result = NodeView{buf, *key};
+  return success();
 }
 
 LogicalResult Lowering::recurseReduceops(NodeId out) {
-  struct Frame {
-    NodeId buf;
-    st::TrackerId view;  // resolved to the base
-    st::TrackerId input; // what the sources are read with
-    unsigned next = 0;
-    std::optional<NodeView> top;
-  };
-  std::vector<Frame> stack;
+  using Frame = ReduceFrame;
+  std::vector<Frame> &stack = reduceStack;
+  stack.clear();
   std::optional<NodeView> returned;
 
   // Starts a call; returns true when it pushed a frame, false when the
@@ -270,11 +300,9 @@ LogicalResult Lowering::recurseReduceops(NodeId out) {
     stack.pop_back();
     std::optional<NodeView> result = done.top;
     if (n.isReduce()) {
-      FailureOr<std::optional<NodeView>> r =
-          finishReduce(done.buf, done.view, done.input, done.top);
-      if (failed(r))
+      if (failed(finishReduce(done.buf, done.view, done.input, done.top,
+                              result)))
         return failure();
-      result = *r;
     } else {
       reduceMemo[NodeView{done.buf, done.view}.key()] = result;
     }
@@ -326,15 +354,9 @@ LogicalResult Lowering::padReduces() {
 //===----------------------------------------------------------------------===//
 
 FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
-  struct Frame {
-    NodeId buf;
-    st::TrackerId view;    // resolved to the base
-    st::TrackerId srcView; // what the sources are lowered with
-    const ReduceInfo *rinfo = nullptr;
-    unsigned next = 0;
-    llvm::SmallVector<int32_t, 3> srcs;
-  };
-  std::vector<Frame> stack;
+  using Frame = ValueFrame;
+  std::vector<Frame> &stack = valueStack;
+  stack.clear();
   int32_t returned = -1;
 
   // Starts lowering (buf, view); returns true if a frame was pushed,
@@ -417,8 +439,8 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
         stack.back().srcs.push_back(returned);
       continue;
     }
-    Frame done = std::move(stack.back());
-    stack.pop_back();
+    // Read in place and popped at the end: moving a frame copies its srcs.
+    Frame &done = stack.back();
     int32_t result;
     if (n.isReduce()) {
       if (!done.rinfo) {
@@ -433,7 +455,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
         AstNode node;
         node.kind = AstNode::Kind::Reduce;
         node.source = done.buf;
-        node.srcs = done.srcs;
+        node.srcs = std::move(done.srcs);
         node.axes = done.rinfo->axes;
         node.shaped = pool.fromShape(
             reduceShape(pool.shape(done.rinfo->input), node.axes));
@@ -449,19 +471,35 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
       AstNode node;
       node.kind = AstNode::Kind::Compute;
       node.source = done.buf;
-      node.srcs = done.srcs;
+      node.srcs = std::move(done.srcs);
       node.shaped = done.view;
       result = addNode(std::move(node));
       cache[NodeView{done.buf, done.view}.key()] = result;
       item.computed.push_back(done.buf);
     }
+    stack.pop_back();
     returned = result;
     pending = true;
   }
   return returned;
 }
 
-FailureOr<ScheduleItem> Lowering::run() {
+FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
+  group.assign(outputs.begin(), outputs.end());
+  ++stamp;
+  for (NodeId out : group)
+    groupStamp[out] = stamp;
+  assignTargets.clear();
+  for (auto [i, out] : llvm::enumerate(group))
+    if (g.node(out).kind == NodeOp::Assign)
+      assignTargets[g.node(out).srcs[1]] = int64_t(i);
+  reduceInfo.clear();
+  reduceMemo.clear();
+  cache.clear();
+  inputs.clear();
+  item = ScheduleItem();
+  item.nodes.reserve(32); // most kernels are smaller
+
   item.outputs = group;
   const LazyNode &first = g.node(group.front());
   if (first.kind == NodeOp::Copy && useCopyKernel &&
@@ -469,14 +507,14 @@ FailureOr<ScheduleItem> Lowering::run() {
     const LazyNode &src = g.node(first.srcs[0]);
     item.copyBytes = src.size * src.itemSize; // tinygrad's COPY arg, nbytes
     item.inputs.push_back(g.baseOf(first.srcs[0]));
-    return item;
+    return std::move(item);
   }
   if (first.kind == NodeOp::Custom || first.kind == NodeOp::Copy ||
       first.kind == NodeOp::Empty || first.kind == NodeOp::BufferView) {
     item.isKernel = false;
     for (NodeId src : first.srcs)
       item.inputs.push_back(g.baseOf(src));
-    return item;
+    return std::move(item);
   }
 
   for (NodeId out : group)
@@ -511,16 +549,26 @@ FailureOr<ScheduleItem> Lowering::run() {
   }
   for (auto &[buf, number] : inputs)
     item.inputs.push_back(buf);
-  return item;
+  return std::move(item);
 }
 
-} // namespace
+} // namespace mlir::lazy::detail
+
+GroupLowering::GroupLowering(const LazyGraph &graph, const NodeSet &realizes,
+                             bool useCopyKernel)
+    : state(std::make_unique<detail::Lowering>(graph, realizes)) {
+  state->useCopyKernel = useCopyKernel;
+}
+
+GroupLowering::~GroupLowering() = default;
+
+FailureOr<ScheduleItem> GroupLowering::lower(ArrayRef<NodeId> group) {
+  return state->run(group);
+}
 
 FailureOr<ScheduleItem> mlir::lazy::lowerGroup(const LazyGraph &graph,
                                                const NodeSet &realizes,
                                                ArrayRef<NodeId> group,
                                                bool useCopyKernel) {
-  Lowering lowering(graph, realizes, group);
-  lowering.useCopyKernel = useCopyKernel;
-  return lowering.run();
+  return GroupLowering(graph, realizes, useCopyKernel).lower(group);
 }

@@ -84,6 +84,7 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     node.value = arg;
     node.kind = NodeOp::Realized;
     node.shape = shapeOf(arg.getType());
+    node.elementType = cast<RankedTensorType>(arg.getType()).getElementType();
     node.tracker = identity(arg.getType(), node.shape);
     node.size = pool.size(node.tracker);
     node.itemSize = itemSizeOf(arg.getType());
@@ -108,7 +109,12 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     node.op = &op;
     node.kind = classify(&op);
     node.shape = shapeOf(node.value.getType());
+    node.elementType =
+        cast<RankedTensorType>(node.value.getType()).getElementType();
     node.itemSize = itemSizeOf(node.value.getType());
+    if (auto name = dyn_cast<NameLoc>(op.getLoc()))
+      node.metadata = name.getName();
+    node.opName = op.getName().getAsOpaquePointer();
     if (auto view = dyn_cast<ViewOp>(op)) {
       NodeId src = graph.ids.lookup(view.getSrc());
       if (!graph.nodes[src].isBase())

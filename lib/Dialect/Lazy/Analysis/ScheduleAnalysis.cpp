@@ -85,6 +85,8 @@ void mlir::lazy::writeScheduleMarks(const LazyGraph &g, const NodeSet &realizes,
     NamedAttrList marks(attrs);
     for (auto [name, want] : {std::pair(realizeName, position[id]),
                               std::pair(groupName, groupOf[id])}) {
+      if (holds(name, want))
+        continue;
       if (want < 0)
         marks.erase(name);
       else

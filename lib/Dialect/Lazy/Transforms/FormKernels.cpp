@@ -91,7 +91,9 @@ public:
   LogicalResult run();
 
 private:
-  KernelPlan planKernel(const LazyGraph &g, const ScheduleItem &item) const;
+  KernelPlan planKernel(const LazyGraph &g, const ScheduleItem &item);
+  /// bufferTypeFor, made once per node.
+  BufferType bufferType(const LazyGraph &g, NodeId id);
   /// Makes the attributes and types the kernels of `plans` use, so that
   /// emitKernel only reads shared state.
   void prepareKernelAttrs(const LazyGraph &g, ArrayRef<ScheduleItem> items,
@@ -112,7 +114,17 @@ private:
   /// each.
   llvm::DenseMap<st::TrackerId, ShapeTrackerAttr> trackerAttrs;
   llvm::DenseMap<std::pair<st::TrackerId, Type>, RankedTensorType> tensorTypes;
+  std::vector<BufferType> bufferTypes; // by node; null until asked for
 };
+
+BufferType KernelFormer::bufferType(const LazyGraph &g, NodeId id) {
+  if (bufferTypes.empty())
+    bufferTypes.resize(g.size());
+  BufferType &type = bufferTypes[id];
+  if (!type)
+    type = bufferTypeFor(g, id);
+  return type;
+}
 
 LogicalResult
 KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
@@ -166,12 +178,11 @@ KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
 
 /// The dtype a kernel AST node computes in: that of the graph node.
 static Type elementTypeOf(const LazyGraph &g, const AstNode &node) {
-  return cast<RankedTensorType>(g.node(node.source).value.getType())
-      .getElementType();
+  return g.node(node.source).elementType;
 }
 
 KernelPlan KernelFormer::planKernel(const LazyGraph &g,
-                                    const ScheduleItem &item) const {
+                                    const ScheduleItem &item) {
   MLIRContext *ctx = g.function().getContext();
   KernelPlan plan;
   // A byte-copy kernel sees its buffers as uint8 (the launch passes them
@@ -182,18 +193,21 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
                            t.getDevice());
   };
   for (NodeId out : item.outputs)
-    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferTypeFor(g, out))
-                                           : bufferTypeFor(g, out));
+    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferType(g, out))
+                                           : bufferType(g, out));
   for (NodeId in : item.inputs)
-    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferTypeFor(g, in))
-                                           : bufferTypeFor(g, in));
+    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferType(g, in))
+                                           : bufferType(g, in));
   // Metadata: the names of the computed ops, first occurrence first.
   for (NodeId id : item.computed)
-    if (auto name = dyn_cast<NameLoc>(g.node(id).op->getLoc()))
-      if (!llvm::is_contained(plan.metadata, name.getName()))
-        plan.metadata.push_back(name.getName());
+    if (StringAttr name = g.node(id).metadata)
+      if (!llvm::is_contained(plan.metadata, name))
+        plan.metadata.push_back(name);
 
   std::vector<uint64_t> &key = plan.key;
+  key.reserve(8 + plan.argTypes.size() + plan.metadata.size() +
+              8 * item.nodes.size() + 2 * item.stores.size());
+  plan.ops.reserve(item.nodes.size());
   auto opaque = [](const void *p) { return uint64_t(uintptr_t(p)); };
   key.push_back(item.outputs.size());
   key.push_back(uint64_t(item.copyBytes));
@@ -263,10 +277,11 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
       key.insert(key.end(), node.axes.begin(), node.axes.end());
       break;
     case AstNode::Kind::Compute:
-      key.push_back(opaque(src.op->getName().getAsOpaquePointer()));
+      key.push_back(opaque(src.opName));
       // An op with properties is never shared: they have no cheap
       // equality here (no lazy op in a kernel AST has any today).
-      if (src.op->getPropertiesStorageSize())
+      if (OperationName::getFromOpaquePointer(src.opName)
+              .getOpPropertyByteSize())
         key.push_back(opaque(src.op));
       break;
     }
@@ -423,32 +438,40 @@ LogicalResult KernelFormer::run() {
 
   std::vector<ScheduleItem> items;
   items.reserve(groups.size()); // a ScheduleItem's move may copy
-  for (const std::vector<NodeId> &group : groups) {
-    FailureOr<ScheduleItem> item =
-        lowerGroup(g, realizes, group, readModuleFlags(func).useCopyKernel);
-    if (failed(item))
-      return failure();
-    items.push_back(std::move(*item));
-  }
-
-  // Each distinct kernel is built once, by the first item that needs it;
-  // later items with the same plan launch that one. Kernels are built in
-  // parallel (when the context allows threads), each detached, then
-  // inserted before the function in order of first use: the same module
-  // as building them one by one.
-  std::vector<KernelPlan> plans(items.size());
-  std::vector<size_t> sharedWith(items.size());
+  // Each item is planned right after it is lowered, while its AST is in
+  // cache. Each distinct kernel is built once, by the first item that
+  // needs it; later items with the same plan launch that one and drop
+  // their AST at once, so that the next item reuses its memory.
+  GroupLowering lowering(g, realizes, readModuleFlags(func).useCopyKernel);
+  std::vector<KernelPlan> plans(groups.size());
+  std::vector<size_t> sharedWith(groups.size());
   std::vector<size_t> firstUses;
   llvm::DenseMap<ArrayRef<uint64_t>, size_t> planIndex;
-  for (auto [i, item] : llvm::enumerate(items)) {
+  for (const std::vector<NodeId> &group : groups) {
+    FailureOr<ScheduleItem> lowered = lowering.lower(group);
+    if (failed(lowered))
+      return failure();
+    size_t i = items.size();
+    items.push_back(std::move(*lowered));
+    ScheduleItem &item = items.back();
     if (!item.isKernel)
       continue;
     plans[i] = planKernel(g, item);
     auto [it, inserted] = planIndex.try_emplace(plans[i].key, i);
     sharedWith[i] = it->second;
-    if (inserted)
+    if (inserted) {
       firstUses.push_back(i);
+    } else {
+      plans[i] = {};
+      item.nodes = {};
+      item.stores = {};
+      item.computed = {};
+    }
   }
+
+  // Kernels are built in parallel (when the context allows threads), each
+  // detached, then inserted before the function in order of first use:
+  // the same module as building them one by one.
   prepareKernelAttrs(g, items, plans, firstUses);
   std::vector<KernelOp> kernels(items.size());
   std::vector<std::string> names(firstUses.size());
@@ -499,11 +522,11 @@ LogicalResult KernelFormer::run() {
   llvm::DenseMap<NodeId, Value> bufferOf;
   for (BlockArgument arg : oldBody.getArguments()) {
     NodeId id = g.idOf(arg);
-    bufferOf[id] = body->addArgument(bufferTypeOf(g.node(id)), arg.getLoc());
+    bufferOf[id] = body->addArgument(bufferType(g, id), arg.getLoc());
   }
   SmallVector<Type> resultTypes;
   for (NodeId out : g.outputs())
-    resultTypes.push_back(bufferTypeFor(g, g.baseOf(out)));
+    resultTypes.push_back(bufferType(g, g.baseOf(out)));
 
   OpBuilder b = OpBuilder::atBlockEnd(body);
   auto schedule = ScheduleOp::create(b, loc, resultTypes);
@@ -520,7 +543,7 @@ LogicalResult KernelFormer::run() {
     Value &p = placeholders[id];
     if (!p) {
       OpBuilder pb = OpBuilder::atBlockBegin(items_block);
-      p = AllocOp::create(pb, loc, bufferTypeFor(g, id));
+      p = AllocOp::create(pb, loc, bufferType(g, id));
     }
     return p;
   };
@@ -539,11 +562,11 @@ LogicalResult KernelFormer::run() {
         const LazyNode &src = g.node(n.srcs[0]);
         int64_t offset =
             g.tracker(n.srcs[0]).views.front().offset * src.itemSize;
-        outs.push_back(SubAllocOp::create(sb, n.op->getLoc(), bufferTypeOf(n),
-                                          valueOf(src.base),
-                                          sb.getI64IntegerAttr(offset)));
+        outs.push_back(SubAllocOp::create(
+            sb, n.op->getLoc(), bufferType(g, out), valueOf(src.base),
+            sb.getI64IntegerAttr(offset)));
       } else {
-        auto alloc = AllocOp::create(sb, n.op->getLoc(), bufferTypeOf(n));
+        auto alloc = AllocOp::create(sb, n.op->getLoc(), bufferType(g, out));
         if (external[out])
           alloc->setAttr(LazyDialect::kExternalAttrName, sb.getUnitAttr());
         outs.push_back(alloc);
@@ -594,7 +617,7 @@ LogicalResult KernelFormer::run() {
     Value v = bufferOf.lookup(base);
     if (!v) {
       v = AllocOp::create(sb, g.node(base).op->getLoc(),
-                          bufferTypeFor(g, base));
+                          bufferType(g, base));
       bufferOf[base] = v;
     }
     yielded.push_back(v);

@@ -188,17 +188,20 @@ struct LazyPlanMemory final
     // device has no sub-buffers.
     std::vector<std::string> keys;
     std::map<std::string, size_t> requestsPerKey;
+    llvm::DenseMap<Type, std::string> keyOfType; // the key without a size
     for (Value buf : requests) {
       auto type = cast<BufferType>(buf.getType());
-      std::string device =
-          type.getDevice() ? type.getDevice().getName().str() : defaultDevice;
-      std::string kind = StringRef(device).split(':').first.str();
-      std::string key;
-      llvm::raw_string_ostream os(key);
-      os << device << "|" << type.getElementType();
-      if (!llvm::is_contained(offsetKinds, kind))
-        os << "|" << type.getSizeInBytes();
-      keys.push_back(os.str());
+      std::string &typeKey = keyOfType[type];
+      if (typeKey.empty()) {
+        std::string device =
+            type.getDevice() ? type.getDevice().getName().str() : defaultDevice;
+        llvm::raw_string_ostream os(typeKey);
+        os << device << "|" << type.getElementType();
+        std::string kind = StringRef(device).split(':').first.str();
+        if (!llvm::is_contained(offsetKinds, kind))
+          os << "|" << type.getSizeInBytes();
+      }
+      keys.push_back(typeKey);
       ++requestsPerKey[keys.back()];
     }
     std::map<std::string, FreeList> freeSegments;

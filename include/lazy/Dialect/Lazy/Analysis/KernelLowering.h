@@ -56,11 +56,29 @@ struct ScheduleItem {
   int64_t copyBytes = 0;
 };
 
-/// Lowers one output group. Errors (tinygrad's assertions and the
-/// "self operand of augmented assign must be contiguous" error) are
-/// reported at the offending op. With `useCopyKernel` (USE_COPY_KERNEL), a
-/// COPY between devices of one type (`CUDA:0` to `CUDA:1`) is a byte-copy
-/// kernel instead of an EXT item.
+namespace detail {
+class Lowering;
+} // namespace detail
+
+/// Lowers the output groups of one graph, one after another. Errors
+/// (tinygrad's assertions and the "self operand of augmented assign must be
+/// contiguous" error) are reported at the offending op. With
+/// `useCopyKernel` (USE_COPY_KERNEL), a COPY between devices of one type
+/// (`CUDA:0` to `CUDA:1`) is a byte-copy kernel instead of an EXT item.
+/// The walks' tables are kept from one group to the next, so that lowering
+/// thousands of small groups does not allocate them thousands of times.
+class GroupLowering {
+public:
+  GroupLowering(const LazyGraph &graph, const NodeSet &realizes,
+                bool useCopyKernel = false);
+  ~GroupLowering();
+  FailureOr<ScheduleItem> lower(ArrayRef<NodeId> group);
+
+private:
+  std::unique_ptr<detail::Lowering> state;
+};
+
+/// Lowers one output group (a GroupLowering for a single group).
 FailureOr<ScheduleItem> lowerGroup(const LazyGraph &graph,
                                    const NodeSet &realizes,
                                    ArrayRef<NodeId> group,

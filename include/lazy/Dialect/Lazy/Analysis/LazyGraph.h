@@ -53,6 +53,14 @@ struct LazyNode {
   NodeId base = -1;                  // the node itself for bases
   ::lazy::st::TrackerId tracker = 0; // from_shape(shape) for bases
   ArrayRef<int64_t> shape;           // the value's tensor type owns it
+  Type elementType;                  // the value's dtype
+  /// The op's metadata name (tinygrad's Metadata: a NameLoc), or null.
+  /// Kept here, as the dtype is, so that kernel formation need not touch
+  /// the ops, which lie all over memory.
+  StringAttr metadata;
+  /// The op's OperationName, as OperationName::getAsOpaquePointer() gives
+  /// it (null for function arguments).
+  const void *opName = nullptr;
   int64_t size = 0;
   int64_t itemSize = 0;
   llvm::SmallVector<NodeId, 3> srcs; // operands, in order (bases only)
