@@ -608,6 +608,24 @@ func.func @view_out_of_base(%x: tensor<4x4xf32>) {
 
 // -----
 
+// The bounds come from the first (masked) view; the result shape from the
+// last.
+func.func @view_masked_out_of_base(%x: tensor<4xf32>) {
+  // expected-error @+1 {{view reaches indices [1, 4] outside the 4 elements of its source}}
+  %0 = lazy.view %x as <[(2, 4):(0, 1) offset 1 mask [(0, 1), (0, 4)], (8):(1)]> : tensor<4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @view_masked_wrong_shape(%x: tensor<5xf32>) {
+  // expected-error @+1 {{result shape must be (8), got (2, 4)}}
+  %0 = lazy.view %x as <[(2, 4):(0, 1) offset 1 mask [(0, 1), (0, 4)], (8):(1)]> : tensor<5xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
 func.func @view_negative_index(%x: tensor<4xf32>) {
   // expected-error @+1 {{view reaches indices [-3, 0] outside the 4 elements of its source}}
   %0 = lazy.view %x as <[(4):(-1)]> : tensor<4xf32> -> tensor<4xf32>

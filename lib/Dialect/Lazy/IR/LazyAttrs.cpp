@@ -15,8 +15,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -127,40 +127,74 @@ st::ShapeTracker ShapeTrackerAttr::getTracker() const {
   return *decodeTracker(getEncoded());
 }
 
-SmallVector<int64_t> ShapeTrackerAttr::getShape() const {
-  const std::vector<int64_t> &shape = getTracker().shape();
-  return SmallVector<int64_t>(shape.begin(), shape.end());
-}
-
 //===----------------------------------------------------------------------===//
 // ShapeTrackerAttr: validity
 //===----------------------------------------------------------------------===//
 
-std::optional<std::pair<int64_t, int64_t>>
-mlir::lazy::validIndexRange(const st::View &view) {
+/// Smallest and largest index of a view given as its parts; `maskAt(d)` is
+/// dimension d's valid range (the whole dimension without a mask).
+template <typename MaskAt>
+static std::optional<std::pair<int64_t, int64_t>>
+indexRange(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides, int64_t offset,
+           MaskAt maskAt) {
   // Hand-written IR can hold any int64: on overflow report the widest range,
   // which every bounds check rejects.
   const std::pair<int64_t, int64_t> overflow = {
       std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
-  int64_t lo = view.offset, hi = view.offset;
-  for (size_t d = 0; d < view.shape.size(); ++d) {
-    int64_t begin = 0, end = view.shape[d];
-    if (view.mask)
-      std::tie(begin, end) = (*view.mask)[d];
+  int64_t lo = offset, hi = offset;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    auto [begin, end] = maskAt(d);
     if (begin >= end)
       return std::nullopt;
-    std::optional<int64_t> a = llvm::checkedMul(view.strides[d], begin);
-    std::optional<int64_t> b = llvm::checkedMul(view.strides[d], end - 1);
-    if (!a || !b)
+    int64_t a, b;
+    if (llvm::MulOverflow(strides[d], begin, a) ||
+        llvm::MulOverflow(strides[d], end - 1, b) ||
+        llvm::AddOverflow(lo, std::min(a, b), lo) ||
+        llvm::AddOverflow(hi, std::max(a, b), hi))
       return overflow;
-    std::optional<int64_t> newLo = llvm::checkedAdd(lo, std::min(*a, *b));
-    std::optional<int64_t> newHi = llvm::checkedAdd(hi, std::max(*a, *b));
-    if (!newLo || !newHi)
-      return overflow;
-    lo = *newLo;
-    hi = *newHi;
   }
   return std::make_pair(lo, hi);
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+mlir::lazy::validIndexRange(const st::View &view) {
+  return indexRange(view.shape, view.strides, view.offset, [&](size_t d) {
+    return view.mask ? (*view.mask)[d]
+                     : std::pair<int64_t, int64_t>(0, view.shape[d]);
+  });
+}
+
+/// The position of view `index` in a (verified) encoding.
+static size_t viewStart(ArrayRef<int64_t> enc, int64_t index) {
+  size_t pos = 1;
+  for (int64_t i = 0; i < index; ++i) {
+    int64_t rank = enc[pos];
+    bool hasMask = enc[pos + 1 + 2 * rank + 1];
+    pos += 1 + 2 * rank + 2 + (hasMask ? 2 * rank : 0);
+  }
+  return pos;
+}
+
+ArrayRef<int64_t> ShapeTrackerAttr::getShape() const {
+  ArrayRef<int64_t> enc = getEncoded();
+  size_t pos = viewStart(enc, enc[0] - 1);
+  return enc.slice(pos + 1, enc[pos]);
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+ShapeTrackerAttr::getBaseIndexRange() const {
+  ArrayRef<int64_t> enc = getEncoded();
+  size_t pos = viewStart(enc, 0);
+  size_t rank = enc[pos];
+  ArrayRef<int64_t> shape = enc.slice(pos + 1, rank);
+  ArrayRef<int64_t> strides = enc.slice(pos + 1 + rank, rank);
+  int64_t offset = enc[pos + 1 + 2 * rank];
+  bool hasMask = enc[pos + 2 + 2 * rank];
+  const int64_t *mask = enc.data() + pos + 3 + 2 * rank;
+  return indexRange(shape, strides, offset, [&](size_t d) {
+    return hasMask ? std::pair<int64_t, int64_t>(mask[2 * d], mask[2 * d + 1])
+                   : std::pair<int64_t, int64_t>(0, shape[d]);
+  });
 }
 
 static std::string viewText(const st::View &view) {

@@ -41,6 +41,25 @@ bool mlir::lazy::hasValidEncoding(Type type) {
                     isa<DeviceAttr>(tensor.getEncoding()));
 }
 
+bool mlir::lazy::isLazyTensor(Type type, unsigned classes) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() || !hasValidEncoding(tensor))
+    return false;
+  Type element = tensor.getElementType();
+  if (auto integer = dyn_cast<IntegerType>(element)) {
+    unsigned width = integer.getWidth();
+    if (integer.isSignless())
+      return width == 1 && (classes & kBoolDType);
+    if (width != 8 && width != 16 && width != 32 && width != 64)
+      return false;
+    if (integer.isSigned())
+      return classes & kSignedDType;
+    return (classes & kUnsignedDType) || ((classes & kUI64DType) && width == 64);
+  }
+  return (classes & kFloatDType) &&
+         isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(element);
+}
+
 /// The scheduler flags a module may carry, with tinygrad 0.9.2's defaults
 /// documented in docs/.
 static constexpr llvm::StringLiteral kKnownFlags[] = {

@@ -70,10 +70,10 @@ static LogicalResult verifyMovement(Operation *op) {
 }
 
 static LogicalResult verifyResultShape(Operation *op,
-                                       const std::vector<int64_t> &expected) {
+                                       ArrayRef<int64_t> expected) {
   ArrayRef<int64_t> actual =
       cast<RankedTensorType>(op->getResult(0).getType()).getShape();
-  if (actual != ArrayRef<int64_t>(expected))
+  if (actual != expected)
     return op->emitOpError() << "result shape must be " << shapeText(expected)
                              << ", got " << shapeText(actual);
   return success();
@@ -128,6 +128,23 @@ static void printRangePairs(OpAsmPrinter &printer, Operation *,
   printer << ']';
 }
 
+/// `custom<SameTypes>(type($a), ..., type($result))`: the one type of ops
+/// with the Lazy_SameTypes trait, written once.
+template <typename... Rest>
+static ParseResult parseSameTypes(OpAsmParser &parser, Type &first,
+                                  Rest &...rest) {
+  if (parser.parseType(first))
+    return failure();
+  ((rest = first), ...);
+  return success();
+}
+
+template <typename... Rest>
+static void printSameTypes(OpAsmPrinter &printer, Operation *, Type first,
+                           Rest...) {
+  printer << first;
+}
+
 #define GET_OP_CLASSES
 #include "lazy/Dialect/Lazy/IR/LazyOps.cpp.inc"
 
@@ -150,6 +167,35 @@ LogicalResult mlir::lazy::verifySameDevice(Operation *op) {
     else if (*device != tensor.getEncoding())
       return op->emitOpError(
           "all operands and results must be on the same device");
+  }
+  return success();
+}
+
+LogicalResult mlir::lazy::verifySameTypes(Operation *op) {
+  Type type = op->getResult(0).getType();
+  if (llvm::all_of(op->getOperandTypes(), [&](Type t) { return t == type; }))
+    return success();
+  // Different types: report what differs, as MLIR's traits and SameDevice
+  // would.
+  if (failed(OpTrait::impl::verifyElementwise(op)) ||
+      failed(OpTrait::impl::verifySameOperandsAndResultType(op)) ||
+      failed(verifySameDevice(op)))
+    return failure();
+  return op->emitOpError(
+      "requires the same type for all operands and results");
+}
+
+LogicalResult mlir::lazy::verifyElementwiseShapes(Operation *op) {
+  std::optional<ArrayRef<int64_t>> shape;
+  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                      op->getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return OpTrait::impl::verifyElementwise(op);
+    if (!shape)
+      shape = tensor.getShape();
+    else if (*shape != tensor.getShape())
+      return OpTrait::impl::verifyElementwise(op);
   }
   return success();
 }
@@ -361,12 +407,11 @@ LogicalResult AssignOp::verify() {
     return failure();
   int64_t targetSize = cast<RankedTensorType>(target).getNumElements();
   if (ShapeTrackerAttr view = getViewAttr()) {
-    st::ShapeTracker tracker = view.getTracker();
-    if (tracker.shape() != shapeOf(value))
-      return emitOpError() << "view shape " << shapeText(tracker.shape())
+    if (view.getShape() != cast<RankedTensorType>(value).getShape())
+      return emitOpError() << "view shape " << shapeText(view.getShape())
                            << " must equal the value shape "
                            << shapeText(shapeOf(value));
-    if (auto range = validIndexRange(tracker.views.front()))
+    if (auto range = view.getBaseIndexRange())
       if (range->first < 0 || range->second >= targetSize)
         return emitOpError() << "view reaches indices outside the target's "
                              << targetSize << " elements";
@@ -471,11 +516,11 @@ LogicalResult StrideOp::verify() {
 LogicalResult ViewOp::verify() {
   if (failed(verifyMovement(*this)))
     return failure();
-  st::ShapeTracker tracker = getTracker().getTracker();
-  if (failed(verifyResultShape(*this, tracker.shape())))
+  ShapeTrackerAttr tracker = getTracker();
+  if (failed(verifyResultShape(*this, tracker.getShape())))
     return failure();
   int64_t baseSize = cast<RankedTensorType>(getSrc().getType()).getNumElements();
-  if (auto range = validIndexRange(tracker.views.front()))
+  if (auto range = tracker.getBaseIndexRange())
     if (range->first < 0 || range->second >= baseSize)
       return emitOpError() << "view reaches indices [" << range->first << ", "
                            << range->second << "] outside the " << baseSize

@@ -102,10 +102,9 @@ static LogicalResult verifyBufferAccess(Operation *op, BufferType buffer,
     return op->emitOpError() << "tensor dtype " << tensor.getElementType()
                              << " must equal the buffer dtype "
                              << buffer.getElementType();
-  st::ShapeTracker tracker = view.getTracker();
-  if (ArrayRef<int64_t>(tracker.shape()) != tensor.getShape())
+  if (view.getShape() != tensor.getShape())
     return op->emitOpError("the view's shape must equal the tensor's shape");
-  if (auto range = validIndexRange(tracker.views.front()))
+  if (auto range = view.getBaseIndexRange())
     if (range->first < 0 || range->second >= buffer.getSize())
       return op->emitOpError() << "view reaches indices [" << range->first
                                << ", " << range->second << "] outside the "

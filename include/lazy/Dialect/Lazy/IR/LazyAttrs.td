@@ -54,8 +54,12 @@ def Lazy_ShapeTrackerAttr : Lazy_Attr<"ShapeTracker", "st"> {
   let extraClassDeclaration = [{
     /// The ShapeTracker this attribute holds.
     ::lazy::st::ShapeTracker getTracker() const;
-    /// The user-visible shape (the last view's shape).
-    ::llvm::SmallVector<int64_t> getShape() const;
+    /// The user-visible shape (the last view's shape), read off the
+    /// storage without rebuilding the tracker.
+    ::llvm::ArrayRef<int64_t> getShape() const;
+    /// validIndexRange of the first view (the one indexing the base
+    /// buffer), read off the storage.
+    std::optional<std::pair<int64_t, int64_t>> getBaseIndexRange() const;
   }];
 }
 

@@ -106,37 +106,48 @@ def Lazy_SameDevice : NativeOpTrait<"SameDevice"> {
   let cppNamespace = "::mlir::OpTrait::lazy";
 }
 
+// All operands and results have one type (shape, dtype and device): the
+// checks of MLIR's Elementwise and SameOperandsAndResultType traits and of
+// Lazy_SameDevice, as one comparison of type pointers per operand; only a
+// mismatch runs them, for their diagnostics. The verifier runs on every op
+// after every pass, and MLIR's traits (with the result-type inference that
+// SameOperandsAndResultType adds) cost several times more. Ops with this
+// trait spell their one type with `custom<SameTypes>(type($a), ...)`.
+def Lazy_SameTypes : NativeOpTrait<"SameTypes"> {
+  let cppNamespace = "::mlir::OpTrait::lazy";
+}
+
+// MLIR's Elementwise check (all tensor operands and results have one shape)
+// with a fast path that compares shapes directly.
+def Lazy_Elementwise : NativeOpTrait<"Elementwise"> {
+  let cppNamespace = "::mlir::OpTrait::lazy";
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-def Lazy_Bool : TypeAlias<I1, "bool (i1)">;
-def Lazy_SignedInt : AnyTypeOf<[SI8, SI16, SI32, SI64]>;
-def Lazy_UnsignedInt : AnyTypeOf<[UI8, UI16, UI32, UI64]>;
-def Lazy_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
-def Lazy_Int : AnyTypeOf<[Lazy_SignedInt, Lazy_UnsignedInt]>;
-def Lazy_DType : AnyTypeOf<[Lazy_Bool, Lazy_Int, Lazy_Float],
-    "tinygrad dtype (i1, si8..si64, ui8..ui64, f16, bf16, f32, f64)">;
-
-// A statically shaped tensor of a tinygrad dtype whose encoding, if any, is a
-// #lazy.device attribute.
-class Lazy_TensorOf<list<Type> allowed, string what>
-    : Type<And<[ShapedContainerType<allowed, IsRankedTensorTypePred,
-                                    "tensor">.predicate,
-                HasStaticShapePred,
-                CPred<"::mlir::lazy::hasValidEncoding($_self)">]>,
+// A statically shaped tensor of a tinygrad dtype (i1, si8..si64, ui8..ui64,
+// f16, bf16, f32, f64) whose encoding, if any, is a #lazy.device attribute.
+// `classes` is a mask of mlir::lazy::DTypeClass values; isLazyTensor checks
+// it in one type switch.
+class Lazy_TensorOf<string classes, string what>
+    : Type<CPred<"::mlir::lazy::isLazyTensor($_self, " # classes # ")">,
            "statically shaped tensor of " # what #
            " with an optional #lazy.device encoding",
            "::mlir::RankedTensorType">;
 
-def Lazy_Tensor : Lazy_TensorOf<[Lazy_DType], "a tinygrad dtype">;
-def Lazy_FloatTensor : Lazy_TensorOf<[Lazy_Float], "floats">;
-def Lazy_IntTensor : Lazy_TensorOf<[Lazy_Int], "integers">;
-def Lazy_IntOrBoolTensor : Lazy_TensorOf<[Lazy_Int, Lazy_Bool],
-                                         "integers or bools">;
-def Lazy_NonBoolTensor : Lazy_TensorOf<[Lazy_Int, Lazy_Float],
-                                       "integers or floats">;
-def Lazy_BoolTensor : Lazy_TensorOf<[Lazy_Bool], "bools">;
-def Lazy_UInt64Tensor : Lazy_TensorOf<[UI64], "ui64">;
+def Lazy_Tensor : Lazy_TensorOf<"::mlir::lazy::kAnyDType", "a tinygrad dtype">;
+def Lazy_FloatTensor : Lazy_TensorOf<"::mlir::lazy::kFloatDType", "floats">;
+def Lazy_IntTensor : Lazy_TensorOf<
+    "::mlir::lazy::kSignedDType | ::mlir::lazy::kUnsignedDType", "integers">;
+def Lazy_IntOrBoolTensor : Lazy_TensorOf<
+    "::mlir::lazy::kSignedDType | ::mlir::lazy::kUnsignedDType | " #
+    "::mlir::lazy::kBoolDType", "integers or bools">;
+def Lazy_NonBoolTensor : Lazy_TensorOf<
+    "::mlir::lazy::kSignedDType | ::mlir::lazy::kUnsignedDType | " #
+    "::mlir::lazy::kFloatDType", "integers or floats">;
+def Lazy_BoolTensor : Lazy_TensorOf<"::mlir::lazy::kBoolDType", "bools">;
+def Lazy_UInt64Tensor : Lazy_TensorOf<"::mlir::lazy::kUI64DType", "ui64">;
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYBASE_TD

@@ -12,6 +12,23 @@ namespace mlir::lazy {
 /// True when `type` is a ranked tensor whose encoding is absent or a
 /// #lazy.device attribute (used by the ODS type constraints).
 bool hasValidEncoding(Type type);
+
+/// Classes of tinygrad dtypes, for isLazyTensor.
+enum DTypeClass : unsigned {
+  kBoolDType = 1,     // i1
+  kSignedDType = 2,   // si8, si16, si32, si64
+  kUnsignedDType = 4, // ui8, ui16, ui32, ui64
+  kFloatDType = 8,    // f16, bf16, f32, f64
+  kUI64DType = 16,    // ui64 only
+  kAnyDType = kBoolDType | kSignedDType | kUnsignedDType | kFloatDType,
+};
+
+/// True when `type` is a statically shaped ranked tensor whose element type
+/// is in one of the `classes` (a DTypeClass mask) and whose encoding is
+/// valid. The ODS tensor constraints call this: one type switch instead of
+/// a chain of interface casts and width checks, as the verifier runs on
+/// every op after every pass.
+bool isLazyTensor(Type type, unsigned classes);
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYDIALECT_H

@@ -22,6 +22,11 @@ namespace mlir::lazy {
 /// Verifies that all tensor operands and results have the same encoding
 /// (device).
 LogicalResult verifySameDevice(Operation *op);
+/// Verifies that all operands and results have one type (Lazy_SameTypes).
+LogicalResult verifySameTypes(Operation *op);
+/// Verifies that all tensor operands and results have one shape
+/// (Lazy_Elementwise).
+LogicalResult verifyElementwiseShapes(Operation *op);
 } // namespace mlir::lazy
 
 namespace mlir::OpTrait::lazy {
@@ -31,6 +36,24 @@ class SameDevice : public TraitBase<ConcreteType, SameDevice> {
 public:
   static LogicalResult verifyTrait(Operation *op) {
     return ::mlir::lazy::verifySameDevice(op);
+  }
+};
+
+/// All operands and results have one type.
+template <typename ConcreteType>
+class SameTypes : public TraitBase<ConcreteType, SameTypes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return ::mlir::lazy::verifySameTypes(op);
+  }
+};
+
+/// All tensor operands and results have one shape.
+template <typename ConcreteType>
+class Elementwise : public TraitBase<ConcreteType, Elementwise> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return ::mlir::lazy::verifyElementwiseShapes(op);
   }
 };
 } // namespace mlir::OpTrait::lazy

@@ -25,13 +25,12 @@ class Lazy_Op<string mnemonic, list<Trait> traits = []>
 
 class Lazy_UnaryOp<string mnemonic, string tinygradName,
                    Type operandType = Lazy_Tensor, list<Trait> traits = []>
-    : Lazy_Op<mnemonic, !listconcat(traits, [Pure, Elementwise,
-                                             SameOperandsAndResultType,
-                                             Lazy_SameDevice])> {
+    : Lazy_Op<mnemonic, !listconcat(traits, [Pure, Lazy_SameTypes])> {
   let summary = "UnaryOps." # tinygradName;
   let arguments = (ins operandType:$src);
   let results = (outs operandType:$result);
-  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let assemblyFormat =
+      "$src attr-dict `:` custom<SameTypes>(type($src), type($result))";
 }
 
 def Lazy_Exp2Op : Lazy_UnaryOp<"exp2", "EXP2", Lazy_FloatTensor> {
@@ -84,7 +83,7 @@ def Lazy_RecipOp : Lazy_UnaryOp<"recip", "RECIP", Lazy_FloatTensor> {
   }];
 }
 
-def Lazy_CastOp : Lazy_Op<"cast", [Pure, Elementwise]> {
+def Lazy_CastOp : Lazy_Op<"cast", [Pure, Lazy_Elementwise]> {
   let summary = "UnaryOps.CAST";
   let description = [{
     Converts each element to the result's dtype (value conversion). The shape
@@ -117,13 +116,12 @@ def Lazy_BitcastOp : Lazy_Op<"bitcast", [Pure]> {
 
 class Lazy_BinaryOp<string mnemonic, string tinygradName,
                     Type operandType = Lazy_Tensor, list<Trait> traits = []>
-    : Lazy_Op<mnemonic, !listconcat(traits, [Pure, Elementwise,
-                                             SameOperandsAndResultType,
-                                             Lazy_SameDevice])> {
+    : Lazy_Op<mnemonic, !listconcat(traits, [Pure, Lazy_SameTypes])> {
   let summary = "BinaryOps." # tinygradName;
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$result);
-  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` "
+                       "custom<SameTypes>(type($lhs), type($rhs), type($result))";
 }
 
 def Lazy_AddOp : Lazy_BinaryOp<"add", "ADD", Lazy_Tensor, [Commutative]> {
@@ -222,7 +220,7 @@ def Lazy_ThreefryOp : Lazy_BinaryOp<"threefry", "THREEFRY",
 }
 
 class Lazy_CompareOp<string mnemonic, string tinygradName>
-    : Lazy_Op<mnemonic, [Pure, Elementwise, SameTypeOperands,
+    : Lazy_Op<mnemonic, [Pure, Lazy_Elementwise, SameTypeOperands,
                          Lazy_SameDevice]> {
   let summary = "BinaryOps." # tinygradName;
   let arguments = (ins Lazy_Tensor:$lhs, Lazy_Tensor:$rhs);
@@ -249,7 +247,7 @@ def Lazy_CmpneOp : Lazy_CompareOp<"cmpne", "CMPNE"> {
   }];
 }
 
-def Lazy_WhereOp : Lazy_Op<"where", [Pure, Elementwise, Lazy_SameDevice,
+def Lazy_WhereOp : Lazy_Op<"where", [Pure, Lazy_Elementwise, Lazy_SameDevice,
     AllTypesMatch<["true_value", "false_value", "result"]>]> {
   let summary = "TernaryOps.WHERE";
   let description = [{
@@ -268,9 +266,7 @@ def Lazy_WhereOp : Lazy_Op<"where", [Pure, Elementwise, Lazy_SameDevice,
   }];
 }
 
-def Lazy_MulaccOp : Lazy_Op<"mulacc", [Pure, Elementwise,
-                                       SameOperandsAndResultType,
-                                       Lazy_SameDevice]> {
+def Lazy_MulaccOp : Lazy_Op<"mulacc", [Pure, Lazy_SameTypes]> {
   let summary = "TernaryOps.MULACC";
   let description = [{
     `a * b + c`, elementwise. tinygrad creates it only in codegen.
@@ -280,7 +276,8 @@ def Lazy_MulaccOp : Lazy_Op<"mulacc", [Pure, Elementwise,
   }];
   let arguments = (ins Lazy_Tensor:$a, Lazy_Tensor:$b, Lazy_Tensor:$c);
   let results = (outs Lazy_Tensor:$result);
-  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($result)";
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` "
+      "custom<SameTypes>(type($a), type($b), type($c), type($result))";
 }
 
 //===----------------------------------------------------------------------===//
