@@ -67,13 +67,14 @@ RankedTensorType kernelTensor(ArrayRef<int64_t> shape, Type elementType) {
 /// describes the kernel completely, so that kernels with equal keys are
 /// equal but for locations.
 struct KernelPlan {
-  struct PlannedOp {
-    int32_t node; // index into the item's AST nodes
-    llvm::SmallVector<int32_t, 3> operands; // indices into `ops`
-  };
   SmallVector<Type> argTypes;
   SmallVector<StringAttr> metadata;
-  std::vector<PlannedOp> ops;
+  /// The AST nodes to build, in order.
+  std::vector<int32_t> ops;
+  /// By AST node: the index into `ops` of the op that computes it (a merged
+  /// leaf's is its twin's), -1 for dead nodes. An op's operands are opOf
+  /// of its AST sources.
+  std::vector<int32_t> opOf;
   /// (index into `ops`, store tracker), one per output.
   std::vector<std::pair<int32_t, st::TrackerId>> stores;
   std::vector<uint64_t> key;
@@ -206,7 +207,7 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
 
   std::vector<uint64_t> &key = plan.key;
   key.reserve(8 + plan.argTypes.size() + plan.metadata.size() +
-              8 * item.nodes.size() + 2 * item.stores.size());
+              4 * item.nodes.size() + item.stores.size());
   plan.ops.reserve(item.nodes.size());
   auto opaque = [](const void *p) { return uint64_t(uintptr_t(p)); };
   key.push_back(item.outputs.size());
@@ -232,7 +233,8 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
 
   // The planned op of each AST node; structurally equal loads and consts
   // (kind, buffer or const node, view) share one.
-  std::vector<int32_t> opOf(item.nodes.size(), -1);
+  std::vector<int32_t> &opOf = plan.opOf;
+  opOf.assign(item.nodes.size(), -1);
   llvm::DenseMap<std::tuple<int, int64_t, st::TrackerId>, int32_t> leaves;
   for (auto [i, node] : llvm::enumerate(item.nodes)) {
     if (!live[i])
@@ -245,35 +247,35 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
           int(node.kind),
           node.kind == AstNode::Kind::Load ? node.buffer : int64_t(node.source),
           node.view);
-      auto [it, inserted] = leaves.try_emplace(leafKey, int32_t(plan.ops.size()));
+      auto [it, inserted] =
+          leaves.try_emplace(leafKey, int32_t(plan.ops.size()));
       if (!inserted) {
         opOf[i] = it->second;
         continue;
       }
     }
     opOf[i] = int32_t(plan.ops.size());
-    KernelPlan::PlannedOp planned{int32_t(i), {}};
-    for (int32_t s : node.srcs)
-      planned.operands.push_back(opOf[s]);
+    plan.ops.push_back(int32_t(i));
 
-    key.push_back(uint64_t(node.kind));
+    // Packed, a few words per op (a 10^5-node kernel has a 10^5-op key):
+    // kind, operand count and shape; dtype; the kind's fields; operands,
+    // two to a word. Lengths come first, so keys cannot alias.
+    key.push_back(uint64_t(node.kind) | uint64_t(node.srcs.size()) << 8 |
+                  uint64_t(node.shaped) << 32);
     key.push_back(opaque(elementTypeOf(g, node).getAsOpaquePointer()));
-    key.push_back(node.shaped);
     switch (node.kind) {
     case AstNode::Kind::Load:
-      key.push_back(node.view);
-      key.push_back(uint64_t(node.buffer));
+      assert(node.buffer >= 0 && node.buffer <= UINT32_MAX);
+      key.push_back(uint64_t(node.view) | uint64_t(node.buffer) << 32);
       break;
     case AstNode::Kind::Const:
-      key.push_back(node.view);
+      key.push_back(uint64_t(node.view) | uint64_t(src.shape.size()) << 32);
       key.push_back(opaque(
           cast<ConstOp>(src.op).getValue().getAsOpaquePointer()));
-      key.push_back(src.shape.size());
       key.insert(key.end(), src.shape.begin(), src.shape.end());
       break;
     case AstNode::Kind::Reduce:
-      key.push_back(uint64_t(src.kind));
-      key.push_back(node.axes.size());
+      key.push_back(uint64_t(src.kind) | uint64_t(node.axes.size()) << 32);
       key.insert(key.end(), node.axes.begin(), node.axes.end());
       break;
     case AstNode::Kind::Compute:
@@ -285,14 +287,17 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
         key.push_back(opaque(src.op));
       break;
     }
-    key.push_back(planned.operands.size());
-    key.insert(key.end(), planned.operands.begin(), planned.operands.end());
-    plan.ops.push_back(std::move(planned));
+    for (size_t k = 0; k < node.srcs.size(); k += 2) {
+      uint64_t second = k + 1 < node.srcs.size()
+                            ? uint64_t(uint32_t(opOf[node.srcs[k + 1]]))
+                            : 0;
+      key.push_back(uint64_t(uint32_t(opOf[node.srcs[k]])) | second << 32);
+    }
   }
   for (auto &store : item.stores) {
     plan.stores.push_back({opOf[store.first], store.second});
-    key.push_back(uint64_t(opOf[store.first]));
-    key.push_back(store.second);
+    key.push_back(uint64_t(uint32_t(opOf[store.first])) |
+                  uint64_t(store.second) << 32);
   }
   return plan;
 }
@@ -310,8 +315,8 @@ void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
   };
   for (size_t i : planned) {
     const ScheduleItem &item = items[i];
-    for (const KernelPlan::PlannedOp &op : plans[i].ops) {
-      const AstNode &node = item.nodes[op.node];
+    for (int32_t op : plans[i].ops) {
+      const AstNode &node = item.nodes[op];
       if (node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const)
         addTracker(node.view);
       RankedTensorType &type =
@@ -371,8 +376,8 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
   };
   auto noAttrs = DictionaryAttr::get(ctx);
   std::vector<Value> values(plan.ops.size());
-  for (auto [i, planned] : llvm::enumerate(plan.ops)) {
-    const AstNode &node = item.nodes[planned.node];
+  for (auto [i, nodeIndex] : llvm::enumerate(plan.ops)) {
+    const AstNode &node = item.nodes[nodeIndex];
     const LazyNode &src = g.node(node.source);
     Location nodeLoc = src.op ? src.op->getLoc() : loc;
     Type elementType = elementTypeOf(g, node);
@@ -392,7 +397,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     }
     case AstNode::Kind::Reduce: {
       auto type = typeOf(node.shaped, elementType);
-      Value input = values[planned.operands[0]];
+      Value input = values[plan.opOf[node.srcs[0]]];
       if (src.kind == NodeOp::ReduceSum)
         values[i] = ReduceSumOp::create(b, nodeLoc, type, input,
                                         b.getDenseI64ArrayAttr(node.axes));
@@ -405,8 +410,8 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
       // The graph op's properties (its inherent attributes) without its
       // scheduling marks, on the kernel's values, in the kernel's shape.
       SmallVector<Value, 3> operands;
-      for (int32_t s : planned.operands)
-        operands.push_back(values[s]);
+      for (int32_t s : node.srcs)
+        operands.push_back(values[plan.opOf[s]]);
       Operation *op = Operation::create(
           nodeLoc, src.op->getName(), {typeOf(node.shaped, elementType)},
           operands, noAttrs, src.op->getPropertiesStorage(), /*successors=*/{},

@@ -188,7 +188,7 @@ struct LazyPlanMemory final
     // device has no sub-buffers.
     std::vector<std::string> keys;
     std::map<std::string, size_t> requestsPerKey;
-    llvm::DenseMap<Type, std::string> keyOfType; // the key without a size
+    llvm::DenseMap<Type, std::string> keyOfType; // made once per buffer type
     for (Value buf : requests) {
       auto type = cast<BufferType>(buf.getType());
       std::string &typeKey = keyOfType[type];
