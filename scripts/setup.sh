@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEB_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
-              ninja-build ccache cmake g++ clang libgtest-dev
+              ninja-build ccache cmake g++ clang libgtest-dev libmimalloc-dev
               rocm-device-libs libamdhip64-dev)
 PY_PACKAGES=(tinygrad==0.9.2 numpy pytest lit)
 

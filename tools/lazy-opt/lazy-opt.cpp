@@ -19,7 +19,8 @@ int main(int argc, char **argv) {
 #if defined(__GLIBC__)
   // lazy-form-kernels builds kernels on worker threads; glibc grows their
   // heaps one mprotect call at a time unless asked to reserve ahead (the
-  // reserve is address space, not memory, until it is used).
+  // reserve is address space, not memory, until it is used). Without effect
+  // when the build links mimalloc (cmake/Allocator.cmake).
   mallopt(M_TOP_PAD, 64 << 20);
 #endif
   mlir::lazy::registerAllPasses();
