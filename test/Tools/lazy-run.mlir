@@ -11,6 +11,9 @@
 // RUN: lazy-run %s --entry=random --check | FileCheck %s --check-prefix=RANDOM
 // RUN: rm -rf %t.c && lazy-run %s --entry=consts --check --output-dir=%t.c | FileCheck %s --check-prefix=CONSTS
 // RUN: lazy-opt %s --lazy-schedule | FileCheck %s --check-prefix=CONSTSCHED
+// RUN: lazy-run %s --entry=shared --seed=2 --check | FileCheck %s --check-prefix=SHARED
+// RUN: lazy-run %s --entry=shared --seed=2 --device=emulate --check | FileCheck %s --check-prefix=SHARED
+// RUN: lazy-opt %s --lazy-schedule | FileCheck %s --check-prefix=SHAREDSCHED
 
 // CHECK: out0: match, max abs error {{.*}} (float)
 // CHECK: out1: match, max abs error 0{{.*}} (int)
@@ -63,4 +66,19 @@ func.func @consts() -> (tensor<4xf32>, tensor<2x3xsi32>) {
   %v = lazy.view %c as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
   %i = lazy.const 7 : tensor<2x3xsi32>
   return %v, %i : tensor<4xf32>, tensor<2x3xsi32>
+}
+
+// Two launches of one shared kernel, on different buffers: each computes
+// its own output on the CPU and through the GPU lowering.
+// SHAREDSCHED: lazy.kernel @[[K:shared_k[0-9]+]](
+// SHAREDSCHED-NOT: lazy.kernel @shared_k
+// SHAREDSCHED: func.func @shared
+// SHAREDSCHED-COUNT-2: lazy.launch @[[K]] outs
+// SHARED: out0: match
+// SHARED: out1: match
+// SHARED: all outputs match
+func.func @shared(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = lazy.exp2 %a : tensor<8xf32>
+  %1 = lazy.exp2 %b : tensor<8xf32>
+  return %0, %1 : tensor<8xf32>, tensor<8xf32>
 }
