@@ -64,8 +64,11 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
   if (func.isExternal())
     return func.emitError("cannot schedule a function without a body");
   Block &body = func.getBody().front();
-  // Reserved up front: LazyNode's move is not noexcept (SmallVector), so a
-  // growing vector would copy every node's ShapeTracker.
+  // Reserved up front: nodes point into srcStorage, which must not move.
+  size_t numOperands = 0;
+  for (Operation &op : body)
+    numOperands += op.getNumOperands();
+  graph.srcStorage.reserve(numOperands);
   graph.nodes.reserve(body.getNumArguments() + body.getOperations().size());
   graph.ids.reserve(graph.nodes.capacity());
 
@@ -134,8 +137,10 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     node.forcedRealize = op.hasAttr(LazyDialect::kForcedRealizeAttrName);
     node.seen = op.hasAttr(LazyDialect::kSeenAttrName);
     node.unsafePad = isa<RecipOp, Log2Op, Exp2Op, IdivOp>(op);
+    size_t first = graph.srcStorage.size();
     for (Value operand : op.getOperands())
-      node.srcs.push_back(graph.ids.lookup(operand));
+      graph.srcStorage.push_back(graph.ids.lookup(operand));
+    node.srcs = ArrayRef<NodeId>(graph.srcStorage).drop_front(first);
     NodeId id = addNode(std::move(node));
     graph.nodes[id].base = id;
   }

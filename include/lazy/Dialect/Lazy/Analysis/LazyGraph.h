@@ -63,7 +63,8 @@ struct LazyNode {
   const void *opName = nullptr;
   int64_t size = 0;
   int64_t itemSize = 0;
-  llvm::SmallVector<NodeId, 3> srcs; // operands, in order (bases only)
+  /// Operands, in order (bases only), in storage the graph owns.
+  ArrayRef<NodeId> srcs;
   bool forcedRealize = false;
   bool seen = false;
   /// An elementwise op that is unsafe to pad (f(0) != 0 or may blow up):
@@ -116,6 +117,8 @@ public:
 private:
   func::FuncOp func;
   std::vector<LazyNode> nodes;
+  /// Every node's srcs, back to back (reserved once: nodes point into it).
+  std::vector<NodeId> srcStorage;
   /// Values hash by address: an op's operands were mostly defined just
   /// before it, close by in memory, so lookups stay in cache. (A mixing
   /// hash sends each to a random bucket, a cache miss per operand once the
