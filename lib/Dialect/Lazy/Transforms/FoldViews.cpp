@@ -18,7 +18,8 @@
 //     (this check comes first, as in tinygrad); anything else is one
 //     lazy.view of the base.
 //
-// Folded ops and views left without users are erased afterwards.
+// Folded ops and views left without users are erased afterwards. A function
+// with nothing to fold is left untouched (and all analyses preserved).
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,6 +132,10 @@ struct LazyFoldViews final
     });
     for (ViewOp view : llvm::reverse(deadViews))
       view->erase();
+    // A graph already in LazyBuffer form (what the exporter writes) is left
+    // as it was: saying so lets the pass manager skip verifying it again.
+    if (folded.empty() && deadViews.empty())
+      markAllAnalysesPreserved();
   }
 };
 
