@@ -7,7 +7,9 @@
 # process that loads it.
 option(LAZY_USE_MIMALLOC "Link lazy-opt, lazy-run and lazy-interp with mimalloc" ON)
 if(LAZY_USE_MIMALLOC)
-  find_library(LAZY_MIMALLOC_LIBRARY NAMES mimalloc)
+  # The shared library: a static archive would only be linked in if
+  # something named it, and nothing does.
+  find_library(LAZY_MIMALLOC_LIBRARY NAMES libmimalloc.so mimalloc.so)
   if(LAZY_MIMALLOC_LIBRARY)
     message(STATUS "Tools link mimalloc: ${LAZY_MIMALLOC_LIBRARY}")
   else()
@@ -17,8 +19,9 @@ if(LAZY_USE_MIMALLOC)
 endif()
 
 # Links `target` (an executable) with the chosen allocator, if any. The
-# library goes first and stays even though no symbol names it, so that its
-# malloc is the one every library of the process binds to.
+# library stays a dependency even though no symbol names it; the dynamic
+# loader places it before libc, so its malloc is the one every library of
+# the process (and anything dlopen'ed later) binds to.
 function(lazy_link_allocator target)
   if(LAZY_USE_MIMALLOC AND LAZY_MIMALLOC_LIBRARY)
     target_link_libraries(${target} PRIVATE
