@@ -32,6 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
+from lazy_mlir.tinygrad._compare import pass_seconds  # noqa: E402
 LAZY_OPT = os.path.join(ROOT, "build", "bin", "lazy-opt")
 
 PASSES = ("LazyFoldViews", "LazyMarkRealize", "LazyGroup", "LazyFormKernels",
@@ -99,21 +100,6 @@ def convnet_step(blocks=4, channels=16):
         return opt.schedule_step() + [loss]
 
 
-def pass_seconds(timing_text):
-    """The lazy-schedule passes' share of --mlir-timing's total: durations
-    are printed to 0.1 ms, too coarse for small graphs, and the percentages
-    to 0.1 % of the total."""
-    m = re.search(r"Total Execution Time: ([\d.]+) seconds", timing_text)
-    if not m:
-        raise RuntimeError("no --mlir-timing report")
-    total, percent = float(m.group(1)), 0.0
-    for line in timing_text.splitlines():
-        m = re.match(r"\s*[\d.]+ \(\s*([\d.]+)%\)\s+(\w+)\s*$", line)
-        if m and m.group(2) in PASSES:
-            percent += float(m.group(1))
-    return total * percent / 100
-
-
 def lazy_time(path, repeat, verify=True, threads=False):
     """Best pass time; `verify` keeps lazy-opt's verifier after every pass
     (its default), which tinygrad has no counterpart of; `threads` lets
@@ -126,7 +112,7 @@ def lazy_time(path, repeat, verify=True, threads=False):
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(r.stderr[:500])
-        t = pass_seconds(r.stderr)
+        t = pass_seconds(r.stderr, lambda name: name in PASSES)
         best = t if best is None else min(best, t)
     return best
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import fresh
 from corpus import registry
 from lazy_mlir.tinygrad import _script
-from lazy_mlir.tinygrad._compare import compare_built, differences
+from lazy_mlir.tinygrad._compare import compare_built, differences, pass_seconds
 
 GRAPHS = registry.load()
 NAMES = sorted(GRAPHS)
@@ -38,6 +38,33 @@ def test_differences_reports_each_kind_of_mismatch():
     assert differences(["RAISES ValueError: x"], ["ERROR y"]) == []
     assert differences(["RAISES ValueError: x"], want)[0].startswith("tinygrad fails")
     assert differences(want, ["ERROR boom"]) == ["lazy-opt fails: boom"]
+
+
+TIMING = """\
+===-------------------------------------------------------------------------===
+                         ... Execution time report ...
+===-------------------------------------------------------------------------===
+  Total Execution Time: 0.0200 seconds
+
+  ----Wall Time----  ----Name----
+    0.0080 ( 40.0%)  Parser
+    0.0001 (  0.5%)  'func.func' Pipeline
+    0.0001 (  0.4%)    LazyFoldViews
+    0.0021 ( 10.3%)  LazyMarkRealize
+    0.0009 (  4.7%)    (A) lazy::ScheduleGraphAnalysis
+    0.0010 (  5.0%)  LazyPrintSchedule
+    0.0060 ( 30.0%)  Output
+    0.0200 (100.0%)  Total
+"""
+
+
+def test_pass_seconds():
+    # Shares of the total, nested passes included: (0.4 + 10.3) % of 20 ms.
+    lazy = pass_seconds(TIMING, lambda name: name in ("LazyFoldViews", "LazyMarkRealize"))
+    assert lazy == pytest.approx(0.00214)
+    assert pass_seconds(TIMING, lambda name: name == "LazyPrintSchedule") == pytest.approx(0.001)
+    assert pass_seconds(TIMING, lambda name: False) == 0.0
+    assert pass_seconds("error: no report", lambda name: True) == 0.0
 
 
 def test_compare_cli(tmp_path, lazy_opt):
