@@ -565,10 +565,3 @@ GroupLowering::~GroupLowering() = default;
 FailureOr<ScheduleItem> GroupLowering::lower(ArrayRef<NodeId> group) {
   return state->run(group);
 }
-
-FailureOr<ScheduleItem> mlir::lazy::lowerGroup(const LazyGraph &graph,
-                                               const NodeSet &realizes,
-                                               ArrayRef<NodeId> group,
-                                               bool useCopyKernel) {
-  return GroupLowering(graph, realizes, useCopyKernel).lower(group);
-}

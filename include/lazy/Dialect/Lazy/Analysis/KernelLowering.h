@@ -78,12 +78,6 @@ private:
   std::unique_ptr<detail::Lowering> state;
 };
 
-/// Lowers one output group (a GroupLowering for a single group).
-FailureOr<ScheduleItem> lowerGroup(const LazyGraph &graph,
-                                   const NodeSet &realizes,
-                                   ArrayRef<NodeId> group,
-                                   bool useCopyKernel = false);
-
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_ANALYSIS_KERNELLOWERING_H
