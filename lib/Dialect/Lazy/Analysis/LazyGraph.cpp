@@ -13,10 +13,6 @@ static ArrayRef<int64_t> shapeOf(Type type) {
   return cast<RankedTensorType>(type).getShape();
 }
 
-static int64_t itemSizeOf(Type type) {
-  return itemSize(cast<RankedTensorType>(type).getElementType());
-}
-
 static NodeOp classify(Operation *op) {
   return llvm::TypeSwitch<Operation *, NodeOp>(op)
       .Case([](ReduceSumOp) { return NodeOp::ReduceSum; })
@@ -90,7 +86,7 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     node.elementType = cast<RankedTensorType>(arg.getType()).getElementType();
     node.tracker = identity(arg.getType(), node.shape);
     node.size = pool.size(node.tracker);
-    node.itemSize = itemSizeOf(arg.getType());
+    node.itemSize = itemSize(node.elementType);
     NodeId id = addNode(std::move(node));
     graph.nodes[id].base = id;
   }
@@ -114,7 +110,7 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     node.shape = shapeOf(node.value.getType());
     node.elementType =
         cast<RankedTensorType>(node.value.getType()).getElementType();
-    node.itemSize = itemSizeOf(node.value.getType());
+    node.itemSize = itemSize(node.elementType);
     if (auto name = dyn_cast<NameLoc>(op.getLoc()))
       node.metadata = name.getName();
     node.opName = op.getName().getAsOpaquePointer();

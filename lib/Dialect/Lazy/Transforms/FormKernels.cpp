@@ -193,12 +193,9 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
                            IntegerType::get(ctx, 8, IntegerType::Unsigned),
                            t.getDevice());
   };
-  for (NodeId out : item.outputs)
-    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferType(g, out))
-                                           : bufferType(g, out));
-  for (NodeId in : item.inputs)
-    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferType(g, in))
-                                           : bufferType(g, in));
+  for (NodeId id : llvm::concat<const NodeId>(item.outputs, item.inputs))
+    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferType(g, id))
+                                           : bufferType(g, id));
   // Metadata: the names of the computed ops, first occurrence first.
   for (NodeId id : item.computed)
     if (StringAttr name = g.node(id).metadata)
