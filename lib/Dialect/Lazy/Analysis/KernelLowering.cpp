@@ -96,6 +96,19 @@ public:
   /// Lowers `outputs`; the tables of the previous group are cleared, not
   /// freed.
   FailureOr<ScheduleItem> run(ArrayRef<NodeId> outputs);
+  void recycle(ScheduleItem &done) {
+    if (done.nodes.capacity() > spare.nodes.capacity())
+      std::swap(done.nodes, spare.nodes);
+    if (done.stores.capacity() > spare.stores.capacity())
+      std::swap(done.stores, spare.stores);
+    if (done.computed.capacity() > spare.computed.capacity())
+      std::swap(done.computed, spare.computed);
+    // Whatever the swaps left in `done` is freed (assigning `{}` would
+    // keep the capacity).
+    done.nodes = decltype(done.nodes)();
+    done.stores = decltype(done.stores)();
+    done.computed = decltype(done.computed)();
+  }
 
 private:
   bool inGroup(NodeId n) const { return groupStamp[n] == stamp; }
@@ -168,6 +181,8 @@ private:
   llvm::DenseMap<uint64_t, int32_t> cache;
   llvm::MapVector<NodeId, int64_t> inputs;
   ScheduleItem item;
+  /// AST vectors handed back by recycle(), reused by the next item.
+  ScheduleItem spare;
 };
 
 //===----------------------------------------------------------------------===//
@@ -498,7 +513,13 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
   cache.clear();
   inputs.clear();
   item = ScheduleItem();
-  item.nodes.reserve(32); // most kernels are smaller
+  item.nodes = std::move(spare.nodes);
+  item.stores = std::move(spare.stores);
+  item.computed = std::move(spare.computed);
+  item.nodes.clear();
+  item.stores.clear();
+  item.computed.clear();
+  spare = ScheduleItem();
 
   item.outputs = group;
   const LazyNode &first = g.node(group.front());
@@ -561,6 +582,8 @@ GroupLowering::GroupLowering(const LazyGraph &graph, const NodeSet &realizes,
 }
 
 GroupLowering::~GroupLowering() = default;
+
+void GroupLowering::recycle(ScheduleItem &item) { state->recycle(item); }
 
 FailureOr<ScheduleItem> GroupLowering::lower(ArrayRef<NodeId> group) {
   return state->run(group);

@@ -465,9 +465,7 @@ LogicalResult KernelFormer::run() {
       firstUses.push_back(i);
     } else {
       plans[i] = {};
-      item.nodes = {};
-      item.stores = {};
-      item.computed = {};
+      lowering.recycle(item);
     }
   }
 

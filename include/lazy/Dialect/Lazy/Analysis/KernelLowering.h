@@ -73,6 +73,10 @@ public:
                 bool useCopyKernel = false);
   ~GroupLowering();
   FailureOr<ScheduleItem> lower(ArrayRef<NodeId> group);
+  /// Takes back the AST of an item the caller no longer needs (a kernel
+  /// another item already built): the next lower() fills its vectors
+  /// instead of allocating new ones.
+  void recycle(ScheduleItem &item);
 
 private:
   std::unique_ptr<detail::Lowering> state;
