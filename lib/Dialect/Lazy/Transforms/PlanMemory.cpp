@@ -27,7 +27,6 @@
 #include "llvm/Support/Format.h"
 
 #include <limits>
-#include <map>
 #include <optional>
 
 namespace mlir::lazy {
@@ -176,43 +175,52 @@ struct LazyPlanMemory final
         it->second.second = int64_t(i);
       }
 
-    SmallVector<Value> requests;
-    for (auto &entry : interval)
-      requests.push_back(entry.first);
-    llvm::stable_sort(requests, [](Value a, Value b) {
-      return cast<BufferType>(a.getType()).getSizeInBytes() >
-             cast<BufferType>(b.getType()).getSizeInBytes();
-    });
-
-    // Each request's key: device and dtype, plus the byte size where the
-    // device has no sub-buffers.
-    std::vector<std::string> keys;
-    std::map<std::string, size_t> requestsPerKey;
-    llvm::DenseMap<Type, std::string> keyOfType; // made once per buffer type
-    for (Value buf : requests) {
+    // Requests largest first, stable in first-use order; each with its
+    // interval and its key (device and dtype, plus the byte size where the
+    // device has no sub-buffers), numbered once per buffer type.
+    struct Request {
+      Value buffer;
+      int64_t bytes, start, end;
+      unsigned key;
+    };
+    std::vector<Request> requests;
+    requests.reserve(interval.size());
+    llvm::DenseMap<Type, unsigned> keyOfType;
+    llvm::StringMap<unsigned> keyIndex;
+    std::vector<size_t> requestsPerKey;
+    for (auto &[buf, span] : interval) {
       auto type = cast<BufferType>(buf.getType());
-      std::string &typeKey = keyOfType[type];
-      if (typeKey.empty()) {
+      auto [it, isNew] = keyOfType.try_emplace(type, 0);
+      if (isNew) {
+        std::string key;
         std::string device =
             type.getDevice() ? type.getDevice().getName().str() : defaultDevice;
-        llvm::raw_string_ostream os(typeKey);
+        llvm::raw_string_ostream os(key);
         os << device << "|" << type.getElementType();
         std::string kind = StringRef(device).split(':').first.str();
         if (!llvm::is_contained(offsetKinds, kind))
           os << "|" << type.getSizeInBytes();
+        auto [k, newKey] = keyIndex.try_emplace(key, keyIndex.size());
+        if (newKey)
+          requestsPerKey.push_back(0);
+        it->second = k->second;
       }
-      keys.push_back(typeKey);
-      ++requestsPerKey[keys.back()];
+      ++requestsPerKey[it->second];
+      requests.push_back(
+          {buf, type.getSizeInBytes(), span.first, span.second, it->second});
     }
-    std::map<std::string, FreeList> freeSegments;
-    for (auto &[key, count] : requestsPerKey)
-      freeSegments.emplace(key, FreeList(2 * count)); // two pieces a request
+    llvm::stable_sort(requests, [](const Request &a, const Request &b) {
+      return a.bytes > b.bytes;
+    });
+    std::vector<FreeList> freeSegments;
+    for (size_t count : requestsPerKey)
+      freeSegments.emplace_back(2 * count); // two pieces a request
 
     int64_t last = int64_t(items.size()) - 1;
     llvm::MapVector<Value, Value> replacement; // buffer -> segment buffer
-    for (auto [buf, key] : llvm::zip(requests, keys)) {
-      auto [start, end] = interval[buf];
-      FreeList &segs = freeSegments.at(key);
+    for (const Request &request : requests) {
+      auto [buf, bytes, start, end, key] = request;
+      FreeList &segs = freeSegments[key];
       Segment seg =
           segs.takeFirstCovering(start, end).value_or(Segment{0, last, buf});
       if (start - 1 >= seg.start)
