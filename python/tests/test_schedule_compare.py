@@ -3,6 +3,7 @@
 outputs/inputs, kernel ASTs in canonical text, memory plan), or both
 reject the graph."""
 
+import re
 import subprocess
 
 import pytest
@@ -11,6 +12,7 @@ from conftest import fresh
 from corpus import registry
 from lazy_mlir.tinygrad import _script
 from lazy_mlir.tinygrad._compare import compare_built, differences, pass_seconds
+from lazy_mlir.tinygrad._export import _Exporter, collect_outputs, scheduler_flags
 
 GRAPHS = registry.load()
 NAMES = sorted(GRAPHS)
@@ -23,6 +25,34 @@ def test_schedule_identical(name, lazy_opt):
     diffs, _, _ = compare_built(
         _script.Built(built["outputs"], built.get("seen"), built["flags"], {}), lazy_opt)
     assert not diffs, f"{name}:\n" + "\n".join(diffs)
+
+
+# The scheduling passes one by one, each writing the marks the next reads.
+STAGED = ("--pass-pipeline=builtin.module(func.func(lazy-fold-views),lazy-mark-realize,"
+          "lazy-group,lazy-form-kernels,func.func(lazy-toposort,lazy-plan-memory))")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_staged_passes_match_pipeline(name, lazy_opt):
+    """lazy-schedule makes the realize and group decisions inside
+    lazy-form-kernels (decide=true); the passes run one by one must give
+    the same module, or the same errors."""
+    fresh()
+    built = registry.build(name)
+    from tinygrad.device import Device
+    text = _Exporter(Device.DEFAULT, built.get("seen")).module(
+        collect_outputs(built["outputs"]), scheduler_flags(built["flags"]))
+
+    def run(*args):
+        r = subprocess.run([lazy_opt, *args, "--mlir-print-op-on-diagnostic=false", "-"],
+                           input=text, capture_output=True, text=True)
+        return r.returncode, r.stdout, r.stderr
+
+    staged, fused = run(STAGED), run("--lazy-schedule")
+    assert staged == fused
+    # Not two failures to start: a scheduled module, or a diagnostic.
+    assert (fused[0] == 0 and "func.func" in fused[1]) or \
+        re.search(r"^\S+: error: ", fused[2], re.M), fused[2][:500]
 
 
 def test_differences_reports_each_kind_of_mismatch():

@@ -114,6 +114,10 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     if (auto name = dyn_cast<NameLoc>(op.getLoc()))
       node.metadata = name.getName();
     node.opName = op.getName().getAsOpaquePointer();
+    // Marks set from outside the scheduler; most ops have none.
+    DictionaryAttr marks = op.getDiscardableAttrDictionary();
+    bool marked = !marks.empty();
+    node.external = marked && marks.contains(LazyDialect::kExternalAttrName);
     if (auto view = dyn_cast<ViewOp>(op)) {
       NodeId src = graph.ids.lookup(view.getSrc());
       if (!graph.nodes[src].isBase())
@@ -130,8 +134,9 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     }
     node.tracker = identity(node.value.getType(), node.shape);
     node.size = pool.size(node.tracker);
-    node.forcedRealize = op.hasAttr(LazyDialect::kForcedRealizeAttrName);
-    node.seen = op.hasAttr(LazyDialect::kSeenAttrName);
+    node.forcedRealize =
+        marked && marks.contains(LazyDialect::kForcedRealizeAttrName);
+    node.seen = marked && marks.contains(LazyDialect::kSeenAttrName);
     node.unsafePad = isa<RecipOp, Log2Op, Exp2Op, IdivOp>(op);
     size_t first = graph.srcStorage.size();
     for (Value operand : op.getOperands())

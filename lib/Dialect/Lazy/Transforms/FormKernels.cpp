@@ -20,6 +20,10 @@
 // once too. Kernels are built detached on the context's threads and
 // inserted in order of first use.
 //
+// With `decide` (as lazy-schedule runs it), the realize and group decisions
+// are made here by lazy-mark-realize's and lazy-group's rules instead of
+// being read from their marks, and nothing is marked.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/KernelLowering.h"
@@ -80,16 +84,21 @@ struct KernelPlan {
   std::vector<uint64_t> key;
 };
 
+/// Reads the decisions of lazy-mark-realize and lazy-group back from
+/// their marks: the realizes set in order and the groups, each listing its
+/// members in realize order.
+LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
+                            std::vector<std::vector<NodeId>> &groups);
+
 class KernelFormer {
 public:
-  /// `cached` is the function's graph when the pass manager still holds
-  /// it (built by lazy-mark-realize); otherwise the graph is built here.
-  KernelFormer(ModuleOp module, func::FuncOp func, unsigned &kernelCounter,
-               const LazyGraph *cached)
-      : module(module), func(func), kernelCounter(kernelCounter),
-        cached(cached) {}
+  KernelFormer(ModuleOp module, func::FuncOp func, unsigned &kernelCounter)
+      : module(module), func(func), kernelCounter(kernelCounter) {}
 
-  LogicalResult run();
+  /// Replaces the body of `func` (whose graph `g` is) by the schedule of
+  /// `groups`, realizing `realizes`.
+  LogicalResult run(const LazyGraph &g, const NodeSet &realizes,
+                    ArrayRef<std::vector<NodeId>> groups);
 
 private:
   KernelPlan planKernel(const LazyGraph &g, const ScheduleItem &item);
@@ -104,13 +113,10 @@ private:
   /// Safe to call from several threads at once.
   KernelOp emitKernel(const LazyGraph &g, const ScheduleItem &item,
                       const KernelPlan &plan, StringRef name) const;
-  LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
-                              std::vector<std::vector<NodeId>> &groups);
 
   ModuleOp module;
   func::FuncOp func;
   unsigned &kernelCounter;
-  const LazyGraph *cached;
   /// Attributes and kernel tensor types of the pool's trackers, made once
   /// each.
   llvm::DenseMap<st::TrackerId, ShapeTrackerAttr> trackerAttrs;
@@ -127,9 +133,9 @@ BufferType KernelFormer::bufferType(const LazyGraph &g, NodeId id) {
   return type;
 }
 
-LogicalResult
-KernelFormer::collectGroups(const LazyGraph &g, NodeSet &realizes,
+LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
                             std::vector<std::vector<NodeId>> &groups) {
+  func::FuncOp func = g.function();
   realizes = readRealizeMarks(g);
   std::vector<int64_t> position(g.size(), -1);
   for (auto [index, id] : llvm::enumerate(realizes))
@@ -425,19 +431,8 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
   return kernel;
 }
 
-LogicalResult KernelFormer::run() {
-  FailureOr<LazyGraph> built = failure();
-  if (!cached) {
-    built = LazyGraph::build(func);
-    if (failed(built))
-      return failure();
-  }
-  const LazyGraph &g = cached ? *cached : *built;
-  NodeSet realizes;
-  std::vector<std::vector<NodeId>> groups;
-  if (failed(collectGroups(g, realizes, groups)))
-    return failure();
-
+LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
+                                ArrayRef<std::vector<NodeId>> groups) {
   std::vector<ScheduleItem> items;
   items.reserve(groups.size()); // a ScheduleItem's move may copy
   // Each item is planned right after it is lowered, while its AST is in
@@ -495,9 +490,8 @@ LogicalResult KernelFormer::run() {
   {
     SmallVector<NodeId> stack;
     for (NodeId id = 0; id < NodeId(g.size()); ++id)
-      if (Operation *op = g.node(id).op)
-        if (op->hasAttr(LazyDialect::kExternalAttrName))
-          stack.push_back(id);
+      if (g.node(id).external)
+        stack.push_back(id);
     while (!stack.empty()) {
       NodeId id = stack.pop_back_val();
       if (external[id])
@@ -654,6 +648,8 @@ LogicalResult KernelFormer::run() {
 
 struct LazyFormKernels final
     : mlir::lazy::impl::LazyFormKernelsBase<LazyFormKernels> {
+  using LazyFormKernelsBase::LazyFormKernelsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Graph-level functions: tensors in and out, no schedule yet.
@@ -662,15 +658,49 @@ struct LazyFormKernels final
       if (isGraphFunction(func))
         funcs.push_back(func);
     unsigned counter = 0;
-    for (func::FuncOp func : funcs) {
-      const LazyGraph *cached = nullptr;
-      if (auto analysis = getCachedChildAnalysis<ScheduleGraphAnalysis>(func))
-        if (analysis->get().valid())
-          cached = &*analysis->get().graph;
-      KernelFormer former(module, func, counter, cached);
-      if (failed(former.run()))
+    for (func::FuncOp func : funcs)
+      if (failed(formKernels(func, counter)))
         return signalPassFailure();
+  }
+
+  LogicalResult formKernels(func::FuncOp func, unsigned &counter) {
+    KernelFormer former(getOperation(), func, counter);
+    if (decide) {
+      auto &analysis = getChildAnalysis<ScheduleGraphAnalysis>(func);
+      if (!analysis.valid())
+        return failure();
+      ScheduleFlags flags = readModuleFlags(func);
+      if (multiOutput.hasValue())
+        flags.multiOutput = multiOutput;
+      if (fuseConvBw.hasValue())
+        flags.fuseConvBw = fuseConvBw;
+      if (fuseArange.hasValue())
+        flags.fuseArange = fuseArange;
+      // lazy-mark-realize's decision, then lazy-group's.
+      NodeSet realizes = computeRealizes(*analysis.graph, *analysis.walk);
+      Grouping grouping = computeGroups(*analysis.graph, *analysis.walk,
+                                        std::move(realizes), flags);
+      return former.run(*analysis.graph, grouping.realizes,
+                        grouping.outputGroups);
     }
+    // The graph lazy-mark-realize built, when the pass manager still holds
+    // it; otherwise it is built here.
+    const LazyGraph *graph = nullptr;
+    if (auto analysis = getCachedChildAnalysis<ScheduleGraphAnalysis>(func))
+      if (analysis->get().valid())
+        graph = &*analysis->get().graph;
+    FailureOr<LazyGraph> built = failure();
+    if (!graph) {
+      built = LazyGraph::build(func);
+      if (failed(built))
+        return failure();
+      graph = &*built;
+    }
+    NodeSet realizes;
+    std::vector<std::vector<NodeId>> groups;
+    if (failed(collectGroups(*graph, realizes, groups)))
+      return failure();
+    return former.run(*graph, realizes, groups);
   }
 };
 

@@ -2,7 +2,9 @@
 //
 // lazy-schedule runs tinygrad 0.9.2's whole scheduler: lazy-fold-views,
 // lazy-mark-realize, lazy-group, lazy-form-kernels, lazy-toposort and (as
-// Tensor.schedule does, unless plan-memory=false) lazy-plan-memory. Flags
+// Tensor.schedule does, unless plan-memory=false) lazy-plan-memory. The
+// middle three run as one, lazy-form-kernels{decide=true}: their marks
+// would only be written to be read back. Flags
 // given as options override the module's `lazy.flags`; flags not given keep
 // the module's value, else tinygrad's default.
 //
@@ -47,12 +49,13 @@ LogicalResult buildSchedulePipeline(OpPassManager &pm,
   add(options.multiOutput, "multi-output");
   add(options.fuseConvBw, "fuse-conv-bw");
   add(options.fuseArange, "fuse-arange");
-  // lazy-mark-realize, lazy-group and lazy-form-kernels are module passes
-  // in a row, so the graph each function's analysis builds once is shared.
-  std::string pipeline = "func.func(lazy-fold-views),lazy-mark-realize,"
-                         "lazy-group{" +
-                         groupOptions +
-                         "},lazy-form-kernels,func.func(lazy-toposort" +
+  // lazy-form-kernels{decide} makes lazy-mark-realize's and lazy-group's
+  // decisions itself: the same schedule, without writing, verifying and
+  // reading back their marks.
+  std::string pipeline = "func.func(lazy-fold-views),lazy-form-kernels{"
+                         "decide=true" +
+                         (groupOptions.empty() ? "" : " " + groupOptions) +
+                         "},func.func(lazy-toposort" +
                          (options.planMemory ? ",lazy-plan-memory" : "") +
                          ")";
   return parsePassPipeline(pipeline, pm);

@@ -67,6 +67,8 @@ struct LazyNode {
   ArrayRef<NodeId> srcs;
   bool forcedRealize = false;
   bool seen = false;
+  /// Marked `lazy.external`: held from outside the graph.
+  bool external = false;
   /// An elementwise op that is unsafe to pad (f(0) != 0 or may blow up):
   /// RECIP, LOG2, EXP2, IDIV.
   bool unsafePad = false;

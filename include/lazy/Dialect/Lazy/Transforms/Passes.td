@@ -137,7 +137,19 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
 
     With the context's threads enabled, kernels are built on all cores and
     then inserted in item order: the output does not depend on threading.
+
+    With `decide`, the pass makes the realize and group decisions itself,
+    by the rules of `lazy-mark-realize` and `lazy-group` (under the flag
+    options below, over the module's `lazy.flags`), instead of reading
+    their marks; no mark is written. The result is the same as running the
+    three passes in a row; `lazy-schedule` runs it this way, so that it
+    neither writes nor verifies marks it would only read back.
   }];
+  let options = !listconcat([
+    Option<"decide", "decide", "bool", /*default=*/"false",
+           "make the realize and group decisions here instead of reading "
+           "the marks of lazy-mark-realize and lazy-group">,
+  ], Lazy_SchedulerFlagOptions);
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
