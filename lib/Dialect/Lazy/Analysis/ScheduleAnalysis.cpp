@@ -326,7 +326,7 @@ public:
     while (!stack.empty()) {
       NodeId v = stack.pop_back_val();
       for (uint64_t key : memoKeys[v])
-        memo.erase(key);
+        forget(key);
       memoKeys[v].clear();
       const LazyNode &n = g.node(v);
       if (v != x && (realizes.contains(v) || n.isReduce()))
@@ -345,9 +345,63 @@ public:
   /// buffer reached through `view` (node >= 0), or "the reduce must
   /// realize" (node == -1).
   using GroupEvent = NodeView;
-  /// Keyed by NodeView::key(); values keep their address while other
-  /// entries come and go.
-  std::unordered_map<uint64_t, std::vector<GroupEvent>> memo;
+  /// The memoized walks: NodeView::key() -> a slot of `memoLists`. A
+  /// forgotten walk's slot (and its list's capacity) is reused. A pointer
+  /// into memoLists is only held until the next memoize().
+  llvm::DenseMap<uint64_t, uint32_t> memo;
+  std::vector<std::vector<GroupEvent>> memoLists;
+  std::vector<uint32_t> freeSlots;
+  const std::vector<GroupEvent> *recall(uint64_t key) const {
+    auto it = memo.find(key);
+    return it == memo.end() ? nullptr : &memoLists[it->second];
+  }
+  const std::vector<GroupEvent> &memoize(uint64_t key,
+                                         std::vector<GroupEvent> &events) {
+    uint32_t slot;
+    if (freeSlots.empty()) {
+      slot = uint32_t(memoLists.size());
+      memoLists.emplace_back();
+    } else {
+      slot = freeSlots.back();
+      freeSlots.pop_back();
+    }
+    memoLists[slot].swap(events);
+    memo[key] = slot;
+    return memoLists[slot];
+  }
+  void forget(uint64_t key) {
+    auto it = memo.find(key);
+    if (it == memo.end())
+      return;
+    memoLists[it->second].clear();
+    freeSlots.push_back(it->second);
+    memo.erase(it);
+  }
+
+  /// recursiveGroup's walk frames, kept to reuse their capacity.
+  struct Frame {
+    NodeView key;
+    unsigned next = 0;
+    bool memoize = true;
+    std::vector<GroupEvent> events;
+    /// The events' keys, once there are too many to search `events`.
+    llvm::DenseSet<uint64_t> seen;
+    void add(const GroupEvent &e) {
+      static constexpr size_t kLinear = 16;
+      if (events.size() < kLinear) {
+        if (llvm::is_contained(events, e))
+          return;
+        events.push_back(e);
+        if (events.size() == kLinear)
+          for (const GroupEvent &x : events)
+            seen.insert(x.key());
+        return;
+      }
+      if (seen.insert(e.key()).second)
+        events.push_back(e);
+    }
+  };
+  std::vector<Frame> frames;
 
   const LazyGraph &g;
   const GraphWalk &w;
@@ -365,18 +419,8 @@ void Grouper::recursiveGroup(NodeId start, st::TrackerId startView, NodeId r,
   // calls until a node they pass through is realized. Within an event list
   // each event appears once, at its first position: replaying a repeat is a
   // no-op, exactly as tinygrad's per-call cache skips a repeated visit.
-  struct Frame {
-    NodeView key;
-    unsigned next = 0;
-    bool memoize = true;
-    std::vector<GroupEvent> events;
-    llvm::SmallDenseSet<uint64_t, 8> seen;
-    void add(const GroupEvent &e) {
-      if (seen.insert(e.key()).second)
-        events.push_back(e);
-    }
-  };
-  std::vector<Frame> stack;
+  std::vector<Frame> &stack = frames;
+  stack.clear();
   const std::vector<GroupEvent> *result = nullptr;
   std::vector<GroupEvent> single;
 
@@ -389,15 +433,11 @@ void Grouper::recursiveGroup(NodeId start, st::TrackerId startView, NodeId r,
       return;
     }
     NodeView key{tr, view};
-    if (auto it = memo.find(key.key()); it != memo.end()) {
-      result = &it->second;
+    if ((result = recall(key.key())))
       return;
-    }
-    Frame frame;
+    Frame &frame = stack.emplace_back();
     frame.memoize = !(isRoot && realizes.contains(tr));
     frame.key = key;
-    stack.push_back(std::move(frame));
-    result = nullptr;
   };
 
   std::vector<GroupEvent> rootEvents;
@@ -430,18 +470,18 @@ void Grouper::recursiveGroup(NodeId start, st::TrackerId startView, NodeId r,
       }
     }
     // The frame is complete: memoize it and hand its events up.
-    Frame finished = std::move(stack.back());
-    stack.pop_back();
+    Frame &finished = stack.back();
     const std::vector<GroupEvent> *events = &finished.events;
     if (finished.memoize) {
       memoKeys[finished.key.node].push_back(finished.key.key());
-      events = &(memo[finished.key.key()] = std::move(finished.events));
+      events = &memoize(finished.key.key(), finished.events);
     }
-    if (stack.empty())
+    if (stack.size() == 1)
       rootEvents = *events;
     else
       for (const GroupEvent &e : *events)
-        stack.back().add(e);
+        stack[stack.size() - 2].add(e);
+    stack.pop_back();
   }
 
   for (const GroupEvent &e : rootEvents) {

@@ -28,6 +28,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYFOLDVIEWS
@@ -88,10 +89,21 @@ struct LazyFoldViews final
     : mlir::lazy::impl::LazyFoldViewsBase<LazyFoldViews> {
   void runOnOperation() override {
     SmallVector<Operation *> folded;
+    // Views of a base found to stay as written, by tracker and base type
+    // (both uniqued, and all the verdict depends on): a graph has many
+    // views but few distinct ones, and each is decoded once.
+    llvm::DenseSet<std::pair<Attribute, Type>> keptViews;
     getOperation().walk([&](Operation *op) {
       if (!isa<ReshapeOp, ExpandOp, PermuteOp, PadOp, ShrinkOp, StrideOp,
                ViewOp>(op))
         return;
+      std::optional<std::pair<Attribute, Type>> viewKey;
+      if (auto view = dyn_cast<ViewOp>(op);
+          view && !view.getSrc().getDefiningOp<ViewOp>()) {
+        viewKey = {view.getTracker(), view.getSrc().getType()};
+        if (keptViews.contains(*viewKey))
+          return;
+      }
       auto [base, tracker] = baseAndTracker(op->getOperand(0));
       // A view of a base is already in LazyBuffer form: keep its tracker
       // exactly as written (the exporter writes tinygrad's own), only
@@ -111,6 +123,7 @@ struct LazyFoldViews final
                                                 .getShape())) {
         replacement = base;
       } else if (view && view.getSrc() == base) {
+        keptViews.insert(*viewKey);
         return; // Already a view of a base.
       } else {
         replacement =

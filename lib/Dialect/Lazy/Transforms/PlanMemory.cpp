@@ -77,8 +77,7 @@ public:
     while (leaves < capacity)
       leaves *= 2;
     slots.resize(leaves);
-    minStart.assign(2 * leaves, std::numeric_limits<int64_t>::max());
-    maxEnd.assign(2 * leaves, std::numeric_limits<int64_t>::min());
+    bounds.assign(2 * leaves, Bounds());
   }
 
   void push(Segment seg) {
@@ -90,20 +89,28 @@ public:
   /// Removes and returns the first segment with start <= `start` and
   /// `end` <= its end.
   std::optional<Segment> takeFirstCovering(int64_t start, int64_t end) {
-    SmallVector<size_t, 64> stack{1};
-    while (!stack.empty()) {
-      size_t node = stack.pop_back_val();
-      if (minStart[node] > start || maxEnd[node] < end)
-        continue;
-      if (node >= leaves) {
+    // Depth first, left first, without a stack: a node that cannot hold a
+    // covering segment passes to its right sibling, or (when it is a right
+    // child) to the right sibling of its nearest ancestor that is a left
+    // child. Node 1 is the root; climbing past it ends the search.
+    size_t node = 1;
+    while (node != 0) {
+      const Bounds &b = bounds[node];
+      if (b.minStart <= start && b.maxEnd >= end) {
+        if (node < leaves) {
+          node = 2 * node;
+          continue;
+        }
         size_t slot = node - leaves;
         Segment seg = slots[slot];
         set(slot, std::numeric_limits<int64_t>::max(),
             std::numeric_limits<int64_t>::min());
         return seg;
       }
-      stack.push_back(2 * node + 1); // right after left
-      stack.push_back(2 * node);
+      while (node & 1)
+        node >>= 1;
+      if (node != 0)
+        ++node;
     }
     return std::nullopt;
   }
@@ -111,17 +118,21 @@ public:
 private:
   void set(size_t slot, int64_t start, int64_t end) {
     size_t node = slot + leaves;
-    minStart[node] = start;
-    maxEnd[node] = end;
-    for (node /= 2; node >= 1; node /= 2) {
-      minStart[node] = std::min(minStart[2 * node], minStart[2 * node + 1]);
-      maxEnd[node] = std::max(maxEnd[2 * node], maxEnd[2 * node + 1]);
-    }
+    bounds[node] = {start, end};
+    for (node /= 2; node >= 1; node /= 2)
+      bounds[node] = {
+          std::min(bounds[2 * node].minStart, bounds[2 * node + 1].minStart),
+          std::max(bounds[2 * node].maxEnd, bounds[2 * node + 1].maxEnd)};
   }
 
   size_t leaves = 1, used = 0;
   std::vector<Segment> slots;
-  std::vector<int64_t> minStart, maxEnd;
+  /// Per tree node: the smallest start and largest end below it.
+  struct Bounds {
+    int64_t minStart = std::numeric_limits<int64_t>::max();
+    int64_t maxEnd = std::numeric_limits<int64_t>::min();
+  };
+  std::vector<Bounds> bounds;
 };
 
 struct LazyPlanMemory final
