@@ -126,12 +126,19 @@ private:
                                    const std::vector<int64_t> &shape) {
     if (pool.shape(t) == shape)
       return t;
+    // Memoized by tracker and target shape (named by its identity
+    // tracker): a training step reshapes the same views again and again.
+    uint64_t key = uint64_t(t) << 32 | pool.fromShape(shape);
+    if (auto known = reshapeMemo.find(key); known != reshapeMemo.end())
+      return known->second;
     std::string problem = st::checkReshape(pool.shape(t), shape);
     if (!problem.empty())
       return error(at) << "cannot be lowered into a kernel (tinygrad fails "
                           "here too): "
                        << problem;
-    return pool.intern(pool.get(t).reshape(shape));
+    st::TrackerId result = pool.intern(pool.get(t).reshape(shape));
+    reshapeMemo[key] = result;
+    return result;
   }
 
   LogicalResult recurseReduceops(NodeId out);
@@ -150,6 +157,7 @@ private:
   const LazyGraph &g;
   st::TrackerPool &pool;
   std::vector<char> realized; // by node: in the realizes set
+  llvm::DenseMap<uint64_t, st::TrackerId> reshapeMemo; // see reshape()
   /// By node: the stamp of the group it is an output of; `stamp` is the
   /// current group's.
   std::vector<uint32_t> groupStamp;

@@ -68,6 +68,15 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
   graph.nodes.reserve(body.getNumArguments() + body.getOperations().size());
   graph.ids.reserve(graph.nodes.capacity());
 
+  // Item sizes by dtype: a graph has few dtypes and many nodes.
+  llvm::SmallDenseMap<Type, int64_t, 8> itemSizes;
+  auto itemSizeOf = [&](Type elementType) {
+    auto [it, isNew] = itemSizes.try_emplace(elementType, 0);
+    if (isNew)
+      it->second = itemSize(elementType);
+    return it->second;
+  };
+
   auto addNode = [&](LazyNode node) {
     NodeId id = NodeId(graph.nodes.size());
     graph.ids[node.value] = id;
@@ -86,7 +95,7 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     node.elementType = cast<RankedTensorType>(arg.getType()).getElementType();
     node.tracker = identity(arg.getType(), node.shape);
     node.size = pool.size(node.tracker);
-    node.itemSize = itemSize(node.elementType);
+    node.itemSize = itemSizeOf(node.elementType);
     NodeId id = addNode(std::move(node));
     graph.nodes[id].base = id;
   }
@@ -110,7 +119,7 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     node.shape = shapeOf(node.value.getType());
     node.elementType =
         cast<RankedTensorType>(node.value.getType()).getElementType();
-    node.itemSize = itemSize(node.elementType);
+    node.itemSize = itemSizeOf(node.elementType);
     if (auto name = dyn_cast<NameLoc>(op.getLoc()))
       node.metadata = name.getName();
     node.opName = op.getName().getAsOpaquePointer();

@@ -528,6 +528,20 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   schedule.getBody().push_back(items_block);
   OpBuilder sb = OpBuilder::atBlockEnd(items_block);
 
+  // Thousands of allocations and launches: their op names are resolved
+  // once, not looked up by string for each op, and each kernel's symbol
+  // reference is made once.
+  OperationName allocName(AllocOp::getOperationName(), ctx);
+  OperationName launchName(LaunchOp::getOperationName(), ctx);
+  auto createAlloc = [&](OpBuilder &at, Location allocLoc, BufferType type) {
+    OperationState state(allocLoc, allocName);
+    AllocOp::build(at, state, type);
+    return cast<AllocOp>(at.create(state));
+  };
+  std::vector<FlatSymbolRefAttr> kernelRefs(items.size());
+  for (size_t i : firstUses)
+    kernelRefs[i] = SymbolRefAttr::get(kernels[i]);
+
   // An item may read a buffer a later item produces (the region is a
   // graph): such reads go through placeholders replaced at the end.
   llvm::DenseMap<NodeId, Value> placeholders;
@@ -537,7 +551,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     Value &p = placeholders[id];
     if (!p) {
       OpBuilder pb = OpBuilder::atBlockBegin(items_block);
-      p = AllocOp::create(pb, loc, bufferType(g, id));
+      p = createAlloc(pb, loc, bufferType(g, id));
     }
     return p;
   };
@@ -560,7 +574,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
             sb, n.op->getLoc(), bufferType(g, out), valueOf(src.base),
             sb.getI64IntegerAttr(offset)));
       } else {
-        auto alloc = AllocOp::create(sb, n.op->getLoc(), bufferType(g, out));
+        auto alloc = createAlloc(sb, n.op->getLoc(), bufferType(g, out));
         if (external[out])
           alloc->setAttr(LazyDialect::kExternalAttrName, sb.getUnitAttr());
         outs.push_back(alloc);
@@ -570,8 +584,9 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       ins.push_back(valueOf(in));
     Operation *op;
     if (item.isKernel) {
-      KernelOp kernel = kernels[sharedWith[index]];
-      op = LaunchOp::create(sb, itemLoc, SymbolRefAttr::get(kernel), outs, ins);
+      OperationState state(itemLoc, launchName);
+      LaunchOp::build(sb, state, kernelRefs[sharedWith[index]], outs, ins);
+      op = sb.create(state);
     } else {
       StringRef kind;
       Attribute arg;
@@ -610,7 +625,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     NodeId base = g.baseOf(out);
     Value v = bufferOf.lookup(base);
     if (!v) {
-      v = AllocOp::create(sb, g.node(base).op->getLoc(),
+      v = createAlloc(sb, g.node(base).op->getLoc(),
                           bufferType(g, base));
       bufferOf[base] = v;
     }

@@ -26,6 +26,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
 
+#include <array>
 #include <limits>
 #include <optional>
 
@@ -65,74 +66,98 @@ struct Segment {
 };
 
 /// tinygrad's free list of one key: segments in insertion order (a taken
-/// segment leaves a hole), over a binary tree of the positions that holds
+/// segment leaves a hole), over binary trees of the positions that hold
 /// each subtree's smallest start and largest end. The first segment that
 /// covers an interval is found by descending left first into the subtrees
 /// that could hold one, instead of scanning every segment: the same answer
 /// as tinygrad's linear scan, without its quadratic cost when many buffers
 /// stay live together.
+///
+/// Most free segments are what is left of a buffer before or after the
+/// request placed in it, so they start at 0 or end at the last item. Among
+/// those, only the other end decides whether a segment covers, and a
+/// subtree's bound is then exact: the descent never backtracks. So such
+/// segments have trees of their own, and only the others share a tree whose
+/// descent may have to backtrack.
 class FreeList {
 public:
-  explicit FreeList(size_t capacity) {
+  FreeList(size_t capacity, int64_t last) : last(last) {
     while (leaves < capacity)
       leaves *= 2;
     slots.resize(leaves);
-    bounds.assign(2 * leaves, Bounds());
+    for (std::vector<Bounds> &tree : trees)
+      tree.assign(2 * leaves, Bounds());
   }
 
   void push(Segment seg) {
     assert(used < leaves && "free list capacity exceeded");
     slots[used] = seg;
-    set(used++, seg.start, seg.end);
+    set(treeOf(seg), used++, {seg.start, seg.end});
   }
 
   /// Removes and returns the first segment with start <= `start` and
   /// `end` <= its end.
   std::optional<Segment> takeFirstCovering(int64_t start, int64_t end) {
-    // Depth first, left first, without a stack: a node that cannot hold a
-    // covering segment passes to its right sibling, or (when it is a right
-    // child) to the right sibling of its nearest ancestor that is a left
-    // child. Node 1 is the root; climbing past it ends the search.
+    size_t best = SIZE_MAX;
+    for (const std::vector<Bounds> &tree : trees)
+      best = std::min(best, firstCovering(tree, start, end));
+    if (best == SIZE_MAX)
+      return std::nullopt;
+    Segment seg = slots[best];
+    set(treeOf(seg), best, Bounds());
+    return seg;
+  }
+
+private:
+  /// Per tree node: the smallest start and largest end below it.
+  struct Bounds {
+    int64_t minStart = std::numeric_limits<int64_t>::max();
+    int64_t maxEnd = std::numeric_limits<int64_t>::min();
+  };
+
+  size_t treeOf(const Segment &seg) const {
+    return seg.start == 0 ? 0 : seg.end == last ? 1 : 2;
+  }
+
+  /// The first slot of `tree` covering [start, end], or SIZE_MAX. Depth
+  /// first, left first, without a stack: a node that cannot hold a
+  /// covering segment passes to its right sibling, or (when it is a right
+  /// child) to the right sibling of its nearest ancestor that is a left
+  /// child. Node 1 is the root; climbing past it ends the search.
+  size_t firstCovering(const std::vector<Bounds> &tree, int64_t start,
+                       int64_t end) const {
     size_t node = 1;
     while (node != 0) {
-      const Bounds &b = bounds[node];
+      const Bounds &b = tree[node];
       if (b.minStart <= start && b.maxEnd >= end) {
-        if (node < leaves) {
-          node = 2 * node;
-          continue;
-        }
-        size_t slot = node - leaves;
-        Segment seg = slots[slot];
-        set(slot, std::numeric_limits<int64_t>::max(),
-            std::numeric_limits<int64_t>::min());
-        return seg;
+        if (node >= leaves)
+          return node - leaves;
+        node = 2 * node;
+        continue;
       }
       while (node & 1)
         node >>= 1;
       if (node != 0)
         ++node;
     }
-    return std::nullopt;
+    return SIZE_MAX;
   }
 
-private:
-  void set(size_t slot, int64_t start, int64_t end) {
+  void set(size_t treeIndex, size_t slot, Bounds leaf) {
+    std::vector<Bounds> &tree = trees[treeIndex];
     size_t node = slot + leaves;
-    bounds[node] = {start, end};
+    tree[node] = leaf;
     for (node /= 2; node >= 1; node /= 2)
-      bounds[node] = {
-          std::min(bounds[2 * node].minStart, bounds[2 * node + 1].minStart),
-          std::max(bounds[2 * node].maxEnd, bounds[2 * node + 1].maxEnd)};
+      tree[node] = {
+          std::min(tree[2 * node].minStart, tree[2 * node + 1].minStart),
+          std::max(tree[2 * node].maxEnd, tree[2 * node + 1].maxEnd)};
   }
 
+  int64_t last;
   size_t leaves = 1, used = 0;
   std::vector<Segment> slots;
-  /// Per tree node: the smallest start and largest end below it.
-  struct Bounds {
-    int64_t minStart = std::numeric_limits<int64_t>::max();
-    int64_t maxEnd = std::numeric_limits<int64_t>::min();
-  };
-  std::vector<Bounds> bounds;
+  /// Segments from the start, to the last item, and the others.
+  std::array<std::vector<Bounds>, 3> trees;
 };
 
 struct LazyPlanMemory final
@@ -223,11 +248,11 @@ struct LazyPlanMemory final
     llvm::stable_sort(requests, [](const Request &a, const Request &b) {
       return a.bytes > b.bytes;
     });
+    int64_t last = int64_t(items.size()) - 1;
     std::vector<FreeList> freeSegments;
     for (size_t count : requestsPerKey)
-      freeSegments.emplace_back(2 * count); // two pieces a request
+      freeSegments.emplace_back(2 * count, last); // two pieces a request
 
-    int64_t last = int64_t(items.size()) - 1;
     llvm::MapVector<Value, Value> replacement; // buffer -> segment buffer
     for (const Request &request : requests) {
       auto [buf, bytes, start, end, key] = request;
