@@ -14,6 +14,7 @@
 #ifndef LAZY_DIALECT_LAZY_ANALYSIS_LAZYGRAPH_H
 #define LAZY_DIALECT_LAZY_ANALYSIS_LAZYGRAPH_H
 
+#include "lazy/Dialect/Lazy/Analysis/NodeSet.h"
 #include "lazy/ShapeTracker/TrackerPool.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,8 +44,6 @@ enum class NodeOp {
   // Not a base: a lazy.view of a base.
   View,
 };
-
-using NodeId = int32_t;
 
 struct LazyNode {
   Value value;
