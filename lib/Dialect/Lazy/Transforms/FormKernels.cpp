@@ -81,7 +81,7 @@ struct KernelPlan {
   std::vector<int32_t> opOf;
   /// (index into `ops`, store tracker), one per output.
   std::vector<std::pair<int32_t, st::TrackerId>> stores;
-  std::vector<uint64_t> key;
+  SmallVector<uint64_t, 0> key;
 };
 
 /// Reads the decisions of lazy-mark-realize and lazy-group back from
@@ -208,7 +208,7 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
       if (!llvm::is_contained(plan.metadata, name))
         plan.metadata.push_back(name);
 
-  std::vector<uint64_t> &key = plan.key;
+  SmallVector<uint64_t, 0> &key = plan.key;
   key.reserve(8 + plan.argTypes.size() + plan.metadata.size() +
               4 * item.nodes.size() + item.stores.size());
   plan.ops.reserve(item.nodes.size());
@@ -238,7 +238,8 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
   // (kind, buffer or const node, view) share one.
   std::vector<int32_t> &opOf = plan.opOf;
   opOf.assign(item.nodes.size(), -1);
-  llvm::DenseMap<std::tuple<int, int64_t, st::TrackerId>, int32_t> leaves;
+  // Keyed by (load or const, buffer or const node, view), packed.
+  llvm::DenseMap<uint64_t, int32_t> leaves;
   for (auto [i, node] : llvm::enumerate(item.nodes)) {
     if (!live[i])
       continue;
@@ -246,10 +247,11 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
     bool isLeaf =
         node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const;
     if (isLeaf) {
-      auto leafKey = std::make_tuple(
-          int(node.kind),
-          node.kind == AstNode::Kind::Load ? node.buffer : int64_t(node.source),
-          node.view);
+      int64_t leaf =
+          node.kind == AstNode::Kind::Load ? node.buffer : int64_t(node.source);
+      assert(leaf >= 0 && leaf <= INT32_MAX);
+      uint64_t leafKey = uint64_t(node.kind == AstNode::Kind::Load) << 63 |
+                         uint64_t(leaf) << 32 | node.view;
       auto [it, inserted] =
           leaves.try_emplace(leafKey, int32_t(plan.ops.size()));
       if (!inserted) {
