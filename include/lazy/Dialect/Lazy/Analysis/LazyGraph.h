@@ -98,7 +98,9 @@ public:
 
   const LazyNode &node(NodeId id) const { return nodes[id]; }
   size_t size() const { return nodes.size(); }
-  NodeId idOf(Value value) const { return ids.lookup(value); }
+  /// The node of a function argument: arguments are the first nodes, in
+  /// order.
+  NodeId idOf(BlockArgument arg) const { return NodeId(arg.getArgNumber()); }
   /// The scheduler's outputs: the function's results, in order.
   ArrayRef<NodeId> outputs() const { return outs; }
   func::FuncOp function() const { return func; }
@@ -120,16 +122,6 @@ private:
   std::vector<LazyNode> nodes;
   /// Every node's srcs, back to back (reserved once: nodes point into it).
   std::vector<NodeId> srcStorage;
-  /// Values hash by address: an op's operands were mostly defined just
-  /// before it, close by in memory, so lookups stay in cache. (A mixing
-  /// hash sends each to a random bucket, a cache miss per operand once the
-  /// table outgrows the cache.)
-  struct AddressOrderInfo : llvm::DenseMapInfo<Value> {
-    static unsigned getHashValue(Value v) {
-      return unsigned(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer()) >> 4);
-    }
-  };
-  llvm::DenseMap<Value, NodeId, AddressOrderInfo> ids;
   std::vector<NodeId> outs;
   std::unique_ptr<::lazy::st::TrackerPool> pool;
 };
