@@ -72,12 +72,11 @@ class Lowering {
 public:
   bool useCopyKernel = false;
 
-  /// The device type of a value: its device (the tensor encoding, else the
+  /// The device type of a tensor type: its device (the tensor encoding, else the
   /// module's default) up to the first ':' (`CUDA:1` -> `CUDA`).
-  std::string deviceType(Value v) const {
+  std::string deviceType(RankedTensorType type) const {
     std::string device = "CLANG";
-    if (auto attr = dyn_cast_or_null<DeviceAttr>(
-            cast<RankedTensorType>(v.getType()).getEncoding()))
+    if (auto attr = dyn_cast_or_null<DeviceAttr>(type.getEncoding()))
       device = attr.getName().str();
     else if (auto module = g.function()->getParentOfType<ModuleOp>())
       if (auto d = module->getAttrOfType<StringAttr>(
@@ -295,7 +294,7 @@ LogicalResult Lowering::recurseReduceops(NodeId out) {
     }
     const LazyNode &n = g.node(buf);
     st::TrackerId input =
-        n.isReduce() ? pool.fromShape(g.node(n.srcs[0]).shape.vec()) : view;
+        n.isReduce() ? pool.fromShape(g.node(n.srcs[0]).shape().vec()) : view;
     stack.push_back({buf, view, input, 0, {}});
     return true;
   };
@@ -532,7 +531,7 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
   item.outputs = group;
   const LazyNode &first = g.node(group.front());
   if (first.kind == NodeOp::Copy && useCopyKernel &&
-      deviceType(first.value) == deviceType(g.node(first.srcs[0]).value)) {
+      deviceType(first.type) == deviceType(g.node(first.srcs[0]).type)) {
     const LazyNode &src = g.node(first.srcs[0]);
     item.copyBytes = src.size * src.itemSize; // tinygrad's COPY arg, nbytes
     item.inputs.push_back(g.baseOf(first.srcs[0]));
@@ -555,7 +554,7 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
   for (NodeId out : group) {
     st::TrackerId outputView =
         reduceInfo.empty()
-            ? pool.fromShape(g.node(out).shape.vec())
+            ? pool.fromShape(g.node(out).shape().vec())
             : pool.fromShape(reduceShape(
                   pool.shape(reduceInfo.entries.back().second.input),
                   reduceInfo.entries.back().second.axes));
@@ -566,7 +565,7 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
     if (n.kind == NodeOp::Assign)
       if (ShapeTrackerAttr view = cast<AssignOp>(n.op).getViewAttr()) {
         st::TrackerId assigned = pool.intern(view.getTracker());
-        if (ArrayRef<int64_t>(pool.shape(assigned)) != n.shape)
+        if (ArrayRef<int64_t>(pool.shape(assigned)) != n.shape())
           return error(out) << "its view must not change the output shape";
         FailureOr<st::TrackerId> reshaped =
             reshape(out, assigned, pool.shape(outputView));

@@ -9,10 +9,6 @@ using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
 
-static ArrayRef<int64_t> shapeOf(Type type) {
-  return cast<RankedTensorType>(type).getShape();
-}
-
 static NodeOp classify(Operation *op) {
   return llvm::TypeSwitch<Operation *, NodeOp>(op)
       .Case([](ReduceSumOp) { return NodeOp::ReduceSum; })
@@ -87,9 +83,9 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     return it->second;
   };
 
-  auto addNode = [&](LazyNode node) {
+  auto addNode = [&](LazyNode node, Value value) {
     NodeId id = NodeId(graph.nodes.size());
-    ids[node.value] = id;
+    ids[value] = id;
     graph.nodes.push_back(std::move(node));
     return id;
   };
@@ -99,14 +95,12 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
       return func.emitError() << "argument #" << arg.getArgNumber()
                               << " is not a tensor";
     LazyNode node;
-    node.value = arg;
+    node.type = cast<RankedTensorType>(arg.getType());
     node.kind = NodeOp::Realized;
-    node.shape = shapeOf(arg.getType());
-    node.elementType = cast<RankedTensorType>(arg.getType()).getElementType();
-    node.tracker = identity(arg.getType(), node.shape);
+    node.tracker = identity(node.type, node.shape());
     node.size = pool.size(node.tracker);
-    node.itemSize = itemSizeOf(node.elementType);
-    NodeId id = addNode(std::move(node));
+    node.itemSize = itemSizeOf(node.elementType());
+    NodeId id = addNode(std::move(node), arg);
     graph.nodes[id].base = id;
   }
 
@@ -123,13 +117,14 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
       return op.emitOpError("is a movement op; run lazy-fold-views before "
                             "scheduling");
     LazyNode node;
-    node.value = op.getResult(0);
+    Value value = op.getResult(0);
+    node.type = dyn_cast<RankedTensorType>(value.getType());
+    if (!node.type)
+      return op.emitOpError("does not produce a ranked tensor; the "
+                            "scheduler only accepts lazy tensor ops");
     node.op = &op;
     node.kind = classify(&op);
-    node.shape = shapeOf(node.value.getType());
-    node.elementType =
-        cast<RankedTensorType>(node.value.getType()).getElementType();
-    node.itemSize = itemSizeOf(node.elementType);
+    node.itemSize = itemSizeOf(node.elementType());
     if (auto name = dyn_cast<NameLoc>(op.getLoc()))
       node.metadata = name.getName();
     node.opName = op.getName().getAsOpaquePointer();
@@ -148,10 +143,10 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
         it->second = pool.intern(view.getTracker().getTracker());
       node.tracker = it->second;
       node.size = pool.size(node.tracker);
-      addNode(std::move(node));
+      addNode(std::move(node), value);
       continue;
     }
-    node.tracker = identity(node.value.getType(), node.shape);
+    node.tracker = identity(node.type, node.shape());
     node.size = pool.size(node.tracker);
     node.forcedRealize =
         marked && marks.contains(LazyDialect::kForcedRealizeAttrName);
@@ -161,7 +156,7 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     for (Value operand : op.getOperands())
       graph.srcStorage.push_back(ids.lookup(operand));
     node.srcs = ArrayRef<NodeId>(graph.srcStorage).drop_front(first);
-    NodeId id = addNode(std::move(node));
+    NodeId id = addNode(std::move(node), value);
     graph.nodes[id].base = id;
   }
   return graph;

@@ -45,15 +45,10 @@ namespace st = ::lazy::st;
 
 namespace {
 
-DeviceAttr deviceOf(Value v) {
-  return dyn_cast_or_null<DeviceAttr>(
-      cast<RankedTensorType>(v.getType()).getEncoding());
-}
-
 BufferType bufferTypeOf(const LazyNode &n) {
-  auto type = cast<RankedTensorType>(n.value.getType());
-  return BufferType::get(type.getContext(), type.getNumElements(),
-                         type.getElementType(), deviceOf(n.value));
+  return BufferType::get(n.type.getContext(), n.type.getNumElements(),
+                         n.type.getElementType(),
+                         dyn_cast_or_null<DeviceAttr>(n.type.getEncoding()));
 }
 
 /// The buffer a LazyBuffer lives in: an ASSIGN shares its target's.
@@ -185,7 +180,7 @@ LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
 
 /// The dtype a kernel AST node computes in: that of the graph node.
 static Type elementTypeOf(const LazyGraph &g, const AstNode &node) {
-  return g.node(node.source).elementType;
+  return g.node(node.source).elementType();
 }
 
 KernelPlan KernelFormer::planKernel(const LazyGraph &g,
@@ -273,12 +268,14 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
       assert(node.buffer >= 0 && node.buffer <= UINT32_MAX);
       key.push_back(uint64_t(node.view) | uint64_t(node.buffer) << 32);
       break;
-    case AstNode::Kind::Const:
-      key.push_back(uint64_t(node.view) | uint64_t(src.shape.size()) << 32);
+    case AstNode::Kind::Const: {
+      ArrayRef<int64_t> shape = src.shape();
+      key.push_back(uint64_t(node.view) | uint64_t(shape.size()) << 32);
       key.push_back(opaque(
           cast<ConstOp>(src.op).getValue().getAsOpaquePointer()));
-      key.insert(key.end(), src.shape.begin(), src.shape.end());
+      key.insert(key.end(), shape.begin(), shape.end());
       break;
+    }
     case AstNode::Kind::Reduce:
       key.push_back(uint64_t(src.kind) | uint64_t(node.axes.size()) << 32);
       key.insert(key.end(), node.axes.begin(), node.axes.end());
@@ -394,7 +391,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
       break;
     case AstNode::Kind::Const: {
       auto constOp = cast<ConstOp>(src.op);
-      Value c = ConstOp::create(b, nodeLoc, kernelTensor(src.shape, elementType),
+      Value c = ConstOp::create(b, nodeLoc, kernelTensor(src.shape(), elementType),
                                 constOp.getValue());
       values[i] = ViewOp::create(b, nodeLoc, typeOf(node.shaped, elementType),
                                  c, trackerAttr(node.view));

@@ -18,6 +18,7 @@
 #include "lazy/ShapeTracker/TrackerPool.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -28,7 +29,7 @@
 namespace mlir::lazy {
 
 /// What a base node computes, in tinygrad's op classes.
-enum class NodeOp {
+enum class NodeOp : uint8_t {
   Realized,    // a function argument: an already realized buffer
   Elementwise, // UnaryOps, BinaryOps, TernaryOps
   ReduceSum,
@@ -46,32 +47,34 @@ enum class NodeOp {
 };
 
 struct LazyNode {
-  Value value;
+  /// The value's tensor type: its shape and dtype (uniqued, shared by many
+  /// nodes, so reading it stays in cache).
+  RankedTensorType type;
   Operation *op = nullptr; // null for function arguments
-  NodeOp kind = NodeOp::Realized;
-  NodeId base = -1;                  // the node itself for bases
-  ::lazy::st::TrackerId tracker = 0; // from_shape(shape) for bases
-  ArrayRef<int64_t> shape;           // the value's tensor type owns it
-  Type elementType;                  // the value's dtype
   /// The op's metadata name (tinygrad's Metadata: a NameLoc), or null.
-  /// Kept here, as the dtype is, so that kernel formation need not touch
+  /// Kept here, as the type is, so that kernel formation need not touch
   /// the ops, which lie all over memory.
   StringAttr metadata;
   /// The op's OperationName, as OperationName::getAsOpaquePointer() gives
   /// it (null for function arguments).
   const void *opName = nullptr;
   int64_t size = 0;
-  int64_t itemSize = 0;
   /// Operands, in order (bases only), in storage the graph owns.
   ArrayRef<NodeId> srcs;
+  NodeId base = -1;                  // the node itself for bases
+  ::lazy::st::TrackerId tracker = 0; // from_shape(shape) for bases
+  int32_t itemSize = 0;
+  NodeOp kind = NodeOp::Realized;
   bool forcedRealize = false;
   bool seen = false;
-  /// Marked `lazy.external`: held from outside the graph.
-  bool external = false;
   /// An elementwise op that is unsafe to pad (f(0) != 0 or may blow up):
   /// RECIP, LOG2, EXP2, IDIV.
   bool unsafePad = false;
+  /// Marked `lazy.external`: held from outside the graph.
+  bool external = false;
 
+  ArrayRef<int64_t> shape() const { return type.getShape(); }
+  Type elementType() const { return type.getElementType(); }
   bool isBase() const { return kind != NodeOp::View; }
   bool isRealized() const { return kind == NodeOp::Realized; }
   bool isReduce() const {
