@@ -34,6 +34,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Threading.h"
 
+#include <deque>
+
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYFORMKERNELS
 #include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
@@ -99,11 +101,12 @@ private:
   KernelPlan planKernel(const LazyGraph &g, const ScheduleItem &item);
   /// bufferTypeFor, made once per node.
   BufferType bufferType(const LazyGraph &g, NodeId id);
-  /// Makes the attributes and types the kernels of `plans` use, so that
-  /// emitKernel only reads shared state.
+  /// Makes the attributes and types the kernels of `plans` use (plan k
+  /// is that of items[firstUses[k]]), so that emitKernel only reads shared
+  /// state.
   void prepareKernelAttrs(const LazyGraph &g, ArrayRef<ScheduleItem> items,
-                          ArrayRef<KernelPlan> plans,
-                          ArrayRef<size_t> planned);
+                          const std::deque<KernelPlan> &plans,
+                          ArrayRef<size_t> firstUses);
   /// Builds the lazy.kernel of `item`, detached (not yet in the module).
   /// Safe to call from several threads at once.
   KernelOp emitKernel(const LazyGraph &g, const ScheduleItem &item,
@@ -306,8 +309,8 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
 
 void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
                                       ArrayRef<ScheduleItem> items,
-                                      ArrayRef<KernelPlan> plans,
-                                      ArrayRef<size_t> planned) {
+                                      const std::deque<KernelPlan> &plans,
+                                      ArrayRef<size_t> firstUses) {
   MLIRContext *ctx = func.getContext();
   st::TrackerPool &pool = g.trackers();
   auto addTracker = [&](st::TrackerId id) {
@@ -315,9 +318,9 @@ void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
     if (!attr)
       attr = ShapeTrackerAttr::get(ctx, pool.get(id));
   };
-  for (size_t i : planned) {
-    const ScheduleItem &item = items[i];
-    for (int32_t op : plans[i].ops) {
+  for (auto [k, plan] : llvm::enumerate(plans)) {
+    const ScheduleItem &item = items[firstUses[k]];
+    for (int32_t op : plan.ops) {
       const AstNode &node = item.nodes[op];
       if (node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const)
         addTracker(node.view);
@@ -326,7 +329,7 @@ void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
       if (!type)
         type = kernelTensor(pool.shape(node.shaped), elementTypeOf(g, node));
     }
-    for (auto &store : plans[i].stores)
+    for (auto &store : plan.stores)
       addTracker(store.second);
   }
 }
@@ -439,9 +442,11 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   // needs it; later items with the same plan launch that one and drop
   // their AST at once, so that the next item reuses its memory.
   GroupLowering lowering(g, realizes, readModuleFlags(func).useCopyKernel);
-  std::vector<KernelPlan> plans(groups.size());
-  std::vector<size_t> sharedWith(groups.size());
+  // One plan per distinct kernel (a deque: the index keys point into the
+  // plans), the item that first needs it, and each kernel item's kernel.
+  std::deque<KernelPlan> plans;
   std::vector<size_t> firstUses;
+  std::vector<size_t> kernelOf(groups.size(), SIZE_MAX);
   llvm::DenseMap<ArrayRef<uint64_t>, size_t> planIndex;
   for (const std::vector<NodeId> &group : groups) {
     FailureOr<ScheduleItem> lowered = lowering.lower(group);
@@ -452,33 +457,35 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     ScheduleItem &item = items.back();
     if (!item.isKernel)
       continue;
-    plans[i] = planKernel(g, item);
-    auto [it, inserted] = planIndex.try_emplace(plans[i].key, i);
-    sharedWith[i] = it->second;
-    if (inserted) {
-      firstUses.push_back(i);
-    } else {
-      plans[i] = {};
+    KernelPlan plan = planKernel(g, item);
+    auto known = planIndex.find(plan.key);
+    if (known != planIndex.end()) {
+      kernelOf[i] = known->second;
       lowering.recycle(item);
+      continue;
     }
+    kernelOf[i] = plans.size();
+    firstUses.push_back(i);
+    plans.push_back(std::move(plan));
+    planIndex[plans.back().key] = kernelOf[i];
   }
 
   // Kernels are built in parallel (when the context allows threads), each
   // detached, then inserted before the function in order of first use:
   // the same module as building them one by one.
   prepareKernelAttrs(g, items, plans, firstUses);
-  std::vector<KernelOp> kernels(items.size());
-  std::vector<std::string> names(firstUses.size());
-  for (auto [k, i] : llvm::enumerate(firstUses))
-    names[k] = (func.getSymName() + "_k" + Twine(kernelCounter++)).str();
+  std::vector<KernelOp> kernels(plans.size());
+  std::vector<std::string> names(plans.size());
+  for (std::string &name : names)
+    name = (func.getSymName() + "_k" + Twine(kernelCounter++)).str();
   (void)failableParallelForEachN(
-      func.getContext(), 0, firstUses.size(), [&](size_t k) {
-        size_t i = firstUses[k];
-        kernels[i] = emitKernel(g, items[i], plans[i], names[k]);
+      func.getContext(), 0, plans.size(), [&](size_t k) {
+        kernels[k] =
+            emitKernel(g, items[firstUses[k]], plans[k], names[k]);
         return success();
       });
-  for (size_t i : firstUses)
-    module.getBody()->getOperations().insert(Block::iterator(func), kernels[i]);
+  for (KernelOp kernel : kernels)
+    module.getBody()->getOperations().insert(Block::iterator(func), kernel);
 
   // Buffers Python still references after scheduling (tinygrad's
   // lb_refcount > 0), which the memory planner must not reuse: nodes marked
@@ -537,9 +544,9 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     AllocOp::build(at, state, type);
     return cast<AllocOp>(at.create(state));
   };
-  std::vector<FlatSymbolRefAttr> kernelRefs(items.size());
-  for (size_t i : firstUses)
-    kernelRefs[i] = SymbolRefAttr::get(kernels[i]);
+  std::vector<FlatSymbolRefAttr> kernelRefs;
+  for (KernelOp kernel : kernels)
+    kernelRefs.push_back(SymbolRefAttr::get(kernel));
 
   // An item may read a buffer a later item produces (the region is a
   // graph): such reads go through placeholders replaced at the end.
@@ -584,7 +591,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     Operation *op;
     if (item.isKernel) {
       OperationState state(itemLoc, launchName);
-      LaunchOp::build(sb, state, kernelRefs[sharedWith[index]], outs, ins);
+      LaunchOp::build(sb, state, kernelRefs[kernelOf[index]], outs, ins);
       op = sb.create(state);
     } else {
       StringRef kind;
