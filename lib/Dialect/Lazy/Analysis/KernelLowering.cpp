@@ -49,6 +49,53 @@ private:
   llvm::DenseMap<uint64_t, size_t> index; // NodeView::key() -> entry
 };
 
+/// A map from (node, view) to V that is emptied for each group: per node,
+/// a chain of (view, value) entries, valid while the node's stamp is the
+/// group's. Lookups touch two small per-node arrays and a short chain
+/// instead of hashing into a table, and emptying it is one increment.
+template <typename V>
+class NodeViewMemo {
+public:
+  explicit NodeViewMemo(size_t nodes) : first(nodes), stamps(nodes, 0) {}
+  void clear() {
+    ++stamp;
+    entries.clear();
+  }
+  /// The value of `key`, or null. Valid until the next insertion.
+  V *find(NodeView key) {
+    if (stamps[key.node] != stamp)
+      return nullptr;
+    for (uint32_t e = first[key.node]; e != kNone; e = entries[e].next)
+      if (entries[e].view == key.view)
+        return &entries[e].value;
+    return nullptr;
+  }
+  void set(NodeView key, V value) {
+    if (V *known = find(key)) {
+      *known = value;
+      return;
+    }
+    if (stamps[key.node] != stamp) {
+      stamps[key.node] = stamp;
+      first[key.node] = kNone;
+    }
+    entries.push_back({key.view, first[key.node], value});
+    first[key.node] = uint32_t(entries.size() - 1);
+  }
+
+private:
+  static constexpr uint32_t kNone = ~uint32_t(0);
+  struct Entry {
+    st::TrackerId view;
+    uint32_t next;
+    V value;
+  };
+  std::vector<uint32_t> first;
+  std::vector<uint32_t> stamps;
+  std::vector<Entry> entries;
+  uint32_t stamp = 1;
+};
+
 std::vector<int64_t> reduceShape(const std::vector<int64_t> &shape,
                                  ArrayRef<int64_t> axes) {
   std::vector<int64_t> out = shape;
@@ -87,7 +134,7 @@ public:
 
   Lowering(const LazyGraph &g, const NodeSet &realizes)
       : g(g), pool(g.trackers()), realized(g.size(), 0),
-        groupStamp(g.size(), 0) {
+        groupStamp(g.size(), 0), reduceMemo(g.size()), cache(g.size()) {
     for (NodeId id : realizes)
       realized[id] = 1;
   }
@@ -183,9 +230,9 @@ private:
   };
   std::vector<ReduceFrame> reduceStack;
   std::vector<ValueFrame> valueStack;
-  // Both keyed by NodeView::key().
-  llvm::DenseMap<uint64_t, std::optional<NodeView>> reduceMemo;
-  llvm::DenseMap<uint64_t, int32_t> cache;
+  // By (node, view), emptied for each group.
+  NodeViewMemo<std::optional<NodeView>> reduceMemo;
+  NodeViewMemo<int32_t> cache;
   llvm::MapVector<NodeId, int64_t> inputs;
   ScheduleItem item;
   /// AST vectors handed back by recycle(), reused by the next item.
@@ -287,9 +334,8 @@ LogicalResult Lowering::recurseReduceops(NodeId out) {
       view = pool.compose(g.node(buf).tracker, view);
       buf = g.baseOf(buf);
     }
-    auto memo = reduceMemo.find(NodeView{buf, view}.key());
-    if (memo != reduceMemo.end()) {
-      returned = memo->second;
+    if (auto *memo = reduceMemo.find({buf, view})) {
+      returned = *memo;
       return false;
     }
     const LazyNode &n = g.node(buf);
@@ -326,7 +372,7 @@ LogicalResult Lowering::recurseReduceops(NodeId out) {
                               result)))
         return failure();
     } else {
-      reduceMemo[NodeView{done.buf, done.view}.key()] = result;
+      reduceMemo.set({done.buf, done.view}, result);
     }
     returned = result;
     pending = true;
@@ -388,9 +434,8 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
       view = pool.compose(g.node(buf).tracker, view);
       buf = g.baseOf(buf);
     }
-    auto hit = cache.find(NodeView{buf, view}.key());
-    if (hit != cache.end()) {
-      returned = hit->second;
+    if (int32_t *hit = cache.find({buf, view})) {
+      returned = *hit;
       return false;
     }
     const LazyNode &n = g.node(buf);
@@ -482,7 +527,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
         node.shaped = pool.fromShape(
             reduceShape(pool.shape(done.rinfo->input), node.axes));
         result = addNode(std::move(node));
-        cache[NodeView{done.buf, done.view}.key()] = result;
+        cache.set({done.buf, done.view}, result);
         item.computed.push_back(done.buf);
       }
     } else if (n.kind == NodeOp::Contiguous || n.kind == NodeOp::Assign) {
@@ -496,7 +541,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
       node.srcs = std::move(done.srcs);
       node.shaped = done.view;
       result = addNode(std::move(node));
-      cache[NodeView{done.buf, done.view}.key()] = result;
+      cache.set({done.buf, done.view}, result);
       item.computed.push_back(done.buf);
     }
     stack.pop_back();

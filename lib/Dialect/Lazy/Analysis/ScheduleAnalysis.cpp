@@ -265,7 +265,7 @@ public:
   Grouper(const LazyGraph &g, const GraphWalk &w, Grouping &out)
       : g(g), w(w), pool(g.trackers()), realizes(out.realizes),
         reduceForOp(out.reduceForOp) {
-    memoKeys.resize(g.size());
+    firstMemo.assign(g.size(), kNoMemo);
     computeFrontiers();
   }
 
@@ -325,9 +325,7 @@ public:
     llvm::DenseSet<NodeId> seen = {x};
     while (!stack.empty()) {
       NodeId v = stack.pop_back_val();
-      for (uint64_t key : memoKeys[v])
-        forget(key);
-      memoKeys[v].clear();
+      forget(v);
       const LazyNode &n = g.node(v);
       if (v != x && (realizes.contains(v) || n.isReduce()))
         continue;
@@ -338,44 +336,54 @@ public:
       }
     }
   }
-  /// Per node: the memo keys of walks that start at it.
-  std::vector<SmallVector<uint64_t, 1>> memoKeys;
-
   /// What visiting a (node, view) contributes to a group: a realized
   /// buffer reached through `view` (node >= 0), or "the reduce must
   /// realize" (node == -1).
   using GroupEvent = NodeView;
-  /// The memoized walks: NodeView::key() -> a slot of `memoLists`. A
-  /// forgotten walk's slot (and its list's capacity) is reused. A pointer
-  /// into memoLists is only held until the next memoize().
-  llvm::DenseMap<uint64_t, uint32_t> memo;
+  /// The memoized walks, per node that starts them: a chain of (view,
+  /// event list) entries from firstMemo[node] (a node is rarely walked
+  /// through more than one view). A forgotten walk's list (and its
+  /// capacity) is reused; a pointer into memoLists is only held until the
+  /// next memoize().
+  struct MemoEntry {
+    st::TrackerId view;
+    uint32_t list;
+    uint32_t next;
+  };
+  static constexpr uint32_t kNoMemo = ~uint32_t(0);
+  std::vector<uint32_t> firstMemo;
+  std::vector<MemoEntry> memoEntries;
   std::vector<std::vector<GroupEvent>> memoLists;
-  std::vector<uint32_t> freeSlots;
-  const std::vector<GroupEvent> *recall(uint64_t key) const {
-    auto it = memo.find(key);
-    return it == memo.end() ? nullptr : &memoLists[it->second];
+  std::vector<uint32_t> freeLists;
+  const std::vector<GroupEvent> *recall(NodeView key) const {
+    for (uint32_t m = firstMemo[key.node]; m != kNoMemo;
+         m = memoEntries[m].next)
+      if (memoEntries[m].view == key.view)
+        return &memoLists[memoEntries[m].list];
+    return nullptr;
   }
-  const std::vector<GroupEvent> &memoize(uint64_t key,
+  const std::vector<GroupEvent> &memoize(NodeView key,
                                          std::vector<GroupEvent> &events) {
-    uint32_t slot;
-    if (freeSlots.empty()) {
-      slot = uint32_t(memoLists.size());
+    uint32_t list;
+    if (freeLists.empty()) {
+      list = uint32_t(memoLists.size());
       memoLists.emplace_back();
     } else {
-      slot = freeSlots.back();
-      freeSlots.pop_back();
+      list = freeLists.back();
+      freeLists.pop_back();
     }
-    memoLists[slot].swap(events);
-    memo[key] = slot;
-    return memoLists[slot];
+    memoLists[list].swap(events);
+    memoEntries.push_back({key.view, list, firstMemo[key.node]});
+    firstMemo[key.node] = uint32_t(memoEntries.size() - 1);
+    return memoLists[list];
   }
-  void forget(uint64_t key) {
-    auto it = memo.find(key);
-    if (it == memo.end())
-      return;
-    memoLists[it->second].clear();
-    freeSlots.push_back(it->second);
-    memo.erase(it);
+  /// Forgets every walk that starts at `node`.
+  void forget(NodeId node) {
+    for (uint32_t m = firstMemo[node]; m != kNoMemo; m = memoEntries[m].next) {
+      memoLists[memoEntries[m].list].clear();
+      freeLists.push_back(memoEntries[m].list);
+    }
+    firstMemo[node] = kNoMemo;
   }
 
   /// recursiveGroup's walk frames, kept to reuse their capacity.
@@ -433,7 +441,7 @@ void Grouper::recursiveGroup(NodeId start, st::TrackerId startView, NodeId r,
       return;
     }
     NodeView key{tr, view};
-    if ((result = recall(key.key())))
+    if ((result = recall(key)))
       return;
     Frame &frame = stack.emplace_back();
     frame.memoize = !(isRoot && realizes.contains(tr));
@@ -472,10 +480,8 @@ void Grouper::recursiveGroup(NodeId start, st::TrackerId startView, NodeId r,
     // The frame is complete: memoize it and hand its events up.
     Frame &finished = stack.back();
     const std::vector<GroupEvent> *events = &finished.events;
-    if (finished.memoize) {
-      memoKeys[finished.key.node].push_back(finished.key.key());
-      events = &memoize(finished.key.key(), finished.events);
-    }
+    if (finished.memoize)
+      events = &memoize(finished.key, finished.events);
     if (stack.size() == 1)
       rootEvents = *events;
     else
