@@ -519,7 +519,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   // the function's region now and replaces the old body at the end.
   Block *body = new Block();
   func.getBody().push_back(body);
-  llvm::DenseMap<NodeId, Value> bufferOf;
+  std::vector<Value> bufferOf(g.size()); // by node, once produced
   for (BlockArgument arg : oldBody.getArguments()) {
     NodeId id = g.idOf(arg);
     bufferOf[id] = body->addArgument(bufferType(g, id), arg.getLoc());
@@ -550,12 +550,14 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
 
   // An item may read a buffer a later item produces (the region is a
   // graph): such reads go through placeholders replaced at the end.
-  llvm::DenseMap<NodeId, Value> placeholders;
+  std::vector<Value> placeholderOf(g.size());
+  std::vector<NodeId> placeheld; // in order of creation
   auto valueOf = [&](NodeId id) -> Value {
-    if (Value v = bufferOf.lookup(id))
+    if (Value v = bufferOf[id])
       return v;
-    Value &p = placeholders[id];
+    Value &p = placeholderOf[id];
     if (!p) {
+      placeheld.push_back(id);
       OpBuilder pb = OpBuilder::atBlockBegin(items_block);
       p = createAlloc(pb, loc, bufferType(g, id));
     }
@@ -569,7 +571,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     for (NodeId out : item.outputs) {
       const LazyNode &n = g.node(out);
       if (n.kind == NodeOp::Assign) {
-        outs.push_back(bufferOf.lookup(n.srcs[1])); // writes its target
+        outs.push_back(bufferOf[n.srcs[1]]); // writes its target
       } else if (n.kind == NodeOp::BufferView) {
         // MetaOps.VIEW: a sub-buffer of its source's buffer at the source
         // view's offset.
@@ -629,7 +631,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   SmallVector<Value> yielded;
   for (NodeId out : g.outputs()) {
     NodeId base = g.baseOf(out);
-    Value v = bufferOf.lookup(base);
+    Value v = bufferOf[base];
     if (!v) {
       v = createAlloc(sb, g.node(base).op->getLoc(),
                           bufferType(g, base));
@@ -638,8 +640,9 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     yielded.push_back(v);
   }
   YieldOp::create(sb, loc, yielded);
-  for (auto &[id, placeholder] : placeholders) {
-    Value real = bufferOf.lookup(id);
+  for (NodeId id : placeheld) {
+    Value placeholder = placeholderOf[id];
+    Value real = bufferOf[id];
     if (!real)
       return g.node(id).op->emitOpError(
           "is read by a kernel but no schedule item produces it");
