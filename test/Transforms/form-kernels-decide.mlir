@@ -23,6 +23,10 @@
 // RUN: lazy-opt %S/form-kernels.mlir --lazy-form-kernels=decide=true --split-input-file --verify-diagnostics -o %t.kernels.decided
 // RUN: diff %t.kernels.staged %t.kernels.decided
 // RUN: lazy-opt %s --lazy-form-kernels=decide=true --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: not lazy-opt %S/Inputs/decide-errors.mlir --lazy-mark-realize --lazy-group=fuse-conv-bw=true --lazy-form-kernels --split-input-file --mlir-print-op-on-diagnostic=false -o /dev/null 2> %t.errors.staged
+// RUN: not lazy-opt %S/Inputs/decide-errors.mlir --lazy-form-kernels="decide=true fuse-conv-bw=true" --split-input-file --mlir-print-op-on-diagnostic=false -o /dev/null 2> %t.errors.decided
+// RUN: diff %t.errors.staged %t.errors.decided
+// RUN: FileCheck %S/Inputs/decide-errors.mlir --input-file %t.errors.decided
 
 // Decided here, nothing is marked: the reduce and its elementwise child
 // form one kernel.

@@ -342,9 +342,9 @@ public:
   using GroupEvent = NodeView;
   /// The memoized walks, per node that starts them: a chain of (view,
   /// event list) entries from firstMemo[node] (a node is rarely walked
-  /// through more than one view). A forgotten walk's list (and its
-  /// capacity) is reused; a pointer into memoLists is only held until the
-  /// next memoize().
+  /// through more than one view). A forgotten walk's slot in memoLists is
+  /// reused; a pointer into memoLists is only held until the next
+  /// memoize().
   struct MemoEntry {
     st::TrackerId view;
     uint32_t list;
@@ -386,7 +386,8 @@ public:
     firstMemo[node] = kNoMemo;
   }
 
-  /// recursiveGroup's walk frames, kept to reuse their capacity.
+  /// recursiveGroup's walk stack (a member, so that its buffer is kept
+  /// from one call to the next).
   struct Frame {
     NodeView key;
     unsigned next = 0;

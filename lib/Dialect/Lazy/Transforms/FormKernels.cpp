@@ -29,6 +29,7 @@
 #include "lazy/Dialect/Lazy/Analysis/KernelLowering.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "SchedulerFlagOptions.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -81,6 +82,10 @@ struct KernelPlan {
   SmallVector<uint64_t, 0> key;
 };
 
+/// Fails (at the op) when an output that needs computing is in no group.
+/// Schedules are never returned with an output that nothing writes.
+LogicalResult checkOutputsGrouped(const LazyGraph &g, ArrayRef<char> grouped);
+
 /// Reads the decisions of lazy-mark-realize and lazy-group back from
 /// their marks: the realizes set in order and the groups, each listing its
 /// members in realize order.
@@ -131,6 +136,24 @@ BufferType KernelFormer::bufferType(const LazyGraph &g, NodeId id) {
   return type;
 }
 
+LogicalResult checkOutputsGrouped(const LazyGraph &g,
+                                  ArrayRef<char> grouped) {
+  for (NodeId out : g.outputs()) {
+    NodeId base = g.baseOf(out);
+    const LazyNode &n = g.node(base);
+    if (n.isRealized())
+      continue;
+    // tinygrad schedules nothing for a const output (nor for one already
+    // scheduled, in `seen`).
+    if (!grouped[base] && !n.seen && n.kind != NodeOp::Const)
+      return n.op->emitOpError(
+          "is an output but belongs to no kernel: fuse-conv-bw merged it "
+          "into the reduce that reads it, or lazy-mark-realize and "
+          "lazy-group have not marked it");
+  }
+  return success();
+}
+
 LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
                             std::vector<std::vector<NodeId>> &groups) {
   func::FuncOp func = g.function();
@@ -158,18 +181,8 @@ LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
     members.push_back({group.getInt(), position[id], id});
     grouped[id] = 1;
   }
-  for (NodeId out : g.outputs()) {
-    NodeId base = g.baseOf(out);
-    const LazyNode &n = g.node(base);
-    if (n.isRealized())
-      continue;
-    // tinygrad schedules nothing for a const output (nor for one already
-    // scheduled, in `seen`).
-    if (!grouped[base] && !n.seen && n.kind != NodeOp::Const)
-      return n.op->emitOpError(
-          "is an output but belongs to no kernel; run lazy-mark-realize and "
-          "lazy-group first");
-  }
+  if (failed(checkOutputsGrouped(g, grouped)))
+    return failure();
   llvm::sort(members);
   for (size_t i = 0; i < members.size();) {
     std::vector<NodeId> group;
@@ -681,6 +694,13 @@ struct LazyFormKernels final
     for (auto func : module.getOps<func::FuncOp>())
       if (isGraphFunction(func))
         funcs.push_back(func);
+    // Deciding here, every function is walked before any is lowered, as
+    // lazy-mark-realize walks them all before lazy-form-kernels runs: the
+    // same error comes first.
+    if (decide)
+      for (func::FuncOp func : funcs)
+        if (!getChildAnalysis<ScheduleGraphAnalysis>(func).valid())
+          return signalPassFailure();
     unsigned counter = 0;
     for (func::FuncOp func : funcs)
       if (failed(formKernels(func, counter)))
@@ -693,17 +713,18 @@ struct LazyFormKernels final
       auto &analysis = getChildAnalysis<ScheduleGraphAnalysis>(func);
       if (!analysis.valid())
         return failure();
-      ScheduleFlags flags = readModuleFlags(func);
-      if (multiOutput.hasValue())
-        flags.multiOutput = multiOutput;
-      if (fuseConvBw.hasValue())
-        flags.fuseConvBw = fuseConvBw;
-      if (fuseArange.hasValue())
-        flags.fuseArange = fuseArange;
+      ScheduleFlags flags =
+          scheduleFlags(func, multiOutput, fuseConvBw, fuseArange);
       // lazy-mark-realize's decision, then lazy-group's.
       NodeSet realizes = computeRealizes(*analysis.graph, *analysis.walk);
       Grouping grouping = computeGroups(*analysis.graph, *analysis.walk,
                                         std::move(realizes), flags);
+      std::vector<char> grouped(analysis.graph->size(), 0);
+      for (const std::vector<NodeId> &group : grouping.outputGroups)
+        for (NodeId id : group)
+          grouped[id] = 1;
+      if (failed(checkOutputsGrouped(*analysis.graph, grouped)))
+        return failure();
       return former.run(*analysis.graph, grouping.realizes,
                         grouping.outputGroups);
     }

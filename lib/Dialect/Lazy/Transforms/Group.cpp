@@ -21,6 +21,7 @@
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "SchedulerFlagOptions.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -62,13 +63,8 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
             "lazy-mark-realize before lazy-group");
     }
 
-    ScheduleFlags flags = readModuleFlags(func);
-    if (multiOutput.hasValue())
-      flags.multiOutput = multiOutput;
-    if (fuseConvBw.hasValue())
-      flags.fuseConvBw = fuseConvBw;
-    if (fuseArange.hasValue())
-      flags.fuseArange = fuseArange;
+    ScheduleFlags flags =
+        scheduleFlags(func, multiOutput, fuseConvBw, fuseArange);
     Grouping grouping =
         computeGroups(*graph, *walk, std::move(realizes), flags);
 

@@ -81,10 +81,11 @@ struct GraphWalk {
 FailureOr<GraphWalk> walkGraph(const LazyGraph &graph);
 
 /// The LazyGraph of a graph-level function and its walk, as an MLIR
-/// analysis: built once (by lazy-mark-realize) and kept by the pass manager
-/// through the passes that only add marks (lazy-mark-realize, lazy-group)
-/// up to lazy-form-kernels, instead of being rebuilt by each. Neither the
-/// graph nor the walk reads the marks those passes write.
+/// analysis: built once and kept by the pass manager through the passes
+/// that only add marks (lazy-mark-realize, lazy-group) up to
+/// lazy-form-kernels, instead of being rebuilt by each (lazy-form-kernels
+/// with `decide` builds it itself). Neither the graph nor the walk reads the
+/// marks those passes write.
 struct ScheduleGraphAnalysis {
   explicit ScheduleGraphAnalysis(Operation *op);
   /// Empty when the function is not schedulable (a diagnostic was emitted

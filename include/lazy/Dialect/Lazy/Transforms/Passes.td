@@ -141,9 +141,15 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
     With `decide`, the pass makes the realize and group decisions itself,
     by the rules of `lazy-mark-realize` and `lazy-group` (under the flag
     options below, over the module's `lazy.flags`), instead of reading
-    their marks; no mark is written. The result is the same as running the
-    three passes in a row; `lazy-schedule` runs it this way, so that it
-    neither writes nor verifies marks it would only read back.
+    their marks; no mark is written. The result, errors included, is the
+    same as running the three passes in a row (every function is walked
+    before any is lowered); `lazy-schedule` runs it this way, so that it
+    neither writes nor verifies marks it would only read back. Without
+    `decide`, the flag options are not read: the marks hold the decisions.
+
+    An output that belongs to no group (fuse-conv-bw merged it into the
+    reduce that reads it, or it was never marked) is an error: a schedule
+    never returns a buffer that nothing writes.
   }];
   let options = !listconcat([
     Option<"decide", "decide", "bool", /*default=*/"false",
