@@ -676,7 +676,8 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
 
   // Swap in the new body and signature.
   SmallVector<Type> argTypes(body->getArgumentTypes());
-  oldBody.dropAllDefinedValueUses();
+  // Nothing outside the old body uses its values, and erasing a block
+  // drops every reference within it before deleting its ops.
   oldBody.erase();
   func.setFunctionType(FunctionType::get(ctx, argTypes, resultTypes));
   func.setAllResultAttrs(resultAttrs);
