@@ -57,11 +57,14 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     return func.emitError("cannot schedule a function without a body");
   Block &body = func.getBody().front();
   // Reserved up front: nodes point into srcStorage, which must not move.
-  size_t numOperands = 0;
-  for (Operation &op : body)
+  // (One walk counts both: a block does not know its size.)
+  size_t numOps = 0, numOperands = 0;
+  for (Operation &op : body) {
+    ++numOps;
     numOperands += op.getNumOperands();
+  }
   graph.srcStorage.reserve(numOperands);
-  graph.nodes.reserve(body.getNumArguments() + body.getOperations().size());
+  graph.nodes.reserve(body.getNumArguments() + numOps);
   // Values hash by address: an op's operands were mostly defined just
   // before it, close by in memory, so lookups stay in cache. (A mixing
   // hash sends each to a random bucket, a cache miss per operand once the
