@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/KernelLowering.h"
+#include "lazy/Dialect/Lazy/Analysis/NodeViewMemo.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include <unordered_map>
@@ -49,53 +50,6 @@ private:
   llvm::DenseMap<uint64_t, size_t> index; // NodeView::key() -> entry
 };
 
-/// A map from (node, view) to V that is emptied for each group: per node,
-/// a chain of (view, value) entries, valid while the node's stamp is the
-/// group's. Lookups touch two small per-node arrays and a short chain
-/// instead of hashing into a table, and emptying it is one increment.
-template <typename V>
-class NodeViewMemo {
-public:
-  explicit NodeViewMemo(size_t nodes) : first(nodes), stamps(nodes, 0) {}
-  void clear() {
-    ++stamp;
-    entries.clear();
-  }
-  /// The value of `key`, or null. Valid until the next insertion.
-  V *find(NodeView key) {
-    if (stamps[key.node] != stamp)
-      return nullptr;
-    for (uint32_t e = first[key.node]; e != kNone; e = entries[e].next)
-      if (entries[e].view == key.view)
-        return &entries[e].value;
-    return nullptr;
-  }
-  void set(NodeView key, V value) {
-    if (V *known = find(key)) {
-      *known = value;
-      return;
-    }
-    if (stamps[key.node] != stamp) {
-      stamps[key.node] = stamp;
-      first[key.node] = kNone;
-    }
-    entries.push_back({key.view, first[key.node], value});
-    first[key.node] = uint32_t(entries.size() - 1);
-  }
-
-private:
-  static constexpr uint32_t kNone = ~uint32_t(0);
-  struct Entry {
-    st::TrackerId view;
-    uint32_t next;
-    V value;
-  };
-  std::vector<uint32_t> first;
-  std::vector<uint32_t> stamps;
-  std::vector<Entry> entries;
-  uint32_t stamp = 1;
-};
-
 std::vector<int64_t> reduceShape(const std::vector<int64_t> &shape,
                                  ArrayRef<int64_t> axes) {
   std::vector<int64_t> out = shape;
@@ -133,11 +87,8 @@ public:
   }
 
   Lowering(const LazyGraph &g, const NodeSet &realizes)
-      : g(g), pool(g.trackers()), realized(g.size(), 0),
-        groupStamp(g.size(), 0), reduceMemo(g.size()), cache(g.size()) {
-    for (NodeId id : realizes)
-      realized[id] = 1;
-  }
+      : g(g), pool(g.trackers()), realizes(realizes), groupStamp(g.size(), 0),
+        reduceMemo(g.size()), cache(g.size()) {}
 
   /// Lowers `outputs`; the tables of the previous group are cleared, not
   /// freed.
@@ -160,7 +111,8 @@ private:
   bool inGroup(NodeId n) const { return groupStamp[n] == stamp; }
   /// A leaf: realized, or realized by another item.
   bool isLeaf(NodeId base) const {
-    return g.node(base).isRealized() || (realized[base] && !inGroup(base));
+    return g.node(base).isRealized() ||
+           (realizes.contains(base) && !inGroup(base));
   }
   InFlightDiagnostic error(NodeId n) {
     const LazyNode &node = g.node(n);
@@ -202,7 +154,7 @@ private:
 
   const LazyGraph &g;
   st::TrackerPool &pool;
-  std::vector<char> realized; // by node: in the realizes set
+  const NodeSet &realizes;
   llvm::DenseMap<uint64_t, st::TrackerId> reshapeMemo; // see reshape()
   /// By node: the stamp of the group it is an output of; `stamp` is the
   /// current group's.
@@ -334,7 +286,7 @@ LogicalResult Lowering::recurseReduceops(NodeId out) {
       view = pool.compose(g.node(buf).tracker, view);
       buf = g.baseOf(buf);
     }
-    if (auto *memo = reduceMemo.find({buf, view})) {
+    if (const std::optional<NodeView> *memo = reduceMemo.find({buf, view})) {
       returned = *memo;
       return false;
     }
@@ -434,7 +386,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
       view = pool.compose(g.node(buf).tracker, view);
       buf = g.baseOf(buf);
     }
-    if (int32_t *hit = cache.find({buf, view})) {
+    if (const int32_t *hit = cache.find({buf, view})) {
       returned = *hit;
       return false;
     }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
+#include "lazy/Dialect/Lazy/Analysis/NodeViewMemo.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -263,9 +264,8 @@ namespace {
 class Grouper {
 public:
   Grouper(const LazyGraph &g, const GraphWalk &w, Grouping &out)
-      : g(g), w(w), pool(g.trackers()), realizes(out.realizes),
-        reduceForOp(out.reduceForOp) {
-    firstMemo.assign(g.size(), kNoMemo);
+      : memo(g.size()), g(g), w(w), pool(g.trackers()),
+        realizes(out.realizes), reduceForOp(out.reduceForOp) {
     computeFrontiers();
   }
 
@@ -340,27 +340,15 @@ public:
   /// buffer reached through `view` (node >= 0), or "the reduce must
   /// realize" (node == -1).
   using GroupEvent = NodeView;
-  /// The memoized walks, per node that starts them: a chain of (view,
-  /// event list) entries from firstMemo[node] (a node is rarely walked
-  /// through more than one view). A forgotten walk's slot in memoLists is
-  /// reused; a pointer into memoLists is only held until the next
-  /// memoize().
-  struct MemoEntry {
-    st::TrackerId view;
-    uint32_t list;
-    uint32_t next;
-  };
-  static constexpr uint32_t kNoMemo = ~uint32_t(0);
-  std::vector<uint32_t> firstMemo;
-  std::vector<MemoEntry> memoEntries;
+  /// The memoized walks: (node, view) -> a slot of memoLists. A forgotten
+  /// walk's slot is reused; a pointer into memoLists is only held until
+  /// the next memoize().
+  NodeViewMemo<uint32_t> memo;
   std::vector<std::vector<GroupEvent>> memoLists;
   std::vector<uint32_t> freeLists;
   const std::vector<GroupEvent> *recall(NodeView key) const {
-    for (uint32_t m = firstMemo[key.node]; m != kNoMemo;
-         m = memoEntries[m].next)
-      if (memoEntries[m].view == key.view)
-        return &memoLists[memoEntries[m].list];
-    return nullptr;
+    const uint32_t *list = memo.find(key);
+    return list ? &memoLists[*list] : nullptr;
   }
   const std::vector<GroupEvent> &memoize(NodeView key,
                                          std::vector<GroupEvent> &events) {
@@ -373,17 +361,15 @@ public:
       freeLists.pop_back();
     }
     memoLists[list].swap(events);
-    memoEntries.push_back({key.view, list, firstMemo[key.node]});
-    firstMemo[key.node] = uint32_t(memoEntries.size() - 1);
+    memo.set(key, list);
     return memoLists[list];
   }
   /// Forgets every walk that starts at `node`.
   void forget(NodeId node) {
-    for (uint32_t m = firstMemo[node]; m != kNoMemo; m = memoEntries[m].next) {
-      memoLists[memoEntries[m].list].clear();
-      freeLists.push_back(memoEntries[m].list);
-    }
-    firstMemo[node] = kNoMemo;
+    memo.forget(node, [&](uint32_t list) {
+      memoLists[list].clear();
+      freeLists.push_back(list);
+    });
   }
 
   /// recursiveGroup's walk stack (a member, so that its buffer is kept

@@ -28,7 +28,6 @@
 
 namespace mlir::lazy {
 
-
 /// A node seen through a ShapeTracker: tinygrad's (LazyBuffer, st) memo
 /// key. Trackers are ids in the graph's TrackerPool, so the pair packs into
 /// one integer.
