@@ -11,8 +11,7 @@ import pytest
 from conftest import fresh
 from corpus import registry
 from lazy_mlir.tinygrad import _script
-from lazy_mlir.tinygrad._compare import compare_built, differences, pass_seconds
-from lazy_mlir.tinygrad._export import _Exporter, collect_outputs, scheduler_flags
+from lazy_mlir.tinygrad._compare import compare_built, differences, export_built, pass_seconds
 
 GRAPHS = registry.load()
 NAMES = sorted(GRAPHS)
@@ -39,9 +38,7 @@ def test_staged_passes_match_pipeline(name, lazy_opt):
     the same module, or the same errors."""
     fresh()
     built = registry.build(name)
-    from tinygrad.device import Device
-    text = _Exporter(Device.DEFAULT, built.get("seen")).module(
-        collect_outputs(built["outputs"]), scheduler_flags(built["flags"]))
+    text, _ = export_built(_script.Built(built["outputs"], built.get("seen"), built["flags"], {}))
 
     def run(*args):
         r = subprocess.run([lazy_opt, *args, "--mlir-print-op-on-diagnostic=false", "-"],

@@ -161,13 +161,24 @@ def _copy_kernel_env(enabled):
         getenv.cache_clear()
 
 
-def compare_built(built, lazy_opt):
-    """Compare one built graph; returns (differences, tinygrad s, lazy s)."""
+def export_built(built):
+    """(module text, objects to keep alive): the lazy module of a built
+    graph, with its flags in `lazy.flags`. Until tinygrad has scheduled the
+    graph, keep the second value alive: tinygrad's memory planner keeps the
+    buffers Python still references, and the module's `lazy.external` marks
+    were made while these references were alive (dropping them first
+    changes tinygrad's memory plan)."""
     from tinygrad.device import Device
     from ._export import _Exporter, collect_outputs, scheduler_flags
     outs = collect_outputs(built.outputs)
     exporter = _Exporter(Device.DEFAULT, built.seen)
-    text = exporter.module(outs, scheduler_flags(built.flags))
+    return exporter.module(outs, scheduler_flags(built.flags)), (exporter, outs)
+
+
+def compare_built(built, lazy_opt):
+    """Compare one built graph; returns (differences, tinygrad s, lazy s)."""
+    from ._export import scheduler_flags
+    text, keep_alive = export_built(built)  # noqa: F841 (see export_built)
     # tinygrad schedules under the flags the module records.
     from tinygrad.helpers import Context
     flags = scheduler_flags(built.flags)

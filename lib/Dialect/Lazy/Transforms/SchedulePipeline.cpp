@@ -38,12 +38,12 @@ LogicalResult buildSchedulePipeline(OpPassManager &pm,
                                     const SchedulePipelineOptions &options) {
   // Only explicitly given flags are passed on, so that the module's
   // lazy.flags decide the others.
-  std::string groupOptions;
+  std::string flagOptions;
   auto add = [&](const SchedulePipelineOptions::Option<bool> &option,
                  StringRef name) {
     if (!option.hasValue())
       return;
-    groupOptions += (groupOptions.empty() ? "" : " ") + name.str() + "=" +
+    flagOptions += (flagOptions.empty() ? "" : " ") + name.str() + "=" +
                     (option ? "true" : "false");
   };
   add(options.multiOutput, "multi-output");
@@ -54,7 +54,7 @@ LogicalResult buildSchedulePipeline(OpPassManager &pm,
   // reading back their marks.
   std::string pipeline = "func.func(lazy-fold-views),lazy-form-kernels{"
                          "decide=true" +
-                         (groupOptions.empty() ? "" : " " + groupOptions) +
+                         (flagOptions.empty() ? "" : " " + flagOptions) +
                          "},func.func(lazy-toposort" +
                          (options.planMemory ? ",lazy-plan-memory" : "") +
                          ")";
