@@ -139,3 +139,14 @@ func.func @movement_left(%a: tensor<4x4xf32>) -> tensor<16xf32> {
   %0 = lazy.reshape %a : tensor<4x4xf32> -> tensor<16xf32>
   return %0 : tensor<16xf32>
 }
+
+// -----
+
+// A lazy op whose result is not a tensor (a scheduled-program op) has no
+// place in a graph.
+func.func @buffer_in_graph(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lazy.alloc' op does not produce a ranked tensor; the scheduler only accepts lazy tensor ops}}
+  %b = lazy.alloc : !lazy.buffer<4xf32>
+  %0 = lazy.exp2 %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
