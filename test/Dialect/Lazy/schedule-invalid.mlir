@@ -121,6 +121,29 @@ func.func @launch_types(%b: !lazy.buffer<8xf32>) {
 
 // -----
 
+// The results of a launch are its output buffers (the generic form can
+// state others).
+lazy.kernel @k1(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+  %c = lazy.const 1.0 : tensor<f32>
+  %v = lazy.view %c as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  lazy.store %v, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+}
+func.func @launch_results(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.launch' op failed to verify that the results are the output buffers}}
+  %0 = "lazy.launch"(%b) <{kernel = @k1, operandSegmentSizes = array<i32: 1, 0>}> : (!lazy.buffer<4xf32>) -> !lazy.buffer<8xf32>
+  return
+}
+
+// -----
+
+func.func @ext_results(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.ext' op failed to verify that the results are the output buffers}}
+  %0:2 = "lazy.ext"(%b) <{kind = "empty", operandSegmentSizes = array<i32: 1, 0>}> : (!lazy.buffer<4xf32>) -> (!lazy.buffer<4xf32>, !lazy.buffer<4xf32>)
+  return
+}
+
+// -----
+
 // A kernel may see a buffer's bytes as another dtype, not another device.
 lazy.kernel @bytes(%out0: !lazy.buffer<16xui8>) attributes {num_outputs = 1 : i64} {
   %c = lazy.const 1 : tensor<ui8>

@@ -128,24 +128,6 @@ LogicalResult StoreOp::verify() {
 // LaunchOp / ExtOp
 //===----------------------------------------------------------------------===//
 
-/// Launch and EXT results are their output buffers (the first operand
-/// segment) after the write.
-static LogicalResult inferOutputTypes(ValueRange operands, int32_t numOuts,
-                                      SmallVectorImpl<Type> &inferred) {
-  for (Value v : operands.take_front(numOuts))
-    inferred.push_back(v.getType());
-  return success();
-}
-
-LogicalResult LaunchOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands,
-    DictionaryAttr, OpaqueProperties properties, RegionRange,
-    SmallVectorImpl<Type> &inferred) {
-  return inferOutputTypes(
-      operands, properties.as<Properties *>()->operandSegmentSizes[0],
-      inferred);
-}
-
 LogicalResult
 LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto kernel =
@@ -174,16 +156,6 @@ LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                            << " (a different size in bytes or device)";
   }
   return success();
-}
-
-LogicalResult ExtOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                      ValueRange operands, DictionaryAttr,
-                                      OpaqueProperties properties,
-                                      RegionRange,
-                                      SmallVectorImpl<Type> &inferred) {
-  return inferOutputTypes(
-      operands, properties.as<Properties *>()->operandSegmentSizes[0],
-      inferred);
 }
 
 LogicalResult ExtOp::verify() {

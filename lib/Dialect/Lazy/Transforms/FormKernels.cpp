@@ -95,7 +95,8 @@ LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
 class KernelFormer {
 public:
   KernelFormer(ModuleOp module, func::FuncOp func, unsigned &kernelCounter)
-      : module(module), func(func), kernelCounter(kernelCounter) {}
+      : module(module), func(func), kernelCounter(kernelCounter),
+        names(module.getContext()) {}
 
   /// Replaces the body of `func` (whose graph `g` is) by the schedule of
   /// `groups`, realizing `realizes`.
@@ -117,9 +118,23 @@ private:
   KernelOp emitKernel(const LazyGraph &g, const ScheduleItem &item,
                       const KernelPlan &plan, StringRef name) const;
 
+  /// The names of the ops a kernel body is made of, resolved once: a
+  /// generated create() looks its name up by string for every op.
+  struct BodyOpNames {
+    explicit BodyOpNames(MLIRContext *ctx)
+        : load(LoadOp::getOperationName(), ctx),
+          store(StoreOp::getOperationName(), ctx),
+          constant(ConstOp::getOperationName(), ctx),
+          view(ViewOp::getOperationName(), ctx),
+          reduceSum(ReduceSumOp::getOperationName(), ctx),
+          reduceMax(ReduceMaxOp::getOperationName(), ctx) {}
+    OperationName load, store, constant, view, reduceSum, reduceMax;
+  };
+
   ModuleOp module;
   func::FuncOp func;
   unsigned &kernelCounter;
+  BodyOpNames names;
   /// Attributes and kernel tensor types of the pool's trackers, made once
   /// each.
   llvm::DenseMap<st::TrackerId, ShapeTrackerAttr> trackerAttrs;
@@ -347,6 +362,20 @@ void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
   }
 }
 
+/// Appends an op of the resolved `name` with inherent attributes `props`
+/// (its Properties struct, or nullptr for an op without) and no
+/// discardable ones, at `b`'s insertion point. The generated create()
+/// would look the name up by string and fill an OperationState first.
+template <typename Props>
+static Operation *appendOp(OpBuilder &b, OperationName name, Location loc,
+                           TypeRange types, ValueRange operands, Props *props,
+                           DictionaryAttr noAttrs) {
+  Operation *op = Operation::create(loc, name, types, operands, noAttrs,
+                                    OpaqueProperties(props),
+                                    /*successors=*/{}, /*numRegions=*/0);
+  return b.insert(op);
+}
+
 KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
                                   const KernelPlan &plan,
                                   StringRef name) const {
@@ -400,28 +429,49 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     Location nodeLoc = src.op ? src.op->getLoc() : loc;
     Type elementType = elementTypeOf(g, node);
     switch (node.kind) {
-    case AstNode::Kind::Load:
-      values[i] = LoadOp::create(b, nodeLoc, typeOf(node.shaped, elementType),
-                                 body->getArgument(node.buffer),
-                                 trackerAttr(node.view));
+    case AstNode::Kind::Load: {
+      LoadOp::Properties props;
+      props.view = trackerAttr(node.view);
+      values[i] = appendOp(b, names.load, nodeLoc,
+                           typeOf(node.shaped, elementType),
+                           body->getArgument(node.buffer), &props, noAttrs)
+                      ->getResult(0);
       break;
+    }
     case AstNode::Kind::Const: {
-      auto constOp = cast<ConstOp>(src.op);
-      Value c = ConstOp::create(b, nodeLoc, kernelTensor(src.shape(), elementType),
-                                constOp.getValue());
-      values[i] = ViewOp::create(b, nodeLoc, typeOf(node.shaped, elementType),
-                                 c, trackerAttr(node.view));
+      ConstOp::Properties constProps;
+      constProps.value = cast<ConstOp>(src.op).getValue();
+      Value c = appendOp(b, names.constant, nodeLoc,
+                         kernelTensor(src.shape(), elementType), {},
+                         &constProps, noAttrs)
+                    ->getResult(0);
+      ViewOp::Properties viewProps;
+      viewProps.tracker = trackerAttr(node.view);
+      values[i] = appendOp(b, names.view, nodeLoc,
+                           typeOf(node.shaped, elementType), c, &viewProps,
+                           noAttrs)
+                      ->getResult(0);
       break;
     }
     case AstNode::Kind::Reduce: {
-      auto type = typeOf(node.shaped, elementType);
+      // ReduceSumOp and ReduceMaxOp share their properties' layout, but
+      // each is built through its own struct.
       Value input = values[plan.opOf[node.srcs[0]]];
-      if (src.kind == NodeOp::ReduceSum)
-        values[i] = ReduceSumOp::create(b, nodeLoc, type, input,
-                                        b.getDenseI64ArrayAttr(node.axes));
-      else
-        values[i] = ReduceMaxOp::create(b, nodeLoc, type, input,
-                                        b.getDenseI64ArrayAttr(node.axes));
+      Type type = typeOf(node.shaped, elementType);
+      DenseI64ArrayAttr axes = b.getDenseI64ArrayAttr(node.axes);
+      if (src.kind == NodeOp::ReduceSum) {
+        ReduceSumOp::Properties props;
+        props.axes = axes;
+        values[i] = appendOp(b, names.reduceSum, nodeLoc, type, input,
+                             &props, noAttrs)
+                        ->getResult(0);
+      } else {
+        ReduceMaxOp::Properties props;
+        props.axes = axes;
+        values[i] = appendOp(b, names.reduceMax, nodeLoc, type, input,
+                             &props, noAttrs)
+                        ->getResult(0);
+      }
       break;
     }
     case AstNode::Kind::Compute: {
@@ -440,9 +490,13 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     }
     }
   }
-  for (auto [i, store] : llvm::enumerate(plan.stores))
-    StoreOp::create(b, loc, values[store.first], body->getArgument(i),
-                    trackerAttr(store.second));
+  for (auto [i, store] : llvm::enumerate(plan.stores)) {
+    StoreOp::Properties props;
+    props.view = trackerAttr(store.second);
+    appendOp(b, names.store, loc, {},
+             ValueRange{values[store.first], body->getArgument(i)}, &props,
+             noAttrs);
+  }
   return kernel;
 }
 
@@ -552,10 +606,10 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   // reference is made once.
   OperationName allocName(AllocOp::getOperationName(), ctx);
   OperationName launchName(LaunchOp::getOperationName(), ctx);
+  auto noAttrs = DictionaryAttr::get(ctx);
   auto createAlloc = [&](OpBuilder &at, Location allocLoc, BufferType type) {
-    OperationState state(allocLoc, allocName);
-    AllocOp::build(at, state, type);
-    return cast<AllocOp>(at.create(state));
+    return cast<AllocOp>(appendOp<AllocOp::Properties>(
+        at, allocName, allocLoc, type, {}, nullptr, noAttrs));
   };
   std::vector<FlatSymbolRefAttr> kernelRefs;
   for (KernelOp kernel : kernels)
@@ -605,9 +659,13 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       ins.push_back(valueOf(in));
     Operation *op;
     if (item.isKernel) {
-      OperationState state(itemLoc, launchName);
-      LaunchOp::build(sb, state, kernelRefs[kernelOf[index]], outs, ins);
-      op = sb.create(state);
+      LaunchOp::Properties props;
+      props.kernel = kernelRefs[kernelOf[index]];
+      props.operandSegmentSizes = {int32_t(outs.size()), int32_t(ins.size())};
+      SmallVector<Value> operands(outs);
+      operands.append(ins);
+      op = appendOp(sb, launchName, itemLoc, ValueRange(outs).getTypes(),
+                    operands, &props, noAttrs);
     } else {
       StringRef kind;
       Attribute arg;

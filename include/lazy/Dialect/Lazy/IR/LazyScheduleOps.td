@@ -16,7 +16,6 @@ include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
-include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Lazy_KernelOp : Op<Lazy_Dialect, "kernel", [
@@ -131,7 +130,8 @@ def Lazy_SubAllocOp : Lazy_Op<"suballoc", [Pure]> {
 
 def Lazy_LaunchOp : Lazy_Op<"launch", [
     AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    RangedTypesMatchWith<"the results are the output buffers", "outs",
+                         "results", "$_self">,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "run a kernel: one tinygrad ScheduleItem with a KERNEL ast";
   let description = [{
@@ -152,11 +152,18 @@ def Lazy_LaunchOp : Lazy_Op<"launch", [
     $kernel `outs` `(` $outs `:` type($outs) `)`
     (`ins` `(` $ins^ `:` type($ins) `)`)? attr-dict
   }];
+  let builders = [
+    OpBuilder<(ins "FlatSymbolRefAttr":$kernel, "ValueRange":$outs,
+                   "ValueRange":$ins), [{
+      build($_builder, $_state, outs.getTypes(), kernel, outs, ins);
+    }]>
+  ];
 }
 
 def Lazy_ExtOp : Lazy_Op<"ext", [
     AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    RangedTypesMatchWith<"the results are the output buffers", "outs",
+                         "results", "$_self">]> {
   let summary = "a non-kernel ScheduleItem (tinygrad's EXT): copy, custom, "
                 "empty or view";
   let description = [{
@@ -178,6 +185,12 @@ def Lazy_ExtOp : Lazy_Op<"ext", [
     $kind `outs` `(` $outs `:` type($outs) `)`
     (`ins` `(` $ins^ `:` type($ins) `)`)? attr-dict
   }];
+  let builders = [
+    OpBuilder<(ins "StringAttr":$kind, "ValueRange":$outs, "ValueRange":$ins,
+                   "Attribute":$arg, "IntegerAttr":$seed), [{
+      build($_builder, $_state, outs.getTypes(), kind, outs, ins, arg, seed);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
