@@ -88,7 +88,9 @@ public:
 
   Lowering(const LazyGraph &g, const NodeSet &realizes)
       : g(g), pool(g.trackers()), realizes(realizes), groupStamp(g.size(), 0),
-        reduceMemo(g.size()), cache(g.size()) {}
+        reduceMemo(g.size()), cache(g.size()) {
+    markReachingReduces();
+  }
 
   /// Lowers `outputs`; the tables of the previous group are cleared, not
   /// freed.
@@ -113,6 +115,13 @@ private:
   bool isLeaf(NodeId base) const {
     return g.node(base).isRealized() ||
            (realizes.contains(base) && !inGroup(base));
+  }
+  /// The identity tracker of a node's shape: a base node's own tracker is
+  /// that (LazyGraph::build), a view's is asked of the pool.
+  st::TrackerId identityOf(NodeId n) const {
+    const LazyNode &node = g.node(n);
+    return node.isBase() ? node.tracker
+                         : pool.fromShape(node.shape().vec());
   }
   InFlightDiagnostic error(NodeId n) {
     const LazyNode &node = g.node(n);
@@ -139,6 +148,25 @@ private:
     return result;
   }
 
+  /// Fills reachesReduce: by base node, whether the node is a reduce or
+  /// reads one through nodes no other item realizes. One pass in node
+  /// order (sources come first).
+  void markReachingReduces() {
+    reachesReduce.assign(g.size(), 0);
+    for (NodeId id = 0; id < NodeId(g.size()); ++id) {
+      const LazyNode &n = g.node(id);
+      if (!n.isBase() || n.isRealized())
+        continue;
+      bool reaches = n.isReduce();
+      for (NodeId src : n.srcs) {
+        NodeId base = g.baseOf(src);
+        reaches = reaches || (!g.node(base).isRealized() &&
+                              !realizes.contains(base) && reachesReduce[base]);
+      }
+      reachesReduce[id] = reaches;
+    }
+  }
+
   LogicalResult recurseReduceops(NodeId out);
   LogicalResult padReduces();
   FailureOr<int32_t> lowerValue(NodeId out, st::TrackerId view);
@@ -160,6 +188,13 @@ private:
   /// current group's.
   std::vector<uint32_t> groupStamp;
   uint32_t stamp = 0;
+  /// See markReachingReduces. A group none of whose outputs reaches a
+  /// reduce has no reduce_info to collect, and its walks are skipped. (A
+  /// walk passes through another output of its group, which the flags
+  /// treat as a stop; but that output's own flag covers what lies below.
+  /// Once one output reaches a reduce, all are walked as tinygrad does: the
+  /// views a reduce is reached through depend on the path.)
+  std::vector<char> reachesReduce;
   std::vector<NodeId> group;
   llvm::DenseMap<NodeId, int64_t> assignTargets; // target -> output index
   ReduceInfoMap reduceInfo;
@@ -291,8 +326,7 @@ LogicalResult Lowering::recurseReduceops(NodeId out) {
       return false;
     }
     const LazyNode &n = g.node(buf);
-    st::TrackerId input =
-        n.isReduce() ? pool.fromShape(g.node(n.srcs[0]).shape().vec()) : view;
+    st::TrackerId input = n.isReduce() ? identityOf(n.srcs[0]) : view;
     stack.push_back({buf, view, input, 0, {}});
     return true;
   };
@@ -337,7 +371,8 @@ LogicalResult Lowering::recurseReduceops(NodeId out) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult Lowering::padReduces() {
-  if (reduceInfo.empty())
+  // One reduce has nothing to be padded against.
+  if (reduceInfo.entries.size() < 2)
     return success();
   size_t rank = SIZE_MAX;
   for (auto &[key, info] : reduceInfo.entries)
@@ -542,16 +577,17 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
     return std::move(item);
   }
 
-  for (NodeId out : group)
-    if (failed(recurseReduceops(out)))
-      return failure();
+  if (llvm::any_of(group, [&](NodeId out) { return reachesReduce[out]; }))
+    for (NodeId out : group)
+      if (failed(recurseReduceops(out)))
+        return failure();
   if (failed(padReduces()))
     return failure();
 
   for (NodeId out : group) {
     st::TrackerId outputView =
         reduceInfo.empty()
-            ? pool.fromShape(g.node(out).shape().vec())
+            ? identityOf(out)
             : pool.fromShape(reduceShape(
                   pool.shape(reduceInfo.entries.back().second.input),
                   reduceInfo.entries.back().second.axes));
