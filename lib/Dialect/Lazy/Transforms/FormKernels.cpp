@@ -96,7 +96,7 @@ class KernelFormer {
 public:
   KernelFormer(ModuleOp module, func::FuncOp func, unsigned &kernelCounter)
       : module(module), func(func), kernelCounter(kernelCounter),
-        names(module.getContext()) {}
+        bodyOps(module.getContext()) {}
 
   /// Replaces the body of `func` (whose graph `g` is) by the schedule of
   /// `groups`, realizing `realizes`.
@@ -134,7 +134,7 @@ private:
   ModuleOp module;
   func::FuncOp func;
   unsigned &kernelCounter;
-  BodyOpNames names;
+  BodyOpNames bodyOps;
   /// Attributes and kernel tensor types of the pool's trackers, made once
   /// each.
   llvm::DenseMap<st::TrackerId, ShapeTrackerAttr> trackerAttrs;
@@ -432,7 +432,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     case AstNode::Kind::Load: {
       LoadOp::Properties props;
       props.view = trackerAttr(node.view);
-      values[i] = appendOp(b, names.load, nodeLoc,
+      values[i] = appendOp(b, bodyOps.load, nodeLoc,
                            typeOf(node.shaped, elementType),
                            body->getArgument(node.buffer), &props, noAttrs)
                       ->getResult(0);
@@ -441,34 +441,32 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     case AstNode::Kind::Const: {
       ConstOp::Properties constProps;
       constProps.value = cast<ConstOp>(src.op).getValue();
-      Value c = appendOp(b, names.constant, nodeLoc,
+      Value c = appendOp(b, bodyOps.constant, nodeLoc,
                          kernelTensor(src.shape(), elementType), {},
                          &constProps, noAttrs)
                     ->getResult(0);
       ViewOp::Properties viewProps;
       viewProps.tracker = trackerAttr(node.view);
-      values[i] = appendOp(b, names.view, nodeLoc,
+      values[i] = appendOp(b, bodyOps.view, nodeLoc,
                            typeOf(node.shaped, elementType), c, &viewProps,
                            noAttrs)
                       ->getResult(0);
       break;
     }
     case AstNode::Kind::Reduce: {
-      // ReduceSumOp and ReduceMaxOp share their properties' layout, but
-      // each is built through its own struct.
       Value input = values[plan.opOf[node.srcs[0]]];
       Type type = typeOf(node.shaped, elementType);
       DenseI64ArrayAttr axes = b.getDenseI64ArrayAttr(node.axes);
       if (src.kind == NodeOp::ReduceSum) {
         ReduceSumOp::Properties props;
         props.axes = axes;
-        values[i] = appendOp(b, names.reduceSum, nodeLoc, type, input,
+        values[i] = appendOp(b, bodyOps.reduceSum, nodeLoc, type, input,
                              &props, noAttrs)
                         ->getResult(0);
       } else {
         ReduceMaxOp::Properties props;
         props.axes = axes;
-        values[i] = appendOp(b, names.reduceMax, nodeLoc, type, input,
+        values[i] = appendOp(b, bodyOps.reduceMax, nodeLoc, type, input,
                              &props, noAttrs)
                         ->getResult(0);
       }
@@ -493,7 +491,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
   for (auto [i, store] : llvm::enumerate(plan.stores)) {
     StoreOp::Properties props;
     props.view = trackerAttr(store.second);
-    appendOp(b, names.store, loc, {},
+    appendOp(b, bodyOps.store, loc, {},
              ValueRange{values[store.first], body->getArgument(i)}, &props,
              noAttrs);
   }
