@@ -175,10 +175,17 @@ private:
   LogicalResult finishReduce(NodeId buf, st::TrackerId view,
                              st::TrackerId input, std::optional<NodeView> top,
                              std::optional<NodeView> &result);
-  int32_t addNode(AstNode node) {
-    item.nodes.push_back(std::move(node));
-    return int32_t(item.nodes.size() - 1);
+  /// Appends an AST node, built in place (moving one in would move its
+  /// source list twice); the caller fills the rest through the returned
+  /// reference, valid until the next append.
+  AstNode &addNode(AstNode::Kind kind, NodeId source, st::TrackerId shaped) {
+    AstNode &node = item.nodes.emplace_back();
+    node.kind = kind;
+    node.source = source;
+    node.shaped = shaped;
+    return node;
   }
+  int32_t lastNode() const { return int32_t(item.nodes.size() - 1); }
 
   const LazyGraph &g;
   st::TrackerPool &pool;
@@ -429,16 +436,12 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
     if (isLeaf(buf)) {
       st::TrackerId simpleId = pool.simplify(view);
       const st::ShapeTracker &simple = pool.get(simpleId);
-      AstNode leaf;
-      leaf.source = buf;
-      leaf.view = simpleId;
-      leaf.shaped = simpleId;
       if (n.kind == NodeOp::Const) {
-        leaf.kind = AstNode::Kind::Const;
-        returned = addNode(std::move(leaf));
+        addNode(AstNode::Kind::Const, buf, simpleId).view = simpleId;
+        returned = lastNode();
         return false;
       }
-      leaf.kind = AstNode::Kind::Load;
+      int64_t buffer;
       auto target = assignTargets.find(buf);
       if (target != assignTargets.end()) {
         // The old contents of an assign target meet the new ones only
@@ -456,12 +459,15 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
                  "a += a.T.contiguous())";
           return failure();
         }
-        leaf.buffer = target->second;
+        buffer = target->second;
       } else {
         auto [it, inserted] = inputs.insert({buf, int64_t(inputs.size())});
-        leaf.buffer = int64_t(group.size()) + it->second;
+        buffer = int64_t(group.size()) + it->second;
       }
-      returned = addNode(std::move(leaf));
+      AstNode &leaf = addNode(AstNode::Kind::Load, buf, simpleId);
+      leaf.view = simpleId;
+      leaf.buffer = buffer;
+      returned = lastNode();
       return false;
     }
     const ReduceInfo *rinfo =
@@ -506,14 +512,12 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
                                     "it reads (tinygrad fails here too)";
         result = done.srcs[0];
       } else {
-        AstNode node;
-        node.kind = AstNode::Kind::Reduce;
-        node.source = done.buf;
-        node.srcs = std::move(done.srcs);
+        st::TrackerId shaped = pool.fromShape(
+            reduceShape(pool.shape(done.rinfo->input), done.rinfo->axes));
+        AstNode &node = addNode(AstNode::Kind::Reduce, done.buf, shaped);
+        node.srcs = done.srcs;
         node.axes = done.rinfo->axes;
-        node.shaped = pool.fromShape(
-            reduceShape(pool.shape(done.rinfo->input), node.axes));
-        result = addNode(std::move(node));
+        result = lastNode();
         cache.set({done.buf, done.view}, result);
         item.computed.push_back(done.buf);
       }
@@ -522,12 +526,8 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
         return error(done.buf) << "must be an output of its kernel";
       result = done.srcs[0];
     } else {
-      AstNode node;
-      node.kind = AstNode::Kind::Compute;
-      node.source = done.buf;
-      node.srcs = std::move(done.srcs);
-      node.shaped = done.view;
-      result = addNode(std::move(node));
+      addNode(AstNode::Kind::Compute, done.buf, done.view).srcs = done.srcs;
+      result = lastNode();
       cache.set({done.buf, done.view}, result);
       item.computed.push_back(done.buf);
     }
