@@ -608,6 +608,7 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
       }
     item.stores.push_back({*value, pool.simplify(outputView)});
   }
+  item.inputs.reserve(inputs.size());
   for (auto &[buf, number] : inputs)
     item.inputs.push_back(buf);
   return std::move(item);

@@ -48,16 +48,11 @@ namespace st = ::lazy::st;
 
 namespace {
 
-BufferType bufferTypeOf(const LazyNode &n) {
-  return BufferType::get(n.type.getContext(), n.type.getNumElements(),
-                         n.type.getElementType(),
-                         dyn_cast_or_null<DeviceAttr>(n.type.getEncoding()));
-}
-
-/// The buffer a LazyBuffer lives in: an ASSIGN shares its target's.
-BufferType bufferTypeFor(const LazyGraph &g, NodeId id) {
-  const LazyNode &n = g.node(id);
-  return bufferTypeOf(n.kind == NodeOp::Assign ? g.node(n.srcs[1]) : n);
+/// The buffer a tensor of `type` lives in.
+BufferType bufferTypeOf(RankedTensorType type) {
+  return BufferType::get(type.getContext(), type.getNumElements(),
+                         type.getElementType(),
+                         dyn_cast_or_null<DeviceAttr>(type.getEncoding()));
 }
 
 RankedTensorType kernelTensor(ArrayRef<int64_t> shape, Type elementType) {
@@ -105,7 +100,8 @@ public:
 
 private:
   KernelPlan planKernel(const LazyGraph &g, const ScheduleItem &item);
-  /// bufferTypeFor, made once per node.
+  /// The buffer a node lives in (an ASSIGN shares its target's), made
+  /// once per node and once per tensor type.
   BufferType bufferType(const LazyGraph &g, NodeId id);
   /// Makes the attributes and types the kernels of `plans` use (plan k
   /// is that of items[firstUses[k]]), so that emitKernel only reads shared
@@ -140,14 +136,22 @@ private:
   llvm::DenseMap<st::TrackerId, ShapeTrackerAttr> trackerAttrs;
   llvm::DenseMap<std::pair<st::TrackerId, Type>, RankedTensorType> tensorTypes;
   std::vector<BufferType> bufferTypes; // by node; null until asked for
+  llvm::DenseMap<Type, BufferType> bufferTypeOfTensor;
 };
 
 BufferType KernelFormer::bufferType(const LazyGraph &g, NodeId id) {
   if (bufferTypes.empty())
     bufferTypes.resize(g.size());
   BufferType &type = bufferTypes[id];
-  if (!type)
-    type = bufferTypeFor(g, id);
+  if (!type) {
+    const LazyNode &n = g.node(id);
+    RankedTensorType tensor =
+        (n.kind == NodeOp::Assign ? g.node(n.srcs[1]) : n).type;
+    BufferType &known = bufferTypeOfTensor[tensor];
+    if (!known)
+      known = bufferTypeOf(tensor);
+    type = known;
+  }
   return type;
 }
 
