@@ -215,3 +215,39 @@ func.func @shared(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<8xf32>) -> (t
   %6 = lazy.mul %b, %v2 : tensor<4xf32> loc("mul")
   return %0, %1, %2, %3, %4, %5, %6 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Sharing is decided before lowering, from a description of each group
+// (the ops, which buffers are the same, the views on the edges): a group
+// described like an earlier one launches its kernel on its own buffers, in
+// the order lowering would number them. Reading one buffer twice, or
+// through another view, is another kernel.
+// CHECK-LABEL: lazy.kernel @described_k0(
+// CHECK-SAME: %{{.+}}: !lazy.buffer<4xf32>, %{{.+}}: !lazy.buffer<4xf32>)
+// CHECK: lazy.kernel @described_k1(
+// CHECK-SAME: %{{.+}}: !lazy.buffer<4xf32>, %{{.+}}: !lazy.buffer<4xf32>, %{{.+}}: !lazy.buffer<4xf32>)
+// CHECK: lazy.kernel @described_k2(
+// CHECK: lazy.kernel @described_k3(
+// CHECK: lazy.load %{{.+}} as <[(2, 2):(1, 2)]>
+// CHECK-NOT: lazy.kernel
+// CHECK: func.func @described(%[[X:.+]]: !lazy.buffer<4xf32>, %[[Y:.+]]: !lazy.buffer<4xf32>)
+// CHECK: lazy.launch @described_k0 {{.*}} ins(%[[X]] : !lazy.buffer<4xf32>)
+// CHECK: lazy.launch @described_k1 {{.*}} ins(%[[X]], %[[Y]] :
+// CHECK: lazy.launch @described_k0 {{.*}} ins(%[[Y]] : !lazy.buffer<4xf32>)
+// CHECK: lazy.launch @described_k2 {{.*}} ins(%[[X]], %[[Y]] :
+// CHECK: lazy.launch @described_k2 {{.*}} ins(%[[Y]], %[[X]] :
+// CHECK: lazy.launch @described_k3 {{.*}} ins(%[[X]], %[[Y]] :
+// CHECK: lazy.launch @described_k3 {{.*}} ins(%[[Y]], %[[X]] :
+func.func @described(%x: tensor<2x2xf32>, %y: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %0 = lazy.mul %x, %x : tensor<2x2xf32> loc("mul")
+  %1 = lazy.mul %x, %y : tensor<2x2xf32> loc("mul")
+  %2 = lazy.mul %y, %y : tensor<2x2xf32> loc("mul")
+  %3 = lazy.add %x, %y : tensor<2x2xf32> loc("add")
+  %4 = lazy.add %y, %x : tensor<2x2xf32> loc("add")
+  %yt = lazy.view %y as <[(2, 2):(1, 2)]> : tensor<2x2xf32> -> tensor<2x2xf32>
+  %5 = lazy.add %x, %yt : tensor<2x2xf32> loc("add")
+  %xt = lazy.view %x as <[(2, 2):(1, 2)]> : tensor<2x2xf32> -> tensor<2x2xf32>
+  %6 = lazy.add %y, %xt : tensor<2x2xf32> loc("add")
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}

@@ -95,6 +95,9 @@ public:
   /// Lowers `outputs`; the tables of the previous group are cleared, not
   /// freed.
   FailureOr<ScheduleItem> run(ArrayRef<NodeId> outputs);
+  /// See GroupLowering::describe.
+  bool describe(ArrayRef<NodeId> outputs, SmallVectorImpl<uint64_t> &key,
+                std::vector<NodeId> &inputsOut);
   void recycle(ScheduleItem &done) {
     if (done.nodes.capacity() > spare.nodes.capacity())
       std::swap(done.nodes, spare.nodes);
@@ -111,6 +114,23 @@ public:
 
 private:
   bool inGroup(NodeId n) const { return groupStamp[n] == stamp; }
+  /// Marks `outputs` as the current group and maps its assign targets to
+  /// their output slots.
+  void enterGroup(ArrayRef<NodeId> outputs) {
+    group.assign(outputs.begin(), outputs.end());
+    ++stamp;
+    for (NodeId out : group)
+      groupStamp[out] = stamp;
+    assignTargets.clear();
+    for (auto [i, out] : llvm::enumerate(group))
+      if (g.node(out).kind == NodeOp::Assign)
+        assignTargets[g.node(out).srcs[1]] = int64_t(i);
+  }
+  /// Whether a group of these outputs is an EXT item (no kernel AST).
+  bool isExtGroup(const LazyNode &first) const {
+    return first.kind == NodeOp::Custom || first.kind == NodeOp::Copy ||
+           first.kind == NodeOp::Empty || first.kind == NodeOp::BufferView;
+  }
   /// A leaf: realized, or realized by another item.
   bool isLeaf(NodeId base) const {
     return g.node(base).isRealized() ||
@@ -202,6 +222,13 @@ private:
   /// Once one output reaches a reduce, all are walked as tinygrad does: the
   /// views a reduce is reached through depend on the path.)
   std::vector<char> reachesReduce;
+  /// describe()'s walk: by node, its number in the description (valid
+  /// where describedStamp equals describeEpoch), and the DFS stack of
+  /// (node, next source).
+  std::vector<uint32_t> describedStamp;
+  std::vector<int32_t> describedAs;
+  uint32_t describeEpoch = 0;
+  std::vector<std::pair<NodeId, unsigned>> describeStack;
   std::vector<NodeId> group;
   llvm::DenseMap<NodeId, int64_t> assignTargets; // target -> output index
   ReduceInfoMap reduceInfo;
@@ -538,15 +565,118 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
   return returned;
 }
 
-FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
-  group.assign(outputs.begin(), outputs.end());
-  ++stamp;
+//===----------------------------------------------------------------------===//
+// Describing a group's kernel up to renaming
+//===----------------------------------------------------------------------===//
+
+/// The inherent attributes of a walked op that lowering and planning read,
+/// as one word; an op whose properties are not known here is described by
+/// its own address, which no other op shares.
+static uint64_t propertiesWord(const LazyNode &n) {
+  auto opaque = [](const void *p) { return uint64_t(uintptr_t(p)); };
+  if (!OperationName::getFromOpaquePointer(n.opName).getOpPropertyByteSize())
+    return 0;
+  switch (n.kind) {
+  case NodeOp::ReduceSum:
+    return opaque(cast<ReduceSumOp>(n.op).getAxesAttr().getAsOpaquePointer());
+  case NodeOp::ReduceMax:
+    return opaque(cast<ReduceMaxOp>(n.op).getAxesAttr().getAsOpaquePointer());
+  case NodeOp::Const:
+    return opaque(cast<ConstOp>(n.op).getValue().getAsOpaquePointer());
+  case NodeOp::Assign:
+    return opaque(cast<AssignOp>(n.op).getViewAttr().getAsOpaquePointer());
+  default:
+    return opaque(n.op);
+  }
+}
+
+bool Lowering::describe(ArrayRef<NodeId> outputs,
+                        SmallVectorImpl<uint64_t> &key,
+                        std::vector<NodeId> &inputsOut) {
+  key.clear();
+  inputsOut.clear();
+  // A copy is an EXT item or a byte-copy kernel: neither is described.
+  if (isExtGroup(g.node(outputs.front())))
+    return false;
+  enterGroup(outputs);
+  if (describedStamp.empty()) {
+    describedStamp.assign(g.size(), 0);
+    describedAs.assign(g.size(), -1);
+  }
+  ++describeEpoch;
+  int32_t next = 0;
+  auto numberOf = [&](NodeId n) {
+    return describedStamp[n] == describeEpoch ? describedAs[n] : -1;
+  };
+  auto number = [&](NodeId n) {
+    describedStamp[n] = describeEpoch;
+    describedAs[n] = next++;
+  };
+  auto opaque = [](const void *p) { return uint64_t(uintptr_t(p)); };
+  // Word tags: a leaf (its kind in the tag), a walked op, the outputs.
+  enum : uint64_t { kConstLeaf = 1, kLoadLeaf, kTargetLeaf, kOp, kOutputs };
+
+  // Leaves at their first use, ops once their sources are numbered: the
+  // order lowerValue meets them in, so that loads are numbered as it
+  // numbers its inputs.
+  auto leaf = [&](NodeId base) {
+    number(base);
+    const LazyNode &n = g.node(base);
+    if (n.kind == NodeOp::Const) {
+      key.append({kConstLeaf, opaque(n.type.getAsOpaquePointer()),
+                  propertiesWord(n)});
+      return;
+    }
+    if (auto target = assignTargets.find(base); target != assignTargets.end()) {
+      key.append({kTargetLeaf | uint64_t(target->second) << 8,
+                  opaque(n.type.getAsOpaquePointer())});
+      return;
+    }
+    // A realized ASSIGN lives in its target's buffer (the kernel's argument
+    // type).
+    RankedTensorType buffer =
+        n.kind == NodeOp::Assign ? g.node(n.srcs[1]).type : n.type;
+    key.append({kLoadLeaf, opaque(n.type.getAsOpaquePointer()),
+                opaque(buffer.getAsOpaquePointer())});
+    inputsOut.push_back(base);
+  };
+  for (NodeId out : group) {
+    if (numberOf(out) >= 0)
+      continue; // walked from an earlier output
+    describeStack.assign(1, {out, 0});
+    while (!describeStack.empty()) {
+      auto &[node, nextSrc] = describeStack.back();
+      const LazyNode &n = g.node(node);
+      if (nextSrc < n.srcs.size()) {
+        NodeId base = g.baseOf(n.srcs[nextSrc++]);
+        if (numberOf(base) >= 0)
+          continue;
+        if (isLeaf(base))
+          leaf(base);
+        else
+          describeStack.push_back({base, 0});
+        continue;
+      }
+      key.append({kOp | uint64_t(n.kind) << 8 | uint64_t(n.srcs.size()) << 16,
+                  opaque(n.opName), opaque(n.type.getAsOpaquePointer()),
+                  opaque(n.metadata.getAsOpaquePointer()), propertiesWord(n)});
+      for (NodeId src : n.srcs) {
+        const LazyNode &s = g.node(src);
+        uint64_t edgeView = s.isBase() ? 0 : uint64_t(s.tracker) + 1;
+        key.push_back(edgeView << 32 | uint32_t(numberOf(g.baseOf(src))));
+      }
+      number(node);
+      describeStack.pop_back();
+    }
+  }
+  key.push_back(kOutputs | uint64_t(group.size()) << 8);
   for (NodeId out : group)
-    groupStamp[out] = stamp;
-  assignTargets.clear();
-  for (auto [i, out] : llvm::enumerate(group))
-    if (g.node(out).kind == NodeOp::Assign)
-      assignTargets[g.node(out).srcs[1]] = int64_t(i);
+    key.push_back(uint64_t(uint32_t(numberOf(out))));
+  return true;
+}
+
+FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
+  enterGroup(outputs);
   reduceInfo.clear();
   reduceMemo.clear();
   cache.clear();
@@ -569,8 +699,7 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
     item.inputs.push_back(g.baseOf(first.srcs[0]));
     return std::move(item);
   }
-  if (first.kind == NodeOp::Custom || first.kind == NodeOp::Copy ||
-      first.kind == NodeOp::Empty || first.kind == NodeOp::BufferView) {
+  if (isExtGroup(first)) {
     item.isKernel = false;
     for (NodeId src : first.srcs)
       item.inputs.push_back(g.baseOf(src));
@@ -628,4 +757,10 @@ void GroupLowering::recycle(ScheduleItem &item) { state->recycle(item); }
 
 FailureOr<ScheduleItem> GroupLowering::lower(ArrayRef<NodeId> group) {
   return state->run(group);
+}
+
+bool GroupLowering::describe(ArrayRef<NodeId> group,
+                             SmallVectorImpl<uint64_t> &key,
+                             std::vector<NodeId> &inputs) {
+  return state->describe(group, key, inputs);
 }

@@ -17,8 +17,11 @@
 // would be identical (same argument types, metadata and ops) launch one
 // shared lazy.kernel, named after its first use: a training step repeats
 // each layer's kernels, and tinygrad's method cache compiles such ASTs
-// once too. Kernels are built detached on the context's threads and
-// inserted in order of first use.
+// once too. A group described like an earlier one (the same walked ops,
+// views and pattern of buffers; GroupLowering::describe) is not even
+// lowered: it launches the earlier group's kernel on its own buffers.
+// Kernels are built detached on the context's threads and inserted in
+// order of first use.
 //
 // With `decide` (as lazy-schedule runs it), the realize and group decisions
 // are made here by lazy-mark-realize's and lazy-group's rules instead of
@@ -517,11 +520,29 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   std::vector<size_t> firstUses;
   std::vector<size_t> kernelOf(groups.size(), SIZE_MAX);
   llvm::DenseMap<ArrayRef<uint64_t>, size_t> planIndex;
+  // A group described like an earlier one (GroupLowering::describe)
+  // launches that one's kernel on its own buffers without being lowered:
+  // a training step's layers repeat the same groups over other weights.
+  std::deque<SmallVector<uint64_t, 0>> descriptions; // owns the map's keys
+  llvm::DenseMap<ArrayRef<uint64_t>, size_t> kernelOfDescription;
+  SmallVector<uint64_t, 0> description;
+  std::vector<NodeId> describedInputs;
   for (const std::vector<NodeId> &group : groups) {
+    size_t i = items.size();
+    bool described = lowering.describe(group, description, describedInputs);
+    if (described) {
+      auto known = kernelOfDescription.find(description);
+      if (known != kernelOfDescription.end()) {
+        ScheduleItem &item = items.emplace_back();
+        item.outputs = group;
+        item.inputs = describedInputs;
+        kernelOf[i] = known->second;
+        continue;
+      }
+    }
     FailureOr<ScheduleItem> lowered = lowering.lower(group);
     if (failed(lowered))
       return failure();
-    size_t i = items.size();
     items.push_back(std::move(*lowered));
     ScheduleItem &item = items.back();
     if (!item.isKernel)
@@ -531,12 +552,16 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     if (known != planIndex.end()) {
       kernelOf[i] = known->second;
       lowering.recycle(item);
-      continue;
+    } else {
+      kernelOf[i] = plans.size();
+      firstUses.push_back(i);
+      plans.push_back(std::move(plan));
+      planIndex[plans.back().key] = kernelOf[i];
     }
-    kernelOf[i] = plans.size();
-    firstUses.push_back(i);
-    plans.push_back(std::move(plan));
-    planIndex[plans.back().key] = kernelOf[i];
+    if (described) {
+      descriptions.push_back(description);
+      kernelOfDescription[descriptions.back()] = kernelOf[i];
+    }
   }
 
   // Kernels are built in parallel (when the context allows threads), each

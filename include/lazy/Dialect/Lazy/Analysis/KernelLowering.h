@@ -73,6 +73,16 @@ public:
                 bool useCopyKernel = false);
   ~GroupLowering();
   FailureOr<ScheduleItem> lower(ArrayRef<NodeId> group);
+  /// Describes what lower(group) would compute, up to which graph nodes it
+  /// reads: the walked subgraph (ops, types, properties, metadata, the
+  /// views on its edges, which leaves are the same buffer) and its outputs.
+  /// Groups with equal descriptions lower to the same AST over other
+  /// buffers. Fills `key`, and `inputs` with the buffers the AST would
+  /// load, in the order lower() numbers them. Returns false, describing
+  /// nothing, for a group that is not a kernel AST (an EXT item or a
+  /// byte-copy kernel).
+  bool describe(ArrayRef<NodeId> group, SmallVectorImpl<uint64_t> &key,
+                std::vector<NodeId> &inputs);
   /// Takes back the AST of an item the caller no longer needs (a kernel
   /// another item already built): the next lower() fills its vectors
   /// instead of allocating new ones.
