@@ -88,9 +88,7 @@ public:
 
   Lowering(const LazyGraph &g, const NodeSet &realizes)
       : g(g), pool(g.trackers()), realizes(realizes), groupStamp(g.size(), 0),
-        reduceMemo(g.size()), cache(g.size()) {
-    markReachingReduces();
-  }
+        reduceMemo(g.size()), cache(g.size()) {}
 
   /// Lowers `outputs`; the tables of the previous group are cleared, not
   /// freed.
@@ -168,25 +166,6 @@ private:
     return result;
   }
 
-  /// Fills reachesReduce: by base node, whether the node is a reduce or
-  /// reads one through nodes no other item realizes. One pass in node
-  /// order (sources come first).
-  void markReachingReduces() {
-    reachesReduce.assign(g.size(), 0);
-    for (NodeId id = 0; id < NodeId(g.size()); ++id) {
-      const LazyNode &n = g.node(id);
-      if (!n.isBase() || n.isRealized())
-        continue;
-      bool reaches = n.isReduce();
-      for (NodeId src : n.srcs) {
-        NodeId base = g.baseOf(src);
-        reaches = reaches || (!g.node(base).isRealized() &&
-                              !realizes.contains(base) && reachesReduce[base]);
-      }
-      reachesReduce[id] = reaches;
-    }
-  }
-
   LogicalResult recurseReduceops(NodeId out);
   LogicalResult padReduces();
   FailureOr<int32_t> lowerValue(NodeId out, st::TrackerId view);
@@ -215,13 +194,6 @@ private:
   /// current group's.
   std::vector<uint32_t> groupStamp;
   uint32_t stamp = 0;
-  /// See markReachingReduces. A group none of whose outputs reaches a
-  /// reduce has no reduce_info to collect, and its walks are skipped. (A
-  /// walk passes through another output of its group, which the flags
-  /// treat as a stop; but that output's own flag covers what lies below.
-  /// Once one output reaches a reduce, all are walked as tinygrad does: the
-  /// views a reduce is reached through depend on the path.)
-  std::vector<char> reachesReduce;
   /// describe()'s walk: by node, its number in the description (valid
   /// where describedStamp equals describeEpoch), and the DFS stack of
   /// (node, next source).
@@ -706,10 +678,9 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
     return std::move(item);
   }
 
-  if (llvm::any_of(group, [&](NodeId out) { return reachesReduce[out]; }))
-    for (NodeId out : group)
-      if (failed(recurseReduceops(out)))
-        return failure();
+  for (NodeId out : group)
+    if (failed(recurseReduceops(out)))
+      return failure();
   if (failed(padReduces()))
     return failure();
 
