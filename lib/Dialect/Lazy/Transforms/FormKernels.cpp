@@ -529,22 +529,30 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   std::vector<NodeId> describedInputs;
   for (const std::vector<NodeId> &group : groups) {
     size_t i = items.size();
-    bool described = lowering.describe(group, description, describedInputs);
-    if (described) {
-      auto known = kernelOfDescription.find(description);
-      if (known != kernelOfDescription.end()) {
+    // A copy of the description joins the map at once (one hash of it): a
+    // repeat drops the copy, a new one gets its kernel below.
+    size_t *kernelOfThis = nullptr;
+    if (lowering.describe(group, description, describedInputs)) {
+      descriptions.push_back(description);
+      auto [known, isNew] =
+          kernelOfDescription.try_emplace(descriptions.back(), SIZE_MAX);
+      if (!isNew) {
+        descriptions.pop_back();
         ScheduleItem &item = items.emplace_back();
         item.outputs = group;
         item.inputs = describedInputs;
         kernelOf[i] = known->second;
         continue;
       }
+      kernelOfThis = &known->second;
     }
     FailureOr<ScheduleItem> lowered = lowering.lower(group);
     if (failed(lowered))
       return failure();
     items.push_back(std::move(*lowered));
     ScheduleItem &item = items.back();
+    // describe() leaves out exactly the groups that are not kernels.
+    assert(item.isKernel || !kernelOfThis);
     if (!item.isKernel)
       continue;
     KernelPlan plan = planKernel(g, item);
@@ -558,10 +566,8 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       plans.push_back(std::move(plan));
       planIndex[plans.back().key] = kernelOf[i];
     }
-    if (described) {
-      descriptions.push_back(description);
-      kernelOfDescription[descriptions.back()] = kernelOf[i];
-    }
+    if (kernelOfThis)
+      *kernelOfThis = kernelOf[i];
   }
 
   // Kernels are built in parallel (when the context allows threads), each
