@@ -68,19 +68,14 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
   // Values hash by address: an op's operands were mostly defined just
   // before it, close by in memory, so lookups stay in cache. (A mixing
   // hash sends each to a random bucket, a cache miss per operand once the
-  // table outgrows the cache.) An op with its result and operands takes
-  // more than 64 bytes, so address / 64 gives consecutive values their own
-  // consecutive buckets, and a table of twice the values rarely wraps them
-  // onto each other; address / 16 collided often (24-layer step: 45.7 M
-  // instructions in the passes, against 43.0 M). The table is only needed
-  // while building.
+  // table outgrows the cache.) The table is only needed while building.
   struct AddressOrderInfo : llvm::DenseMapInfo<Value> {
     static unsigned getHashValue(Value v) {
-      return unsigned(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer()) >> 6);
+      return unsigned(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer()) >> 4);
     }
   };
   llvm::DenseMap<Value, NodeId, AddressOrderInfo> ids;
-  ids.reserve(2 * graph.nodes.capacity());
+  ids.reserve(graph.nodes.capacity());
 
   // Item sizes by dtype: a graph has few dtypes and many nodes.
   llvm::SmallDenseMap<Type, int64_t, 8> itemSizes;
