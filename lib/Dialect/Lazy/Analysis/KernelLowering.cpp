@@ -166,6 +166,11 @@ private:
     return result;
   }
 
+  /// Whether base node `root` is a reduce or reads one through nodes no
+  /// other item realizes. Memoized per node (it does not depend on the
+  /// group), so lowering many groups walks each node about once.
+  bool reachesReduce(NodeId root);
+
   LogicalResult recurseReduceops(NodeId out);
   LogicalResult padReduces();
   FailureOr<int32_t> lowerValue(NodeId out, st::TrackerId view);
@@ -194,6 +199,10 @@ private:
   /// current group's.
   std::vector<uint32_t> groupStamp;
   uint32_t stamp = 0;
+  /// reachesReduce's memo by node (0 unknown, 1 no, 2 yes) and its stack
+  /// of (node, next source).
+  std::vector<uint8_t> reach;
+  std::vector<std::pair<NodeId, unsigned>> reachStack;
   /// describe()'s walk: by node, its number in the description (valid
   /// where describedStamp equals describeEpoch), and the DFS stack of
   /// (node, next source).
@@ -309,6 +318,38 @@ LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
   reduceInfo.set({buf, *key}, {input, axes});
   result = NodeView{buf, *key};
   return success();
+}
+
+bool Lowering::reachesReduce(NodeId root) {
+  enum : uint8_t { kUnknown = 0, kNo = 1, kYes = 2 };
+  if (reach.empty())
+    reach.assign(g.size(), kUnknown);
+  if (reach[root] != kUnknown)
+    return reach[root] == kYes;
+  reachStack.assign(1, {root, 0});
+  while (!reachStack.empty()) {
+    auto &[node, next] = reachStack.back();
+    const LazyNode &n = g.node(node);
+    uint8_t found = n.isReduce() ? kYes : kUnknown;
+    while (found == kUnknown && next < n.srcs.size()) {
+      NodeId base = g.baseOf(n.srcs[next]);
+      if (g.node(base).isRealized() || realizes.contains(base)) {
+        ++next;
+        continue;
+      }
+      if (reach[base] == kUnknown)
+        break; // walk it first
+      found = reach[base] == kYes ? kYes : kUnknown;
+      ++next;
+    }
+    if (found == kUnknown && next < n.srcs.size()) {
+      reachStack.push_back({g.baseOf(n.srcs[next]), 0});
+      continue;
+    }
+    reach[node] = found == kYes ? kYes : kNo;
+    reachStack.pop_back();
+  }
+  return reach[root] == kYes;
 }
 
 LogicalResult Lowering::recurseReduceops(NodeId out) {
@@ -562,6 +603,9 @@ static uint64_t propertiesWord(const LazyNode &n) {
   }
 }
 
+/// The longest description kept (about 2,000 walked ops): see describe().
+static constexpr size_t kMaxDescriptionWords = size_t(1) << 14;
+
 bool Lowering::describe(ArrayRef<NodeId> outputs,
                         SmallVectorImpl<uint64_t> &key,
                         std::vector<NodeId> &inputsOut) {
@@ -615,6 +659,8 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
   for (NodeId out : group) {
     if (numberOf(out) >= 0)
       continue; // walked from an earlier output
+    if (key.size() > kMaxDescriptionWords)
+      break;
     describeStack.assign(1, {out, 0});
     while (!describeStack.empty()) {
       auto &[node, nextSrc] = describeStack.back();
@@ -639,7 +685,17 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
       }
       number(node);
       describeStack.pop_back();
+      if (key.size() > kMaxDescriptionWords)
+        break;
     }
+  }
+  if (key.size() > kMaxDescriptionWords) {
+    // A group this large is lowered once and rarely met again; keeping,
+    // copying and hashing its description would cost more than it saves
+    // (a 20,000-op chain: 2.6 ms of 14 ms).
+    key.clear();
+    inputsOut.clear();
+    return false;
   }
   key.push_back(kOutputs | uint64_t(group.size()) << 8);
   for (NodeId out : group)
@@ -678,9 +734,16 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
     return std::move(item);
   }
 
-  for (NodeId out : group)
-    if (failed(recurseReduceops(out)))
-      return failure();
+  // A group none of whose outputs reaches a reduce has no reduce_info to
+  // collect. (A walk passes through another output of its group, which
+  // reachesReduce treats as realized; but that output's own answer covers
+  // what lies below it. Once one output reaches a reduce, all are walked
+  // as tinygrad does: the views a reduce is reached through depend on the
+  // path.)
+  if (llvm::any_of(group, [&](NodeId out) { return reachesReduce(out); }))
+    for (NodeId out : group)
+      if (failed(recurseReduceops(out)))
+        return failure();
   if (failed(padReduces()))
     return failure();
 

@@ -80,7 +80,8 @@ public:
   /// buffers. Fills `key`, and `inputs` with the buffers the AST would
   /// load, in the order lower() numbers them. Returns false, describing
   /// nothing, for a group that is not a kernel AST (an EXT item or a
-  /// byte-copy kernel).
+  /// byte-copy kernel) and for one of thousands of ops, whose description
+  /// would cost more than a repeat saves.
   bool describe(ArrayRef<NodeId> group, SmallVectorImpl<uint64_t> &key,
                 std::vector<NodeId> &inputs);
   /// Takes back the AST of an item the caller no longer needs (a kernel
