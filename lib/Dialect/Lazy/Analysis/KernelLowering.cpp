@@ -167,8 +167,8 @@ private:
   }
 
   /// Whether base node `root` is a reduce or reads one through nodes no
-  /// other item realizes. Memoized per node (it does not depend on the
-  /// group), so lowering many groups walks each node about once.
+  /// other item realizes. It does not depend on the group: the answers are
+  /// kept, and filled only as far as the nodes asked about.
   bool reachesReduce(NodeId root);
 
   LogicalResult recurseReduceops(NodeId out);
@@ -199,10 +199,9 @@ private:
   /// current group's.
   std::vector<uint32_t> groupStamp;
   uint32_t stamp = 0;
-  /// reachesReduce's memo by node (0 unknown, 1 no, 2 yes) and its stack
-  /// of (node, next source).
-  std::vector<uint8_t> reach;
-  std::vector<std::pair<NodeId, unsigned>> reachStack;
+  /// reachesReduce's answers by node, filled for ids below reachFilled.
+  std::vector<char> reach;
+  NodeId reachFilled = 0;
   /// describe()'s walk: by node, its number in the description (valid
   /// where describedStamp equals describeEpoch), and the DFS stack of
   /// (node, next source).
@@ -321,35 +320,23 @@ LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
 }
 
 bool Lowering::reachesReduce(NodeId root) {
-  enum : uint8_t { kUnknown = 0, kNo = 1, kYes = 2 };
+  // Node ids are topological (sources first), so the flags are filled in
+  // id order, up to the largest node asked about so far.
   if (reach.empty())
-    reach.assign(g.size(), kUnknown);
-  if (reach[root] != kUnknown)
-    return reach[root] == kYes;
-  reachStack.assign(1, {root, 0});
-  while (!reachStack.empty()) {
-    auto &[node, next] = reachStack.back();
-    const LazyNode &n = g.node(node);
-    uint8_t found = n.isReduce() ? kYes : kUnknown;
-    while (found == kUnknown && next < n.srcs.size()) {
-      NodeId base = g.baseOf(n.srcs[next]);
-      if (g.node(base).isRealized() || realizes.contains(base)) {
-        ++next;
-        continue;
-      }
-      if (reach[base] == kUnknown)
-        break; // walk it first
-      found = reach[base] == kYes ? kYes : kUnknown;
-      ++next;
-    }
-    if (found == kUnknown && next < n.srcs.size()) {
-      reachStack.push_back({g.baseOf(n.srcs[next]), 0});
+    reach.assign(g.size(), 0);
+  for (; reachFilled <= root; ++reachFilled) {
+    const LazyNode &n = g.node(reachFilled);
+    if (!n.isBase() || n.isRealized())
       continue;
+    bool reaches = n.isReduce();
+    for (NodeId src : n.srcs) {
+      NodeId base = g.baseOf(src);
+      reaches = reaches || (!g.node(base).isRealized() &&
+                            !realizes.contains(base) && reach[base]);
     }
-    reach[node] = found == kYes ? kYes : kNo;
-    reachStack.pop_back();
+    reach[reachFilled] = reaches;
   }
-  return reach[root] == kYes;
+  return reach[root];
 }
 
 LogicalResult Lowering::recurseReduceops(NodeId out) {
@@ -603,8 +590,8 @@ static uint64_t propertiesWord(const LazyNode &n) {
   }
 }
 
-/// The longest description kept (about 2,000 walked ops): see describe().
-static constexpr size_t kMaxDescriptionWords = size_t(1) << 14;
+/// The most ops describe() walks before giving up on a group.
+static constexpr int32_t kMaxDescribedOps = 2048;
 
 bool Lowering::describe(ArrayRef<NodeId> outputs,
                         SmallVectorImpl<uint64_t> &key,
@@ -620,6 +607,7 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
     describedAs.assign(g.size(), -1);
   }
   ++describeEpoch;
+  describeStack.clear();
   int32_t next = 0;
   auto numberOf = [&](NodeId n) {
     return describedStamp[n] == describeEpoch ? describedAs[n] : -1;
@@ -659,7 +647,7 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
   for (NodeId out : group) {
     if (numberOf(out) >= 0)
       continue; // walked from an earlier output
-    if (key.size() > kMaxDescriptionWords)
+    if (next > kMaxDescribedOps)
       break;
     describeStack.assign(1, {out, 0});
     while (!describeStack.empty()) {
@@ -671,6 +659,8 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
           continue;
         if (isLeaf(base))
           leaf(base);
+        else if (next + int32_t(describeStack.size()) > kMaxDescribedOps)
+          break; // too large: see below
         else
           describeStack.push_back({base, 0});
         continue;
@@ -685,14 +675,14 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
       }
       number(node);
       describeStack.pop_back();
-      if (key.size() > kMaxDescriptionWords)
-        break;
     }
+    if (!describeStack.empty())
+      break;
   }
-  if (key.size() > kMaxDescriptionWords) {
-    // A group this large is lowered once and rarely met again; keeping,
-    // copying and hashing its description would cost more than it saves
-    // (a 20,000-op chain: 2.6 ms of 14 ms).
+  if (!describeStack.empty() || next > kMaxDescribedOps) {
+    // A group this large is lowered once and rarely met again; walking,
+    // keeping, copying and hashing its description would cost more than
+    // it saves (a 20,000-op chain: 2.6 ms of 14 ms).
     key.clear();
     inputsOut.clear();
     return false;
