@@ -179,17 +179,10 @@ private:
   LogicalResult finishReduce(NodeId buf, st::TrackerId view,
                              st::TrackerId input, std::optional<NodeView> top,
                              std::optional<NodeView> &result);
-  /// Appends an AST node, built in place (moving one in would move its
-  /// source list twice); the caller fills the rest through the returned
-  /// reference, valid until the next append.
-  AstNode &addNode(AstNode::Kind kind, NodeId source, st::TrackerId shaped) {
-    AstNode &node = item.nodes.emplace_back();
-    node.kind = kind;
-    node.source = source;
-    node.shaped = shaped;
-    return node;
+  int32_t addNode(AstNode node) {
+    item.nodes.push_back(std::move(node));
+    return int32_t(item.nodes.size() - 1);
   }
-  int32_t lastNode() const { return int32_t(item.nodes.size() - 1); }
 
   const LazyGraph &g;
   st::TrackerPool &pool;
@@ -463,12 +456,16 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
     if (isLeaf(buf)) {
       st::TrackerId simpleId = pool.simplify(view);
       const st::ShapeTracker &simple = pool.get(simpleId);
+      AstNode leaf;
+      leaf.source = buf;
+      leaf.view = simpleId;
+      leaf.shaped = simpleId;
       if (n.kind == NodeOp::Const) {
-        addNode(AstNode::Kind::Const, buf, simpleId).view = simpleId;
-        returned = lastNode();
+        leaf.kind = AstNode::Kind::Const;
+        returned = addNode(std::move(leaf));
         return false;
       }
-      int64_t buffer;
+      leaf.kind = AstNode::Kind::Load;
       auto target = assignTargets.find(buf);
       if (target != assignTargets.end()) {
         // The old contents of an assign target meet the new ones only
@@ -486,15 +483,12 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
                  "a += a.T.contiguous())";
           return failure();
         }
-        buffer = target->second;
+        leaf.buffer = target->second;
       } else {
         auto [it, inserted] = inputs.insert({buf, int64_t(inputs.size())});
-        buffer = int64_t(group.size()) + it->second;
+        leaf.buffer = int64_t(group.size()) + it->second;
       }
-      AstNode &leaf = addNode(AstNode::Kind::Load, buf, simpleId);
-      leaf.view = simpleId;
-      leaf.buffer = buffer;
-      returned = lastNode();
+      returned = addNode(std::move(leaf));
       return false;
     }
     const ReduceInfo *rinfo =
@@ -539,12 +533,14 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
                                     "it reads (tinygrad fails here too)";
         result = done.srcs[0];
       } else {
-        st::TrackerId shaped = pool.fromShape(
-            reduceShape(pool.shape(done.rinfo->input), done.rinfo->axes));
-        AstNode &node = addNode(AstNode::Kind::Reduce, done.buf, shaped);
-        node.srcs = done.srcs;
+        AstNode node;
+        node.kind = AstNode::Kind::Reduce;
+        node.source = done.buf;
+        node.srcs = std::move(done.srcs);
         node.axes = done.rinfo->axes;
-        result = lastNode();
+        node.shaped = pool.fromShape(
+            reduceShape(pool.shape(done.rinfo->input), node.axes));
+        result = addNode(std::move(node));
         cache.set({done.buf, done.view}, result);
         item.computed.push_back(done.buf);
       }
@@ -553,8 +549,12 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
         return error(done.buf) << "must be an output of its kernel";
       result = done.srcs[0];
     } else {
-      addNode(AstNode::Kind::Compute, done.buf, done.view).srcs = done.srcs;
-      result = lastNode();
+      AstNode node;
+      node.kind = AstNode::Kind::Compute;
+      node.source = done.buf;
+      node.srcs = std::move(done.srcs);
+      node.shaped = done.view;
+      result = addNode(std::move(node));
       cache.set({done.buf, done.view}, result);
       item.computed.push_back(done.buf);
     }
