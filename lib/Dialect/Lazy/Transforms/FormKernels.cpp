@@ -97,9 +97,9 @@ public:
         bodyOps(module.getContext()) {}
 
   /// Replaces the body of `func` (whose graph `g` is) by the schedule of
-  /// `groups`, realizing `realizes`.
+  /// `groups`, realizing `realizes`. With `report`, remarks on it.
   LogicalResult run(const LazyGraph &g, const NodeSet &realizes,
-                    ArrayRef<std::vector<NodeId>> groups);
+                    ArrayRef<std::vector<NodeId>> groups, bool report);
 
 private:
   KernelPlan planKernel(const LazyGraph &g, const ScheduleItem &item);
@@ -506,7 +506,8 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
 }
 
 LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
-                                ArrayRef<std::vector<NodeId>> groups) {
+                                ArrayRef<std::vector<NodeId>> groups,
+                                bool report) {
   std::vector<ScheduleItem> items;
   items.reserve(groups.size()); // a ScheduleItem's move may copy
   // Each item is planned right after it is lowered, while its AST is in
@@ -527,6 +528,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   llvm::DenseMap<ArrayRef<uint64_t>, size_t> kernelOfDescription;
   SmallVector<uint64_t, 0> description;
   std::vector<NodeId> describedInputs;
+  unsigned lowered = 0, repeats = 0; // kernel groups, for the report
   for (const std::vector<NodeId> &group : groups) {
     size_t i = items.size();
     // A copy of the description joins the map at once (one hash of it): a
@@ -542,19 +544,21 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
         item.outputs = group;
         item.inputs = describedInputs;
         kernelOf[i] = known->second;
+        ++repeats;
         continue;
       }
       kernelOfThis = &known->second;
     }
-    FailureOr<ScheduleItem> lowered = lowering.lower(group);
-    if (failed(lowered))
+    FailureOr<ScheduleItem> loweredItem = lowering.lower(group);
+    if (failed(loweredItem))
       return failure();
-    items.push_back(std::move(*lowered));
+    items.push_back(std::move(*loweredItem));
     ScheduleItem &item = items.back();
     // describe() leaves out exactly the groups that are not kernels.
     assert(item.isKernel || !kernelOfThis);
     if (!item.isKernel)
       continue;
+    ++lowered;
     KernelPlan plan = planKernel(g, item);
     auto known = planIndex.find(plan.key);
     if (known != planIndex.end()) {
@@ -569,6 +573,12 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     if (kernelOfThis)
       *kernelOfThis = kernelOf[i];
   }
+
+  if (report)
+    func.emitRemark() << items.size() << " items, " << plans.size()
+                      << " distinct kernels: " << lowered
+                      << " groups lowered, " << repeats
+                      << " launched an earlier group's kernel unlowered";
 
   // Kernels are built in parallel (when the context allows threads), each
   // detached, then inserted before the function in order of first use:
@@ -818,7 +828,7 @@ struct LazyFormKernels final
       if (failed(checkOutputsGrouped(*analysis.graph, grouped)))
         return failure();
       return former.run(*analysis.graph, grouping.realizes,
-                        grouping.outputGroups);
+                        grouping.outputGroups, report);
     }
     // The graph lazy-mark-realize built, when the pass manager still holds
     // it; otherwise it is built here.
@@ -837,7 +847,7 @@ struct LazyFormKernels final
     std::vector<std::vector<NodeId>> groups;
     if (failed(collectGroups(*graph, realizes, groups)))
       return failure();
-    return former.run(*graph, realizes, groups);
+    return former.run(*graph, realizes, groups, report);
   }
 };
 

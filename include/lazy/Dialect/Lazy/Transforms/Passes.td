@@ -155,6 +155,10 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
     Option<"decide", "decide", "bool", /*default=*/"false",
            "make the realize and group decisions here instead of reading "
            "the marks of lazy-mark-realize and lazy-group">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "emit a remark per function: its items, its distinct kernels, "
+           "and how many groups were lowered or launched an earlier "
+           "group's kernel without lowering">,
   ], Lazy_SchedulerFlagOptions);
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
