@@ -571,7 +571,8 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
 
 /// The inherent attributes of a walked op that lowering and planning read,
 /// as one word; an op whose properties are not known here is described by
-/// its own address, which no other op shares.
+/// its own address, which no other op shares (as planKernel keys such an
+/// op, a const computed inside a kernel among them).
 static uint64_t propertiesWord(const LazyNode &n) {
   auto opaque = [](const void *p) { return uint64_t(uintptr_t(p)); };
   if (!OperationName::getFromOpaquePointer(n.opName).getOpPropertyByteSize())
@@ -581,8 +582,6 @@ static uint64_t propertiesWord(const LazyNode &n) {
     return opaque(cast<ReduceSumOp>(n.op).getAxesAttr().getAsOpaquePointer());
   case NodeOp::ReduceMax:
     return opaque(cast<ReduceMaxOp>(n.op).getAxesAttr().getAsOpaquePointer());
-  case NodeOp::Const:
-    return opaque(cast<ConstOp>(n.op).getValue().getAsOpaquePointer());
   case NodeOp::Assign:
     return opaque(cast<AssignOp>(n.op).getViewAttr().getAsOpaquePointer());
   default:
@@ -590,8 +589,9 @@ static uint64_t propertiesWord(const LazyNode &n) {
   }
 }
 
-/// The most ops describe() walks before giving up on a group.
-static constexpr int32_t kMaxDescribedOps = 2048;
+/// The most nodes (ops and leaves) describe() numbers before giving up on
+/// a group.
+static constexpr int32_t kMaxDescribedNodes = 2048;
 
 bool Lowering::describe(ArrayRef<NodeId> outputs,
                         SmallVectorImpl<uint64_t> &key,
@@ -627,8 +627,9 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
     number(base);
     const LazyNode &n = g.node(base);
     if (n.kind == NodeOp::Const) {
-      key.append({kConstLeaf, opaque(n.type.getAsOpaquePointer()),
-                  propertiesWord(n)});
+      key.append(
+          {kConstLeaf, opaque(n.type.getAsOpaquePointer()),
+           opaque(cast<ConstOp>(n.op).getValue().getAsOpaquePointer())});
       return;
     }
     if (auto target = assignTargets.find(base); target != assignTargets.end()) {
@@ -647,7 +648,7 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
   for (NodeId out : group) {
     if (numberOf(out) >= 0)
       continue; // walked from an earlier output
-    if (next > kMaxDescribedOps)
+    if (next > kMaxDescribedNodes)
       break;
     describeStack.assign(1, {out, 0});
     while (!describeStack.empty()) {
@@ -659,7 +660,7 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
           continue;
         if (isLeaf(base))
           leaf(base);
-        else if (next + int32_t(describeStack.size()) > kMaxDescribedOps)
+        else if (next + int32_t(describeStack.size()) > kMaxDescribedNodes)
           break; // too large: see below
         else
           describeStack.push_back({base, 0});
@@ -670,8 +671,12 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
                   opaque(n.metadata.getAsOpaquePointer()), propertiesWord(n)});
       for (NodeId src : n.srcs) {
         const LazyNode &s = g.node(src);
-        uint64_t edgeView = s.isBase() ? 0 : uint64_t(s.tracker) + 1;
-        key.push_back(edgeView << 32 | uint32_t(numberOf(g.baseOf(src))));
+        // The source's number (below kMaxDescribedNodes), bit 31 set for
+        // an edge through a view, whose tracker fills the high half.
+        uint64_t edge = uint64_t(uint32_t(numberOf(g.baseOf(src))));
+        if (!s.isBase())
+          edge |= uint64_t(1) << 31 | uint64_t(s.tracker) << 32;
+        key.push_back(edge);
       }
       number(node);
       describeStack.pop_back();
@@ -679,7 +684,7 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
     if (!describeStack.empty())
       break;
   }
-  if (!describeStack.empty() || next > kMaxDescribedOps) {
+  if (!describeStack.empty() || next > kMaxDescribedNodes) {
     // A group this large is lowered once and rarely met again; walking,
     // keeping, copying and hashing its description would cost more than
     // it saves (a 20,000-op chain: 2.6 ms of 14 ms).

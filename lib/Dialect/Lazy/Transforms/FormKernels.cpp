@@ -554,10 +554,15 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       return failure();
     items.push_back(std::move(*loweredItem));
     ScheduleItem &item = items.back();
-    // describe() leaves out exactly the groups that are not kernels.
-    assert(item.isKernel || !kernelOfThis);
-    if (!item.isKernel)
+    if (!item.isKernel) {
+      // describe() leaves these out; were one described, its entry must
+      // not be found by a later group.
+      if (kernelOfThis) {
+        kernelOfDescription.erase(descriptions.back());
+        descriptions.pop_back();
+      }
       continue;
+    }
     ++lowered;
     KernelPlan plan = planKernel(g, item);
     auto known = planIndex.find(plan.key);
