@@ -73,8 +73,8 @@ class Lowering {
 public:
   bool useCopyKernel = false;
 
-  /// The device type of a tensor type: its device (the tensor encoding, else the
-  /// module's default) up to the first ':' (`CUDA:1` -> `CUDA`).
+  /// The device type of a tensor type: its device (the tensor encoding,
+  /// else the module's default) up to the first ':' (`CUDA:1` -> `CUDA`).
   std::string deviceType(RankedTensorType type) const {
     std::string device = "CLANG";
     if (auto attr = dyn_cast_or_null<DeviceAttr>(type.getEncoding()))
@@ -574,18 +574,19 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
 /// its own address, which no other op shares (as planKernel keys such an
 /// op, a const computed inside a kernel among them).
 static uint64_t propertiesWord(const LazyNode &n) {
-  auto opaque = [](const void *p) { return uint64_t(uintptr_t(p)); };
   if (!OperationName::getFromOpaquePointer(n.opName).getOpPropertyByteSize())
     return 0;
   switch (n.kind) {
   case NodeOp::ReduceSum:
-    return opaque(cast<ReduceSumOp>(n.op).getAxesAttr().getAsOpaquePointer());
+    return opaqueWord(
+        cast<ReduceSumOp>(n.op).getAxesAttr().getAsOpaquePointer());
   case NodeOp::ReduceMax:
-    return opaque(cast<ReduceMaxOp>(n.op).getAxesAttr().getAsOpaquePointer());
+    return opaqueWord(
+        cast<ReduceMaxOp>(n.op).getAxesAttr().getAsOpaquePointer());
   case NodeOp::Assign:
-    return opaque(cast<AssignOp>(n.op).getViewAttr().getAsOpaquePointer());
+    return opaqueWord(cast<AssignOp>(n.op).getViewAttr().getAsOpaquePointer());
   default:
-    return opaque(n.op);
+    return opaqueWord(n.op);
   }
 }
 
@@ -616,7 +617,6 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
     describedStamp[n] = describeEpoch;
     describedAs[n] = next++;
   };
-  auto opaque = [](const void *p) { return uint64_t(uintptr_t(p)); };
   // Word tags: a leaf (its kind in the tag), a walked op, the outputs.
   enum : uint64_t { kConstLeaf = 1, kLoadLeaf, kTargetLeaf, kOp, kOutputs };
 
@@ -628,21 +628,21 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
     const LazyNode &n = g.node(base);
     if (n.kind == NodeOp::Const) {
       key.append(
-          {kConstLeaf, opaque(n.type.getAsOpaquePointer()),
-           opaque(cast<ConstOp>(n.op).getValue().getAsOpaquePointer())});
+          {kConstLeaf, opaqueWord(n.type.getAsOpaquePointer()),
+           opaqueWord(cast<ConstOp>(n.op).getValue().getAsOpaquePointer())});
       return;
     }
     if (auto target = assignTargets.find(base); target != assignTargets.end()) {
       key.append({kTargetLeaf | uint64_t(target->second) << 8,
-                  opaque(n.type.getAsOpaquePointer())});
+                  opaqueWord(n.type.getAsOpaquePointer())});
       return;
     }
     // A realized ASSIGN lives in its target's buffer (the kernel's argument
     // type).
     RankedTensorType buffer =
         n.kind == NodeOp::Assign ? g.node(n.srcs[1]).type : n.type;
-    key.append({kLoadLeaf, opaque(n.type.getAsOpaquePointer()),
-                opaque(buffer.getAsOpaquePointer())});
+    key.append({kLoadLeaf, opaqueWord(n.type.getAsOpaquePointer()),
+                opaqueWord(buffer.getAsOpaquePointer())});
     inputsOut.push_back(base);
   };
   for (NodeId out : group) {
@@ -667,8 +667,9 @@ bool Lowering::describe(ArrayRef<NodeId> outputs,
         continue;
       }
       key.append({kOp | uint64_t(n.kind) << 8 | uint64_t(n.srcs.size()) << 16,
-                  opaque(n.opName), opaque(n.type.getAsOpaquePointer()),
-                  opaque(n.metadata.getAsOpaquePointer()), propertiesWord(n)});
+                  opaqueWord(n.opName), opaqueWord(n.type.getAsOpaquePointer()),
+                  opaqueWord(n.metadata.getAsOpaquePointer()),
+                  propertiesWord(n)});
       for (NodeId src : n.srcs) {
         const LazyNode &s = g.node(src);
         // The source's number (below kMaxDescribedNodes), bit 31 set for

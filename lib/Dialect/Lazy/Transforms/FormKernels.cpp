@@ -245,15 +245,14 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
   key.reserve(8 + plan.argTypes.size() + plan.metadata.size() +
               4 * item.nodes.size() + item.stores.size());
   plan.ops.reserve(item.nodes.size());
-  auto opaque = [](const void *p) { return uint64_t(uintptr_t(p)); };
   key.push_back(item.outputs.size());
   key.push_back(uint64_t(item.copyBytes));
   key.push_back(plan.argTypes.size());
   for (Type t : plan.argTypes)
-    key.push_back(opaque(t.getAsOpaquePointer()));
+    key.push_back(opaqueWord(t.getAsOpaquePointer()));
   key.push_back(plan.metadata.size());
   for (StringAttr name : plan.metadata)
-    key.push_back(opaque(name.getAsOpaquePointer()));
+    key.push_back(opaqueWord(name.getAsOpaquePointer()));
   if (item.copyBytes)
     return plan;
 
@@ -300,7 +299,7 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
     // two to a word. Lengths come first, so keys cannot alias.
     key.push_back(uint64_t(node.kind) | uint64_t(node.srcs.size()) << 8 |
                   uint64_t(node.shaped) << 32);
-    key.push_back(opaque(elementTypeOf(g, node).getAsOpaquePointer()));
+    key.push_back(opaqueWord(elementTypeOf(g, node).getAsOpaquePointer()));
     switch (node.kind) {
     case AstNode::Kind::Load:
       assert(node.buffer >= 0 && node.buffer <= UINT32_MAX);
@@ -309,8 +308,8 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
     case AstNode::Kind::Const: {
       ArrayRef<int64_t> shape = src.shape();
       key.push_back(uint64_t(node.view) | uint64_t(shape.size()) << 32);
-      key.push_back(opaque(
-          cast<ConstOp>(src.op).getValue().getAsOpaquePointer()));
+      key.push_back(
+          opaqueWord(cast<ConstOp>(src.op).getValue().getAsOpaquePointer()));
       key.insert(key.end(), shape.begin(), shape.end());
       break;
     }
@@ -319,12 +318,12 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
       key.insert(key.end(), node.axes.begin(), node.axes.end());
       break;
     case AstNode::Kind::Compute:
-      key.push_back(opaque(src.opName));
+      key.push_back(opaqueWord(src.opName));
       // An op with properties is never shared: they have no cheap
       // equality here (no lazy op in a kernel AST has any today).
       if (OperationName::getFromOpaquePointer(src.opName)
               .getOpPropertyByteSize())
-        key.push_back(opaque(src.op));
+        key.push_back(opaqueWord(src.op));
       break;
     }
     for (size_t k = 0; k < node.srcs.size(); k += 2) {

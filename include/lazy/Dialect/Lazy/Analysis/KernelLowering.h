@@ -16,6 +16,10 @@
 
 namespace mlir::lazy {
 
+/// A uniqued MLIR object (type, attribute, op name) as one word of a
+/// kernel key or a group description: equal objects have equal addresses.
+inline uint64_t opaqueWord(const void *p) { return uint64_t(uintptr_t(p)); }
+
 /// One node of a kernel AST (a tinygrad LazyOp). Nodes are stored in
 /// post-order, so sources always precede their users.
 struct AstNode {
