@@ -47,11 +47,21 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
     return success();
   Block &body = func.getBody().front();
   DenseMap<Value, HostBuffer> host;
+  // Arguments are retyped to bytes up front, so their buffer types are kept
+  // here: ODS accessors that cast an operand to a buffer (a sub-buffer's
+  // base, an op's output) must not be used on them.
+  DenseMap<Value, BufferType> argumentBufferTypes;
+  auto bufferTypeOf = [&](Value v) {
+    if (BufferType type = argumentBufferTypes.lookup(v))
+      return type;
+    return cast<BufferType>(v.getType());
+  };
   OpBuilder entry = OpBuilder::atBlockBegin(&body);
   for (BlockArgument arg : body.getArguments()) {
     auto type = dyn_cast<BufferType>(arg.getType());
     if (!type)
       continue;
+    argumentBufferTypes[arg] = type;
     arg.setType(bytesOf(type));
     host[arg] = {arg, 0, viewOf(entry, arg.getLoc(), arg, 0, memrefOf(type))};
   }
@@ -78,7 +88,7 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
       host[alloc] = {bytes, 0,
                      viewOf(b, loc, bytes, 0, memrefOf(alloc.getType()))};
     } else if (auto sub = dyn_cast<SubAllocOp>(op)) {
-      HostBuffer base = host.lookup(sub.getBase());
+      HostBuffer base = host.lookup(sub->getOperand(0));
       int64_t shift = base.shift + sub.getOffset();
       host[sub] = {base.bytes, shift,
                    viewOf(b, loc, base.bytes, shift, memrefOf(sub.getType()))};
@@ -111,7 +121,7 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
           return ext.emitOpError("calls a host function, which has no ")
                  << target.name() << " lowering";
         Type element =
-            cast<BufferType>(ext.getOuts()[0].getType()).getElementType();
+            bufferTypeOf(ext.getOuts()[0]).getElementType();
         std::optional<interp::DType> dtype = dtypeOf(element);
         if (!dtype || *dtype == interp::DType::BFloat16)
           return ext.emitOpError("custom_random cannot fill ")
