@@ -64,6 +64,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -159,10 +160,13 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     return failure();
   // LLVM's -O3 pipeline (loop vectorization included) before code
   // generation.
+  // options.transformer is a function_ref: the function it refers to must
+  // outlive ExecutionEngine::create.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                                  /*sizeLevel=*/0,
-                                                  /*targetMachine=*/nullptr);
+  options.transformer = optimize;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(module, options);
   if (!engine) {
