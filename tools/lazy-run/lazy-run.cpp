@@ -141,6 +141,19 @@ void printTimes(std::vector<double> times) {
                                 times.front() * 1e3, times.size());
 }
 
+/// Frees the memory of a compiled program's results (the program frees its
+/// other buffers): not the arguments' (assign targets are returned in
+/// place), each allocation once.
+void freeResults(ArrayRef<Descriptor> results,
+                 std::vector<interp::HostTensor> &args) {
+  llvm::SmallPtrSet<void *, 8> freed;
+  for (interp::HostTensor &t : args)
+    freed.insert(t.data.data());
+  for (const Descriptor &d : results)
+    if (freed.insert(d.allocated).second)
+      std::free(d.allocated);
+}
+
 /// Lowers the scheduled module with lazy-to-cpu and runs @name with the
 /// ExecutionEngine; arguments are the inputs' bytes (assign targets are
 /// written in place).
@@ -230,15 +243,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
       times.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count());
-      // Free the results' memory (the program frees its other buffers):
-      // not the arguments (assign targets are returned in place), each
-      // allocation once.
-      llvm::SmallPtrSet<void *, 8> freed;
-      for (interp::HostTensor &t : copies)
-        freed.insert(t.data.data());
-      for (Descriptor &d : scratch)
-        if (freed.insert(d.allocated).second)
-          std::free(d.allocated);
+      freeResults(scratch, copies);
     }
     printTimes(times);
   }
@@ -248,6 +253,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
         static_cast<const uint8_t *>(d.aligned) + d.offset * bytes;
     resultBuffers.emplace_back(begin, begin + d.size * bytes);
   }
+  freeResults(results, args);
   return success();
 }
 
