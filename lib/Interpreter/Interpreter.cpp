@@ -498,7 +498,9 @@ HostTensor Evaluator::assign(AssignOp op) {
     buffer.data = value.data;
   }
   HostTensor out = resultTensor(op);
-  std::memcpy(out.data.data(), buffer.data.data(), out.data.size());
+  // An empty vector's data() may be null, which memcpy must not be given.
+  if (!out.data.empty())
+    std::memcpy(out.data.data(), buffer.data.data(), out.data.size());
   return out;
 }
 

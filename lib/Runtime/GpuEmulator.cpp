@@ -294,12 +294,15 @@ public:
     std::free(reinterpret_cast<void *>(ptr));
     return true;
   }
+  // Empty buffers may have null addresses, which memcpy must not be given.
   bool copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
-    std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+    if (bytes)
+      std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
     return true;
   }
   bool copyToHost(void *dst, DevicePtr src, size_t bytes) override {
-    std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
+    if (bytes)
+      std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
     return true;
   }
   bool copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) override {

@@ -662,9 +662,9 @@ int main(int argc, char **argv) {
           idx[k] = 0;
         }
       }
-    } else {
-      std::memcpy(out.data.data(), buffer.data(),
-                  std::min(out.data.size(), buffer.size()));
+    } else if (size_t n = std::min(out.data.size(), buffer.size())) {
+      // Not for empty tensors: their data() may be null.
+      std::memcpy(out.data.data(), buffer.data(), n);
     }
     if (!outputDir.empty() &&
         !interp::writeNpy(outputDir + "/out" + std::to_string(i) + ".npy", out,
