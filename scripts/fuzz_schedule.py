@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Mutation fuzzing of lazy-opt: bad input must get a diagnostic, never a crash.
+
+Takes lazy graphs (.mlir files, e.g. corpus graphs written by
+`python3 -m lazy_mlir.tinygrad export`), mutates them in ways that mostly
+keep them parseable and verifiable, so that the passes see them:
+
+  * an operand replaced by an earlier value of the same type;
+  * a number inside a view's ShapeTracker changed (strides, offsets,
+    masks, shapes);
+  * an elementwise op replaced by another of the same arity;
+  * a constant changed;
+  * an op removed, its uses given an earlier value of the same type;
+
+then runs lazy-opt with the given pass options on each mutant. A run is a
+failure when lazy-opt dies of a signal, exits with a code other than 0 or 1,
+exits 1 without an `error:` diagnostic, prints a sanitizer report, an
+assertion failure or a stack dump, or runs past --timeout. Each failing
+mutant is written to --out; the summary counts the outcomes by diagnostic.
+Exits 1 when any run failed.
+
+Run it on a sanitizer build (scripts/sanitize.sh) to catch memory errors
+and failed assertions that a release build would let pass:
+
+  python3 scripts/fuzz_schedule.py --lazy-opt build-sanitize/bin/lazy-opt \\
+      --runs 2000 --pass=--lazy-schedule GRAPH.mlir ...
+"""
+
+import argparse
+import collections
+import hashlib
+import os
+import random
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# `%5 = lazy.add %3, %4 : tensor<...> loc(...)`: name, op, result type.
+DEFINITION = re.compile(r"^\s+(%\w+) = lazy\.(\w+) (.*) : (.*?)(?: loc\(.*\))?$")
+ARGUMENT = re.compile(r"(%arg\d+): (tensor<[^>]*>)")
+BINARY = ("add", "mul", "max", "idiv", "mod", "xor")
+UNARY = ("neg", "sqrt", "recip", "exp2", "log2", "sin")
+SANITIZER_MARKS = ("Stack dump", "LLVM ERROR", "Assertion", "UNREACHABLE",
+                   "AddressSanitizer", "LeakSanitizer", "runtime error:")
+
+
+class Graph:
+    """One graph's lines and the values it defines, in order."""
+
+    def __init__(self, text):
+        self.lines = text.splitlines()
+        self.values = []  # (line, name, type, op); arguments have op None
+        for i, line in enumerate(self.lines):
+            if "func.func" in line:
+                for name, ty in ARGUMENT.findall(line):
+                    self.values.append((i, name, ty, None))
+            m = DEFINITION.match(line)
+            if m:
+                ty = m.group(4).split("->")[-1].strip()
+                self.values.append((i, m.group(1), ty, m.group(2)))
+        self.type_of = {name: ty for _, name, ty, _ in self.values}
+        self.ops = [v for v in self.values if v[3] is not None]
+
+    def earlier_of_type(self, line, ty, exclude):
+        return [name for i, name, t, op in self.values
+                if (i < line or op is None) and t == ty and name != exclude]
+
+
+def replace_operand(rng, graph, lines, value):
+    line, _, _, _ = value
+    refs = re.findall(r"%\w+", lines[line].split(" : ")[0])[1:]
+    if not refs:
+        return
+    old = rng.choice(refs)
+    choices = graph.earlier_of_type(line, graph.type_of.get(old), old)
+    if choices:
+        lines[line] = re.sub(re.escape(old) + r"\b", rng.choice(choices),
+                             lines[line], count=1)
+
+
+def change_view_number(rng, graph, lines, value):
+    line = value[0]
+    m = re.search(r"as <\[(.*)\]>", lines[line])
+    if not m:
+        return
+    inner = m.group(1)
+    numbers = list(re.finditer(r"-?\d+", inner))
+    if not numbers:
+        return
+    pick = rng.choice(numbers)
+    v = int(pick.group())
+    new = rng.choice([0, 1, -1, v + 1, v - 1, -v, 3 * v, 1 << 20])
+    inner = inner[:pick.start()] + str(new) + inner[pick.end():]
+    lines[line] = lines[line][:m.start(1)] + inner + lines[line][m.end(1):]
+
+
+def change_op(rng, graph, lines, value):
+    line, _, _, op = value
+    for family in (BINARY, UNARY):
+        if op in family:
+            lines[line] = lines[line].replace("lazy." + op,
+                                              "lazy." + rng.choice(family), 1)
+
+
+def change_const(rng, graph, lines, value):
+    line, _, ty, op = value
+    if op != "const":
+        return
+    element = ty.rstrip(">").split("x")[-1].split("<")[-1]
+    literal = rng.choice(["0", "-1", "3", "2147483647"])
+    if element.startswith("f") or element.startswith("bf"):
+        literal += ".5"
+    elif element == "i1":
+        literal = rng.choice(["true", "false"])
+    lines[line] = re.sub(r"const \S+", "const " + literal, lines[line],
+                         count=1)
+
+
+def remove_op(rng, graph, lines, value):
+    line, name, ty, _ = value
+    choices = graph.earlier_of_type(line, ty, name)
+    if not choices:
+        return
+    other = rng.choice(choices)
+    lines[line] = ""
+    for j in range(line + 1, len(lines)):
+        lines[j] = re.sub(re.escape(name) + r"\b", other, lines[j])
+
+
+MUTATIONS = (replace_operand, change_view_number, change_op, change_const,
+             remove_op)
+
+
+def mutant(rng, graph):
+    lines = list(graph.lines)
+    if graph.ops:
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            rng.choice(MUTATIONS)(rng, graph, lines, rng.choice(graph.ops))
+    return "\n".join(lines) + "\n"
+
+
+def classify(returncode, stderr):
+    """Returns (failed, what) for one run."""
+    if returncode == 0:
+        return False, "ok"
+    marks = [m for m in SANITIZER_MARKS if m in stderr]
+    m = re.search(r"error: (?:loc\([^)]*\): )?(.{0,60})", stderr)
+    if returncode != 1 or marks or not m:
+        return True, "exit %d %s" % (returncode, ",".join(marks))
+    return False, m.group(1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("graphs", nargs="+", help="lazy graphs (.mlir) to mutate")
+    ap.add_argument("--lazy-opt",
+                    default=os.path.join(ROOT, "build", "bin", "lazy-opt"))
+    ap.add_argument("--pass", dest="passes", action="append",
+                    help="lazy-opt option (repeatable; default --lazy-schedule)")
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--out", default="fuzz-failures",
+                    help="directory for failing mutants")
+    args = ap.parse_args()
+    passes = args.passes or ["--lazy-schedule"]
+    rng = random.Random(args.seed)
+    graphs = []
+    for path in args.graphs:
+        with open(path) as f:
+            graphs.append(Graph(f.read()))
+    outcomes = collections.Counter()
+    failures = 0
+    for _ in range(args.runs):
+        text = mutant(rng, rng.choice(graphs))
+        try:
+            run = subprocess.run([args.lazy_opt, *passes, "-", "-o", os.devnull],
+                                 input=text, capture_output=True, text=True,
+                                 timeout=args.timeout)
+            failed, what = classify(run.returncode, run.stderr)
+        except subprocess.TimeoutExpired:
+            failed, what = True, "timeout"
+        outcomes[what] += 1
+        if failed:
+            failures += 1
+            os.makedirs(args.out, exist_ok=True)
+            name = hashlib.sha1(text.encode()).hexdigest()[:10] + ".mlir"
+            with open(os.path.join(args.out, name), "w") as f:
+                f.write(text)
+            print(f"FAILED ({what}): {os.path.join(args.out, name)}",
+                  flush=True)
+    for what, n in outcomes.most_common():
+        print(f"{n:6d}  {what}")
+    print(f"{args.runs} runs, {outcomes['ok']} scheduled, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

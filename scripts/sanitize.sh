@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# A second build, build-sanitize/, with AddressSanitizer, UndefinedBehavior-
+# Sanitizer and assertions, and the checks that run through it:
+#   lit (test/), the gtest suites, the Python tests and the mutation fuzzer
+#   (scripts/fuzz_schedule.py) over graphs of the Python corpus.
+# Release builds compile asserts out, so a misused cast<> or a read past an
+# array passes silently there; this finds them. Not part of scripts/test.sh:
+# the build alone takes about as long as the release build.
+#
+#   bash scripts/sanitize.sh [--fuzz-runs N]     (after scripts/setup.sh)
+#
+# Ends with one line: "sanitize: N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZ_RUNS=1000
+if [ "${1:-}" = "--fuzz-runs" ]; then FUZZ_RUNS=$2; fi
+PREFIX=$(llvm-config-22 --prefix)
+BUILD=build-sanitize
+SAN="-fsanitize=address,undefined -fno-omit-frame-pointer"
+
+if [ ! -f $BUILD/build.ninja ]; then
+  # -O1 without -DNDEBUG: asserts stay in (the release flags would add
+  # -DNDEBUG after CMAKE_CXX_FLAGS). mimalloc would replace the allocator
+  # ASan intercepts.
+  cmake -G Ninja -S . -B $BUILD \
+    -DMLIR_DIR="$PREFIX/lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$PREFIX/bin/lit" \
+    -DMLIR_LINK_MLIR_DYLIB=ON \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_FLAGS_RELEASE="-O1" \
+    -DCMAKE_CXX_FLAGS="-g $SAN" \
+    -DCMAKE_EXE_LINKER_FLAGS="$SAN" \
+    -DCMAKE_SHARED_LINKER_FLAGS="$SAN" \
+    -DLAZY_USE_MIMALLOC=OFF \
+    -DPython3_EXECUTABLE="${PYTHON:-python3}" >/dev/null || exit 1
+fi
+ninja -C $BUILD -j"${JOBS:-$(nproc)}" || { echo "sanitize: 0 passed, 1 failed"; exit 1; }
+
+# libMLIR.so is not instrumented, but LLVM's headers poison the free part of
+# BumpPtrAllocator slabs from our instrumented code; libMLIR's own writes
+# there (through intercepted memcpy) would be reported. Leaks are checked.
+export ASAN_OPTIONS="allow_user_poisoning=0:detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+passed=0; failed=0
+check() {  # name, command...
+  local name=$1; shift
+  echo "== $name"
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $name"; fi
+}
+
+# The plugin tests load the sanitized plugin into Debian's mlir-opt, which
+# has no sanitizer runtime to run it with.
+check lit "$PREFIX/bin/lit" -q --filter-out 'Plugin/' $BUILD/test
+for suite in ShapeTrackerTests AnalysisTests HostProgramTests DevicePlanTests; do
+  check "$suite" $BUILD/bin/$suite --gtest_brief=1
+done
+# The Python tests run the sanitized tools (lazy_mlir reads the build
+# directory from LAZY_MLIR_BUILD_DIR; the one test that checks the tools
+# come from build/ is left out).
+check pytest env LAZY_MLIR_BUILD_DIR="$PWD/$BUILD" "${PYTHON:-python3}" -m pytest -q \
+  -p no:cacheprovider python/tests \
+  --deselect python/tests/test_cli.py::test_interp_path_is_in_the_checkout
+
+seeds=$(mktemp -d)
+trap 'rm -rf "$seeds"' EXIT
+"${PYTHON:-python3}" python/tests/corpus/generate.py "$seeds/scripts" >/dev/null
+for script in "$seeds"/scripts/*.py; do
+  "${PYTHON:-python3}" -m lazy_mlir.tinygrad export "$script" \
+    -o "$seeds/$(basename "$script" .py).mlir" >/dev/null 2>&1
+done
+check fuzz-schedule "${PYTHON:-python3}" scripts/fuzz_schedule.py --lazy-opt $BUILD/bin/lazy-opt \
+  --runs "$FUZZ_RUNS" --out $BUILD/fuzz-failures "$seeds"/*.mlir
+check fuzz-cpu "${PYTHON:-python3}" scripts/fuzz_schedule.py --lazy-opt $BUILD/bin/lazy-opt \
+  --pass=--lazy-to-cpu --runs "$((FUZZ_RUNS / 4))" --out $BUILD/fuzz-failures "$seeds"/*.mlir
+
+echo "sanitize: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
