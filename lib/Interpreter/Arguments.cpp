@@ -34,6 +34,24 @@ mlir::lazy::prepareArguments(func::FuncOp func, ArrayRef<std::string> specs,
       return std::nullopt;
   }
 
+  // Generated or read, the arguments are held in memory at once.
+  uint64_t totalBytes = 0, budget = hostMemoryBudget();
+  for (Type t : func.getArgumentTypes()) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    std::optional<interp::DType> dtype =
+        type ? dtypeOf(type.getElementType()) : std::nullopt;
+    if (!dtype)
+      continue;
+    std::optional<uint64_t> bytes =
+        tensorBytes(type.getShape(), interp::itemSize(*dtype));
+    if (!bytes || __builtin_add_overflow(totalBytes, *bytes, &totalBytes) ||
+        totalBytes > budget) {
+      error = "the arguments need more than " + std::to_string(budget) +
+              " bytes (half the host's memory)";
+      return std::nullopt;
+    }
+  }
+
   PreparedArguments prepared;
   std::mt19937_64 rng(seed);
   for (unsigned i = 0; i < numArgs; ++i) {

@@ -41,6 +41,8 @@
 #include <limits>
 #include <type_traits>
 
+#include <unistd.h>
+
 using namespace mlir;
 using namespace mlir::lazy;
 using ::lazy::interp::DType;
@@ -655,8 +657,25 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
 
 } // namespace
 
+uint64_t mlir::lazy::hostMemoryBudget() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return uint64_t(8) << 30; // unknown: 8 GiB
+  return uint64_t(pages) * uint64_t(pageSize) / 2;
+}
+
+std::optional<uint64_t> mlir::lazy::tensorBytes(ArrayRef<int64_t> shape,
+                                                int64_t itemBytes) {
+  uint64_t bytes = uint64_t(itemBytes);
+  for (int64_t dim : shape)
+    if (dim < 0 || __builtin_mul_overflow(bytes, uint64_t(dim), &bytes))
+      return std::nullopt;
+  return bytes;
+}
+
 FailureOr<std::vector<HostTensor>>
-mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs) {
+mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
+                              uint64_t memoryBudget) {
   if (func.isExternal())
     return func.emitError("cannot interpret a function without a body");
   Block &body = func.getBody().front();
@@ -687,6 +706,11 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs) {
     for (Value operand : op.getOperands())
       lastUse[operand] = &op;
 
+  // Bytes of the tensors held at once, checked against the budget before
+  // each result is allocated.
+  uint64_t liveBytes = 0;
+  for (const HostTensor &input : inputs)
+    liveBytes += input.data.size();
   Evaluator evaluator;
   for (Operation &op : body) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -698,13 +722,32 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs) {
     if (op.getNumResults() != 1 || !isa<LazyDialect>(op.getDialect()))
       return op.emitOpError("cannot be evaluated by the lazy reference "
                             "interpreter");
+    auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    std::optional<DType> dtype =
+        type ? dtypeOf(type.getElementType()) : std::nullopt;
+    std::optional<uint64_t> bytes =
+        dtype ? tensorBytes(type.getShape(), interp::itemSize(*dtype))
+              : std::nullopt;
+    if (dtype && (!bytes || liveBytes + *bytes > memoryBudget))
+      return op.emitOpError()
+             << "needs " << (bytes ? std::to_string(*bytes) : "over 2^64")
+             << " bytes for its result in the reference interpreter, which "
+             << "holds every op's result: with the " << liveBytes
+             << " bytes it holds already, that is over its budget of "
+             << memoryBudget << " bytes (half the host's memory)";
     FailureOr<HostTensor> result = evaluator.evaluate(&op, values);
     if (failed(result))
       return failure();
+    liveBytes += result->data.size();
     values[op.getResult(0)] = std::move(*result);
     for (Value operand : op.getOperands())
-      if (lastUse.lookup(operand) == &op)
-        values.erase(operand);
+      if (lastUse.lookup(operand) == &op) {
+        auto it = values.find(operand);
+        if (it != values.end()) {
+          liveBytes -= it->second.data.size();
+          values.erase(it);
+        }
+      }
   }
   return func.emitError("function has no return");
 }

@@ -1,6 +1,9 @@
 // RUN: not lazy-interp %s --entry=f 2>&1 | FileCheck %s
 // RUN: not lazy-interp %s --entry=unseeded 2>&1 | FileCheck %s --check-prefix=SEED
 // RUN: not lazy-interp %s --entry=bf16 2>&1 | FileCheck %s --check-prefix=BF16
+// RUN: not lazy-interp %s --entry=huge 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not lazy-interp %s --entry=overflow 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not lazy-interp %s --entry=huge_argument 2>&1 | FileCheck %s --check-prefix=HUGE-ARG
 // A CUSTOM op other than custom_random calls host code that has no MLIR
 // form: a located error.
 func.func @f() -> tensor<4xf32> {
@@ -22,4 +25,28 @@ func.func @bf16() -> tensor<4xbf16> {
   // BF16: errors.mlir:[[@LINE+1]]:8: error: 'lazy.custom' op custom_random cannot fill bfloat16 (numpy has no such dtype; tinygrad fails too)
   %0 = lazy.custom "custom_random" {seed = 1 : i64} tensor<4xbf16>
   return %0 : tensor<4xbf16>
+}
+
+// The interpreter holds every op's result: one that would take it past half
+// the host's memory is refused where it is made, not left to the system
+// (2^62 bytes here, more than any host has).
+func.func @huge() -> tensor<1099511627776x1048576xf32> {
+  %c = lazy.const 1.0 : tensor<f32>
+  // HUGE: errors.mlir:[[@LINE+1]]:8: error: 'lazy.view' op needs 4611686018427387904 bytes for its result in the reference interpreter, which holds every op's result: with the 4 bytes it holds already, that is over its budget of {{[0-9]+}} bytes (half the host's memory)
+  %v = lazy.view %c as <[(1099511627776, 1048576):(0, 0)]> : tensor<f32> -> tensor<1099511627776x1048576xf32>
+  return %v : tensor<1099511627776x1048576xf32>
+}
+
+// A size past 2^64 bytes says so rather than wrapping around.
+func.func @overflow() -> tensor<1099511627776x1099511627776xf32> {
+  %c = lazy.const 1.0 : tensor<f32>
+  // OVERFLOW: errors.mlir:[[@LINE+1]]:8: error: 'lazy.view' op needs over 2^64 bytes for its result
+  %v = lazy.view %c as <[(1099511627776, 1099511627776):(0, 0)]> : tensor<f32> -> tensor<1099511627776x1099511627776xf32>
+  return %v : tensor<1099511627776x1099511627776xf32>
+}
+
+// Arguments are generated in memory too.
+// HUGE-ARG: lazy-interp: error: the arguments need more than {{[0-9]+}} bytes (half the host's memory)
+func.func @huge_argument(%a: tensor<1099511627776x1048576xf32>) -> tensor<1099511627776x1048576xf32> {
+  return %a : tensor<1099511627776x1048576xf32>
 }

@@ -576,6 +576,20 @@ int main(int argc, char **argv) {
   graph = module->lookupSymbol<func::FuncOp>(name);
   if (failed(seeds.finish(graph)))
     return 1;
+  if (device == "cpu" || device == "emulate") {
+    // The compiled program allocates its buffers without a way to report a
+    // failure: refuse buffers the host cannot hold.
+    uint64_t bufferBytes = 0, budget = mlir::lazy::hostMemoryBudget();
+    bool tooLarge = false;
+    graph.walk([&](mlir::lazy::AllocOp alloc) {
+      tooLarge |= __builtin_add_overflow(
+          bufferBytes, uint64_t(alloc.getType().getSizeInBytes()),
+          &bufferBytes);
+    });
+    if (tooLarge || bufferBytes > budget)
+      return fail("the schedule's buffers need more than " +
+                  std::to_string(budget) + " bytes (half the host's memory)");
+  }
 
   std::vector<interp::HostTensor> reference;
   if (check) {

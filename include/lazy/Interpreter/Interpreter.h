@@ -22,13 +22,26 @@ namespace mlir::lazy {
 /// The tinygrad dtype of an MLIR element type, if it is one.
 std::optional<::lazy::interp::DType> dtypeOf(Type elementType);
 
+/// Bytes the host tools let their tensors take: half of the machine's
+/// physical memory. Past it, a run would be killed by the system instead
+/// of reporting an error.
+uint64_t hostMemoryBudget();
+
+/// Bytes of a tensor or buffer of `numElements` items of `itemBytes`, or
+/// nullopt when that overflows 64 bits.
+std::optional<uint64_t> tensorBytes(ArrayRef<int64_t> shape,
+                                    int64_t itemBytes);
+
 /// Evaluates `func` on `inputs` (one per argument, matching its dtype and
 /// shape) and returns one tensor per result. Errors (an op it cannot
-/// evaluate, a mismatched input) are reported as diagnostics at the
-/// offending location.
+/// evaluate, a mismatched input, a result that would take the tensors held
+/// at once past `memoryBudget` bytes) are reported as diagnostics at the
+/// offending location. Every op's result is materialized, so a graph whose
+/// fused kernels are small can still need more than the budget here.
 FailureOr<std::vector<::lazy::interp::HostTensor>>
 interpretFunction(func::FuncOp func,
-                  ArrayRef<::lazy::interp::HostTensor> inputs);
+                  ArrayRef<::lazy::interp::HostTensor> inputs,
+                  uint64_t memoryBudget = hostMemoryBudget());
 
 } // namespace mlir::lazy
 
