@@ -12,18 +12,22 @@ keep them parseable and verifiable, so that the passes see them:
   * a constant changed;
   * an op removed, its uses given an earlier value of the same type;
 
-then runs lazy-opt with the given pass options on each mutant. A run is a
-failure when lazy-opt dies of a signal, exits with a code other than 0 or 1,
-exits 1 without an `error:` diagnostic, prints a sanitizer report, an
-assertion failure or a stack dump, or runs past --timeout. Each failing
-mutant is written to --out; the summary counts the outcomes by diagnostic.
-Exits 1 when any run failed.
+then runs lazy-opt with the given pass options on each mutant or, with
+--check-run, `lazy-run --check` (schedule, compile for the CPU, run, and
+compare with the reference interpreter). A run is a failure when the tool
+dies of a signal, exits with a code other than 0 or 1, exits 1 without an
+`error:` diagnostic, prints a sanitizer report, an assertion failure or a
+stack dump, reports an output that differs from the interpreter's
+(MISMATCH), or runs past --timeout. Each failing mutant is written to
+--out; the summary counts the outcomes by diagnostic. Exits 1 when any run
+failed.
 
 Run it on a sanitizer build (scripts/sanitize.sh) to catch memory errors
 and failed assertions that a release build would let pass:
 
   python3 scripts/fuzz_schedule.py --lazy-opt build-sanitize/bin/lazy-opt \\
       --runs 2000 --pass=--lazy-schedule GRAPH.mlir ...
+  python3 scripts/fuzz_schedule.py --check-run build/bin/lazy-run GRAPH.mlir ...
 """
 
 import argparse
@@ -34,6 +38,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -144,6 +149,8 @@ def mutant(rng, graph):
 
 def classify(returncode, stderr):
     """Returns (failed, what) for one run."""
+    if "MISMATCH" in stderr:
+        return True, "MISMATCH"
     if returncode == 0:
         return False, "ok"
     marks = [m for m in SANITIZER_MARKS if m in stderr]
@@ -160,6 +167,9 @@ def main():
                     default=os.path.join(ROOT, "build", "bin", "lazy-opt"))
     ap.add_argument("--pass", dest="passes", action="append",
                     help="lazy-opt option (repeatable; default --lazy-schedule)")
+    ap.add_argument("--check-run", metavar="LAZY_RUN",
+                    help="run `LAZY_RUN MUTANT --check --device=cpu` instead "
+                         "of lazy-opt")
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=60.0)
@@ -177,10 +187,18 @@ def main():
     for _ in range(args.runs):
         text = mutant(rng, rng.choice(graphs))
         try:
-            run = subprocess.run([args.lazy_opt, *passes, "-", "-o", os.devnull],
-                                 input=text, capture_output=True, text=True,
-                                 timeout=args.timeout)
-            failed, what = classify(run.returncode, run.stderr)
+            if args.check_run:
+                with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
+                    f.write(text)
+                    f.flush()
+                    run = subprocess.run(
+                        [args.check_run, f.name, "--check", "--device=cpu"],
+                        capture_output=True, text=True, timeout=args.timeout)
+            else:
+                run = subprocess.run([args.lazy_opt, *passes, "-", "-o", os.devnull],
+                                     input=text, capture_output=True, text=True,
+                                     timeout=args.timeout)
+            failed, what = classify(run.returncode, run.stdout + run.stderr)
         except subprocess.TimeoutExpired:
             failed, what = True, "timeout"
         outcomes[what] += 1

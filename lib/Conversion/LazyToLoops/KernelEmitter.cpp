@@ -95,6 +95,33 @@ Value mulOf(OpBuilder &b, Location loc, Value a, Value c, Type t) {
   return arith::MulIOp::create(b, loc, a, c);
 }
 
+/// A shift as the reference interpreter defines it for every count: a count
+/// outside [0, bits) (negative counts are large unsigned) shifts everything
+/// out, giving 0, or the sign for an arithmetic right shift. arith's shifts
+/// give poison there.
+Value safeShift(OpBuilder &b, Location loc, Value a, Value count, bool left,
+                bool isUnsigned) {
+  Type type = a.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  };
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        count, constant(bits));
+  Value shifted, outOfRange;
+  if (left) {
+    shifted = arith::ShLIOp::create(b, loc, a, count);
+    outOfRange = constant(0);
+  } else if (isUnsigned) {
+    shifted = arith::ShRUIOp::create(b, loc, a, count);
+    outOfRange = constant(0);
+  } else {
+    shifted = arith::ShRSIOp::create(b, loc, a, count);
+    outOfRange = arith::ShRSIOp::create(b, loc, a, constant(bits - 1));
+  }
+  return arith::SelectOp::create(b, loc, inRange, shifted, outOfRange);
+}
+
 /// C division or remainder without its traps, as the reference interpreter
 /// defines them: a zero divisor gives 0, and INT_MIN / -1 wraps (the
 /// divisor -1 is replaced by 1, so the quotient is INT_MIN and the
@@ -228,12 +255,10 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
         return arith::AndIOp::create(b, loc, x[0], x[1]).getResult();
       })
       .Case([&](ShlOp) {
-        return arith::ShLIOp::create(b, loc, x[0], x[1]).getResult();
+        return safeShift(b, loc, x[0], x[1], /*left=*/true, isUnsigned);
       })
-      .Case([&](ShrOp) -> Value {
-        return isUnsigned
-                   ? arith::ShRUIOp::create(b, loc, x[0], x[1]).getResult()
-                   : arith::ShRSIOp::create(b, loc, x[0], x[1]).getResult();
+      .Case([&](ShrOp) {
+        return safeShift(b, loc, x[0], x[1], /*left=*/false, isUnsigned);
       })
       .Case([&](CmpltOp) -> Value {
         Type operand = elementOf(op->getOperand(0));

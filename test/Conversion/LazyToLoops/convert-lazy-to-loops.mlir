@@ -262,3 +262,34 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
   %r = lazy.ext "copy" outs(%c : !lazy.buffer<4xf32>) ins(%b : !lazy.buffer<4xf32>)
   return %r : !lazy.buffer<4xf32>
 }
+
+// -----
+
+// Shifts are defined for every count, as the reference interpreter defines
+// them: a count outside [0, bits) (a negative one compares as a large
+// unsigned) gives 0, or the sign for an arithmetic right shift, where
+// arith's shifts would give poison.
+// CHECK-LABEL: func.func @shifts(
+// CHECK: %[[BITS:.+]] = arith.constant 64 : i64
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[COUNT:.+]], %[[BITS]] : i64
+// CHECK: %[[SHL:.+]] = arith.shli %[[A:.+]], %[[COUNT]] : i64
+// CHECK: %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK: arith.select %[[IN]], %[[SHL]], %[[ZERO]] : i64
+// CHECK: %[[IN2:.+]] = arith.cmpi ult
+// CHECK: %[[SHR:.+]] = arith.shrsi
+// CHECK: %[[SIGN:.+]] = arith.shrsi %{{.+}}, %{{.+}} : i64
+// CHECK: arith.select %[[IN2]], %[[SHR]], %[[SIGN]] : i64
+// CHECK: %[[IN3:.+]] = arith.cmpi ult
+// CHECK: %[[SHRU:.+]] = arith.shrui
+// CHECK: arith.select %[[IN3]], %[[SHRU]], %{{.+}} : i32
+lazy.kernel @shifts(%out0: !lazy.buffer<4xsi64>, %out1: !lazy.buffer<4xsi64>, %out2: !lazy.buffer<4xui32>, %in0: !lazy.buffer<4xsi64>, %in1: !lazy.buffer<4xsi64>, %in2: !lazy.buffer<4xui32>) attributes {num_outputs = 3 : i64} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xsi64> -> tensor<4xsi64>
+  %1 = lazy.load %in1 as <[(4):(1)]> : !lazy.buffer<4xsi64> -> tensor<4xsi64>
+  %2 = lazy.shl %0, %1 : tensor<4xsi64>
+  lazy.store %2, %out0 as <[(4):(1)]> : tensor<4xsi64>, !lazy.buffer<4xsi64>
+  %3 = lazy.shr %0, %1 : tensor<4xsi64>
+  lazy.store %3, %out1 as <[(4):(1)]> : tensor<4xsi64>, !lazy.buffer<4xsi64>
+  %4 = lazy.load %in2 as <[(4):(1)]> : !lazy.buffer<4xui32> -> tensor<4xui32>
+  %5 = lazy.shr %4, %4 : tensor<4xui32>
+  lazy.store %5, %out2 as <[(4):(1)]> : tensor<4xui32>, !lazy.buffer<4xui32>
+}
