@@ -728,7 +728,8 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     std::optional<uint64_t> bytes =
         dtype ? tensorBytes(type.getShape(), interp::itemSize(*dtype))
               : std::nullopt;
-    if (dtype && (!bytes || liveBytes + *bytes > memoryBudget))
+    if (dtype && (!bytes || *bytes > memoryBudget ||
+                  liveBytes > memoryBudget - *bytes))
       return op.emitOpError()
              << "needs " << (bytes ? std::to_string(*bytes) : "over 2^64")
              << " bytes for its result in the reference interpreter, which "

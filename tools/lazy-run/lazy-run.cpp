@@ -172,9 +172,8 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
       failed(lower.run(module)))
     return failure();
   // LLVM's -O3 pipeline (loop vectorization included) before code
-  // generation.
-  // options.transformer is a function_ref: the function it refers to must
-  // outlive ExecutionEngine::create.
+  // generation. options.transformer is a function_ref: the function it
+  // refers to must outlive ExecutionEngine::create.
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
                                 /*targetMachine=*/nullptr);

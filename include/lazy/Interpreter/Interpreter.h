@@ -27,8 +27,8 @@ std::optional<::lazy::interp::DType> dtypeOf(Type elementType);
 /// of reporting an error.
 uint64_t hostMemoryBudget();
 
-/// Bytes of a tensor or buffer of `numElements` items of `itemBytes`, or
-/// nullopt when that overflows 64 bits.
+/// Bytes of a tensor or buffer of `shape` with items of `itemBytes` bytes,
+/// or nullopt when that overflows 64 bits or a dimension is negative.
 std::optional<uint64_t> tensorBytes(ArrayRef<int64_t> shape,
                                     int64_t itemBytes);
 
