@@ -19,6 +19,9 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
@@ -216,6 +219,23 @@ std::string mlir::lazy::describeInvalidTracker(const st::ShapeTracker &tracker) 
     for (int64_t dim : v.shape)
       if (dim < 0)
         return where + ": dimensions must be non-negative";
+    // The ShapeTracker library computes in int64_t: element counts, strides
+    // of contiguous shapes and the indices a view reaches must fit.
+    if (v.offset == std::numeric_limits<int64_t>::min())
+      return where + ": reaches indices past 2^63 - 1";
+    int64_t elements = 1, reach = std::abs(v.offset);
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      if (v.shape[d] != 0 &&
+          __builtin_mul_overflow(elements, v.shape[d], &elements))
+        return where + ": more than 2^63 - 1 elements";
+      int64_t extent;
+      if (v.strides[d] == std::numeric_limits<int64_t>::min() ||
+          (v.shape[d] > 0 &&
+           (__builtin_mul_overflow(std::abs(v.strides[d]), v.shape[d] - 1,
+                                   &extent) ||
+            __builtin_add_overflow(reach, extent, &reach))))
+        return where + ": reaches indices past 2^63 - 1";
+    }
     if (v.mask)
       for (size_t d = 0; d < v.shape.size(); ++d) {
         auto [b, e] = (*v.mask)[d];
