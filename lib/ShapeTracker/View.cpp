@@ -404,13 +404,24 @@ std::string checkRank(const std::vector<int64_t> &shape, size_t n,
 // Free helpers
 //===----------------------------------------------------------------------===//
 
+// Products saturate instead of overflowing (undefined for int64_t): shapes
+// whose element count does not fit are rejected by the IR verifier, which
+// decodes them with these helpers first.
+static int64_t saturatingMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min()
+                              : std::numeric_limits<int64_t>::max();
+  return r;
+}
+
 std::vector<int64_t>
 lazy::st::stridesForShape(const std::vector<int64_t> &shape) {
   std::vector<int64_t> strides(shape.size(), 0);
   int64_t acc = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = shape[i] == 1 ? 0 : acc;
-    acc *= shape[i];
+    acc = saturatingMul(acc, shape[i]);
   }
   return strides;
 }
@@ -418,7 +429,7 @@ lazy::st::stridesForShape(const std::vector<int64_t> &shape) {
 int64_t lazy::st::prod(const std::vector<int64_t> &v) {
   int64_t r = 1;
   for (int64_t x : v)
-    r *= x;
+    r = saturatingMul(r, x);
   return r;
 }
 
