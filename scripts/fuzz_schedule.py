@@ -14,7 +14,8 @@ keep them parseable and verifiable, so that the passes see them:
 
 then runs lazy-opt with the given pass options on each mutant or, with
 --check-run, `lazy-run --check` (schedule, compile for the CPU, run, and
-compare with the reference interpreter). A run is a failure when the tool
+compare with the reference interpreter; --run-device=emulate compiles the
+GPU kernels instead and runs them in lazy-run's emulator). A run is a failure when the tool
 dies of a signal, exits with a code other than 0 or 1, exits 1 without an
 `error:` diagnostic, prints a sanitizer report, an assertion failure or a
 stack dump, reports an output that differs from the interpreter's
@@ -28,6 +29,8 @@ and failed assertions that a release build would let pass:
   python3 scripts/fuzz_schedule.py --lazy-opt build-sanitize/bin/lazy-opt \\
       --runs 2000 --pass=--lazy-schedule GRAPH.mlir ...
   python3 scripts/fuzz_schedule.py --check-run build/bin/lazy-run GRAPH.mlir ...
+  python3 scripts/fuzz_schedule.py --check-run build/bin/lazy-run \
+      --run-device emulate GRAPH.mlir ...
 """
 
 import argparse
@@ -168,8 +171,11 @@ def main():
     ap.add_argument("--pass", dest="passes", action="append",
                     help="lazy-opt option (repeatable; default --lazy-schedule)")
     ap.add_argument("--check-run", metavar="LAZY_RUN",
-                    help="run `LAZY_RUN MUTANT --check --device=cpu` instead "
-                         "of lazy-opt")
+                    help="run `LAZY_RUN MUTANT --check --device=DEVICE` "
+                         "instead of lazy-opt")
+    ap.add_argument("--run-device", default="cpu", choices=("cpu", "emulate"),
+                    help="lazy-run's --device with --check-run: the CPU "
+                         "build, or the GPU kernels in the emulator")
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=60.0)
@@ -192,7 +198,8 @@ def main():
                     f.write(text)
                     f.flush()
                     run = subprocess.run(
-                        [args.check_run, f.name, "--check", "--device=cpu"],
+                        [args.check_run, f.name, "--check",
+                         f"--device={args.run_device}"],
                         capture_output=True, text=True, timeout=args.timeout)
             else:
                 run = subprocess.run([args.lazy_opt, *passes, "-", "-o", os.devnull],
