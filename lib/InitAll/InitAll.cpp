@@ -7,6 +7,7 @@
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -15,10 +16,12 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -31,7 +34,7 @@ void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
                   math::MathDialect, scf::SCFDialect, cf::ControlFlowDialect,
                   memref::MemRefDialect, tensor::TensorDialect,
                   gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
-                  ROCDL::ROCDLDialect>();
+                  ROCDL::ROCDLDialect, vector::VectorDialect>();
   // Lowering to LLVM through dialect interfaces, the NVVM/ROCDL targets
   // that gpu-module-to-binary serializes with, and LLVM IR translation.
   registerAllExtensions(registry);
@@ -53,6 +56,11 @@ void mlir::lazy::registerAllPasses() {
   // CPU and GPU pipelines compose.
   mlir::registerConversionPasses();
   mlir::memref::registerMemRefPasses();
+  // bfloat16 in software on the CPU (lazy-to-cpu and the GPU emulator), so
+  // that results do not depend on the host's conversion instructions.
+  mlir::arith::registerArithEmulateUnsupportedFloats();
+  mlir::arith::registerArithExpandOpsPass();
+  mlir::math::registerMathExtendToSupportedTypes();
   // Target attachment and gpu-module-to-binary for the GPU pipelines.
   mlir::registerGPUPasses();
 }

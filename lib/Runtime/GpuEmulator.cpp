@@ -14,6 +14,8 @@
 
 #include "lazy/Runtime/GpuEmulator.h"
 
+#include "lazy/Conversion/Passes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -428,7 +430,8 @@ mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
     return failure();
   PassManager pm(module.getContext());
   if (failed(parsePassPipeline(
-          "convert-scf-to-cf,convert-math-to-llvm,expand-strided-metadata,"
+          std::string(kSoftBFloat16Passes) +
+              ",convert-scf-to-cf,convert-math-to-llvm,expand-strided-metadata,"
           "finalize-memref-to-llvm,convert-arith-to-llvm,"
           "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
           "convert-cf-to-llvm,reconcile-unrealized-casts",

@@ -17,6 +17,17 @@ namespace mlir::lazy {
 #define GEN_PASS_DECL
 #include "lazy/Conversion/Passes.h.inc"
 
+/// Upstream passes that put bfloat16 arithmetic, math and conversions in
+/// software (f32 arithmetic, integer rounding) on the CPU: LLVM would use
+/// the host's bfloat16 conversion instructions where it has them, which
+/// flush subnormals to zero, so results would depend on the machine and
+/// differ from the reference interpreter's. Run by lazy-to-cpu and the GPU
+/// emulator before lowering to the LLVM dialect.
+inline constexpr const char *kSoftBFloat16Passes =
+    "math-extend-to-supported-types{extra-types=f16 target-type=f32},"
+    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+    "arith-expand{include-bf16=true}";
+
 /// Registers the `lazy-to-cpu` pipeline.
 void registerCpuPipeline();
 /// Registers the `lazy-to-nvvm` and `lazy-to-rocdl` pipelines.

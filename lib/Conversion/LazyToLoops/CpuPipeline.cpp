@@ -2,8 +2,9 @@
 //
 // lazy-to-cpu: schedule (lazy-schedule; a no-op on an already scheduled
 // module), lower kernels and the scheduled program to loops over memrefs
-// (convert-lazy-to-loops), then upstream lowering to the LLVM dialect for
-// the ExecutionEngine / mlir-runner. Parallel loops run sequentially.
+// (convert-lazy-to-loops), bfloat16 into software (kSoftBFloat16Passes),
+// then upstream lowering to the LLVM dialect for the ExecutionEngine /
+// mlir-runner. Parallel loops run sequentially.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,11 +21,12 @@ void mlir::lazy::registerCpuPipeline() {
       "schedule, lower kernels to loops and everything to the LLVM dialect",
       [](OpPassManager &pm) {
         if (failed(parsePassPipeline(
-                "lazy-schedule,convert-lazy-to-loops,convert-scf-to-cf,"
-                "convert-math-to-llvm,expand-strided-metadata,"
-                "finalize-memref-to-llvm,convert-arith-to-llvm,"
-                "convert-func-to-llvm,convert-cf-to-llvm,"
-                "reconcile-unrealized-casts",
+                std::string("lazy-schedule,convert-lazy-to-loops,") +
+                    kSoftBFloat16Passes +
+                    ",convert-scf-to-cf,convert-math-to-llvm,"
+                    "expand-strided-metadata,finalize-memref-to-llvm,"
+                    "convert-arith-to-llvm,convert-func-to-llvm,"
+                    "convert-cf-to-llvm,reconcile-unrealized-casts",
                 pm)))
           llvm::report_fatal_error("lazy-to-cpu: bad pipeline");
       });

@@ -122,6 +122,45 @@ Value safeShift(OpBuilder &b, Location loc, Value a, Value count, bool left,
   return arith::SelectOp::create(b, loc, inRange, shifted, outOfRange);
 }
 
+/// double -> bfloat16, rounded once to nearest even. LLVM lowers this
+/// truncation to a libcall (__truncdfbf2) that the host's runtime lacks, and
+/// going through f32 with two roundings to nearest can land on a tie the
+/// double was not on. Rounding to f32 *to odd* first (keep the truncation,
+/// set its last bit when inexact) then to bfloat16 rounds correctly: f32
+/// has more than 8 + 2 significand bits.
+Value truncF64ToBF16(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
+  };
+  using FPred = arith::CmpFPredicate;
+  Value nearest = arith::TruncFOp::create(b, loc, b.getF32Type(), x);
+  Value back = arith::ExtFOp::create(b, loc, b.getF64Type(), nearest);
+  // UNE is also true for NaN; ORD keeps NaNs as they are.
+  Value inexact = arith::AndIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, FPred::UNE, back, x),
+      arith::CmpFOp::create(b, loc, FPred::ORD, x, x));
+  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
+  Value even = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, loc, bits, constant(1)), constant(0));
+  // Sign-magnitude bits: one step down is toward zero, one up away from it.
+  // An even nearest value that lies farther from zero than x steps down,
+  // else up, to the odd neighbour on x's side.
+  Value zero = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
+  Value positive = arith::CmpFOp::create(b, loc, FPred::OGT, x, zero);
+  Value fartherOut = arith::SelectOp::create(
+      b, loc, positive, arith::CmpFOp::create(b, loc, FPred::OGT, back, x),
+      arith::CmpFOp::create(b, loc, FPred::OLT, back, x));
+  Value stepped = arith::SelectOp::create(
+      b, loc, fartherOut, arith::SubIOp::create(b, loc, bits, constant(1)),
+      arith::AddIOp::create(b, loc, bits, constant(1)));
+  Value odd = arith::SelectOp::create(
+      b, loc, arith::AndIOp::create(b, loc, inexact, even), stepped, bits);
+  Value toOdd = arith::BitcastOp::create(b, loc, b.getF32Type(), odd);
+  return arith::TruncFOp::create(b, loc, b.getBF16Type(), toOdd);
+}
+
 /// C division or remainder without its traps, as the reference interpreter
 /// defines them: a zero divisor gives 0, and INT_MIN / -1 wraps (the
 /// divisor -1 is replaced by 1, so the quotient is INT_MIN and the
@@ -306,6 +345,8 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
                    tw = to.getIntOrFloatBitWidth();
           if (fw < tw)
             return arith::ExtFOp::create(b, loc, sTo, x[0]).getResult();
+          if (from.isF64() && to.isBF16())
+            return truncF64ToBF16(b, loc, x[0]);
           if (fw > tw)
             return arith::TruncFOp::create(b, loc, sTo, x[0]).getResult();
           // half <-> bfloat16: same width, no direct conversion; f32 holds

@@ -293,3 +293,35 @@ lazy.kernel @shifts(%out0: !lazy.buffer<4xsi64>, %out1: !lazy.buffer<4xsi64>, %o
   %5 = lazy.shr %4, %4 : tensor<4xui32>
   lazy.store %5, %out2 as <[(4):(1)]> : tensor<4xui32>, !lazy.buffer<4xui32>
 }
+
+// -----
+
+// double -> bfloat16 rounds once: to f32 *to odd* (the nearest f32, moved
+// one step to the odd neighbour on the double's side when inexact and
+// even), then to bfloat16. A plain truncf would need a runtime function the
+// host lacks (__truncdfbf2), and two roundings to nearest can create a tie.
+// CHECK-LABEL: func.func @f64_to_bf16(
+// CHECK: %[[NEAR:.+]] = arith.truncf %[[X:.+]] : f64 to f32
+// CHECK: %[[BACK:.+]] = arith.extf %[[NEAR]] : f32 to f64
+// CHECK: %[[ORD:.+]] = arith.cmpf ord, %[[X]], %[[X]] : f64
+// CHECK: %[[NE:.+]] = arith.cmpf une, %[[BACK]], %[[X]] : f64
+// CHECK: %[[INEXACT:.+]] = arith.andi %[[NE]], %[[ORD]] : i1
+// CHECK: %[[BITS:.+]] = arith.bitcast %[[NEAR]] : f32 to i32
+// CHECK: %[[LSB:.+]] = arith.andi %[[BITS]], %{{.+}} : i32
+// CHECK: %[[EVEN:.+]] = arith.cmpi eq, %[[LSB]], %{{.+}} : i32
+// CHECK: %[[POS:.+]] = arith.cmpf ogt, %[[X]], %{{.+}} : f64
+// CHECK: %[[BELOW:.+]] = arith.cmpf olt, %[[BACK]], %[[X]] : f64
+// CHECK: %[[ABOVE:.+]] = arith.cmpf ogt, %[[BACK]], %[[X]] : f64
+// CHECK: %[[OUT:.+]] = arith.select %[[POS]], %[[ABOVE]], %[[BELOW]] : i1
+// CHECK: %[[UP:.+]] = arith.addi %[[BITS]], %{{.+}} : i32
+// CHECK: %[[DOWN:.+]] = arith.subi %[[BITS]], %{{.+}} : i32
+// CHECK: %[[STEP:.+]] = arith.select %[[OUT]], %[[DOWN]], %[[UP]] : i32
+// CHECK: %[[ADJUST:.+]] = arith.andi %[[INEXACT]], %[[EVEN]] : i1
+// CHECK: %[[ODD:.+]] = arith.select %[[ADJUST]], %[[STEP]], %[[BITS]] : i32
+// CHECK: %[[F:.+]] = arith.bitcast %[[ODD]] : i32 to f32
+// CHECK: arith.truncf %[[F]] : f32 to bf16
+lazy.kernel @f64_to_bf16(%out0: !lazy.buffer<4xbf16>, %in0: !lazy.buffer<4xf64>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf64> -> tensor<4xf64>
+  %1 = lazy.cast %0 : tensor<4xf64> -> tensor<4xbf16>
+  lazy.store %1, %out0 as <[(4):(1)]> : tensor<4xbf16>, !lazy.buffer<4xbf16>
+}

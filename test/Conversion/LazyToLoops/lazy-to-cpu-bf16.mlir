@@ -1,0 +1,26 @@
+// lazy-to-cpu computes bfloat16 in software: arithmetic and math in f32,
+// conversions by integer rounding. LLVM would otherwise round with the
+// host's bfloat16 conversion instructions where it has them, which flush
+// subnormals to zero: results would depend on the machine and differ from
+// the reference interpreter's. (python/tests/test_float_rounding.py runs it.)
+// RUN: lazy-opt %s --lazy-to-cpu | FileCheck %s
+// RUN: lazy-opt %s --lazy-to-cpu | FileCheck %s --check-prefix=NO-FP-BF16
+
+// CHECK-LABEL: llvm.func @graph_k0(
+// CHECK: llvm.load %{{.+}} : !llvm.ptr -> bf16
+// CHECK: llvm.bitcast %{{.+}} : bf16 to i16
+// CHECK: llvm.fmul %{{.+}}, %{{.+}} : f32
+// CHECK: llvm.bitcast %{{.+}} : i16 to bf16
+// CHECK-LABEL: llvm.func @graph_k1(
+// CHECK: llvm.intr.exp2(%{{.+}}) : (f32) -> f32
+// CHECK: llvm.bitcast %{{.+}} : i16 to bf16
+// CHECK-LABEL: llvm.func @graph(
+// NO-FP-BF16-NOT: llvm.fptrunc
+// NO-FP-BF16-NOT: llvm.fpext
+// NO-FP-BF16-NOT: (bf16) -> bf16
+// NO-FP-BF16-NOT: : bf16{{$}}
+func.func @graph(%a: tensor<4xbf16>, %b: tensor<4xbf16>) -> (tensor<4xbf16>, tensor<4xbf16>) {
+  %0 = lazy.mul %a, %b : tensor<4xbf16>
+  %1 = lazy.exp2 %0 : tensor<4xbf16>
+  return %0, %1 : tensor<4xbf16>, tensor<4xbf16>
+}
