@@ -176,6 +176,27 @@ func.func @assign_transposed(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+// Reading the target as it is while writing it through a permuted view is
+// scheduled as tinygrad schedules it (tinygrad checks only the read), with
+// a warning: the kernel may read an element after overwriting it. The
+// second group is launched from the first one's description, unlowered,
+// and warns too. (@assign_self, reading and writing the target as it is,
+// and @assign_view, writing through a view without reading the target, do
+// not warn.)
+// CHECK-LABEL: func.func @assign_order_dependent(
+// CHECK-COUNT-2: lazy.launch @assign_order_dependent_k0
+func.func @assign_order_dependent(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %0 = lazy.add %a, %b : tensor<4x4xf32>
+  // expected-warning @+1 {{'lazy.assign' op writes its target through a view other than the one the kernel reads it through: an element can be read after it was overwritten, so the result depends on the order the kernel runs in (tinygrad 0.9.2 schedules this too); read the target through .contiguous() to use its old values}}
+  %1 = lazy.assign %0 to %a view <[(4, 4):(1, 4)]> : tensor<4x4xf32>, tensor<4x4xf32>
+  %2 = lazy.add %c, %b : tensor<4x4xf32>
+  // expected-warning @+1 {{'lazy.assign' op writes its target through a view other than the one the kernel reads it through}}
+  %3 = lazy.assign %2 to %c view <[(4, 4):(1, 4)]> : tensor<4x4xf32>, tensor<4x4xf32>
+  return %1, %3 : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
 // Items whose kernels would be identical launch one shared kernel, named
 // after its first use. Metadata, a const's value or a buffer's type each
 // make a kernel of its own.

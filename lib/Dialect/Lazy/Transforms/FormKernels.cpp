@@ -9,6 +9,9 @@
 //     double reduces merged, reduce inputs padded to a common shape, stores
 //     in reduce space (through an assign's view), outputs numbered first and
 //     inputs in first-use order, assign targets read through their output;
+//   - an assign that writes through a view that is not identity-like while
+//     its kernel reads the target gets a warning: the kernel may read an
+//     element after overwriting it (tinygrad only checks the read side);
 //   - the items form an unordered lazy.schedule in group order, which
 //     lazy-toposort orders; arguments and results become buffers, a result
 //     that is a view keeps it as `lazy.result_view`.
@@ -528,6 +531,20 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   SmallVector<uint64_t, 0> description;
   std::vector<NodeId> describedInputs;
   unsigned lowered = 0, repeats = 0; // kernel groups, for the report
+  // Per kernel: outputs that assign in an order-dependent way (equal
+  // descriptions and equal plans share them).
+  std::vector<SmallVector<unsigned>> orderDependent;
+  auto warnOrderDependent = [&](ArrayRef<NodeId> group, size_t kernel) {
+    for (unsigned position : orderDependent[kernel])
+      if (Operation *op = g.node(group[position]).op)
+        op->emitWarning()
+            << "'" << op->getName()
+            << "' op writes its target through a view other than the one the "
+               "kernel reads it through: an element can be read after it "
+               "was overwritten, so the result depends on the order the "
+               "kernel runs in (tinygrad 0.9.2 schedules this too); read "
+               "the target through .contiguous() to use its old values";
+  };
   for (const std::vector<NodeId> &group : groups) {
     size_t i = items.size();
     // A copy of the description joins the map at once (one hash of it): a
@@ -543,6 +560,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
         item.outputs = group;
         item.inputs = describedInputs;
         kernelOf[i] = known->second;
+        warnOrderDependent(group, kernelOf[i]);
         ++repeats;
         continue;
       }
@@ -573,7 +591,9 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       firstUses.push_back(i);
       plans.push_back(std::move(plan));
       planIndex[plans.back().key] = kernelOf[i];
+      orderDependent.push_back(orderDependentAssigns(g, item));
     }
+    warnOrderDependent(group, kernelOf[i]);
     if (kernelOfThis)
       *kernelOfThis = kernelOf[i];
   }

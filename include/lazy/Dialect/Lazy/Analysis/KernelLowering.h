@@ -60,6 +60,20 @@ struct ScheduleItem {
   int64_t copyBytes = 0;
 };
 
+/// Whether `view` reads or writes each element of its shape where an
+/// identity view would (tinygrad's test for the self operand of an
+/// augmented assign): contiguous, or one masked view equal to the identity
+/// inside its mask (masked elements are not read).
+bool isIdentityLike(const ::lazy::st::ShapeTracker &view);
+
+/// Outputs of a lowered kernel (positions in `item.outputs`) that assign
+/// through a view other than identity-like while the kernel also loads the
+/// assign's target: an element can then be read after the kernel wrote it,
+/// so the result depends on the order the kernel runs in. tinygrad 0.9.2
+/// schedules these as they are; lazy-form-kernels warns.
+SmallVector<unsigned> orderDependentAssigns(const LazyGraph &g,
+                                            const ScheduleItem &item);
+
 namespace detail {
 class Lowering;
 } // namespace detail
