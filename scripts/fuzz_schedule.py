@@ -19,8 +19,8 @@ GPU kernels instead and runs them in lazy-run's emulator). A run is a failure wh
 dies of a signal, exits with a code other than 0 or 1, exits 1 without an
 `error:` diagnostic, prints a sanitizer report, an assertion failure or a
 stack dump, reports an output that differs from the interpreter's
-(MISMATCH; not when lazy-opt warned that an assign's result depends on the
-kernel's order), or runs past --timeout. Each failing mutant is written to
+(MISMATCH; counted apart, not failed, when the scheduler warned that an
+assign's result depends on its kernel's order), or runs past --timeout. Each failing mutant is written to
 --out; the summary counts the outcomes by diagnostic. Exits 1 when any run
 failed.
 
@@ -30,7 +30,7 @@ and failed assertions that a release build would let pass:
   python3 scripts/fuzz_schedule.py --lazy-opt build-sanitize/bin/lazy-opt \\
       --runs 2000 --pass=--lazy-schedule GRAPH.mlir ...
   python3 scripts/fuzz_schedule.py --check-run build/bin/lazy-run GRAPH.mlir ...
-  python3 scripts/fuzz_schedule.py --check-run build/bin/lazy-run \
+  python3 scripts/fuzz_schedule.py --check-run build/bin/lazy-run \\
       --run-device emulate GRAPH.mlir ...
 """
 

@@ -162,8 +162,8 @@ static void storeAs(DType dtype, double value, uint8_t *at) {
   case DType::UInt64:
     put(uint64_t(value));
     break;
-  case DType::Float16:
-    put(floatToHalf(float(value)));
+  case DType::Float16: // rounded once, as numpy does
+    put(floatToHalf(roundToOddFloat(value)));
     break;
   case DType::Float32:
     put(float(value));

@@ -139,6 +139,19 @@ uint16_t lazy::interp::floatToBFloat16(float value) {
   return uint16_t((f + rounding) >> 16);
 }
 
+float lazy::interp::roundToOddFloat(double value) {
+  float nearest = float(value);
+  if (std::isnan(value) || double(nearest) == value)
+    return nearest;
+  uint32_t bits;
+  std::memcpy(&bits, &nearest, 4);
+  if ((bits & 1u) == 0)
+    // Sign-magnitude: one step down is toward zero.
+    bits = std::fabs(double(nearest)) > std::fabs(value) ? bits - 1 : bits + 1;
+  std::memcpy(&nearest, &bits, 4);
+  return nearest;
+}
+
 float lazy::interp::bfloat16ToFloat(uint16_t bits) {
   uint32_t f = uint32_t(bits) << 16;
   float out;

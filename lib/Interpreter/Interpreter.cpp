@@ -291,30 +291,13 @@ template <typename D> D floatToInt(double d) {
   return D(uint32_t(int32_t(d)));
 }
 
-/// `v` rounded to float *to odd*: the truncation, with its last bit set
-/// when inexact. A 16-bit float rounded to nearest from this is `v` rounded
-/// once, where rounding to nearest twice (double, float, half) can land on
-/// a tie `v` was not on: float has more than 11 + 2 significand bits.
-float roundToOddFloat(double v) {
-  float nearest = float(v);
-  if (std::isnan(v) || double(nearest) == v)
-    return nearest;
-  uint32_t bits;
-  std::memcpy(&bits, &nearest, 4);
-  if ((bits & 1u) == 0)
-    // Sign-magnitude: one step down is toward zero.
-    bits = std::fabs(double(nearest)) > std::fabs(v) ? bits - 1 : bits + 1;
-  std::memcpy(&nearest, &bits, 4);
-  return nearest;
-}
-
 template <typename SS, typename D> Scalar<D> convert(SS v) {
   using SD = Scalar<D>;
   if constexpr (std::is_same_v<SD, bool>)
     return v != SS(0);
   else if constexpr (std::is_same_v<SS, double> &&
                      (std::is_same_v<D, Half16> || std::is_same_v<D, BFloat16>))
-    return roundToOddFloat(v); // store() rounds it to 16 bits
+    return interp::roundToOddFloat(v); // store() rounds it to 16 bits
   else if constexpr (std::is_floating_point_v<SD>)
     return SD(v);
   else if constexpr (std::is_floating_point_v<SS>)

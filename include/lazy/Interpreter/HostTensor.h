@@ -46,6 +46,12 @@ uint16_t floatToHalf(float value);
 float halfToFloat(uint16_t bits);
 uint16_t floatToBFloat16(float value);
 float bfloat16ToFloat(uint16_t bits);
+/// `value` rounded to float *to odd*: the truncation, with its last bit set
+/// when inexact. A 16-bit float rounded to nearest from this is `value`
+/// rounded once, where rounding to nearest twice (double, float, half) can
+/// land on a tie `value` was not on: float has more than 11 + 2
+/// significand bits.
+float roundToOddFloat(double value);
 
 struct HostTensor {
   DType dtype = DType::Float32;

@@ -134,29 +134,31 @@ Value truncF64ToBF16(OpBuilder &b, Location loc, Value x) {
     return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
   };
   using FPred = arith::CmpFPredicate;
+  // Each op gets its own statement: the order of argument evaluation is
+  // unspecified, and the emitted order should not depend on the compiler.
   Value nearest = arith::TruncFOp::create(b, loc, b.getF32Type(), x);
   Value back = arith::ExtFOp::create(b, loc, b.getF64Type(), nearest);
   // UNE is also true for NaN; ORD keeps NaNs as they are.
-  Value inexact = arith::AndIOp::create(
-      b, loc, arith::CmpFOp::create(b, loc, FPred::UNE, back, x),
-      arith::CmpFOp::create(b, loc, FPred::ORD, x, x));
+  Value changed = arith::CmpFOp::create(b, loc, FPred::UNE, back, x);
+  Value ordered = arith::CmpFOp::create(b, loc, FPred::ORD, x, x);
+  Value inexact = arith::AndIOp::create(b, loc, changed, ordered);
   Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
-  Value even = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::AndIOp::create(b, loc, bits, constant(1)), constant(0));
+  Value lowBit = arith::AndIOp::create(b, loc, bits, constant(1));
+  Value even =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lowBit, constant(0));
   // Sign-magnitude bits: one step down is toward zero, one up away from it.
   // An even nearest value that lies farther from zero than x steps down,
   // else up, to the odd neighbour on x's side.
   Value zero = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
   Value positive = arith::CmpFOp::create(b, loc, FPred::OGT, x, zero);
-  Value fartherOut = arith::SelectOp::create(
-      b, loc, positive, arith::CmpFOp::create(b, loc, FPred::OGT, back, x),
-      arith::CmpFOp::create(b, loc, FPred::OLT, back, x));
-  Value stepped = arith::SelectOp::create(
-      b, loc, fartherOut, arith::SubIOp::create(b, loc, bits, constant(1)),
-      arith::AddIOp::create(b, loc, bits, constant(1)));
-  Value odd = arith::SelectOp::create(
-      b, loc, arith::AndIOp::create(b, loc, inexact, even), stepped, bits);
+  Value above = arith::CmpFOp::create(b, loc, FPred::OGT, back, x);
+  Value below = arith::CmpFOp::create(b, loc, FPred::OLT, back, x);
+  Value fartherOut = arith::SelectOp::create(b, loc, positive, above, below);
+  Value down = arith::SubIOp::create(b, loc, bits, constant(1));
+  Value up = arith::AddIOp::create(b, loc, bits, constant(1));
+  Value stepped = arith::SelectOp::create(b, loc, fartherOut, down, up);
+  Value adjust = arith::AndIOp::create(b, loc, inexact, even);
+  Value odd = arith::SelectOp::create(b, loc, adjust, stepped, bits);
   Value toOdd = arith::BitcastOp::create(b, loc, b.getF32Type(), odd);
   return arith::TruncFOp::create(b, loc, b.getBF16Type(), toOdd);
 }

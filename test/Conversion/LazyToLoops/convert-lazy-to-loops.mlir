@@ -303,18 +303,18 @@ lazy.kernel @shifts(%out0: !lazy.buffer<4xsi64>, %out1: !lazy.buffer<4xsi64>, %o
 // CHECK-LABEL: func.func @f64_to_bf16(
 // CHECK: %[[NEAR:.+]] = arith.truncf %[[X:.+]] : f64 to f32
 // CHECK: %[[BACK:.+]] = arith.extf %[[NEAR]] : f32 to f64
-// CHECK: %[[ORD:.+]] = arith.cmpf ord, %[[X]], %[[X]] : f64
 // CHECK: %[[NE:.+]] = arith.cmpf une, %[[BACK]], %[[X]] : f64
+// CHECK: %[[ORD:.+]] = arith.cmpf ord, %[[X]], %[[X]] : f64
 // CHECK: %[[INEXACT:.+]] = arith.andi %[[NE]], %[[ORD]] : i1
 // CHECK: %[[BITS:.+]] = arith.bitcast %[[NEAR]] : f32 to i32
 // CHECK: %[[LSB:.+]] = arith.andi %[[BITS]], %{{.+}} : i32
 // CHECK: %[[EVEN:.+]] = arith.cmpi eq, %[[LSB]], %{{.+}} : i32
 // CHECK: %[[POS:.+]] = arith.cmpf ogt, %[[X]], %{{.+}} : f64
-// CHECK: %[[BELOW:.+]] = arith.cmpf olt, %[[BACK]], %[[X]] : f64
 // CHECK: %[[ABOVE:.+]] = arith.cmpf ogt, %[[BACK]], %[[X]] : f64
+// CHECK: %[[BELOW:.+]] = arith.cmpf olt, %[[BACK]], %[[X]] : f64
 // CHECK: %[[OUT:.+]] = arith.select %[[POS]], %[[ABOVE]], %[[BELOW]] : i1
-// CHECK: %[[UP:.+]] = arith.addi %[[BITS]], %{{.+}} : i32
 // CHECK: %[[DOWN:.+]] = arith.subi %[[BITS]], %{{.+}} : i32
+// CHECK: %[[UP:.+]] = arith.addi %[[BITS]], %{{.+}} : i32
 // CHECK: %[[STEP:.+]] = arith.select %[[OUT]], %[[DOWN]], %[[UP]] : i32
 // CHECK: %[[ADJUST:.+]] = arith.andi %[[INEXACT]], %[[EVEN]] : i1
 // CHECK: %[[ODD:.+]] = arith.select %[[ADJUST]], %[[STEP]], %[[BITS]] : i32
