@@ -13,7 +13,8 @@
 //    x86 "integer indefinite" value (INT32_MIN, or INT64_MIN for 64-bit
 //    targets) before narrowing, as clang's generated code does.
 //  - MAX is `a > b ? a : b`; reductions run in row-major order of the
-//    reduced coordinates, SUM from 0 and MAX from the dtype's lowest value.
+//    reduced coordinates, SUM from 0 and MAX from the dtype's lowest value,
+//    each MAX step being max(acc, x).
 //  - Views read through their ShapeTracker; an invalid (masked) element
 //    reads 0.
 //  - EMPTY is zero-filled. COPY, CONTIGUOUS and buffer_view copy the bytes
@@ -453,10 +454,10 @@ HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
       for (size_t d = 0; d < idx.size(); ++d)
         o += idx[d] * outStrides[d];
       S v = load<T>(x, i);
-      acc[size_t(o)] = roundToDType<T>(isSum ? add<S>(acc[size_t(o)], v)
-                                             : (v > acc[size_t(o)]
-                                                    ? v
-                                                    : acc[size_t(o)]));
+      // MAX steps as tinygrad's max(acc, x) does: acc > x ? acc : x (a
+      // NaN survives only as the last element; of +0 and -0 the later).
+      S a = acc[size_t(o)]; // a copy: std::vector<bool> has no references
+      acc[size_t(o)] = roundToDType<T>(isSum ? add<S>(a, v) : (a > v ? a : v));
     });
     for (size_t o = 0; o < acc.size(); ++o)
       store<T>(out, int64_t(o), acc[o]);

@@ -3,6 +3,8 @@
 // RUN: lazy-interp %s --entry=casts --print | FileCheck %s --check-prefix=CAST
 // RUN: lazy-interp %s --entry=views --print | FileCheck %s --check-prefix=VIEW
 // RUN: lazy-interp %s --entry=reduces --print | FileCheck %s --check-prefix=RED
+// RUN: lazy-interp %s --entry=reduce_max_order --print | FileCheck %s --check-prefix=REDMAX
+// RUN: lazy-run %s --entry=reduce_max_order --check | FileCheck %s --check-prefix=REDMAXCPU
 // RUN: lazy-interp %s --entry=meta --print | FileCheck %s --check-prefix=META
 // RUN: lazy-interp %s --entry=random --print | FileCheck %s --check-prefix=RAND
 // The reference interpreter's semantics, one function per op family. The
@@ -122,6 +124,30 @@ func.func @reduces() -> (tensor<2x1xf32>, tensor<1x3xsi32>, tensor<1xf32>, tenso
 // RED: out1: int (1, 3) [-4, -4, -4]
 // RED: out2: float (1) [-inf]
 // RED: out3: bool (1) [true]
+
+// A MAX reduction steps acc = max(acc, x) = acc > x ? acc : x, as tinygrad
+// renders it: a NaN survives only as the last element, and of +0 and -0
+// the later wins. tinygrad 0.9.2 (CLANG): Tensor([1, nan, 1]).max() is 1,
+// Tensor([1, 1, nan]).max() is nan, Tensor([0.0, -0.0]).max() is -0.0.
+// Compiled kernels step the same way.
+func.func @reduce_max_order() -> (tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) {
+  %nan = lazy.const nan : tensor<f32>
+  %one = lazy.const 1.0 : tensor<3xf32>
+  %mid = lazy.view %nan as <[(3):(0) mask [(1, 2)]]> : tensor<f32> -> tensor<3xf32>
+  %last = lazy.view %nan as <[(3):(0) mask [(2, 3)]]> : tensor<f32> -> tensor<3xf32>
+  %a = lazy.add %mid, %one : tensor<3xf32>
+  %b = lazy.add %last, %one : tensor<3xf32>
+  %ma = lazy.reduce_max %a axes [0] : tensor<3xf32> -> tensor<1xf32>
+  %mb = lazy.reduce_max %b axes [0] : tensor<3xf32> -> tensor<1xf32>
+  %nz = lazy.const -0.0 : tensor<f32>
+  %z = lazy.view %nz as <[(2):(0) mask [(1, 2)]]> : tensor<f32> -> tensor<2xf32>
+  %mz = lazy.reduce_max %z axes [0] : tensor<2xf32> -> tensor<1xf32>
+  return %ma, %mb, %mz : tensor<1xf32>, tensor<1xf32>, tensor<1xf32>
+}
+// REDMAX: out0: float (1) [1]
+// REDMAX: out1: float (1) [nan]
+// REDMAX: out2: float (1) [-0]
+// REDMAXCPU: all outputs match
 
 func.func @meta() -> (tensor<4xf32>, tensor<2xf32>, tensor<4xf32>, tensor<8xf16>, tensor<2xf32, #lazy.device<"CUDA">>) {
   %e = lazy.empty : tensor<4xf32>
