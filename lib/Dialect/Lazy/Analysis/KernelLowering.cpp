@@ -779,44 +779,6 @@ bool mlir::lazy::isIdentityLike(const st::ShapeTracker &view) {
          view.shrink(mask);
 }
 
-SmallVector<unsigned> mlir::lazy::orderDependentAssigns(const LazyGraph &g,
-                                                      const ScheduleItem &item) {
-  SmallVector<unsigned> found;
-  if (!item.isKernel)
-    return found;
-  const st::TrackerPool &pool = g.trackers();
-  SmallVector<unsigned> candidates;
-  for (auto [position, store] : llvm::enumerate(item.stores))
-    if (g.node(item.outputs[position]).kind == NodeOp::Assign &&
-        !isIdentityLike(pool.get(store.second)))
-      candidates.push_back(unsigned(position));
-  if (candidates.empty())
-    return found;
-  // Loads of a target use its output's buffer number. Only nodes the
-  // stores reach count: lowering an assign also walks its target, whose
-  // load nothing uses.
-  std::vector<char> reached(item.nodes.size(), 0);
-  SmallVector<int32_t> stack;
-  for (const auto &store : item.stores)
-    stack.push_back(store.first);
-  std::vector<char> loaded(item.outputs.size(), 0);
-  while (!stack.empty()) {
-    int32_t index = stack.pop_back_val();
-    if (reached[index])
-      continue;
-    reached[index] = 1;
-    const AstNode &node = item.nodes[index];
-    if (node.kind == AstNode::Kind::Load && node.buffer >= 0 &&
-        node.buffer < int64_t(loaded.size()))
-      loaded[node.buffer] = 1;
-    stack.append(node.srcs.begin(), node.srcs.end());
-  }
-  for (unsigned position : candidates)
-    if (loaded[position])
-      found.push_back(position);
-  return found;
-}
-
 GroupLowering::GroupLowering(const LazyGraph &graph, const NodeSet &realizes,
                              bool useCopyKernel)
     : state(std::make_unique<detail::Lowering>(graph, realizes)) {

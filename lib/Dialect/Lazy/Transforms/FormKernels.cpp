@@ -83,6 +83,32 @@ struct KernelPlan {
   SmallVector<uint64_t, 0> key;
 };
 
+/// Outputs of a kernel (positions in `item.outputs`) that assign through a
+/// view that is not identity-like while the kernel also loads the assign's
+/// target: an element can then be read after the kernel wrote it, so the
+/// result depends on the order the kernel runs in. tinygrad 0.9.2 schedules
+/// these as they are; lazy-form-kernels warns. Only the plan's ops count:
+/// lowering an assign also lowers its target, a load nothing uses.
+SmallVector<unsigned> orderDependentAssigns(const LazyGraph &g,
+                                            const ScheduleItem &item,
+                                            const KernelPlan &plan) {
+  SmallVector<unsigned> found;
+  const st::TrackerPool &pool = g.trackers();
+  for (auto [position, store] : llvm::enumerate(item.stores)) {
+    if (g.node(item.outputs[position]).kind != NodeOp::Assign ||
+        isIdentityLike(pool.get(store.second)))
+      continue;
+    // Loads of a target use its output's buffer number.
+    if (llvm::any_of(plan.ops, [&](int32_t op) {
+          const AstNode &node = item.nodes[op];
+          return node.kind == AstNode::Kind::Load &&
+                 node.buffer == int64_t(position);
+        }))
+      found.push_back(unsigned(position));
+  }
+  return found;
+}
+
 /// Fails (at the op) when an output that needs computing is in no group.
 /// Schedules are never returned with an output that nothing writes.
 LogicalResult checkOutputsGrouped(const LazyGraph &g, ArrayRef<char> grouped);
@@ -589,9 +615,9 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     } else {
       kernelOf[i] = plans.size();
       firstUses.push_back(i);
+      orderDependent.push_back(orderDependentAssigns(g, item, plan));
       plans.push_back(std::move(plan));
       planIndex[plans.back().key] = kernelOf[i];
-      orderDependent.push_back(orderDependentAssigns(g, item));
     }
     warnOrderDependent(group, kernelOf[i]);
     if (kernelOfThis)

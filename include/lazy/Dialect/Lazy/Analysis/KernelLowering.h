@@ -66,14 +66,6 @@ struct ScheduleItem {
 /// inside its mask (masked elements are not read).
 bool isIdentityLike(const ::lazy::st::ShapeTracker &view);
 
-/// Outputs of a lowered kernel (positions in `item.outputs`) that assign
-/// through a view other than identity-like while the kernel also loads the
-/// assign's target: an element can then be read after the kernel wrote it,
-/// so the result depends on the order the kernel runs in. tinygrad 0.9.2
-/// schedules these as they are; lazy-form-kernels warns.
-SmallVector<unsigned> orderDependentAssigns(const LazyGraph &g,
-                                            const ScheduleItem &item);
-
 namespace detail {
 class Lowering;
 } // namespace detail
