@@ -431,10 +431,11 @@ mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
   PassManager pm(module.getContext());
   if (failed(parsePassPipeline(
           std::string(kSoftBFloat16Passes) +
-              ",convert-scf-to-cf,convert-math-to-llvm,expand-strided-metadata,"
-          "finalize-memref-to-llvm,convert-arith-to-llvm,"
-          "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
-          "convert-cf-to-llvm,reconcile-unrealized-casts",
+              ",convert-scf-to-cf,convert-math-to-llvm,"
+              "expand-strided-metadata,finalize-memref-to-llvm,"
+              "convert-arith-to-llvm,"
+              "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+              "convert-cf-to-llvm,reconcile-unrealized-casts",
           pm)) ||
       failed(pm.run(**emu)))
     return failure();
