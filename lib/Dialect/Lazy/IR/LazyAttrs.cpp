@@ -225,15 +225,14 @@ std::string mlir::lazy::describeInvalidTracker(const st::ShapeTracker &tracker) 
       return where + ": reaches indices past 2^63 - 1";
     int64_t elements = 1, reach = std::abs(v.offset);
     for (size_t d = 0; d < v.shape.size(); ++d) {
-      if (v.shape[d] != 0 &&
-          __builtin_mul_overflow(elements, v.shape[d], &elements))
+      if (v.shape[d] != 0 && llvm::MulOverflow(elements, v.shape[d], elements))
         return where + ": more than 2^63 - 1 elements";
       int64_t extent;
       if (v.strides[d] == std::numeric_limits<int64_t>::min() ||
           (v.shape[d] > 0 &&
-           (__builtin_mul_overflow(std::abs(v.strides[d]), v.shape[d] - 1,
-                                   &extent) ||
-            __builtin_add_overflow(reach, extent, &reach))))
+           (llvm::MulOverflow(std::abs(v.strides[d]), v.shape[d] - 1,
+                              extent) ||
+            llvm::AddOverflow(reach, extent, reach))))
         return where + ": reaches indices past 2^63 - 1";
     }
     if (v.mask)
