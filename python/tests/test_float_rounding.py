@@ -74,15 +74,6 @@ def hard_inputs(fmt):
     return values + [-v for v in values] + [math.nan]
 
 
-def write_npy(path, values):
-    np.save(path, np.array(values, dtype=np.float64))
-
-
-def read_bits(path):
-    data = np.load(path)
-    return [int(v) for v in data.view(np.uint16)]
-
-
 GRAPH = """func.func @graph(%a: tensor<{n}xf64>) -> tensor<{n}x{fmt}> {{
   %0 = lazy.cast %a : tensor<{n}xf64> -> tensor<{n}x{fmt}>
   return %0 : tensor<{n}x{fmt}>
@@ -90,28 +81,32 @@ GRAPH = """func.func @graph(%a: tensor<{n}xf64>) -> tensor<{n}x{fmt}> {{
 """
 
 
-def run_tool(args):
+def run_graph(tmp_path, tool, graph, inputs):
+    """Runs `graph` (text) on `inputs` (numpy arrays, one per argument) with
+    lazy-interp (tool "interp") or lazy-run --device=TOOL; returns the bit
+    patterns of its 16-bit output."""
+    path = LAZY_INTERP if tool == "interp" else LAZY_RUN
+    if not os.access(path, os.X_OK):
+        pytest.skip(f"{path} is not built")
+    (tmp_path / "graph.mlir").write_text(graph)
+    args = [path, str(tmp_path / "graph.mlir"), f"--output-dir={tmp_path / 'out'}"]
+    for i, array in enumerate(inputs):
+        np.save(tmp_path / f"in{i}.npy", array)
+        args.append(f"--input={i}={tmp_path / f'in{i}.npy'}")
+    if tool != "interp":
+        args.append(f"--device={tool}")
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc
+    return [int(v) for v in np.load(tmp_path / "out" / "out0.npy").view(np.uint16)]
 
 
 @pytest.mark.parametrize("tool", ["interp", "cpu", "emulate"])
 @pytest.mark.parametrize("fmt", ["f16", "bf16"])
 def test_cast_from_f64_rounds_once(tmp_path, tool, fmt):
-    path = LAZY_INTERP if tool == "interp" else LAZY_RUN
-    if not os.access(path, os.X_OK):
-        pytest.skip(f"{path} is not built")
     values = hard_inputs(fmt)
-    graph = tmp_path / "cast.mlir"
-    graph.write_text(GRAPH.format(n=len(values), fmt=fmt))
-    write_npy(tmp_path / "in0.npy", values)
-    out = tmp_path / "out"
-    args = [path, str(graph), f"--input=0={tmp_path / 'in0.npy'}", f"--output-dir={out}"]
-    if tool != "interp":
-        args.append(f"--device={tool}")
-    run_tool(args)
-    got = read_bits(out / "out0.npy")
+    got = run_graph(tmp_path, tool, GRAPH.format(n=len(values), fmt=fmt),
+                    [np.array(values, dtype=np.float64)])
+    assert len(got) == len(values)
     for value, bits in zip(values, got):
         want = bits_of(nearest_even(value, fmt), fmt)
         if want is None:  # NaN stays NaN
@@ -136,26 +131,15 @@ def test_bf16_keeps_subnormals(tmp_path, tool):
     """bfloat16 products and casts with subnormal results keep them, on
     every machine: LLVM would round with the host's conversion instruction
     where it has one, which flushes them to zero."""
-    path = LAZY_INTERP if tool == "interp" else LAZY_RUN
-    if not os.access(path, os.X_OK):
-        pytest.skip(f"{path} is not built")
     # Factors exact in bfloat16; products 2^-130, 2^-133 (the smallest
     # subnormal), 1.5 * 2^-128 and, rounded, 0.75 * 2^-133 -> 2^-133.
     a = [2.0 ** -70, 2.0 ** -70, 1.5 * 2.0 ** -64, 0.75 * 2.0 ** -66]
     b = [2.0 ** -60, 2.0 ** -63, 2.0 ** -64, 2.0 ** -67]
-    graph = tmp_path / "product.mlir"
-    graph.write_text(PRODUCT.format(n=len(a)))
-    np.save(tmp_path / "a.npy", np.array(a, dtype=np.float32))
-    np.save(tmp_path / "b.npy", np.array(b, dtype=np.float32))
-    out = tmp_path / "out"
-    args = [path, str(graph), f"--input=0={tmp_path / 'a.npy'}",
-            f"--input=1={tmp_path / 'b.npy'}", f"--output-dir={out}"]
-    if tool != "interp":
-        args.append(f"--device={tool}")
-    run_tool(args)
+    got = run_graph(tmp_path, tool, PRODUCT.format(n=len(a)),
+                    [np.array(a, dtype=np.float32), np.array(b, dtype=np.float32)])
     want = [bits_of(nearest_even(x * y, "bf16"), "bf16") for x, y in zip(a, b)]
     assert want == [0x0008, 0x0001, 0x0030, 0x0001]
-    assert read_bits(out / "out0.npy") == want
+    assert got == want
 
 
 def test_reference_rounding_is_numpy_for_f16():
