@@ -33,7 +33,7 @@
 #include "lazy/Interpreter/HostFunctions.h"
 
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
-#include "lazy/ShapeTracker/ShapeTracker.h"
+#include "lazy/ShapeTracker/ElementIndexer.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -346,21 +346,41 @@ template <typename F> void forEachIndex(const std::vector<int64_t> &shape,
   }
 }
 
-/// Reads `src` through `tracker` (whose first view indexes src's buffer).
-HostTensor readThrough(const HostTensor &src, const st::ShapeTracker &tracker,
-                       DType dtype) {
-  HostTensor out = HostTensor::zeros(dtype, tracker.shape());
-  size_t bytes = size_t(interp::itemSize(dtype));
+/// Copies one element of `bytes` bytes (1, 2, 4 or 8): a fixed-size copy
+/// the compiler inlines, where memcpy with a run-time size is a call.
+inline void copyElement(uint8_t *dst, const uint8_t *src, size_t bytes) {
+  switch (bytes) {
+  case 1:
+    *dst = *src;
+    return;
+  case 2:
+    std::memcpy(dst, src, 2);
+    return;
+  case 4:
+    std::memcpy(dst, src, 4);
+    return;
+  default:
+    std::memcpy(dst, src, 8);
+    return;
+  }
+}
+
+/// Fills `out` (already of the tracker's shape) by reading `src` through
+/// `tracker` (whose first view indexes src's buffer); invalid elements are
+/// 0.
+void readThrough(const HostTensor &src, const st::ShapeTracker &tracker,
+                 HostTensor &out) {
+  size_t bytes = size_t(interp::itemSize(out.dtype));
   int64_t limit = src.numElements();
+  st::ElementIndexer indexOf(tracker);
   forEachIndex(out.shape, [&](int64_t i, const std::vector<int64_t> &idx) {
-    auto [index, valid] = tracker.indexAndValid(idx);
+    auto [index, valid] = indexOf(idx.data());
     // The verifier keeps valid indices in range; the bound check guards
     // hand-built attributes anyway.
     if (valid && index >= 0 && index < limit)
-      std::memcpy(&out.data[size_t(i) * bytes],
+      copyElement(&out.data[size_t(i) * bytes],
                   &src.data[size_t(index) * bytes], bytes);
   });
-  return out;
 }
 
 class Evaluator {
@@ -368,14 +388,21 @@ public:
   FailureOr<HostTensor> evaluate(Operation *op,
                                  llvm::DenseMap<Value, HostTensor> &values);
 
+  /// Keeps the bytes of a value that is no longer used for a later result:
+  /// memory handed back to the OS would be faulted in and zeroed again,
+  /// which costs more than evaluating a large elementwise op. Holds at most
+  /// kSpares buffers, the largest ones.
+  void recycle(HostTensor &&dead);
+
 private:
+  static constexpr size_t kSpares = 4;
+
   const HostTensor &in(Operation *op, unsigned i) {
     return (*values)[op->getOperand(i)];
   }
-  HostTensor resultTensor(Operation *op) {
-    Type t = op->getResult(0).getType();
-    return HostTensor::zeros(dtypeOfTensor(t), shapeOf(t));
-  }
+  /// A zero tensor of `op`'s result type, in a spare buffer when one is
+  /// large enough (the smallest such).
+  HostTensor resultTensor(Operation *op);
 
   template <typename F> HostTensor mapUnary(Operation *op, F &&f) {
     const HostTensor &x = in(op, 0);
@@ -418,7 +445,37 @@ private:
   HostTensor movement(Operation *op, const st::ShapeTracker &tracker);
 
   llvm::DenseMap<Value, HostTensor> *values = nullptr;
+  std::vector<std::vector<uint8_t>> spares;
 };
+
+void Evaluator::recycle(HostTensor &&dead) {
+  spares.push_back(std::move(dead.data));
+  if (spares.size() > kSpares) {
+    auto smallest = llvm::min_element(spares, [](const auto &a, const auto &b) {
+      return a.capacity() < b.capacity();
+    });
+    spares.erase(smallest);
+  }
+}
+
+HostTensor Evaluator::resultTensor(Operation *op) {
+  Type type = op->getResult(0).getType();
+  HostTensor out;
+  out.dtype = dtypeOfTensor(type);
+  out.shape = shapeOf(type);
+  size_t bytes = size_t(out.numElements() * interp::itemSize(out.dtype));
+  auto best = spares.end();
+  for (auto it = spares.begin(); it != spares.end(); ++it)
+    if (it->capacity() >= bytes &&
+        (best == spares.end() || it->capacity() < best->capacity()))
+      best = it;
+  if (best != spares.end()) {
+    out.data = std::move(*best);
+    spares.erase(best);
+  }
+  out.data.assign(bytes, 0);
+  return out;
+}
 
 HostTensor Evaluator::cast(Operation *op) {
   const HostTensor &x = in(op, 0);
@@ -493,12 +550,12 @@ HostTensor Evaluator::assign(AssignOp op) {
   const HostTensor &value = in(op, 0);
   size_t bytes = size_t(interp::itemSize(value.dtype));
   if (ShapeTrackerAttr view = op.getViewAttr()) {
-    st::ShapeTracker tracker = view.getTracker();
+    st::ElementIndexer indexOf(view.getTracker());
     int64_t limit = buffer.numElements();
     forEachIndex(value.shape, [&](int64_t i, const std::vector<int64_t> &idx) {
-      auto [index, valid] = tracker.indexAndValid(idx);
+      auto [index, valid] = indexOf(idx.data());
       if (valid && index >= 0 && index < limit)
-        std::memcpy(&buffer.data[size_t(index) * bytes],
+        copyElement(&buffer.data[size_t(index) * bytes],
                     &value.data[size_t(i) * bytes], bytes);
     });
   } else {
@@ -519,7 +576,9 @@ HostTensor Evaluator::reinterpret(Operation *op) {
 
 HostTensor Evaluator::movement(Operation *op,
                                const st::ShapeTracker &tracker) {
-  return readThrough(in(op, 0), tracker, dtypeOfTensor(op->getResult(0).getType()));
+  HostTensor out = resultTensor(op);
+  readThrough(in(op, 0), tracker, out);
+  return out;
 }
 
 FailureOr<HostTensor>
@@ -751,6 +810,7 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
         auto it = values.find(operand);
         if (it != values.end()) {
           liveBytes -= it->second.data.size();
+          evaluator.recycle(std::move(it->second));
           values.erase(it);
         }
       }

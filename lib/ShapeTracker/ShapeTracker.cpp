@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/ShapeTracker/ShapeTracker.h"
+#include "lazy/ShapeTracker/ElementIndexer.h"
 #include "Arith.h"
 #include "Symbolic.h"
 
@@ -148,38 +149,8 @@ ShapeTracker::invert(const std::vector<int64_t> &outShape) const {
 }
 
 std::pair<int64_t, bool>
-ShapeTracker::indexAndValid(const std::vector<int64_t> &idxIn) const {
-  std::vector<int64_t> idxs = idxIn;
-  int64_t idx = 0;
-  bool valid = true;
-  for (size_t vi = views.size(); vi-- > 0;) {
-    const View *v = &views[vi];
-    View minified;
-    if (vi + 1 != views.size()) {
-      // An invalid outer element never consults the inner views.
-      if (!valid)
-        return {-1, false};
-      minified = v->minify();
-      v = &minified;
-      idxs.assign(v->shape.size(), 0);
-      int64_t acc = 1;
-      for (size_t d = v->shape.size(); d-- > 0;) {
-        if (v->shape[d] == 0)
-          return {-1, false};
-        idxs[d] = floorMod(floorDiv(idx, acc), v->shape[d]);
-        acc *= v->shape[d];
-      }
-    }
-    idx = v->offset;
-    for (size_t d = 0; d < v->shape.size(); ++d) {
-      if (v->shape[d] != 1 && v->strides[d] != 0)
-        idx += idxs[d] * v->strides[d];
-      if (v->mask)
-        valid = valid && idxs[d] >= (*v->mask)[d].first &&
-                idxs[d] < (*v->mask)[d].second;
-    }
-  }
-  return {idx, valid};
+ShapeTracker::indexAndValid(const std::vector<int64_t> &idx) const {
+  return ElementIndexer(*this)(idx.data());
 }
 
 std::vector<std::optional<int64_t>>

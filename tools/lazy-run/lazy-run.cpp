@@ -37,6 +37,7 @@
 #include "lazy/Runtime/DevicePlan.h"
 #include "lazy/Runtime/GpuEmulator.h"
 #include "lazy/Runtime/HostProgram.h"
+#include "lazy/ShapeTracker/ElementIndexer.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -662,10 +663,10 @@ int main(int argc, char **argv) {
     interp::HostTensor out = interp::HostTensor::zeros(dtype, shape);
     if (resultViews[i]) {
       // Read the buffer through the result's view.
-      const ::lazy::st::ShapeTracker &view = *resultViews[i];
+      ::lazy::st::ElementIndexer indexOf(*resultViews[i]);
       std::vector<int64_t> idx(shape.size(), 0);
       for (int64_t e = 0, n = out.numElements(); e < n; ++e) {
-        auto [index, valid] = view.indexAndValid(idx);
+        auto [index, valid] = indexOf(idx.data());
         if (valid && index >= 0 && index < size)
           std::memcpy(&out.data[size_t(e * bytes)],
                       &buffer[size_t(index * bytes)], size_t(bytes));

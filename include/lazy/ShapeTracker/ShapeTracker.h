@@ -64,7 +64,8 @@ struct ShapeTracker {
   /// Buffer index and validity of the element at multi-index `idx` (which
   /// must lie inside shape()). Evaluated exactly like tinygrad's expr_idxs
   /// with constant indices: once an outer view is invalid, the result is
-  /// (-1, false) without consulting inner views.
+  /// (-1, false) without consulting inner views. For many elements of one
+  /// tracker, ElementIndexer does the same without allocating per element.
   std::pair<int64_t, bool> indexAndValid(const std::vector<int64_t> &idx) const;
 
   bool operator==(const ShapeTracker &o) const { return views == o.views; }
