@@ -14,6 +14,14 @@
 // RUN: lazy-run %s --entry=shared --seed=2 --check | FileCheck %s --check-prefix=SHARED
 // RUN: lazy-run %s --entry=shared --seed=2 --device=emulate --check | FileCheck %s --check-prefix=SHARED
 // RUN: lazy-opt %s --lazy-schedule | FileCheck %s --check-prefix=SHAREDSCHED
+// RUN: lazy-run --help | FileCheck %s --check-prefix=HELP
+
+// --help lists lazy-run's own options, not the LLVM backends' linked in.
+// HELP: lazy-run options:
+// HELP: --check
+// HELP: --device=
+// HELP-NOT: --amdgpu
+// HELP-NOT: --nvptx
 
 // CHECK: out0: match, max abs error {{.*}} (float)
 // CHECK: out1: match, max abs error 0{{.*}} (int)

@@ -32,18 +32,22 @@ using namespace mlir;
 namespace interp = ::lazy::interp;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.mlir>"),
-                                      cl::init("-"));
-static cl::opt<std::string> entry("entry",
+static cl::OptionCategory toolOptions("lazy-interp options");
+
+static cl::opt<std::string> inputFile(cl::cat(toolOptions), cl::Positional,
+                                      cl::desc("<graph.mlir>"), cl::init("-"));
+static cl::opt<std::string> entry(cl::cat(toolOptions), "entry",
                                   cl::desc("function to run (default: the "
                                            "only or first function)"));
-static cl::list<std::string> inputs("input",
+static cl::list<std::string> inputs(cl::cat(toolOptions), "input",
                                     cl::desc("argument input, I=PATH.npy"));
-static cl::opt<unsigned> seed("seed", cl::desc("seed for generated inputs"),
+static cl::opt<unsigned> seed(cl::cat(toolOptions), "seed",
+                              cl::desc("seed for generated inputs"),
                               cl::init(0));
-static cl::opt<std::string> outputDir("output-dir",
+static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir",
                                       cl::desc("where out<i>.npy are written"));
-static cl::opt<bool> printResults("print", cl::desc("print results as text"));
+static cl::opt<bool> printResults(cl::cat(toolOptions), "print",
+                                  cl::desc("print results as text"));
 
 static void printTensor(llvm::raw_ostream &os, unsigned index,
                         const interp::HostTensor &t) {
@@ -105,6 +109,8 @@ static void printTensor(llvm::raw_ostream &os, unsigned index,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --help lists this tool's options, not every LLVM and MLIR one linked in.
+  cl::HideUnrelatedOptions(toolOptions);
   cl::ParseCommandLineOptions(argc, argv,
                               "lazy-mlir reference interpreter\n");
   auto fail = [](const llvm::Twine &message) {

@@ -72,38 +72,45 @@ using namespace mlir;
 namespace interp = ::lazy::interp;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.mlir>"),
-                                      cl::init("-"));
-static cl::opt<std::string> entry("entry", cl::desc("graph function to run"));
-static cl::list<std::string> inputs("input",
+static cl::OptionCategory toolOptions("lazy-run options");
+
+static cl::opt<std::string> inputFile(cl::cat(toolOptions), cl::Positional,
+                                      cl::desc("<graph.mlir>"), cl::init("-"));
+static cl::opt<std::string> entry(cl::cat(toolOptions), "entry",
+                                  cl::desc("graph function to run"));
+static cl::list<std::string> inputs(cl::cat(toolOptions), "input",
                                     cl::desc("argument input, I=PATH.npy"));
-static cl::opt<unsigned> seed("seed", cl::desc("seed for generated inputs"),
+static cl::opt<unsigned> seed(cl::cat(toolOptions), "seed",
+                              cl::desc("seed for generated inputs"),
                               cl::init(0));
-static cl::opt<std::string> outputDir("output-dir",
+static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir",
                                       cl::desc("where out<i>.npy are written"));
-static cl::opt<bool> check("check",
+static cl::opt<bool> check(cl::cat(toolOptions), "check",
                            cl::desc("compare with the reference interpreter"));
-static cl::opt<std::string> device("device", cl::init("cpu"),
+static cl::opt<std::string> device(cl::cat(toolOptions), "device",
+                                   cl::init("cpu"),
                                    cl::desc("cpu, cuda, hip, or emulate (the "
                                             "GPU kernels on CPU threads)"));
 static cl::opt<unsigned>
-    repeat("repeat", cl::init(0),
+    repeat(cl::cat(toolOptions), "repeat", cl::init(0),
            cl::desc("run the compiled program N more times and print the "
                     "median time (benchmarks)"));
 static cl::opt<bool>
-    profile("profile", cl::desc("GPU: time every kernel launch (synchronized) "
-                                "and print its bytes and GB/s"));
+    profile(cl::cat(toolOptions), "profile",
+            cl::desc("GPU: time every kernel launch (synchronized) "
+                     "and print its bytes and GB/s"));
 static cl::opt<std::string>
-    chip("chip", cl::desc("GPU to compile for (default: the device's own, "
-                          "or gfx942 for hip)"));
+    chip(cl::cat(toolOptions), "chip",
+         cl::desc("GPU to compile for (default: the device's own, "
+                  "or gfx942 for hip)"));
 static cl::opt<std::string> record(
-    "record",
+    cl::cat(toolOptions), "record",
     cl::desc("with --device=cuda|hip: no GPU needed; write what would run on "
              "it (a device plan: code object, allocations, launches, inputs) "
              "to this directory, with the results the GPU emulator gives, "
              "for lazy-replay on a GPU machine"));
 static cl::opt<bool> recordInputs(
-    "record-inputs", cl::init(true),
+    cl::cat(toolOptions), "record-inputs", cl::init(true),
     cl::desc("with --record: store the inputs' bytes and the expected "
              "results (false: zero-filled inputs, timing only)"));
 
@@ -492,7 +499,12 @@ private:
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, "lazy-mlir CPU runner\n");
+  // --help lists this tool's options, not every LLVM and MLIR one linked in.
+  cl::HideUnrelatedOptions(toolOptions);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "lazy-mlir runner: schedules a lazy graph, "
+                              "compiles it for the CPU or a GPU\n"
+                              "(or the GPU emulator) and runs it\n");
   if (device != "cpu" && device != "cuda" && device != "hip" &&
       device != "emulate")
     return fail("--device must be cpu, cuda, hip or emulate, not '" + device +
