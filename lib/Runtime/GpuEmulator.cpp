@@ -5,8 +5,9 @@
 // block id, thread id, block size and grid size. gpu.thread_id and friends
 // become those arguments (y and z: id 0, size 1); gpu.all_reduce becomes a
 // call of `lazy_emu_all_reduce_<op>_<type>`. The module is lowered to LLVM
-// and JIT-compiled. A launch runs each emulated block's threads as fibers
-// on the calling thread (BlockContext): at an all_reduce every thread
+// and JIT-compiled. A launch runs each emulated block's threads one after
+// the other on the calling thread; a kernel with an all_reduce runs them
+// as fibers (BlockContext): at an all_reduce every thread
 // leaves its value and yields; once all have, the values are combined in
 // thread order (reproducible results) and every thread resumes with it.
 //
@@ -42,22 +43,106 @@ namespace {
 // The block of threads and its all_reduce
 //===----------------------------------------------------------------------===//
 
-/// The threads of one emulated block, as fibers (ucontext) that one OS
-/// thread switches between: a thread runs until it reaches a gpu.all_reduce
-/// (or finishes), then the next one runs. When every thread waits at the
-/// all_reduce, the scheduler combines their values in thread order and
-/// resumes them all with the result. Cooperative switching keeps a block of
-/// 256 threads cheap on a machine with two cores.
+/// The threads of one emulated block, as fibers that one OS thread switches
+/// between: a thread runs until it reaches a gpu.all_reduce (or finishes),
+/// then the next one runs. When every thread waits at the all_reduce, the
+/// scheduler combines their values in thread order and resumes them all
+/// with the result. Cooperative switching keeps a block of 256 threads
+/// cheap on a machine with two cores.
 constexpr size_t kFiberStack = 256 * 1024;
+
+// On x86-64 Linux a fiber switch saves the callee-saved registers and swaps
+// stack pointers (FiberContext below); ucontext's swapcontext also saves
+// the signal mask, two system calls per switch, which made the switches
+// cost more than the kernels. Sanitizer builds keep ucontext, which the
+// sanitizers know about.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define LAZY_EMU_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LAZY_EMU_SANITIZED 1
+#endif
+#if defined(__x86_64__) && defined(__linux__) && !defined(LAZY_EMU_SANITIZED)
+#define LAZY_EMU_STACK_SWITCH 1
+#endif
+
+#ifdef LAZY_EMU_STACK_SWITCH
+// lazy_emu_switch(save, resume): pushes the System V callee-saved
+// registers, stores the stack pointer in *save, continues on `resume` (a
+// stack pointer stored the same way, or laid out by FiberContext::start)
+// and pops its registers; `ret` returns to where that context switched.
+asm(R"(
+  .text
+  .p2align 4
+  .type lazy_emu_switch, @function
+lazy_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size lazy_emu_switch, .-lazy_emu_switch
+)");
+extern "C" void lazy_emu_switch(void **save, void *resume);
+
+/// Where a fiber (or the scheduler) resumes: its saved stack pointer.
+struct FiberContext {
+  void *sp = nullptr;
+  /// Lays out `stack` so that switching to it calls `entry`, which must
+  /// never return (it switches away for the last time instead).
+  void start(std::vector<char> &stack, void (*entry)()) {
+    auto top = reinterpret_cast<uintptr_t>(stack.data() + stack.size()) &
+               ~uintptr_t(15);
+    auto *slots = reinterpret_cast<void **>(top);
+    // From the top: a null return address for `entry` (so that it starts
+    // with the stack aligned as after a call), `entry` for `ret`, and the
+    // six registers the switch pops.
+    slots[-1] = nullptr;
+    slots[-2] = reinterpret_cast<void *>(entry);
+    for (int i = 3; i <= 8; ++i)
+      slots[-i] = nullptr;
+    sp = &slots[-8];
+  }
+  /// Saves the running context in `this` and resumes `to`.
+  void switchTo(FiberContext &to) { lazy_emu_switch(&sp, to.sp); }
+};
+#else
+struct FiberContext {
+  ucontext_t context;
+  /// A function of its own: getcontext returns only once here (the context
+  /// is remade before use), but a compiler that sees it in a loop must
+  /// assume it returns twice and spill the loop's variables.
+  [[gnu::noinline]] void start(std::vector<char> &stack, void (*entry)()) {
+    getcontext(&context);
+    context.uc_stack.ss_sp = stack.data();
+    context.uc_stack.ss_size = stack.size();
+    context.uc_link = nullptr;
+    makecontext(&context, entry, 0);
+  }
+  void switchTo(FiberContext &to) { swapcontext(&context, &to.context); }
+};
+#endif
 
 struct BlockContext {
   explicit BlockContext(unsigned threads)
       : fibers(threads), slots(threads), done(threads) {}
   struct Fiber {
-    ucontext_t context;
+    FiberContext context;
     std::vector<char> stack;
   };
-  ucontext_t scheduler;
+  FiberContext scheduler;
   std::vector<Fiber> fibers;
   std::vector<uint64_t> slots;
   std::vector<char> done;
@@ -85,7 +170,7 @@ T allReduce(T value, Combine) {
     return out;
   };
   // Wait for the others; the scheduler combines once all have arrived.
-  swapcontext(&block.fibers[block.current].context, &block.scheduler);
+  block.fibers[block.current].context.switchTo(block.scheduler);
   T result;
   std::memcpy(&result, &block.result, sizeof(T));
   return result;
@@ -184,8 +269,10 @@ std::string typeSuffix(Type t) {
   return "";
 }
 
-/// `<name>_emu(buffers..., bid, tid, bdim, gdim)` for every kernel.
-FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module) {
+/// `<name>_emu(buffers..., bid, tid, bdim, gdim)` for every kernel; the
+/// kernels that call an all_reduce are added to `cooperative`.
+FailureOr<OwningOpRef<ModuleOp>>
+buildEmulatorModule(ModuleOp module, llvm::StringSet<> &cooperative) {
   MLIRContext *ctx = module.getContext();
   Location loc = module.getLoc();
   OwningOpRef<ModuleOp> emu = ModuleOp::create(loc);
@@ -261,6 +348,7 @@ FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module) {
                       .getResult(0);
         reduce.getResult().replaceAllUsesWith(r);
         toErase.push_back(op);
+        cooperative.insert(kernel.getName());
       }
       return WalkResult::advance();
     });
@@ -279,9 +367,10 @@ FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module) {
 class EmulatedDevice final : public GpuDevice {
 public:
   EmulatedDevice(std::unique_ptr<ExecutionEngine> engine,
-                 OwningOpRef<ModuleOp> emu, unsigned maxBlocks)
-      : engine(std::move(engine)), emu(std::move(emu)), maxBlocks(maxBlocks) {
-  }
+                 OwningOpRef<ModuleOp> emu, llvm::StringSet<> cooperative,
+                 unsigned maxBlocks)
+      : engine(std::move(engine)), emu(std::move(emu)),
+        cooperative(std::move(cooperative)), maxBlocks(maxBlocks) {}
 
   std::string name() override { return "GPU emulator (CPU threads)"; }
   std::string chip() override { return ""; }
@@ -325,6 +414,8 @@ public:
 private:
   std::unique_ptr<ExecutionEngine> engine;
   OwningOpRef<ModuleOp> emu;
+  /// Kernels with an all_reduce: their threads run as fibers.
+  llvm::StringSet<> cooperative;
   unsigned maxBlocks;
 };
 
@@ -338,25 +429,16 @@ struct LaunchState {
 };
 LaunchState *currentLaunch = nullptr;
 
-void runFiber() {
+/// A fiber's entry: runs the kernel for thread `current`, then switches
+/// back to the scheduler for good (its stack is laid out afresh for the
+/// next block).
+[[noreturn]] void runFiber() {
   BlockContext &block = *currentBlock;
   unsigned t = block.current;
   currentLaunch->kernel(currentLaunch->packed[t].data());
   block.done[t] = 1;
-  // Returning resumes the scheduler (uc_link).
-}
-
-/// Makes `fiber` start runFiber on its own stack and return to `scheduler`.
-/// A function of its own: getcontext returns only once here (the context
-/// is remade before use), but a compiler that sees it in a loop must assume
-/// it returns twice and spill the loop's variables.
-[[gnu::noinline]] void startFiber(BlockContext::Fiber &fiber,
-                                  ucontext_t *scheduler) {
-  getcontext(&fiber.context);
-  fiber.context.uc_stack.ss_sp = fiber.stack.data();
-  fiber.context.uc_stack.ss_size = fiber.stack.size();
-  fiber.context.uc_link = scheduler;
-  makecontext(&fiber.context, runFiber, 0);
+  block.fibers[t].context.switchTo(block.scheduler);
+  __builtin_unreachable();
 }
 
 bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
@@ -368,6 +450,26 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
                     llvm::toString(fn.takeError()));
   unsigned threads = block[0] * block[1] * block[2];
   int64_t blocks = std::min<int64_t>(grid[0], maxBlocks);
+  if (!cooperative.contains(kernel)) {
+    // No thread waits for another: each runs to its end in turn, on this
+    // stack (a fiber switch costs two system calls per thread).
+    std::vector<void *> pointers(numArgs);
+    std::vector<void *> packed;
+    for (size_t i = 0; i < numArgs; ++i) {
+      pointers[i] = reinterpret_cast<void *>(args[i]);
+      packed.push_back(&pointers[i]);
+    }
+    int64_t ids[4] = {0, 0, int64_t(block[0]), blocks};
+    for (int64_t &id : ids)
+      packed.push_back(&id);
+    for (int64_t b = 0; b < blocks; ++b)
+      for (unsigned t = 0; t < threads; ++t) {
+        ids[0] = b;
+        ids[1] = int64_t(t);
+        (*fn)(packed.data());
+      }
+    return true;
+  }
   LaunchState launch;
   launch.kernel = *fn;
   launch.pointers.assign(threads, std::vector<void *>(numArgs));
@@ -390,7 +492,7 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
   for (int64_t b = 0; b < blocks; ++b) {
     for (unsigned t = 0; t < threads; ++t) {
       launch.ids[t][0] = b;
-      startFiber(context.fibers[t], &context.scheduler);
+      context.fibers[t].context.start(context.fibers[t].stack, runFiber);
       context.done[t] = 0;
     }
     // Rounds: every unfinished thread runs to its next all_reduce or to
@@ -402,7 +504,7 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
         if (context.done[t])
           continue;
         context.current = t;
-        swapcontext(&context.scheduler, &context.fibers[t].context);
+        context.scheduler.switchTo(context.fibers[t].context);
         waiting += !context.done[t];
       }
       if (waiting == 0)
@@ -425,7 +527,9 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
 
 FailureOr<std::unique_ptr<GpuDevice>>
 mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
-  FailureOr<OwningOpRef<ModuleOp>> emu = buildEmulatorModule(module);
+  llvm::StringSet<> cooperative;
+  FailureOr<OwningOpRef<ModuleOp>> emu =
+      buildEmulatorModule(module, cooperative);
   if (failed(emu))
     return failure();
   PassManager pm(module.getContext());
@@ -453,5 +557,6 @@ mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
     return map;
   });
   return std::unique_ptr<GpuDevice>(std::make_unique<EmulatedDevice>(
-      std::move(*engine), std::move(*emu), maxBlocks));
+      std::move(*engine), std::move(*emu), std::move(cooperative),
+      maxBlocks));
 }
