@@ -177,6 +177,18 @@ def test_forced_realize_and_seen(lazy_opt):
     verify(lazy_opt, text)
 
 
+def test_seen_accepts_tensors(lazy_opt):
+    """`seen` may hold Tensors: their LazyBuffers are what the scheduler's
+    set holds (a Tensor itself would match nothing)."""
+    x = Tensor.empty(4).realize()
+    first = (x + 1).contiguous()
+    text = export([first * 2], seen=[first])
+    assert re.search(r"lazy.add %arg0, %\d+ \{[^}]*lazy.seen", text)
+    verify(lazy_opt, text)
+    with pytest.raises(ExportError, match="seen entry 0 is a int"):
+        export([first * 2], seen=[3])
+
+
 def test_metadata_locations(lazy_opt):
     w = Tensor.empty(3, 3).realize()
     w.requires_grad = True

@@ -15,6 +15,7 @@
 // RUN: lazy-run %s --entry=shared --seed=2 --device=emulate --check | FileCheck %s --check-prefix=SHARED
 // RUN: lazy-opt %s --lazy-schedule | FileCheck %s --check-prefix=SHAREDSCHED
 // RUN: lazy-run --help | FileCheck %s --check-prefix=HELP
+// RUN: lazy-run %s --entry=seen --seed=1 --check 2>&1 | FileCheck %s --check-prefix=SEEN
 
 // --help lists lazy-run's own options, not the LLVM backends' linked in.
 // HELP: lazy-run options:
@@ -89,4 +90,15 @@ func.func @shared(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tenso
   %0 = lazy.exp2 %a : tensor<8xf32>
   %1 = lazy.exp2 %b : tensor<8xf32>
   return %0, %1 : tensor<8xf32>, tensor<8xf32>
+}
+
+// A value an earlier schedule produced (lazy.seen) is scheduled here too,
+// with a note: lazy-run runs the whole graph, as the interpreter does.
+// SEEN: lazy-run: note: 1 value(s) marked lazy.seen (produced by an earlier schedule) are scheduled here too
+// SEEN: out0: match
+// SEEN: all outputs match
+func.func @seen(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %s = lazy.add %x, %y {lazy.seen, lazy.forced_realize} : tensor<4xf32>
+  %m = lazy.mul %s, %s : tensor<4xf32>
+  return %m : tensor<4xf32>
 }

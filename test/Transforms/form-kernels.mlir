@@ -113,6 +113,25 @@ func.func @not_held(%x: tensor<4x4xf32>) -> tensor<1x1xf32> {
 
 // -----
 
+// A `lazy.seen` base is an earlier schedule's (tinygrad's `seen` set): no
+// item computes it here, and a kernel that reads it takes that buffer as an
+// input, marked external (the `seen` set references it).
+// CHECK-LABEL: lazy.kernel @seen_read_k0
+// CHECK-NOT: lazy.add
+// CHECK: lazy.mul
+// CHECK-LABEL: func.func @seen_read(
+// CHECK: %[[SEEN:.+]] = lazy.alloc {lazy.external} : !lazy.buffer<4xf32>
+// CHECK: lazy.launch @seen_read_k0 outs(%{{.+}} : !lazy.buffer<4xf32>) ins(%[[SEEN]] : !lazy.buffer<4xf32>)
+// CHECK-NOT: lazy.launch
+// CHECK: lazy.yield
+func.func @seen_read(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %s = lazy.add %x, %y {lazy.seen, lazy.forced_realize} : tensor<4xf32>
+  %m = lazy.mul %s, %s : tensor<4xf32>
+  return %m : tensor<4xf32>
+}
+
+// -----
+
 // An assign writes into its target's buffer and reads the old contents
 // through its own output slot; nothing else is an input.
 // CHECK-LABEL: lazy.kernel @assign_self_k0

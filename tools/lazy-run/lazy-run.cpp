@@ -17,6 +17,9 @@
 // difference per output and exits 1 on any mismatch (integers and bools
 // must be equal; floats within rtol/atol per dtype).
 //
+// Values marked lazy.seen (an earlier schedule's) are scheduled here too,
+// with a note: lazy-run runs one whole graph.
+//
 // Outputs are read as tinygrad's .numpy() reads them, through
 // .contiguous(): an output that is a const (which has no buffer, so no
 // schedule item computes it) becomes a kernel.
@@ -394,6 +397,20 @@ LogicalResult runEmulated(ModuleOp module, const std::string &name,
   return runOnGpu(module, name, **emulator, "emulate", args, resultBuffers);
 }
 
+/// Drops the `lazy.seen` marks: an earlier schedule would have produced
+/// those values, and lazy-run runs only this one, so it schedules them too
+/// (as the interpreter computes them). Says so on stderr.
+void scheduleSeenValues(func::FuncOp graph) {
+  unsigned count = 0;
+  for (Operation &op : graph.getBody().front())
+    if (op.removeAttr(mlir::lazy::LazyDialect::kSeenAttrName))
+      ++count;
+  if (count)
+    llvm::errs() << "lazy-run: note: " << count
+                 << " value(s) marked lazy.seen (produced by an earlier "
+                    "schedule) are scheduled here too\n";
+}
+
 /// Reads each const output through lazy.contiguous, as tinygrad's .numpy()
 /// does: a const has no buffer for the schedule to return.
 void materializeConstOutputs(func::FuncOp graph) {
@@ -573,6 +590,7 @@ int main(int argc, char **argv) {
   if (!prepared)
     return fail(error);
   std::vector<interp::HostTensor> &args = prepared->values;
+  scheduleSeenValues(graph);
   materializeConstOutputs(graph);
   RandomSeeds seeds;
   seeds.stamp(*module, graph);

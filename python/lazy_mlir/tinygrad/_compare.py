@@ -56,9 +56,9 @@ def tinygrad_schedule(built):
     """(canonical lines with plan, seconds) or (['RAISES ...'], seconds)."""
     from tinygrad.engine.realize import memory_planner
     from tinygrad.engine.schedule import create_schedule_with_vars
-    from ._export import collect_outputs
+    from ._export import collect_outputs, seen_buffers
     outs = collect_outputs(built.outputs)
-    seen = set(built.seen) if built.seen else None
+    seen = set(seen_buffers(built.seen)) if built.seen else None
     start = time.perf_counter()
     try:
         schedule, _ = create_schedule_with_vars(outs, seen)

@@ -160,7 +160,7 @@ class Graph:
         self.outs = outs
 
 
-def collect_outputs(tensors):
+def collect_outputs(tensors, what="output"):
     """Flatten Tensors, MultiLazyBuffers and LazyBuffers into the scheduler's
     `outs` list (in order)."""
     from tinygrad.tensor import Tensor
@@ -175,14 +175,21 @@ def collect_outputs(tensors):
         elif hasattr(t, "lbs"):
             outs.extend(t.lbs)
         else:
-            raise ExportError(f"output {i} is a {type(t).__name__}, not a tinygrad Tensor")
+            raise ExportError(f"{what} {i} is a {type(t).__name__}, not a tinygrad Tensor")
     return outs
+
+
+def seen_buffers(seen):
+    """The LazyBuffers of a `seen` collection of Tensors or LazyBuffers (the
+    scheduler's `seen` set holds LazyBuffers: a Tensor in it would match
+    nothing), or None."""
+    return None if seen is None else collect_outputs(list(seen), what="seen entry")
 
 
 class _Exporter:
     def __init__(self, default_device, seen):
         self.default_device = default_device
-        self.seen = {id(x) for x in (seen or ())}
+        self.seen = {id(x) for x in (seen_buffers(seen) or ())}
         self.names = {}  # id(lb) -> SSA name
         self.lines = []
         self.args = []  # (lb, type, number, offset)
@@ -470,7 +477,7 @@ def export(tensors, flags=None, seen=None):
 
     tensors: a Tensor or a list of Tensors (LazyBuffers are accepted too),
     not yet scheduled. flags: optional overrides of the scheduler flags
-    (`{"fuse_arange": True}` or `{"FUSE_ARANGE": 1}`). seen: optional set of
-    LazyBuffers already in the scheduler's `seen` set (marked `lazy.seen`).
+    (`{"fuse_arange": True}` or `{"FUSE_ARANGE": 1}`). seen: optional Tensors
+    or LazyBuffers already in the scheduler's `seen` set (marked `lazy.seen`).
     """
     return export_graph(tensors, flags, seen).text

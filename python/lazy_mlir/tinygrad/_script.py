@@ -118,8 +118,9 @@ def call_build(module, path):
             raise UserError(f"{path}: build() returned a {type(item).__name__} at position {i}; "
                             f"expected tinygrad Tensors")
     if seen is not None:
-        seen = [x.lazydata if isinstance(x, Tensor) else x for x in seen]
-        for lb in list(seen):
-            if hasattr(lb, "lbs"):
-                seen.extend(lb.lbs)
+        from ._export import ExportError, seen_buffers
+        try:
+            seen = seen_buffers(seen)
+        except ExportError as exc:
+            raise UserError(f"{path}: build() returned 'seen' with {exc}") from None
     return Built(list(result), seen, flags, fill)

@@ -807,6 +807,14 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   for (NodeId id : placeheld) {
     Value placeholder = placeholderOf[id];
     Value real = bufferOf[id];
+    if (!real && g.node(id).seen) {
+      // An earlier schedule produces it (tinygrad's `seen`): the kernel
+      // reads that buffer, which the `seen` set keeps referenced, so the
+      // memory planner leaves it alone.
+      placeholder.getDefiningOp()->setAttr(LazyDialect::kExternalAttrName,
+                                           UnitAttr::get(ctx));
+      continue;
+    }
     if (!real)
       return g.node(id).op->emitOpError(
           "is read by a kernel but no schedule item produces it");
