@@ -393,6 +393,9 @@ public:
   /// which costs more than evaluating a large elementwise op. Holds at most
   /// kSpares buffers, the largest ones.
   void recycle(HostTensor &&dead);
+  /// Bytes the spare buffers hold (part of what the budget allows).
+  uint64_t spareBytes() const;
+  void dropSpares() { spares.clear(); }
 
 private:
   static constexpr size_t kSpares = 4;
@@ -458,15 +461,24 @@ void Evaluator::recycle(HostTensor &&dead) {
   }
 }
 
+uint64_t Evaluator::spareBytes() const {
+  uint64_t total = 0;
+  for (const std::vector<uint8_t> &spare : spares)
+    total += spare.capacity();
+  return total;
+}
+
 HostTensor Evaluator::resultTensor(Operation *op) {
   Type type = op->getResult(0).getType();
   HostTensor out;
   out.dtype = dtypeOfTensor(type);
   out.shape = shapeOf(type);
   size_t bytes = size_t(out.numElements() * interp::itemSize(out.dtype));
+  // At most twice the size: a small result does not hold on to a large
+  // buffer.
   auto best = spares.end();
   for (auto it = spares.begin(); it != spares.end(); ++it)
-    if (it->capacity() >= bytes &&
+    if (it->capacity() >= bytes && it->capacity() / 2 <= bytes &&
         (best == spares.end() || it->capacity() < best->capacity()))
       best = it;
   if (best != spares.end()) {
@@ -770,11 +782,12 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     for (Value operand : op.getOperands())
       lastUse[operand] = &op;
 
-  // Bytes of the tensors held at once, checked against the budget before
-  // each result is allocated.
+  // Bytes of the tensors held at once (their buffers' capacity), checked
+  // against the budget before each result is allocated; the evaluator's
+  // spare buffers count too until they are dropped to make room.
   uint64_t liveBytes = 0;
   for (const HostTensor &input : inputs)
-    liveBytes += input.data.size();
+    liveBytes += input.data.capacity();
   Evaluator evaluator;
   for (Operation &op : body) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -792,8 +805,12 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     std::optional<uint64_t> bytes =
         dtype ? tensorBytes(type.getShape(), interp::itemSize(*dtype))
               : std::nullopt;
-    if (dtype && (!bytes || *bytes > memoryBudget ||
-                  liveBytes > memoryBudget - *bytes))
+    auto overBudget = [&](uint64_t held) {
+      return !bytes || *bytes > memoryBudget || held > memoryBudget - *bytes;
+    };
+    if (dtype && overBudget(liveBytes + evaluator.spareBytes()))
+      evaluator.dropSpares();
+    if (dtype && overBudget(liveBytes))
       return op.emitOpError()
              << "needs " << (bytes ? std::to_string(*bytes) : "over 2^64")
              << " bytes for its result in the reference interpreter, which "
@@ -803,13 +820,13 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     FailureOr<HostTensor> result = evaluator.evaluate(&op, values);
     if (failed(result))
       return failure();
-    liveBytes += result->data.size();
+    liveBytes += result->data.capacity();
     values[op.getResult(0)] = std::move(*result);
     for (Value operand : op.getOperands())
       if (lastUse.lookup(operand) == &op) {
         auto it = values.find(operand);
         if (it != values.end()) {
-          liveBytes -= it->second.data.size();
+          liveBytes -= it->second.data.capacity();
           evaluator.recycle(std::move(it->second));
           values.erase(it);
         }

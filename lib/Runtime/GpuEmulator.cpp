@@ -52,10 +52,11 @@ namespace {
 constexpr size_t kFiberStack = 256 * 1024;
 
 // On x86-64 Linux a fiber switch saves the callee-saved registers and swaps
-// stack pointers (FiberContext below); ucontext's swapcontext also saves
-// the signal mask, two system calls per switch, which made the switches
-// cost more than the kernels. Sanitizer builds keep ucontext, which the
-// sanitizers know about.
+// stack pointers (FiberContext below); glibc's swapcontext also saves and
+// sets the signal mask, a system call per switch (two per visit of a
+// fiber), which made the switches cost more than the kernels. Sanitizer
+// builds keep ucontext, which the sanitizers know about, and so do builds
+// with CET shadow stacks, where a `ret` to another stack would fault.
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define LAZY_EMU_SANITIZED 1
@@ -64,7 +65,11 @@ constexpr size_t kFiberStack = 256 * 1024;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define LAZY_EMU_SANITIZED 1
 #endif
-#if defined(__x86_64__) && defined(__linux__) && !defined(LAZY_EMU_SANITIZED)
+#if defined(__CET__) && (__CET__ & 2)
+#define LAZY_EMU_SHADOW_STACK 1
+#endif
+#if defined(__x86_64__) && defined(__linux__) &&                            \
+    !defined(LAZY_EMU_SANITIZED) && !defined(LAZY_EMU_SHADOW_STACK)
 #define LAZY_EMU_STACK_SWITCH 1
 #endif
 
@@ -73,8 +78,11 @@ constexpr size_t kFiberStack = 256 * 1024;
 // registers, stores the stack pointer in *save, continues on `resume` (a
 // stack pointer stored the same way, or laid out by FiberContext::start)
 // and pops its registers; `ret` returns to where that context switched.
+// MXCSR and the x87 control word are not saved: every fiber runs on the
+// one OS thread with the same floating-point modes, which no kernel
+// changes.
 asm(R"(
-  .text
+  .pushsection .text
   .p2align 4
   .type lazy_emu_switch, @function
 lazy_emu_switch:
@@ -94,6 +102,7 @@ lazy_emu_switch:
   popq %rbp
   ret
   .size lazy_emu_switch, .-lazy_emu_switch
+  .popsection
 )");
 extern "C" void lazy_emu_switch(void **save, void *resume);
 
@@ -452,7 +461,7 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
   int64_t blocks = std::min<int64_t>(grid[0], maxBlocks);
   if (!cooperative.contains(kernel)) {
     // No thread waits for another: each runs to its end in turn, on this
-    // stack (a fiber switch costs two system calls per thread).
+    // stack, without the fibers' switches.
     std::vector<void *> pointers(numArgs);
     std::vector<void *> packed;
     for (size_t i = 0; i < numArgs; ++i) {

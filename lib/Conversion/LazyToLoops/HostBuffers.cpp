@@ -41,6 +41,37 @@ void mlir::lazy::emitCustomRandomCall(OpBuilder &b, Location loc, Value view,
   func::CallOp::create(b, loc, callee, args);
 }
 
+/// Whether an item writes `buffer` or a sub-buffer of it.
+static bool isWritten(Value buffer) {
+  SmallVector<Value> pending{buffer};
+  while (!pending.empty()) {
+    Value v = pending.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (auto launch = dyn_cast<LaunchOp>(user)) {
+        if (llvm::is_contained(launch.getOuts(), v))
+          return true;
+      } else if (auto ext = dyn_cast<ExtOp>(user)) {
+        if (llvm::is_contained(ext.getOuts(), v))
+          return true;
+      } else if (isa<SubAllocOp>(user)) {
+        pending.push_back(user->getResult(0));
+      }
+    }
+  }
+  return false;
+}
+
+/// Whether an item reads `buffer`.
+static bool isRead(Value buffer) {
+  return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+    if (auto launch = dyn_cast<LaunchOp>(user))
+      return llvm::is_contained(launch.getIns(), buffer);
+    if (auto ext = dyn_cast<ExtOp>(user))
+      return llvm::is_contained(ext.getIns(), buffer);
+    return false;
+  });
+}
+
 LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
                                             HostTarget &target) {
   if (func.isExternal())
@@ -83,6 +114,13 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
                << "unsupported op)";
     auto viewFor = [&](Value v) { return host.lookup(v).view; };
     if (auto alloc = dyn_cast<AllocOp>(op)) {
+      // A buffer an earlier schedule wrote (a `lazy.seen` value) is read
+      // here but allocated afresh: its contents cannot reach the program.
+      if (isRead(alloc) && !isWritten(alloc))
+        return alloc.emitOpError("is read by the schedule but no item of it "
+                                 "writes it (a value an earlier schedule "
+                                 "produces, marked lazy.seen): the ")
+               << target.name() << " lowering cannot pass its contents in";
       Value bytes = target.allocate(b, loc, bytesOf(alloc.getType()));
       allocations.push_back(bytes);
       host[alloc] = {bytes, 0,

@@ -265,6 +265,22 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 
 // -----
 
+// A buffer that the schedule reads and nothing in it writes (a lazy.seen
+// value, which an earlier schedule produces) cannot be given its contents.
+lazy.kernel @seen_k0(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+  lazy.store %0, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+}
+func.func @seen() -> !lazy.buffer<4xf32> {
+  %o = lazy.alloc : !lazy.buffer<4xf32>
+  // expected-error @+1 {{'lazy.alloc' op is read by the schedule but no item of it writes it (a value an earlier schedule produces, marked lazy.seen): the CPU lowering cannot pass its contents in}}
+  %s = lazy.alloc {lazy.external} : !lazy.buffer<4xf32>
+  %r = lazy.launch @seen_k0 outs(%o : !lazy.buffer<4xf32>) ins(%s : !lazy.buffer<4xf32>)
+  return %r : !lazy.buffer<4xf32>
+}
+
+// -----
+
 // Shifts are defined for every count, as the reference interpreter defines
 // them: a count outside [0, bits) (a negative one compares as a large
 // unsigned) gives 0, or the sign for an arithmetic right shift, where

@@ -811,8 +811,9 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       // An earlier schedule produces it (tinygrad's `seen`): the kernel
       // reads that buffer, which the `seen` set keeps referenced, so the
       // memory planner leaves it alone.
-      placeholder.getDefiningOp()->setAttr(LazyDialect::kExternalAttrName,
-                                           UnitAttr::get(ctx));
+      Operation *alloc = placeholder.getDefiningOp();
+      alloc->setAttr(LazyDialect::kExternalAttrName, UnitAttr::get(ctx));
+      alloc->setLoc(g.node(id).op->getLoc());
       continue;
     }
     if (!real)
