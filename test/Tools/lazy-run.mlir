@@ -16,6 +16,8 @@
 // RUN: lazy-opt %s --lazy-schedule | FileCheck %s --check-prefix=SHAREDSCHED
 // RUN: lazy-run --help | FileCheck %s --check-prefix=HELP --implicit-check-not=--amdgpu --implicit-check-not=--nvptx
 // RUN: lazy-run %s --entry=seen --seed=1 --check 2>&1 | FileCheck %s --check-prefix=SEEN
+// RUN: lazy-run %s --entry=assign_two --seed=5 --check | FileCheck %s --check-prefix=ASSIGNTWO
+// RUN: lazy-run %s --entry=assign_two --seed=5 --device=emulate --check | FileCheck %s --check-prefix=ASSIGNTWO
 
 // --help lists lazy-run's own options, not the LLVM backends' linked in.
 // HELP: lazy-run options:
@@ -99,4 +101,17 @@ func.func @seen(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   %s = lazy.add %x, %y {lazy.seen, lazy.forced_realize} : tensor<4xf32>
   %m = lazy.mul %s, %s : tensor<4xf32>
   return %m : tensor<4xf32>
+}
+
+// One multi-output kernel assigns b and writes c from the same value, which
+// reads b: c gets b's old contents on every device.
+// ASSIGNTWO: out0: match
+// ASSIGNTWO: out1: match
+// ASSIGNTWO: all outputs match
+func.func @assign_two(%a: tensor<4x4xf32>, %b: tensor<4x1xf32>, %c: tensor<4x1xf32>) -> (tensor<4x1xf32>, tensor<4x1xf32>) {
+  %r = lazy.reduce_sum %a axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+  %s = lazy.add %r, %b : tensor<4x1xf32>
+  %x = lazy.assign %s to %b : tensor<4x1xf32>, tensor<4x1xf32>
+  %y = lazy.assign %s to %c : tensor<4x1xf32>, tensor<4x1xf32>
+  return %x, %y : tensor<4x1xf32>, tensor<4x1xf32>
 }

@@ -1,9 +1,10 @@
 //===- LazyToLoops.cpp - lazy.kernel to scf loops over memrefs ------------===//
 //
 // convert-lazy-to-loops: every lazy.kernel becomes a func.func over
-// memrefs, each store an scf.parallel over its view's shape whose body
-// computes one element (KernelEmitter.h states the per-element rules) and
-// stores it at the index its ShapeTracker gives, guarded by the view's mask.
+// memrefs, each group of consecutive stores of one shape an scf.parallel
+// over that shape whose body computes one element of every store's value
+// (KernelEmitter.h states the per-element rules), then stores each at the
+// index its ShapeTracker gives, guarded by the view's mask.
 // The scheduled function becomes byte allocations viewed per buffer (so
 // buffer views of any offset and dtype are views of the same memory),
 // calls, copies and fills (HostBuffers.h).
@@ -28,7 +29,8 @@ using namespace mlir::lazy;
 
 namespace {
 
-/// Lowers one kernel into `func`: one scf.parallel per store.
+/// Lowers one kernel into `func`: one scf.parallel per group of
+/// consecutive stores of one shape.
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
   Block &body = kernel.getBody().front();
   Block *entry = func.addEntryBlock();
@@ -38,15 +40,22 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
     buffers.map(arg, memrefArg);
   KernelEmitter emitter(buffers);
   OpBuilder b = OpBuilder::atBlockEnd(entry);
-  for (Operation &op : body) {
-    auto store = dyn_cast<StoreOp>(op);
-    if (!store)
-      continue;
-    Location loc = store.getLoc();
-    // (getTracker() returns a copy: keep it alive for the loop.)
+  // A multi-output kernel computes each element once for all its stores
+  // and stores only then, as tinygrad's one loop does: an output that is
+  // an assign target may be read by the others' values, which must see
+  // its old contents.
+  SmallVector<std::pair<SmallVector<int64_t>, SmallVector<StoreOp>>> groups;
+  for (auto store : body.getOps<StoreOp>()) {
     ::lazy::st::ShapeTracker view = store.getView().getTracker();
+    SmallVector<int64_t> shape(view.shape().begin(), view.shape().end());
+    if (groups.empty() || groups.back().first != shape)
+      groups.push_back({shape, {}});
+    groups.back().second.push_back(store);
+  }
+  for (auto &[shape, stores] : groups) {
+    Location loc = stores.front().getLoc();
     SmallVector<Value> lbs, ubs, steps;
-    for (int64_t dim : view.shape()) {
+    for (int64_t dim : shape) {
       lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
       ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
       steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
@@ -54,12 +63,17 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
     LogicalResult status = success();
     auto storeAt = [&](OpBuilder &pb, ValueRange ivs) {
       emitter.beginElement();
-      FailureOr<Value> value = emitter.evaluate(pb, store.getValue(), ivs);
-      if (failed(value)) {
-        status = failure();
-        return;
+      SmallVector<Value> values;
+      for (StoreOp store : stores) {
+        FailureOr<Value> value = emitter.evaluate(pb, store.getValue(), ivs);
+        if (failed(value)) {
+          status = failure();
+          return;
+        }
+        values.push_back(*value);
       }
-      emitter.emitStore(pb, store, *value, ivs);
+      for (auto [store, value] : llvm::zip(stores, values))
+        emitter.emitStore(pb, store, value, ivs);
     };
     if (lbs.empty())
       storeAt(b, {});

@@ -26,6 +26,31 @@ lazy.kernel @pad_sum(%out0: !lazy.buffer<6xf32>, %in0: !lazy.buffer<16xf32>) att
 
 // -----
 
+// Consecutive stores of one shape share one loop: each element of every
+// value is computed (the assign target %out0 read once) before any store,
+// so a value that reads an output sees its old contents.
+// CHECK-LABEL: func.func @two_outputs(
+// CHECK-SAME: %[[OUT0:[^:]+]]: memref<4xf32, {{.+}}>, %[[OUT1:[^:]+]]: memref<4xf32, {{.+}}>, %[[IN:[^:]+]]: memref<16xf32, {{.+}}>)
+// CHECK: scf.parallel
+// CHECK: memref.load %[[OUT0]]
+// CHECK-NOT: memref.store
+// CHECK: %[[V:.+]] = arith.addf
+// CHECK: memref.store %[[V]], %[[OUT0]]
+// CHECK-NOT: scf.parallel
+// CHECK: memref.store %[[V]], %[[OUT1]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+lazy.kernel @two_outputs(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>) attributes {num_outputs = 2 : i64} {
+  %0 = lazy.load %in0 as <[(4, 4):(4, 1)]> : !lazy.buffer<16xf32> -> tensor<4x4xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+  %2 = lazy.load %out0 as <[(4, 1):(1, 0)]> : !lazy.buffer<4xf32> -> tensor<4x1xf32>
+  %3 = lazy.add %1, %2 : tensor<4x1xf32>
+  lazy.store %3, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+  lazy.store %3, %out1 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
 // A max starts from the dtype's lowest value; signed and unsigned integers
 // pick their arith ops; a const view is a constant.
 // CHECK-LABEL: func.func @int_ops(
