@@ -12,7 +12,7 @@ from conftest import fresh
 from corpus import registry
 from lazy_mlir.tinygrad import export
 from lazy_mlir.tinygrad._check import check_outputs
-from lazy_mlir.tinygrad._export import collect_outputs
+from lazy_mlir.tinygrad._export import collect_outputs, seen_buffers
 
 GRAPHS = registry.load()
 NAMES = sorted(GRAPHS)
@@ -43,7 +43,9 @@ def test_kernel_count(name):
     built = registry.build(name)
     flags = {k: v for k, v in entry.flags.items() if k != "USE_COPY_KERNEL"}
     with Context(**flags), _copy_kernel_env(entry.flags.get("USE_COPY_KERNEL", 0)):
-        schedule = create_schedule(collect_outputs(built["outputs"]))
+        seen = built.get("seen")
+        schedule = create_schedule(collect_outputs(built["outputs"]),
+                                   set(seen_buffers(seen)) if seen else None)
     if entry.items is not None:
         assert len(schedule) == entry.items
     else:

@@ -289,3 +289,21 @@ def _():
     x = realized(4, 6).shard(("CLANG", "CLANG:1"), axis=0)
     y = (x * 2 + 1).sum(axis=1)
     return [y, y + 1]
+
+
+@graph("ops/seen_read_by_reduce", kernels=2)
+def _():
+    # a seen base (scheduled by an earlier call) read by a reduce and an
+    # elementwise kernel: both take its buffer as an input
+    x, y = realized(4, 4), realized(4, 4)
+    first = (x * y).contiguous()
+    return {"outputs": [first.sum(1), first + 1], "seen": [first]}
+
+
+@graph("ops/assign_two_targets_one_value", kernels=1)
+def _():
+    # one reduce's value assigned to b (which it reads) and to c: a
+    # multi-output kernel whose second output needs b's old contents
+    a, b, c = realized(4, 4), realized(4), realized(4)
+    s = a.sum(1) + b
+    return [b.assign(s), c.assign(s)]
