@@ -48,6 +48,53 @@ std::pair<sym::NodeP, sym::NodeP> viewExpr(const View &v,
   return {sym::sum(iexpr), sym::ands(vexpr)};
 }
 
+/// tinygrad's expr_idxs: the simplified index and validity of `tracker`
+/// over per-dim variables `idxs` (filled here: idx<i> over [0, shape-1]).
+/// Throws sym::Error where tinygrad's simplifier would fail.
+std::pair<sym::NodeP, sym::NodeP> trackerExpr(const ShapeTracker &tracker,
+                                              std::vector<sym::NodeP> &idxs) {
+  const View &last = tracker.views.back();
+  for (size_t i = 0; i < last.shape.size(); ++i)
+    idxs.push_back(sym::var("idx" + std::to_string(i), 0, last.shape[i] - 1));
+  auto [idx, valid] = viewExpr(last, idxs, nullptr);
+  for (size_t vi = tracker.views.size() - 1; vi-- > 0;) {
+    if (valid->max == 0)
+      return {sym::num(-1), valid};
+    View v = tracker.views[vi].minify();
+    std::vector<sym::NodeP> inner(v.shape.size());
+    int64_t acc = 1;
+    for (size_t d = v.shape.size(); d-- > 0;) {
+      inner[d] = sym::mod(sym::floordiv(idx, acc), v.shape[d]);
+      acc *= v.shape[d];
+    }
+    std::tie(idx, valid) = viewExpr(v, inner, valid);
+  }
+  return {idx, valid};
+}
+
+/// `x` as coefficients per variable of `idxs` plus a constant, or false
+/// when it is not a sum of multiples of those variables and a number.
+bool readAffine(const sym::NodeP &x, const std::vector<sym::NodeP> &idxs,
+                AffineCondition &out) {
+  std::vector<sym::NodeP> terms =
+      x->kind == sym::Kind::Sum ? x->nodes : std::vector<sym::NodeP>{x};
+  for (const sym::NodeP &t : terms) {
+    if (t->kind == sym::Kind::Num) {
+      out.constant += t->b;
+      continue;
+    }
+    sym::NodeP base = t->kind == sym::Kind::Mul ? t->a : t;
+    int64_t factor = t->kind == sym::Kind::Mul ? t->b : 1;
+    auto it = std::find_if(idxs.begin(), idxs.end(), [&](const sym::NodeP &v) {
+      return v->kind == sym::Kind::Var && v->key() == base->key();
+    });
+    if (it == idxs.end())
+      return false;
+    out.coeffs[size_t(it - idxs.begin())] += factor;
+  }
+  return true;
+}
+
 } // namespace
 
 ShapeTracker ShapeTracker::fromShape(const std::vector<int64_t> &shape) {
@@ -162,23 +209,7 @@ ShapeTracker::realStrides(bool ignoreValid) const {
   std::vector<std::optional<int64_t>> ret(n);
   try {
     std::vector<sym::NodeP> idxs;
-    for (size_t i = 0; i < n; ++i)
-      idxs.push_back(sym::var("idx" + std::to_string(i), 0, last.shape[i] - 1));
-    auto [idx, valid] = viewExpr(last, idxs, nullptr);
-    for (size_t vi = views.size() - 1; vi-- > 0;) {
-      if (valid->max == 0) {
-        idx = sym::num(-1);
-        break;
-      }
-      View v = views[vi].minify();
-      std::vector<sym::NodeP> inner(v.shape.size());
-      int64_t acc = 1;
-      for (size_t d = v.shape.size(); d-- > 0;) {
-        inner[d] = sym::mod(sym::floordiv(idx, acc), v.shape[d]);
-        acc *= v.shape[d];
-      }
-      std::tie(idx, valid) = viewExpr(v, inner, valid);
-    }
+    auto [idx, valid] = trackerExpr(*this, idxs);
     if (idx->min < -kIndexLimit || idx->max >= kIndexLimit)
       throw sym::Error{"index out of int32 range"};
 
@@ -215,6 +246,37 @@ ShapeTracker::realStrides(bool ignoreValid) const {
     return std::vector<std::optional<int64_t>>(n);
   }
   return ret;
+}
+
+std::optional<std::vector<AffineCondition>>
+ShapeTracker::affineValidity() const {
+  try {
+    std::vector<sym::NodeP> idxs;
+    sym::NodeP valid = trackerExpr(*this, idxs).second;
+    size_t rank = shape().size();
+    std::vector<AffineCondition> conditions;
+    if (valid->kind == sym::Kind::Num) {
+      // Always valid (no condition), or never (0 < 0).
+      if (valid->b == 0)
+        conditions.push_back({std::vector<int64_t>(rank, 0), 0});
+      return conditions;
+    }
+    std::vector<sym::NodeP> clauses = valid->kind == sym::Kind::And
+                                          ? valid->nodes
+                                          : std::vector<sym::NodeP>{valid};
+    for (const sym::NodeP &clause : clauses) {
+      if (clause->kind != sym::Kind::Lt)
+        return std::nullopt;
+      // a < b  <=>  a - b < 0.
+      AffineCondition c{std::vector<int64_t>(rank, 0), -clause->b};
+      if (!readAffine(clause->a, idxs, c))
+        return std::nullopt;
+      conditions.push_back(std::move(c));
+    }
+    return conditions;
+  } catch (const sym::Error &) {
+    return std::nullopt;
+  }
 }
 
 std::vector<int64_t> ShapeTracker::unitStrideAxes(bool ignoreValid) const {

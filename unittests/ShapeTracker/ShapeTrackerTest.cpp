@@ -145,6 +145,45 @@ TEST(ShapeTrackerTest, RealStridesAndValidity) {
   EXPECT_EQ(st.indexAndValid({5, 3}), (std::pair<int64_t, bool>{19, false}));
 }
 
+// Each case's validity as tinygrad 0.9.2's expr_idxs prints it.
+TEST(ShapeTrackerTest, AffineValidity) {
+  auto conditions = [](const ShapeTracker &st) { return st.affineValidity(); };
+  // (((idx0*-1)<0) and (idx0<4) and (idx1<4)): a pad.
+  ShapeTracker pad = ShapeTracker::fromShape({3, 4}).pad({{1, 1}, {0, 2}});
+  auto padded = conditions(pad);
+  ASSERT_TRUE(padded);
+  ASSERT_EQ(padded->size(), 3u);
+  EXPECT_EQ((*padded)[0].coeffs, (std::vector<int64_t>{-1, 0}));
+  EXPECT_EQ((*padded)[0].constant, 0);
+  EXPECT_EQ((*padded)[1].coeffs, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ((*padded)[1].constant, -4);
+  EXPECT_EQ((*padded)[2].coeffs, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ((*padded)[2].constant, -4);
+  // ((idx1*-1)+(idx3*-1))<-16382: the fused arange of a 16384-row gather.
+  ShapeTracker arange;
+  arange.views = {View::create({16385, 32767}, std::vector<int64_t>{0, 0}, 0,
+                               Mask{{0, 16385}, {16383, 32767}}),
+                  View::create({4, 16384, 256, 16384},
+                               std::vector<int64_t>{0, 1, 0, 32768}, 0,
+                               std::nullopt)};
+  auto counted = conditions(arange);
+  ASSERT_TRUE(counted);
+  ASSERT_EQ(counted->size(), 1u);
+  EXPECT_EQ((*counted)[0].coeffs, (std::vector<int64_t>{0, -1, 0, -1}));
+  EXPECT_EQ((*counted)[0].constant, 16382);
+  // A column mask under a flattening reshape: tinygrad's validity keeps
+  // (idx0%4) (as in ((idx0%4)*-1)<0 and (idx0%4)<3), no affine form.
+  ShapeTracker inner = ShapeTracker::fromShape({4, 4})
+                           .pad({{0, 0}, {1, 1}})
+                           .shrink({{0, 4}, {0, 4}})
+                           .reshape({16});
+  EXPECT_FALSE(conditions(inner)) << inner.str();
+  // Unmasked: no condition.
+  auto plain = conditions(ShapeTracker::fromShape({2, 3}).permute({1, 0}));
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->empty());
+}
+
 TEST(ShapeTrackerTest, ConsecutiveVsContiguous) {
   ShapeTracker st = ShapeTracker::fromShape({4, 4}).shrink({{1, 2}, {0, 4}});
   EXPECT_FALSE(st.contiguous());
@@ -307,13 +346,25 @@ TEST(ShapeTrackerTest, RandomChainsNeverCrash) {
     ShapeTracker composed = ShapeTracker::fromShape(shape) + st;
     ASSERT_EQ(composed.shape(), st.shape());
     ASSERT_EQ(st.simplify().shape(), st.shape());
-    // Simplification must not change any valid element's index.
+    // Simplification must not change any valid element's index, and an
+    // affine validity holds exactly on the valid elements.
     if (prod(st.shape()) <= 64) {
       std::vector<int64_t> idx(st.shape().size(), 0);
       ShapeTracker simple = st.simplify();
+      auto affine = st.affineValidity();
       for (int64_t e = 0; e < prod(st.shape()); ++e) {
         auto a = st.indexAndValid(idx), b = composed.indexAndValid(idx);
         auto c = simple.indexAndValid(idx);
+        if (affine) {
+          bool holds = true;
+          for (const AffineCondition &cond : *affine) {
+            int64_t value = cond.constant;
+            for (size_t d = 0; d < idx.size(); ++d)
+              value += cond.coeffs[d] * idx[d];
+            holds = holds && value < 0;
+          }
+          ASSERT_EQ(holds, a.second) << st.str();
+        }
         ASSERT_EQ(a.second, c.second) << st.str();
         ASSERT_EQ(a.second, b.second) << st.str() << " vs " << composed.str();
         if (a.second) {

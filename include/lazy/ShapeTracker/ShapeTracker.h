@@ -19,6 +19,12 @@
 
 namespace lazy::st {
 
+/// `sum_d coeffs[d] * idx[d] + constant < 0` over a tracker's multi-index.
+struct AffineCondition {
+  std::vector<int64_t> coeffs;
+  int64_t constant = 0;
+};
+
 struct ShapeTracker {
   /// Innermost first; views.back() determines shape(). Never empty for a
   /// tracker built through fromShape and the ops below.
@@ -54,6 +60,13 @@ struct ShapeTracker {
   /// real_strides, which reads them off its simplified symbolic expression.
   std::vector<std::optional<int64_t>>
   realStrides(bool ignoreValid = false) const;
+  /// The validity of an element as the conjunction of affine conditions on
+  /// its multi-index, read off tinygrad's simplified validity expression
+  /// (as realStrides reads strides); empty when every element is valid.
+  /// nullopt when the simplified expression keeps a division or remainder
+  /// (or tinygrad's simplifier would fail). Lowerings use it to count the
+  /// valid elements along an axis in closed form (a fused arange).
+  std::optional<std::vector<AffineCondition>> affineValidity() const;
   /// Dims whose real stride is exactly 1.
   std::vector<int64_t> unitStrideAxes(bool ignoreValid = false) const;
 

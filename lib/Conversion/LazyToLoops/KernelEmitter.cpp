@@ -6,6 +6,11 @@
 //   - a const view is an arith.constant, 0 outside its mask;
 //   - a reduce is an scf.for nest over its axes with an accumulator (0 for
 //     sum, the dtype's lowest value for max), unless a target overrides it;
+//   - a sum over one axis of a const view whose validity is affine (a fused
+//     arange, which tinygrad's linearizer folds too) is the const times the
+//     number of valid elements, counted in closed form, where that product
+//     has the bits the loop would give (integers; integral floats whose
+//     partial sums are exact);
 //   - elementwise ops become arith/math ops chosen by dtype and tinygrad
 //     signedness: C division and remainder (a zero divisor gives 0 and
 //     INT_MIN / -1 wraps, as in the reference interpreter, so no kernel can
@@ -23,6 +28,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::lazy;
@@ -408,6 +415,93 @@ static bool isLeaf(Operation *op) {
   return isa<LoadOp, ViewOp, ReduceSumOp, ReduceMaxOp>(op);
 }
 
+/// The closed form of a reduce_sum over one axis of a const view: c times
+/// the number of r in [0, n) with every affine validity condition
+/// `a*r + S(idx) < 0` true. A condition with a > 0 bounds r above by
+/// ceil(-S / a), one with a < 0 below by floor(S / -a) + 1, one with a = 0
+/// holds or not for the whole row. Null where the fold does not apply or
+/// could change the result's bits.
+static Value foldConstSum(OpBuilder &b, Operation *op, ValueRange idx) {
+  auto sum = dyn_cast<ReduceSumOp>(op);
+  if (!sum || sum.getAxes().size() != 1)
+    return {};
+  auto view = op->getOperand(0).getDefiningOp<ViewOp>();
+  auto c = view ? view.getSrc().getDefiningOp<ConstOp>() : ConstOp();
+  if (!c)
+    return {};
+  int64_t axis = sum.getAxes()[0];
+  st::ShapeTracker tracker = view.getTracker().getTracker();
+  int64_t n = tracker.shape()[size_t(axis)];
+  Type t = elementOf(op->getResult(0));
+  Type s = signless(t);
+  if (s.isInteger(1))
+    return {}; // a bool sum is an OR
+  if (auto f = dyn_cast<FloatType>(s)) {
+    // Every partial sum k*c (k <= n) must be exact, and so c*count.
+    double v = cast<FloatAttr>(c.getValue()).getValueAsDouble();
+    if (!std::isfinite(v) || v != std::trunc(v) ||
+        std::fabs(v) * double(n) > std::ldexp(1.0, f.getFPMantissaWidth()))
+      return {};
+  }
+  std::optional<std::vector<st::AffineCondition>> conditions =
+      tracker.affineValidity();
+  if (!conditions)
+    return {};
+  Location loc = op->getLoc();
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value lo = index(0), hi = index(n), rowValid;
+  for (const st::AffineCondition &cond : *conditions) {
+    // S: the condition's terms without r.
+    Value rest = index(cond.constant);
+    for (auto [d, coeff] : llvm::enumerate(cond.coeffs))
+      if (int64_t(d) != axis && coeff != 0)
+        rest = arith::AddIOp::create(
+            b, loc, rest,
+            arith::MulIOp::create(b, loc, idx[d], index(coeff)));
+    int64_t a = cond.coeffs[size_t(axis)];
+    if (a > 0) {
+      Value negRest = arith::SubIOp::create(b, loc, index(0), rest);
+      hi = arith::MinSIOp::create(
+          b, loc, hi, arith::CeilDivSIOp::create(b, loc, negRest, index(a)));
+    } else if (a < 0) {
+      Value bound = arith::AddIOp::create(
+          b, loc, arith::FloorDivSIOp::create(b, loc, rest, index(-a)),
+          index(1));
+      lo = arith::MaxSIOp::create(b, loc, lo, bound);
+    } else {
+      Value holds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          rest, index(0));
+      rowValid = rowValid ? arith::AndIOp::create(b, loc, rowValid, holds)
+                                .getResult()
+                          : holds;
+    }
+  }
+  Value count = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, hi, lo), index(0));
+  if (rowValid)
+    count = arith::SelectOp::create(b, loc, rowValid, count, index(0));
+  Value value = arith::ConstantOp::create(b, loc, constAttr(b, c));
+  Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, t));
+  Value product;
+  if (isa<FloatType>(s)) {
+    Value countF = arith::SIToFPOp::create(
+        b, loc, s,
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
+    product = arith::MulFOp::create(b, loc, value, countF);
+    // The loop adds c to +0: no valid element gives +0, not c * 0 (-0
+    // for a negative c).
+    Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       count, index(0));
+    product = arith::SelectOp::create(b, loc, none, zero, product);
+  } else {
+    product = arith::MulIOp::create(
+        b, loc, value, arith::IndexCastOp::create(b, loc, s, count));
+  }
+  return product;
+}
+
 FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
                                      ValueRange idx) {
   Location loc = op->getLoc();
@@ -441,6 +535,8 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
     }
     return result;
   }
+  if (Value folded = foldConstSum(b, op, idx))
+    return folded;
   return emitReduce(b, op, idx);
 }
 

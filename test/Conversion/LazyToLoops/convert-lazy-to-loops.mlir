@@ -51,6 +51,42 @@ lazy.kernel @two_outputs(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<4xf32>,
 
 // -----
 
+// A sum of a const over a view whose validity is affine in the reduced
+// index (Tensor.arange's cumsum) is folded as tinygrad's linearizer folds
+// it: the const times the number of valid elements, with no loop. Here
+// -i - r + 2 < 0 bounds r below by 3 - i: the count is i + 1.
+// CHECK-LABEL: func.func @arange(
+// CHECK: scf.parallel (%[[I:.+]]) =
+// CHECK-NOT: scf.for
+// CHECK: arith.floordivsi
+// CHECK: %[[LO:.+]] = arith.maxsi
+// CHECK: %[[N:.+]] = arith.subi %{{.+}}, %[[LO]]
+// CHECK: %[[COUNT:.+]] = arith.maxsi %[[N]]
+// CHECK: %[[C:.+]] = arith.index_cast %[[COUNT]] : index to i32
+// CHECK: arith.muli %{{.+}}, %[[C]] : i32
+// CHECK: memref.store
+lazy.kernel @arange(%out0: !lazy.buffer<4xsi32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.const 1 : tensor<si32>
+  %1 = lazy.view %0 as <[(5, 7):(0, 0) mask [(0, 5), (3, 7)], (4, 4):(1, 8)]> : tensor<si32> -> tensor<4x4xsi32>
+  %2 = lazy.reduce_sum %1 axes [1] : tensor<4x4xsi32> -> tensor<4x1xsi32>
+  lazy.store %2, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xsi32>, !lazy.buffer<4xsi32>
+}
+
+// -----
+
+// Not folded where c * count could differ from the loop's sum: a float
+// const that is not an integer.
+// CHECK-LABEL: func.func @arange_fraction(
+// CHECK: scf.for
+lazy.kernel @arange_fraction(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.const 0.1 : tensor<f32>
+  %1 = lazy.view %0 as <[(5, 7):(0, 0) mask [(0, 5), (3, 7)], (4, 4):(1, 8)]> : tensor<f32> -> tensor<4x4xf32>
+  %2 = lazy.reduce_sum %1 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+  lazy.store %2, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
 // A max starts from the dtype's lowest value; signed and unsigned integers
 // pick their arith ops; a const view is a constant.
 // CHECK-LABEL: func.func @int_ops(
