@@ -307,3 +307,13 @@ def _():
     a, b, c = realized(4, 4), realized(4), realized(4)
     s = a.sum(1) + b
     return [b.assign(s), c.assign(s)]
+
+
+@graph("ops/fused_arange_into_wider_reduce", flags={"FUSE_ARANGE": 1},
+       numerics="tinygrad 0.9.2 raises 'size mismatched' while scheduling it")
+def _():
+    # a fused arange reshaped into a reduce over more dims: the outer reduce
+    # is reshaped to the arange's (rank-2) input shape, where its axes
+    # (1, 2) name a dim past the rank; tinygrad then fails to reshape
+    a = realized(1, 3, 2, dtype=dtypes.int32)
+    return [(Tensor.arange(6).reshape(1, 3, 2) * a).sum((1, 2))]

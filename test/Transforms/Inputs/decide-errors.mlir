@@ -33,3 +33,24 @@ module {
     return %1 : tensor<4xf32>
   }
 }
+
+// -----
+
+// A fused arange reshaped into a reduce over more dims: the outer reduce is
+// reshaped to the arange's rank-2 input shape, where its axes (1, 2) name a
+// dim past the rank, which marks nothing (as tinygrad's ShapeTracker.reduce;
+// it was a write past the shape), and that reshape fails as tinygrad's does
+// ("size mismatched").
+// CHECK: decide-errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: 'lazy.reduce_sum' op cannot be lowered into a kernel (tinygrad fails here too): reshape must preserve the number of elements: (1,1,1) has 1, (6,1) has 6
+module attributes {lazy.flags = {fuse_arange = true}} {
+  func.func @reduce_past_rank(%a: tensor<1x3x2xsi32>) -> tensor<1xsi32> {
+    %0 = lazy.const 1 : tensor<si32>
+    %1 = lazy.view %0 as <[(7, 11):(0, 0) mask [(0, 7), (5, 11)], (6, 6):(1, 12)]> : tensor<si32> -> tensor<6x6xsi32>
+    %2 = lazy.reduce_sum %1 axes [1] : tensor<6x6xsi32> -> tensor<6x1xsi32>
+    %3 = lazy.view %2 as <[(1, 3, 2):(0, 2, 1)]> : tensor<6x1xsi32> -> tensor<1x3x2xsi32>
+    %4 = lazy.mul %3, %a : tensor<1x3x2xsi32>
+    %5 = lazy.reduce_sum %4 axes [1, 2] : tensor<1x3x2xsi32> -> tensor<1x1x1xsi32>
+    %6 = lazy.view %5 as <[(1):(0)]> : tensor<1x1x1xsi32> -> tensor<1xsi32>
+    return %6 : tensor<1xsi32>
+  }
+}

@@ -50,11 +50,15 @@ private:
   llvm::DenseMap<uint64_t, size_t> index; // NodeView::key() -> entry
 };
 
+/// tinygrad's ShapeTracker.reduce: `shape` with the dims among `axes` set
+/// to 1. An axis past the rank marks nothing (it happens once a reduce is
+/// reshaped to the input shape of the reduce it reads, of another rank).
 std::vector<int64_t> reduceShape(const std::vector<int64_t> &shape,
                                  ArrayRef<int64_t> axes) {
   std::vector<int64_t> out = shape;
   for (int64_t a : axes)
-    out[a] = 1;
+    if (a >= 0 && a < int64_t(out.size()))
+      out[size_t(a)] = 1;
   return out;
 }
 
@@ -295,9 +299,8 @@ LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
       result.reset();
       return success();
     }
-    std::vector<int64_t> shape = pool.shape(topInfo.input);
-    for (int64_t a : topInfo.axes)
-      shape[a] = 1;
+    std::vector<int64_t> shape =
+        reduceShape(pool.shape(topInfo.input), topInfo.axes);
     FailureOr<st::TrackerId> reshaped = reshape(buf, input, shape);
     if (failed(reshaped))
       return failure();
