@@ -72,6 +72,17 @@ std::pair<sym::NodeP, sym::NodeP> trackerExpr(const ShapeTracker &tracker,
   return {idx, valid};
 }
 
+/// The position in `idxs` of the node structurally equal to `node`
+/// (tinygrad's identity: the same rendering), or idxs.size().
+size_t findVariable(const std::vector<sym::NodeP> &idxs,
+                    const sym::NodeP &node) {
+  return size_t(std::find_if(idxs.begin(), idxs.end(),
+                             [&](const sym::NodeP &v) {
+                               return v->key() == node->key();
+                             }) -
+                idxs.begin());
+}
+
 /// `x` as coefficients per variable of `idxs` plus a constant, or false
 /// when it is not a sum of multiples of those variables and a number.
 bool readAffine(const sym::NodeP &x, const std::vector<sym::NodeP> &idxs,
@@ -85,12 +96,11 @@ bool readAffine(const sym::NodeP &x, const std::vector<sym::NodeP> &idxs,
     }
     sym::NodeP base = t->kind == sym::Kind::Mul ? t->a : t;
     int64_t factor = t->kind == sym::Kind::Mul ? t->b : 1;
-    auto it = std::find_if(idxs.begin(), idxs.end(), [&](const sym::NodeP &v) {
-      return v->kind == sym::Kind::Var && v->key() == base->key();
-    });
-    if (it == idxs.end())
+    size_t d =
+        base->kind == sym::Kind::Var ? findVariable(idxs, base) : idxs.size();
+    if (d == idxs.size())
       return false;
-    out.coeffs[size_t(it - idxs.begin())] += factor;
+    out.coeffs[d] += factor;
   }
   return true;
 }
@@ -220,12 +230,9 @@ ShapeTracker::realStrides(bool ignoreValid) const {
     for (auto &t : terms) {
       sym::NodeP base = t->kind == sym::Kind::Mul ? t->a : t;
       int64_t stride = t->kind == sym::Kind::Mul ? t->b : 1;
-      auto it =
-          std::find_if(idxs.begin(), idxs.end(), [&](const sym::NodeP &x) {
-            return x->key() == base->key();
-          });
-      if (it != idxs.end())
-        ret[it - idxs.begin()] = stride;
+      size_t d = findVariable(idxs, base);
+      if (d != idxs.size())
+        ret[d] = stride;
       else
         sym::collectVars(base, badVars);
     }

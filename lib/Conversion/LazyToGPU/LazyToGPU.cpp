@@ -237,19 +237,12 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
     argTypes.push_back(memrefOf(cast<BufferType>(t)));
 
   // Groups of consecutive stores of one shape, and each group's mode.
-  struct Group {
-    SmallVector<StoreOp> stores;
-    SmallVector<int64_t> shape;
+  struct Group : StoreGroup {
     bool blockMode = false;
   };
   SmallVector<Group> groups;
-  for (auto store : body.getOps<StoreOp>()) {
-    ::lazy::st::ShapeTracker view = store.getView().getTracker();
-    SmallVector<int64_t> shape(view.shape().begin(), view.shape().end());
-    if (groups.empty() || groups.back().shape != shape)
-      groups.push_back({{}, shape, false});
-    groups.back().stores.push_back(store);
-  }
+  for (StoreGroup &group : groupStores(body))
+    groups.push_back({std::move(group)});
   Geometry geometry;
   int64_t maxBlock = 32;
   for (Group &g : groups) {
@@ -319,18 +312,10 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     SmallVector<Value> idx =
         delinearize(lb, gloc, loop.getInductionVar(), g.shape);
-    emitter.beginElement();
-    SmallVector<Value> values;
-    for (StoreOp store : g.stores) {
-      FailureOr<Value> value = emitter.evaluate(lb, store.getValue(), idx);
-      if (failed(value)) {
-        func.erase();
-        return failure();
-      }
-      values.push_back(*value);
+    if (failed(emitter.emitStoreGroup(lb, g.stores, idx, storeGuard))) {
+      func.erase();
+      return failure();
     }
-    for (auto [store, value] : llvm::zip(g.stores, values))
-      emitter.emitStore(lb, store, value, idx, storeGuard);
   }
   gpu::ReturnOp::create(kb, loc);
   return std::make_pair(func, geometry);

@@ -47,15 +47,10 @@ static bool isWritten(Value buffer) {
   while (!pending.empty()) {
     Value v = pending.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      if (auto launch = dyn_cast<LaunchOp>(user)) {
-        if (llvm::is_contained(launch.getOuts(), v))
-          return true;
-      } else if (auto ext = dyn_cast<ExtOp>(user)) {
-        if (llvm::is_contained(ext.getOuts(), v))
-          return true;
-      } else if (isa<SubAllocOp>(user)) {
+      if (isa<LaunchOp, ExtOp>(user) && llvm::is_contained(itemOuts(user), v))
+        return true;
+      if (isa<SubAllocOp>(user))
         pending.push_back(user->getResult(0));
-      }
     }
   }
   return false;
@@ -64,11 +59,8 @@ static bool isWritten(Value buffer) {
 /// Whether an item reads `buffer`.
 static bool isRead(Value buffer) {
   return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
-    if (auto launch = dyn_cast<LaunchOp>(user))
-      return llvm::is_contained(launch.getIns(), buffer);
-    if (auto ext = dyn_cast<ExtOp>(user))
-      return llvm::is_contained(ext.getIns(), buffer);
-    return false;
+    return isa<LaunchOp, ExtOp>(user) &&
+           llvm::is_contained(itemIns(user), buffer);
   });
 }
 

@@ -629,6 +629,34 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   return next;
 }
 
+SmallVector<StoreGroup> mlir::lazy::groupStores(Block &body) {
+  SmallVector<StoreGroup> groups;
+  for (auto store : body.getOps<StoreOp>()) {
+    ::lazy::st::ShapeTracker view = store.getView().getTracker();
+    SmallVector<int64_t> shape(view.shape().begin(), view.shape().end());
+    if (groups.empty() || groups.back().shape != shape)
+      groups.push_back({shape, {}});
+    groups.back().stores.push_back(store);
+  }
+  return groups;
+}
+
+LogicalResult KernelEmitter::emitStoreGroup(OpBuilder &b,
+                                            ArrayRef<StoreOp> stores,
+                                            ValueRange idx, Value extraGuard) {
+  beginElement();
+  SmallVector<Value> values;
+  for (StoreOp store : stores) {
+    FailureOr<Value> value = evaluate(b, store.getValue(), idx);
+    if (failed(value))
+      return failure();
+    values.push_back(*value);
+  }
+  for (auto [store, value] : llvm::zip(stores, values))
+    emitStore(b, store, value, idx, extraGuard);
+  return success();
+}
+
 void KernelEmitter::emitStore(OpBuilder &b, StoreOp store, Value value,
                               ValueRange idx, Value extraGuard) {
   Location loc = store.getLoc();

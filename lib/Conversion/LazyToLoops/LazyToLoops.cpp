@@ -40,40 +40,18 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
     buffers.map(arg, memrefArg);
   KernelEmitter emitter(buffers);
   OpBuilder b = OpBuilder::atBlockEnd(entry);
-  // A multi-output kernel computes each element once for all its stores
-  // and stores only then, as tinygrad's one loop does: an output that is
-  // an assign target may be read by the others' values, which must see
-  // its old contents.
-  SmallVector<std::pair<SmallVector<int64_t>, SmallVector<StoreOp>>> groups;
-  for (auto store : body.getOps<StoreOp>()) {
-    ::lazy::st::ShapeTracker view = store.getView().getTracker();
-    SmallVector<int64_t> shape(view.shape().begin(), view.shape().end());
-    if (groups.empty() || groups.back().first != shape)
-      groups.push_back({shape, {}});
-    groups.back().second.push_back(store);
-  }
-  for (auto &[shape, stores] : groups) {
-    Location loc = stores.front().getLoc();
+  for (StoreGroup &group : groupStores(body)) {
+    Location loc = group.stores.front().getLoc();
     SmallVector<Value> lbs, ubs, steps;
-    for (int64_t dim : shape) {
+    for (int64_t dim : group.shape) {
       lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
       ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
       steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
     }
     LogicalResult status = success();
     auto storeAt = [&](OpBuilder &pb, ValueRange ivs) {
-      emitter.beginElement();
-      SmallVector<Value> values;
-      for (StoreOp store : stores) {
-        FailureOr<Value> value = emitter.evaluate(pb, store.getValue(), ivs);
-        if (failed(value)) {
-          status = failure();
-          return;
-        }
-        values.push_back(*value);
-      }
-      for (auto [store, value] : llvm::zip(stores, values))
-        emitter.emitStore(pb, store, value, ivs);
+      if (failed(emitter.emitStoreGroup(pb, group.stores, ivs)))
+        status = failure();
     };
     if (lbs.empty())
       storeAt(b, {});

@@ -31,6 +31,16 @@ TypedAttr reduceInit(Builder &b, Type t, bool isSum);
 /// The element type of a lazy tensor value.
 Type elementOf(Value v);
 
+/// Consecutive stores of one shape, which one loop computes together (a
+/// multi-output kernel reads its inputs once per element, as tinygrad's one
+/// loop does).
+struct StoreGroup {
+  SmallVector<int64_t> shape;
+  SmallVector<StoreOp> stores;
+};
+/// The kernel body's stores in groups, in order.
+SmallVector<StoreGroup> groupStores(Block &body);
+
 class KernelEmitter {
 public:
   /// `buffers` maps the kernel's buffer arguments to memrefs of one
@@ -50,6 +60,13 @@ public:
   /// mask and, when given, by `extraGuard`.
   void emitStore(OpBuilder &b, StoreOp store, Value value, ValueRange idx,
                  Value extraGuard = {});
+
+  /// One element of a store group: starts a new element, computes every
+  /// store's value at `idx`, then stores each (emitStore). No store comes
+  /// before the last value: an output that is an assign target may be read
+  /// by the others' values, which must see its old contents.
+  LogicalResult emitStoreGroup(OpBuilder &b, ArrayRef<StoreOp> stores,
+                               ValueRange idx, Value extraGuard = {});
 
 protected:
   /// A reduce at output index `idx`. The default is a sequential scf.for

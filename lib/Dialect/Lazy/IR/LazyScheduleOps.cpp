@@ -158,6 +158,18 @@ LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
+OperandRange mlir::lazy::itemOuts(Operation *item) {
+  if (auto launch = dyn_cast<LaunchOp>(item))
+    return launch.getOuts();
+  return cast<ExtOp>(item).getOuts();
+}
+
+OperandRange mlir::lazy::itemIns(Operation *item) {
+  if (auto launch = dyn_cast<LaunchOp>(item))
+    return launch.getIns();
+  return cast<ExtOp>(item).getIns();
+}
+
 LogicalResult ExtOp::verify() {
   StringRef kind = getKind();
   if (!llvm::is_contained({"copy", "custom", "empty", "view"}, kind))

@@ -33,18 +33,6 @@ using namespace mlir::lazy;
 
 namespace {
 
-OperandRange outsOf(Operation *item) {
-  if (auto launch = dyn_cast<LaunchOp>(item))
-    return launch.getOuts();
-  return cast<ExtOp>(item).getOuts();
-}
-
-OperandRange insOf(Operation *item) {
-  if (auto launch = dyn_cast<LaunchOp>(item))
-    return launch.getIns();
-  return cast<ExtOp>(item).getIns();
-}
-
 std::string describe(Operation *item) {
   if (auto launch = dyn_cast<LaunchOp>(item))
     return ("@" + launch.getKernel()).str();
@@ -66,7 +54,7 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
   // Function-argument buffers written by an item: assign targets.
   llvm::DenseMap<Value, unsigned> writerOf;
   for (auto [i, item] : llvm::enumerate(items))
-    for (Value out : outsOf(item))
+    for (Value out : itemOuts(item))
       if (isa<BlockArgument>(out))
         writerOf[out] = unsigned(i);
 
@@ -80,7 +68,7 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
   for (auto [i, item] : llvm::enumerate(items)) {
     inDegree.insert({unsigned(i), 0});
     SmallVector<unsigned> producers, assigns;
-    for (Value in : insOf(item)) {
+    for (Value in : itemIns(item)) {
       if (Operation *def = in.getDefiningOp())
         if (auto it = indexOf.find(def);
             it != indexOf.end() && producerStamp[it->second] != i) {

@@ -67,6 +67,10 @@ namespace mlir::lazy {
 /// op. A lazy.view composes: tracker + its own tracker.
 std::optional<::lazy::st::ShapeTracker>
 applyMovement(Operation *op, const ::lazy::st::ShapeTracker &tracker);
+
+/// The buffers a schedule item (lazy.launch or lazy.ext) writes and reads.
+OperandRange itemOuts(Operation *item);
+OperandRange itemIns(Operation *item);
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYOPS_H
