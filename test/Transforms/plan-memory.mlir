@@ -62,6 +62,33 @@ module attributes {lazy.default_device = "CLANG"} {
     %r = lazy.launch @k8to16 outs(%x : !lazy.buffer<16xf32>) ins(%s1 : !lazy.buffer<8xf32>)
     return %r : !lazy.buffer<16xf32>
   }
+
+  // Two carved buffers, the first of them the function's first op (found
+  // by scripts/fuzz_compare.py: the rewrite inserted the second suballoc
+  // before the first alloc after erasing it, and crashed).
+  // CHECK-LABEL: func.func @carve_first
+  // CHECK-SAME: (%[[X:.+]]: !lazy.buffer<16xf32>)
+  // CHECK-NEXT: %[[BIG:.+]] = lazy.alloc : !lazy.buffer<16xf32>
+  // CHECK-NEXT: %[[S:.+]] = lazy.suballoc %[[BIG]] offset 0 : !lazy.buffer<16xf32> -> !lazy.buffer<8xf32>
+  // CHECK-NEXT: %[[T:.+]] = lazy.suballoc %[[BIG]] offset 0 : !lazy.buffer<16xf32> -> !lazy.buffer<8xf32>
+  // CHECK-NEXT: lazy.launch @k8 outs(%[[S]] :
+  // CHECK-NEXT: lazy.launch @k8to16 outs(%[[X]] :
+  // CHECK-NEXT: lazy.launch @k16 outs(%[[BIG]] :
+  // CHECK-NEXT: lazy.launch @k16 outs(%[[X]] :
+  // CHECK-NEXT: lazy.launch @k8 outs(%[[T]] :
+  // expected-remark @+1 {{memory reduced from 0.00 MB -> 0.00 MB, 3 -> 1 bufs}}
+  func.func @carve_first(%x: !lazy.buffer<16xf32>) -> !lazy.buffer<16xf32> {
+    %s = lazy.alloc : !lazy.buffer<8xf32>
+    %s1 = lazy.launch @k8 outs(%s : !lazy.buffer<8xf32>) ins(%x : !lazy.buffer<16xf32>)
+    %x1 = lazy.launch @k8to16 outs(%x : !lazy.buffer<16xf32>) ins(%s1 : !lazy.buffer<8xf32>)
+    %b = lazy.alloc : !lazy.buffer<16xf32>
+    %b1 = lazy.launch @k16 outs(%b : !lazy.buffer<16xf32>) ins(%x1 : !lazy.buffer<16xf32>)
+    %x2 = lazy.launch @k16 outs(%x : !lazy.buffer<16xf32>) ins(%b1 : !lazy.buffer<16xf32>)
+    %t = lazy.alloc : !lazy.buffer<8xf32>
+    %t1 = lazy.launch @k8 outs(%t : !lazy.buffer<8xf32>) ins(%x2 : !lazy.buffer<16xf32>)
+    %r = lazy.launch @k8to16 outs(%x : !lazy.buffer<16xf32>) ins(%t1 : !lazy.buffer<8xf32>)
+    return %r : !lazy.buffer<16xf32>
+  }
 }
 
 // -----

@@ -317,3 +317,31 @@ def _():
     # (1, 2) name a dim past the rank; tinygrad then fails to reshape
     a = realized(1, 3, 2, dtype=dtypes.int32)
     return [(Tensor.arange(6).reshape(1, 3, 2) * a).sum((1, 2))]
+
+
+@graph("ops/memory_plan_two_carved", kernels=6)
+def _():
+    # the memory planner carves the first and the last temporaries (8
+    # floats each) out of the middle one (16), which is free before and
+    # after its use; the first is the schedule's first buffer (lazy-opt
+    # crashed rewriting it, found by scripts/fuzz_compare.py)
+    x = realized(8)
+    a = (x + 1).contiguous()
+    p = (a * 2).contiguous()
+    b = (p.pad(((0, 8),)) + 1).contiguous()
+    q = (b.shrink(((0, 8),)) * 3).contiguous()
+    c = (q + 4).contiguous()
+    return [p, q, c * 5]
+
+
+@graph("ops/fused_reduce_view_below_its_rank", flags={"FUSE_CONV_BW": 1},
+       numerics="tinygrad 0.9.2 raises 'invalid permutation' while scheduling it")
+def _():
+    # the gradient of a cumsum over an expanded axis: the cumsum's window
+    # sum (rank 6) is read as rank 3 by the expand's sum, which FUSE_CONV_BW
+    # keeps in one kernel; pushing that view into the window sum's input
+    # permutes by an axis past the new rank, and tinygrad fails
+    x = realized(2, 3)
+    x.requires_grad = True
+    x.reshape(1, 2, 3).expand(3, 2, 3).cumsum(0).sum().backward()
+    return [x.grad]

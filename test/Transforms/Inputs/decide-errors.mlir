@@ -54,3 +54,23 @@ module attributes {lazy.flags = {fuse_arange = true}} {
     return %6 : tensor<1xsi32>
   }
 }
+
+// -----
+
+// A reduce read through a view of lower rank than its input (here a
+// cumsum's window sum, rank 6, read as rank 3 by a second sum, which
+// fuse-conv-bw keeps in the kernel): pushing the view into the input gives
+// rank 3 + 1, where tinygrad's permute by the old axis 4 fails (found by
+// scripts/fuzz_compare.py).
+// CHECK: decide-errors.mlir:[[# @LINE + 5]]:{{[0-9]+}}: error: 'lazy.reduce_sum' op cannot be lowered into a kernel (tinygrad fails here too): its output is read through a view of rank 3; pushed into its input, that gives rank 4, which has no reduced axis 4 (invalid permutation)
+module attributes {lazy.flags = {fuse_conv_bw = true}} {
+  func.func @view_below_reduce_rank() -> tensor<2x3xf32> {
+    %0 = lazy.const 1.000000e+00 : tensor<f32>
+    %1 = lazy.view %0 as <[(3, 2, 3, 6):(0, 0, 0, 0) mask [(0, 3), (0, 2), (0, 3), (0, 3)], (3, 2, 20):(36, 18, 1) mask [(0, 3), (0, 2), (0, 18)], (1, 3, 1, 2, 4, 5):(0, 40, 0, 20, 5, 1)]> : tensor<f32> -> tensor<1x3x1x2x4x5xf32>
+    %2 = lazy.reduce_sum %1 axes [4] : tensor<1x3x1x2x4x5xf32> -> tensor<1x3x1x2x1x5xf32>
+    %3 = lazy.view %2 as <[(3, 2, 3):(1, 5, 10) offset 2]> : tensor<1x3x1x2x1x5xf32> -> tensor<3x2x3xf32>
+    %4 = lazy.reduce_sum %3 axes [0] : tensor<3x2x3xf32> -> tensor<1x2x3xf32>
+    %5 = lazy.view %4 as <[(2, 3):(3, 1)]> : tensor<1x2x3xf32> -> tensor<2x3xf32>
+    return %5 : tensor<2x3xf32>
+  }
+}

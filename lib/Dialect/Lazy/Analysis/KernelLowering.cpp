@@ -259,6 +259,17 @@ LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
     st::ShapeTracker permuted = pool.get(input).permute(perm);
     std::vector<int64_t> rshape(permuted.shape().end() - axes.size(),
                                 permuted.shape().end());
+    // tinygrad then finds the new axes by permuting the extended input by
+    // the old ones: when the view has so few dims that an old axis is past
+    // the extended rank, that permute fails.
+    size_t extendedRank = view.shape().size() + rshape.size();
+    if (int64_t(extendedRank) <= *llvm::max_element(axes))
+      return error(buf)
+             << "cannot be lowered into a kernel (tinygrad fails here too): "
+                "its output is read through a view of rank "
+             << view.shape().size() << "; pushed into its input, that gives "
+             << "rank " << extendedRank << ", which has no reduced axis "
+             << *llvm::max_element(axes) << " (invalid permutation)";
     int64_t prshape = st::prod(rshape);
     std::vector<int64_t> rstrides = st::stridesForShape(rshape);
     st::ShapeTracker extended;

@@ -292,12 +292,14 @@ struct LazyPlanMemory final
 
     // Rewrite, then hoist the allocations so every alias dominates its uses.
     OpBuilder builder(func.getContext());
-    builder.setInsertionPointToStart(&body);
     for (auto &[buf, seg] : replacement) {
       if (buf == seg)
         continue;
       Operation *alloc = buf.getDefiningOp();
       Value with = seg;
+      // Inserted at the alloc it replaces (hoisted below): an insertion
+      // point kept across the loop could name an alloc erased in it.
+      builder.setInsertionPoint(alloc);
       if (cast<BufferType>(seg.getType()).getSizeInBytes() !=
           cast<BufferType>(buf.getType()).getSizeInBytes())
         with = SubAllocOp::create(builder, alloc->getLoc(), buf.getType(), seg,

@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""Differential fuzzing of the scheduler against tinygrad 0.9.2.
+
+Generates random tinygrad programs (realized inputs; elementwise ops with
+broadcasting and casts; sums and maxes over random axes; reshape, permute,
+expand, pad, shrink, flip and strided slices; contiguous; assigns to the
+inputs; one to three outputs; random scheduler flags), schedules each with
+tinygrad and with `lazy-opt --lazy-schedule`, and compares them item by
+item as `python3 -m lazy_mlir.tinygrad compare` does (kinds, buffers,
+kernel ASTs, memory plan; where tinygrad raises, lazy-opt must reject the
+graph with the matching diagnostic).
+
+Each program is a build() script. Programs run one after another in one
+process, where tinygrad's lazy cache can reuse nodes of an earlier program;
+so a difference is confirmed by comparing the program alone, in a fresh
+process, and only then counted (else "identical alone"). A different one
+is written to --out, where `python3 -m lazy_mlir.tinygrad compare
+OUT/fuzz_SEED.py` replays it. Programs tinygrad cannot build are counted
+as invalid. Exits 1 when any program was different.
+
+  python3 scripts/fuzz_compare.py --runs 500 --seed 1 --out /tmp/fuzz
+"""
+
+import argparse
+import gc
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+SHAPES = [(4,), (8,), (2, 3), (3, 4), (4, 4), (2, 3, 4), (4, 1, 3), (2, 2, 2, 2), (1, 6)]
+UNARY = ["{x}.exp()", "{x}.sqrt()", "{x}.relu()", "{x}.reciprocal()", "{x}.log()", "-{x}",
+         "({x} * 2.0)", "({x} + 1.0)", "{x}.sigmoid()", "{x}.abs()"]
+BINARY = ["({x} + {y})", "({x} * {y})", "({x} - {y})", "{x}.maximum({y})", "({x} < {y}).where({x}, {y})",
+          "({x} / ({y}.abs() + 1.0))"]
+
+
+class Program:
+    """A random program as Python source lines over named values."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.lines = []
+        self.values = []  # (name, shape, is_realized_input)
+        self.assigned = set()
+
+    def new(self, expr, shape, realized=False):
+        name = f"v{len(self.values)}"
+        self.lines.append(f"{name} = {expr}")
+        self.values.append((name, tuple(shape), realized))
+        return name
+
+    def pick(self, pred=lambda v: True):
+        choices = [v for v in self.values if pred(v)]
+        if not choices:
+            return None
+        # Recent values are likelier, so that chains grow deep.
+        weights = [1 + i for i in range(len(choices))]
+        return self.rng.choices(choices, weights)[0]
+
+    # -- movement ops --------------------------------------------------
+    def reshape(self, name, shape):
+        total = 1
+        for s in shape:
+            total *= s
+        dims = []
+        rest = total
+        while rest > 1:
+            divisors = [d for d in range(2, rest + 1) if rest % d == 0]
+            d = self.rng.choice(divisors)
+            dims.append(d)
+            rest //= d
+        if self.rng.random() < 0.3:
+            dims.insert(self.rng.randrange(len(dims) + 1), 1)
+        dims = dims or [1]
+        return self.new(f"{name}.reshape({tuple(dims)})", dims)
+
+    def permute(self, name, shape):
+        order = list(range(len(shape)))
+        self.rng.shuffle(order)
+        return self.new(f"{name}.permute({tuple(order)})", [shape[i] for i in order])
+
+    def expand(self, name, shape):
+        if 1 not in shape:
+            shape1 = list(shape)
+            at = self.rng.randrange(len(shape) + 1)
+            shape1.insert(at, 1)
+            name = self.new(f"{name}.reshape({tuple(shape1)})", shape1)
+            shape = shape1
+        new = [self.rng.choice([2, 3]) if s == 1 else s for s in shape]
+        return self.new(f"{name}.expand({tuple(new)})", new)
+
+    def pad(self, name, shape):
+        arg = [(self.rng.randint(0, 2), self.rng.randint(0, 2)) if self.rng.random() < 0.6 else (0, 0)
+               for _ in shape]
+        return self.new(f"{name}.pad({tuple(arg)})", [s + a + b for s, (a, b) in zip(shape, arg)])
+
+    def shrink(self, name, shape):
+        arg = []
+        for s in shape:
+            lo = self.rng.randint(0, s - 1) if s > 1 and self.rng.random() < 0.6 else 0
+            hi = self.rng.randint(lo + 1, s)
+            arg.append((lo, hi))
+        return self.new(f"{name}.shrink({tuple(arg)})", [b - a for a, b in arg])
+
+    def flip(self, name, shape):
+        axis = self.rng.randrange(len(shape))
+        return self.new(f"{name}.flip({axis})", shape)
+
+    def stride(self, name, shape):
+        axis = self.rng.randrange(len(shape))
+        if shape[axis] < 2:
+            return self.flip(name, shape)
+        index = ", ".join(["::2" if i == axis else ":" for i in range(len(shape))])
+        new = list(shape)
+        new[axis] = (shape[axis] + 1) // 2
+        return self.new(f"{name}[{index}]", new)
+
+    # -- compute ---------------------------------------------------------
+    def reduce(self, name, shape):
+        axis = self.rng.randrange(len(shape))
+        keep = self.rng.random() < 0.6
+        op = self.rng.choice(["sum", "sum", "max"])
+        new = [1 if i == axis else s for i, s in enumerate(shape)] if keep else \
+              [s for i, s in enumerate(shape) if i != axis]
+        if not new:
+            new = []
+        return self.new(f"{name}.{op}(axis={axis}, keepdim={keep})", new)
+
+    def binary(self, name, shape):
+        def broadcastable(v):
+            other = v[1]
+            return len(other) == len(shape) and all(a == b or a == 1 or b == 1
+                                                    for a, b in zip(other, shape))
+        other = self.pick(broadcastable)
+        oname, oshape = other[0], other[1]
+        out = [max(a, b) for a, b in zip(shape, oshape)]
+        expr = self.rng.choice(BINARY).format(x=name, y=oname)
+        return self.new(expr, out)
+
+    def matmul(self, name, shape):
+        if len(shape) != 2:
+            return self.reduce(name, shape)
+        other = self.pick(lambda v: len(v[1]) == 2 and v[1][0] == shape[1])
+        if other and self.rng.random() < 0.7:
+            return self.new(f"({name} @ {other[0]})", [shape[0], other[1][1]])
+        return self.new(f"({name} @ {name}.transpose())", [shape[0], shape[0]])
+
+    def cumsum(self, name, shape):
+        axis = self.rng.randrange(len(shape))
+        return self.new(f"{name}.cumsum({axis})", shape)
+
+    def softmax(self, name, shape):
+        axis = self.rng.randrange(len(shape))
+        op = self.rng.choice(["softmax", "log_softmax"])
+        return self.new(f"{name}.{op}({axis})", shape)
+
+    def source(self, name, shape):
+        """A const or arange operand of the value's shape."""
+        n = shape[-1]
+        kind = self.rng.choice(["arange", "ones", "full"])
+        if kind == "arange":
+            src = f"Tensor.arange({n}).cast(dtypes.float32)"
+            if len(shape) > 1:
+                src += f".reshape({tuple([1] * (len(shape) - 1) + [n])}).expand({tuple(shape)})"
+        elif kind == "ones":
+            src = f"Tensor.ones{tuple(shape)}"
+        else:
+            src = f"Tensor.full({tuple(shape)}, 0.5)"
+        return self.new(f"({name} + {src})", shape)
+
+    def step(self):
+        name, shape, _ = self.pick(lambda v: len(v[1]) > 0)
+        kind = self.rng.choices(
+            ["unary", "binary", "reduce", "reshape", "permute", "expand", "pad", "shrink",
+             "flip", "stride", "contiguous", "cast", "matmul", "cumsum", "softmax", "source"],
+            [4, 6, 4, 2, 2, 2, 1.5, 1.5, 1, 1, 1.5, 0.7, 1.5, 0.7, 0.7, 1])[0]
+        if kind == "unary":
+            return self.new(self.rng.choice(UNARY).format(x=name), shape)
+        if kind == "contiguous":
+            return self.new(f"{name}.contiguous()", shape)
+        if kind == "cast":
+            dtype = self.rng.choice(["dtypes.float16", "dtypes.int32", "dtypes.float32"])
+            return self.new(f"{name}.cast({dtype}).cast(dtypes.float32)", shape)
+        return getattr(self, kind)(name, shape)
+
+    def assign(self):
+        """An input gets a value of its shape (tinygrad's `a.assign(...)`),
+        sometimes one computed from the input itself through a view."""
+        inputs = [v for v in self.values if v[2] and v[0] not in self.assigned]
+        self.rng.shuffle(inputs)
+        for name, shape, _ in inputs:
+            if len(shape) == 2 and shape[0] == shape[1] and self.rng.random() < 0.3:
+                self.assigned.add(name)
+                return self.new(f"{name}.assign({name}.transpose() + 1.0)", shape)
+            value = self.pick(lambda v: v[1] == shape and not v[2])
+            if value:
+                self.assigned.add(name)
+                return self.new(f"{name}.assign({value[0]})", shape)
+        return None
+
+
+def generate(seed):
+    """The source of a build() script for one seed."""
+    rng = random.Random(seed)
+    p = Program(rng)
+    # Some programs are differentiated: the gradients' double reduces and
+    # expands are what fuse-conv-bw and the realize rules are about.
+    grad = rng.random() < 0.3
+    inputs = []
+    for _ in range(rng.randint(1, 3)):
+        shape = rng.choice(SHAPES)
+        args = ", ".join(map(str, shape)) + (", requires_grad=True" if grad else "")
+        inputs.append(p.new(f"Tensor.empty({args}).realize()", shape, realized=True))
+    for _ in range(rng.randint(2, 14)):
+        p.step()
+    outs = []
+    if not grad and rng.random() < 0.3:
+        for _ in range(rng.randint(1, 2)):
+            assigned = p.assign()
+            if assigned:
+                outs.append(assigned)
+    computed = [v[0] for v in p.values if not v[2]]
+    if grad:
+        p.lines.append(f"{computed[-1]}.sum().backward()")
+        outs += [f"{x}.grad" for x in inputs]
+    for _ in range(rng.randint(0, 2)):
+        extra = rng.choice(computed)
+        if extra not in outs:
+            outs.append(extra)
+    flags = {"multi_output": rng.random() < 0.8, "fuse_conv_bw": rng.random() < 0.3,
+             "fuse_arange": rng.random() < 0.3}
+    body = "\n".join("    " + line for line in p.lines)
+    source = (f'"""fuzz_compare.py seed {seed}."""\n'
+              "from tinygrad import Tensor, dtypes\n\n"
+              f"FLAGS = {flags!r}\n\n\n"
+              "def build():\n"
+              f"{body}\n"
+              f"    return [t for t in [{', '.join(outs)}] if t is not None]\n")
+    return source
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lazy-opt", default=os.path.join(ROOT, "build", "bin", "lazy-opt"))
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=None, help="directory for the programs that differ")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("CLANG", "1")
+
+    from lazy_mlir.tinygrad import _script
+    from lazy_mlir.tinygrad._compare import compare_built
+
+    counts = {"identical": 0, "identical alone": 0, "different": 0, "invalid program": 0}
+    for seed in range(args.seed, args.seed + args.runs):
+        source = generate(seed)
+        gc.collect()
+        namespace = {}
+        try:
+            exec(compile(source, f"fuzz_{seed}.py", "exec"), namespace)
+            outputs = namespace["build"]()
+        except Exception:  # noqa: BLE001 - tinygrad rejects the program itself
+            counts["invalid program"] += 1
+            if args.verbose:
+                print(f"seed {seed}: invalid program\n{traceback.format_exc(limit=1)}")
+            continue
+        built = _script.Built(outputs, None, namespace["FLAGS"], {})
+        try:
+            diffs, _, _ = compare_built(built, args.lazy_opt)
+        except Exception:  # noqa: BLE001 - a harness failure is a finding too
+            diffs = ["harness failed: " + traceback.format_exc(limit=2)]
+        del outputs, built, namespace
+        if not diffs:
+            counts["identical"] += 1
+            continue
+        # tinygrad's lazy cache can hand a program nodes of an earlier one
+        # still alive in this process: a difference counts only when the
+        # program, run alone, still shows it.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(args.out or tmp, f"fuzz_{seed}.py")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(source)
+            alone = subprocess.run(
+                [sys.executable, "-m", "lazy_mlir.tinygrad", "compare", path,
+                 "--lazy-opt", args.lazy_opt], capture_output=True, text=True,
+                env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+            if alone.returncode == 0:
+                counts["identical alone"] += 1
+                if args.out:
+                    os.remove(path)
+                if args.verbose:
+                    print(f"seed {seed}: identical when run alone ({diffs[0][:200]})")
+                continue
+        counts["different"] += 1
+        print(f"seed {seed}: {len(diffs)} differences; first: {diffs[0][:300]}")
+        if args.out:
+            print(f"  written to {path}")
+    print(", ".join(f"{n} {k}" for k, n in counts.items()))
+    return 1 if counts["different"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
