@@ -40,6 +40,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Threading.h"
+#include "llvm/Support/xxhash.h"
 
 #include <deque>
 
@@ -533,6 +534,19 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
   return kernel;
 }
 
+namespace {
+/// Keys of kernel plans and group descriptions: word arrays of a few
+/// hundred words, hashed as bytes by xxh3 (several times faster on long
+/// keys than hash_combine_range, DenseMapInfo<ArrayRef>'s hash).
+struct WordsInfo : llvm::DenseMapInfo<ArrayRef<uint64_t>> {
+  static unsigned getHashValue(ArrayRef<uint64_t> words) {
+    return unsigned(llvm::xxh3_64bits(
+        ArrayRef(reinterpret_cast<const uint8_t *>(words.data()),
+                 words.size() * sizeof(uint64_t))));
+  }
+};
+} // namespace
+
 LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
                                 ArrayRef<std::vector<NodeId>> groups,
                                 bool report) {
@@ -548,12 +562,14 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   std::deque<KernelPlan> plans;
   std::vector<size_t> firstUses;
   std::vector<size_t> kernelOf(groups.size(), SIZE_MAX);
-  llvm::DenseMap<ArrayRef<uint64_t>, size_t> planIndex;
+  llvm::DenseMap<ArrayRef<uint64_t>, size_t, WordsInfo> planIndex;
   // A group described like an earlier one (GroupLowering::describe)
   // launches that one's kernel on its own buffers without being lowered:
   // a training step's layers repeat the same groups over other weights.
   std::deque<SmallVector<uint64_t, 0>> descriptions; // owns the map's keys
-  llvm::DenseMap<ArrayRef<uint64_t>, size_t> kernelOfDescription;
+  llvm::DenseMap<ArrayRef<uint64_t>, size_t, WordsInfo> kernelOfDescription;
+  planIndex.reserve(groups.size());
+  kernelOfDescription.reserve(groups.size());
   SmallVector<uint64_t, 0> description;
   std::vector<NodeId> describedInputs;
   unsigned lowered = 0, repeats = 0; // kernel groups, for the report

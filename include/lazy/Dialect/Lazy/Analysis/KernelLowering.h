@@ -24,6 +24,14 @@ inline uint64_t opaqueWord(const void *p) { return uint64_t(uintptr_t(p)); }
 /// post-order, so sources always precede their users.
 struct AstNode {
   enum class Kind { Load, Const, Compute, Reduce };
+  AstNode() = default;
+  AstNode(const AstNode &) = default;
+  AstNode &operator=(const AstNode &) = default;
+  // Declared noexcept so that a growing std::vector<AstNode> moves its
+  // nodes: SmallVector's move is not noexcept, and std::vector copies
+  // elements whose move may throw.
+  AstNode(AstNode &&) noexcept = default;
+  AstNode &operator=(AstNode &&) noexcept = default;
   Kind kind = Kind::Compute;
   /// The graph node this came from: the loaded buffer, the const, or the
   /// op computed (Compute, Reduce).
