@@ -18,7 +18,13 @@ is written to --out, where `python3 -m lazy_mlir.tinygrad compare
 OUT/fuzz_SEED.py` replays it. Programs tinygrad cannot build are counted
 as invalid. Exits 1 when any program was different.
 
+With --check-run, each identical program's graph also runs through
+`lazy-run --check` (CPU build, or the GPU kernels in the emulator with
+--run-device=emulate): compiled kernels against the reference
+interpreter.
+
   python3 scripts/fuzz_compare.py --runs 500 --seed 1 --out /tmp/fuzz
+  python3 scripts/fuzz_compare.py --runs 200 --check-run build/bin/lazy-run
 """
 
 import argparse
@@ -39,6 +45,9 @@ UNARY = ["{x}.exp()", "{x}.sqrt()", "{x}.relu()", "{x}.reciprocal()", "{x}.log()
          "({x} * 2.0)", "({x} + 1.0)", "{x}.sigmoid()", "{x}.abs()"]
 BINARY = ["({x} + {y})", "({x} * {y})", "({x} - {y})", "{x}.maximum({y})", "({x} < {y}).where({x}, {y})",
           "({x} / ({y}.abs() + 1.0))"]
+
+
+VERBOSE = False
 
 
 class Program:
@@ -252,14 +261,21 @@ def main(argv):
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="directory for the programs that differ")
+    parser.add_argument("--check-run", metavar="LAZY_RUN",
+                        help="also run each identical program's graph with `LAZY_RUN GRAPH --check "
+                             "--device=DEVICE` (compiled kernels against the reference interpreter)")
+    parser.add_argument("--run-device", choices=("cpu", "emulate"), default="cpu")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
+    global VERBOSE
+    VERBOSE = args.verbose
     os.environ.setdefault("CLANG", "1")
 
     from lazy_mlir.tinygrad import _script
-    from lazy_mlir.tinygrad._compare import compare_built
+    from lazy_mlir.tinygrad._compare import compare_built, export_built
 
     counts = {"identical": 0, "identical alone": 0, "different": 0, "invalid program": 0}
+    failed_runs = 0
     for seed in range(args.seed, args.seed + args.runs):
         source = generate(seed)
         gc.collect()
@@ -274,12 +290,23 @@ def main(argv):
             continue
         built = _script.Built(outputs, None, namespace["FLAGS"], {})
         try:
+            text = export_built(built)[0] if args.check_run else None
             diffs, _, _ = compare_built(built, args.lazy_opt)
         except Exception:  # noqa: BLE001 - a harness failure is a finding too
             diffs = ["harness failed: " + traceback.format_exc(limit=2)]
         del outputs, built, namespace
         if not diffs:
             counts["identical"] += 1
+            if args.check_run:
+                outcome = check_run(args.check_run, args.run_device, text)
+                counts[outcome] = counts.get(outcome, 0) + 1
+                if outcome.startswith("run FAILED"):
+                    failed_runs += 1
+                    print(f"seed {seed}: {outcome}")
+                    if args.out:
+                        os.makedirs(args.out, exist_ok=True)
+                        with open(os.path.join(args.out, f"run_{seed}.py"), "w") as f:
+                            f.write(source)
             continue
         # tinygrad's lazy cache can hand a program nodes of an earlier one
         # still alive in this process: a difference counts only when the
@@ -305,7 +332,35 @@ def main(argv):
         if args.out:
             print(f"  written to {path}")
     print(", ".join(f"{n} {k}" for k, n in counts.items()))
-    return 1 if counts["different"] else 0
+    return 1 if counts["different"] or failed_runs else 0
+
+
+def check_run(lazy_run, device, text):
+    """The outcome of `lazy-run --check` on a module's text: "run ok",
+    "run rejected" (a located error, as for graphs tinygrad rejects),
+    "run: order-dependent assign" (the scheduler warned that the result
+    depends on the kernel's loop order) or "run FAILED: ..."."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "graph.mlir")
+        with open(path, "w") as f:
+            f.write(text)
+        try:
+            r = subprocess.run([lazy_run, path, "--check", f"--device={device}",
+                                f"--output-dir={tmp}"], capture_output=True, text=True,
+                               timeout=300)
+        except subprocess.TimeoutExpired:
+            return "run FAILED: timeout"
+    out = r.stdout + r.stderr
+    if r.returncode == 0 and "all outputs match" in r.stdout:
+        return "run ok"
+    if "MISMATCH" in out and "depends on the order the kernel runs in" in out:
+        return "run: order-dependent assign"
+    if r.returncode == 1 and "error:" in out and "MISMATCH" not in out:
+        if VERBOSE:
+            print("  rejected: " + next(l for l in out.splitlines() if "error:" in l)[:300])
+        return "run rejected"
+    first = next((l for l in out.splitlines() if "error" in l or "MISMATCH" in l), out[-300:])
+    return f"run FAILED (exit {r.returncode}): {first.strip()[:300]}"
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@
 //    new buffer is the target with the value written through the assign's
 //    view (or whole); the ASSIGN value is that buffer's first elements in
 //    the ASSIGN's shape, as a tinygrad kernel reading the ASSIGN sees it.
+//    A result that is an assigned argument, or movement ops of one, reads
+//    the new buffer: no kernel computes it, it views the buffer after the
+//    schedule has run (tinygrad's view of a realized buffer).
 //  - CUSTOM: custom_random with an explicit seed runs (HostFunctions.h);
 //    other host code has no MLIR form and is an error.
 //
@@ -396,8 +399,12 @@ public:
   /// Bytes the spare buffers hold (part of what the budget allows).
   uint64_t spareBytes() const;
   void dropSpares() { spares.clear(); }
+  /// The whole target buffer the last evaluated ASSIGN wrote (its result is
+  /// only the first elements); empty once taken.
+  HostTensor takeAssignedBuffer() { return std::move(assignedBuffer); }
 
 private:
+  HostTensor assignedBuffer;
   static constexpr size_t kSpares = 4;
 
   const HostTensor &in(Operation *op, unsigned i) {
@@ -577,6 +584,7 @@ HostTensor Evaluator::assign(AssignOp op) {
   // An empty vector's data() may be null, which memcpy must not be given.
   if (!out.data.empty())
     std::memcpy(out.data.data(), buffer.data.data(), out.data.size());
+  assignedBuffer = std::move(buffer);
   return out;
 }
 
@@ -749,6 +757,37 @@ std::optional<uint64_t> mlir::lazy::tensorBytes(ArrayRef<int64_t> shape,
   return bytes;
 }
 
+/// A function result that is an assigned argument or movement ops of one
+/// (no computation between): its value from the argument's contents after
+/// the assign; nullopt for any other result.
+static FailureOr<std::optional<HostTensor>>
+readsAssignedArgument(Value result,
+                      const llvm::DenseMap<Value, HostTensor> &assignedArgs,
+                      Evaluator &evaluator) {
+  SmallVector<Operation *> chain;
+  Value root = result;
+  while (Operation *def = root.getDefiningOp()) {
+    if (!isa<ViewOp, ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp,
+             StrideOp>(def))
+      return std::optional<HostTensor>();
+    chain.push_back(def);
+    root = def->getOperand(0);
+  }
+  auto it = assignedArgs.find(root);
+  // (An assign not yet evaluated leaves its entry empty.)
+  if (it == assignedArgs.end() || it->second.data.empty())
+    return std::optional<HostTensor>();
+  llvm::DenseMap<Value, HostTensor> chainValues;
+  chainValues[root] = it->second;
+  for (Operation *op : llvm::reverse(chain)) {
+    FailureOr<HostTensor> value = evaluator.evaluate(op, chainValues);
+    if (failed(value))
+      return failure();
+    chainValues[op->getResult(0)] = std::move(*value);
+  }
+  return std::optional<HostTensor>(std::move(chainValues[result]));
+}
+
 FailureOr<std::vector<HostTensor>>
 mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
                               uint64_t memoryBudget) {
@@ -788,12 +827,24 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
   uint64_t liveBytes = 0;
   for (const HostTensor &input : inputs)
     liveBytes += input.data.capacity();
+  // Arguments an ASSIGN targets, and their contents after it.
+  llvm::DenseMap<Value, HostTensor> assignedArgs;
+  for (Operation &op : body)
+    if (auto assign = dyn_cast<AssignOp>(op))
+      if (isa<BlockArgument>(assign.getTarget()))
+        assignedArgs[assign.getTarget()] = HostTensor();
+
   Evaluator evaluator;
   for (Operation &op : body) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       std::vector<HostTensor> outputs;
-      for (Value v : ret.getOperands())
-        outputs.push_back(values[v]);
+      for (Value v : ret.getOperands()) {
+        FailureOr<std::optional<HostTensor>> after =
+            readsAssignedArgument(v, assignedArgs, evaluator);
+        if (failed(after))
+          return failure();
+        outputs.push_back(*after ? std::move(**after) : values[v]);
+      }
       return outputs;
     }
     if (op.getNumResults() != 1 || !isa<LazyDialect>(op.getDialect()))
@@ -820,6 +871,12 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     FailureOr<HostTensor> result = evaluator.evaluate(&op, values);
     if (failed(result))
       return failure();
+    if (auto assign = dyn_cast<AssignOp>(op)) {
+      HostTensor written = evaluator.takeAssignedBuffer();
+      if (auto it = assignedArgs.find(assign.getTarget());
+          it != assignedArgs.end())
+        it->second = std::move(written);
+    }
     liveBytes += result->data.capacity();
     values[op.getResult(0)] = std::move(*result);
     for (Value operand : op.getOperands())
