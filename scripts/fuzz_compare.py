@@ -2,9 +2,11 @@
 """Differential fuzzing of the scheduler against tinygrad 0.9.2.
 
 Generates random tinygrad programs (realized inputs; elementwise ops with
-broadcasting and casts; sums and maxes over random axes; reshape, permute,
-expand, pad, shrink, flip and strided slices; contiguous; assigns to the
-inputs; one to three outputs; random scheduler flags), schedules each with
+broadcasting and casts; sums and maxes over random axes, double reduces;
+reshape, permute, expand, pad, shrink, flip and strided slices;
+contiguous; matmul, cumsum, softmax, conv2d and pooling; arange, const and
+rand operands; assigns to the inputs; gradients; one to three outputs;
+random scheduler flags), schedules each with
 tinygrad and with `lazy-opt --lazy-schedule`, and compares them item by
 item as `python3 -m lazy_mlir.tinygrad compare` does (kinds, buffers,
 kernel ASTs, memory plan; where tinygrad raises, lazy-opt must reject the
@@ -40,7 +42,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
-SHAPES = [(4,), (8,), (2, 3), (3, 4), (4, 4), (2, 3, 4), (4, 1, 3), (2, 2, 2, 2), (1, 6)]
+SHAPES = [(4,), (8,), (2, 3), (3, 4), (4, 4), (2, 3, 4), (4, 1, 3), (2, 2, 2, 2), (1, 6),
+          (1, 2, 4, 4), (2, 3, 3, 3)]
 UNARY = ["{x}.exp()", "{x}.sqrt()", "{x}.relu()", "{x}.reciprocal()", "{x}.log()", "-{x}",
          "({x} * 2.0)", "({x} + 1.0)", "{x}.sigmoid()", "{x}.abs()"]
 BINARY = ["({x} + {y})", "({x} * {y})", "({x} - {y})", "{x}.maximum({y})", "({x} < {y}).where({x}, {y})",
@@ -48,6 +51,10 @@ BINARY = ["({x} + {y})", "({x} * {y})", "({x} - {y})", "{x}.maximum({y})", "({x}
 
 
 VERBOSE = False
+# Differences docs/design.md explains (counted apart): with FUSE_CONV_BW,
+# tinygrad merges a reduce that is also an output into the reduce reading
+# it and never writes that output; lazy-opt rejects the graph.
+KNOWN_DIFFERENCES = ("is an output but belongs to no kernel: fuse-conv-bw merged it",)
 
 
 class Program:
@@ -58,6 +65,8 @@ class Program:
         self.lines = []
         self.values = []  # (name, shape, is_realized_input)
         self.assigned = set()
+        self.inputs = []  # realized inputs, whose gradients a differentiated program returns
+        self.grad = False
 
     def new(self, expr, shape, realized=False):
         name = f"v{len(self.values)}"
@@ -184,12 +193,41 @@ class Program:
             src = f"Tensor.full({tuple(shape)}, 0.5)"
         return self.new(f"({name} + {src})", shape)
 
+    def conv(self, name, shape):
+        """conv2d with a new realized weight, or a 2x2 pool, on NCHW."""
+        if len(shape) != 4 or shape[2] < 2 or shape[3] < 2:
+            return self.reduce(name, shape)
+        n, c, h, w = shape
+        if self.rng.random() < 0.4:
+            op = self.rng.choice(["avg_pool2d", "max_pool2d"])
+            return self.new(f"{name}.{op}((2, 2))", [n, c, h // 2, w // 2])
+        cout, k = self.rng.choice([1, 2, 3]), self.rng.choice([1, 2])
+        grad = ", requires_grad=True" if self.grad else ""
+        weight = self.new(f"Tensor.empty({cout}, {c}, {k}, {k}{grad}).realize()",
+                          [cout, c, k, k], realized=True)
+        self.inputs.append(weight)
+        pad = self.rng.choice([0, 1]) if k == 2 else 0
+        oh, ow = h + 2 * pad - k + 1, w + 2 * pad - k + 1
+        return self.new(f"{name}.conv2d({weight}, padding={pad})", [n, cout, oh, ow])
+
+    def double_reduce(self, name, shape):
+        """A reduce of a reduce (what fuse-conv-bw merges)."""
+        if len(shape) < 2:
+            return self.reduce(name, shape)
+        first = self.reduce(name, shape)
+        return self.reduce(first, self.values[-1][1]) if self.values[-1][1] else first
+
+    def rand(self, name, shape):
+        """A custom_random operand (tinygrad's Tensor.rand without THREEFRY)."""
+        return self.new(f"({name} + Tensor.rand{tuple(shape)})", shape)
+
     def step(self):
         name, shape, _ = self.pick(lambda v: len(v[1]) > 0)
         kind = self.rng.choices(
             ["unary", "binary", "reduce", "reshape", "permute", "expand", "pad", "shrink",
-             "flip", "stride", "contiguous", "cast", "matmul", "cumsum", "softmax", "source"],
-            [4, 6, 4, 2, 2, 2, 1.5, 1.5, 1, 1, 1.5, 0.7, 1.5, 0.7, 0.7, 1])[0]
+             "flip", "stride", "contiguous", "cast", "matmul", "cumsum", "softmax", "source",
+             "conv", "double_reduce", "rand"],
+            [4, 6, 4, 2, 2, 2, 1.5, 1.5, 1, 1, 1.5, 0.7, 1.5, 0.7, 0.7, 1, 1.5, 1, 0.3])[0]
         if kind == "unary":
             return self.new(self.rng.choice(UNARY).format(x=name), shape)
         if kind == "contiguous":
@@ -221,13 +259,12 @@ def generate(seed):
     p = Program(rng)
     # Some programs are differentiated: the gradients' double reduces and
     # expands are what fuse-conv-bw and the realize rules are about.
-    grad = rng.random() < 0.3
-    inputs = []
+    grad = p.grad = rng.random() < 0.3
     for _ in range(rng.randint(1, 3)):
         shape = rng.choice(SHAPES)
         args = ", ".join(map(str, shape)) + (", requires_grad=True" if grad else "")
-        inputs.append(p.new(f"Tensor.empty({args}).realize()", shape, realized=True))
-    for _ in range(rng.randint(2, 14)):
+        p.inputs.append(p.new(f"Tensor.empty({args}).realize()", shape, realized=True))
+    for _ in range(rng.randint(2, 20)):
         p.step()
     outs = []
     if not grad and rng.random() < 0.3:
@@ -238,7 +275,9 @@ def generate(seed):
     computed = [v[0] for v in p.values if not v[2]]
     if grad:
         p.lines.append(f"{computed[-1]}.sum().backward()")
-        outs += [f"{x}.grad" for x in inputs]
+        outs += [f"{x}.grad" for x in p.inputs]
+    elif computed[-1] not in outs:
+        outs.append(computed[-1])
     for _ in range(rng.randint(0, 2)):
         extra = rng.choice(computed)
         if extra not in outs:
@@ -274,7 +313,8 @@ def main(argv):
     from lazy_mlir.tinygrad import _script
     from lazy_mlir.tinygrad._compare import compare_built, export_built
 
-    counts = {"identical": 0, "identical alone": 0, "different": 0, "invalid program": 0}
+    counts = {"identical": 0, "identical alone": 0, "known difference": 0, "different": 0,
+              "invalid program": 0}
     failed_runs = 0
     for seed in range(args.seed, args.seed + args.runs):
         source = generate(seed)
@@ -327,6 +367,11 @@ def main(argv):
                 if args.verbose:
                     print(f"seed {seed}: identical when run alone ({diffs[0][:200]})")
                 continue
+        if any(known in diffs[0] for known in KNOWN_DIFFERENCES):
+            counts["known difference"] += 1
+            if args.out:
+                os.remove(path)
+            continue
         counts["different"] += 1
         print(f"seed {seed}: {len(diffs)} differences; first: {diffs[0][:300]}")
         if args.out:
@@ -338,8 +383,9 @@ def main(argv):
 def check_run(lazy_run, device, text):
     """The outcome of `lazy-run --check` on a module's text: "run ok",
     "run rejected" (a located error, as for graphs tinygrad rejects),
-    "run: order-dependent assign" (the scheduler warned that the result
-    depends on the kernel's loop order) or "run FAILED: ..."."""
+    "run: order-dependent assign" or "run: renumbered fuse-conv-bw merge"
+    (a MISMATCH the scheduler warned about: tinygrad's kernel computes
+    the same) or "run FAILED: ..."."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "graph.mlir")
         with open(path, "w") as f:
@@ -355,6 +401,8 @@ def check_run(lazy_run, device, text):
         return "run ok"
     if "MISMATCH" in out and "depends on the order the kernel runs in" in out:
         return "run: order-dependent assign"
+    if "MISMATCH" in out and "renumbers the reduced axes" in out:
+        return "run: renumbered fuse-conv-bw merge"
     if r.returncode == 1 and "error:" in out and "MISMATCH" not in out:
         if VERBOSE:
             print("  rejected: " + next(l for l in out.splitlines() if "error:" in l)[:300])

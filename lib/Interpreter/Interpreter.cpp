@@ -24,9 +24,10 @@
 //    new buffer is the target with the value written through the assign's
 //    view (or whole); the ASSIGN value is that buffer's first elements in
 //    the ASSIGN's shape, as a tinygrad kernel reading the ASSIGN sees it.
-//    A result that is an assigned argument, or movement ops of one, reads
-//    the new buffer: no kernel computes it, it views the buffer after the
-//    schedule has run (tinygrad's view of a realized buffer).
+//    A result that is an assigned argument, or movement ops or buffer_views
+//    of one, reads the new buffer: no kernel computes it, it views the
+//    buffer after the schedule has run (tinygrad's view of a realized
+//    buffer; a buffer_view shares its source's memory).
 //  - CUSTOM: custom_random with an explicit seed runs (HostFunctions.h);
 //    other host code has no MLIR form and is an error.
 //
@@ -757,9 +758,9 @@ std::optional<uint64_t> mlir::lazy::tensorBytes(ArrayRef<int64_t> shape,
   return bytes;
 }
 
-/// A function result that is an assigned argument or movement ops of one
-/// (no computation between): its value from the argument's contents after
-/// the assign; nullopt for any other result.
+/// A function result that is an assigned argument or movement ops or
+/// buffer_views of one (no computation between): its value from the
+/// argument's contents after the assign; nullopt for any other result.
 static FailureOr<std::optional<HostTensor>>
 readsAssignedArgument(Value result,
                       const llvm::DenseMap<Value, HostTensor> &assignedArgs,
@@ -768,7 +769,7 @@ readsAssignedArgument(Value result,
   Value root = result;
   while (Operation *def = root.getDefiningOp()) {
     if (!isa<ViewOp, ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp,
-             StrideOp>(def))
+             StrideOp, BufferViewOp>(def))
       return std::optional<HostTensor>();
     chain.push_back(def);
     root = def->getOperand(0);

@@ -181,18 +181,22 @@ func.func @random() -> (tensor<4xf32>, tensor<4xf16>) {
 
 // A result that views an assigned argument, with no op computing it, reads
 // the buffer after the assign (tinygrad: `v = a.flip(0); a.assign(x)`
-// realizes v as the flipped new contents). Found by
+// realizes v as the flipped new contents), as does a buffer_view of one,
+// which shares its memory (tinygrad's `a[1:2].contiguous()`). Found by
 // scripts/fuzz_compare.py --check-run: the interpreter gave the old
 // contents, the compiled kernels the new.
-func.func @assigned_argument(%a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+func.func @assigned_argument(%a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>) {
   %one = lazy.const 1.0 : tensor<f32>
   %top = lazy.view %one as <[(2, 2):(0, 0) mask [(0, 1), (0, 2)]]> : tensor<f32> -> tensor<2x2xf32>
   %flipped = lazy.view %a as <[(2, 2):(-2, 1) offset 2]> : tensor<2x2xf32> -> tensor<2x2xf32>
   %new = lazy.assign %top to %a : tensor<2x2xf32>, tensor<2x2xf32>
-  return %flipped, %a, %new : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+  %row = lazy.view %a as <[(2):(1) offset 2]> : tensor<2x2xf32> -> tensor<2xf32>
+  %shared = lazy.buffer_view %row : tensor<2xf32> -> tensor<2xf32>
+  return %flipped, %a, %new, %shared : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>
 }
 // ASSIGNED: out0: float (2, 2) [0, 0, 1, 1]
 // ASSIGNED: out1: float (2, 2) [1, 1, 0, 0]
 // ASSIGNED: out2: float (2, 2) [1, 1, 0, 0]
+// ASSIGNED: out3: float (2) [0, 0]
 // ASSIGNEDCPU: all outputs match
 

@@ -291,3 +291,39 @@ func.func @described(%x: tensor<2x2xf32>, %y: tensor<2x2xf32>) -> (tensor<2x2xf3
   %6 = lazy.add %y, %xt : tensor<2x2xf32> loc("add")
   return %0, %1, %2, %3, %4, %5, %6 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// fuse-conv-bw merges a reduce into the reduce it reads, keeping its axis
+// numbers, in the inner reduce's input (as tinygrad 0.9.2 does). Through a
+// reshape that renumbers them (@renumbered: axis 1 of the 4x4 view is the
+// inner input's axis 2) the kernel sums other elements than the graph says:
+// the schedule stays tinygrad's, with a warning, also for the second chain,
+// launched from the first one's description. @kept reduces the same
+// elements either way and does not warn. (Found by scripts/fuzz_compare.py
+// --check-run: the reference interpreter disagreed with tinygrad.)
+// CHECK-LABEL: lazy.kernel @renumbered_k0(
+// CHECK: lazy.reduce_sum %{{.+}} axes [1, 0] : tensor<2x4x4xf32>
+// CHECK-LABEL: func.func @renumbered(
+// CHECK-COUNT-2: lazy.launch @renumbered_k0
+// CHECK-LABEL: lazy.kernel @kept_k1(
+// CHECK: lazy.reduce_sum %{{.+}} axes [1, 2] : tensor<4x4x4xf32>
+module attributes {lazy.flags = {fuse_conv_bw = true}} {
+  func.func @renumbered(%x: tensor<2x4x4xf32>, %y: tensor<2x4x4xf32>) -> (tensor<4x1xf32>, tensor<4x1xf32>) {
+    %0 = lazy.reduce_sum %x axes [0] : tensor<2x4x4xf32> -> tensor<1x4x4xf32>
+    %1 = lazy.view %0 as <[(4, 4):(4, 1)]> : tensor<1x4x4xf32> -> tensor<4x4xf32>
+    // expected-warning @+1 {{'lazy.reduce_sum' op is merged into the reduce it reads (fuse-conv-bw) through a reshape that renumbers the reduced axes, so the kernel sums other elements than the graph says (tinygrad 0.9.2 computes the same); turn fuse-conv-bw off, or keep the inner reduce's dims (keepdim) so that the axes keep their numbers}}
+    %2 = lazy.reduce_sum %1 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+    %3 = lazy.reduce_sum %y axes [0] : tensor<2x4x4xf32> -> tensor<1x4x4xf32>
+    %4 = lazy.view %3 as <[(4, 4):(4, 1)]> : tensor<1x4x4xf32> -> tensor<4x4xf32>
+    // expected-warning @+1 {{'lazy.reduce_sum' op is computed by a kernel where a reduce is merged into the reduce it reads (fuse-conv-bw) through a reshape that renumbers the reduced axes}}
+    %5 = lazy.reduce_sum %4 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+    return %2, %5 : tensor<4x1xf32>, tensor<4x1xf32>
+  }
+  func.func @kept(%x: tensor<4x4x4xf32>) -> tensor<4x1xf32> {
+    %0 = lazy.reduce_sum %x axes [2] : tensor<4x4x4xf32> -> tensor<4x4x1xf32>
+    %1 = lazy.view %0 as <[(4, 4):(4, 1)]> : tensor<4x4x1xf32> -> tensor<4x4xf32>
+    %2 = lazy.reduce_sum %1 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+    return %2 : tensor<4x1xf32>
+  }
+}

@@ -69,6 +69,25 @@ std::vector<int64_t> axesOf(const LazyNode &n) {
   return std::vector<int64_t>(axes.begin(), axes.end());
 }
 
+/// How reducing `axes` of `shape` partitions the elements: runs of
+/// (size, reduced) with size-1 dims dropped and neighbouring dims of one
+/// kind multiplied together. Two shapes of a reshape reduce the same
+/// elements together exactly when their runs are equal.
+SmallVector<std::pair<int64_t, bool>> reduceRuns(ArrayRef<int64_t> shape,
+                                                 ArrayRef<int64_t> axes) {
+  SmallVector<std::pair<int64_t, bool>> runs;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    if (size == 1)
+      continue;
+    bool reduced = llvm::is_contained(axes, int64_t(i));
+    if (!runs.empty() && runs.back().second == reduced)
+      runs.back().first *= size;
+    else
+      runs.push_back({size, reduced});
+  }
+  return runs;
+}
+
 } // namespace
 
 namespace mlir::lazy::detail {
@@ -298,7 +317,17 @@ LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
     NodeId src = n.srcs[0];
     if (!g.node(src).isBase() && g.baseOf(src) == top->node &&
         g.node(top->node).kind == n.kind) {
-      // Merge this reduce into the one it reads (a double reduce).
+      // Merge this reduce into the one it reads (a double reduce). Its
+      // axes keep their numbers in the inner reduce's input: right when
+      // the view between the two is pushed into that input (not
+      // contiguous) or reduces the same elements together, else the
+      // kernel sums others (tinygrad 0.9.2 does the same; recorded so
+      // that lazy-form-kernels warns).
+      st::TrackerId between = g.node(src).tracker;
+      if (pool.contiguous(between) &&
+          reduceRuns(g.node(top->node).shape(), axes) !=
+              reduceRuns(pool.shape(between), axes))
+        item.renumberedMerge = buf;
       st::TrackerId merged = pool.compose(top->view, viewId);
       std::vector<int64_t> newAxes = axes;
       newAxes.insert(newAxes.end(), topInfo.axes.begin(), topInfo.axes.end());

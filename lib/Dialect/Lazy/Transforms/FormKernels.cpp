@@ -567,7 +567,10 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   // launches that one's kernel on its own buffers without being lowered:
   // a training step's layers repeat the same groups over other weights.
   std::deque<SmallVector<uint64_t, 0>> descriptions; // owns the map's keys
-  llvm::DenseMap<ArrayRef<uint64_t>, size_t, WordsInfo> kernelOfDescription;
+  // Each description's kernel, and whether its lowering merged reduces
+  // through a renumbering view (see warnRenumbered).
+  llvm::DenseMap<ArrayRef<uint64_t>, std::pair<size_t, bool>, WordsInfo>
+      kernelOfDescription;
   planIndex.reserve(groups.size());
   kernelOfDescription.reserve(groups.size());
   SmallVector<uint64_t, 0> description;
@@ -587,22 +590,46 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
                "kernel runs in (tinygrad 0.9.2 schedules this too); read "
                "the target through .contiguous() to use its old values";
   };
+  // tinygrad's double-reduce merge applies the outer reduce's axis numbers
+  // in the inner reduce's input; through a reshape that renumbers them the
+  // kernel sums other elements than the graph says. The schedule stays
+  // tinygrad's; the warning is at the reduce when this group was lowered,
+  // else at the group's first output.
+  auto warnRenumbered = [&](ArrayRef<NodeId> group, NodeId reduce) {
+    Operation *op = g.node(reduce >= 0 ? reduce : group.front()).op;
+    if (!op)
+      return;
+    InFlightDiagnostic warning = op->emitWarning();
+    if (reduce < 0)
+      warning << "'" << op->getName() << "' op is computed by a kernel "
+              << "where a reduce";
+    else
+      warning << "'" << op->getName() << "' op";
+    warning << " is merged into the reduce it reads (fuse-conv-bw) through "
+               "a reshape that renumbers the reduced axes, so the kernel "
+               "sums other elements than the graph says (tinygrad 0.9.2 "
+               "computes the same); turn fuse-conv-bw off, or keep the "
+               "inner reduce's dims (keepdim) so that the axes keep their "
+               "numbers";
+  };
   for (const std::vector<NodeId> &group : groups) {
     size_t i = items.size();
     // A copy of the description joins the map at once (one hash of it): a
     // repeat drops the copy, a new one gets its kernel below.
-    size_t *kernelOfThis = nullptr;
+    std::pair<size_t, bool> *kernelOfThis = nullptr;
     if (lowering.describe(group, description, describedInputs)) {
       descriptions.push_back(description);
-      auto [known, isNew] =
-          kernelOfDescription.try_emplace(descriptions.back(), SIZE_MAX);
+      auto [known, isNew] = kernelOfDescription.try_emplace(
+          descriptions.back(), std::pair<size_t, bool>{SIZE_MAX, false});
       if (!isNew) {
         descriptions.pop_back();
         ScheduleItem &item = items.emplace_back();
         item.outputs = group;
         item.inputs = describedInputs;
-        kernelOf[i] = known->second;
+        kernelOf[i] = known->second.first;
         warnOrderDependent(group, kernelOf[i]);
+        if (known->second.second)
+          warnRenumbered(group, -1);
         ++repeats;
         continue;
       }
@@ -623,6 +650,8 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       continue;
     }
     ++lowered;
+    if (item.renumberedMerge >= 0)
+      warnRenumbered(group, item.renumberedMerge);
     KernelPlan plan = planKernel(g, item);
     auto known = planIndex.find(plan.key);
     if (known != planIndex.end()) {
@@ -637,7 +666,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     }
     warnOrderDependent(group, kernelOf[i]);
     if (kernelOfThis)
-      *kernelOfThis = kernelOf[i];
+      *kernelOfThis = {kernelOf[i], item.renumberedMerge >= 0};
   }
 
   if (report)

@@ -66,6 +66,11 @@ struct ScheduleItem {
   /// Nonzero for a USE_COPY_KERNEL copy: a kernel that loads and stores
   /// this many bytes as uint8 (`nodes` and `stores` stay empty).
   int64_t copyBytes = 0;
+  /// A reduce merged into the reduce it reads (fuse-conv-bw) through a
+  /// reshape that renumbers the reduced axes, -1 if none: tinygrad applies
+  /// the outer reduce's axis numbers to the inner reduce's input, so the
+  /// kernel sums other elements than the graph says.
+  NodeId renumberedMerge = -1;
 };
 
 /// Whether `view` reads or writes each element of its shape where an
