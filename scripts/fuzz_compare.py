@@ -383,9 +383,10 @@ def main(argv):
 def check_run(lazy_run, device, text):
     """The outcome of `lazy-run --check` on a module's text: "run ok",
     "run rejected" (a located error, as for graphs tinygrad rejects),
-    "run: order-dependent assign" or "run: renumbered fuse-conv-bw merge"
-    (a MISMATCH the scheduler warned about: tinygrad's kernel computes
-    the same) or "run FAILED: ..."."""
+    "run: order-dependent assign", "run: renumbered fuse-conv-bw merge" or
+    "run: padding moved into an unsafe reduce input" (a MISMATCH the
+    scheduler warned about: tinygrad's kernel computes the same) or
+    "run FAILED: ..."."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "graph.mlir")
         with open(path, "w") as f:
@@ -403,6 +404,8 @@ def check_run(lazy_run, device, text):
         return "run: order-dependent assign"
     if "MISMATCH" in out and "renumbers the reduced axes" in out:
         return "run: renumbered fuse-conv-bw merge"
+    if "MISMATCH" in out and "padded view that the kernel moves" in out:
+        return "run: padding moved into an unsafe reduce input"
     if r.returncode == 1 and "error:" in out and "MISMATCH" not in out:
         if VERBOSE:
             print("  rejected: " + next(l for l in out.splitlines() if "error:" in l)[:300])

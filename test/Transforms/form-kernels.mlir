@@ -327,3 +327,34 @@ module attributes {lazy.flags = {fuse_conv_bw = true}} {
     return %2 : tensor<4x1xf32>
   }
 }
+
+// -----
+
+// A reduce read through a padded view that is pushed into its input (here
+// by fuse-conv-bw's merge): the RECIP in the input then runs on the
+// padding's zeros, and the kernel sums inf where the graph has 0 (tinygrad
+// 0.9.2: x.reciprocal().sum().reshape(1).pad(((1, 1),)).sum() is inf).
+// The schedule stays tinygrad's, with a warning. Found by
+// scripts/fuzz_compare.py --check-run, in a gradient.
+// CHECK-LABEL: lazy.kernel @padded_unsafe_k0(
+// CHECK: lazy.load %{{.+}} as <[(3, 4):(0, 1) mask [(1, 2), (0, 4)]]>
+// CHECK-NEXT: lazy.recip
+// CHECK-NEXT: lazy.reduce_sum %{{.+}} axes [0, 1]
+module attributes {lazy.flags = {fuse_conv_bw = true}} {
+  func.func @padded_unsafe(%x: tensor<4xf32>) -> tensor<1xf32> {
+    %0 = lazy.recip %x : tensor<4xf32>
+    // expected-warning @+1 {{'lazy.reduce_sum' op is read through a padded view that the kernel moves into the reduce's input, where an op that is not zero on zeros (recip, log2, exp2 or idiv) then runs in the padding: the padded elements are not 0 but that op's value there, inf or nan (tinygrad 0.9.2 computes the same); realize the reduce first (.contiguous())}}
+    %1 = lazy.reduce_sum %0 axes [0] : tensor<4xf32> -> tensor<1xf32>
+    %2 = lazy.view %1 as <[(3):(0) mask [(1, 2)]]> : tensor<1xf32> -> tensor<3xf32>
+    %3 = lazy.reduce_sum %2 axes [0] : tensor<3xf32> -> tensor<1xf32>
+    return %3 : tensor<1xf32>
+  }
+  // The same without the RECIP: zeros in the padding sum to 0, no warning.
+  func.func @padded_safe(%x: tensor<4xf32>) -> tensor<1xf32> {
+    %0 = lazy.neg %x : tensor<4xf32>
+    %1 = lazy.reduce_sum %0 axes [0] : tensor<4xf32> -> tensor<1xf32>
+    %2 = lazy.view %1 as <[(3):(0) mask [(1, 2)]]> : tensor<1xf32> -> tensor<3xf32>
+    %3 = lazy.reduce_sum %2 axes [0] : tensor<3xf32> -> tensor<1xf32>
+    return %3 : tensor<1xf32>
+  }
+}

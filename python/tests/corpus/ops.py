@@ -345,3 +345,13 @@ def _():
     x.requires_grad = True
     x.reshape(1, 2, 3).expand(3, 2, 3).cumsum(0).sum().backward()
     return [x.grad]
+
+
+@graph("ops/fused_reduce_padded_unsafe_input", flags={"FUSE_CONV_BW": 1}, kernels=1,
+       numerics="tinygrad 0.9.2 computes inf here (the reciprocal runs in the padding)")
+def _():
+    # fuse-conv-bw merges the outer sum into the inner one through the pad,
+    # which moves the padding into the inner sum's input: the reciprocal then
+    # runs on zeros there (lazy-opt warns; the schedule is tinygrad's)
+    x = realized(4)
+    return [x.reciprocal().sum().reshape(1).pad(((1, 1),)).sum()]

@@ -195,6 +195,15 @@ private:
   bool reachesReduce(NodeId root);
 
   LogicalResult recurseReduceops(NodeId out);
+  /// Whether an op that is not zero on zeros (LazyNode::unsafePad) computes
+  /// part of `reduce`'s input in this kernel.
+  bool inputHasUnsafePad(NodeId reduce);
+  void noteMiscompute(NodeId reduce, ScheduleItem::Miscompute kind) {
+    if (item.miscomputedReduce < 0) {
+      item.miscomputedReduce = reduce;
+      item.miscompute = kind;
+    }
+  }
   LogicalResult padReduces();
   FailureOr<int32_t> lowerValue(NodeId out, st::TrackerId view);
   /// Records the reduce's info; `result` becomes the reduce's (buffer,
@@ -268,6 +277,11 @@ LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
   std::vector<int64_t> axes = axesOf(n);
   if (!pool.contiguous(viewId)) {
     const st::ShapeTracker &view = pool.get(viewId);
+    // The view's padding ends up in the reduce's input: the ops there then
+    // run on zeros, which only ops that are zero on zeros survive.
+    if (llvm::any_of(view.views, [](const st::View &v) { return bool(v.mask); }) &&
+        inputHasUnsafePad(buf))
+      noteMiscompute(buf, ScheduleItem::Miscompute::PaddedUnsafeInput);
     // Push the movement op on the reduce's output into its input: permute
     // the reduced axes last and extend every view with them.
     std::vector<int64_t> perm;
@@ -327,7 +341,7 @@ LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
       if (pool.contiguous(between) &&
           reduceRuns(g.node(top->node).shape(), axes) !=
               reduceRuns(pool.shape(between), axes))
-        item.renumberedMerge = buf;
+        noteMiscompute(buf, ScheduleItem::Miscompute::RenumberedMerge);
       st::TrackerId merged = pool.compose(top->view, viewId);
       std::vector<int64_t> newAxes = axes;
       newAxes.insert(newAxes.end(), topInfo.axes.begin(), topInfo.axes.end());
@@ -353,6 +367,22 @@ LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
   reduceInfo.set({buf, *key}, {input, axes});
   result = NodeView{buf, *key};
   return success();
+}
+
+bool Lowering::inputHasUnsafePad(NodeId reduce) {
+  SmallVector<NodeId> stack = {g.baseOf(g.node(reduce).srcs[0])};
+  llvm::DenseSet<NodeId> seen;
+  while (!stack.empty()) {
+    NodeId base = stack.pop_back_val();
+    if (isLeaf(base) || !seen.insert(base).second)
+      continue;
+    const LazyNode &n = g.node(base);
+    if (n.unsafePad)
+      return true;
+    for (NodeId src : n.srcs)
+      stack.push_back(g.baseOf(src));
+  }
+  return false;
 }
 
 bool Lowering::reachesReduce(NodeId root) {

@@ -567,9 +567,11 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   // launches that one's kernel on its own buffers without being lowered:
   // a training step's layers repeat the same groups over other weights.
   std::deque<SmallVector<uint64_t, 0>> descriptions; // owns the map's keys
-  // Each description's kernel, and whether its lowering merged reduces
-  // through a renumbering view (see warnRenumbered).
-  llvm::DenseMap<ArrayRef<uint64_t>, std::pair<size_t, bool>, WordsInfo>
+  // Each description's kernel, and whether its lowering found a reduce
+  // computed otherwise than the graph says (see warnMiscomputed).
+  using Miscompute = ScheduleItem::Miscompute;
+  llvm::DenseMap<ArrayRef<uint64_t>,
+                 std::pair<size_t, std::optional<Miscompute>>, WordsInfo>
       kernelOfDescription;
   planIndex.reserve(groups.size());
   kernelOfDescription.reserve(groups.size());
@@ -590,12 +592,12 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
                "kernel runs in (tinygrad 0.9.2 schedules this too); read "
                "the target through .contiguous() to use its old values";
   };
-  // tinygrad's double-reduce merge applies the outer reduce's axis numbers
-  // in the inner reduce's input; through a reshape that renumbers them the
-  // kernel sums other elements than the graph says. The schedule stays
-  // tinygrad's; the warning is at the reduce when this group was lowered,
-  // else at the group's first output.
-  auto warnRenumbered = [&](ArrayRef<NodeId> group, NodeId reduce) {
+  // Reduces tinygrad's kernels compute otherwise than the graph says
+  // (ScheduleItem::Miscompute). The schedule stays tinygrad's; the warning
+  // is at the reduce when this group was lowered, else at the group's
+  // first output.
+  auto warnMiscomputed = [&](ArrayRef<NodeId> group, NodeId reduce,
+                             Miscompute kind) {
     Operation *op = g.node(reduce >= 0 ? reduce : group.front()).op;
     if (!op)
       return;
@@ -605,22 +607,31 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
               << "where a reduce";
     else
       warning << "'" << op->getName() << "' op";
-    warning << " is merged into the reduce it reads (fuse-conv-bw) through "
-               "a reshape that renumbers the reduced axes, so the kernel "
-               "sums other elements than the graph says (tinygrad 0.9.2 "
-               "computes the same); turn fuse-conv-bw off, or keep the "
-               "inner reduce's dims (keepdim) so that the axes keep their "
-               "numbers";
+    if (kind == Miscompute::RenumberedMerge)
+      warning << " is merged into the reduce it reads (fuse-conv-bw) "
+                 "through a reshape that renumbers the reduced axes, so the "
+                 "kernel sums other elements than the graph says (tinygrad "
+                 "0.9.2 computes the same); turn fuse-conv-bw off, or keep "
+                 "the inner reduce's dims (keepdim) so that the axes keep "
+                 "their numbers";
+    else
+      warning << " is read through a padded view that the kernel moves "
+                 "into the reduce's input, where an op that is not zero on "
+                 "zeros (recip, log2, exp2 or idiv) then runs in the "
+                 "padding: the padded elements are not 0 but that op's "
+                 "value there, inf or nan (tinygrad 0.9.2 computes the "
+                 "same); realize the reduce first (.contiguous())";
   };
   for (const std::vector<NodeId> &group : groups) {
     size_t i = items.size();
     // A copy of the description joins the map at once (one hash of it): a
     // repeat drops the copy, a new one gets its kernel below.
-    std::pair<size_t, bool> *kernelOfThis = nullptr;
+    std::pair<size_t, std::optional<Miscompute>> *kernelOfThis = nullptr;
     if (lowering.describe(group, description, describedInputs)) {
       descriptions.push_back(description);
       auto [known, isNew] = kernelOfDescription.try_emplace(
-          descriptions.back(), std::pair<size_t, bool>{SIZE_MAX, false});
+          descriptions.back(),
+          std::pair<size_t, std::optional<Miscompute>>{SIZE_MAX, {}});
       if (!isNew) {
         descriptions.pop_back();
         ScheduleItem &item = items.emplace_back();
@@ -629,7 +640,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
         kernelOf[i] = known->second.first;
         warnOrderDependent(group, kernelOf[i]);
         if (known->second.second)
-          warnRenumbered(group, -1);
+          warnMiscomputed(group, -1, *known->second.second);
         ++repeats;
         continue;
       }
@@ -650,8 +661,11 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       continue;
     }
     ++lowered;
-    if (item.renumberedMerge >= 0)
-      warnRenumbered(group, item.renumberedMerge);
+    std::optional<Miscompute> miscompute;
+    if (item.miscomputedReduce >= 0) {
+      miscompute = item.miscompute;
+      warnMiscomputed(group, item.miscomputedReduce, item.miscompute);
+    }
     KernelPlan plan = planKernel(g, item);
     auto known = planIndex.find(plan.key);
     if (known != planIndex.end()) {
@@ -666,7 +680,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     }
     warnOrderDependent(group, kernelOf[i]);
     if (kernelOfThis)
-      *kernelOfThis = {kernelOf[i], item.renumberedMerge >= 0};
+      *kernelOfThis = {kernelOf[i], miscompute};
   }
 
   if (report)

@@ -66,11 +66,17 @@ struct ScheduleItem {
   /// Nonzero for a USE_COPY_KERNEL copy: a kernel that loads and stores
   /// this many bytes as uint8 (`nodes` and `stores` stay empty).
   int64_t copyBytes = 0;
-  /// A reduce merged into the reduce it reads (fuse-conv-bw) through a
-  /// reshape that renumbers the reduced axes, -1 if none: tinygrad applies
-  /// the outer reduce's axis numbers to the inner reduce's input, so the
-  /// kernel sums other elements than the graph says.
-  NodeId renumberedMerge = -1;
+  /// A reduce the kernel computes otherwise than the graph says, as
+  /// tinygrad 0.9.2 does (lazy-form-kernels warns); -1 if none:
+  ///  - RenumberedMerge: merged into the reduce it reads (fuse-conv-bw)
+  ///    through a reshape that renumbers the reduced axes, whose numbers
+  ///    tinygrad applies to the inner reduce's input;
+  ///  - PaddedUnsafeInput: read through a masked view that is pushed into
+  ///    the reduce's input, where an op that is not zero on zeros (RECIP,
+  ///    LOG2, EXP2, IDIV) then runs in the padding.
+  enum class Miscompute { RenumberedMerge, PaddedUnsafeInput };
+  NodeId miscomputedReduce = -1;
+  Miscompute miscompute = Miscompute::RenumberedMerge;
 };
 
 /// Whether `view` reads or writes each element of its shape where an
