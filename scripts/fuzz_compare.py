@@ -23,10 +23,12 @@ as invalid. Exits 1 when any program was different.
 With --check-run, each identical program's graph also runs through
 `lazy-run --check` (CPU build, or the GPU kernels in the emulator with
 --run-device=emulate): compiled kernels against the reference
-interpreter.
+interpreter. With --check-numerics, the reference interpreter's values
+are compared with tinygrad's own (`python3 -m lazy_mlir.tinygrad check`).
 
   python3 scripts/fuzz_compare.py --runs 500 --seed 1 --out /tmp/fuzz
   python3 scripts/fuzz_compare.py --runs 200 --check-run build/bin/lazy-run
+  python3 scripts/fuzz_compare.py --runs 100 --check-numerics
 """
 
 import argparse
@@ -304,6 +306,10 @@ def main(argv):
                         help="also run each identical program's graph with `LAZY_RUN GRAPH --check "
                              "--device=DEVICE` (compiled kernels against the reference interpreter)")
     parser.add_argument("--run-device", choices=("cpu", "emulate"), default="cpu")
+    parser.add_argument("--check-numerics", action="store_true",
+                        help="also compare each identical program's values in the reference "
+                             "interpreter with tinygrad's (`python3 -m lazy_mlir.tinygrad check`, "
+                             "in a fresh process; slower)")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     global VERBOSE
@@ -330,13 +336,23 @@ def main(argv):
             continue
         built = _script.Built(outputs, None, namespace["FLAGS"], {})
         try:
-            text = export_built(built)[0] if args.check_run else None
+            text = export_built(built)[0] if args.check_run or args.check_numerics else None
             diffs, _, _ = compare_built(built, args.lazy_opt)
         except Exception:  # noqa: BLE001 - a harness failure is a finding too
             diffs = ["harness failed: " + traceback.format_exc(limit=2)]
         del outputs, built, namespace
         if not diffs:
             counts["identical"] += 1
+            if args.check_numerics:
+                outcome = check_numerics(source, seed, text, args.lazy_opt)
+                counts[outcome] = counts.get(outcome, 0) + 1
+                if outcome.startswith("numerics DIFFER"):
+                    failed_runs += 1
+                    print(f"seed {seed}: {outcome}")
+                    if args.out:
+                        os.makedirs(args.out, exist_ok=True)
+                        with open(os.path.join(args.out, f"numerics_{seed}.py"), "w") as f:
+                            f.write(source)
             if args.check_run:
                 outcome = check_run(args.check_run, args.run_device, text)
                 counts[outcome] = counts.get(outcome, 0) + 1
@@ -378,6 +394,37 @@ def main(argv):
             print(f"  written to {path}")
     print(", ".join(f"{n} {k}" for k, n in counts.items()))
     return 1 if counts["different"] or failed_runs else 0
+
+
+# Warnings of schedules that compute otherwise than the graph says, as
+# tinygrad's do (its values then differ from the interpreter's).
+MISCOMPUTE_WARNINGS = ("depends on the order the kernel runs in", "renumbers the reduced axes",
+                       "padded view that the kernel moves")
+
+
+def check_numerics(source, seed, text, lazy_opt):
+    """The reference interpreter's values against tinygrad's: "numerics
+    ok", "numerics: warned" (they differ where lazy-opt warned that
+    tinygrad's kernel computes otherwise), "numerics: not checkable" (the
+    check refused the program, or tinygrad failed to run its kernels) or "numerics
+    DIFFER: ..."."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, f"fuzz_{seed}.py")
+        with open(path, "w") as f:
+            f.write(source)
+        env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
+        r = subprocess.run([sys.executable, "-m", "lazy_mlir.tinygrad", "check", path],
+                           capture_output=True, text=True, env=env, timeout=600)
+    if r.returncode == 0:
+        return "numerics ok"
+    if r.returncode == 2 or "tinygrad failed to realize" in r.stdout + r.stderr:
+        return "numerics: not checkable"
+    warned = subprocess.run([lazy_opt, "--lazy-schedule", "-o", os.devnull, "-"], input=text,
+                            capture_output=True, text=True)
+    if any(w in warned.stderr for w in MISCOMPUTE_WARNINGS):
+        return "numerics: warned"
+    first = next((l for l in r.stdout.splitlines() if "DIFFER" in l), r.stdout[-200:])
+    return f"numerics DIFFER: {first.strip()[:300]}"
 
 
 def check_run(lazy_run, device, text):
