@@ -117,12 +117,47 @@ def _items(lines):
     return blocks
 
 
+# Where tinygrad raises while scheduling, lazy-opt must reject the graph
+# with the counterpart of tinygrad's message: (a regex of tinygrad's
+# message, what lazy-opt's error says).
+ERROR_COUNTERPARTS = (
+    (r"cycle detected in graph", "cycle detected in graph"),
+    (r"self operand of augmented assign must be contiguous",
+     "self operand of augmented assign must be contiguous"),
+    # ShapeTracker.reshape of a reduce to another size
+    (r"size mismatched, can't reshape", "reshape must preserve the number of elements"),
+    # _permute_reduce after pushing a view of lower rank into a reduce
+    (r"invalid permutation", "(invalid permutation)"),
+    # merging a reduce into one whose source is no reduce
+    (r"can't merge reduceop", "cannot merge this reduce into the one it reads"),
+    # View.pad's assertion while padding reduce inputs to a common shape
+    (r"self\.shape=.*, arg=", "cannot pad the reduce inputs of one kernel to a common shape"),
+)
+
+
+def error_counterpart(raised):
+    """What lazy-opt's error must say where tinygrad raised `raised`
+    ("Type: message"); None for a failure with no known counterpart."""
+    for pattern, ours in ERROR_COUNTERPARTS:
+        if re.search(pattern, raised):
+            return ours
+    return None
+
+
 def differences(want, got):
     """One line per difference between tinygrad's (want) and ours (got)."""
     if want and want[0].startswith("RAISES"):
-        if got and got[0].startswith("ERROR"):
-            return []
-        return [f"tinygrad fails ({want[0][7:]}) but lazy-opt schedules the graph"]
+        raised = want[0][len("RAISES "):]
+        if not (got and got[0].startswith("ERROR")):
+            return [f"tinygrad fails ({raised}) but lazy-opt schedules the graph"]
+        ours = error_counterpart(raised)
+        if ours is None:
+            return [f"tinygrad fails ({raised}), a failure with no known lazy-opt "
+                    f"counterpart; lazy-opt says: {got[0][len('ERROR '):]}"]
+        if ours not in got[0]:
+            return [f"tinygrad fails ({raised}) and lazy-opt rejects the graph, but not "
+                    f"with '{ours}': {got[0][len('ERROR '):]}"]
+        return []
     if got and got[0].startswith("ERROR"):
         return [f"lazy-opt fails: {got[0][6:]}"]
     w, g = _items(want), _items(got)
