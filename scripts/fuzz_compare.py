@@ -223,13 +223,21 @@ class Program:
         """A custom_random operand (tinygrad's Tensor.rand without THREEFRY)."""
         return self.new(f"({name} + Tensor.rand{tuple(shape)})", shape)
 
+    def copy(self, name, shape):
+        """A round trip through another device (COPY items)."""
+        return self.new(f"({name}.to('CLANG:1') * 2.0).to('CLANG')", shape)
+
+    def bitcast(self, name, shape):
+        return self.new(f"{name}.bitcast(dtypes.int32).bitcast(dtypes.float32)", shape)
+
     def step(self):
         name, shape, _ = self.pick(lambda v: len(v[1]) > 0)
         kind = self.rng.choices(
             ["unary", "binary", "reduce", "reshape", "permute", "expand", "pad", "shrink",
              "flip", "stride", "contiguous", "cast", "matmul", "cumsum", "softmax", "source",
-             "conv", "double_reduce", "rand"],
-            [4, 6, 4, 2, 2, 2, 1.5, 1.5, 1, 1, 1.5, 0.7, 1.5, 0.7, 0.7, 1, 1.5, 1, 0.3])[0]
+             "conv", "double_reduce", "rand", "copy", "bitcast"],
+            [4, 6, 4, 2, 2, 2, 1.5, 1.5, 1, 1, 1.5, 0.7, 1.5, 0.7, 0.7, 1, 1.5, 1, 0.3, 0.3,
+             0.3])[0]
         if kind == "unary":
             return self.new(self.rng.choice(UNARY).format(x=name), shape)
         if kind == "contiguous":
@@ -245,6 +253,14 @@ class Program:
         inputs = [v for v in self.values if v[2] and v[0] not in self.assigned]
         self.rng.shuffle(inputs)
         for name, shape, _ in inputs:
+            if shape[0] > 1 and self.rng.random() < 0.2:
+                # a slice of the input: an ASSIGN through a view
+                lo = self.rng.randrange(shape[0] - 1)
+                part = (shape[0] - lo - 1,) + tuple(shape[1:])
+                arg = ((lo, shape[0] - 1),) + tuple((0, d) for d in shape[1:])
+                self.assigned.add(name)
+                return self.new(f"{name}.shrink({arg}).assign({name}.shrink({arg}).exp() + 1.0)",
+                                part)
             if len(shape) == 2 and shape[0] == shape[1] and self.rng.random() < 0.3:
                 self.assigned.add(name)
                 return self.new(f"{name}.assign({name}.transpose() + 1.0)", shape)

@@ -11,7 +11,9 @@
 //    float64 rounds once.
 //  - CAST float -> integer truncates; NaN and out-of-range values give the
 //    x86 "integer indefinite" value (INT32_MIN, or INT64_MIN for 64-bit
-//    targets) before narrowing, as clang's generated code does.
+//    and uint32 targets) before narrowing, as clang's generated code does
+//    without AVX-512 (C leaves them undefined; with AVX-512, tinygrad's
+//    -march=native gives all ones for uint32/uint64 targets).
 //  - MAX is `a > b ? a : b`; reductions run in row-major order of the
 //    reduced coordinates, SUM from 0 and MAX from the dtype's lowest value,
 //    each MAX step being max(acc, x).

@@ -8,6 +8,9 @@
 // RUN: lazy-interp %s --entry=meta --print | FileCheck %s --check-prefix=META
 // RUN: lazy-interp %s --entry=random --print | FileCheck %s --check-prefix=RAND
 // RUN: lazy-interp %s --entry=assigned_argument --print | FileCheck %s --check-prefix=ASSIGNED
+// RUN: lazy-interp %s --entry=float_to_int_edges --print | FileCheck %s --check-prefix=F2I
+// RUN: lazy-run %s --entry=float_to_int_edges --check | FileCheck %s --check-prefix=F2ICHECK
+// RUN: lazy-run %s --entry=float_to_int_edges --check --device=emulate | FileCheck %s --check-prefix=F2ICHECK
 // RUN: lazy-run %s --entry=assigned_argument --check | FileCheck %s --check-prefix=ASSIGNEDCPU
 // The reference interpreter's semantics, one function per op family. The
 // expected numbers are tinygrad 0.9.2's (CLANG backend) for the same ops.
@@ -200,3 +203,52 @@ func.func @assigned_argument(%a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x
 // ASSIGNED: out3: float (2) [0, 0]
 // ASSIGNEDCPU: all outputs match
 
+// Float to integer casts of NaN, inf and out-of-range values, computed at
+// run time (no constant folding): the 32-bit conversion's indefinite
+// INT32_MIN, narrowed, for 8-, 16- and 32-bit signed and 8- and 16-bit
+// unsigned targets; the 64-bit one's INT64_MIN for 64-bit and uint32
+// targets, [2^63, 2^64) converting as unsigned for uint64. Compiled
+// kernels must give the same (arith's fptosi/fptoui are poison there; the
+// CPU kernels gave other uint32 and uint64 values before). tinygrad's
+// clang -march=native on an AVX-512 host converts to uint32/uint64 with
+// vcvttss2usi, whose invalid value is all ones: C leaves these undefined.
+func.func @float_to_int_edges(%x: tensor<1xf32>) -> (tensor<6xsi8>, tensor<6xsi32>, tensor<6xsi64>, tensor<6xui8>, tensor<6xui32>, tensor<6xui64>) {
+  %sq = lazy.mul %x, %x : tensor<1xf32>
+  %zero = lazy.const 0.0 : tensor<1xf32>
+  %z = lazy.mul %sq, %zero : tensor<1xf32>
+  %inf = lazy.recip %z : tensor<1xf32>
+  %nan = lazy.mul %z, %inf : tensor<1xf32>
+  %c3e9 = lazy.const 3.0e9 : tensor<1xf32>
+  %big = lazy.add %z, %c3e9 : tensor<1xf32>
+  %c1e19 = lazy.const 1.0e19 : tensor<1xf32>
+  %huge = lazy.add %z, %c1e19 : tensor<1xf32>
+  %cm1 = lazy.const -1.0 : tensor<1xf32>
+  %m1 = lazy.add %z, %cm1 : tensor<1xf32>
+  %c300 = lazy.const 300.0 : tensor<1xf32>
+  %h = lazy.add %z, %c300 : tensor<1xf32>
+  %e0 = lazy.view %nan as <[(6):(0) mask [(0, 1)]]> : tensor<1xf32> -> tensor<6xf32>
+  %e1 = lazy.view %inf as <[(6):(0) mask [(1, 2)]]> : tensor<1xf32> -> tensor<6xf32>
+  %e2 = lazy.view %big as <[(6):(0) mask [(2, 3)]]> : tensor<1xf32> -> tensor<6xf32>
+  %e3 = lazy.view %huge as <[(6):(0) mask [(3, 4)]]> : tensor<1xf32> -> tensor<6xf32>
+  %e4 = lazy.view %m1 as <[(6):(0) mask [(4, 5)]]> : tensor<1xf32> -> tensor<6xf32>
+  %e5 = lazy.view %h as <[(6):(0) mask [(5, 6)]]> : tensor<1xf32> -> tensor<6xf32>
+  %s0 = lazy.add %e0, %e1 : tensor<6xf32>
+  %s1 = lazy.add %s0, %e2 : tensor<6xf32>
+  %s2 = lazy.add %s1, %e3 : tensor<6xf32>
+  %s3 = lazy.add %s2, %e4 : tensor<6xf32>
+  %v = lazy.add %s3, %e5 : tensor<6xf32>
+  %i8 = lazy.cast %v : tensor<6xf32> -> tensor<6xsi8>
+  %i32 = lazy.cast %v : tensor<6xf32> -> tensor<6xsi32>
+  %i64 = lazy.cast %v : tensor<6xf32> -> tensor<6xsi64>
+  %u8 = lazy.cast %v : tensor<6xf32> -> tensor<6xui8>
+  %u32 = lazy.cast %v : tensor<6xf32> -> tensor<6xui32>
+  %u64 = lazy.cast %v : tensor<6xf32> -> tensor<6xui64>
+  return %i8, %i32, %i64, %u8, %u32, %u64 : tensor<6xsi8>, tensor<6xsi32>, tensor<6xsi64>, tensor<6xui8>, tensor<6xui32>, tensor<6xui64>
+}
+// F2I: out0: char (6) [0, 0, 0, 0, -1, 44]
+// F2I: out1: int (6) [-2147483648, -2147483648, -2147483648, -2147483648, -1, 300]
+// F2I: out2: long (6) [-9223372036854775808, -9223372036854775808, 3000000000, -9223372036854775808, -1, 300]
+// F2I: out3: unsigned char (6) [0, 0, 0, 0, 255, 44]
+// F2I: out4: unsigned int (6) [0, 0, 3000000000, 0, 4294967295, 300]
+// F2I: out5: unsigned long (6) [9223372036854775808, 9223372036854775808, 3000000000, 9999999980506447872, 18446744073709551615, 300]
+// F2ICHECK: all outputs match

@@ -129,6 +129,46 @@ Value safeShift(OpBuilder &b, Location loc, Value a, Value count, bool left,
   return arith::SelectOp::create(b, loc, inRange, shifted, outOfRange);
 }
 
+/// A float converted to an integer type as the reference interpreter (and
+/// clang's x86 code for tinygrad's C casts) does: truncation, through a
+/// 64-bit conversion for 64-bit and uint32 targets and a 32-bit one
+/// otherwise, whose NaN and out-of-range results are that width's "integer
+/// indefinite" INT_MIN, then narrowed. arith's fptosi/fptoui give poison
+/// there, which LLVM may fold into anything.
+Value floatToInt(OpBuilder &b, Location loc, Value x, Type to, bool isUnsigned) {
+  unsigned tw = to.getIntOrFloatBitWidth();
+  bool wide = tw == 64 || (isUnsigned && tw == 32);
+  unsigned width = wide ? 64 : 32;
+  Type wideInt = b.getIntegerType(width);
+  // Bounds compared in double, as the interpreter does (exact there).
+  Value d = x;
+  if (!x.getType().isF64())
+    d = arith::ExtFOp::create(b, loc, b.getF64Type(), x);
+  auto f64 = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+  };
+  using FPred = arith::CmpFPredicate;
+  double limit = wide ? 9223372036854775808.0 : 2147483648.0;
+  Value above = arith::CmpFOp::create(b, loc, FPred::OGT, d, f64(-limit - 1));
+  Value below = arith::CmpFOp::create(b, loc, FPred::OLT, d, f64(limit));
+  Value inRange = arith::AndIOp::create(b, loc, above, below);
+  Value converted = arith::FPToSIOp::create(b, loc, wideInt, x);
+  Value indefinite = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(wideInt, APInt::getSignedMinValue(width)));
+  Value result = arith::SelectOp::create(b, loc, inRange, converted, indefinite);
+  if (isUnsigned && tw == 64) {
+    // [2^63, 2^64) converts as unsigned.
+    Value big = arith::AndIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, FPred::OGE, d, f64(limit)),
+        arith::CmpFOp::create(b, loc, FPred::OLT, d, f64(2 * limit)));
+    result = arith::SelectOp::create(
+        b, loc, big, arith::FPToUIOp::create(b, loc, wideInt, x), result);
+  }
+  if (tw < width)
+    result = arith::TruncIOp::create(b, loc, to, result);
+  return result;
+}
+
 /// double -> bfloat16, rounded once to nearest even. LLVM lowers this
 /// truncation to a libcall (__truncdfbf2) that the host's runtime lacks, and
 /// going through f32 with two roundings to nearest can land on a tie the
@@ -364,9 +404,7 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
           return arith::TruncFOp::create(b, loc, sTo, wide).getResult();
         }
         if (fromFloat)
-          return isUnsignedInt(to)
-                     ? arith::FPToUIOp::create(b, loc, sTo, x[0]).getResult()
-                     : arith::FPToSIOp::create(b, loc, sTo, x[0]).getResult();
+          return floatToInt(b, loc, x[0], sTo, isUnsignedInt(to));
         if (toFloat)
           return isUnsignedInt(from)
                      ? arith::UIToFPOp::create(b, loc, sTo, x[0]).getResult()
