@@ -206,6 +206,19 @@ def test_image_dtype_is_rejected():
         export(lb)
 
 
+def test_op_over_two_devices_is_rejected():
+    """tinygrad 0.9.2's gradient through Tensor.to() multiplies a buffer of
+    one device by one of the other (found by scripts/fuzz_compare.py); the
+    export says so instead of writing IR that does not parse."""
+    fresh()
+    x = Tensor.empty(4, requires_grad=True).realize()
+    ((x * x).to("CLANG:1") * 2.0).to("CLANG").log().sum().backward()
+    with pytest.raises(ExportError, match=r"BinaryOps.MUL node of shape \(4,\) \(dtypes.float, CLANG:1\) "
+                                          r"reads UnaryOps.RECIP node .* CLANG\): tinygrad built one op "
+                                          r"over two devices"):
+        export(x.grad)
+
+
 def test_symbolic_is_rejected():
     from tinygrad.shape.symbolic import Variable
     v = Variable("n", 1, 8).bind(3)

@@ -294,6 +294,15 @@ class _Exporter:
             raise ExportError(f"{type(op).__name__}.{op.name} has no `lazy` op: {describe(lb)}")
         self.st_text(lb.st, lb)  # rejects symbolic shapes
         srcs = lb.srcs
+        if op not in (MetaOps.COPY, MetaOps.CUSTOM):
+            for s in srcs:
+                if s.device != lb.device:
+                    # tinygrad 0.9.2's gradient through Tensor.to() builds
+                    # these; its kernels then read the other device's buffer
+                    raise ExportError(
+                        f"{describe(lb)} reads {describe(s)}: "
+                        f"tinygrad built one op over two devices (the gradient of Tensor.to() "
+                        f"does this), and a `lazy` op has one device")
         operands = [self.names[id(s)] for s in srcs]
         result_type = self.type_of(lb)
         attrs = []

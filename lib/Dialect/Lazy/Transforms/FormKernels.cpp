@@ -110,6 +110,54 @@ SmallVector<unsigned> orderDependentAssigns(const LazyGraph &g,
   return found;
 }
 
+/// Outputs of a kernel item (positions in `outputs`) that assign to a
+/// target the kernel also reads through a buffer_view of it (tinygrad's
+/// same-size bitcast of a realized buffer shares its memory) in another
+/// order than it writes it: as with orderDependentAssigns, the result then
+/// depends on the kernel's loop order, and tinygrad's contiguity check does
+/// not see the alias. An alias that is exact (no offset, equal item sizes)
+/// read through the store's own view is safe. `kernelItem` and `plan` are
+/// the kernel's AST; `outputs` and `inputs` this item's buffers.
+SmallVector<unsigned> aliasedAssignReads(const LazyGraph &g,
+                                         ArrayRef<NodeId> outputs,
+                                         ArrayRef<NodeId> inputs,
+                                         const ScheduleItem &kernelItem,
+                                         const KernelPlan &plan) {
+  SmallVector<unsigned> found;
+  if (llvm::none_of(inputs, [&](NodeId in) {
+        return g.node(in).kind == NodeOp::BufferView;
+      }))
+    return found;
+  // Whether input `in` shares `target`'s memory, and element for element.
+  auto aliasOf = [&](NodeId in, NodeId target, bool &exact) {
+    exact = true;
+    NodeId n = in;
+    while (g.node(n).kind == NodeOp::BufferView) {
+      NodeId src = g.node(n).srcs[0];
+      exact = exact && g.node(src).isBase() &&
+              g.node(src).itemSize == g.node(n).itemSize;
+      n = g.baseOf(src);
+    }
+    return n == target && n != in;
+  };
+  for (auto [position, out] : llvm::enumerate(outputs)) {
+    if (g.node(out).kind != NodeOp::Assign)
+      continue;
+    NodeId target = g.node(out).srcs[1];
+    st::TrackerId storeView = plan.stores[position].second;
+    if (llvm::any_of(plan.ops, [&](int32_t op) {
+          const AstNode &node = kernelItem.nodes[op];
+          int64_t input = node.buffer - int64_t(outputs.size());
+          bool exact;
+          return node.kind == AstNode::Kind::Load && input >= 0 &&
+                 aliasOf(inputs[input], target, exact) &&
+                 (!exact || node.view != storeView);
+        }))
+      found.push_back(unsigned(position));
+  }
+  return found;
+}
+
 /// Fails (at the op) when an output that needs computing is in no group.
 /// Schedules are never returned with an output that nothing writes.
 LogicalResult checkOutputsGrouped(const LazyGraph &g, ArrayRef<char> grouped);
@@ -681,6 +729,24 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     warnOrderDependent(group, kernelOf[i]);
     if (kernelOfThis)
       *kernelOfThis = {kernelOf[i], miscompute};
+  }
+
+  for (auto [i, item] : llvm::enumerate(items)) {
+    if (kernelOf[i] == SIZE_MAX)
+      continue;
+    size_t k = kernelOf[i];
+    for (unsigned position :
+         aliasedAssignReads(g, item.outputs, item.inputs,
+                            items[firstUses[k]], plans[k]))
+      if (Operation *op = g.node(item.outputs[position]).op)
+        op->emitWarning()
+            << "'" << op->getName()
+            << "' op reads its target through a buffer_view, which shares "
+               "its memory, in another order than it writes it: an element "
+               "can be read after it was overwritten, so the result depends "
+               "on the order the kernel runs in (tinygrad 0.9.2 schedules "
+               "this too; its contiguity check does not see the alias); "
+               "read the target through .contiguous() to use its old values";
   }
 
   if (report)
