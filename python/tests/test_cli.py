@@ -86,6 +86,23 @@ def test_user_mistakes_exit_2(tmp_path, source, message):
     assert proc.stdout == ""
 
 
+@pytest.mark.parametrize("command", ["export", "check", "compare"])
+def test_unexportable_graph_exits_2_for_every_command(tmp_path, command, lazy_opt):
+    """A graph the exporter refuses (here tinygrad's gradient through
+    Tensor.to(), an op over two devices) is one `error:` line in each
+    command, not a traceback (compare printed one)."""
+    path = script(tmp_path, "two_devices.py", (
+        "from tinygrad import Tensor\n"
+        "def build():\n"
+        "    x = Tensor.empty(4, requires_grad=True).realize()\n"
+        "    ((x * x).to('CLANG:1') * 2.0).to('CLANG').log().sum().backward()\n"
+        "    return [x.grad]\n"))
+    proc = run(command, path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith("error: ") and "one op over two devices" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_unwritable_output_exits_2(tmp_path):
     path = script(tmp_path, "simple.py", SIMPLE)
     proc = run("export", path, "-o", str(tmp_path / "no" / "such" / "dir" / "g.mlir"))

@@ -83,7 +83,11 @@ def _compare(args):
     if not os.access(lazy_opt, os.X_OK):
         raise _script.UserError(f"{lazy_opt} not found; build it first (bash scripts/setup.sh)")
     from ._compare import run_compare
-    return run_compare(args.script, lazy_opt, show_time=args.time)
+    from ._export import ExportError
+    try:
+        return run_compare(args.script, lazy_opt, show_time=args.time)
+    except ExportError as exc:
+        raise _script.UserError(str(exc)) from None
 
 
 def main(argv=None):
