@@ -367,26 +367,21 @@ def main(argv):
         del outputs, built, namespace
         if not diffs:
             counts["identical"] += 1
+            outcomes = []
             if args.check_numerics:
-                outcome = check_numerics(source, seed, text, args.lazy_opt)
-                counts[outcome] = counts.get(outcome, 0) + 1
-                if outcome.startswith("numerics DIFFER"):
-                    failed_runs += 1
-                    print(f"seed {seed}: {outcome}")
-                    if args.out:
-                        os.makedirs(args.out, exist_ok=True)
-                        with open(os.path.join(args.out, f"numerics_{seed}.py"), "w") as f:
-                            f.write(source)
+                outcomes.append(("numerics", check_numerics(source, seed, text, args.lazy_opt)))
             if args.check_run:
-                outcome = check_run(args.check_run, args.run_device, text)
+                outcomes.append(("run", check_run(args.check_run, args.run_device, text)))
+            for kind, outcome in outcomes:
                 counts[outcome] = counts.get(outcome, 0) + 1
-                if outcome.startswith("run FAILED"):
-                    failed_runs += 1
-                    print(f"seed {seed}: {outcome}")
-                    if args.out:
-                        os.makedirs(args.out, exist_ok=True)
-                        with open(os.path.join(args.out, f"run_{seed}.py"), "w") as f:
-                            f.write(source)
+                if "FAILED" not in outcome and "DIFFER" not in outcome:
+                    continue
+                failed_runs += 1
+                print(f"seed {seed}: {outcome}")
+                if args.out:
+                    os.makedirs(args.out, exist_ok=True)
+                    with open(os.path.join(args.out, f"{kind}_{seed}.py"), "w") as f:
+                        f.write(source)
             continue
         # tinygrad's lazy cache can hand a program nodes of an earlier one
         # still alive in this process: a difference counts only when the
