@@ -9,7 +9,12 @@
 //     entered into the order when such an edge first names it, as tinygrad's
 //     defaultdict does;
 //   - breadth-first from the items with no incoming edge, in that order;
-//   - anything left unvisited is a cycle: an error naming its kernels.
+//   - anything left unvisited is a cycle: an error naming its kernels;
+//   - an item ordered after an assign whose target it reads through a
+//     buffer_view (ext "view", which shares the target's memory) sees the
+//     new contents where the graph viewed the old ones: tinygrad's assign
+//     edges do not see the alias. The order stays tinygrad's, with a
+//     warning.
 // The ordered items then replace the lazy.schedule in the function, each
 // allocation just before its first user.
 //
@@ -37,6 +42,51 @@ std::string describe(Operation *item) {
   if (auto launch = dyn_cast<LaunchOp>(item))
     return ("@" + launch.getKernel()).str();
   return ("ext \"" + cast<ExtOp>(item).getKind() + "\"").str();
+}
+
+/// Warns at each item that reads, through a buffer_view, a function
+/// argument that an item ordered before it assigns to (see the header).
+void warnAliasedReadsAfterAssign(
+    ArrayRef<Operation *> items, ArrayRef<unsigned> order,
+    const llvm::DenseMap<Value, unsigned> &writerOf) {
+  if (writerOf.empty())
+    return;
+  std::vector<unsigned> position(items.size());
+  for (auto [pos, i] : llvm::enumerate(order))
+    position[i] = unsigned(pos);
+  // The argument a buffer_view's result shares memory with, if any.
+  auto viewedArgument = [](Value v) -> Value {
+    while (auto result = dyn_cast<OpResult>(v)) {
+      auto ext = dyn_cast<ExtOp>(result.getOwner());
+      if (!ext || ext.getKind() != "view" || ext.getIns().empty())
+        return {};
+      v = ext.getIns().front();
+    }
+    return v;
+  };
+  for (auto [i, item] : llvm::enumerate(items)) {
+    if (auto ext = dyn_cast<ExtOp>(item); ext && ext.getKind() == "view")
+      continue; // making the view is ordered before the assign
+    for (Value in : itemIns(item)) {
+      if (!isa<OpResult>(in))
+        continue;
+      Value target = viewedArgument(in);
+      auto writer = target ? writerOf.find(target) : writerOf.end();
+      if (writer == writerOf.end() || writer->second == i ||
+          position[writer->second] > position[i])
+        continue;
+      item->emitWarning()
+          << "'" << item->getName()
+          << "' op reads a buffer_view of a buffer that "
+          << describe(items[writer->second])
+          << " assigns to earlier in the schedule: it sees the new contents, "
+             "not the ones the graph viewed (tinygrad 0.9.2 orders the "
+             "readers of an assign target before the assign but does not "
+             "see the alias); read the target through .contiguous() to use "
+             "its old values";
+      break;
+    }
+  }
 }
 
 LogicalResult orderSchedule(ScheduleOp schedule) {
@@ -116,6 +166,8 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
             << describe(items[i]) << " waits on the cycle";
     return failure();
   }
+
+  warnAliasedReadsAfterAssign(items, order, writerOf);
 
   // Inline in order: allocations just before their first user.
   Operation *anchor = schedule;
