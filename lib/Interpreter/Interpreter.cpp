@@ -770,8 +770,8 @@ readsAssignedArgument(Value result,
   SmallVector<Operation *> chain;
   Value root = result;
   while (Operation *def = root.getDefiningOp()) {
-    if (!isa<ViewOp, ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp,
-             StrideOp, BufferViewOp>(def))
+    if (!isa<ViewOp, ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp,
+             BufferViewOp>(def))
       return std::optional<HostTensor>();
     chain.push_back(def);
     root = def->getOperand(0);

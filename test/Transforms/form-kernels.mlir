@@ -343,7 +343,7 @@ module attributes {lazy.flags = {fuse_conv_bw = true}} {
 module attributes {lazy.flags = {fuse_conv_bw = true}} {
   func.func @padded_unsafe(%x: tensor<4xf32>) -> tensor<1xf32> {
     %0 = lazy.recip %x : tensor<4xf32>
-    // expected-warning @+1 {{'lazy.reduce_sum' op is read through a padded view that the kernel moves into the reduce's input, where an op that is not zero on zeros (recip, log2, exp2 or idiv) then runs in the padding: the padded elements are not 0 but that op's value there, inf or nan (tinygrad 0.9.2 computes the same); realize the reduce first (.contiguous())}}
+    // expected-warning @+1 {{'lazy.reduce_sum' op is read through a padded view that the kernel moves into the reduce's input, where an op that is not zero on zeros (recip, log2, exp2 or idiv) then runs in the padding: the padded elements do not read as 0 (recip(0) is inf, log2(0) -inf, exp2(0) 1, an idiv divides by zero; tinygrad 0.9.2 computes the same); realize the reduce first (.contiguous())}}
     %1 = lazy.reduce_sum %0 axes [0] : tensor<4xf32> -> tensor<1xf32>
     %2 = lazy.view %1 as <[(3):(0) mask [(1, 2)]]> : tensor<1xf32> -> tensor<3xf32>
     %3 = lazy.reduce_sum %2 axes [0] : tensor<3xf32> -> tensor<1xf32>

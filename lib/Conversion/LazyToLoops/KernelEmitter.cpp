@@ -135,7 +135,8 @@ Value safeShift(OpBuilder &b, Location loc, Value a, Value count, bool left,
 /// otherwise, whose NaN and out-of-range results are that width's "integer
 /// indefinite" INT_MIN, then narrowed. arith's fptosi/fptoui give poison
 /// there, which LLVM may fold into anything.
-Value floatToInt(OpBuilder &b, Location loc, Value x, Type to, bool isUnsigned) {
+Value floatToInt(OpBuilder &b, Location loc, Value x, Type to,
+                 bool isUnsigned) {
   unsigned tw = to.getIntOrFloatBitWidth();
   bool wide = tw == 64 || (isUnsigned && tw == 32);
   unsigned width = wide ? 64 : 32;
@@ -155,7 +156,8 @@ Value floatToInt(OpBuilder &b, Location loc, Value x, Type to, bool isUnsigned) 
   Value converted = arith::FPToSIOp::create(b, loc, wideInt, x);
   Value indefinite = arith::ConstantOp::create(
       b, loc, b.getIntegerAttr(wideInt, APInt::getSignedMinValue(width)));
-  Value result = arith::SelectOp::create(b, loc, inRange, converted, indefinite);
+  Value result =
+      arith::SelectOp::create(b, loc, inRange, converted, indefinite);
   if (isUnsigned && tw == 64) {
     // [2^63, 2^64) converts as unsigned.
     Value big = arith::AndIOp::create(

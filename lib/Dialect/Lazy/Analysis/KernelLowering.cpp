@@ -279,7 +279,8 @@ LogicalResult Lowering::finishReduce(NodeId buf, st::TrackerId viewId,
     const st::ShapeTracker &view = pool.get(viewId);
     // The view's padding ends up in the reduce's input: the ops there then
     // run on zeros, which only ops that are zero on zeros survive.
-    if (llvm::any_of(view.views, [](const st::View &v) { return bool(v.mask); }) &&
+    if (llvm::any_of(view.views,
+                     [](const st::View &v) { return bool(v.mask); }) &&
         inputHasUnsafePad(buf))
       noteMiscompute(buf, ScheduleItem::Miscompute::PaddedUnsafeInput);
     // Push the movement op on the reduce's output into its input: permute

@@ -666,9 +666,10 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       warning << " is read through a padded view that the kernel moves "
                  "into the reduce's input, where an op that is not zero on "
                  "zeros (recip, log2, exp2 or idiv) then runs in the "
-                 "padding: the padded elements are not 0 but that op's "
-                 "value there, inf or nan (tinygrad 0.9.2 computes the "
-                 "same); realize the reduce first (.contiguous())";
+                 "padding: the padded elements do not read as 0 (recip(0) "
+                 "is inf, log2(0) -inf, exp2(0) 1, an idiv divides by zero; "
+                 "tinygrad 0.9.2 computes the same); realize the reduce "
+                 "first (.contiguous())";
   };
   for (const std::vector<NodeId> &group : groups) {
     size_t i = items.size();
@@ -735,9 +736,8 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     if (kernelOf[i] == SIZE_MAX)
       continue;
     size_t k = kernelOf[i];
-    for (unsigned position :
-         aliasedAssignReads(g, item.outputs, item.inputs,
-                            items[firstUses[k]], plans[k]))
+    for (unsigned position : aliasedAssignReads(g, item.outputs, item.inputs,
+                                                items[firstUses[k]], plans[k]))
       if (Operation *op = g.node(item.outputs[position]).op)
         op->emitWarning()
             << "'" << op->getName()
