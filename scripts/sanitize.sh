@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A second build, build-sanitize/, with AddressSanitizer, UndefinedBehavior-
 # Sanitizer and assertions, and the checks that run through it:
-#   lit (test/), the gtest suites, the Python tests and the mutation fuzzer
-#   (scripts/fuzz_schedule.py) over graphs of the Python corpus.
+#   lit (test/), the gtest suites, the Python tests, the mutation fuzzer
+#   (scripts/fuzz_schedule.py) over graphs of the Python corpus and the
+#   differential fuzzer (scripts/fuzz_compare.py).
 # Release builds compile asserts out, so a misused cast<> or a read past an
 # array passes silently there; this finds them. Not part of scripts/test.sh:
 # the build alone takes about as long as the release build.
@@ -74,6 +75,10 @@ check fuzz-schedule "${PYTHON:-python3}" scripts/fuzz_schedule.py --lazy-opt $BU
   --runs "$FUZZ_RUNS" --out $BUILD/fuzz-failures "$seeds"/*.mlir
 check fuzz-cpu "${PYTHON:-python3}" scripts/fuzz_schedule.py --lazy-opt $BUILD/bin/lazy-opt \
   --pass=--lazy-to-cpu --runs "$((FUZZ_RUNS / 4))" --out $BUILD/fuzz-failures "$seeds"/*.mlir
+# Random tinygrad programs, compared with tinygrad and run on the CPU.
+check fuzz-compare "${PYTHON:-python3}" scripts/fuzz_compare.py --lazy-opt $BUILD/bin/lazy-opt \
+  --check-run $BUILD/bin/lazy-run --runs "$((FUZZ_RUNS / 4))" --seed 1 \
+  --out $BUILD/fuzz-failures
 
 echo "sanitize: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
