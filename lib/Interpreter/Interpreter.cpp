@@ -760,35 +760,39 @@ std::optional<uint64_t> mlir::lazy::tensorBytes(ArrayRef<int64_t> shape,
   return bytes;
 }
 
-/// A function result that is an assigned argument or movement ops or
-/// buffer_views of one (no computation between): its value from the
-/// argument's contents after the assign; nullopt for any other result.
-static FailureOr<std::optional<HostTensor>>
-readsAssignedArgument(Value result,
-                      const llvm::DenseMap<Value, HostTensor> &assignedArgs,
-                      Evaluator &evaluator) {
+/// The ops (movement ops and buffer_views, innermost first) through which
+/// `result` views a function argument with no computation between, and
+/// that argument; nullopt for any other result.
+static std::optional<std::pair<Value, SmallVector<Operation *>>>
+viewedArgument(Value result) {
   SmallVector<Operation *> chain;
   Value root = result;
   while (Operation *def = root.getDefiningOp()) {
     if (!isa<ViewOp, ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp,
              BufferViewOp>(def))
-      return std::optional<HostTensor>();
+      return std::nullopt;
     chain.push_back(def);
     root = def->getOperand(0);
   }
-  auto it = assignedArgs.find(root);
-  // (An assign not yet evaluated leaves its entry empty.)
-  if (it == assignedArgs.end() || it->second.data.empty())
-    return std::optional<HostTensor>();
+  std::reverse(chain.begin(), chain.end());
+  return std::make_pair(root, std::move(chain));
+}
+
+/// `chain` (see viewedArgument) evaluated from `contents` of its argument.
+static FailureOr<HostTensor> evaluateChain(Value root,
+                                           ArrayRef<Operation *> chain,
+                                           const HostTensor &contents,
+                                           Evaluator &evaluator) {
   llvm::DenseMap<Value, HostTensor> chainValues;
-  chainValues[root] = it->second;
-  for (Operation *op : llvm::reverse(chain)) {
+  chainValues[root] = contents;
+  for (Operation *op : chain) {
     FailureOr<HostTensor> value = evaluator.evaluate(op, chainValues);
     if (failed(value))
       return failure();
     chainValues[op->getResult(0)] = std::move(*value);
   }
-  return std::optional<HostTensor>(std::move(chainValues[result]));
+  return std::move(
+      chainValues[chain.empty() ? root : chain.back()->getResult(0)]);
 }
 
 FailureOr<std::vector<HostTensor>>
@@ -830,23 +834,46 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
   uint64_t liveBytes = 0;
   for (const HostTensor &input : inputs)
     liveBytes += input.data.capacity();
-  // Arguments an ASSIGN targets, and their contents after it.
-  llvm::DenseMap<Value, HostTensor> assignedArgs;
+  // Results that view an argument an ASSIGN targets (no computation
+  // between) read its contents after the assign, which are kept for them
+  // alone: the other assigned arguments' new contents are not held.
+  llvm::DenseSet<Value> assignTargets;
   for (Operation &op : body)
     if (auto assign = dyn_cast<AssignOp>(op))
-      if (isa<BlockArgument>(assign.getTarget()))
-        assignedArgs[assign.getTarget()] = HostTensor();
+      assignTargets.insert(assign.getTarget());
+  auto ret =
+      dyn_cast_or_null<func::ReturnOp>(body.empty() ? nullptr : &body.back());
+  if (!ret)
+    return func.emitError("function has no return");
+  std::vector<std::optional<std::pair<Value, SmallVector<Operation *>>>>
+      resultViews;
+  llvm::DenseMap<Value, HostTensor> assignedArgs; // argument -> after
+  for (Value v : ret.getOperands()) {
+    auto view = viewedArgument(v);
+    if (view && isa<BlockArgument>(view->first) &&
+        assignTargets.contains(view->first))
+      assignedArgs[view->first] = HostTensor();
+    else
+      view.reset();
+    resultViews.push_back(std::move(view));
+  }
 
   Evaluator evaluator;
   for (Operation &op : body) {
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    if (&op == ret) {
       std::vector<HostTensor> outputs;
-      for (Value v : ret.getOperands()) {
-        FailureOr<std::optional<HostTensor>> after =
-            readsAssignedArgument(v, assignedArgs, evaluator);
-        if (failed(after))
+      for (auto [v, view] : llvm::zip(ret.getOperands(), resultViews)) {
+        const HostTensor *after = view ? &assignedArgs[view->first] : nullptr;
+        // (An assign not evaluated before the return leaves it empty.)
+        if (!after || after->data.empty()) {
+          outputs.push_back(values[v]);
+          continue;
+        }
+        FailureOr<HostTensor> value =
+            evaluateChain(view->first, view->second, *after, evaluator);
+        if (failed(value))
           return failure();
-        outputs.push_back(*after ? std::move(**after) : values[v]);
+        outputs.push_back(std::move(*value));
       }
       return outputs;
     }
@@ -877,8 +904,11 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     if (auto assign = dyn_cast<AssignOp>(op)) {
       HostTensor written = evaluator.takeAssignedBuffer();
       if (auto it = assignedArgs.find(assign.getTarget());
-          it != assignedArgs.end())
+          it != assignedArgs.end()) {
+        liveBytes -= it->second.data.capacity();
+        liveBytes += written.data.capacity();
         it->second = std::move(written);
+      }
     }
     liveBytes += result->data.capacity();
     values[op.getResult(0)] = std::move(*result);
@@ -892,5 +922,5 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
         }
       }
   }
-  return func.emitError("function has no return");
+  llvm_unreachable("the walk returns at the function's return");
 }
