@@ -199,10 +199,8 @@ private:
   /// part of `reduce`'s input in this kernel.
   bool inputHasUnsafePad(NodeId reduce);
   void noteMiscompute(NodeId reduce, ScheduleItem::Miscompute kind) {
-    if (item.miscomputedReduce < 0) {
-      item.miscomputedReduce = reduce;
-      item.miscompute = kind;
-    }
+    if (!item.miscomputed)
+      item.miscomputed = {reduce, kind};
   }
   LogicalResult padReduces();
   FailureOr<int32_t> lowerValue(NodeId out, st::TrackerId view);

@@ -615,11 +615,11 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   // launches that one's kernel on its own buffers without being lowered:
   // a training step's layers repeat the same groups over other weights.
   std::deque<SmallVector<uint64_t, 0>> descriptions; // owns the map's keys
-  // Each description's kernel, and whether its lowering found a reduce
-  // computed otherwise than the graph says (see warnMiscomputed).
+  // Each description's kernel, and what its lowering found computed
+  // otherwise than the graph says (see warnMiscomputed).
   using Miscompute = ScheduleItem::Miscompute;
-  llvm::DenseMap<ArrayRef<uint64_t>,
-                 std::pair<size_t, std::optional<Miscompute>>, WordsInfo>
+  using DescribedKernel = std::pair<size_t, std::optional<Miscompute>>;
+  llvm::DenseMap<ArrayRef<uint64_t>, DescribedKernel, WordsInfo>
       kernelOfDescription;
   planIndex.reserve(groups.size());
   kernelOfDescription.reserve(groups.size());
@@ -675,12 +675,11 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     size_t i = items.size();
     // A copy of the description joins the map at once (one hash of it): a
     // repeat drops the copy, a new one gets its kernel below.
-    std::pair<size_t, std::optional<Miscompute>> *kernelOfThis = nullptr;
+    DescribedKernel *kernelOfThis = nullptr;
     if (lowering.describe(group, description, describedInputs)) {
       descriptions.push_back(description);
       auto [known, isNew] = kernelOfDescription.try_emplace(
-          descriptions.back(),
-          std::pair<size_t, std::optional<Miscompute>>{SIZE_MAX, {}});
+          descriptions.back(), DescribedKernel{SIZE_MAX, std::nullopt});
       if (!isNew) {
         descriptions.pop_back();
         ScheduleItem &item = items.emplace_back();
@@ -710,11 +709,8 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
       continue;
     }
     ++lowered;
-    std::optional<Miscompute> miscompute;
-    if (item.miscomputedReduce >= 0) {
-      miscompute = item.miscompute;
-      warnMiscomputed(group, item.miscomputedReduce, item.miscompute);
-    }
+    if (item.miscomputed)
+      warnMiscomputed(group, item.miscomputed->reduce, item.miscomputed->kind);
     KernelPlan plan = planKernel(g, item);
     auto known = planIndex.find(plan.key);
     if (known != planIndex.end()) {
@@ -729,7 +725,9 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     }
     warnOrderDependent(group, kernelOf[i]);
     if (kernelOfThis)
-      *kernelOfThis = {kernelOf[i], miscompute};
+      *kernelOfThis = {kernelOf[i], item.miscomputed
+                                        ? std::optional(item.miscomputed->kind)
+                                        : std::nullopt};
   }
 
   for (auto [i, item] : llvm::enumerate(items)) {

@@ -14,6 +14,8 @@
 
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
 
+#include <optional>
+
 namespace mlir::lazy {
 
 /// A uniqued MLIR object (type, attribute, op name) as one word of a
@@ -66,8 +68,8 @@ struct ScheduleItem {
   /// Nonzero for a USE_COPY_KERNEL copy: a kernel that loads and stores
   /// this many bytes as uint8 (`nodes` and `stores` stay empty).
   int64_t copyBytes = 0;
-  /// A reduce the kernel computes otherwise than the graph says, as
-  /// tinygrad 0.9.2 does (lazy-form-kernels warns); -1 if none:
+  /// The first reduce the kernel computes otherwise than the graph says, as
+  /// tinygrad 0.9.2 does (lazy-form-kernels warns), if any:
   ///  - RenumberedMerge: merged into the reduce it reads (fuse-conv-bw)
   ///    through a reshape that renumbers the reduced axes, whose numbers
   ///    tinygrad applies to the inner reduce's input;
@@ -75,8 +77,11 @@ struct ScheduleItem {
   ///    the reduce's input, where an op that is not zero on zeros (RECIP,
   ///    LOG2, EXP2, IDIV) then runs in the padding.
   enum class Miscompute { RenumberedMerge, PaddedUnsafeInput };
-  NodeId miscomputedReduce = -1;
-  Miscompute miscompute = Miscompute::RenumberedMerge;
+  struct MiscomputedReduce {
+    NodeId reduce;
+    Miscompute kind;
+  };
+  std::optional<MiscomputedReduce> miscomputed;
 };
 
 /// Whether `view` reads or writes each element of its shape where an
