@@ -8,38 +8,80 @@ lazy-run's reason) or differ, and the largest error seen per dtype.
   python3 bench/check_summary.py                  # the CPU
   python3 bench/check_summary.py --device cuda    # needs an NVIDIA GPU
   python3 bench/check_summary.py --device hip --chip gfx90a
+
+A GPU machine without tinygrad takes the graphs exported beforehand:
+
+  python3 bench/check_summary.py --save graphs/          # here: export only
+  python3 bench/check_summary.py --graphs graphs/ --device cuda --jobs 8
 """
 
 import argparse
 import collections
+import concurrent.futures
 import os
 import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
 os.environ.setdefault("CLANG", "1")
 
-from corpus import registry  # noqa: E402
+from lazy_mlir import run_tool  # noqa: E402
 
-from test_cpu_run import UNSUPPORTED, exported, lazy_run  # noqa: E402
+# lazy-run's reasons for refusing a graph (a clear error, not a result).
+REFUSALS = ("which has no CPU lowering", "which the reference interpreter cannot run",
+            "which has no GPU lowering")
+
+
+def load_graphs(directory):
+    """{name: IR text}: the corpus graphs with checked numerics, exported
+    now (needs tinygrad) or read from `directory` (written by --save)."""
+    if directory:
+        found = {}
+        for parent, _, files in os.walk(directory):
+            for f in files:
+                if f.endswith(".mlir"):
+                    path = os.path.join(parent, f)
+                    with open(path) as text:
+                        found[os.path.relpath(path, directory)[:-5]] = text.read()
+        if not found:
+            sys.exit(f"no .mlir graphs under {directory}")
+        return dict(sorted(found.items()))
+    from corpus import registry
+    from test_cpu_run import exported
+    graphs = registry.load()
+    return {n: exported(n) for n in sorted(graphs) if graphs[n].numerics is True}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda", "hip", "emulate"])
     ap.add_argument("--chip", help="GPU to compile for (lazy-run --chip)")
+    ap.add_argument("--graphs", help="read the graphs from this folder instead of exporting")
+    ap.add_argument("--save", help="only export the graphs into this folder")
+    ap.add_argument("--jobs", type=int, default=1, help="lazy-run processes at a time")
     args = ap.parse_args()
+    graphs = load_graphs(args.graphs)
+    if args.save:
+        os.makedirs(args.save, exist_ok=True)
+        for name, text in graphs.items():
+            path = os.path.join(args.save, name + ".mlir")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        print(f"{len(graphs)} graphs written to {args.save}")
+        return 0
     extra = [f"--device={args.device}"] + ([f"--chip={args.chip}"] if args.chip else [])
-    unsupported = UNSUPPORTED + ("which has no GPU lowering",)
-    graphs = registry.load()
-    names = sorted(n for n in graphs if graphs[n].numerics is True)
+    unsupported = REFUSALS
+    names = list(graphs)
     counts = collections.Counter()
     reasons = collections.Counter()
     worst = collections.defaultdict(float)
     outputs = collections.Counter()
-    for name in names:
-        proc = lazy_run(exported(name), "--check", *extra)
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        procs = list(pool.map(lambda n: run_tool("lazy-run", graphs[n], "--check", *extra), names))
+    for name, proc in zip(names, procs):
         out = proc.stdout + proc.stderr
         if "no GPU available" in out:
             sys.exit(out.strip().splitlines()[-1])

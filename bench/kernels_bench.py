@@ -4,7 +4,7 @@
 CPU (informational): lazy-run's compiled program (lazy-to-cpu, one thread)
 against numpy on the same computation, median of --repeat runs each.
 GPU (--device cuda|hip, needs a GPU): every kernel's time from
-`lazy-run --profile` (warm run, synchronized around each launch), the bytes
+`lazy-run --profile` (warm run, each launch alone, timed by the driver's events), the bytes
 of the buffers it reads and writes, GB/s and the share of --peak-gbs (the
 device's HBM bandwidth; H200: 4800).
 
@@ -32,9 +32,12 @@ LAZY_RUN = os.path.join(os.environ.get("LAZY_MLIR_BUILD_DIR") or os.path.join(RO
 
 
 def graphs(scale):
-    n = 1 << 24 if scale >= 1 else 1 << 20  # elements of the big tensors
-    rows, cols = (4096, 4096) if scale >= 1 else (1024, 1024)
-    srows, scols = (16384, 1024) if scale >= 1 else (1024, 1024)
+    # Elements of the big tensors: 4 MB (scale 0), 64 MB (1, past the
+    # H200's 60 MB L2) or 256 MB (2, so that a launch runs far longer than
+    # its start-up) per tensor.
+    n = {0: 1 << 20, 1: 1 << 24}.get(scale, 1 << 26)
+    rows, cols = {0: (1024, 1024), 1: (4096, 4096)}.get(scale, (16384, 4096))
+    srows, scols = {0: (1024, 1024), 1: (16384, 1024)}.get(scale, (65536, 1024))
     ew = f"""func.func @ew(%a: tensor<{n}xf32> {{lazy.buffer = 0 : i64}}, %b: tensor<{n}xf32> {{lazy.buffer = 1 : i64}}, %c: tensor<{n}xf32> {{lazy.buffer = 2 : i64}}) -> tensor<{n}xf32> {{
   %m = lazy.mul %a, %b : tensor<{n}xf32>
   %o = lazy.add %m, %c : tensor<{n}xf32>
@@ -108,7 +111,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda", "hip"])
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--scale", type=int, default=1, help="0: small sizes for a quick look")
+    ap.add_argument("--scale", type=int, default=1, choices=[0, 1, 2],
+                    help="0: small sizes for a quick look; 2: 256 MB per tensor")
     ap.add_argument("--peak-gbs", type=float, default=4800.0)
     args = ap.parse_args()
     if not os.access(LAZY_RUN, os.X_OK):

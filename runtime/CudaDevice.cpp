@@ -3,7 +3,9 @@
 // libcuda.so.1 is opened at run time. The first device's primary context is
 // made current; code objects go through cuModuleLoadData, which takes cubin
 // and (JIT-compiled) PTX alike; kernels take one device pointer per
-// argument (MLIR's bare-pointer calling convention).
+// argument (MLIR's bare-pointer calling convention). Timed launches are
+// bracketed by events on the default stream; a driver without the event
+// calls falls back to the host clock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,7 @@ using CUcontext = void *;
 using CUmodule = void *;
 using CUfunction = void *;
 using CUstream = void *;
+using CUevent = void *;
 using CUdeviceptr = unsigned long long;
 constexpr int kComputeCapabilityMajor = 75; // CU_DEVICE_ATTRIBUTE_...
 constexpr int kComputeCapabilityMinor = 76;
@@ -64,6 +67,9 @@ public:
   bool synchronize() override {
     return ok(cuCtxSynchronize(), "cuCtxSynchronize");
   }
+  bool timedLaunch(const std::string &kernel, const unsigned grid[3],
+                   const unsigned block[3], const DevicePtr *args,
+                   size_t numArgs, double &seconds) override;
 
 private:
   bool ok(CUresult result, const char *call);
@@ -73,6 +79,7 @@ private:
   CUcontext context = nullptr;
   CUmodule module = nullptr;
   std::vector<CUmodule> modules;
+  CUevent startEvent = nullptr, endEvent = nullptr;
 
   CUresult (*cuInit)(unsigned) = nullptr;
   CUresult (*cuDeviceGetCount)(int *) = nullptr;
@@ -97,6 +104,12 @@ private:
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
+  // Optional: timing with events.
+  CUresult (*cuEventCreate)(CUevent *, unsigned) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent) = nullptr;
+  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
 };
 
 bool CudaDevice::ok(CUresult result, const char *call) {
@@ -142,6 +155,16 @@ bool CudaDevice::init(std::string &error) {
     error = "the CUDA driver lacks " + missing;
     return false;
   }
+  // CUDA 12.8 renamed the elapsed-time call; older drivers have only the
+  // first name. Without any of the event calls launches are timed on the
+  // host.
+  std::string noEvents;
+  if (!library.bind(cuEventElapsedTime, "cuEventElapsedTime_v2", noEvents))
+    library.bind(cuEventElapsedTime, "cuEventElapsedTime", noEvents);
+  library.bind(cuEventCreate, "cuEventCreate", noEvents);
+  library.bind(cuEventDestroy, "cuEventDestroy_v2", noEvents);
+  library.bind(cuEventRecord, "cuEventRecord", noEvents);
+  library.bind(cuEventSynchronize, "cuEventSynchronize", noEvents);
   int count = 0;
   if (!ok(cuInit(0), "cuInit") ||
       !ok(cuDeviceGetCount(&count), "cuDeviceGetCount")) {
@@ -163,6 +186,9 @@ bool CudaDevice::init(std::string &error) {
 }
 
 CudaDevice::~CudaDevice() {
+  for (CUevent event : {startEvent, endEvent})
+    if (event)
+      cuEventDestroy(event);
   if (module)
     modules.push_back(module);
   for (CUmodule m : modules)
@@ -204,6 +230,26 @@ bool CudaDevice::launch(const std::string &kernel, const unsigned grid[3],
                          nullptr),
           "cuLaunchKernel"))
     return failWith(lastError + " (kernel " + kernel + ")");
+  return true;
+}
+
+bool CudaDevice::timedLaunch(const std::string &kernel, const unsigned grid[3],
+                             const unsigned block[3], const DevicePtr *args,
+                             size_t numArgs, double &seconds) {
+  if (!cuEventCreate || !cuEventDestroy || !cuEventRecord ||
+      !cuEventSynchronize || !cuEventElapsedTime)
+    return GpuDevice::timedLaunch(kernel, grid, block, args, numArgs, seconds);
+  if ((!startEvent && !ok(cuEventCreate(&startEvent, 0), "cuEventCreate")) ||
+      (!endEvent && !ok(cuEventCreate(&endEvent, 0), "cuEventCreate")))
+    return false;
+  float ms = 0;
+  if (!synchronize() || !ok(cuEventRecord(startEvent, nullptr), "cuEventRecord") ||
+      !launch(kernel, grid, block, args, numArgs) ||
+      !ok(cuEventRecord(endEvent, nullptr), "cuEventRecord") ||
+      !ok(cuEventSynchronize(endEvent), "cuEventSynchronize") ||
+      !ok(cuEventElapsedTime(&ms, startEvent, endEvent), "cuEventElapsedTime"))
+    return false;
+  seconds = double(ms) / 1e3;
   return true;
 }
 

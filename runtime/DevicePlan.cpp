@@ -8,7 +8,6 @@
 
 #include "lazy/Runtime/DevicePlan.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -385,18 +384,12 @@ bool runOnce(
       for (size_t i = 0; i < n; ++i)
         if (!at(s, 10 + 2 * i, 0, args[i]))
           return fail(s, "passes an unknown buffer");
-      if (times && !device.synchronize())
+      double seconds = 0;
+      if (times ? !device.timedLaunch(w[1], grid, block, args.data(), n, seconds)
+                : !device.launch(w[1], grid, block, args.data(), n))
         return fail(s, device.error());
-      auto start = std::chrono::steady_clock::now();
-      if (!device.launch(w[1], grid, block, args.data(), n))
-        return fail(s, device.error());
-      if (times) {
-        if (!device.synchronize())
-          return fail(s, device.error());
-        std::chrono::duration<double> took =
-            std::chrono::steady_clock::now() - start;
-        times->push_back({w[1], {took.count(), bytes}});
-      }
+      if (times)
+        times->push_back({w[1], {seconds, bytes}});
     } else if (op == "sync" && w.size() == 1) {
       if (!device.synchronize())
         return fail(s, device.error());

@@ -2,7 +2,9 @@
 //
 // libamdhip64.so (ROCm HIP, as Debian ships it) is opened at run time; code
 // objects (HSACO) go through hipModuleLoadData and kernels through
-// hipModuleLaunchKernel with one device pointer per argument.
+// hipModuleLaunchKernel with one device pointer per argument. Timed
+// launches are bracketed by events on the null stream; without the event
+// calls they fall back to the host clock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@ using hipError_t = int;
 using hipModule_t = void *;
 using hipFunction_t = void *;
 using hipStream_t = void *;
+using hipEvent_t = void *;
 enum HipMemcpyKind { HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3 };
 
 class HipDevice final : public GpuDevice {
@@ -71,6 +74,9 @@ public:
   bool synchronize() override {
     return ok(hipDeviceSynchronize(), "hipDeviceSynchronize");
   }
+  bool timedLaunch(const std::string &kernel, const unsigned grid[3],
+                   const unsigned block[3], const DevicePtr *args,
+                   size_t numArgs, double &seconds) override;
 
 private:
   bool ok(hipError_t result, const char *call);
@@ -78,6 +84,7 @@ private:
   DynamicLibrary library;
   hipModule_t module = nullptr;
   std::vector<hipModule_t> modules;
+  hipEvent_t startEvent = nullptr, endEvent = nullptr;
 
   hipError_t (*hipInit)(unsigned) = nullptr;
   hipError_t (*hipGetDeviceCount)(int *) = nullptr;
@@ -97,6 +104,12 @@ private:
                                       void **) = nullptr;
   hipError_t (*hipDeviceSynchronize)() = nullptr;
   const char *(*hipGetErrorString)(hipError_t) = nullptr;
+  // Optional: timing with events.
+  hipError_t (*hipEventCreate)(hipEvent_t *) = nullptr;
+  hipError_t (*hipEventDestroy)(hipEvent_t) = nullptr;
+  hipError_t (*hipEventRecord)(hipEvent_t, hipStream_t) = nullptr;
+  hipError_t (*hipEventSynchronize)(hipEvent_t) = nullptr;
+  hipError_t (*hipEventElapsedTime)(float *, hipEvent_t, hipEvent_t) = nullptr;
 };
 
 bool HipDevice::ok(hipError_t result, const char *call) {
@@ -133,6 +146,12 @@ bool HipDevice::init(std::string &error) {
     error = "the HIP runtime lacks " + missing;
     return false;
   }
+  std::string noEvents;
+  library.bind(hipEventCreate, "hipEventCreate", noEvents);
+  library.bind(hipEventDestroy, "hipEventDestroy", noEvents);
+  library.bind(hipEventRecord, "hipEventRecord", noEvents);
+  library.bind(hipEventSynchronize, "hipEventSynchronize", noEvents);
+  library.bind(hipEventElapsedTime, "hipEventElapsedTime", noEvents);
   int count = 0;
   if (!ok(hipInit(0), "hipInit") ||
       !ok(hipGetDeviceCount(&count), "hipGetDeviceCount")) {
@@ -151,6 +170,9 @@ bool HipDevice::init(std::string &error) {
 }
 
 HipDevice::~HipDevice() {
+  for (hipEvent_t event : {startEvent, endEvent})
+    if (event)
+      hipEventDestroy(event);
   if (module)
     modules.push_back(module);
   for (hipModule_t m : modules)
@@ -184,6 +206,28 @@ bool HipDevice::launch(const std::string &kernel, const unsigned grid[3],
                                 nullptr),
           "hipModuleLaunchKernel"))
     return failWith(lastError + " (kernel " + kernel + ")");
+  return true;
+}
+
+bool HipDevice::timedLaunch(const std::string &kernel, const unsigned grid[3],
+                            const unsigned block[3], const DevicePtr *args,
+                            size_t numArgs, double &seconds) {
+  if (!hipEventCreate || !hipEventDestroy || !hipEventRecord ||
+      !hipEventSynchronize || !hipEventElapsedTime)
+    return GpuDevice::timedLaunch(kernel, grid, block, args, numArgs, seconds);
+  if ((!startEvent && !ok(hipEventCreate(&startEvent), "hipEventCreate")) ||
+      (!endEvent && !ok(hipEventCreate(&endEvent), "hipEventCreate")))
+    return false;
+  float ms = 0;
+  if (!synchronize() ||
+      !ok(hipEventRecord(startEvent, nullptr), "hipEventRecord") ||
+      !launch(kernel, grid, block, args, numArgs) ||
+      !ok(hipEventRecord(endEvent, nullptr), "hipEventRecord") ||
+      !ok(hipEventSynchronize(endEvent), "hipEventSynchronize") ||
+      !ok(hipEventElapsedTime(&ms, startEvent, endEvent),
+          "hipEventElapsedTime"))
+    return false;
+  seconds = double(ms) / 1e3;
   return true;
 }
 

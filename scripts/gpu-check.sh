@@ -7,9 +7,11 @@
 #   3. the bandwidth benchmark (bench/kernels_bench.py): GB/s per kernel and
 #      the share of the device's peak.
 # Usage: scripts/gpu-check.sh [cuda|hip|emulate] [BUILD_DIR] [PEAK_GBS]
-# BUILD_DIR holds bin/lazy-run (default build); tinygrad 0.9.2 must be
-# importable. Results are also written to $OUT (or /tmp/gpu-check). Exits
-# non-zero if any check fails.
+# BUILD_DIR holds bin/lazy-run (default build). tinygrad 0.9.2 must be
+# importable, unless GRAPHS names a folder of graphs exported beforehand
+# (`bench/check_summary.py --save DIR`). JOBS lazy-run processes check the
+# corpus at a time (default: one per core). Results are also written to
+# $OUT (or /tmp/gpu-check). Exits non-zero if any check fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 device=${1:-cuda}
@@ -27,7 +29,8 @@ echo "== lazy-run on examples/sum_add.mlir (--device=$device)"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "== corpus against the interpreter (--device=$device)"
-python3 bench/check_summary.py --device "$device" 2>&1 | tee "$out/summary.txt"
+python3 bench/check_summary.py --device "$device" --jobs "${JOBS:-$(nproc)}" \
+  ${GRAPHS:+--graphs "$GRAPHS"} 2>&1 | tee "$out/summary.txt"
 grep -q " 0 refused, 0 differ" "$out/summary.txt" || status=1
 
 if [ "$device" != emulate ]; then

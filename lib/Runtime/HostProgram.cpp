@@ -29,7 +29,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 
-#include <chrono>
 #include <new>
 
 using namespace mlir;
@@ -217,19 +216,15 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
         pointers.push_back(it->second.ptr);
         bytes += it->second.bytes;
       }
-      if (profiler && !device.synchronize())
+      std::string kernel = launch.getKernelName().str();
+      double seconds = 0;
+      if (profiler ? !device.timedLaunch(kernel, grid, block, pointers.data(),
+                                         pointers.size(), seconds)
+                   : !device.launch(kernel, grid, block, pointers.data(),
+                                    pointers.size()))
         return deviceError(&op);
-      auto start = std::chrono::steady_clock::now();
-      if (!device.launch(launch.getKernelName().str(), grid, block,
-                         pointers.data(), pointers.size()))
-        return deviceError(&op);
-      if (profiler) {
-        if (!device.synchronize())
-          return deviceError(&op);
-        std::chrono::duration<double> took =
-            std::chrono::steady_clock::now() - start;
-        profiler(launch.getKernelName(), took.count(), bytes);
-      }
+      if (profiler)
+        profiler(launch.getKernelName(), seconds, bytes);
     } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op);
                copy && hostBuffers.count(copy.getSrc())) {
       if (!buffers.count(copy.getDst()))

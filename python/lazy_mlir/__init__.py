@@ -6,6 +6,8 @@ scripts must be able to set tinygrad's flags before it is first imported.
 """
 
 import os as _os
+import subprocess as _subprocess
+import tempfile as _tempfile
 
 #: Root of the lazy-mlir checkout this package belongs to (an editable
 #: install points here), used to find build/bin tools.
@@ -17,3 +19,15 @@ def tool_path(name):
     override = _os.environ.get("LAZY_MLIR_BUILD_DIR")
     build = override if override else _os.path.join(REPO_ROOT, "build")
     return _os.path.join(build, "bin", name)
+
+
+def run_tool(name, text, *args, timeout=300):
+    """build/bin/<name> on the IR `text` (through a temporary file) with
+    `args`: the finished subprocess, output captured as text."""
+    with _tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(text)
+    try:
+        return _subprocess.run([tool_path(name), f.name, *args], capture_output=True,
+                               text=True, timeout=timeout)
+    finally:
+        _os.unlink(f.name)

@@ -9,14 +9,12 @@ run either); the corpus has none. A const output is read through
 .contiguous(), as tinygrad's .numpy() reads it."""
 
 import os
-import subprocess
-import tempfile
 
 import pytest
 
 from conftest import fresh
 from corpus import registry
-from lazy_mlir import tool_path
+from lazy_mlir import run_tool, tool_path
 from lazy_mlir.tinygrad import export
 
 GRAPHS = registry.load()
@@ -35,13 +33,7 @@ def exported(name):
 
 def lazy_run(text, *args, timeout=300):
     """lazy-run on the graph `text` (through a temporary file) with `args`."""
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(text)
-    try:
-        return subprocess.run([LAZY_RUN, f.name, *args], capture_output=True,
-                              text=True, timeout=timeout)
-    finally:
-        os.unlink(f.name)
+    return run_tool("lazy-run", text, *args, timeout=timeout)
 
 
 def check_against_interpreter(name, device, unsupported):

@@ -100,7 +100,8 @@ static cl::opt<unsigned>
                     "median time (benchmarks)"));
 static cl::opt<bool>
     profile(cl::cat(toolOptions), "profile",
-            cl::desc("GPU: time every kernel launch (synchronized) "
+            cl::desc("GPU: time every kernel launch (alone, with the "
+                     "driver's events) "
                      "and print its bytes and GB/s"));
 static cl::opt<std::string>
     chip(cl::cat(toolOptions), "chip",
