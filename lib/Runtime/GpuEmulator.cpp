@@ -9,7 +9,7 @@
 // the other on the calling thread; a kernel with an all_reduce runs them
 // as fibers (BlockContext): at an all_reduce every thread
 // leaves its value and yields; once all have, the values are combined in
-// thread order (reproducible results) and every thread resumes with it.
+// the GPU's butterfly order and every thread resumes with it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +46,7 @@ namespace {
 /// The threads of one emulated block, as fibers that one OS thread switches
 /// between: a thread runs until it reaches a gpu.all_reduce (or finishes),
 /// then the next one runs. When every thread waits at the all_reduce, the
-/// scheduler combines their values in thread order and resumes them all
+/// scheduler combines their values (combineAsButterfly) and resumes them all
 /// with the result. Cooperative switching keeps a block of 256 threads
 /// cheap on a machine with two cores.
 constexpr size_t kFiberStack = 256 * 1024;
@@ -162,6 +162,20 @@ struct BlockContext {
 };
 
 BlockContext *currentBlock = nullptr;
+
+/// The block's values combined in the order the GPUs' all_reduce combines
+/// them: a butterfly of shuffles (xor 1, 2, 4, ...) within each 32-lane
+/// warp, then the same over the warps' results, which is a pairwise tree
+/// over thread order: ((v0+v1)+(v2+v3))+... . Float sums then come out with
+/// the GPU's bits, not those of a left-to-right sum. `values` is clobbered.
+uint64_t combineAsButterfly(std::vector<uint64_t> &values,
+                            uint64_t (*combine)(uint64_t, uint64_t)) {
+  size_t n = values.size();
+  for (size_t width = 1; width < n; width *= 2)
+    for (size_t i = 0; i + width < n; i += 2 * width)
+      values[i] = combine(values[i], values[i + width]);
+  return values[0];
+}
 
 template <typename T, typename Combine>
 T allReduce(T value, Combine) {
@@ -521,10 +535,7 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
       if (waiting != threads)
         return failWith("kernel " + kernel + ": threads of a block reached "
                         "gpu.all_reduce non-uniformly");
-      uint64_t r = context.slots[0];
-      for (unsigned t = 1; t < threads; ++t)
-        r = context.combine(r, context.slots[t]);
-      context.result = r;
+      context.result = combineAsButterfly(context.slots, context.combine);
     }
   }
   currentBlock = nullptr;

@@ -71,6 +71,10 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        needs one on ROCDL).
 
     CUSTOM items and copies between buffers of different types are errors.
+    A float32 or float64 SQRT calls the `llvm.sqrt` intrinsic, correctly
+    rounded on both vendors as in tinygrad's CUDA and HIP code: `math.sqrt`
+    would become libdevice's `__nv_sqrtf`, which NVVMReflect turns into
+    `sqrt.approx.f32`.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
@@ -83,8 +87,9 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

@@ -40,6 +40,8 @@
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -416,6 +418,21 @@ struct ConvertLazyToGpu final
       kernels[kernel.getSymName()] = *lowered;
       kernel.erase();
     }
+    // Correctly rounded square roots (see the pass description). The
+    // intrinsic is called by name: the GPU conversions turn llvm.intr.sqrt
+    // back into libdevice.
+    gpuModule.walk([](math::SqrtOp sqrt) {
+      Type t = sqrt.getType();
+      if (!t.isF32() && !t.isF64())
+        return;
+      OpBuilder sb(sqrt);
+      auto call = LLVM::CallIntrinsicOp::create(
+          sb, sqrt.getLoc(), t,
+          sb.getStringAttr(t.isF32() ? "llvm.sqrt.f32" : "llvm.sqrt.f64"),
+          ValueRange{sqrt.getOperand()});
+      sqrt.replaceAllUsesWith(call.getResult(0));
+      sqrt.erase();
+    });
     GpuHost host(kernels);
     if (failed(lowerHostFunctions(module, host)))
       return signalPassFailure();
