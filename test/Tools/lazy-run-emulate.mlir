@@ -6,6 +6,17 @@
 // RUN: lazy-run %s --entry=softmax --device=emulate --seed=3 --check | FileCheck %s --check-prefix=SOFTMAX
 // RUN: lazy-run %s --entry=narrow --device=emulate --seed=5 --check | FileCheck %s --check-prefix=NARROW
 // RUN: lazy-opt %s --lazy-schedule --convert-lazy-to-gpu | FileCheck %s --check-prefix=MODE
+// Other launch geometries (--kernel-options) give the same results.
+// RUN: lazy-run %s --entry=rows --device=emulate --seed=3 --check --kernel-options="block-size=64 block-reduce-min=512" | FileCheck %s --check-prefix=ROWS
+// RUN: not lazy-run %s --entry=rows --device=emulate --kernel-options=block-size=100 2>&1 | FileCheck %s --check-prefix=BADSIZE
+// RUN: not lazy-run %s --entry=rows --device=emulate --kernel-options=bogus=1 2>&1 | FileCheck %s --check-prefix=BADOPTION
+// RUN: not lazy-run %s --entry=rows --device=cpu --kernel-options=block-size=64 2>&1 | FileCheck %s --check-prefix=CPUOPTIONS
+// RUN: not lazy-run %s --entry=rows --device=emulate --lockstep 2>&1 | FileCheck %s --check-prefix=LOCKSTEP
+// BADSIZE: error: convert-lazy-to-gpu: block-size must be a power of two from 32 to 1024, not 100
+// BADSIZE-NOT: builtin.module
+// BADOPTION: no such option bogus
+// CPUOPTIONS: error: --kernel-options are for the GPU lowering, not --device=cpu
+// LOCKSTEP: error: --lockstep needs --device=cuda or --device=hip
 
 // Block mode (300 and 1000 reduced elements), thread mode (exp2), and a
 // max of halves (reduced in f32). (A raw sum of halves is not here: the

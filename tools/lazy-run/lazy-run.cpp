@@ -40,6 +40,7 @@
 #include "lazy/Runtime/DevicePlan.h"
 #include "lazy/Runtime/GpuEmulator.h"
 #include "lazy/Runtime/HostProgram.h"
+#include "lazy/Runtime/LockstepDevice.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -98,6 +99,15 @@ static cl::opt<unsigned>
     repeat(cl::cat(toolOptions), "repeat", cl::init(0),
            cl::desc("run the compiled program N more times and print the "
                     "median time (benchmarks)"));
+static cl::opt<bool> lockstep(
+    cl::cat(toolOptions), "lockstep",
+    cl::desc("with --device=cuda|hip: also run every kernel on the GPU "
+             "emulator, on the same inputs, and print each kernel whose "
+             "results differ"));
+static cl::opt<std::string> kernelOptions(
+    cl::cat(toolOptions), "kernel-options",
+    cl::desc("GPU: options of convert-lazy-to-gpu, as in "
+             "'block-size=512 block-reduce-min=128'"));
 static cl::opt<bool>
     profile(cl::cat(toolOptions), "profile",
             cl::desc("GPU: time every kernel launch (alone, with the "
@@ -268,6 +278,12 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   return success();
 }
 
+LogicalResult runHostCode(ModuleOp module, const std::string &name,
+                          ::lazy::runtime::GpuDevice &gpu,
+                          std::vector<interp::HostTensor> &args,
+                          std::vector<std::vector<uint8_t>> &resultBuffers,
+                          ::lazy::runtime::PlanRecorder *recorder);
+
 /// Compiles the scheduled module's kernels for `gpu`, loads them and runs
 /// the host code, inputs copied in and result buffers copied back.
 LogicalResult runOnGpu(ModuleOp module, const std::string &name,
@@ -300,10 +316,26 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     bool haveCompiler = bool(llvm::sys::findProgramByName("ptxas")) ||
                         bool(llvm::sys::findProgramByName("ptxas", paths));
     pipeline = "lazy-to-nvvm{chip=" + sm + " features=" + features +
-               " format=" + (haveCompiler ? "bin" : "isa") + "}";
+               " format=" + (haveCompiler ? "bin" : "isa") + " " +
+               kernelOptions + "}";
   } else {
     pipeline = "lazy-to-rocdl{chip=" +
-               (chip.empty() ? std::string("gfx942") : chip.getValue()) + "}";
+               (chip.empty() ? std::string("gfx942") : chip.getValue()) +
+               " " + kernelOptions + "}";
+  }
+  // --lockstep: the same kernels on the emulator, from a copy of the module.
+  std::unique_ptr<::lazy::runtime::GpuDevice> emulator;
+  if (lockstep && !pipeline.empty() && !recorder) {
+    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+    PassManager lower(module.getContext());
+    if (failed(parsePassPipeline("convert-lazy-to-gpu{" + kernelOptions + "}",
+                                 lower)) ||
+        failed(lower.run(*copy)))
+      return failure();
+    auto created = mlir::lazy::createGpuEmulator(*copy);
+    if (failed(created))
+      return failure();
+    emulator = std::move(*created);
   }
   if (!pipeline.empty()) {
     PassManager lower(module.getContext());
@@ -313,6 +345,23 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
     if (failed(mlir::lazy::loadKernels(module, gpu)))
       return failure();
   }
+  if (!emulator)
+    return runHostCode(module, name, gpu, args, resultBuffers, recorder);
+  ::lazy::runtime::LockstepDevice checked(gpu, *emulator, stderr);
+  LogicalResult ran =
+      runHostCode(module, name, checked, args, resultBuffers, recorder);
+  llvm::errs() << "lockstep: " << checked.launches() << " launches, "
+               << checked.differing() << " with results unlike the emulator's\n";
+  return ran;
+}
+
+/// Runs the host function @name of a module whose kernels `gpu` has
+/// loaded: inputs copied in, result buffers copied back.
+LogicalResult runHostCode(ModuleOp module, const std::string &name,
+                          ::lazy::runtime::GpuDevice &gpu,
+                          std::vector<interp::HostTensor> &args,
+                          std::vector<std::vector<uint8_t>> &resultBuffers,
+                          ::lazy::runtime::PlanRecorder *recorder) {
   auto host = module.lookupSymbol<func::FuncOp>(name);
   std::vector<::lazy::runtime::DevicePtr> allocations;
   llvm::scope_exit release([&] {
@@ -389,7 +438,8 @@ LogicalResult runEmulated(ModuleOp module, const std::string &name,
                           std::vector<interp::HostTensor> &args,
                           std::vector<std::vector<uint8_t>> &resultBuffers) {
   PassManager lower(module.getContext());
-  if (failed(parsePassPipeline("convert-lazy-to-gpu", lower)) ||
+  if (failed(parsePassPipeline("convert-lazy-to-gpu{" + kernelOptions + "}",
+                               lower)) ||
       failed(lower.run(module)))
     return failure();
   auto emulator = mlir::lazy::createGpuEmulator(module);
@@ -530,6 +580,12 @@ int main(int argc, char **argv) {
   // A GPU is opened first: without one there is nothing to compile for.
   if (!record.empty() && device != "cuda" && device != "hip")
     return fail("--record needs --device=cuda or --device=hip");
+  if (lockstep && (device != "cuda" && device != "hip"))
+    return fail("--lockstep needs --device=cuda or --device=hip");
+  if (lockstep && !record.empty())
+    return fail("--lockstep runs on a GPU; --record only writes a plan");
+  if (!kernelOptions.empty() && device == "cpu")
+    return fail("--kernel-options are for the GPU lowering, not --device=cpu");
   if (!record.empty() && repeat)
     return fail("--record writes one run; time it with lazy-replay "
                 "--repeat instead of --repeat");
@@ -552,6 +608,8 @@ int main(int argc, char **argv) {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
+  // Errors name their location; the IR of a whole module is no help.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   std::string error;

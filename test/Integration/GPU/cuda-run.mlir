@@ -4,6 +4,9 @@
 // REQUIRES: cuda-gpu
 // RUN: lazy-run %s --device=cuda --seed=3 --check | FileCheck %s
 // RUN: lazy-run %s --device=cuda --seed=3 --check --chip=sm_90 --entry=softmax | FileCheck %s --check-prefix=SOFTMAX
+// Each kernel also run on the emulator and compared (--lockstep).
+// RUN: lazy-run %s --device=cuda --seed=3 --check --lockstep --entry=softmax 2>&1 | FileCheck %s --check-prefix=LOCKSTEP
+// LOCKSTEP: lockstep: 3 launches,
 
 // CHECK: out0: match
 // CHECK: out1: match, max abs error 0
