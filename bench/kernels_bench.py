@@ -90,13 +90,15 @@ def numpy_time(fn, shapes, repeat):
     return sorted(times)[len(times) // 2]
 
 
-def lazy_run(text, device, repeat, profile):
+def lazy_run(text, device, repeat, profile, kernel_options=""):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(text)
     try:
         cmd = [LAZY_RUN, f.name, "--seed=1", f"--repeat={repeat}", f"--device={device}"]
         if profile:
             cmd.append("--profile")
+        if kernel_options:
+            cmd.append(f"--kernel-options={kernel_options}")
         proc = subprocess.run(cmd, capture_output=True, text=True)
     finally:
         os.unlink(f.name)
@@ -114,11 +116,14 @@ def main():
     ap.add_argument("--scale", type=int, default=1, choices=[0, 1, 2],
                     help="0: small sizes for a quick look; 2: 256 MB per tensor")
     ap.add_argument("--peak-gbs", type=float, default=4800.0)
+    ap.add_argument("--kernel-options", default="",
+                    help="GPU: convert-lazy-to-gpu options, e.g. 'unroll=8 block-size=512'")
     args = ap.parse_args()
     if not os.access(LAZY_RUN, os.X_OK):
         sys.exit(f"{LAZY_RUN} is not built")
     for name, text, shapes, fn in graphs(args.scale):
-        t_lazy, kernels = lazy_run(text, args.device, args.repeat, args.device != "cpu")
+        t_lazy, kernels = lazy_run(text, args.device, args.repeat, args.device != "cpu",
+                                   args.kernel_options)
         if args.device == "cpu":
             t_np = numpy_time(fn, shapes, args.repeat)
             print(f"{name:20s} lazy-run {t_lazy * 1e3:9.2f} ms   numpy {t_np * 1e3:9.2f} ms"

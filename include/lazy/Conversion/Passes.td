@@ -84,6 +84,8 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
            "block's threads">,
     Option<"maxGrid", "max-grid", "int64_t", "65535",
            "most blocks in one launch">,
+    Option<"unroll", "unroll", "int64_t", "4",
+           "elements a thread loads per loop trip (1 to 16)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -65,12 +65,17 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       *this, "block-reduce-min",
       llvm::cl::desc("reduces at least this long use a whole block"),
       llvm::cl::init(64)};
+  typename Base::template Option<int64_t> unroll{
+      *this, "unroll",
+      llvm::cl::desc("elements a thread loads per loop trip (1 to 16)"),
+      llvm::cl::init(4)};
 
   /// lazy-schedule and convert-lazy-to-gpu with these options.
   std::string kernelPasses() const {
     return llvm::formatv("lazy-schedule,convert-lazy-to-gpu{{block-size={0} "
-                         "block-reduce-min={1}}",
-                         blockSize.getValue(), blockReduceMin.getValue())
+                         "block-reduce-min={1} unroll={2}}",
+                         blockSize.getValue(), blockReduceMin.getValue(),
+                         unroll.getValue())
         .str();
   }
   /// ` toolkit=DIR`, or nothing when no folder is known.

@@ -115,13 +115,92 @@ int64_t reducedElements(Operation *reduce) {
   return n;
 }
 
+/// Emits the work of given in-bounds indices at the builder's point and
+/// returns the new loop-carried values.
+using UnrolledBody = llvm::function_ref<FailureOr<SmallVector<Value>>(
+    OpBuilder &, ArrayRef<Value> indices, ValueRange carried)>;
+
+/// `for (i = start; i < end; i += step)` taking `factor` indices per trip:
+/// a main loop over i, i + step, ..., i + (factor - 1) * step while the
+/// last is in bounds, then the rest one per trip. The indices are visited
+/// in the same order as by the plain loop (a sum adds in the same order),
+/// but a trip's loads do not wait for each other: each thread keeps
+/// `factor` memory requests in flight instead of one.
+FailureOr<SmallVector<Value>> emitUnrolledLoop(OpBuilder &b, Location loc,
+                                               Value start, Value end,
+                                               Value step, int64_t factor,
+                                               ValueRange inits,
+                                               UnrolledBody body) {
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto emitLoop = [&](Value lower, Value upper, Value stride,
+                      ArrayRef<Value> offsets,
+                      ValueRange carried) -> FailureOr<scf::ForOp> {
+    auto loop = scf::ForOp::create(b, loc, lower, upper, stride, carried);
+    Block *block = loop.getBody();
+    OpBuilder lb = OpBuilder::atBlockEnd(block);
+    if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+      lb.setInsertionPoint(&block->back());
+    SmallVector<Value> indices{loop.getInductionVar()};
+    for (Value offset : offsets)
+      indices.push_back(
+          arith::AddIOp::create(lb, loc, loop.getInductionVar(), offset));
+    FailureOr<SmallVector<Value>> next =
+        body(lb, indices, loop.getRegionIterArgs());
+    if (failed(next)) {
+      loop.erase();
+      return failure();
+    }
+    if (!carried.empty())
+      scf::YieldOp::create(lb, loc, *next);
+    return loop;
+  };
+  if (factor <= 1) {
+    FailureOr<scf::ForOp> loop = emitLoop(start, end, step, {}, inits);
+    if (failed(loop))
+      return failure();
+    return SmallVector<Value>(loop->getResults());
+  }
+  SmallVector<Value> offsets;
+  for (int64_t u = 1; u < factor; ++u)
+    offsets.push_back(arith::MulIOp::create(b, loc, step, cst(u)));
+  Value span = offsets.back();
+  Value mainEnd = arith::SelectOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end, span),
+      arith::SubIOp::create(b, loc, end, span), cst(0));
+  Value mainStep = arith::MulIOp::create(b, loc, step, cst(factor));
+  FailureOr<scf::ForOp> main =
+      emitLoop(start, mainEnd, mainStep, offsets, inits);
+  if (failed(main))
+    return failure();
+  // The first index the main loop did not take.
+  Value trips = arith::SelectOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, mainEnd, start),
+      arith::CeilDivUIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, mainEnd, start), mainStep),
+      cst(0));
+  Value restStart = arith::AddIOp::create(
+      b, loc, start, arith::MulIOp::create(b, loc, trips, mainStep));
+  FailureOr<scf::ForOp> rest =
+      emitLoop(restStart, end, step, {}, main->getResults());
+  if (failed(rest)) {
+    main->erase();
+    return failure();
+  }
+  return SmallVector<Value>(rest->getResults());
+}
+
 /// KernelEmitter whose outermost reduces, in block mode, are split across
 /// the threads of a block and combined with gpu.all_reduce.
 class GpuKernelEmitter : public KernelEmitter {
 public:
-  GpuKernelEmitter(IRMapping buffers, Value threadId, Value blockDim)
+  GpuKernelEmitter(IRMapping buffers, Value threadId, Value blockDim,
+                   int64_t unroll)
       : KernelEmitter(std::move(buffers)), threadId(threadId),
-        blockDim(blockDim) {}
+        blockDim(blockDim), unroll(unroll) {}
 
   bool blockMode = false;
 
@@ -131,6 +210,7 @@ protected:
 
 private:
   Value threadId, blockDim;
+  int64_t unroll;
 };
 
 FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
@@ -149,29 +229,33 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
     reducedShape.push_back(inShape[axis]);
 
   // Each thread accumulates elements tid, tid + blockDim, ... of the
-  // flattened reduced axes.
+  // flattened reduced axes, `unroll` of them loaded per trip.
   Value init = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
   Value total =
       arith::ConstantIndexOp::create(b, loc, numElements(reducedShape));
-  auto loop =
-      scf::ForOp::create(b, loc, threadId, total, blockDim, ValueRange{init});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    SmallVector<Value> inner(idx.begin(), idx.end());
-    SmallVector<Value> at =
-        delinearize(b, loc, loop.getInductionVar(), reducedShape);
-    for (auto [axis, v] : llvm::zip(axes, at))
-      inner[axis] = v;
-    FailureOr<Value> x = evaluateReduceInput(b, op, inner);
-    if (failed(x)) {
-      loop.erase();
-      return failure();
-    }
-    scf::YieldOp::create(
-        b, loc, combine(b, loc, loop.getRegionIterArgs()[0], *x, t, isSum));
-  }
-  Value partial = loop.getResult(0);
+  FailureOr<SmallVector<Value>> accumulated = emitUnrolledLoop(
+      b, loc, threadId, total, blockDim, unroll, ValueRange{init},
+      [&](OpBuilder &lb, ArrayRef<Value> flat,
+          ValueRange acc) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> xs;
+        for (Value f : flat) {
+          SmallVector<Value> inner(idx.begin(), idx.end());
+          for (auto [axis, v] :
+               llvm::zip(axes, delinearize(lb, loc, f, reducedShape)))
+            inner[axis] = v;
+          FailureOr<Value> x = evaluateReduceInput(lb, op, inner);
+          if (failed(x))
+            return failure();
+          xs.push_back(*x);
+        }
+        Value sum = acc[0];
+        for (Value x : xs)
+          sum = combine(lb, loc, sum, x, t, isSum);
+        return SmallVector<Value>{sum};
+      });
+  if (failed(accumulated))
+    return failure();
+  Value partial = (*accumulated)[0];
 
   // Combine the block's partial results in at least 32 bits: shuffles move
   // 32-bit lanes, and for integers the low bits of a wider sum or max are
@@ -218,16 +302,17 @@ int64_t roundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
 class KernelToGpu {
 public:
-  KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid)
-      : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid) {
-  }
+  KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid,
+              int64_t unroll)
+      : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid),
+        unroll(unroll) {}
 
   /// Lowers `kernel` into a new gpu.func at `b`'s insertion point.
   FailureOr<std::pair<gpu::GPUFuncOp, Geometry>> lower(OpBuilder &b,
                                                        KernelOp kernel);
 
 private:
-  int64_t blockSize, blockReduceMin, maxGrid;
+  int64_t blockSize, blockReduceMin, maxGrid, unroll;
 };
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
@@ -293,7 +378,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
   Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
   Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
-  GpuKernelEmitter emitter(buffers, tid, bdim);
+  GpuKernelEmitter emitter(buffers, tid, bdim, unroll);
   for (Group &g : groups) {
     Location gloc = g.stores.front().getLoc();
     Value n = arith::ConstantIndexOp::create(kb, gloc, numElements(g.shape));
@@ -310,11 +395,26 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
       step = arith::MulIOp::create(kb, gloc, gdim, bdim);
     }
     emitter.blockMode = g.blockMode;
-    auto loop = scf::ForOp::create(kb, gloc, start, n, step);
-    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-    SmallVector<Value> idx =
-        delinearize(lb, gloc, loop.getInductionVar(), g.shape);
-    if (failed(emitter.emitStoreGroup(lb, g.stores, idx, storeGuard))) {
+    // Thread mode unrolls the element loop unless its elements hold
+    // sequential reduces (their loops would run one after another anyway);
+    // block mode unrolls inside the reduce instead.
+    bool holdsReduce = llvm::any_of(g.stores, [](StoreOp store) {
+      return !outerReduces(store.getValue()).empty();
+    });
+    int64_t factor = g.blockMode || holdsReduce ? 1 : unroll;
+    FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
+        kb, gloc, start, n, step, factor, ValueRange{},
+        [&](OpBuilder &lb, ArrayRef<Value> flat,
+            ValueRange) -> FailureOr<SmallVector<Value>> {
+          SmallVector<SmallVector<Value>> elements;
+          for (Value f : flat)
+            elements.push_back(delinearize(lb, gloc, f, g.shape));
+          if (failed(emitter.emitStoreGroups(lb, g.stores, elements,
+                                             storeGuard)))
+            return failure();
+          return SmallVector<Value>{};
+        });
+    if (failed(done)) {
       func.erase();
       return failure();
     }
@@ -408,7 +508,13 @@ struct ConvertLazyToGpu final
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
-    KernelToGpu lowering(blockSize, blockReduceMin, maxGrid);
+    if (unroll < 1 || unroll > 16) {
+      module.emitError("convert-lazy-to-gpu: unroll must be from 1 to 16, "
+                       "not ")
+          << static_cast<int64_t>(unroll);
+      return signalPassFailure();
+    }
+    KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
     for (KernelOp kernel : kernelOps) {
       kb.setInsertionPointToEnd(gpuModule.getBody());

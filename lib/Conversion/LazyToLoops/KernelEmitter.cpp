@@ -684,16 +684,27 @@ SmallVector<StoreGroup> mlir::lazy::groupStores(Block &body) {
 LogicalResult KernelEmitter::emitStoreGroup(OpBuilder &b,
                                             ArrayRef<StoreOp> stores,
                                             ValueRange idx, Value extraGuard) {
-  beginElement();
-  SmallVector<Value> values;
-  for (StoreOp store : stores) {
-    FailureOr<Value> value = evaluate(b, store.getValue(), idx);
-    if (failed(value))
-      return failure();
-    values.push_back(*value);
+  return emitStoreGroups(b, stores, {SmallVector<Value>(idx)}, extraGuard);
+}
+
+LogicalResult
+KernelEmitter::emitStoreGroups(OpBuilder &b, ArrayRef<StoreOp> stores,
+                               ArrayRef<SmallVector<Value>> elements,
+                               Value extraGuard) {
+  SmallVector<SmallVector<Value>> values;
+  for (ArrayRef<Value> idx : elements) {
+    beginElement();
+    SmallVector<Value> &element = values.emplace_back();
+    for (StoreOp store : stores) {
+      FailureOr<Value> value = evaluate(b, store.getValue(), idx);
+      if (failed(value))
+        return failure();
+      element.push_back(*value);
+    }
   }
-  for (auto [store, value] : llvm::zip(stores, values))
-    emitStore(b, store, value, idx, extraGuard);
+  for (auto [idx, element] : llvm::zip(elements, values))
+    for (auto [store, value] : llvm::zip(stores, element))
+      emitStore(b, store, value, idx, extraGuard);
   return success();
 }
 

@@ -1,6 +1,8 @@
-// RUN: lazy-opt %s --convert-lazy-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: lazy-opt %s --convert-lazy-to-gpu="block-size=128 block-reduce-min=8" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SMALL
-// One case per rule of convert-lazy-to-gpu.
+// RUN: lazy-opt %s --convert-lazy-to-gpu=unroll=1 --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: lazy-opt %s --convert-lazy-to-gpu="block-size=128 block-reduce-min=8 unroll=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SMALL
+// RUN: lazy-opt %s --convert-lazy-to-gpu --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=UNROLL
+// One case per rule of convert-lazy-to-gpu. The plain loops are checked
+// with unroll=1, the unrolled ones (the default, 4) under UNROLL.
 
 // Thread mode: a grid-stride loop over the output, one element per thread
 // at a time; blocks are the output rounded up to 32 threads.
@@ -23,6 +25,17 @@
 // CHECK: gpu.return
 // SMALL-LABEL: gpu.func @add(
 // SMALL-SAME: known_block_size = array<i32: 128, 1, 1>
+// Unrolled: a trip loads four elements (two inputs each) before storing
+// any, then the elements left over one at a time.
+// UNROLL-LABEL: gpu.func @add(
+// UNROLL: scf.for
+// UNROLL-COUNT-8: memref.load
+// UNROLL-COUNT-4: memref.store
+// UNROLL: scf.for
+// UNROLL-COUNT-2: memref.load
+// UNROLL: memref.store
+// UNROLL-NOT: memref.store
+// UNROLL: gpu.return
 lazy.kernel @add(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>, %in1: !lazy.buffer<100xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(100):(1)]> : !lazy.buffer<100xf32> -> tensor<100xf32>
   %1 = lazy.load %in1 as <[(100):(1)]> : !lazy.buffer<100xf32> -> tensor<100xf32>
@@ -50,6 +63,18 @@ lazy.kernel @add(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>, %in1
 // CHECK: %[[SUM:.+]] = arith.truncf %[[ALL]] : f32 to f16
 // CHECK: scf.if %[[FIRST]] {
 // CHECK-NEXT: memref.store %[[SUM]]
+// Unrolled: four loads, then four additions in index order; the leftover
+// loop continues from the main loop's partial sum.
+// UNROLL-LABEL: gpu.func @long_sum(
+// UNROLL: %[[MAIN:.+]] = scf.for {{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f16) {
+// UNROLL-COUNT-4: memref.load
+// UNROLL: %[[S1:.+]] = arith.addf %[[ACC]], %{{.+}} : f16
+// UNROLL: %[[S2:.+]] = arith.addf %[[S1]], %{{.+}} : f16
+// UNROLL: %[[S3:.+]] = arith.addf %[[S2]], %{{.+}} : f16
+// UNROLL: %[[S4:.+]] = arith.addf %[[S3]], %{{.+}} : f16
+// UNROLL: scf.yield %[[S4]]
+// UNROLL: scf.for {{.+}} iter_args(%{{.+}} = %[[MAIN]]) -> (f16) {
+// UNROLL: gpu.all_reduce add
 lazy.kernel @long_sum(%out0: !lazy.buffer<4xf16>, %in0: !lazy.buffer<4096xf16>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf16> -> tensor<4x1024xf16>
   %1 = lazy.reduce_sum %0 axes [1] : tensor<4x1024xf16> -> tensor<4x1xf16>
@@ -252,3 +277,5 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 // BADSIZE2: error: convert-lazy-to-gpu: block-size must be a power of two from 32 to 1024, not 192
 // RUN: not lazy-opt %s --convert-lazy-to-gpu="max-grid=0" 2>&1 | FileCheck %s --check-prefix=BADGRID
 // BADGRID: error: convert-lazy-to-gpu: max-grid must be from 1 to 2147483647, not 0
+// RUN: not lazy-opt %s --convert-lazy-to-gpu="unroll=0" 2>&1 | FileCheck %s --check-prefix=BADUNROLL
+// BADUNROLL: error: convert-lazy-to-gpu: unroll must be from 1 to 16, not 0

@@ -68,6 +68,13 @@ public:
   LogicalResult emitStoreGroup(OpBuilder &b, ArrayRef<StoreOp> stores,
                                ValueRange idx, Value extraGuard = {});
 
+  /// Several elements of a store group: every value of every element, then
+  /// the stores. Elements are distinct output positions, which an
+  /// assign target's reads may only meet at their own position.
+  LogicalResult emitStoreGroups(OpBuilder &b, ArrayRef<StoreOp> stores,
+                                ArrayRef<SmallVector<Value>> elements,
+                                Value extraGuard = {});
+
 protected:
   /// A reduce at output index `idx`. The default is a sequential scf.for
   /// nest over the reduced axes.
