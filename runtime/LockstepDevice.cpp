@@ -111,7 +111,9 @@ bool LockstepDevice::launch(const std::string &kernel, const unsigned grid[3],
       return failWith("reference: " + reference.error());
     if (got == want)
       continue;
-    // The dtype is not known here: words are shown as float32 and as bits.
+    // The dtype is not known here: words are shown as float32 and as bits
+    // (an integer word that reads as a NaN on both sides counts as equal
+    // in value, a blind spot of the diagnostic).
     size_t words = bytes / 4, differ = 0, worstAt = 0;
     double worst = -1;
     for (size_t w = 0; w < words; ++w) {
@@ -121,7 +123,10 @@ bool LockstepDevice::launch(const std::string &kernel, const unsigned grid[3],
       if (std::memcmp(&g, &e, 4) == 0)
         continue;
       ++differ;
-      double d = std::isfinite(g) && std::isfinite(e)
+      // Two NaNs differ only in sign or payload (the GPU's canonical NaN
+      // is 0x7fffffff): no difference in value.
+      double d = std::isnan(g) && std::isnan(e) ? 0
+                 : std::isfinite(g) && std::isfinite(e)
                      ? std::fabs(double(g) - e) /
                            std::max(1.0, std::fabs(double(e)))
                      : INFINITY;

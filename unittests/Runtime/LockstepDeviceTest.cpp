@@ -68,6 +68,26 @@ TEST(LockstepDevice, ReportsAndResyncsADifferingKernel) {
   std::fclose(log);
 }
 
+TEST(LockstepDevice, NaNsOfAnotherPayloadDifferOnlyInBits) {
+  uint32_t canonical = 0x7fffffff, negative = 0xffc00000;
+  float gpuNaN, emulatorNaN;
+  std::memcpy(&gpuNaN, &canonical, 4);
+  std::memcpy(&emulatorNaN, &negative, 4);
+  WritingDevice gpu(gpuNaN), emulator(emulatorNaN);
+  FILE *log = std::tmpfile();
+  ASSERT_NE(log, nullptr);
+  LockstepDevice device(gpu, emulator, log);
+  DevicePtr buffer;
+  ASSERT_TRUE(device.alloc(4, buffer));
+  unsigned dims[3] = {1, 1, 1};
+  ASSERT_TRUE(device.launch("nan", dims, dims, &buffer, 1));
+  std::string text = readAll(log);
+  EXPECT_NE(text.find("1 of 1 words differ; largest relative difference 0 "),
+            std::string::npos)
+      << text;
+  std::fclose(log);
+}
+
 TEST(LockstepDevice, EqualResultsAreNotReported) {
   WritingDevice gpu(3.0f), emulator(3.0f);
   FILE *log = std::tmpfile();

@@ -63,7 +63,8 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        elements and combine their partial results with `gpu.all_reduce`
        (narrow types in 32 bits); thread 0 stores;
     5. the launch uses blocks of `block-size` threads (block mode: the
-       reduce's size rounded up to a power of two, at least 32) and at most
+       reduce's size over `reduce-per-thread`, rounded up to a power of
+       two, at least 32) and at most
        `max-grid` blocks; the kernel records its block size in
        `known_block_size`. Every loop is grid-stride, so the result does not
        depend on the grid size. A kernel with a block-mode loop has a
@@ -71,6 +72,10 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        needs one on ROCDL).
 
     CUSTOM items and copies between buffers of different types are errors.
+    With `index-bits=0` the kernels' index arithmetic is 32 bits wide (a
+    `dlti.dl_spec` on the `gpu.module`) where every tensor, buffer and view
+    has fewer than 2^30 elements and the grid-stride loops cannot reach
+    2^30; else 64.
     A float32 or float64 SQRT calls the `llvm.sqrt` intrinsic, correctly
     rounded on both vendors as in tinygrad's CUDA and HIP code: `math.sqrt`
     would become libdevice's `__nv_sqrtf`, which NVVMReflect turns into
@@ -86,10 +91,18 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
            "most blocks in one launch">,
     Option<"unroll", "unroll", "int64_t", "4",
            "elements a thread loads per loop trip (1 to 16)">,
+    Option<"reducePerThread", "reduce-per-thread", "int64_t", "1",
+           "block mode: reduced elements per thread (the block is the "
+           "reduce's size over this, a power of two from 32 to block-size)">,
+    Option<"indexBits", "index-bits", "int64_t", "64",
+           "width of the kernels' index arithmetic: 32, 64, or 0 for 32 "
+           "where every index stays below 2^30 (lazy-to-nvvm's default; "
+           "ROCDL's lowering does not narrow every index)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::DLTIDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];

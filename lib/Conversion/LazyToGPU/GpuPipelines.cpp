@@ -70,12 +70,23 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       llvm::cl::desc("elements a thread loads per loop trip (1 to 16)"),
       llvm::cl::init(4)};
 
+  typename Base::template Option<int64_t> reducePerThread{
+      *this, "reduce-per-thread",
+      llvm::cl::desc("block mode: reduced elements per thread"),
+      llvm::cl::init(1)};
+  typename Base::template Option<int64_t> indexBits{
+      *this, "index-bits",
+      llvm::cl::desc("kernels' index width: 32, 64, or 0 for 32 where "
+                     "every index fits")};
+
   /// lazy-schedule and convert-lazy-to-gpu with these options.
   std::string kernelPasses() const {
     return llvm::formatv("lazy-schedule,convert-lazy-to-gpu{{block-size={0} "
-                         "block-reduce-min={1} unroll={2}}",
+                         "block-reduce-min={1} unroll={2} index-bits={3} "
+                         "reduce-per-thread={4}}",
                          blockSize.getValue(), blockReduceMin.getValue(),
-                         unroll.getValue())
+                         unroll.getValue(), indexBits.getValue(),
+                         reducePerThread.getValue())
         .str();
   }
   /// ` toolkit=DIR`, or nothing when no folder is known.
@@ -88,6 +99,7 @@ struct NvvmOptions : GpuPipelineOptions<NvvmOptions> {
   NvvmOptions() {
     chip.setInitialValue("sm_90");
     features.setInitialValue("+ptx80");
+    indexBits.setInitialValue(0);
     toolkit.setInitialValue(LAZY_CUDA_TOOLKIT_DIR);
   }
 };
@@ -95,6 +107,9 @@ struct NvvmOptions : GpuPipelineOptions<NvvmOptions> {
 struct RocdlOptions : GpuPipelineOptions<RocdlOptions> {
   RocdlOptions() {
     chip.setInitialValue("gfx942");
+    // convert-gpu-to-rocdl leaves some indices 64 bits wide under a 32-bit
+    // data layout, which LLVM rejects.
+    indexBits.setInitialValue(64);
     toolkit.setInitialValue(LAZY_ROCM_TOOLKIT_DIR);
   }
 };

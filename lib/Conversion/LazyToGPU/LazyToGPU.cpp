@@ -39,6 +39,7 @@
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -113,6 +114,33 @@ int64_t reducedElements(Operation *reduce) {
   for (int64_t axis : reduceAxes(reduce))
     n *= in[axis];
   return n;
+}
+
+/// The largest element count the kernels' index arithmetic meets: every
+/// tensor and buffer in a kernel and every view of every ShapeTracker.
+int64_t largestExtent(ArrayRef<KernelOp> kernels) {
+  int64_t largest = 0;
+  auto see = [&](Type t) {
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      largest = std::max(largest, numElements(tensor.getShape()));
+    else if (auto buffer = dyn_cast<BufferType>(t))
+      largest = std::max(largest, buffer.getSize());
+  };
+  for (KernelOp kernel : kernels)
+    kernel.walk([&](Operation *op) {
+      for (Type t : op->getOperandTypes())
+        see(t);
+      for (Type t : op->getResultTypes())
+        see(t);
+      for (Region &region : op->getRegions())
+        for (Type t : region.getArgumentTypes())
+          see(t);
+      for (NamedAttribute attr : op->getAttrs())
+        if (auto st = dyn_cast<ShapeTrackerAttr>(attr.getValue()))
+          for (const ::lazy::st::View &view : st.getTracker().views)
+            largest = std::max(largest, ::lazy::st::prod(view.shape));
+    });
+  return largest;
 }
 
 /// Emits the work of given in-bounds indices at the builder's point and
@@ -303,16 +331,16 @@ int64_t roundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 class KernelToGpu {
 public:
   KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid,
-              int64_t unroll)
+              int64_t unroll, int64_t reducePerThread)
       : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid),
-        unroll(unroll) {}
+        unroll(unroll), reducePerThread(reducePerThread) {}
 
   /// Lowers `kernel` into a new gpu.func at `b`'s insertion point.
   FailureOr<std::pair<gpu::GPUFuncOp, Geometry>> lower(OpBuilder &b,
                                                        KernelOp kernel);
 
 private:
-  int64_t blockSize, blockReduceMin, maxGrid, unroll;
+  int64_t blockSize, blockReduceMin, maxGrid, unroll, reducePerThread;
 };
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
@@ -340,8 +368,12 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
         longest = std::max(longest, reducedElements(r));
     g.blockMode = longest >= blockReduceMin;
     if (g.blockMode) {
-      int64_t threads =
-          std::clamp<int64_t>(llvm::PowerOf2Ceil(longest), 32, blockSize);
+      // Each thread takes at least `reducePerThread` of the reduced
+      // elements: fewer, busier threads per output spend less of the
+      // kernel in the all_reduce's barriers.
+      int64_t threads = std::clamp<int64_t>(
+          llvm::PowerOf2Ceil(llvm::divideCeil(longest, reducePerThread)), 32,
+          blockSize);
       maxBlock = std::max(maxBlock, threads);
       geometry.grid = std::max(geometry.grid, n);
     } else {
@@ -505,6 +537,20 @@ struct ConvertLazyToGpu final
     b.setInsertionPointToStart(module.getBody());
     auto gpuModule =
         gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+    // 32-bit index arithmetic where every index, and a grid-stride loop's
+    // reach (grid x block x unroll past the end), stays below 2^30: half
+    // the registers of 64-bit indices, so more threads fit on a core.
+    constexpr int64_t kIndexLimit = int64_t(1) << 30;
+    bool narrow =
+        indexBits == 32 ||
+        (indexBits == 0 && largestExtent(kernelOps) < kIndexLimit &&
+         maxGrid * blockSize * unroll <= kIndexLimit);
+    if (narrow)
+      gpuModule->setAttr(
+          DLTIDialect::kDataLayoutAttrName,
+          DataLayoutSpecAttr::get(
+              &getContext(), {DataLayoutEntryAttr::get(
+                                 b.getIndexType(), b.getI64IntegerAttr(32))}));
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
@@ -514,7 +560,20 @@ struct ConvertLazyToGpu final
           << static_cast<int64_t>(unroll);
       return signalPassFailure();
     }
-    KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll);
+    if (indexBits != 0 && indexBits != 32 && indexBits != 64) {
+      module.emitError("convert-lazy-to-gpu: index-bits must be 0, 32 or "
+                       "64, not ")
+          << static_cast<int64_t>(indexBits);
+      return signalPassFailure();
+    }
+    if (reducePerThread < 1) {
+      module.emitError("convert-lazy-to-gpu: reduce-per-thread must be at "
+                       "least 1, not ")
+          << static_cast<int64_t>(reducePerThread);
+      return signalPassFailure();
+    }
+    KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,
+                         reducePerThread);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
     for (KernelOp kernel : kernelOps) {
       kb.setInsertionPointToEnd(gpuModule.getBody());
