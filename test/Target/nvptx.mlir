@@ -4,8 +4,9 @@
 // A softmax row by row: tinygrad's three kernels (the max, the sum of
 // exponentials, the normalized exponentials), compiled to PTX for sm_90.
 
-// The two reductions over 512 elements use whole blocks of 256 threads:
-// warp shuffles, then shared memory and a barrier across warps.
+// The two reductions over 512 elements use blocks of 32 threads, 16
+// elements each (reduce-per-thread): warp shuffles, then shared memory and
+// a barrier.
 // CHECK: gpu.binary @lazy_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .visible .entry softmax_k0(
@@ -13,7 +14,7 @@
 // CHECK-SAME: ex2.approx.f32
 // CHECK-SAME: rcp.rn.f32
 // CHECK-SAME: .visible .entry softmax_k1(
-// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: .maxntid 32, 1, 1
 // CHECK-SAME: max.NaN.f32
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: bar.sync

@@ -55,12 +55,15 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     1. each element is computed by the same per-element code as the CPU
        lowering (loads through ShapeTrackers, masks, dtype semantics);
     2. consecutive stores of one shape share one loop;
-    3. thread mode: a grid-stride loop over the output elements, one element
-       per thread at a time, reduces inside it sequential;
+    3. thread mode: a grid-stride loop over the output elements, `unroll`
+       elements per thread and trip (all values, then the stores; one per
+       trip where the elements hold sequential reduces, and for the
+       leftovers), reduces inside it sequential;
     4. block mode, when the loop's value holds a reduce of at least
        `block-reduce-min` elements: a grid-stride loop over output elements,
        one per block at a time; the threads of the block split the reduced
-       elements and combine their partial results with `gpu.all_reduce`
+       elements, loading `reduce-unroll` per trip and adding them in index
+       order, and combine their partial results with `gpu.all_reduce`
        (narrow types in 32 bits); thread 0 stores;
     5. the launch uses blocks of `block-size` threads (block mode: the
        reduce's size over `reduce-per-thread`, rounded up to a power of
@@ -90,8 +93,11 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     Option<"maxGrid", "max-grid", "int64_t", "65535",
            "most blocks in one launch">,
     Option<"unroll", "unroll", "int64_t", "4",
-           "elements a thread loads per loop trip (1 to 16)">,
-    Option<"reducePerThread", "reduce-per-thread", "int64_t", "1",
+           "thread mode: elements a thread loads per loop trip (1 to 16)">,
+    Option<"reduceUnroll", "reduce-unroll", "int64_t", "8",
+           "block mode: reduced elements a thread loads per loop trip (1 "
+           "to 16)">,
+    Option<"reducePerThread", "reduce-per-thread", "int64_t", "16",
            "block mode: reduced elements per thread (the block is the "
            "reduce's size over this, a power of two from 32 to block-size)">,
     Option<"indexBits", "index-bits", "int64_t", "64",

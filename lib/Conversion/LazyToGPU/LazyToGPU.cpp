@@ -226,9 +226,9 @@ FailureOr<SmallVector<Value>> emitUnrolledLoop(OpBuilder &b, Location loc,
 class GpuKernelEmitter : public KernelEmitter {
 public:
   GpuKernelEmitter(IRMapping buffers, Value threadId, Value blockDim,
-                   int64_t unroll)
+                   int64_t reduceUnroll)
       : KernelEmitter(std::move(buffers)), threadId(threadId),
-        blockDim(blockDim), unroll(unroll) {}
+        blockDim(blockDim), reduceUnroll(reduceUnroll) {}
 
   bool blockMode = false;
 
@@ -238,7 +238,7 @@ protected:
 
 private:
   Value threadId, blockDim;
-  int64_t unroll;
+  int64_t reduceUnroll;
 };
 
 FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
@@ -257,12 +257,12 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
     reducedShape.push_back(inShape[axis]);
 
   // Each thread accumulates elements tid, tid + blockDim, ... of the
-  // flattened reduced axes, `unroll` of them loaded per trip.
+  // flattened reduced axes, `reduceUnroll` of them loaded per trip.
   Value init = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
   Value total =
       arith::ConstantIndexOp::create(b, loc, numElements(reducedShape));
   FailureOr<SmallVector<Value>> accumulated = emitUnrolledLoop(
-      b, loc, threadId, total, blockDim, unroll, ValueRange{init},
+      b, loc, threadId, total, blockDim, reduceUnroll, ValueRange{init},
       [&](OpBuilder &lb, ArrayRef<Value> flat,
           ValueRange acc) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> xs;
@@ -331,16 +331,18 @@ int64_t roundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 class KernelToGpu {
 public:
   KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid,
-              int64_t unroll, int64_t reducePerThread)
+              int64_t unroll, int64_t reduceUnroll, int64_t reducePerThread)
       : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid),
-        unroll(unroll), reducePerThread(reducePerThread) {}
+        unroll(unroll), reduceUnroll(reduceUnroll),
+        reducePerThread(reducePerThread) {}
 
   /// Lowers `kernel` into a new gpu.func at `b`'s insertion point.
   FailureOr<std::pair<gpu::GPUFuncOp, Geometry>> lower(OpBuilder &b,
                                                        KernelOp kernel);
 
 private:
-  int64_t blockSize, blockReduceMin, maxGrid, unroll, reducePerThread;
+  int64_t blockSize, blockReduceMin, maxGrid, unroll, reduceUnroll,
+      reducePerThread;
 };
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
@@ -410,7 +412,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
   Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
   Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
-  GpuKernelEmitter emitter(buffers, tid, bdim, unroll);
+  GpuKernelEmitter emitter(buffers, tid, bdim, reduceUnroll);
   for (Group &g : groups) {
     Location gloc = g.stores.front().getLoc();
     Value n = arith::ConstantIndexOp::create(kb, gloc, numElements(g.shape));
@@ -544,7 +546,8 @@ struct ConvertLazyToGpu final
     bool narrow =
         indexBits == 32 ||
         (indexBits == 0 && largestExtent(kernelOps) < kIndexLimit &&
-         maxGrid * blockSize * unroll <= kIndexLimit);
+         maxGrid * blockSize * std::max(unroll, reduceUnroll) <=
+             kIndexLimit);
     if (narrow)
       gpuModule->setAttr(
           DLTIDialect::kDataLayoutAttrName,
@@ -554,12 +557,13 @@ struct ConvertLazyToGpu final
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
-    if (unroll < 1 || unroll > 16) {
-      module.emitError("convert-lazy-to-gpu: unroll must be from 1 to 16, "
-                       "not ")
-          << static_cast<int64_t>(unroll);
-      return signalPassFailure();
-    }
+    for (auto [name, value] : {std::pair<StringRef, int64_t>{"unroll", unroll},
+                               {"reduce-unroll", reduceUnroll}})
+      if (value < 1 || value > 16) {
+        module.emitError("convert-lazy-to-gpu: ")
+            << name << " must be from 1 to 16, not " << value;
+        return signalPassFailure();
+      }
     if (indexBits != 0 && indexBits != 32 && indexBits != 64) {
       module.emitError("convert-lazy-to-gpu: index-bits must be 0, 32 or "
                        "64, not ")
@@ -573,7 +577,7 @@ struct ConvertLazyToGpu final
       return signalPassFailure();
     }
     KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,
-                         reducePerThread);
+                         reduceUnroll, reducePerThread);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
     for (KernelOp kernel : kernelOps) {
       kb.setInsertionPointToEnd(gpuModule.getBody());

@@ -1,8 +1,10 @@
-// RUN: lazy-opt %s --convert-lazy-to-gpu=unroll=1 --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: lazy-opt %s --convert-lazy-to-gpu="block-size=128 block-reduce-min=8 unroll=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SMALL
+// RUN: lazy-opt %s --convert-lazy-to-gpu="unroll=1 reduce-unroll=1 reduce-per-thread=1" --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: lazy-opt %s --convert-lazy-to-gpu="block-size=128 block-reduce-min=8 unroll=1 reduce-unroll=1 reduce-per-thread=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SMALL
 // RUN: lazy-opt %s --convert-lazy-to-gpu --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=UNROLL
-// One case per rule of convert-lazy-to-gpu. The plain loops are checked
-// with unroll=1, the unrolled ones (the default, 4) under UNROLL.
+// One case per rule of convert-lazy-to-gpu. The plain loops and blocks of
+// one thread per reduced element are checked with unroll=1
+// reduce-unroll=1 reduce-per-thread=1; the defaults (4 elements per trip
+// in thread mode, 8 per trip and 16 per thread in block mode) under UNROLL.
 
 // Thread mode: a grid-stride loop over the output, one element per thread
 // at a time; blocks are the output rounded up to 32 threads.
@@ -63,16 +65,18 @@ lazy.kernel @add(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>, %in1
 // CHECK: %[[SUM:.+]] = arith.truncf %[[ALL]] : f32 to f16
 // CHECK: scf.if %[[FIRST]] {
 // CHECK-NEXT: memref.store %[[SUM]]
-// Unrolled: four loads, then four additions in index order; the leftover
-// loop continues from the main loop's partial sum.
+// By default: blocks of 1024 / 16 = 64 threads; eight loads, then eight
+// additions in index order; the leftover loop continues from the main
+// loop's partial sum.
 // UNROLL-LABEL: gpu.func @long_sum(
+// UNROLL-SAME: known_block_size = array<i32: 64, 1, 1>
 // UNROLL: %[[MAIN:.+]] = scf.for {{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f16) {
-// UNROLL-COUNT-4: memref.load
+// UNROLL-COUNT-8: memref.load
 // UNROLL: %[[S1:.+]] = arith.addf %[[ACC]], %{{.+}} : f16
 // UNROLL: %[[S2:.+]] = arith.addf %[[S1]], %{{.+}} : f16
-// UNROLL: %[[S3:.+]] = arith.addf %[[S2]], %{{.+}} : f16
-// UNROLL: %[[S4:.+]] = arith.addf %[[S3]], %{{.+}} : f16
-// UNROLL: scf.yield %[[S4]]
+// UNROLL-COUNT-5: arith.addf
+// UNROLL: %[[S8:.+]] = arith.addf %{{.+}}, %{{.+}} : f16
+// UNROLL-NEXT: scf.yield %[[S8]]
 // UNROLL: scf.for {{.+}} iter_args(%{{.+}} = %[[MAIN]]) -> (f16) {
 // UNROLL: gpu.all_reduce add
 lazy.kernel @long_sum(%out0: !lazy.buffer<4xf16>, %in0: !lazy.buffer<4096xf16>) attributes {num_outputs = 1 : i64} {
@@ -279,3 +283,9 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 // BADGRID: error: convert-lazy-to-gpu: max-grid must be from 1 to 2147483647, not 0
 // RUN: not lazy-opt %s --convert-lazy-to-gpu="unroll=0" 2>&1 | FileCheck %s --check-prefix=BADUNROLL
 // BADUNROLL: error: convert-lazy-to-gpu: unroll must be from 1 to 16, not 0
+// RUN: not lazy-opt %s --convert-lazy-to-gpu="reduce-unroll=17" 2>&1 | FileCheck %s --check-prefix=BADRUNROLL
+// BADRUNROLL: error: convert-lazy-to-gpu: reduce-unroll must be from 1 to 16, not 17
+// RUN: not lazy-opt %s --convert-lazy-to-gpu="reduce-per-thread=0" 2>&1 | FileCheck %s --check-prefix=BADPER
+// BADPER: error: convert-lazy-to-gpu: reduce-per-thread must be at least 1, not 0
+// RUN: not lazy-opt %s --convert-lazy-to-gpu="index-bits=16" 2>&1 | FileCheck %s --check-prefix=BADBITS
+// BADBITS: error: convert-lazy-to-gpu: index-bits must be 0, 32 or 64, not 16
