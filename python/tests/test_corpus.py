@@ -11,7 +11,7 @@ from lazy_mlir.tinygrad._compare import _copy_kernel_env
 from conftest import fresh
 from corpus import registry
 from lazy_mlir.tinygrad import export
-from lazy_mlir.tinygrad._check import check_outputs
+from lazy_mlir.tinygrad._check import TinygradError, check_outputs
 from lazy_mlir.tinygrad._export import collect_outputs, seen_buffers
 
 GRAPHS = registry.load()
@@ -59,8 +59,17 @@ def test_numerics(name, lazy_interp):
         pytest.skip(entry.numerics)
     fresh()
     built = registry.build(name)
-    results = check_outputs(built["outputs"], built["flags"], built.get("seen"), built["fill"],
-                            seed=0, interp=lazy_interp)
+    try:
+        results = check_outputs(built["outputs"], built["flags"], built.get("seen"), built["fill"],
+                                seed=0, interp=lazy_interp)
+    except TinygradError as err:
+        # tinygrad's CLANG kernels are built with -nostdlib -march=native: a
+        # conversion the CPU has no instruction for (float64 to float16
+        # without AVX512-FP16) becomes a compiler-runtime call that does not
+        # load. The oracle is missing on this machine, not the result wrong.
+        if "undefined symbol: __" in str(err):
+            pytest.skip(f"tinygrad cannot run this graph on this CPU: {err}")
+        raise
     bad = [f"{label}: {detail}" for label, ok, detail in results if not ok]
     assert not bad, f"{name}: lazy-interp differs from tinygrad:\n" + "\n".join(bad)
 

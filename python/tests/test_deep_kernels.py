@@ -26,8 +26,9 @@ def test_deep_fused_chain_lowers(lazy_opt, tmp_path):
     text = scheduled.read_text()
     assert text.count("lazy.kernel @") == 1
     assert text.count("lazy.neg") == DEPTH
+    # unroll=1: one copy of the element's code (the default unrolls it).
     for lowering, op in (("--convert-lazy-to-loops", "arith.negf"),
-                         ("--convert-lazy-to-gpu", "arith.negf")):
+                         ("--convert-lazy-to-gpu=unroll=1", "arith.negf")):
         proc = subprocess.run([lazy_opt, lowering, str(scheduled)], capture_output=True,
                               text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr[-2000:]
