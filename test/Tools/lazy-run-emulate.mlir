@@ -6,6 +6,13 @@
 // RUN: lazy-run %s --entry=softmax --device=emulate --seed=3 --check | FileCheck %s --check-prefix=SOFTMAX
 // RUN: lazy-run %s --entry=narrow --device=emulate --seed=5 --check | FileCheck %s --check-prefix=NARROW
 // RUN: lazy-opt %s --lazy-schedule --convert-lazy-to-gpu | FileCheck %s --check-prefix=MODE
+// A block's all_reduce adds as the GPU's butterfly of shuffles does, a
+// pairwise tree: 1e8, 1, -1e8, 1 on four threads give (1e8+1) + (-1e8+1)
+// = 0 in float32, where the interpreter's left-to-right sum gives 1.
+// RUN: not lazy-run %s --entry=cancel --device=emulate --check --kernel-options=reduce-per-thread=1 | FileCheck %s --check-prefix=BUTTERFLY
+// RUN: lazy-run %s --entry=cancel --device=cpu --check | FileCheck %s --check-prefix=SEQUENTIAL
+// BUTTERFLY: out0: MISMATCH, max abs error 1.000000e+00 (float)
+// SEQUENTIAL: out0: match, max abs error 0.000000e+00 (float)
 // Other launch geometries (--kernel-options) give the same results.
 // RUN: lazy-run %s --entry=rows --device=emulate --seed=3 --check --kernel-options="block-size=64 block-reduce-min=512" | FileCheck %s --check-prefix=ROWS
 // RUN: not lazy-run %s --entry=rows --device=emulate --kernel-options=block-size=100 2>&1 | FileCheck %s --check-prefix=BADSIZE
@@ -63,4 +70,19 @@ func.func @narrow(%a: tensor<3x200xsi8> {lazy.buffer = 0 : i64}, %b: tensor<3x20
   %m = lazy.reduce_max %b axes [1] : tensor<3x200xui16> -> tensor<3x1xui16>
   %o = lazy.reduce_sum %c axes [1] : tensor<3x200xi1> -> tensor<3x1xi1>
   return %s, %m, %o : tensor<3x1xsi8>, tensor<3x1xui16>, tensor<3x1xi1>
+}
+
+func.func @cancel() -> tensor<1xf32> {
+  %big = lazy.const 1.0e8 : tensor<1xf32>
+  %one = lazy.const 1.0 : tensor<1xf32>
+  %neg = lazy.const -1.0e8 : tensor<1xf32>
+  %p0 = lazy.pad %big [(0, 63)] : tensor<1xf32> -> tensor<64xf32>
+  %p1 = lazy.pad %one [(1, 62)] : tensor<1xf32> -> tensor<64xf32>
+  %p2 = lazy.pad %neg [(2, 61)] : tensor<1xf32> -> tensor<64xf32>
+  %p3 = lazy.pad %one [(3, 60)] : tensor<1xf32> -> tensor<64xf32>
+  %a = lazy.add %p0, %p1 : tensor<64xf32>
+  %b = lazy.add %a, %p2 : tensor<64xf32>
+  %c = lazy.add %b, %p3 : tensor<64xf32>
+  %s = lazy.reduce_sum %c axes [0] : tensor<64xf32> -> tensor<1xf32>
+  return %s : tensor<1xf32>
 }
