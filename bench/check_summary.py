@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
 os.environ.setdefault("CLANG", "1")
 
-from lazy_mlir import run_tool  # noqa: E402
+from lazy_mlir import LAZY_RUN_REFUSALS, run_tool  # noqa: E402
 
 # A GPU result that differs from the interpreter's is looked at kernel by
 # kernel (lazy-run --lockstep): if every kernel agrees with the emulator to
@@ -46,11 +46,6 @@ def kernel_by_kernel(text, extra):
     diffs = [float(d) for d in re.findall(r"largest relative difference (\S+) at word", out)]
     largest = max(diffs, default=0.0)
     return "all outputs match" in out and largest <= LOCKSTEP_TOLERANCE, largest
-
-
-# lazy-run's reasons for refusing a graph (a clear error, not a result).
-REFUSALS = ("which has no CPU lowering", "which the reference interpreter cannot run",
-            "which has no GPU lowering")
 
 
 def load_graphs(directory):
@@ -97,7 +92,6 @@ def main():
     if args.kernel_options:
         extra.append(f"--kernel-options={args.kernel_options}")
     gpu = args.device in ("cuda", "hip")
-    unsupported = REFUSALS
     names = list(graphs)
     counts = collections.Counter()
     reasons = collections.Counter()
@@ -113,7 +107,7 @@ def main():
             if ok == "match":  # mismatching outputs are listed below
                 outputs[dtype] += 1
                 worst[dtype] = max(worst[dtype], float(err))
-        reason = next((r for r in unsupported if r in out), None)
+        reason = next((r for r in LAZY_RUN_REFUSALS.values() if r in out), None)
         mismatches = "\n".join(line for line in out.splitlines() if "MISMATCH" in line)
         if proc.returncode == 0:
             counts["match"] += 1

@@ -18,17 +18,18 @@ kernels: max, sum of exp2, normalize).
 import argparse
 import os
 import re
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# LAZY_MLIR_BUILD_DIR picks another build (a static one on a GPU machine).
-LAZY_RUN = os.path.join(os.environ.get("LAZY_MLIR_BUILD_DIR") or os.path.join(ROOT, "build"),
-                        "bin", "lazy-run")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+# LAZY_MLIR_BUILD_DIR picks another build (one carried to a GPU machine).
+from lazy_mlir import run_tool, tool_path  # noqa: E402
+
+LAZY_RUN = tool_path("lazy-run")
 
 
 def graphs(scale):
@@ -91,17 +92,12 @@ def numpy_time(fn, shapes, repeat):
 
 
 def lazy_run(text, device, repeat, profile, kernel_options=""):
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(text)
-    try:
-        cmd = [LAZY_RUN, f.name, "--seed=1", f"--repeat={repeat}", f"--device={device}"]
-        if profile:
-            cmd.append("--profile")
-        if kernel_options:
-            cmd.append(f"--kernel-options={kernel_options}")
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
+    args = ["--seed=1", f"--repeat={repeat}", f"--device={device}"]
+    if profile:
+        args.append("--profile")
+    if kernel_options:
+        args.append(f"--kernel-options={kernel_options}")
+    proc = run_tool("lazy-run", text, *args, timeout=None)
     if proc.returncode != 0:
         sys.exit(f"lazy-run failed:\n{proc.stderr}")
     m = re.search(r"time: median ([0-9.]+) ms", proc.stdout)

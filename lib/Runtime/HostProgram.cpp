@@ -224,7 +224,7 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
                                     pointers.size()))
         return deviceError(&op);
       if (profiler)
-        profiler(launch.getKernelName(), seconds, bytes);
+        profiler(kernel, seconds, bytes);
     } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op);
                copy && hostBuffers.count(copy.getSrc())) {
       if (!buffers.count(copy.getDst()))

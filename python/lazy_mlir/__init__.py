@@ -21,6 +21,15 @@ def tool_path(name):
     return _os.path.join(build, "bin", name)
 
 
+#: What lazy-run says when it refuses a graph (a clear error, not a
+#: result), by what refuses it.
+LAZY_RUN_REFUSALS = {
+    "cpu": "which has no CPU lowering",
+    "gpu": "which has no GPU lowering",
+    "interpreter": "which the reference interpreter cannot run",
+}
+
+
 def run_tool(name, text, *args, timeout=300):
     """build/bin/<name> on the IR `text` (through a temporary file) with
     `args`: the finished subprocess, output captured as text."""

@@ -14,14 +14,13 @@ import pytest
 
 from conftest import fresh
 from corpus import registry
-from lazy_mlir import run_tool, tool_path
+from lazy_mlir import LAZY_RUN_REFUSALS, run_tool, tool_path
 from lazy_mlir.tinygrad import export
 
 GRAPHS = registry.load()
 NAMES = sorted(n for n in GRAPHS if GRAPHS[n].numerics is True)
 LAZY_RUN = tool_path("lazy-run")
-UNSUPPORTED = ("which has no CPU lowering",
-               "which the reference interpreter cannot run")
+UNSUPPORTED = (LAZY_RUN_REFUSALS["cpu"], LAZY_RUN_REFUSALS["interpreter"])
 
 
 def exported(name):

@@ -12,12 +12,12 @@ test_gpu_compile.py and, on a GPU, by lazy-run --device=cuda|hip."""
 import pytest
 
 from corpus import registry
+from lazy_mlir import LAZY_RUN_REFUSALS
 from test_cpu_run import check_against_interpreter
 
 GRAPHS = registry.load()
 NAMES = sorted(n for n in GRAPHS if GRAPHS[n].numerics is True)
-UNSUPPORTED = ("which has no GPU lowering",
-               "which the reference interpreter cannot run")
+UNSUPPORTED = (LAZY_RUN_REFUSALS["gpu"], LAZY_RUN_REFUSALS["interpreter"])
 
 
 @pytest.mark.parametrize("name", NAMES)

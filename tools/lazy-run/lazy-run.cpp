@@ -284,6 +284,19 @@ LogicalResult runHostCode(ModuleOp module, const std::string &name,
                           std::vector<std::vector<uint8_t>> &resultBuffers,
                           ::lazy::runtime::PlanRecorder *recorder);
 
+/// The GPU lowering without code generation: convert-lazy-to-gpu (with
+/// --kernel-options) on `module`, then its kernels as CPU functions run by
+/// one fiber per GPU thread (GpuEmulator.h).
+FailureOr<std::unique_ptr<::lazy::runtime::GpuDevice>>
+lowerAndEmulate(ModuleOp module) {
+  PassManager lower(module.getContext());
+  if (failed(parsePassPipeline("convert-lazy-to-gpu{" + kernelOptions + "}",
+                               lower)) ||
+      failed(lower.run(module)))
+    return failure();
+  return mlir::lazy::createGpuEmulator(module);
+}
+
 /// Compiles the scheduled module's kernels for `gpu`, loads them and runs
 /// the host code, inputs copied in and result buffers copied back.
 LogicalResult runOnGpu(ModuleOp module, const std::string &name,
@@ -324,15 +337,13 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
                " " + kernelOptions + "}";
   }
   // --lockstep: the same kernels on the emulator, from a copy of the module.
+  // The emulator runs each launch with the GPU's geometry, so the copy's
+  // lowering options need not be the vendor pipeline's: block size, unroll
+  // and index width do not change what a kernel computes.
   std::unique_ptr<::lazy::runtime::GpuDevice> emulator;
-  if (lockstep && !pipeline.empty() && !recorder) {
+  if (lockstep) { // (main allows it with --device=cuda|hip alone)
     OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
-    PassManager lower(module.getContext());
-    if (failed(parsePassPipeline("convert-lazy-to-gpu{" + kernelOptions + "}",
-                                 lower)) ||
-        failed(lower.run(*copy)))
-      return failure();
-    auto created = mlir::lazy::createGpuEmulator(*copy);
+    auto created = lowerAndEmulate(*copy);
     if (failed(created))
       return failure();
     emulator = std::move(*created);
@@ -431,18 +442,11 @@ LogicalResult runHostCode(ModuleOp module, const std::string &name,
   return success();
 }
 
-/// The GPU lowering without code generation: convert-lazy-to-gpu, then
-/// the kernels as CPU functions run by one fiber per GPU thread
-/// (GpuEmulator.h).
+/// The schedule run on the GPU emulator (lowerAndEmulate).
 LogicalResult runEmulated(ModuleOp module, const std::string &name,
                           std::vector<interp::HostTensor> &args,
                           std::vector<std::vector<uint8_t>> &resultBuffers) {
-  PassManager lower(module.getContext());
-  if (failed(parsePassPipeline("convert-lazy-to-gpu{" + kernelOptions + "}",
-                               lower)) ||
-      failed(lower.run(module)))
-    return failure();
-  auto emulator = mlir::lazy::createGpuEmulator(module);
+  auto emulator = lowerAndEmulate(module);
   if (failed(emulator))
     return failure();
   return runOnGpu(module, name, **emulator, "emulate", args, resultBuffers);

@@ -67,9 +67,8 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       llvm::cl::init(64)};
   typename Base::template Option<int64_t> unroll{
       *this, "unroll",
-      llvm::cl::desc("elements a thread loads per loop trip (1 to 16)"),
+      llvm::cl::desc("thread mode: elements a thread loads per trip"),
       llvm::cl::init(4)};
-
   typename Base::template Option<int64_t> reduceUnroll{
       *this, "reduce-unroll",
       llvm::cl::desc("block mode: reduced elements a thread loads per trip"),
