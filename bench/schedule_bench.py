@@ -2,8 +2,10 @@
 """Scheduling time: lazy-opt's lazy-schedule against tinygrad 0.9.2.
 
 For each graph, one export; then in one run:
-  * tinygrad: create_schedule_with_vars on the same LazyBuffers (best of
-    --repeat builds, since scheduling consumes the graph);
+  * tinygrad: create_schedule_with_vars on the same LazyBuffers, then
+    memory_planner on its schedule, as Tensor.schedule_with_vars does
+    (lazy-schedule runs lazy-plan-memory too); best of --repeat builds,
+    since scheduling consumes the graph;
   * lazy-mlir: the lazy-schedule passes' wall time from --mlir-timing
     (parsing and printing excluded), best of --repeat runs, with lazy-opt's
     default verifier after every pass and without it (-verify-each=0; the
@@ -145,6 +147,7 @@ def lazy_warm_time(path, repeat):
 def measure(name, build, repeat, threads):
     from lazy_mlir.tinygrad import export
     from lazy_mlir.tinygrad._export import collect_outputs
+    from tinygrad.engine.realize import memory_planner
     from tinygrad.engine.schedule import create_schedule_with_vars
     tiny_best, text = None, None
     for i in range(repeat):
@@ -153,7 +156,7 @@ def measure(name, build, repeat, threads):
             text = export(outs)
         lbs = collect_outputs(outs)
         start = time.perf_counter()
-        create_schedule_with_vars(lbs)
+        memory_planner(create_schedule_with_vars(lbs)[0])
         elapsed = time.perf_counter() - start
         tiny_best = elapsed if tiny_best is None else min(tiny_best, elapsed)
     nodes = sum(1 for line in text.splitlines() if re.match(r"\s+%\w+ = lazy\.", line))

@@ -9,19 +9,35 @@ using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
 
-static NodeOp classify(Operation *op) {
-  return llvm::TypeSwitch<Operation *, NodeOp>(op)
-      .Case([](ReduceSumOp) { return NodeOp::ReduceSum; })
-      .Case([](ReduceMaxOp) { return NodeOp::ReduceMax; })
-      .Case([](ConstOp) { return NodeOp::Const; })
-      .Case([](EmptyOp) { return NodeOp::Empty; })
-      .Case([](CopyOp) { return NodeOp::Copy; })
-      .Case([](ContiguousOp) { return NodeOp::Contiguous; })
-      .Case([](CustomOp) { return NodeOp::Custom; })
-      .Case([](AssignOp) { return NodeOp::Assign; })
-      .Case([](BufferViewOp) { return NodeOp::BufferView; })
-      .Case([](ViewOp) { return NodeOp::View; })
-      .Default([](Operation *) { return NodeOp::Elementwise; });
+namespace {
+/// What the graph needs to know of an op, which depends on its name only.
+struct OpClass {
+  NodeOp kind = NodeOp::Elementwise;
+  bool isLazy = false;
+  bool isMovement = false;
+  bool unsafePad = false;
+};
+} // namespace
+
+static OpClass classify(Operation *op) {
+  OpClass info;
+  info.isLazy = isa_and_present<LazyDialect>(op->getDialect());
+  info.isMovement =
+      isa<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp>(op);
+  info.unsafePad = isa<RecipOp, Log2Op, Exp2Op, IdivOp>(op);
+  info.kind = llvm::TypeSwitch<Operation *, NodeOp>(op)
+                  .Case([](ReduceSumOp) { return NodeOp::ReduceSum; })
+                  .Case([](ReduceMaxOp) { return NodeOp::ReduceMax; })
+                  .Case([](ConstOp) { return NodeOp::Const; })
+                  .Case([](EmptyOp) { return NodeOp::Empty; })
+                  .Case([](CopyOp) { return NodeOp::Copy; })
+                  .Case([](ContiguousOp) { return NodeOp::Contiguous; })
+                  .Case([](CustomOp) { return NodeOp::Custom; })
+                  .Case([](AssignOp) { return NodeOp::Assign; })
+                  .Case([](BufferViewOp) { return NodeOp::BufferView; })
+                  .Case([](ViewOp) { return NodeOp::View; })
+                  .Default([](Operation *) { return NodeOp::Elementwise; });
+  return info;
 }
 
 bool mlir::lazy::isGraphFunction(func::FuncOp func) {
@@ -92,6 +108,17 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     return it->second;
   };
 
+  // Classified once per op name: a graph has a few dozen kinds of op and
+  // thousands of ops, and each isa<> test is an out-of-line TypeID call.
+  llvm::SmallDenseMap<const void *, OpClass, 32> classes;
+  auto classOf = [&](Operation &op) {
+    auto [it, isNew] =
+        classes.try_emplace(op.getName().getAsOpaquePointer(), OpClass());
+    if (isNew)
+      it->second = classify(&op);
+    return it->second;
+  };
+
   auto addNode = [&](LazyNode node, Value value) {
     NodeId id = NodeId(graph.nodes.size());
     ids[value] = id;
@@ -119,10 +146,11 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
         graph.outs.push_back(ids.lookup(v));
       break;
     }
-    if (!isa<LazyDialect>(op.getDialect()) || op.getNumResults() != 1)
+    OpClass opClass = classOf(op);
+    if (!opClass.isLazy || op.getNumResults() != 1)
       return op.emitOpError("is not a lazy graph op; the scheduler only "
                             "accepts lazy ops and a return");
-    if (isa<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp>(op))
+    if (opClass.isMovement)
       return op.emitOpError("is a movement op; run lazy-fold-views before "
                             "scheduling");
     LazyNode node;
@@ -132,7 +160,7 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
       return op.emitOpError("does not produce a ranked tensor; the "
                             "scheduler only accepts lazy tensor ops");
     node.op = &op;
-    node.kind = classify(&op);
+    node.kind = opClass.kind;
     node.itemSize = itemSizeOf(node.elementType());
     if (auto name = dyn_cast<NameLoc>(op.getLoc()))
       node.metadata = name.getName();
@@ -141,7 +169,8 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     DictionaryAttr marks = op.getDiscardableAttrDictionary();
     bool marked = !marks.empty();
     node.external = marked && marks.contains(LazyDialect::kExternalAttrName);
-    if (auto view = dyn_cast<ViewOp>(op)) {
+    if (opClass.kind == NodeOp::View) {
+      auto view = cast<ViewOp>(op);
       NodeId src = ids.lookup(view.getSrc());
       if (!graph.nodes[src].isBase())
         return op.emitOpError("views a view; run lazy-fold-views before "
@@ -160,7 +189,7 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     node.forcedRealize =
         marked && marks.contains(LazyDialect::kForcedRealizeAttrName);
     node.seen = marked && marks.contains(LazyDialect::kSeenAttrName);
-    node.unsafePad = isa<RecipOp, Log2Op, Exp2Op, IdivOp>(op);
+    node.unsafePad = opClass.unsafePad;
     size_t first = graph.srcStorage.size();
     for (Value operand : op.getOperands())
       graph.srcStorage.push_back(ids.lookup(operand));

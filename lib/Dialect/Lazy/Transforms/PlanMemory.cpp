@@ -28,7 +28,9 @@
 
 #include <array>
 #include <limits>
+#include <map>
 #include <optional>
+#include <tuple>
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYPLANMEMORY
@@ -221,22 +223,24 @@ struct LazyPlanMemory final
     };
     std::vector<Request> requests;
     requests.reserve(interval.size());
+    // The key compares device names, not device attributes: an unnamed
+    // device is the module's default, which may also be named.
     llvm::DenseMap<Type, unsigned> keyOfType;
-    llvm::StringMap<unsigned> keyIndex;
+    std::map<std::tuple<std::string, const void *, int64_t>, unsigned> keyIndex;
     std::vector<size_t> requestsPerKey;
     for (auto &[buf, span] : interval) {
       auto type = cast<BufferType>(buf.getType());
       auto [it, isNew] = keyOfType.try_emplace(type, 0);
       if (isNew) {
-        std::string key;
         std::string device =
             type.getDevice() ? type.getDevice().getName().str() : defaultDevice;
-        llvm::raw_string_ostream os(key);
-        os << device << "|" << type.getElementType();
         std::string kind = StringRef(device).split(':').first.str();
-        if (!llvm::is_contained(offsetKinds, kind))
-          os << "|" << type.getSizeInBytes();
-        auto [k, newKey] = keyIndex.try_emplace(key, keyIndex.size());
+        int64_t bytes =
+            llvm::is_contained(offsetKinds, kind) ? -1 : type.getSizeInBytes();
+        auto [k, newKey] = keyIndex.try_emplace(
+            {std::move(device), type.getElementType().getAsOpaquePointer(),
+             bytes},
+            unsigned(keyIndex.size()));
         if (newKey)
           requestsPerKey.push_back(0);
         it->second = k->second;
