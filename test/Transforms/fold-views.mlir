@@ -148,3 +148,17 @@ func.func @view_of_base(%a: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<2x3xf32
   // CHECK-NEXT: return %[[V]], %[[A]]
   return %0, %1 : tensor<3x2xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// With nothing to fold, a view of a base that nothing reads is still erased
+// (the pass's only change to such a function).
+// CHECK-LABEL: func.func @unused_view_only
+// CHECK-SAME: (%[[A:.+]]: tensor<4x4xf32>)
+func.func @unused_view_only(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %unused = lazy.view %a as <[(4, 4):(1, 4)]> : tensor<4x4xf32> -> tensor<4x4xf32>
+  // CHECK-NEXT: %[[N:.+]] = lazy.neg %[[A]]
+  %0 = lazy.neg %a : tensor<4x4xf32>
+  // CHECK-NEXT: return %[[N]]
+  return %0 : tensor<4x4xf32>
+}

@@ -30,6 +30,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <array>
+
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYFOLDVIEWS
 #include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
@@ -93,10 +95,19 @@ struct LazyFoldViews final
     // (both uniqued, and all the verdict depends on): a graph has many
     // views but few distinct ones, and each is decoded once.
     llvm::DenseSet<std::pair<Attribute, Type>> keptViews;
+    // The ops this pass rewrites, by TypeID, taken once: each isa<> test
+    // is an out-of-line call, and a graph has thousands of ops.
+    const std::array<TypeID, 7> candidates = {
+        TypeID::get<ReshapeOp>(), TypeID::get<ExpandOp>(),
+        TypeID::get<PermuteOp>(), TypeID::get<PadOp>(),
+        TypeID::get<ShrinkOp>(),  TypeID::get<StrideOp>(),
+        TypeID::get<ViewOp>()};
+    bool sawUnusedView = false;
     getOperation().walk([&](Operation *op) {
-      if (!isa<ReshapeOp, ExpandOp, PermuteOp, PadOp, ShrinkOp, StrideOp,
-               ViewOp>(op))
+      if (!llvm::is_contained(candidates, op->getName().getTypeID()))
         return;
+      if (isa<ViewOp>(op) && op->use_empty())
+        sawUnusedView = true;
       std::optional<std::pair<Attribute, Type>> viewKey;
       if (auto view = dyn_cast<ViewOp>(op);
           view && !view.getSrc().getDefiningOp<ViewOp>()) {
@@ -137,12 +148,14 @@ struct LazyFoldViews final
     for (Operation *op : llvm::reverse(folded))
       if (op->use_empty())
         op->erase();
-    // Views of views that were replaced may now be unused as well.
+    // Views of views that were replaced may now be unused as well (and a
+    // view may have had no users to begin with).
     SmallVector<ViewOp> deadViews;
-    getOperation().walk([&](ViewOp view) {
-      if (view->use_empty())
-        deadViews.push_back(view);
-    });
+    if (!folded.empty() || sawUnusedView)
+      getOperation().walk([&](ViewOp view) {
+        if (view->use_empty())
+          deadViews.push_back(view);
+      });
     for (ViewOp view : llvm::reverse(deadViews))
       view->erase();
     // A graph already in LazyBuffer form (what the exporter writes) is left
