@@ -8,6 +8,12 @@
 // RUN: lazy-opt %S/group.mlir --lazy-mark-realize --lazy-group --lazy-form-kernels --split-input-file --verify-diagnostics -o %t.group.staged
 // RUN: lazy-opt %S/group.mlir --lazy-form-kernels=decide=true --split-input-file --verify-diagnostics -o %t.group.decided
 // RUN: diff %t.group.staged %t.group.decided
+// With fold-views as well (how lazy-schedule runs it), lazy-fold-views'
+// rewrites come first: the graphs of its own test, with movement ops, views
+// of views, views the _view rules replace and views nothing reads.
+// RUN: lazy-opt %S/fold-views.mlir --lazy-fold-views --lazy-mark-realize --lazy-group --lazy-form-kernels --split-input-file -o %t.fold.staged
+// RUN: lazy-opt %S/fold-views.mlir "--lazy-form-kernels=decide=true fold-views=true" --split-input-file -o %t.fold.decided
+// RUN: diff %t.fold.staged %t.fold.decided
 // Under these flags one graph cannot be lowered (as in tinygrad): the
 // diagnostics must match too (without the op they print, whose marks
 // differ).

@@ -40,6 +40,21 @@ static OpClass classify(Operation *op) {
   return info;
 }
 
+bool mlir::lazy::readsNothing(const st::ShapeTracker &tracker) {
+  if (tracker.size() == 0)
+    return true;
+  const st::View &last = tracker.views.back();
+  return last.mask && llvm::any_of(*last.mask, [](const auto &range) {
+           return range.first >= range.second;
+         });
+}
+
+bool mlir::lazy::viewFoldsAway(const st::ShapeTracker &tracker,
+                               ArrayRef<int64_t> baseShape) {
+  return readsNothing(tracker) ||
+         (tracker.contiguous() && ArrayRef<int64_t>(tracker.shape()) == baseShape);
+}
+
 bool mlir::lazy::isGraphFunction(func::FuncOp func) {
   if (func.isExternal())
     return false;
@@ -53,7 +68,7 @@ bool mlir::lazy::isGraphFunction(func::FuncOp func) {
          });
 }
 
-FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
+FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
   LazyGraph graph;
   graph.func = func;
   graph.pool = std::make_unique<st::TrackerPool>();
@@ -62,6 +77,9 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
   // by pointer before the pool hashes anything.
   llvm::DenseMap<Type, st::TrackerId> identityOf;
   llvm::DenseMap<Attribute, st::TrackerId> viewOf;
+  // With `notFolded`: whether lazy-fold-views would replace a view of a base,
+  // by tracker and base type (all the verdict depends on).
+  llvm::DenseMap<std::pair<Attribute, Type>, bool> foldsAway;
   auto identity = [&](Type type, ArrayRef<int64_t> shape) {
     auto [it, isNew] = identityOf.try_emplace(type, 0);
     if (isNew)
@@ -150,9 +168,14 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     if (!opClass.isLazy || op.getNumResults() != 1)
       return op.emitOpError("is not a lazy graph op; the scheduler only "
                             "accepts lazy ops and a return");
-    if (opClass.isMovement)
+    if (opClass.isMovement) {
+      if (notFolded) {
+        *notFolded = true;
+        return failure();
+      }
       return op.emitOpError("is a movement op; run lazy-fold-views before "
                             "scheduling");
+    }
     LazyNode node;
     Value value = op.getResult(0);
     node.type = dyn_cast<RankedTensorType>(value.getType());
@@ -172,14 +195,35 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func) {
     if (opClass.kind == NodeOp::View) {
       auto view = cast<ViewOp>(op);
       NodeId src = ids.lookup(view.getSrc());
-      if (!graph.nodes[src].isBase())
+      if (!graph.nodes[src].isBase()) {
+        if (notFolded) {
+          *notFolded = true;
+          return failure();
+        }
         return op.emitOpError("views a view; run lazy-fold-views before "
                               "scheduling");
+      }
       node.base = src;
       auto [it, isNew] = viewOf.try_emplace(view.getTracker(), 0);
       if (isNew)
         it->second = pool.intern(view.getTracker().getTracker());
       node.tracker = it->second;
+      // lazy-fold-views erases a view that nothing reads.
+      if (notFolded && value.use_empty()) {
+        *notFolded = true;
+        return failure();
+      }
+      if (notFolded) {
+        auto [verdict, isNewPair] =
+            foldsAway.try_emplace({view.getTracker(), view.getSrc().getType()});
+        if (isNewPair)
+          verdict->second = viewFoldsAway(pool.get(node.tracker),
+                                          graph.nodes[src].shape());
+        if (verdict->second) {
+          *notFolded = true;
+          return failure();
+        }
+      }
       node.size = pool.size(node.tracker);
       addNode(std::move(node), value);
       continue;

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Dialect/Lazy/Analysis/LazyGraph.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
@@ -55,17 +56,6 @@ std::pair<Value, st::ShapeTracker> baseAndTracker(Value value) {
                      cast<RankedTensorType>(value.getType()).getShape()))};
 }
 
-/// True when the tracker reads no element: tinygrad turns such views into a
-/// const 0.
-bool readsNothing(const st::ShapeTracker &tracker) {
-  const st::View &last = tracker.views.back();
-  if (tracker.size() == 0)
-    return true;
-  return last.mask && llvm::any_of(*last.mask, [](const auto &range) {
-           return range.first >= range.second;
-         });
-}
-
 /// tinygrad's `const(0, shape)`: a rank-0 const seen through a view that
 /// reshapes it to all-ones and expands it to `type`'s shape.
 Value zeroConstView(OpBuilder &builder, Location loc, RankedTensorType type) {
@@ -87,80 +77,88 @@ Value zeroConstView(OpBuilder &builder, Location loc, RankedTensorType type) {
                         ShapeTrackerAttr::get(builder.getContext(), tracker));
 }
 
+} // namespace
+
+bool mlir::lazy::foldViews(func::FuncOp func) {
+  SmallVector<Operation *> folded;
+  // Views of a base found to stay as written, by tracker and base type
+  // (both uniqued, and all the verdict depends on): a graph has many
+  // views but few distinct ones, and each is decoded once.
+  llvm::DenseSet<std::pair<Attribute, Type>> keptViews;
+  // The ops this pass rewrites, by TypeID, taken once: each isa<> test
+  // is an out-of-line call, and a graph has thousands of ops.
+  const std::array<TypeID, 7> candidates = {
+      TypeID::get<ReshapeOp>(), TypeID::get<ExpandOp>(),
+      TypeID::get<PermuteOp>(), TypeID::get<PadOp>(),
+      TypeID::get<ShrinkOp>(),  TypeID::get<StrideOp>(),
+      TypeID::get<ViewOp>()};
+  bool sawUnusedView = false;
+  func.walk([&](Operation *op) {
+    if (!llvm::is_contained(candidates, op->getName().getTypeID()))
+      return;
+    if (isa<ViewOp>(op) && op->use_empty())
+      sawUnusedView = true;
+    std::optional<std::pair<Attribute, Type>> viewKey;
+    if (auto view = dyn_cast<ViewOp>(op);
+        view && !view.getSrc().getDefiningOp<ViewOp>()) {
+      viewKey = {view.getTracker(), view.getSrc().getType()};
+      if (keptViews.contains(*viewKey))
+        return;
+    }
+    auto [base, tracker] = baseAndTracker(op->getOperand(0));
+    // A view of a base is already in LazyBuffer form: keep its tracker
+    // exactly as written (the exporter writes tinygrad's own), only
+    // checking the _view rules below.
+    auto view = dyn_cast<ViewOp>(op);
+    std::optional<st::ShapeTracker> moved =
+        view && view.getSrc() == base ? view.getTracker().getTracker()
+                                      : applyMovement(op, tracker);
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    OpBuilder builder(op);
+    Value replacement;
+    if (readsNothing(*moved)) {
+      replacement = zeroConstView(builder, op->getLoc(), resultType);
+    } else if (viewFoldsAway(*moved,
+                             cast<RankedTensorType>(base.getType()).getShape())) {
+      // Contiguous with the base's shape (LazyGraph::build's check for
+      // lazy-form-kernels{decide} is the same predicate).
+      replacement = base;
+    } else if (view && view.getSrc() == base) {
+      keptViews.insert(*viewKey);
+      return; // Already a view of a base.
+    } else {
+      replacement =
+          ViewOp::create(builder, op->getLoc(), resultType, base,
+                         ShapeTrackerAttr::get(op->getContext(), *moved));
+    }
+    op->getResult(0).replaceAllUsesWith(replacement);
+    folded.push_back(op);
+  });
+  // Erase in reverse program order so users go before their producers.
+  for (Operation *op : llvm::reverse(folded))
+    if (op->use_empty())
+      op->erase();
+  // Views of views that were replaced may now be unused as well (and a
+  // view may have had no users to begin with).
+  SmallVector<ViewOp> deadViews;
+  if (!folded.empty() || sawUnusedView)
+    func.walk([&](ViewOp view) {
+      if (view->use_empty())
+        deadViews.push_back(view);
+    });
+  for (ViewOp view : llvm::reverse(deadViews))
+    view->erase();
+  return !folded.empty() || !deadViews.empty();
+}
+
+namespace {
+
 struct LazyFoldViews final
     : mlir::lazy::impl::LazyFoldViewsBase<LazyFoldViews> {
   void runOnOperation() override {
-    SmallVector<Operation *> folded;
-    // Views of a base found to stay as written, by tracker and base type
-    // (both uniqued, and all the verdict depends on): a graph has many
-    // views but few distinct ones, and each is decoded once.
-    llvm::DenseSet<std::pair<Attribute, Type>> keptViews;
-    // The ops this pass rewrites, by TypeID, taken once: each isa<> test
-    // is an out-of-line call, and a graph has thousands of ops.
-    const std::array<TypeID, 7> candidates = {
-        TypeID::get<ReshapeOp>(), TypeID::get<ExpandOp>(),
-        TypeID::get<PermuteOp>(), TypeID::get<PadOp>(),
-        TypeID::get<ShrinkOp>(),  TypeID::get<StrideOp>(),
-        TypeID::get<ViewOp>()};
-    bool sawUnusedView = false;
-    getOperation().walk([&](Operation *op) {
-      if (!llvm::is_contained(candidates, op->getName().getTypeID()))
-        return;
-      if (isa<ViewOp>(op) && op->use_empty())
-        sawUnusedView = true;
-      std::optional<std::pair<Attribute, Type>> viewKey;
-      if (auto view = dyn_cast<ViewOp>(op);
-          view && !view.getSrc().getDefiningOp<ViewOp>()) {
-        viewKey = {view.getTracker(), view.getSrc().getType()};
-        if (keptViews.contains(*viewKey))
-          return;
-      }
-      auto [base, tracker] = baseAndTracker(op->getOperand(0));
-      // A view of a base is already in LazyBuffer form: keep its tracker
-      // exactly as written (the exporter writes tinygrad's own), only
-      // checking the _view rules below.
-      auto view = dyn_cast<ViewOp>(op);
-      std::optional<st::ShapeTracker> moved =
-          view && view.getSrc() == base ? view.getTracker().getTracker()
-                                        : applyMovement(op, tracker);
-      auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-      OpBuilder builder(op);
-      Value replacement;
-      if (readsNothing(*moved)) {
-        replacement = zeroConstView(builder, op->getLoc(), resultType);
-      } else if (moved->contiguous() &&
-                 moved->shape() == toVector(cast<RankedTensorType>(
-                                                base.getType())
-                                                .getShape())) {
-        replacement = base;
-      } else if (view && view.getSrc() == base) {
-        keptViews.insert(*viewKey);
-        return; // Already a view of a base.
-      } else {
-        replacement =
-            ViewOp::create(builder, op->getLoc(), resultType, base,
-                           ShapeTrackerAttr::get(op->getContext(), *moved));
-      }
-      op->getResult(0).replaceAllUsesWith(replacement);
-      folded.push_back(op);
-    });
-    // Erase in reverse program order so users go before their producers.
-    for (Operation *op : llvm::reverse(folded))
-      if (op->use_empty())
-        op->erase();
-    // Views of views that were replaced may now be unused as well (and a
-    // view may have had no users to begin with).
-    SmallVector<ViewOp> deadViews;
-    if (!folded.empty() || sawUnusedView)
-      getOperation().walk([&](ViewOp view) {
-        if (view->use_empty())
-          deadViews.push_back(view);
-      });
-    for (ViewOp view : llvm::reverse(deadViews))
-      view->erase();
     // A graph already in LazyBuffer form (what the exporter writes) is left
     // as it was: saying so lets the pass manager skip verifying it again.
-    if (folded.empty() && deadViews.empty())
+    if (!foldViews(getOperation()))
       markAllAnalysesPreserved();
   }
 };

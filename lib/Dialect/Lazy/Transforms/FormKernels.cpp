@@ -978,40 +978,58 @@ struct LazyFormKernels final
     for (auto func : module.getOps<func::FuncOp>())
       if (isGraphFunction(func))
         funcs.push_back(func);
-    // Deciding here, every function is walked before any is lowered, as
-    // lazy-mark-realize walks them all before lazy-form-kernels runs: the
-    // same error comes first.
+    // Deciding here, every function is built and walked before any is
+    // lowered, as lazy-mark-realize walks them all before lazy-form-kernels
+    // runs: the same error comes first. With fold-views, a function not in
+    // LazyBuffer form is folded first, as lazy-fold-views would; one already
+    // folded (what the exporter writes) is only checked, while the graph is
+    // built.
+    std::vector<std::pair<LazyGraph, GraphWalk>> decided;
     if (decide)
-      for (func::FuncOp func : funcs)
-        if (!getChildAnalysis<ScheduleGraphAnalysis>(func).valid())
+      for (func::FuncOp func : funcs) {
+        bool notFolded = false;
+        FailureOr<LazyGraph> graph =
+            LazyGraph::build(func, foldViewsFirst ? &notFolded : nullptr);
+        if (failed(graph) && notFolded) {
+          foldViews(func);
+          graph = LazyGraph::build(func);
+        }
+        if (failed(graph))
           return signalPassFailure();
+        FailureOr<GraphWalk> walk = walkGraph(*graph);
+        if (failed(walk))
+          return signalPassFailure();
+        decided.emplace_back(std::move(*graph), std::move(*walk));
+      }
     unsigned counter = 0;
-    for (func::FuncOp func : funcs)
-      if (failed(formKernels(func, counter)))
+    for (auto [index, func] : llvm::enumerate(funcs))
+      if (failed(decide ? formDecided(func, decided[index].first,
+                                      decided[index].second, counter)
+                        : formKernels(func, counter)))
         return signalPassFailure();
+  }
+
+  /// lazy-mark-realize's decision, then lazy-group's, then the kernels.
+  LogicalResult formDecided(func::FuncOp func, const LazyGraph &graph,
+                            const GraphWalk &walk, unsigned &counter) {
+    KernelFormer former(getOperation(), func, counter);
+    ScheduleFlags flags =
+        scheduleFlags(func, multiOutput, fuseConvBw, fuseArange);
+    NodeSet realizes = computeRealizes(graph, walk);
+    Grouping grouping =
+        computeGroups(graph, walk, std::move(realizes), flags);
+    std::vector<char> grouped(graph.size(), 0);
+    for (const std::vector<NodeId> &group : grouping.outputGroups)
+      for (NodeId id : group)
+        grouped[id] = 1;
+    if (failed(checkOutputsGrouped(graph, grouped)))
+      return failure();
+    return former.run(graph, grouping.realizes, grouping.outputGroups,
+                      report);
   }
 
   LogicalResult formKernels(func::FuncOp func, unsigned &counter) {
     KernelFormer former(getOperation(), func, counter);
-    if (decide) {
-      auto &analysis = getChildAnalysis<ScheduleGraphAnalysis>(func);
-      if (!analysis.valid())
-        return failure();
-      ScheduleFlags flags =
-          scheduleFlags(func, multiOutput, fuseConvBw, fuseArange);
-      // lazy-mark-realize's decision, then lazy-group's.
-      NodeSet realizes = computeRealizes(*analysis.graph, *analysis.walk);
-      Grouping grouping = computeGroups(*analysis.graph, *analysis.walk,
-                                        std::move(realizes), flags);
-      std::vector<char> grouped(analysis.graph->size(), 0);
-      for (const std::vector<NodeId> &group : grouping.outputGroups)
-        for (NodeId id : group)
-          grouped[id] = 1;
-      if (failed(checkOutputsGrouped(*analysis.graph, grouped)))
-        return failure();
-      return former.run(*analysis.graph, grouping.realizes,
-                        grouping.outputGroups, report);
-    }
     // The graph lazy-mark-realize built, when the pass manager still holds
     // it; otherwise it is built here.
     const LazyGraph *graph = nullptr;

@@ -3,10 +3,11 @@
 // lazy-schedule runs tinygrad 0.9.2's whole scheduler: lazy-fold-views,
 // lazy-mark-realize, lazy-group, lazy-form-kernels, lazy-toposort and (as
 // Tensor.schedule does, unless plan-memory=false) lazy-plan-memory. The
-// middle three run as one, lazy-form-kernels{decide=true}: their marks
-// would only be written to be read back. Flags
-// given as options override the module's `lazy.flags`; flags not given keep
-// the module's value, else tinygrad's default.
+// first four run as one, lazy-form-kernels{decide=true fold-views=true}:
+// the marks would only be written to be read back, and an exported graph,
+// already folded, would only be walked and verified again. Flags given as
+// options override the module's `lazy.flags`; flags not given keep the
+// module's value, else tinygrad's default.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,11 +50,13 @@ LogicalResult buildSchedulePipeline(OpPassManager &pm,
   add(options.multiOutput, "multi-output");
   add(options.fuseConvBw, "fuse-conv-bw");
   add(options.fuseArange, "fuse-arange");
-  // lazy-form-kernels{decide} makes lazy-mark-realize's and lazy-group's
-  // decisions itself: the same schedule, without writing, verifying and
-  // reading back their marks.
-  std::string pipeline = "func.func(lazy-fold-views),lazy-form-kernels{"
-                         "decide=true" +
+  // lazy-form-kernels{decide} folds views where lazy-fold-views would and
+  // makes lazy-mark-realize's and lazy-group's decisions itself: the same
+  // schedule, without writing, verifying and reading back their marks, and
+  // without a pass over (and a verification of) a graph that is already
+  // folded, as exported graphs are.
+  std::string pipeline = "lazy-form-kernels{"
+                         "decide=true fold-views=true" +
                          (flagOptions.empty() ? "" : " " + flagOptions) +
                          "},func.func(lazy-toposort" +
                          (options.planMemory ? ",lazy-plan-memory" : "") +

@@ -12,6 +12,10 @@ namespace mlir::lazy {
 #define GEN_PASS_DECL
 #include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
 
+/// lazy-fold-views' rewrite of one function, for passes that fold on their
+/// own (lazy-form-kernels with `decide`); true when it changed anything.
+bool foldViews(func::FuncOp func);
+
 /// Registers the `lazy-schedule` pipeline (all scheduler passes).
 void registerSchedulePipeline();
 

@@ -143,8 +143,12 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
     options below, over the module's `lazy.flags`), instead of reading
     their marks; no mark is written. The result, errors included, is the
     same as running the three passes in a row (every function is walked
-    before any is lowered); `lazy-schedule` runs it this way, so that it
-    neither writes nor verifies marks it would only read back. Without
+    before any is lowered). With `fold-views` as well, a function not in
+    LazyBuffer form is first folded by `lazy-fold-views`' rules, as if that
+    pass ran first (a function already folded is only checked, while its
+    graph is built). `lazy-schedule` runs it with both, so that it neither
+    writes nor verifies marks it would only read back, nor walks and
+    verifies again a graph that is already folded, as exported ones are. Without
     `decide`, the flag options are not read: the marks hold the decisions.
 
     An output that belongs to no group (fuse-conv-bw merged it into the
@@ -155,6 +159,9 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
     Option<"decide", "decide", "bool", /*default=*/"false",
            "make the realize and group decisions here instead of reading "
            "the marks of lazy-mark-realize and lazy-group">,
+    Option<"foldViewsFirst", "fold-views", "bool", /*default=*/"false",
+           "with decide: fold views first, as lazy-fold-views would, "
+           "where a function is not in LazyBuffer form">,
     Option<"report", "report", "bool", /*default=*/"false",
            "emit a remark per function: its items, its distinct kernels, "
            "and how many groups were lowered or launched an earlier "
