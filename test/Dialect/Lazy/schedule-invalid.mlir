@@ -130,7 +130,24 @@ lazy.kernel @k1(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
 }
 func.func @launch_results(%b: !lazy.buffer<4xf32>) {
   // expected-error @+1 {{'lazy.launch' op failed to verify that the results are the output buffers}}
-  %0 = "lazy.launch"(%b) <{kernel = @k1, operandSegmentSizes = array<i32: 1, 0>}> : (!lazy.buffer<4xf32>) -> !lazy.buffer<8xf32>
+  %0 = "lazy.launch"(%b) <{kernel = @k1, num_outs = 1}> : (!lazy.buffer<4xf32>) -> !lazy.buffer<8xf32>
+  return
+}
+
+// -----
+
+// The outputs are the first num_outs operands: no more than there are.
+func.func @launch_num_outs(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.launch' op has num_outs = 2 but 1 buffers}}
+  %0 = "lazy.launch"(%b) <{kernel = @k1, num_outs = 2}> : (!lazy.buffer<4xf32>) -> !lazy.buffer<4xf32>
+  return
+}
+
+// -----
+
+func.func @launch_negative_outs(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.launch' op has num_outs = -1 but 1 buffers}}
+  "lazy.launch"(%b) <{kernel = @k1, num_outs = -1}> : (!lazy.buffer<4xf32>) -> ()
   return
 }
 

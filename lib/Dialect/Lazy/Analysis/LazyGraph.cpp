@@ -52,7 +52,8 @@ bool mlir::lazy::readsNothing(const st::ShapeTracker &tracker) {
 bool mlir::lazy::viewFoldsAway(const st::ShapeTracker &tracker,
                                ArrayRef<int64_t> baseShape) {
   return readsNothing(tracker) ||
-         (tracker.contiguous() && ArrayRef<int64_t>(tracker.shape()) == baseShape);
+         (tracker.contiguous() &&
+          ArrayRef<int64_t>(tracker.shape()) == baseShape);
 }
 
 bool mlir::lazy::isGraphFunction(func::FuncOp func) {
@@ -217,8 +218,8 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
         auto [verdict, isNewPair] =
             foldsAway.try_emplace({view.getTracker(), view.getSrc().getType()});
         if (isNewPair)
-          verdict->second = viewFoldsAway(pool.get(node.tracker),
-                                          graph.nodes[src].shape());
+          verdict->second =
+              viewFoldsAway(pool.get(node.tracker), graph.nodes[src].shape());
         if (verdict->second) {
           *notFolded = true;
           return failure();

@@ -128,6 +128,65 @@ LogicalResult StoreOp::verify() {
 // LaunchOp / ExtOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult LaunchOp::verify() {
+  int64_t numOuts = getNumOuts();
+  if (numOuts < 0 || numOuts > int64_t(getBuffers().size()))
+    return emitOpError() << "has num_outs = " << numOuts << " but "
+                         << getBuffers().size() << " buffers";
+  if (getResultTypes() != TypeRange(getOuts().getTypes()))
+    return emitOpError("failed to verify that the results are the output "
+                       "buffers");
+  return success();
+}
+
+/// `@kernel outs(%o : type, ...) [ins(%i : type, ...)] attr-dict`: the
+/// result types are the output buffers' types.
+ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
+  FlatSymbolRefAttr kernel;
+  SmallVector<OpAsmParser::UnresolvedOperand> outs, ins;
+  SmallVector<Type> outTypes, inTypes;
+  auto parseBuffers =
+      [&](SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+          SmallVectorImpl<Type> &types) -> ParseResult {
+    if (parser.parseLParen() || parser.parseOperandList(operands) ||
+        parser.parseColon())
+      return failure();
+    if (failed(parser.parseOptionalRParen()))
+      if (parser.parseTypeList(types) || parser.parseRParen())
+        return failure();
+    return success();
+  };
+  if (parser.parseAttribute(kernel) || parser.parseKeyword("outs") ||
+      parseBuffers(outs, outTypes))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("ins")) &&
+      parseBuffers(ins, inTypes))
+    return failure();
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.resolveOperands(outs, outTypes, loc, result.operands) ||
+      parser.resolveOperands(ins, inTypes, loc, result.operands))
+    return failure();
+  result.addTypes(outTypes);
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.kernel = kernel;
+  props.num_outs = int64_t(outs.size());
+  return success();
+}
+
+void LaunchOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printAttributeWithoutType(getKernelAttr());
+  auto printBuffers = [&](StringRef keyword, OperandRange buffers) {
+    p << ' ' << keyword << '(' << buffers << " : " << buffers.getTypes() << ')';
+  };
+  printBuffers("outs", getOuts());
+  if (!getIns().empty())
+    printBuffers("ins", getIns());
+  p.printOptionalAttrDict((*this)->getAttrs(), {getKernelAttrName()});
+}
+
 LogicalResult
 LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto kernel =

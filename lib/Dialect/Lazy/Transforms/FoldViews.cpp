@@ -110,16 +110,16 @@ bool mlir::lazy::foldViews(func::FuncOp func) {
     // exactly as written (the exporter writes tinygrad's own), only
     // checking the _view rules below.
     auto view = dyn_cast<ViewOp>(op);
-    std::optional<st::ShapeTracker> moved =
-        view && view.getSrc() == base ? view.getTracker().getTracker()
-                                      : applyMovement(op, tracker);
+    std::optional<st::ShapeTracker> moved = view && view.getSrc() == base
+                                                ? view.getTracker().getTracker()
+                                                : applyMovement(op, tracker);
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     OpBuilder builder(op);
     Value replacement;
     if (readsNothing(*moved)) {
       replacement = zeroConstView(builder, op->getLoc(), resultType);
-    } else if (viewFoldsAway(*moved,
-                             cast<RankedTensorType>(base.getType()).getShape())) {
+    } else if (viewFoldsAway(
+                   *moved, cast<RankedTensorType>(base.getType()).getShape())) {
       // Contiguous with the base's shape (LazyGraph::build's check for
       // lazy-form-kernels{decide} is the same predicate).
       replacement = base;

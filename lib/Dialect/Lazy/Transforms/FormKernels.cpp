@@ -877,7 +877,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     if (item.isKernel) {
       LaunchOp::Properties props;
       props.kernel = kernelRefs[kernelOf[index]];
-      props.operandSegmentSizes = {int32_t(outs.size()), int32_t(ins.size())};
+      props.num_outs = int64_t(outs.size());
       SmallVector<Value> operands(outs);
       operands.append(ins);
       op = appendOp(sb, launchName, itemLoc, ValueRange(outs).getTypes(),
@@ -1016,16 +1016,14 @@ struct LazyFormKernels final
     ScheduleFlags flags =
         scheduleFlags(func, multiOutput, fuseConvBw, fuseArange);
     NodeSet realizes = computeRealizes(graph, walk);
-    Grouping grouping =
-        computeGroups(graph, walk, std::move(realizes), flags);
+    Grouping grouping = computeGroups(graph, walk, std::move(realizes), flags);
     std::vector<char> grouped(graph.size(), 0);
     for (const std::vector<NodeId> &group : grouping.outputGroups)
       for (NodeId id : group)
         grouped[id] = 1;
     if (failed(checkOutputsGrouped(graph, grouped)))
       return failure();
-    return former.run(graph, grouping.realizes, grouping.outputGroups,
-                      report);
+    return former.run(graph, grouping.realizes, grouping.outputGroups, report);
   }
 
   LogicalResult formKernels(func::FuncOp func, unsigned &counter) {

@@ -59,8 +59,7 @@ LogicalResult buildSchedulePipeline(OpPassManager &pm,
                          "decide=true fold-views=true" +
                          (flagOptions.empty() ? "" : " " + flagOptions) +
                          "},func.func(lazy-toposort" +
-                         (options.planMemory ? ",lazy-plan-memory" : "") +
-                         ")";
+                         (options.planMemory ? ",lazy-plan-memory" : "") + ")";
   return parsePassPipeline(pipeline, pm);
 }
 } // namespace

@@ -129,9 +129,7 @@ def Lazy_SubAllocOp : Lazy_Op<"suballoc", [Pure]> {
 }
 
 def Lazy_LaunchOp : Lazy_Op<"launch", [
-    AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>,
-    RangedTypesMatchWith<"the results are the output buffers", "outs",
-                         "results", "$_self">,
+    MemoryEffects<[MemRead, MemWrite]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "run a kernel: one tinygrad ScheduleItem with a KERNEL ast";
   let description = [{
@@ -143,21 +141,42 @@ def Lazy_LaunchOp : Lazy_Op<"launch", [
     ```mlir
     %r = lazy.launch @k0 outs(%b : !lazy.buffer<4xf32>) ins(%a : !lazy.buffer<16xf32>)
     ```
+    The operands are the outputs then the inputs, `num_outs` of them
+    outputs (one count, not AttrSizedOperandSegments: a schedule holds
+    thousands of launches, each verified after every pass).
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
-                       Variadic<Lazy_BufferType>:$outs,
-                       Variadic<Lazy_BufferType>:$ins);
+                       Variadic<Lazy_BufferType>:$buffers,
+                       I64Prop:$num_outs);
   let results = (outs Variadic<Lazy_BufferType>:$results);
-  let assemblyFormat = [{
-    $kernel `outs` `(` $outs `:` type($outs) `)`
-    (`ins` `(` $ins^ `:` type($ins) `)`)? attr-dict
-  }];
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
   let builders = [
     OpBuilder<(ins "FlatSymbolRefAttr":$kernel, "ValueRange":$outs,
                    "ValueRange":$ins), [{
-      build($_builder, $_state, outs.getTypes(), kernel, outs, ins);
+      $_state.addOperands(outs);
+      $_state.addOperands(ins);
+      $_state.addTypes(outs.getTypes());
+      Properties &props = $_state.getOrAddProperties<Properties>();
+      props.kernel = kernel;
+      props.num_outs = int64_t(outs.size());
     }]>
   ];
+  let extraClassDeclaration = [{
+    /// The output buffers: the first `num_outs` operands (clamped to the
+    /// operands, so that an op the verifier rejects still prints).
+    ::mlir::OperandRange getOuts() {
+      return getBuffers().take_front(numOutsInRange());
+    }
+    /// The input buffers: the operands after the outputs.
+    ::mlir::OperandRange getIns() {
+      return getBuffers().drop_front(numOutsInRange());
+    }
+    size_t numOutsInRange() {
+      int64_t n = getNumOuts();
+      return n < 0 ? 0 : std::min<size_t>(size_t(n), getBuffers().size());
+    }
+  }];
 }
 
 def Lazy_ExtOp : Lazy_Op<"ext", [
