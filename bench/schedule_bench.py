@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scheduling time: lazy-opt's lazy-schedule against tinygrad 0.9.2.
 
-For each graph, one export; then in one run:
+For each graph, one export; then in one run, tinygrad's and lazy-opt's runs
+interleaved round by round:
   * tinygrad: create_schedule_with_vars on the same LazyBuffers, then
     memory_planner on its schedule, as Tensor.schedule_with_vars does
     (lazy-schedule runs lazy-plan-memory too); best of --repeat builds,
@@ -10,8 +11,9 @@ For each graph, one export; then in one run:
     (parsing and printing excluded), best of --repeat runs, with lazy-opt's
     default verifier after every pass and without it (-verify-each=0; the
     verifier has no counterpart in tinygrad). Each run is a fresh process;
-    "warm" is the best of --repeat runs after a first one in one process
-    (tinygrad's best of --repeat is taken in one warm Python process too).
+    "warm" is the best of --repeat second runs, each after a first one in
+    the same process (tinygrad's best of --repeat is taken in one warm
+    Python process too).
 Prints nodes, both times, µs per node and the speed-up, then the scaling
 ratio time(5N) / (5 time(N)) of lazy-schedule on elementwise chains and on
 chains of reduces.
@@ -149,27 +151,37 @@ def measure(name, build, repeat, threads):
     from lazy_mlir.tinygrad._export import collect_outputs
     from tinygrad.engine.realize import memory_planner
     from tinygrad.engine.schedule import create_schedule_with_vars
-    tiny_best, text = None, None
-    for i in range(repeat):
-        outs = build()
-        if i == 0:
-            text = export(outs)
-        lbs = collect_outputs(outs)
-        start = time.perf_counter()
-        memory_planner(create_schedule_with_vars(lbs)[0])
-        elapsed = time.perf_counter() - start
-        tiny_best = elapsed if tiny_best is None else min(tiny_best, elapsed)
+    # tinygrad's runs and lazy-opt's are interleaved (one of each kind per
+    # round), so that a slow spell of the machine slows both sides rather
+    # than only the one measured during it.
+    tiny_best, ours, bare, warm, parallel = None, None, None, None, None
+    text, path = None, None
+
+    def keep_min(best, t):
+        return t if best is None else min(best, t)
+
+    try:
+        for i in range(repeat):
+            outs = build()
+            if i == 0:
+                text = export(outs)
+                with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+                    f.write(text)
+                path = f.name
+            lbs = collect_outputs(outs)
+            start = time.perf_counter()
+            memory_planner(create_schedule_with_vars(lbs)[0])
+            tiny_best = keep_min(tiny_best, time.perf_counter() - start)
+            ours = keep_min(ours, lazy_time(path, 1))
+            bare = keep_min(bare, lazy_time(path, 1, verify=False))
+            warm = keep_min(warm, lazy_warm_time(path, 1))
+            if threads:
+                parallel = keep_min(parallel, lazy_time(path, 1, verify=False, threads=True))
+    finally:
+        if path:
+            os.unlink(path)
     nodes = sum(1 for line in text.splitlines() if re.match(r"\s+%\w+ = lazy\.", line))
     nodes += text.count("lazy.buffer =")
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(text)
-    try:
-        ours = lazy_time(f.name, repeat)
-        bare = lazy_time(f.name, repeat, verify=False)
-        warm = lazy_warm_time(f.name, repeat)
-        parallel = lazy_time(f.name, repeat, verify=False, threads=True) if threads else None
-    finally:
-        os.unlink(f.name)
     print(f"{name:<22} {nodes:>7} nodes  tinygrad {tiny_best * 1e3:9.2f} ms "
           f"({tiny_best / nodes * 1e6:7.2f} us/node)  lazy-schedule {ours * 1e3:8.2f} ms "
           f"({ours / nodes * 1e6:6.2f} us/node)  {tiny_best / ours:6.1f}x;  "
