@@ -33,9 +33,9 @@ STAGED = ("--pass-pipeline=builtin.module(func.func(lazy-fold-views),lazy-mark-r
 
 @pytest.mark.parametrize("name", NAMES)
 def test_staged_passes_match_pipeline(name, lazy_opt):
-    """lazy-schedule makes the realize and group decisions inside
-    lazy-form-kernels (decide=true); the passes run one by one must give
-    the same module, or the same errors."""
+    """lazy-schedule folds views and makes the realize and group decisions
+    inside lazy-form-kernels (decide=true fold-views=true); the passes run
+    one by one must give the same module, or the same errors."""
     fresh()
     built = registry.build(name)
     text, _ = export_built(_script.Built(built["outputs"], built.get("seen"), built["flags"], {}))
