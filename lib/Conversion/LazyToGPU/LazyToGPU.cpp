@@ -534,6 +534,25 @@ struct ConvertLazyToGpu final
           << INT32_MAX << ", not " << static_cast<int64_t>(maxGrid);
       return signalPassFailure();
     }
+    for (auto [name, value] : {std::pair<StringRef, int64_t>{"unroll", unroll},
+                               {"reduce-unroll", reduceUnroll}})
+      if (value < 1 || value > 16) {
+        module.emitError("convert-lazy-to-gpu: ")
+            << name << " must be from 1 to 16, not " << value;
+        return signalPassFailure();
+      }
+    if (indexBits != 0 && indexBits != 32 && indexBits != 64) {
+      module.emitError("convert-lazy-to-gpu: index-bits must be 0, 32 or "
+                       "64, not ")
+          << static_cast<int64_t>(indexBits);
+      return signalPassFailure();
+    }
+    if (reducePerThread < 1) {
+      module.emitError("convert-lazy-to-gpu: reduce-per-thread must be at "
+                       "least 1, not ")
+          << static_cast<int64_t>(reducePerThread);
+      return signalPassFailure();
+    }
     SmallVector<KernelOp> kernelOps(module.getOps<KernelOp>());
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToStart(module.getBody());
@@ -557,25 +576,6 @@ struct ConvertLazyToGpu final
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
-    for (auto [name, value] : {std::pair<StringRef, int64_t>{"unroll", unroll},
-                               {"reduce-unroll", reduceUnroll}})
-      if (value < 1 || value > 16) {
-        module.emitError("convert-lazy-to-gpu: ")
-            << name << " must be from 1 to 16, not " << value;
-        return signalPassFailure();
-      }
-    if (indexBits != 0 && indexBits != 32 && indexBits != 64) {
-      module.emitError("convert-lazy-to-gpu: index-bits must be 0, 32 or "
-                       "64, not ")
-          << static_cast<int64_t>(indexBits);
-      return signalPassFailure();
-    }
-    if (reducePerThread < 1) {
-      module.emitError("convert-lazy-to-gpu: reduce-per-thread must be at "
-                       "least 1, not ")
-          << static_cast<int64_t>(reducePerThread);
-      return signalPassFailure();
-    }
     KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,
                          reduceUnroll, reducePerThread);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;

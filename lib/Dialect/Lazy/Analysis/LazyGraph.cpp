@@ -49,11 +49,15 @@ bool mlir::lazy::readsNothing(const st::ShapeTracker &tracker) {
          });
 }
 
+bool mlir::lazy::viewIsItsBase(const st::ShapeTracker &tracker,
+                               ArrayRef<int64_t> baseShape) {
+  return tracker.contiguous() &&
+         ArrayRef<int64_t>(tracker.shape()) == baseShape;
+}
+
 bool mlir::lazy::viewFoldsAway(const st::ShapeTracker &tracker,
                                ArrayRef<int64_t> baseShape) {
-  return readsNothing(tracker) ||
-         (tracker.contiguous() &&
-          ArrayRef<int64_t>(tracker.shape()) == baseShape);
+  return readsNothing(tracker) || viewIsItsBase(tracker, baseShape);
 }
 
 bool mlir::lazy::isGraphFunction(func::FuncOp func) {
@@ -78,6 +82,12 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
   // by pointer before the pool hashes anything.
   llvm::DenseMap<Type, st::TrackerId> identityOf;
   llvm::DenseMap<Attribute, st::TrackerId> viewOf;
+  // With `notFolded`, a function lazy-fold-views would change stops the
+  // build quietly, for the caller to fold it and build again.
+  auto stopToFold = [&]() -> FailureOr<LazyGraph> {
+    *notFolded = true;
+    return failure();
+  };
   // With `notFolded`: whether lazy-fold-views would replace a view of a base,
   // by tracker and base type (all the verdict depends on).
   llvm::DenseMap<std::pair<Attribute, Type>, bool> foldsAway;
@@ -170,10 +180,8 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
       return op.emitOpError("is not a lazy graph op; the scheduler only "
                             "accepts lazy ops and a return");
     if (opClass.isMovement) {
-      if (notFolded) {
-        *notFolded = true;
-        return failure();
-      }
+      if (notFolded)
+        return stopToFold();
       return op.emitOpError("is a movement op; run lazy-fold-views before "
                             "scheduling");
     }
@@ -197,10 +205,8 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
       auto view = cast<ViewOp>(op);
       NodeId src = ids.lookup(view.getSrc());
       if (!graph.nodes[src].isBase()) {
-        if (notFolded) {
-          *notFolded = true;
-          return failure();
-        }
+        if (notFolded)
+          return stopToFold();
         return op.emitOpError("views a view; run lazy-fold-views before "
                               "scheduling");
       }
@@ -209,21 +215,18 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
       if (isNew)
         it->second = pool.intern(view.getTracker().getTracker());
       node.tracker = it->second;
-      // lazy-fold-views erases a view that nothing reads.
-      if (notFolded && value.use_empty()) {
-        *notFolded = true;
-        return failure();
-      }
       if (notFolded) {
+        // lazy-fold-views erases a view that nothing reads, and replaces one
+        // the _view rules replace.
+        if (value.use_empty())
+          return stopToFold();
         auto [verdict, isNewPair] =
             foldsAway.try_emplace({view.getTracker(), view.getSrc().getType()});
         if (isNewPair)
           verdict->second =
               viewFoldsAway(pool.get(node.tracker), graph.nodes[src].shape());
-        if (verdict->second) {
-          *notFolded = true;
-          return failure();
-        }
+        if (verdict->second)
+          return stopToFold();
       }
       node.size = pool.size(node.tracker);
       addNode(std::move(node), value);

@@ -116,12 +116,12 @@ bool mlir::lazy::foldViews(func::FuncOp func) {
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     OpBuilder builder(op);
     Value replacement;
+    // The _view rules, as LazyGraph.h states them for
+    // lazy-form-kernels{fold-views}'s check (viewFoldsAway).
     if (readsNothing(*moved)) {
       replacement = zeroConstView(builder, op->getLoc(), resultType);
-    } else if (viewFoldsAway(
+    } else if (viewIsItsBase(
                    *moved, cast<RankedTensorType>(base.getType()).getShape())) {
-      // Contiguous with the base's shape (LazyGraph::build's check for
-      // lazy-form-kernels{decide} is the same predicate).
       replacement = base;
     } else if (view && view.getSrc() == base) {
       keptViews.insert(*viewKey);

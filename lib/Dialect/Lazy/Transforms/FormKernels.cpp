@@ -28,7 +28,9 @@
 //
 // With `decide` (as lazy-schedule runs it), the realize and group decisions
 // are made here by lazy-mark-realize's and lazy-group's rules instead of
-// being read from their marks, and nothing is marked.
+// being read from their marks, and nothing is marked. With `fold-views` as
+// well, a function not yet in LazyBuffer form is first folded by
+// lazy-fold-views' rules.
 //
 //===----------------------------------------------------------------------===//
 

@@ -88,15 +88,17 @@ struct LazyNode {
   }
 };
 
-/// tinygrad's LazyBuffer._view rules for a view of a base of `baseShape`
-/// through `tracker`: true when lazy-fold-views replaces it (by the base
-/// itself, when the tracker is contiguous with the base's shape, or by a
-/// const 0, when it reads no element).
-bool viewFoldsAway(const ::lazy::st::ShapeTracker &tracker,
-                   ArrayRef<int64_t> baseShape);
 /// True when the tracker reads no element (a zero-sized dimension or an
 /// empty outermost mask): tinygrad views a const 0 instead.
 bool readsNothing(const ::lazy::st::ShapeTracker &tracker);
+/// True when a view through `tracker` of a base of `baseShape` is the base
+/// itself (contiguous, of the base's shape).
+bool viewIsItsBase(const ::lazy::st::ShapeTracker &tracker,
+                   ArrayRef<int64_t> baseShape);
+/// tinygrad's LazyBuffer._view rules for such a view: true when
+/// lazy-fold-views replaces it (readsNothing or viewIsItsBase).
+bool viewFoldsAway(const ::lazy::st::ShapeTracker &tracker,
+                   ArrayRef<int64_t> baseShape);
 
 /// A graph-level function: a body whose values are tensors (a tensor
 /// argument or result, or a lazy op). Scheduling passes leave any other
@@ -107,10 +109,10 @@ class LazyGraph {
 public:
   /// Builds the graph of `func`; emits an error and returns failure when the
   /// function is not in LazyBuffer form. With `notFolded`, a function that
-  /// lazy-fold-views would change (a movement op, a view of a view, or a
-  /// view of a base that the _view rules replace) sets it and fails without
-  /// a diagnostic, so that the caller can fold and build again; other
-  /// errors are reported as usual.
+  /// lazy-fold-views would change (a movement op, a view of a view, a view
+  /// of a base that the _view rules replace, or a view nothing reads) sets
+  /// it and fails without a diagnostic, so that the caller can fold and
+  /// build again; other errors are reported as usual.
   static FailureOr<LazyGraph> build(func::FuncOp func,
                                     bool *notFolded = nullptr);
 
