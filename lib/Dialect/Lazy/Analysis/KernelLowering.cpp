@@ -126,11 +126,14 @@ public:
       std::swap(done.stores, spare.stores);
     if (done.computed.capacity() > spare.computed.capacity())
       std::swap(done.computed, spare.computed);
+    if (done.axes.capacity() > spare.axes.capacity())
+      std::swap(done.axes, spare.axes);
     // Whatever the swaps left in `done` is freed (assigning `{}` would
     // keep the capacity).
     done.nodes = decltype(done.nodes)();
     done.stores = decltype(done.stores)();
     done.computed = decltype(done.computed)();
+    done.axes = decltype(done.axes)();
   }
 
 private:
@@ -209,9 +212,18 @@ private:
   LogicalResult finishReduce(NodeId buf, st::TrackerId view,
                              st::TrackerId input, std::optional<NodeView> top,
                              std::optional<NodeView> &result);
-  int32_t addNode(AstNode node) {
-    item.nodes.push_back(std::move(node));
-    return int32_t(item.nodes.size() - 1);
+  int32_t addNode(const AstNode &node) {
+    nodes.push_back(node);
+    return int32_t(nodes.size() - 1);
+  }
+  /// Sets `node`'s sources; false when there are more than an AstNode holds
+  /// (no op of the dialect that a kernel computes reads more).
+  static bool setSrcs(AstNode &node, ArrayRef<int32_t> srcs) {
+    if (srcs.size() > AstNode::kMaxSrcs)
+      return false;
+    llvm::copy(srcs, node.srcSlots);
+    node.numSrcs = uint8_t(srcs.size());
+    return true;
   }
 
   const LazyGraph &g;
@@ -259,6 +271,8 @@ private:
   NodeViewMemo<int32_t> cache;
   llvm::MapVector<NodeId, int64_t> inputs;
   ScheduleItem item;
+  /// The AST being built; the item gets an exact copy at the end.
+  std::vector<AstNode> nodes;
   /// AST vectors handed back by recycle(), reused by the next item.
   ScheduleItem spare;
 };
@@ -534,7 +548,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
       leaf.shaped = simpleId;
       if (n.kind == NodeOp::Const) {
         leaf.kind = AstNode::Kind::Const;
-        returned = addNode(std::move(leaf));
+        returned = addNode(leaf);
         return false;
       }
       leaf.kind = AstNode::Kind::Load;
@@ -552,9 +566,9 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
         leaf.buffer = target->second;
       } else {
         auto [it, inserted] = inputs.insert({buf, int64_t(inputs.size())});
-        leaf.buffer = int64_t(group.size()) + it->second;
+        leaf.buffer = int32_t(group.size() + it->second);
       }
-      returned = addNode(std::move(leaf));
+      returned = addNode(leaf);
       return false;
     }
     const ReduceInfo *rinfo =
@@ -592,7 +606,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
     if (n.isReduce()) {
       if (!done.rinfo) {
         // Merged into the reduce below: its source must be that reduce.
-        const AstNode &below = item.nodes[done.srcs[0]];
+        const AstNode &below = nodes[done.srcs[0]];
         if (below.kind != AstNode::Kind::Reduce ||
             g.node(below.source).kind != n.kind)
           return error(done.buf) << "cannot merge this reduce into the one "
@@ -602,11 +616,15 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
         AstNode node;
         node.kind = AstNode::Kind::Reduce;
         node.source = done.buf;
-        node.srcs = std::move(done.srcs);
-        node.axes = done.rinfo->axes;
-        node.shaped = pool.fromShape(
-            reduceShape(pool.shape(done.rinfo->input), node.axes));
-        result = addNode(std::move(node));
+        if (!setSrcs(node, done.srcs))
+          return error(done.buf) << "reads more values than a kernel op can";
+        ArrayRef<int64_t> axes = done.rinfo->axes;
+        node.axesBegin = uint32_t(item.axes.size());
+        node.numAxes = uint32_t(axes.size());
+        item.axes.insert(item.axes.end(), axes.begin(), axes.end());
+        node.shaped =
+            pool.fromShape(reduceShape(pool.shape(done.rinfo->input), axes));
+        result = addNode(node);
         cache.set({done.buf, done.view}, result);
         item.computed.push_back(done.buf);
       }
@@ -618,9 +636,10 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
       AstNode node;
       node.kind = AstNode::Kind::Compute;
       node.source = done.buf;
-      node.srcs = std::move(done.srcs);
+      if (!setSrcs(node, done.srcs))
+        return error(done.buf) << "reads more values than a kernel op can";
       node.shaped = done.view;
-      result = addNode(std::move(node));
+      result = addNode(node);
       cache.set({done.buf, done.view}, result);
       item.computed.push_back(done.buf);
     }
@@ -775,13 +794,13 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
   item.nodes = std::move(spare.nodes);
   item.stores = std::move(spare.stores);
   item.computed = std::move(spare.computed);
+  item.axes = std::move(spare.axes);
   item.nodes.clear();
   item.stores.clear();
   item.computed.clear();
+  item.axes.clear();
   spare = ScheduleItem();
-  // Most kernels of a training step have a few dozen AST nodes: one
-  // allocation instead of doubling from one.
-  item.nodes.reserve(32);
+  nodes.clear();
 
   item.outputs = group;
   const LazyNode &first = g.node(group.front());
@@ -836,6 +855,7 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
       }
     item.stores.push_back({*value, pool.simplify(outputView)});
   }
+  item.nodes.assign(nodes.begin(), nodes.end());
   item.inputs.reserve(inputs.size());
   for (auto &[buf, number] : inputs)
     item.inputs.push_back(buf);

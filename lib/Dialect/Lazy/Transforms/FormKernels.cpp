@@ -343,7 +343,7 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
     live[store.first] = 1;
   for (size_t i = item.nodes.size(); i-- > 0;)
     if (live[i])
-      for (int32_t src : item.nodes[i].srcs)
+      for (int32_t src : item.nodes[i].srcs())
         live[src] = 1;
 
   // The planned op of each AST node; structurally equal loads and consts
@@ -377,7 +377,7 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
     // Packed, a few words per op (a 10^5-node kernel has a 10^5-op key):
     // kind, operand count and shape; dtype; the kind's fields; operands,
     // two to a word. Lengths come first, so keys cannot alias.
-    key.push_back(uint64_t(node.kind) | uint64_t(node.srcs.size()) << 8 |
+    key.push_back(uint64_t(node.kind) | uint64_t(node.numSrcs) << 8 |
                   uint64_t(node.shaped) << 32);
     key.push_back(opaqueWord(elementTypeOf(g, node).getAsOpaquePointer()));
     switch (node.kind) {
@@ -394,8 +394,8 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
       break;
     }
     case AstNode::Kind::Reduce:
-      key.push_back(uint64_t(src.kind) | uint64_t(node.axes.size()) << 32);
-      key.insert(key.end(), node.axes.begin(), node.axes.end());
+      key.push_back(uint64_t(src.kind) | uint64_t(node.numAxes) << 32);
+      llvm::append_range(key, item.axesOf(node));
       break;
     case AstNode::Kind::Compute:
       key.push_back(opaqueWord(src.opName));
@@ -406,11 +406,11 @@ KernelPlan KernelFormer::planKernel(const LazyGraph &g,
         key.push_back(opaqueWord(src.op));
       break;
     }
-    for (size_t k = 0; k < node.srcs.size(); k += 2) {
-      uint64_t second = k + 1 < node.srcs.size()
-                            ? uint64_t(uint32_t(opOf[node.srcs[k + 1]]))
-                            : 0;
-      key.push_back(uint64_t(uint32_t(opOf[node.srcs[k]])) | second << 32);
+    ArrayRef<int32_t> srcs = node.srcs();
+    for (size_t k = 0; k < srcs.size(); k += 2) {
+      uint64_t second =
+          k + 1 < srcs.size() ? uint64_t(uint32_t(opOf[srcs[k + 1]])) : 0;
+      key.push_back(uint64_t(uint32_t(opOf[srcs[k]])) | second << 32);
     }
   }
   for (auto &store : item.stores) {
@@ -540,9 +540,9 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
       break;
     }
     case AstNode::Kind::Reduce: {
-      Value input = values[plan.opOf[node.srcs[0]]];
+      Value input = values[plan.opOf[node.srcs()[0]]];
       Type type = typeOf(node.shaped, elementType);
-      DenseI64ArrayAttr axes = b.getDenseI64ArrayAttr(node.axes);
+      DenseI64ArrayAttr axes = b.getDenseI64ArrayAttr(item.axesOf(node));
       if (src.kind == NodeOp::ReduceSum) {
         ReduceSumOp::Properties props;
         props.axes = axes;
@@ -562,7 +562,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
       // The graph op's properties (its inherent attributes) without its
       // scheduling marks, on the kernel's values, in the kernel's shape.
       SmallVector<Value, 3> operands;
-      for (int32_t s : node.srcs)
+      for (int32_t s : node.srcs())
         operands.push_back(values[plan.opOf[s]]);
       Operation *op = Operation::create(
           nodeLoc, src.op->getName(), {typeOf(node.shaped, elementType)},

@@ -23,18 +23,17 @@ namespace mlir::lazy {
 inline uint64_t opaqueWord(const void *p) { return uint64_t(uintptr_t(p)); }
 
 /// One node of a kernel AST (a tinygrad LazyOp). Nodes are stored in
-/// post-order, so sources always precede their users.
+/// post-order, so sources always precede their users. Plain data of 40
+/// bytes: a kernel's nodes are one exact allocation, copied in one go (a
+/// training step keeps hundreds of ASTs until their kernels are built, and
+/// every page they first touch is a page fault).
 struct AstNode {
-  enum class Kind { Load, Const, Compute, Reduce };
-  AstNode() = default;
-  AstNode(const AstNode &) = default;
-  AstNode &operator=(const AstNode &) = default;
-  // Declared noexcept so that a growing std::vector<AstNode> moves its
-  // nodes: SmallVector's move is not noexcept, and std::vector copies
-  // elements whose move may throw.
-  AstNode(AstNode &&) noexcept = default;
-  AstNode &operator=(AstNode &&) noexcept = default;
+  enum class Kind : uint8_t { Load, Const, Compute, Reduce };
+  /// Elementwise ops read at most three values (WHERE, MULACC); a reduce
+  /// reads one.
+  static constexpr unsigned kMaxSrcs = 3;
   Kind kind = Kind::Compute;
+  uint8_t numSrcs = 0;
   /// The graph node this came from: the loaded buffer, the const, or the
   /// op computed (Compute, Reduce).
   NodeId source = -1;
@@ -42,14 +41,19 @@ struct AstNode {
   /// graph's TrackerPool, as are all trackers here).
   ::lazy::st::TrackerId view = 0;
   /// Load: the MemBuffer index (outputs first, then inputs).
-  int64_t buffer = -1;
-  llvm::SmallVector<int32_t, 3> srcs;
-  /// Reduce: the axes (a merged double reduce lists the outer axes first).
-  std::vector<int64_t> axes;
+  int32_t buffer = -1;
+  int32_t srcSlots[kMaxSrcs] = {-1, -1, -1};
   /// A tracker whose shape is the node's value shape: the view of a leaf,
   /// the view a computed node is lowered through, the identity tracker of a
   /// reduce's output shape.
   ::lazy::st::TrackerId shaped = 0;
+  /// Reduce: its axes, ScheduleItem::axesOf(node) (a merged double reduce
+  /// lists the outer axes first).
+  uint32_t axesBegin = 0;
+  uint32_t numAxes = 0;
+
+  /// The sources: indices of earlier nodes.
+  ArrayRef<int32_t> srcs() const { return ArrayRef(srcSlots, numSrcs); }
 };
 
 /// A schedule item before ordering (tinygrad's LBScheduleItem).
@@ -60,6 +64,8 @@ struct ScheduleItem {
   std::vector<NodeId> inputs;
   // Kernels only:
   std::vector<AstNode> nodes;
+  /// The reduces' axes, AstNode::axesBegin.. (axesOf).
+  std::vector<int64_t> axes;
   /// One store per output: the value node and the store's ShapeTracker.
   std::vector<std::pair<int32_t, ::lazy::st::TrackerId>> stores;
   /// Computed nodes in tinygrad's cache order (their locations are the
@@ -82,6 +88,10 @@ struct ScheduleItem {
     Miscompute kind;
   };
   std::optional<MiscomputedReduce> miscomputed;
+
+  ArrayRef<int64_t> axesOf(const AstNode &node) const {
+    return ArrayRef(axes).slice(node.axesBegin, node.numAxes);
+  }
 };
 
 /// Whether `view` reads or writes each element of its shape where an
