@@ -216,14 +216,9 @@ private:
     nodes.push_back(node);
     return int32_t(nodes.size() - 1);
   }
-  /// Sets `node`'s sources; false when there are more than an AstNode holds
-  /// (no op of the dialect that a kernel computes reads more).
-  static bool setSrcs(AstNode &node, ArrayRef<int32_t> srcs) {
-    if (srcs.size() > AstNode::kMaxSrcs)
-      return false;
+  static void setSrcs(AstNode &node, ArrayRef<int32_t> srcs) {
     llvm::copy(srcs, node.srcSlots);
     node.numSrcs = uint8_t(srcs.size());
-    return true;
   }
 
   const LazyGraph &g;
@@ -256,13 +251,17 @@ private:
     unsigned next = 0;
     std::optional<NodeView> top;
   };
+  /// 40 bytes: a chain of 10^5 fused ops is 10^5 frames deep.
   struct ValueFrame {
     NodeId buf;
     st::TrackerId view;    // resolved to the base
     st::TrackerId srcView; // what the sources are lowered with
+    uint8_t next = 0;      // the next source to lower
+    uint8_t numSrcs = 0;   // the sources lowered so far
     const ReduceInfo *rinfo = nullptr;
-    unsigned next = 0;
-    llvm::SmallVector<int32_t, 3> srcs;
+    int32_t srcSlots[AstNode::kMaxSrcs];
+    void push(int32_t src) { srcSlots[numSrcs++] = src; }
+    ArrayRef<int32_t> srcs() const { return ArrayRef(srcSlots, numSrcs); }
   };
   std::vector<ReduceFrame> reduceStack;
   std::vector<ValueFrame> valueStack;
@@ -574,7 +573,19 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
     const ReduceInfo *rinfo =
         n.isReduce() ? reduceInfo.find({buf, view}) : nullptr;
     st::TrackerId srcView = rinfo ? rinfo->input : view;
-    stack.push_back(Frame{buf, view, srcView, rinfo, 0, {}});
+    // No op of the dialect that a kernel computes reads more (WHERE and
+    // MULACC read three).
+    if (n.srcs.size() > AstNode::kMaxSrcs) {
+      error(buf) << "reads " << n.srcs.size()
+                 << " values; a kernel op reads at most " << AstNode::kMaxSrcs;
+      return failure();
+    }
+    Frame frame;
+    frame.buf = buf;
+    frame.view = view;
+    frame.srcView = srcView;
+    frame.rinfo = rinfo;
+    stack.push_back(frame);
     return true;
   };
 
@@ -587,7 +598,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
   while (!stack.empty()) {
     Frame &f = stack.back();
     if (pending) {
-      f.srcs.push_back(returned);
+      f.push(returned);
       pending = false;
     }
     const LazyNode &n = g.node(f.buf);
@@ -597,7 +608,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
       if (failed(pushed))
         return failure();
       if (!*pushed)
-        stack.back().srcs.push_back(returned);
+        stack.back().push(returned);
       continue;
     }
     // Read in place and popped at the end: moving a frame copies its srcs.
@@ -606,18 +617,17 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
     if (n.isReduce()) {
       if (!done.rinfo) {
         // Merged into the reduce below: its source must be that reduce.
-        const AstNode &below = nodes[done.srcs[0]];
+        const AstNode &below = nodes[done.srcs()[0]];
         if (below.kind != AstNode::Kind::Reduce ||
             g.node(below.source).kind != n.kind)
           return error(done.buf) << "cannot merge this reduce into the one "
                                     "it reads (tinygrad fails here too)";
-        result = done.srcs[0];
+        result = done.srcs()[0];
       } else {
         AstNode node;
         node.kind = AstNode::Kind::Reduce;
         node.source = done.buf;
-        if (!setSrcs(node, done.srcs))
-          return error(done.buf) << "reads more values than a kernel op can";
+        setSrcs(node, done.srcs());
         ArrayRef<int64_t> axes = done.rinfo->axes;
         node.axesBegin = uint32_t(item.axes.size());
         node.numAxes = uint32_t(axes.size());
@@ -631,13 +641,12 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
     } else if (n.kind == NodeOp::Contiguous || n.kind == NodeOp::Assign) {
       if (!inGroup(done.buf))
         return error(done.buf) << "must be an output of its kernel";
-      result = done.srcs[0];
+      result = done.srcs()[0];
     } else {
       AstNode node;
       node.kind = AstNode::Kind::Compute;
       node.source = done.buf;
-      if (!setSrcs(node, done.srcs))
-        return error(done.buf) << "reads more values than a kernel op can";
+      setSrcs(node, done.srcs());
       node.shaped = done.view;
       result = addNode(node);
       cache.set({done.buf, done.view}, result);
@@ -855,7 +864,15 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
       }
     item.stores.push_back({*value, pool.simplify(outputView)});
   }
-  item.nodes.assign(nodes.begin(), nodes.end());
+  // A small AST is copied into an exact allocation and the scratch keeps
+  // its capacity for the next group; a big one moves (copying it would
+  // touch as much memory again).
+  if (nodes.size() > 4096) {
+    item.nodes = std::move(nodes);
+    nodes = std::vector<AstNode>();
+  } else {
+    item.nodes.assign(nodes.begin(), nodes.end());
+  }
   item.inputs.reserve(inputs.size());
   for (auto &[buf, number] : inputs)
     item.inputs.push_back(buf);
