@@ -611,7 +611,7 @@ FailureOr<int32_t> Lowering::lowerValue(NodeId out, st::TrackerId outView) {
         stack.back().push(returned);
       continue;
     }
-    // Read in place and popped at the end: moving a frame copies its srcs.
+    // Read in place and popped at the end.
     Frame &done = stack.back();
     int32_t result;
     if (n.isReduce()) {
