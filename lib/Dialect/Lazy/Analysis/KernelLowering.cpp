@@ -270,8 +270,11 @@ private:
   NodeViewMemo<int32_t> cache;
   llvm::MapVector<NodeId, int64_t> inputs;
   ScheduleItem item;
-  /// The AST being built; the item gets an exact copy at the end.
+  /// The AST being built. At the end the item gets an exact copy and this
+  /// keeps its capacity for the next group, or, past kMoveAst nodes, the
+  /// vector itself (a copy would touch as much memory again).
   std::vector<AstNode> nodes;
+  static constexpr size_t kMoveAst = 4096;
   /// AST vectors handed back by recycle(), reused by the next item.
   ScheduleItem spare;
 };
@@ -864,10 +867,7 @@ FailureOr<ScheduleItem> Lowering::run(ArrayRef<NodeId> outputs) {
       }
     item.stores.push_back({*value, pool.simplify(outputView)});
   }
-  // A small AST is copied into an exact allocation and the scratch keeps
-  // its capacity for the next group; a big one moves (copying it would
-  // touch as much memory again).
-  if (nodes.size() > 4096) {
+  if (nodes.size() > kMoveAst) {
     item.nodes = std::move(nodes);
     nodes = std::vector<AstNode>();
   } else {
