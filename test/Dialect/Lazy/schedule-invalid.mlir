@@ -121,6 +121,25 @@ func.func @launch_types(%b: !lazy.buffer<8xf32>) {
 
 // -----
 
+// A list whose buffers and types differ in number is reported where the
+// list starts (here the ins list, on its own line), not after the op.
+func.func @launch_ins_count(%b: !lazy.buffer<4xf32>) {
+  %0 = lazy.launch @k1 outs(%b : !lazy.buffer<4xf32>)
+    // expected-error @+1 {{number of operands and types do not match: got 2 operands and 1 types}}
+    ins(%b, %b : !lazy.buffer<4xf32>) {note = "trailing attributes"}
+  return
+}
+
+// -----
+
+func.func @launch_outs_count(%b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{number of operands and types do not match: got 1 operands and 2 types}}
+  %0:2 = lazy.launch @k1 outs(%b : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>)
+  return
+}
+
+// -----
+
 // The results of a launch are its output buffers (the generic form can
 // state others).
 lazy.kernel @k1(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {

@@ -145,9 +145,13 @@ ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
   FlatSymbolRefAttr kernel;
   SmallVector<OpAsmParser::UnresolvedOperand> outs, ins;
   SmallVector<Type> outTypes, inTypes;
+  // Where each list starts: a count mismatch between a list's buffers and
+  // its types is reported there, not after the op.
+  llvm::SMLoc outsLoc, insLoc;
   auto parseBuffers =
       [&](SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
-          SmallVectorImpl<Type> &types) -> ParseResult {
+          SmallVectorImpl<Type> &types, llvm::SMLoc &loc) -> ParseResult {
+    loc = parser.getCurrentLocation();
     if (parser.parseLParen() || parser.parseOperandList(operands) ||
         parser.parseColon())
       return failure();
@@ -157,16 +161,15 @@ ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
     return success();
   };
   if (parser.parseAttribute(kernel) || parser.parseKeyword("outs") ||
-      parseBuffers(outs, outTypes))
+      parseBuffers(outs, outTypes, outsLoc))
     return failure();
   if (succeeded(parser.parseOptionalKeyword("ins")) &&
-      parseBuffers(ins, inTypes))
+      parseBuffers(ins, inTypes, insLoc))
     return failure();
   if (parser.parseOptionalAttrDict(result.attributes))
     return failure();
-  llvm::SMLoc loc = parser.getCurrentLocation();
-  if (parser.resolveOperands(outs, outTypes, loc, result.operands) ||
-      parser.resolveOperands(ins, inTypes, loc, result.operands))
+  if (parser.resolveOperands(outs, outTypes, outsLoc, result.operands) ||
+      parser.resolveOperands(ins, inTypes, insLoc, result.operands))
     return failure();
   result.addTypes(outTypes);
   Properties &props = result.getOrAddProperties<Properties>();
