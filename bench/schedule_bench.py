@@ -16,7 +16,8 @@ interleaved round by round:
     Python process too).
 Prints nodes, both times, µs per node and the speed-up, then the scaling
 ratio time(5N) / (5 time(N)) of lazy-schedule on elementwise chains and on
-chains of reduces.
+chains of reduces (best of --repeat rounds, each round timing every size once,
+so that a slow spell of the machine slows all sizes alike).
 
 With --instructions (needs valgrind), the same ratio is also computed from
 the instructions the passes execute (callgrind, collecting only inside the
@@ -235,18 +236,31 @@ def instructions(path):
 SCALING_FAMILIES = (("chain", chain_text), ("reduce chain", reduce_chain_text))
 
 
-def scaling_figures(make, measure, report):
+SCALING_SIZES = (1000, 5000, 20000, 100000)
+
+
+def scaling_figures(make, measure, report, rounds=1):
     """measure(path) on the graphs make(n) for n from 10^3 to 10^5 nodes,
-    report(n, figure) as each comes; returns the ratios
-    (a, b, figure(b) / (5 figure(a))) at both ends."""
+    `rounds` times, the sizes interleaved in each round (so that a slow
+    spell of the machine slows every size rather than only the one measured
+    during it); keeps each size's smallest figure, report(n, figure) once
+    all rounds are done; returns the ratios (a, b, figure(b) / (5 figure(a)))
+    at both ends."""
+    paths = {}
     figures = {}
-    for n in (1000, 5000, 20000, 100000):
-        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-            f.write(make(n))
-        try:
-            figures[n] = measure(f.name)
-        finally:
-            os.unlink(f.name)
+    try:
+        for n in SCALING_SIZES:
+            with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+                f.write(make(n))
+            paths[n] = f.name
+        for _ in range(rounds):
+            for n in SCALING_SIZES:
+                figure = measure(paths[n])
+                figures[n] = figure if n not in figures else min(figures[n], figure)
+    finally:
+        for path in paths.values():
+            os.unlink(path)
+    for n in SCALING_SIZES:
         report(n, figures[n])
     return [(a, b, figures[b] / (5 * figures[a])) for a, b in ((1000, 5000), (20000, 100000))]
 
@@ -262,10 +276,10 @@ def instruction_scaling():
 
 def scaling(repeat):
     for family, make in SCALING_FAMILIES:
-        for a, b, r in scaling_figures(make, lambda path: lazy_time(path, repeat, verify=False),
+        for a, b, r in scaling_figures(make, lambda path: lazy_time(path, 1, verify=False),
                                        lambda n, t: print(
                 f"{family} {n:>7} nodes: lazy-schedule (-verify-each=0) {t * 1e3:8.2f} ms "
-                f"({t / n * 1e6:5.2f} us/node)", flush=True)):
+                f"({t / n * 1e6:5.2f} us/node)", flush=True), rounds=repeat):
             print(f"{family} scaling {a}->{b}: time({b}) / (5 * time({a})) = {r:.2f}")
 
 
