@@ -6,6 +6,13 @@ changed) go through the scheduling and lowering pipelines. Each must be
 processed, or rejected with an `error:` diagnostic and exit status 1; a
 signal, a stack dump, another exit status or a hang fails the test. The
 mutants come from a fixed seed, so every run tries the same ones.
+
+This is the test suite's fast, fixed sample. scripts/fuzz_schedule.py is
+the long-running fuzzer for lazy graphs: its mutants keep types consistent,
+so more of them reach the passes, and scripts/sanitize.sh runs it on a
+sanitizer build. The edits here are plain text, and they also reach what
+that fuzzer never feeds the tools: hand-written kernels and schedules for
+ordering, memory planning, printing and lowering.
 """
 
 import os
