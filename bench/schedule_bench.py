@@ -14,9 +14,11 @@ interleaved round by round:
     "warm" is the best of --repeat second runs, each after a first one in
     the same process (tinygrad's best of --repeat is taken in one warm
     Python process too).
-Prints nodes, both times, µs per node and the speed-up, then the scaling
-ratio time(5N) / (5 time(N)) of lazy-schedule on elementwise chains and on
-chains of reduces (best of --repeat rounds, each round timing every size once,
+First prints the host's page-fault cost and Python loop speed: the host's
+state moves both sides' times by up to 3-4x between runs, and not alike.
+Then prints nodes, both times, µs per node and the speed-up, then the
+scaling ratio time(5N) / (5 time(N)) of lazy-schedule on elementwise chains
+and on chains of reduces (best of --repeat rounds, each round timing every size once,
 so that a slow spell of the machine slows all sizes alike).
 
 With --instructions (needs valgrind), the same ratio is also computed from
@@ -283,6 +285,36 @@ def scaling(repeat):
             print(f"{family} scaling {a}->{b}: time({b}) / (5 * time({a})) = {r:.2f}")
 
 
+def host_speed(repeat=5):
+    """Two figures of the host's state at the time of the run, which moves
+    both sides' times (and not alike) from one run to the next: the cost of
+    a page's first touch (fault plus zeroing: 64 MiB of fresh anonymous
+    memory written a byte per page, less a second pass over the same
+    pages), and the time of a step of a plain Python loop. Best of
+    `repeat`."""
+    import mmap
+    size, page = 64 << 20, mmap.PAGESIZE
+    fault, step = None, None
+    for _ in range(repeat):
+        m = mmap.mmap(-1, size)
+        passes = []
+        for _ in range(2):
+            start = time.perf_counter()
+            for offset in range(0, size, page):
+                m[offset] = 1
+            passes.append(time.perf_counter() - start)
+        m.close()
+        t = (passes[0] - passes[1]) / (size // page)
+        fault = t if fault is None else min(fault, t)
+        start = time.perf_counter()
+        total = 0
+        for i in range(10 ** 6):
+            total += i
+        t = (time.perf_counter() - start) / 10 ** 6
+        step = t if step is None else min(step, t)
+    return fault, step
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, nargs="*", default=[2, 12, 24, 48])
@@ -294,6 +326,9 @@ def main():
     args = parser.parse_args()
     if not os.path.exists(LAZY_OPT):
         sys.exit(f"error: {LAZY_OPT} not found; build first (bash scripts/setup.sh)")
+    fault, step = host_speed()
+    print(f"host: first touch of a page {fault * 1e6:.2f} us, "
+          f"a Python loop step {step * 1e9:.1f} ns", flush=True)
     for layers in args.layers:
         measure(f"transformer x{layers}", lambda: transformer_step(layers), args.repeat,
                 args.threads)
