@@ -197,8 +197,12 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
     if (auto name = dyn_cast<NameLoc>(op.getLoc()))
       node.metadata = name.getName();
     node.opName = op.getName().getAsOpaquePointer();
-    // Marks set from outside the scheduler; most ops have none.
-    DictionaryAttr marks = op.getDiscardableAttrDictionary();
+    // Marks set from outside the scheduler; most ops have none. They are
+    // discardable (dialect-prefixed) names, so the raw dictionary holds them
+    // whether or not the op stores inherent attributes as properties; asking
+    // for getDiscardableAttrDictionary() instead uniques a new dictionary
+    // for every op without properties (most elementwise ops).
+    DictionaryAttr marks = op.getRawDictionaryAttrs();
     bool marked = !marks.empty();
     node.external = marked && marks.contains(LazyDialect::kExternalAttrName);
     if (opClass.kind == NodeOp::View) {
