@@ -72,8 +72,11 @@ void mlir::lazy::writeScheduleMarks(const LazyGraph &g, const NodeSet &realizes,
       continue;
     // Rebuilding an op's attribute dictionary is the expensive part, so an
     // op whose marks are already right (most, when lazy-group keeps what
-    // lazy-mark-realize decided) is left alone.
-    DictionaryAttr attrs = op->getDiscardableAttrDictionary();
+    // lazy-mark-realize decided) is left alone. The raw dictionary holds
+    // exactly the discardable attributes (lazy ops keep inherent ones in
+    // properties); getDiscardableAttrDictionary() would unique a new
+    // dictionary for every op without properties.
+    DictionaryAttr attrs = op->getRawDictionaryAttrs();
     auto holds = [&](StringAttr name, int64_t want) {
       Attribute have = attrs.get(name);
       if (want < 0)
