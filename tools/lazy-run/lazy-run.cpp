@@ -54,6 +54,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/CommandLine.h"
@@ -193,12 +194,26 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   if (failed(parsePassPipeline("lazy-to-cpu", lower)) ||
       failed(lower.run(module)))
     return failure();
-  // LLVM's -O3 pipeline (loop vectorization included) before code
-  // generation. options.transformer is a function_ref: the function it
+  // LLVM's -O3 pipeline before code generation, for this host's CPU and
+  // features: without a TargetMachine the vectorizers see no vector
+  // registers. options.transformer is a function_ref: the function it
   // refers to must outlive ExecutionEngine::create.
+  auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostMachine) {
+    fail("cannot describe this host: " +
+         llvm::toString(hostMachine.takeError()));
+    return failure();
+  }
+  hostMachine->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto targetMachine = hostMachine->createTargetMachine();
+  if (!targetMachine) {
+    fail("cannot target this host: " +
+         llvm::toString(targetMachine.takeError()));
+    return failure();
+  }
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                /*targetMachine=*/nullptr);
+                                targetMachine->get());
   ExecutionEngineOptions options;
   options.transformer = optimize;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;

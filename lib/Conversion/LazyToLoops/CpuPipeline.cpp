@@ -21,7 +21,7 @@ void mlir::lazy::registerCpuPipeline() {
       "schedule, lower kernels to loops and everything to the LLVM dialect",
       [](OpPassManager &pm) {
         if (failed(parsePassPipeline(
-                std::string("lazy-schedule,convert-lazy-to-loops,") +
+                std::string("lazy-schedule,lazy-optimize-kernels,convert-lazy-to-loops,") +
                     kSoftBFloat16Passes +
                     ",convert-scf-to-cf,convert-math-to-llvm,"
                     "expand-strided-metadata,finalize-memref-to-llvm,"

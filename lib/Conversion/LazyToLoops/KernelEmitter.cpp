@@ -86,9 +86,14 @@ TypedAttr mlir::lazy::reduceInit(Builder &b, Type t, bool isSum) {
 
 namespace {
 
-Value addOf(OpBuilder &b, Location loc, Value a, Value c, Type t) {
+/// Float adds and multiplies round on their own (no contraction into
+/// fused multiply-adds): the reference interpreter rounds each op, and a
+/// training step's NaN pattern (square roots of values near 0) changes
+/// with a fused a*b+c. A matmul runs as fast without (bench/cpu_bench.py).
+Value addOf(OpBuilder &b, Location loc, Value a, Value c, Type t,
+            arith::FastMathFlags flags = arith::FastMathFlags::none) {
   if (isa<FloatType>(signless(t)))
-    return arith::AddFOp::create(b, loc, a, c);
+    return arith::AddFOp::create(b, loc, a, c, flags);
   if (t.isInteger(1))
     return arith::OrIOp::create(b, loc, a, c);
   return arith::AddIOp::create(b, loc, a, c);
@@ -434,7 +439,11 @@ ArrayRef<int64_t> mlir::lazy::reduceAxes(Operation *reduce) {
 
 Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
                              Type t, bool isSum) {
-  return isSum ? addOf(b, loc, acc, x, t) : maxOf(b, loc, acc, x, t);
+  if (!isSum)
+    return maxOf(b, loc, acc, x, t);
+  return addOf(b, loc, acc, x, t,
+               reassociateSums ? arith::FastMathFlags::reassoc
+                               : arith::FastMathFlags::none);
 }
 
 Value KernelEmitter::lookup(Value v, ValueRange idx) const {
@@ -575,6 +584,13 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
     }
     return result;
   }
+  // A tile's reduce, computed before its elements (at the top level only:
+  // inside another reduce's input the same op is read at other indices).
+  if (reduceDepth() == 0) {
+    auto it = tileReduces.find({op, currentElement});
+    if (it != tileReduces.end())
+      return it->second;
+  }
   if (Value folded = foldConstSum(b, op, idx))
     return folded;
   return emitReduce(b, op, idx);
@@ -692,8 +708,9 @@ KernelEmitter::emitStoreGroups(OpBuilder &b, ArrayRef<StoreOp> stores,
                                ArrayRef<SmallVector<Value>> elements,
                                Value extraGuard) {
   SmallVector<SmallVector<Value>> values;
-  for (ArrayRef<Value> idx : elements) {
+  for (auto [e, idx] : llvm::enumerate(elements)) {
     beginElement();
+    currentElement = unsigned(e);
     SmallVector<Value> &element = values.emplace_back();
     for (StoreOp store : stores) {
       FailureOr<Value> value = evaluate(b, store.getValue(), idx);
@@ -726,4 +743,93 @@ void KernelEmitter::emitStore(OpBuilder &b, StoreOp store, Value value,
     memref::StoreOp::create(ib, loc, value, memref, at.index);
     scf::YieldOp::create(ib, loc);
   });
+}
+
+LogicalResult KernelEmitter::emitReduceTile(
+    OpBuilder &b, Operation *op, ArrayRef<SmallVector<Value>> elements,
+    ArrayRef<int64_t> unroll) {
+  bool isSum = isa<ReduceSumOp>(op);
+  Location loc = op->getLoc();
+  Type t = elementOf(op->getResult(0));
+  ArrayRef<int64_t> axes = reduceAxes(op);
+  ArrayRef<int64_t> inShape =
+      cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+  Value init = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
+  SmallVector<Value> accs(elements.size(), init);
+  // One loop per reduced axis, each carrying every element's accumulator.
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Value> ivs;
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t axis : axes) {
+    Value lo = arith::ConstantIndexOp::create(b, loc, 0);
+    Value hi = arith::ConstantIndexOp::create(b, loc, inShape[axis]);
+    Value step = arith::ConstantIndexOp::create(b, loc, unroll[axis]);
+    auto loop = scf::ForOp::create(b, loc, lo, hi, step, accs);
+    ivs.push_back(loop.getInductionVar());
+    accs.assign(loop.getRegionIterArgs().begin(),
+                loop.getRegionIterArgs().end());
+    b.setInsertionPointToStart(loop.getBody());
+    loops.push_back(loop);
+  }
+  auto fail = [&]() {
+    if (!loops.empty())
+      loops.front().erase();
+    return failure();
+  };
+  // Every unrolled step in index order, each adding to every element.
+  SmallVector<int64_t> offset(axes.size(), 0);
+  scopes.emplace_back();
+  while (true) {
+    SmallVector<Value> reduced;
+    for (auto [i, axis] : llvm::enumerate(axes)) {
+      Value at = ivs[i];
+      if (offset[i])
+        at = arith::AddIOp::create(
+            b, loc, at, arith::ConstantIndexOp::create(b, loc, offset[i]));
+      reduced.push_back(at);
+    }
+    for (auto [e, idx] : llvm::enumerate(elements)) {
+      SmallVector<Value> inner(idx.begin(), idx.end());
+      for (auto [i, axis] : llvm::enumerate(axes))
+        inner[axis] = reduced[i];
+      FailureOr<Value> x = evaluate(b, op->getOperand(0), inner);
+      if (failed(x)) {
+        scopes.pop_back();
+        return fail();
+      }
+      // In index order: the tile's elements are the vector lanes, and a
+      // reassociable sum would let LLVM vectorize the reduce loop instead.
+      accs[e] = isSum ? addOf(b, loc, accs[e], *x, t)
+                      : combine(b, loc, accs[e], *x, t, isSum);
+    }
+    // The next unrolled step, the last axis fastest.
+    size_t i = axes.size();
+    while (i > 0 && ++offset[i - 1] == unroll[axes[i - 1]])
+      offset[--i] = 0;
+    if (i == 0)
+      break;
+  }
+  scopes.pop_back();
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    b.setInsertionPointToEnd(loop.getBody());
+    scf::YieldOp::create(b, loc, accs);
+    accs.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  for (auto [e, acc] : llvm::enumerate(accs))
+    tileReduces[{op, unsigned(e)}] = acc;
+  return success();
+}
+
+LogicalResult KernelEmitter::emitStoreTile(
+    OpBuilder &b, ArrayRef<StoreOp> stores,
+    ArrayRef<SmallVector<Value>> elements, ArrayRef<Operation *> reduces,
+    ArrayRef<int64_t> unroll) {
+  tileReduces.clear();
+  beginElement();
+  for (Operation *reduce : reduces)
+    if (failed(emitReduceTile(b, reduce, elements, unroll)))
+      return failure();
+  LogicalResult result = emitStoreGroups(b, stores, elements);
+  tileReduces.clear();
+  return result;
 }

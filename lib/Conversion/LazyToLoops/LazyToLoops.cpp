@@ -14,6 +14,7 @@
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Dialect/Lazy/IR/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -29,8 +30,128 @@ using namespace mlir::lazy;
 
 namespace {
 
+/// A kernel with a plan: the output axes' tile blocks in an scf.parallel
+/// (or, without tiles, the point loops themselves), the point loops inside
+/// stepping by their upcast, and each trip one register tile of elements
+/// (every combination of the upcast offsets, the last axis fastest) whose
+/// reduces share one loop nest.
+LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
+                           StoreGroup &group, const KernelSpace &space,
+                           const OptPlan &plan) {
+  Location loc = group.stores.front().getLoc();
+  size_t rank = space.shape.size();
+  auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  SmallVector<size_t> outputAxes, tiledAxes;
+  for (size_t d = 0; d < rank; ++d) {
+    if (space.reduced[d])
+      continue;
+    outputAxes.push_back(d);
+    if (plan.tile[d])
+      tiledAxes.push_back(d);
+  }
+  LogicalResult status = success();
+  // The point loops of the output axes, given each axis's start (the tile
+  // block's first element, or 0).
+  auto pointLoops = [&](OpBuilder &pb, ArrayRef<Value> starts,
+                        bool parallel) {
+    SmallVector<Value> lbs, ubs, steps;
+    for (auto [d, start] : llvm::zip(outputAxes, starts)) {
+      int64_t extent = plan.tile[d] ? plan.tile[d] : space.shape[d];
+      lbs.push_back(start);
+      ubs.push_back(plan.tile[d]
+                        ? arith::AddIOp::create(pb, loc, start,
+                                                index(pb, extent))
+                              .getResult()
+                        : index(pb, extent));
+      steps.push_back(index(pb, plan.upcast[d]));
+    }
+    auto trip = [&](OpBuilder &tb, ValueRange ivs) {
+      // Every element of the register tile.
+      SmallVector<SmallVector<Value>> elements;
+      SmallVector<int64_t> offset(outputAxes.size(), 0);
+      while (true) {
+        SmallVector<Value> idx(rank, Value());
+        for (size_t d = 0; d < rank; ++d)
+          if (space.reduced[d])
+            idx[d] = index(tb, 0);
+        for (auto [i, d] : llvm::enumerate(outputAxes))
+          idx[d] = offset[i] ? arith::AddIOp::create(tb, loc, ivs[i],
+                                                     index(tb, offset[i]))
+                                   .getResult()
+                             : ivs[i];
+        elements.push_back(std::move(idx));
+        size_t i = outputAxes.size();
+        while (i > 0 && ++offset[i - 1] == plan.upcast[outputAxes[i - 1]])
+          offset[--i] = 0;
+        if (i == 0)
+          break;
+      }
+      if (failed(emitter.emitStoreTile(tb, group.stores, elements,
+                                       space.reduces, plan.unroll)))
+        status = failure();
+    };
+    if (lbs.empty()) {
+      trip(pb, {});
+    } else if (parallel) {
+      scf::ParallelOp::create(
+          pb, loc, lbs, ubs, steps,
+          [&](OpBuilder &nb, Location, ValueRange ivs) { trip(nb, ivs); });
+    } else {
+      // Nested scf.for, the first axis outermost.
+      OpBuilder::InsertionGuard guard(pb);
+      SmallVector<Value> ivs;
+      for (auto [lb, ub, step] : llvm::zip(lbs, ubs, steps)) {
+        auto loop = scf::ForOp::create(pb, loc, lb, ub, step);
+        ivs.push_back(loop.getInductionVar());
+        pb.setInsertionPoint(loop.getBody()->getTerminator());
+      }
+      trip(pb, ivs);
+    }
+  };
+  if (tiledAxes.empty()) {
+    SmallVector<Value> zeros(outputAxes.size(), index(b, 0));
+    pointLoops(b, zeros, /*parallel=*/true);
+    return status;
+  }
+  SmallVector<Value> lbs, ubs, steps;
+  for (size_t d : tiledAxes) {
+    lbs.push_back(index(b, 0));
+    ubs.push_back(index(b, space.shape[d]));
+    steps.push_back(index(b, plan.tile[d]));
+  }
+  scf::ParallelOp::create(
+      b, loc, lbs, ubs, steps, [&](OpBuilder &pb, Location, ValueRange ivs) {
+        SmallVector<Value> starts;
+        for (size_t d : outputAxes) {
+          auto *it = llvm::find(tiledAxes, d);
+          starts.push_back(it == tiledAxes.end()
+                               ? index(pb, 0)
+                               : ivs[size_t(it - tiledAxes.begin())]);
+        }
+        pointLoops(pb, starts, /*parallel=*/false);
+      });
+  return status;
+}
+
+/// The kernel's plan, when it has one that applies (one store group).
+std::optional<std::pair<KernelSpace, OptPlan>> planOf(KernelOp kernel) {
+  ArrayAttr opts = kernel.getOptsAttr();
+  if (!opts)
+    return std::nullopt;
+  std::string why;
+  FailureOr<KernelSpace> space = kernelSpace(kernel, why);
+  if (failed(space))
+    return std::nullopt;
+  FailureOr<OptPlan> plan = readPlan(opts.getValue(), *space, why);
+  if (failed(plan) || plan->empty())
+    return std::nullopt;
+  return std::make_pair(std::move(*space), std::move(*plan));
+}
+
 /// Lowers one kernel into `func`: one scf.parallel per group of
-/// consecutive stores of one shape.
+/// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
   Block &body = kernel.getBody().front();
   Block *entry = func.addEntryBlock();
@@ -38,9 +159,18 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
   for (auto [arg, memrefArg] :
        llvm::zip(body.getArguments(), entry->getArguments()))
     buffers.map(arg, memrefArg);
-  KernelEmitter emitter(buffers);
+  KernelEmitter emitter(buffers, /*reassociateSums=*/true);
   OpBuilder b = OpBuilder::atBlockEnd(entry);
-  for (StoreGroup &group : groupStores(body)) {
+  SmallVector<StoreGroup> groups = groupStores(body);
+  if (auto planned = planOf(kernel)) {
+    // The verifier accepted the plan, so the stores form one group.
+    if (failed(lowerPlanned(b, emitter, groups.front(), planned->first,
+                            planned->second)))
+      return failure();
+    func::ReturnOp::create(b, kernel.getLoc());
+    return success();
+  }
+  for (StoreGroup &group : groups) {
     Location loc = group.stores.front().getLoc();
     SmallVector<Value> lbs, ubs, steps;
     for (int64_t dim : group.shape) {

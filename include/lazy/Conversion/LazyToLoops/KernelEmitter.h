@@ -45,7 +45,10 @@ class KernelEmitter {
 public:
   /// `buffers` maps the kernel's buffer arguments to memrefs of one
   /// dimension with the element type `signless(buffer element type)`.
-  explicit KernelEmitter(IRMapping buffers) : buffers(std::move(buffers)) {}
+  /// `reassociateSums`: float sums may be added in any order (the CPU
+  /// vectorizes them); else in index order.
+  explicit KernelEmitter(IRMapping buffers, bool reassociateSums = false)
+      : buffers(std::move(buffers)), reassociateSums(reassociateSums) {}
   virtual ~KernelEmitter() = default;
 
   /// Starts a new output element: nothing computed so far is reused.
@@ -75,6 +78,15 @@ public:
                                 ArrayRef<SmallVector<Value>> elements,
                                 Value extraGuard = {});
 
+  /// A register tile of a store group: the top-level reduces of the
+  /// kernel (`reduces`, KernelSpace.h) computed for every element of
+  /// `elements` in one shared loop nest, whose axis a steps `unroll[a]`
+  /// elements per trip, then emitStoreGroups on the same elements.
+  LogicalResult emitStoreTile(OpBuilder &b, ArrayRef<StoreOp> stores,
+                              ArrayRef<SmallVector<Value>> elements,
+                              ArrayRef<Operation *> reduces,
+                              ArrayRef<int64_t> unroll);
+
 protected:
   /// A reduce at output index `idx`. The default is a sequential scf.for
   /// nest over the reduced axes.
@@ -93,6 +105,11 @@ protected:
   unsigned reduceDepth() const { return scopes.size() - 1; }
 
 private:
+  /// One reduce for every element of a tile (emitStoreTile); its results
+  /// go to tileReduces.
+  LogicalResult emitReduceTile(OpBuilder &b, Operation *reduce,
+                               ArrayRef<SmallVector<Value>> elements,
+                               ArrayRef<int64_t> unroll);
   FailureOr<Value> leaf(OpBuilder &b, Operation *op, ValueRange idx);
   FailureOr<Value> scalarOp(OpBuilder &b, Operation *op, ArrayRef<Value> x);
   Value lookup(Value v, ValueRange idx) const;
@@ -102,6 +119,11 @@ private:
       DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>, Value>>>;
   SmallVector<Memo> scopes{Memo()};
   IRMapping buffers;
+  bool reassociateSums;
+  /// A tile's top-level reduces by (reduce, element), and the element
+  /// emitStoreGroups is computing.
+  DenseMap<std::pair<Operation *, unsigned>, Value> tileReduces;
+  unsigned currentElement = 0;
 };
 
 /// The axes, in order, that a reduce op reduces.

@@ -26,6 +26,8 @@ using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
 
+#include "lazy/Dialect/Lazy/IR/LazyEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "lazy/Dialect/Lazy/IR/LazyAttrs.cpp.inc"
 

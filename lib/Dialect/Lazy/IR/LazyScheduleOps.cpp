@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Dialect/Lazy/IR/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -86,6 +87,14 @@ LogicalResult KernelOp::verify() {
   if (next != numOutputs)
     return emitOpError() << "stores " << next << " of its " << numOutputs
                          << " outputs";
+  if (ArrayAttr opts = getOptsAttr()) {
+    std::string why;
+    FailureOr<KernelSpace> space = kernelSpace(*this, why);
+    if (failed(space))
+      return emitOpError() << "has a plan but no iteration space: " << why;
+    if (failed(readPlan(opts.getValue(), *space, why)))
+      return emitOpError() << "has an invalid plan: " << why;
+  }
   return success();
 }
 

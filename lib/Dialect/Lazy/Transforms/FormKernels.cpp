@@ -474,7 +474,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
       /*sym_visibility=*/StringAttr(), /*arg_attrs=*/ArrayAttr(),
       /*res_attrs=*/ArrayAttr(),
       moduleBuilder.getI64IntegerAttr(int64_t(item.outputs.size())),
-      /*metadata=*/ArrayAttr());
+      /*metadata=*/ArrayAttr(), /*opts=*/ArrayAttr());
   if (!plan.metadata.empty())
     kernel.setMetadataAttr(moduleBuilder.getArrayAttr(SmallVector<Attribute>(
         plan.metadata.begin(), plan.metadata.end())));

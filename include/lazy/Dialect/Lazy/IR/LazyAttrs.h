@@ -21,6 +21,8 @@ std::optional<std::pair<int64_t, int64_t>>
 validIndexRange(const ::lazy::st::View &view);
 } // namespace mlir::lazy
 
+#include "lazy/Dialect/Lazy/IR/LazyEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "lazy/Dialect/Lazy/IR/LazyAttrs.h.inc"
 

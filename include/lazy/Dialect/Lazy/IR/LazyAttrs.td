@@ -4,6 +4,7 @@
 #define LAZY_DIALECT_LAZY_IR_LAZYATTRS_TD
 
 include "lazy/Dialect/Lazy/IR/LazyBase.td"
+include "mlir/IR/EnumAttr.td"
 
 class Lazy_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Lazy_Dialect, name, traits> {
@@ -61,6 +62,41 @@ def Lazy_ShapeTrackerAttr : Lazy_Attr<"ShapeTracker", "st"> {
     /// buffer), read off the storage.
     std::optional<std::pair<int64_t, int64_t>> getBaseIndexRange() const;
   }];
+}
+
+def Lazy_OptKind : I32EnumAttr<"OptKind", "a kernel transformation", [
+    I32EnumAttrCase<"upcast", 0>,
+    I32EnumAttrCase<"unroll", 1>,
+    I32EnumAttrCase<"tile", 2>]> {
+  let cppNamespace = "::mlir::lazy";
+  let genSpecializedAttr = 0;
+}
+
+def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
+  let summary = "one transformation of a kernel's iteration space";
+  let description = [{
+    One step of a kernel's plan (tinygrad's `Opt`, recorded as its
+    `applied_opts` are). Axes number the kernel's iteration space: the
+    shape of its stores with each reduced axis at the size its reduce
+    reads (`KernelSpace.h`). `amount` divides the axis.
+
+    - `upcast`: an output axis computed `amount` elements per loop trip,
+      sharing every reduce loop (a register tile; the innermost upcast
+      axis becomes the vector lanes).
+    - `unroll`: a reduce axis stepped `amount` elements per trip.
+    - `tile`: an output axis cut into blocks of `amount` elements whose
+      loop runs outside every point loop (a cache block); a multiple of
+      the axis's upcast.
+
+    ```mlir
+    lazy.kernel @mm(...) attributes {num_outputs = 1 : i64,
+        opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>,
+                #lazy.opt<tile, 1, 128>]} { ... }
+    ```
+  }];
+  let parameters = (ins EnumParameter<Lazy_OptKind>:$kind,
+                        "int64_t":$axis, "int64_t":$amount);
+  let assemblyFormat = "`<` $kind `,` $axis `,` $amount `>`";
 }
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYATTRS_TD

@@ -29,7 +29,10 @@ def Lazy_KernelOp : Op<Lazy_Dialect, "kernel", [
     The body loads buffers and consts through ShapeTrackers, computes with
     the graph's elementwise and reduce ops on tensors, and stores each output
     once (`lazy.store`, in output order). `metadata` names what was fused
-    (tinygrad's Metadata).
+    (tinygrad's Metadata). `opts`, when present, is the kernel's plan:
+    `#lazy.opt` transformations of its iteration space, which
+    `lazy-optimize-kernels` chooses and the lowerings follow; the verifier
+    checks it against the body.
 
     ```mlir
     lazy.kernel @k0(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>)
@@ -46,7 +49,9 @@ def Lazy_KernelOp : Op<Lazy_Dialect, "kernel", [
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs,
                        I64Attr:$num_outputs,
-                       OptionalAttr<StrArrayAttr>:$metadata);
+                       OptionalAttr<StrArrayAttr>:$metadata,
+                       OptionalAttr<TypedArrayAttrBase<Lazy_OptAttr,
+                           "a kernel plan">>:$opts);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

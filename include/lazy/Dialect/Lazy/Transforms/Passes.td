@@ -231,6 +231,53 @@ def LazyPlanMemory : Pass<"lazy-plan-memory", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
+def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
+  let summary = "Choose each kernel's plan of loop transformations";
+  let description = [{
+    Writes `opts` (a list of `#lazy.opt`, tinygrad's applied_opts) on every
+    `lazy.kernel` that has an iteration space (KernelSpace.h) and no plan
+    yet; the lowerings follow it. The heuristic reads a target description
+    (vector width, cores, cache sizes): `target=host` measures this machine,
+    `target=generic` is a fixed 256-bit, 32 KiB L1, 1 MiB L2 machine (for
+    tests); the other options override single figures. Rules, for a kernel
+    with a reduce:
+
+    1. The vector axis is the innermost output axis of more than one
+       element along which the output is contiguous and every load of the
+       kernel is contiguous (stride 1) or constant (stride 0), with at least
+       one constant load (a value reused across the lanes). It is upcast to
+       two vectors of the reduce's element type where it divides, else one;
+       without such an axis the kernel keeps its plain loops.
+    2. The row axis is the innermost other output axis along which some
+       load that varies along the vector axis is constant (reused across
+       rows): upcast by 4 where that divides, else 2 (a register tile of
+       rows times vectors, every accumulator in a register).
+    3. When the loads constant along the row axis (the panel every row
+       tile sweeps) hold more than half the L2 cache, the vector axis is
+       tiled: blocks of the widest multiple of its upcast that divide it and
+       fit, so the panel stays in L2 while the rows stream past it.
+
+    Kernels without a reduce keep their plain loops: LLVM vectorizes their
+    innermost contiguous loop. `force` sets a named kernel's plan instead
+    (`kernel=upcast:1:16,tile:1:128`; `kernel=` for no plan); a plan already
+    on a kernel is kept.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "host (this machine) or generic (fixed figures, for tests)">,
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"0",
+           "vector register width in bits (0: the target's)">,
+    Option<"l2Bytes", "l2-bytes", "uint64_t", /*default=*/"0",
+           "L2 cache size per core in bytes (0: the target's)">,
+    ListOption<"force", "force", "std::string",
+               "plans for named kernels, KERNEL=KIND:AXIS:AMOUNT,...">
+  ];
+  let statistics = [
+    Statistic<"numPlanned", "planned", "kernels given a plan">,
+  ];
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
 def LazyPrintSchedule : Pass<"lazy-print-schedule", "::mlir::ModuleOp"> {
   let summary = "Print scheduled functions in the canonical schedule text";
   let description = [{

@@ -1,0 +1,61 @@
+//===- KernelSpace.h - a kernel's iteration space and its plan --*- C++ -*-===//
+//
+// The axes a kernel plan (#lazy.opt) talks about. A kernel's iteration
+// space is the shape its stores share, with every axis its reduces reduce
+// at the size they read: a matmul storing (M, N, 1) from a reduce_sum over
+// axis 2 of an (M, N, K) product has the space (M, N, K), axis 2 reduced.
+// Only the top-level reduces count (those a store reaches without passing
+// another reduce); a kernel whose stores differ in shape, or whose
+// top-level reduces read different shapes or axes, has no space and takes
+// no plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_DIALECT_LAZY_IR_KERNELSPACE_H
+#define LAZY_DIALECT_LAZY_IR_KERNELSPACE_H
+
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include <string>
+
+namespace mlir::lazy {
+
+struct KernelSpace {
+  SmallVector<int64_t> shape;
+  /// One flag per axis: reduced by the kernel's top-level reduces.
+  SmallVector<bool> reduced;
+  /// The top-level reduces, in body order.
+  SmallVector<Operation *> reduces;
+};
+
+/// The iteration space of `kernel`; on failure `why` says what prevents one.
+FailureOr<KernelSpace> kernelSpace(KernelOp kernel, std::string &why);
+
+/// A plan read per axis: how many elements each loop trip covers.
+struct OptPlan {
+  /// Per axis: elements per trip of an output axis (1: none).
+  SmallVector<int64_t> upcast;
+  /// Per axis: elements per trip of a reduce axis (1: none).
+  SmallVector<int64_t> unroll;
+  /// Per axis: the cache block of an output axis (0: none).
+  SmallVector<int64_t> tile;
+
+  /// Output elements one loop trip computes.
+  int64_t elementsPerTrip() const;
+  bool empty() const;
+};
+
+/// Reads `opts` against `space`; on failure `why` names the bad step.
+/// Rules: an axis of the space; an amount of at least 1 that divides the
+/// axis; upcast and tile on output axes, unroll on reduce axes; each kind
+/// once per axis; a tile a multiple of its axis's upcast; at most
+/// kMaxElementsPerTrip elements (upcasts times unrolls) per trip.
+FailureOr<OptPlan> readPlan(ArrayRef<Attribute> opts,
+                               const KernelSpace &space, std::string &why);
+
+/// Keeps unrolled code to a size the compiler handles quickly.
+constexpr int64_t kMaxElementsPerTrip = 512;
+
+} // namespace mlir::lazy
+
+#endif // LAZY_DIALECT_LAZY_IR_KERNELSPACE_H

@@ -1,0 +1,268 @@
+//===- OptimizeKernels.cpp - choose each kernel's plan --------------------===//
+//
+// lazy-optimize-kernels: writes a plan (`opts`, #lazy.opt steps over the
+// kernel's iteration space, KernelSpace.h) on every kernel that has a space
+// and no plan. Rules (Passes.td states them with the options):
+//   1. vector axis: the innermost output axis (> 1 element) along which the
+//      output is contiguous and every load is contiguous or constant, some
+//      load constant; upcast by two vectors where that divides, else one;
+//   2. row axis: the innermost other output axis along which some load that
+//      varies along the vector axis is constant; upcast by 4, else 2;
+//   3. when the panel of loads constant along the row axis exceeds half of
+//      L2, the vector axis is tiled by the widest fitting block;
+//   kernels without a reduce, or without a vector axis, get no plan.
+// A forced plan (the force option) replaces the heuristic for its kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <optional>
+#include <unistd.h>
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYOPTIMIZEKERNELS
+#include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+namespace {
+
+/// What the heuristic knows of the machine.
+struct TargetDescription {
+  unsigned vectorBits = 256;
+  uint64_t l2Bytes = 1 << 20;
+};
+
+TargetDescription hostDescription() {
+  TargetDescription t;
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  auto has = [&](StringRef f) { return features.lookup(f); };
+  t.vectorBits = has("avx512f") ? 512 : has("avx") ? 256 : 128;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 > 0)
+    t.l2Bytes = uint64_t(l2);
+#endif
+  return t;
+}
+
+/// Per axis, the stride of the load's index along it; nullopt where the
+/// axis is not a plain multiple or takes part in the mask.
+SmallVector<std::optional<int64_t>> stridesOf(::lazy::st::ShapeTracker t) {
+  std::vector<std::optional<int64_t>> s = t.realStrides();
+  return SmallVector<std::optional<int64_t>>(s.begin(), s.end());
+}
+
+/// The heuristic's plan for a kernel with iteration space `space`.
+SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
+                                  const TargetDescription &target) {
+  if (space.reduces.empty())
+    return {};
+  MLIRContext *ctx = kernel.getContext();
+  Block &body = kernel.getBody().front();
+  SmallVector<SmallVector<std::optional<int64_t>>> loads;
+  SmallVector<int64_t> loadBytes;
+  for (auto load : body.getOps<LoadOp>()) {
+    loads.push_back(stridesOf(load.getView().getTracker()));
+    loadBytes.push_back(itemSize(load.getBuffer().getType().getElementType()));
+  }
+  SmallVector<SmallVector<std::optional<int64_t>>> stores;
+  for (auto store : body.getOps<StoreOp>())
+    stores.push_back(stridesOf(store.getView().getTracker()));
+  size_t rank = space.shape.size();
+  auto isOutputAxis = [&](size_t d) {
+    return !space.reduced[d] && space.shape[d] > 1;
+  };
+  auto strideIs = [](const SmallVector<std::optional<int64_t>> &s, size_t d,
+                     int64_t v) { return s[d] && *s[d] == v; };
+
+  // 1. The vector axis.
+  std::optional<size_t> vec;
+  for (size_t d = rank; d-- > 0;) {
+    if (!isOutputAxis(d))
+      continue;
+    bool outputContiguous = llvm::all_of(
+        stores, [&](const auto &s) { return strideIs(s, d, 1); });
+    bool loadsFit = llvm::all_of(loads, [&](const auto &s) {
+      return strideIs(s, d, 0) || strideIs(s, d, 1);
+    });
+    bool someReused = llvm::any_of(
+        loads, [&](const auto &s) { return strideIs(s, d, 0); });
+    if (outputContiguous && loadsFit && someReused) {
+      vec = d;
+      break;
+    }
+  }
+  if (!vec)
+    return {};
+  Type element =
+      cast<RankedTensorType>(space.reduces.front()->getResult(0).getType())
+          .getElementType();
+  int64_t lanes =
+      std::max<int64_t>(1, target.vectorBits / (8 * itemSize(element)));
+  int64_t vecSize = space.shape[*vec];
+  int64_t vecUpcast = vecSize % (2 * lanes) == 0 ? 2 * lanes
+                      : vecSize % lanes == 0     ? lanes
+                                                 : 0;
+  if (!vecUpcast)
+    return {};
+  auto opt = [&](OptKind kind, size_t axis, int64_t amount) -> Attribute {
+    return OptAttr::get(ctx, kind, int64_t(axis), amount);
+  };
+  SmallVector<Attribute> plan{opt(OptKind::upcast, *vec, vecUpcast)};
+
+  // 2. The row axis: some load varying along the vector axis is constant
+  // along it.
+  std::optional<size_t> row;
+  for (size_t d = rank; d-- > 0;) {
+    if (d == *vec || !isOutputAxis(d))
+      continue;
+    if (llvm::any_of(loads, [&](const auto &s) {
+          return strideIs(s, *vec, 1) && strideIs(s, d, 0);
+        })) {
+      row = d;
+      break;
+    }
+  }
+  if (row) {
+    int64_t rowSize = space.shape[*row];
+    int64_t rowUpcast = rowSize % 4 == 0 ? 4 : rowSize % 2 == 0 ? 2 : 1;
+    if (rowUpcast > 1)
+      plan.push_back(opt(OptKind::upcast, *row, rowUpcast));
+
+    // 3. The panel the row tiles sweep: the loads constant along the row
+    // axis, over the reduce and the vector axis.
+    int64_t reduced = 1;
+    for (size_t d = 0; d < rank; ++d)
+      if (space.reduced[d])
+        reduced *= space.shape[d];
+    int64_t bytesPerColumn = 0;
+    for (auto [s, bytes] : llvm::zip(loads, loadBytes))
+      if (strideIs(s, *row, 0) && !strideIs(s, *vec, 0))
+        bytesPerColumn += reduced * bytes;
+    uint64_t budget = target.l2Bytes / 2;
+    if (bytesPerColumn > 0 &&
+        uint64_t(bytesPerColumn) * uint64_t(vecSize) > budget) {
+      int64_t block = 0;
+      for (int64_t b = vecUpcast; b < vecSize; b += vecUpcast)
+        if (vecSize % b == 0 && uint64_t(b * bytesPerColumn) <= budget)
+          block = b;
+      if (block)
+        plan.push_back(opt(OptKind::tile, *vec, block));
+    }
+  }
+  return plan;
+}
+
+/// Reads `KERNEL=KIND:AXIS:AMOUNT,...` into the kernel's name and steps.
+LogicalResult parseForced(MLIRContext *ctx, StringRef text, std::string &name,
+                          SmallVector<Attribute> &steps, std::string &why) {
+  auto [kernel, list] = text.split('=');
+  if (kernel.empty() || !text.contains('=')) {
+    why = "'" + text.str() + "' is not KERNEL=KIND:AXIS:AMOUNT,...";
+    return failure();
+  }
+  name = kernel.trim().str();
+  SmallVector<StringRef> items;
+  list.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef item : items) {
+    SmallVector<StringRef, 3> parts;
+    item.trim().split(parts, ':');
+    int64_t axis = 0, amount = 0;
+    std::optional<OptKind> kind =
+        parts.size() == 3 ? symbolizeOptKind(parts[0]) : std::nullopt;
+    if (!kind || parts[1].getAsInteger(10, axis) ||
+        parts[2].getAsInteger(10, amount)) {
+      why = "'" + item.str() + "' is not KIND:AXIS:AMOUNT (kinds: upcast, "
+            "unroll, tile)";
+      return failure();
+    }
+    steps.push_back(OptAttr::get(ctx, *kind, axis, amount));
+  }
+  return success();
+}
+
+struct LazyOptimizeKernels final
+    : mlir::lazy::impl::LazyOptimizeKernelsBase<LazyOptimizeKernels> {
+  using LazyOptimizeKernelsBase::LazyOptimizeKernelsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = module.getContext();
+    TargetDescription desc;
+    if (target == "host") {
+      desc = hostDescription();
+    } else if (target != "generic") {
+      module.emitError() << "lazy-optimize-kernels: unknown target '" << target
+                         << "' (host or generic)";
+      return signalPassFailure();
+    }
+    if (vectorBits)
+      desc.vectorBits = vectorBits;
+    if (l2Bytes)
+      desc.l2Bytes = l2Bytes;
+
+    llvm::StringMap<SmallVector<Attribute>> forced;
+    for (const std::string &text : force) {
+      std::string name, why;
+      SmallVector<Attribute> steps;
+      if (failed(parseForced(ctx, text, name, steps, why))) {
+        module.emitError() << "lazy-optimize-kernels: force: " << why;
+        return signalPassFailure();
+      }
+      forced[name] = std::move(steps);
+    }
+    llvm::StringSet<> used;
+    for (KernelOp kernel : module.getOps<KernelOp>()) {
+      auto it = forced.find(kernel.getSymName());
+      if (it != forced.end()) {
+        used.insert(kernel.getSymName());
+        std::string why;
+        FailureOr<KernelSpace> space = kernelSpace(kernel, why);
+        if (succeeded(space))
+          (void)readPlan(it->second, *space, why);
+        if (!why.empty()) {
+          kernel.emitError() << "lazy-optimize-kernels: the forced plan does "
+                                "not fit this kernel: "
+                             << why;
+          return signalPassFailure();
+        }
+        if (it->second.empty())
+          kernel.removeOptsAttr();
+        else
+          kernel.setOptsAttr(ArrayAttr::get(ctx, it->second));
+        ++numPlanned;
+        continue;
+      }
+      if (kernel.getOptsAttr())
+        continue;
+      std::string why;
+      FailureOr<KernelSpace> space = kernelSpace(kernel, why);
+      if (failed(space))
+        continue;
+      SmallVector<Attribute> plan = choosePlan(kernel, *space, desc);
+      if (plan.empty())
+        continue;
+      kernel.setOptsAttr(ArrayAttr::get(ctx, plan));
+      ++numPlanned;
+    }
+    for (const auto &entry : forced)
+      if (!used.contains(entry.getKey())) {
+        module.emitError() << "lazy-optimize-kernels: force names no kernel: '"
+                           << entry.getKey() << "'";
+        return signalPassFailure();
+      }
+  }
+};
+
+} // namespace
