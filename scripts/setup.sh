@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEB_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+DEB_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 libomp-22-dev
               ninja-build ccache cmake g++ clang libgtest-dev libmimalloc-dev
               rocm-device-libs libamdhip64-dev
               valgrind) # bench/schedule_bench.py --instructions counts with callgrind

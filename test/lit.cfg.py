@@ -30,6 +30,9 @@ config.substitutions.append(
     ("%mlir_runner_utils", os.path.join(llvm_lib_dir, "libmlir_runner_utils" + config.llvm_shlib_ext)))
 config.substitutions.append(
     ("%mlir_c_runner_utils", os.path.join(llvm_lib_dir, "libmlir_c_runner_utils" + config.llvm_shlib_ext)))
+# lazy-to-cpu's parallel loops call LLVM's OpenMP runtime.
+config.substitutions.append(
+    ("%libomp", os.path.join(llvm_lib_dir, "libomp" + config.llvm_shlib_ext)))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Optional capabilities, used with REQUIRES: in the tests.

@@ -41,6 +41,8 @@ void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
   registerAllGPUToLLVMIRTranslations(registry);
+  // lazy-to-cpu's parallel loops are OpenMP regions.
+  registerOpenMPDialectTranslation(registry);
 }
 
 void mlir::lazy::registerAllPasses() {

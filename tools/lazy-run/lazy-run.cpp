@@ -58,6 +58,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -194,6 +195,13 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   if (failed(parsePassPipeline("lazy-to-cpu", lower)) ||
       failed(lower.run(module)))
     return failure();
+  // The program's parallel loops call libomp.
+  std::string ompError;
+  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(LAZY_LIBOMP_PATH,
+                                                        &ompError)) {
+    fail("cannot load the OpenMP runtime " LAZY_LIBOMP_PATH ": " + ompError);
+    return failure();
+  }
   // LLVM's -O3 pipeline before code generation, for this host's CPU and
   // features: without a TargetMachine the vectorizers see no vector
   // registers. options.transformer is a function_ref: the function it

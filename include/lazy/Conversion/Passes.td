@@ -12,9 +12,15 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
     arguments are `memref<N x T>` (signless element types; tinygrad's
     signedness chooses the arith ops). Rules:
 
-    1. each store becomes an `scf.parallel` over its view's shape; the value
-       is computed per element and stored at the index the store's
-       ShapeTracker gives (a masked store is guarded);
+    1. each store becomes an `scf.parallel` over its view's shape (a nest
+       of `scf.for` when the kernel's work, its largest store or reduce
+       input in elements, is below `parallel-min-work`); the value is
+       computed per element and stored at the index the store's
+       ShapeTracker gives (a masked store is guarded). A kernel with a
+       plan (`opts`) runs its tile blocks (or point loops) in the
+       `scf.parallel`, the point loops stepping by their upcast, and
+       computes one register tile of elements per trip, its reduces in
+       one shared loop nest that steps by the plan's unrolls;
     2. a load reads the index its ShapeTracker gives, views composed from
        the outermost inwards; outside the mask it reads 0, from a clamped
        index, so memory is never accessed out of bounds;
@@ -33,6 +39,12 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
     argument type; copies become memref.copy and EMPTY items a zero fill;
     CUSTOM items are reported as errors.
   }];
+  let options = [
+    Option<"parallelMinWork", "parallel-min-work", "int64_t", "0",
+           "kernels with less work (elements of the largest store or reduce "
+           "input) get sequential loops: a parallel region costs a fork and "
+           "a join (lazy-to-cpu: 65536)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",

@@ -1,10 +1,15 @@
 //===- CpuPipeline.cpp - the lazy-to-cpu pipeline -------------------------===//
 //
 // lazy-to-cpu: schedule (lazy-schedule; a no-op on an already scheduled
-// module), lower kernels and the scheduled program to loops over memrefs
-// (convert-lazy-to-loops), bfloat16 into software (kSoftBFloat16Passes),
-// then upstream lowering to the LLVM dialect for the ExecutionEngine /
-// mlir-runner. Parallel loops run sequentially.
+// module), choose each kernel's plan for this host (lazy-optimize-kernels),
+// lower kernels and the scheduled program to loops over memrefs
+// (convert-lazy-to-loops; kernels of at least kParallelMinWork elements get
+// an scf.parallel), bfloat16 into software (kSoftBFloat16Passes), parallel
+// loops into OpenMP (convert-scf-to-openmp: the program calls libomp's
+// __kmpc_* entry points, so whatever runs it loads libomp), then upstream
+// lowering to the LLVM dialect for the ExecutionEngine / mlir-runner.
+// memref-to-llvm comes before scf-to-cf: the OpenMP lowering wraps each
+// parallel loop in a memref.alloca_scope, whose region must stay one block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,18 +20,25 @@
 
 using namespace mlir;
 
+/// Below this many elements a kernel's fork and join cost more than the
+/// second core gives back (a few microseconds each).
+static constexpr int64_t kParallelMinWork = 65536;
+
 void mlir::lazy::registerCpuPipeline() {
   PassPipelineRegistration<>(
       "lazy-to-cpu",
       "schedule, lower kernels to loops and everything to the LLVM dialect",
       [](OpPassManager &pm) {
         if (failed(parsePassPipeline(
-                std::string("lazy-schedule,lazy-optimize-kernels,convert-lazy-to-loops,") +
+                "lazy-schedule,lazy-optimize-kernels,"
+                "convert-lazy-to-loops{parallel-min-work=" +
+                    std::to_string(kParallelMinWork) + "}," +
                     kSoftBFloat16Passes +
-                    ",convert-scf-to-cf,convert-math-to-llvm,"
-                    "expand-strided-metadata,finalize-memref-to-llvm,"
-                    "convert-arith-to-llvm,convert-func-to-llvm,"
-                    "convert-cf-to-llvm,reconcile-unrealized-casts",
+                    ",convert-scf-to-openmp,expand-strided-metadata,"
+                    "finalize-memref-to-llvm,convert-scf-to-cf,"
+                    "convert-math-to-llvm,convert-arith-to-llvm,"
+                    "convert-func-to-llvm,convert-cf-to-llvm,"
+                    "convert-openmp-to-llvm,reconcile-unrealized-casts",
                 pm)))
           llvm::report_fatal_error("lazy-to-cpu: bad pipeline");
       });

@@ -30,6 +30,35 @@ using namespace mlir::lazy;
 
 namespace {
 
+/// Nested scf.for loops, the first outermost, with `body` in the
+/// innermost.
+void forNest(OpBuilder &b, Location loc, ArrayRef<Value> lbs,
+             ArrayRef<Value> ubs, ArrayRef<Value> steps,
+             function_ref<void(OpBuilder &, ValueRange)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Value> ivs;
+  for (auto [lb, ub, step] : llvm::zip(lbs, ubs, steps)) {
+    auto loop = scf::ForOp::create(b, loc, lb, ub, step);
+    ivs.push_back(loop.getInductionVar());
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  body(b, ivs);
+}
+
+/// A kernel's work: the elements of its largest store or reduce input.
+int64_t workOf(KernelOp kernel) {
+  int64_t work = 1;
+  kernel.getBody().walk([&](Operation *op) {
+    if (auto store = dyn_cast<StoreOp>(op))
+      work = std::max(work, ShapedType::getNumElements(
+                                store.getView().getShape()));
+    else if (isa<ReduceSumOp, ReduceMaxOp>(op))
+      work = std::max(work, cast<RankedTensorType>(op->getOperand(0).getType())
+                                .getNumElements());
+  });
+  return work;
+}
+
 /// A kernel with a plan: the output axes' tile blocks in an scf.parallel
 /// (or, without tiles, the point loops themselves), the point loops inside
 /// stepping by their upcast, and each trip one register tile of elements
@@ -37,7 +66,7 @@ namespace {
 /// reduces share one loop nest.
 LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
                            StoreGroup &group, const KernelSpace &space,
-                           const OptPlan &plan) {
+                           const OptPlan &plan, bool parallel) {
   Location loc = group.stores.front().getLoc();
   size_t rank = space.shape.size();
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
@@ -99,20 +128,12 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
           pb, loc, lbs, ubs, steps,
           [&](OpBuilder &nb, Location, ValueRange ivs) { trip(nb, ivs); });
     } else {
-      // Nested scf.for, the first axis outermost.
-      OpBuilder::InsertionGuard guard(pb);
-      SmallVector<Value> ivs;
-      for (auto [lb, ub, step] : llvm::zip(lbs, ubs, steps)) {
-        auto loop = scf::ForOp::create(pb, loc, lb, ub, step);
-        ivs.push_back(loop.getInductionVar());
-        pb.setInsertionPoint(loop.getBody()->getTerminator());
-      }
-      trip(pb, ivs);
+      forNest(pb, loc, lbs, ubs, steps, trip);
     }
   };
   if (tiledAxes.empty()) {
     SmallVector<Value> zeros(outputAxes.size(), index(b, 0));
-    pointLoops(b, zeros, /*parallel=*/true);
+    pointLoops(b, zeros, parallel);
     return status;
   }
   SmallVector<Value> lbs, ubs, steps;
@@ -121,8 +142,7 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
     ubs.push_back(index(b, space.shape[d]));
     steps.push_back(index(b, plan.tile[d]));
   }
-  scf::ParallelOp::create(
-      b, loc, lbs, ubs, steps, [&](OpBuilder &pb, Location, ValueRange ivs) {
+  auto blockBody = [&](OpBuilder &pb, ValueRange ivs) {
         SmallVector<Value> starts;
         for (size_t d : outputAxes) {
           auto *it = llvm::find(tiledAxes, d);
@@ -131,7 +151,14 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
                                : ivs[size_t(it - tiledAxes.begin())]);
         }
         pointLoops(pb, starts, /*parallel=*/false);
-      });
+  };
+  if (parallel) {
+    scf::ParallelOp::create(
+        b, loc, lbs, ubs, steps,
+        [&](OpBuilder &pb, Location, ValueRange ivs) { blockBody(pb, ivs); });
+    return status;
+  }
+  forNest(b, loc, lbs, ubs, steps, blockBody);
   return status;
 }
 
@@ -152,7 +179,9 @@ std::optional<std::pair<KernelSpace, OptPlan>> planOf(KernelOp kernel) {
 
 /// Lowers one kernel into `func`: one scf.parallel per group of
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
-LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
+LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
+                          int64_t parallelMinWork) {
+  bool parallel = workOf(kernel) >= parallelMinWork;
   Block &body = kernel.getBody().front();
   Block *entry = func.addEntryBlock();
   IRMapping buffers;
@@ -165,7 +194,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
   if (auto planned = planOf(kernel)) {
     // The verifier accepted the plan, so the stores form one group.
     if (failed(lowerPlanned(b, emitter, groups.front(), planned->first,
-                            planned->second)))
+                            planned->second, parallel)))
       return failure();
     func::ReturnOp::create(b, kernel.getLoc());
     return success();
@@ -185,6 +214,8 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func) {
     };
     if (lbs.empty())
       storeAt(b, {});
+    else if (!parallel)
+      forNest(b, loc, lbs, ubs, steps, storeAt);
     else
       scf::ParallelOp::create(
           b, loc, lbs, ubs, steps,
@@ -262,6 +293,7 @@ public:
 
 struct ConvertLazyToLoops final
     : mlir::lazy::impl::ConvertLazyToLoopsBase<ConvertLazyToLoops> {
+  using ConvertLazyToLoopsBase::ConvertLazyToLoopsBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
@@ -274,7 +306,7 @@ struct ConvertLazyToLoops final
                                        b.getFunctionType(argTypes, {}));
       if (auto metadata = kernel.getMetadataAttr())
         func->setAttr(LazyDialect::kMetadataAttrName, metadata);
-      if (failed(lowerKernel(kernel, func))) {
+      if (failed(lowerKernel(kernel, func, parallelMinWork))) {
         func.erase();
         return signalPassFailure();
       }
