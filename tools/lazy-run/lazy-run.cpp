@@ -165,19 +165,6 @@ void printTimes(std::vector<double> times) {
                                 times.front() * 1e3, times.size());
 }
 
-/// Frees the memory of a compiled program's results (the program frees its
-/// other buffers): not the arguments' (assign targets are returned in
-/// place), each allocation once.
-void freeResults(ArrayRef<Descriptor> results,
-                 std::vector<interp::HostTensor> &args) {
-  llvm::SmallPtrSet<void *, 8> freed;
-  for (interp::HostTensor &t : args)
-    freed.insert(t.data.data());
-  for (const Descriptor &d : results)
-    if (freed.insert(d.allocated).second)
-      std::free(d.allocated);
-}
-
 /// Lowers the scheduled module with lazy-to-cpu and runs @name with the
 /// ExecutionEngine; arguments are the inputs' bytes (assign targets are
 /// written in place).
@@ -257,10 +244,19 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     fail("running @" + name + ": " + llvm::toString(std::move(err)));
     return failure();
   }
+  // lazy-to-cpu's buffers are static (convert-lazy-to-loops
+  // {static-buffers}): results live in the program's globals or in the
+  // arguments, nothing is freed, and a later run overwrites them, so they
+  // are copied out first. The scheduled function returns buffers: memrefs
+  // of the buffer's dtype.
+  for (auto [d, bytes] : llvm::zip(results, itemBytes)) {
+    const uint8_t *begin =
+        static_cast<const uint8_t *>(d.aligned) + d.offset * bytes;
+    resultBuffers.emplace_back(begin, begin + d.size * bytes);
+  }
   if (repeat) {
     // Timed re-runs work on copies of the arguments (assign targets are
-    // written in place) and write fresh results: the first run's results
-    // are the ones reported.
+    // written in place): the first run's results are the ones reported.
     std::vector<interp::HostTensor> copies = args;
     std::vector<Descriptor> copyDescs;
     for (interp::HostTensor &t : copies)
@@ -287,17 +283,9 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
       times.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count());
-      freeResults(scratch, copies);
     }
     printTimes(times);
   }
-  // The scheduled function returns buffers: memrefs of the buffer's dtype.
-  for (auto [d, bytes] : llvm::zip(results, itemBytes)) {
-    const uint8_t *begin =
-        static_cast<const uint8_t *>(d.aligned) + d.offset * bytes;
-    resultBuffers.emplace_back(begin, begin + d.size * bytes);
-  }
-  freeResults(results, args);
   return success();
 }
 

@@ -43,7 +43,12 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
     Option<"parallelMinWork", "parallel-min-work", "int64_t", "0",
            "kernels with less work (elements of the largest store or reduce "
            "input) get sequential loops: a parallel region costs a fork and "
-           "a join (lazy-to-cpu: 65536)">
+           "a join (lazy-to-cpu: 65536)">,
+    Option<"staticBuffers", "static-buffers", "bool", "false",
+           "allocations become private uninitialized memref.globals: "
+           "allocated once per loaded program and reused by every run, so "
+           "a second call overwrites the first call's results "
+           "(lazy-to-cpu: true)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

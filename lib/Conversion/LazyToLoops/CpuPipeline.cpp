@@ -4,7 +4,8 @@
 // module), choose each kernel's plan for this host (lazy-optimize-kernels),
 // lower kernels and the scheduled program to loops over memrefs
 // (convert-lazy-to-loops; kernels of at least kParallelMinWork elements get
-// an scf.parallel), bfloat16 into software (kSoftBFloat16Passes), parallel
+// an scf.parallel; buffers are static, allocated once per loaded program),
+// bfloat16 into software (kSoftBFloat16Passes), parallel
 // loops into OpenMP (convert-scf-to-openmp: the program calls libomp's
 // __kmpc_* entry points, so whatever runs it loads libomp), then upstream
 // lowering to the LLVM dialect for the ExecutionEngine / mlir-runner.
@@ -32,7 +33,7 @@ void mlir::lazy::registerCpuPipeline() {
         if (failed(parsePassPipeline(
                 "lazy-schedule,lazy-optimize-kernels,"
                 "convert-lazy-to-loops{parallel-min-work=" +
-                    std::to_string(kParallelMinWork) + "}," +
+                    std::to_string(kParallelMinWork) + " static-buffers=true}," +
                     kSoftBFloat16Passes +
                     ",convert-scf-to-openmp,expand-strided-metadata,"
                     "finalize-memref-to-llvm,convert-scf-to-cf,"

@@ -240,9 +240,23 @@ MemRefType kernelMemrefOf(Type bufferType) {
 /// memref.copy, a zero-filling loop for EMPTY.
 class CpuHost final : public HostTarget {
 public:
+  /// `module` receives the static buffers' globals when `staticBuffers`.
+  CpuHost(ModuleOp module, bool staticBuffers)
+      : symbols(module), staticBuffers(staticBuffers) {}
   StringRef name() const override { return "CPU"; }
+  /// A heap allocation, or with static buffers a private uninitialized
+  /// global: allocated once when the program is loaded, reused by every
+  /// run (no allocation or first-touch page faults after the first).
   Value allocate(OpBuilder &b, Location loc, MemRefType bytes) override {
-    return memref::AllocOp::create(b, loc, bytes);
+    if (!staticBuffers)
+      return memref::AllocOp::create(b, loc, bytes);
+    OpBuilder gb(symbols.getOp()->getContext());
+    auto global = memref::GlobalOp::create(
+        gb, loc, "__lazy_buffer", gb.getStringAttr("private"), bytes,
+        gb.getUnitAttr(), /*constant=*/false,
+        gb.getI64IntegerAttr(kBufferAlignment));
+    symbols.insert(global); // renames __lazy_buffer_N uniquely
+    return memref::GetGlobalOp::create(b, loc, bytes, global.getSymName());
   }
   LogicalResult launch(OpBuilder &b, LaunchOp launch,
                        ArrayRef<HostBuffer> operands) override {
@@ -280,6 +294,8 @@ public:
                        });
   }
   void release(OpBuilder &b, Location loc, ArrayRef<Value> unused) override {
+    if (staticBuffers)
+      return;
     for (Value bytes : unused)
       memref::DeallocOp::create(b, loc, bytes);
   }
@@ -289,6 +305,12 @@ public:
                     int32_t dtype) override {
     emitCustomRandomCall(b, loc, dst, seed, dtype);
   }
+
+private:
+  /// A cache line, and the widest vector load.
+  static constexpr int64_t kBufferAlignment = 64;
+  SymbolTable symbols;
+  bool staticBuffers;
 };
 
 struct ConvertLazyToLoops final
@@ -312,7 +334,7 @@ struct ConvertLazyToLoops final
       }
       kernel.erase();
     }
-    CpuHost host;
+    CpuHost host(module, staticBuffers);
     if (failed(lowerHostFunctions(module, host)))
       return signalPassFailure();
   }

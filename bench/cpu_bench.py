@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""CPU kernels against tinygrad 0.9.2 CLANG and numpy, side by side.
+
+Each program is built once in tinygrad (CLANG, inputs realized), exported
+to `lazy` IR and run by `lazy-run --repeat` (compile excluded; one thread
+with OMP_NUM_THREADS=1, then every core), while tinygrad runs the same
+schedule: create_schedule plus memory_planner, every item lowered (compiled)
+once, then its ExecItems run and timed (compile excluded, buffers kept).
+numpy runs the same computation in a fresh process with one OpenBLAS thread
+(OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, which would slow it).
+Rounds interleave the sides, so that a slow spell of a shared machine slows
+all of them; every figure is the median over the rounds of each side's
+median of --runs runs.
+
+  python3 bench/cpu_bench.py [--rounds 5] [--runs 5] [--only NAME,...]
+
+Prints per program: milliseconds for lazy-run on 1 and all threads,
+tinygrad and numpy, the ratios, and GFLOP/s or GB/s where they mean
+something (the copy bandwidth line first: numpy copying a 256 MB array).
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("CLANG", "1")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
+
+from lazy_mlir import run_tool, tool_path  # noqa: E402
+
+LAZY_RUN = tool_path("lazy-run")
+MB = 1 << 20
+
+
+def _rand(*shape):
+    from tinygrad import Tensor
+    return Tensor.rand(*shape).realize()
+
+
+def matmul():
+    a, b = _rand(1024, 1024), _rand(1024, 1024)
+    return [a @ b], dict(flops=2 * 1024 ** 3,
+                         numpy="a=r(1024,1024);b=r(1024,1024)", np_expr="a@b")
+
+
+def conv2d():
+    x, w = _rand(1, 64, 56, 56), _rand(64, 64, 3, 3)
+    return [x.conv2d(w, padding=1)], dict(flops=2 * 64 * 56 * 56 * 64 * 9)
+
+
+def elementwise():
+    n = 1 << 24
+    a, b, c = _rand(n), _rand(n), _rand(n)
+    return [a * b + c], dict(bytes=4 * 4 * n, numpy=f"a=r({n});b=r({n});c=r({n})",
+                             np_expr="a*b+c")
+
+
+def _square(op, np_expr, reduce_bytes=True):
+    def build():
+        x = _rand(4096, 4096)
+        return [op(x)], dict(bytes=4 * 4096 * 4096 * (1 if reduce_bytes else 2),
+                             numpy="x=r(4096,4096)", np_expr=np_expr)
+    return build
+
+
+def _corpus(name):
+    def build():
+        from corpus import registry
+        built = registry.build(name)
+        return built["outputs"], dict(flags=built["flags"])
+    return build
+
+
+def transformer_large():
+    from tinygrad import dtypes
+    from corpus import training
+    from corpus.registry import realized
+    model = training.Transformer(2, dim=128, heads=4, hidden=512, vocab=64)
+    tokens = realized(8, 64, dtype=dtypes.int32)
+    targets = realized(8, 64, dtype=dtypes.int32)
+    from tinygrad import nn
+    return training.train_step(model, lambda p: nn.optim.AdamW(p, lr=1e-3, weight_decay=0.1),
+                               tokens, targets), {}
+
+
+PROGRAMS = [
+    ("matmul 1024^3", matmul),
+    ("conv2d 64x56x56 3x3", conv2d),
+    ("a*b+c 2^24", elementwise),
+    ("row sum 4096^2", _square(lambda x: x.sum(1), "x.sum(1)")),
+    ("full sum 4096^2", _square(lambda x: x.sum(), "x.sum()")),
+    ("row max 4096^2", _square(lambda x: x.max(1), "x.max(1)")),
+    ("full max 4096^2", _square(lambda x: x.max(), "x.max()")),
+    ("softmax 4096^2", _square(lambda x: x.softmax(1),
+                               "e=np.exp(x-x.max(1,keepdims=True));e/e.sum(1,keepdims=True)",
+                               reduce_bytes=False)),
+    ("layernorm 4096^2", _square(lambda x: x.layernorm(1),
+                                 "m=x.mean(1,keepdims=True);d=x-m;d/np.sqrt((d*d).mean(1,keepdims=True)+1e-5)",
+                                 reduce_bytes=False)),
+    ("transformer2 step", _corpus("training/transformer2_adamw")),
+    ("convnet step", _corpus("training/convnet_sgd")),
+    ("transformer d128 step", transformer_large),
+]
+
+
+def tinygrad_runner(outputs):
+    """A function running the outputs' schedule once (compiled already)."""
+    from tinygrad import Device
+    from tinygrad.engine.realize import lower_schedule, memory_planner
+    from tinygrad.engine.schedule import create_schedule
+    from lazy_mlir.tinygrad._export import collect_outputs
+    schedule = memory_planner(create_schedule(collect_outputs(outputs)))
+    items = list(lower_schedule(schedule))
+    device = Device[Device.DEFAULT]
+
+    def run():
+        for item in items:
+            item.run()
+        device.synchronize()
+    return run
+
+
+def median_time(fn, runs):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def lazy_time(path, runs, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    proc = subprocess.run([LAZY_RUN, path, "--seed=1", f"--repeat={runs}"],
+                          capture_output=True, text=True, env=env)
+    m = re.search(r"time: median ([0-9.]+) ms", proc.stdout)
+    if proc.returncode != 0 or not m:
+        sys.exit(f"lazy-run failed on {path}:\n{proc.stdout}{proc.stderr}")
+    return float(m.group(1)) / 1e3
+
+
+NUMPY_SNIPPET = """
+import time, statistics, numpy as np
+rng = np.random.default_rng(1)
+r = lambda *s: rng.random(s, dtype=np.float32)
+{setup}
+times = []
+for _ in range({runs}):
+    t = time.perf_counter(); {expr}; times.append(time.perf_counter() - t)
+print(statistics.median(times))
+"""
+
+
+def numpy_time(setup, expr, runs):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    env["OPENBLAS_NUM_THREADS"] = "1"
+    proc = subprocess.run([sys.executable, "-c", NUMPY_SNIPPET.format(setup=setup, expr=expr, runs=runs)],
+                          capture_output=True, text=True, env=env, check=True)
+    return float(proc.stdout.strip())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", default="", help="comma-separated program names (substrings)")
+    ap.add_argument("--work", default="/tmp/lazy-cpu-bench")
+    args = ap.parse_args()
+    if not os.access(LAZY_RUN, os.X_OK):
+        sys.exit(f"{LAZY_RUN} is not built")
+    os.makedirs(args.work, exist_ok=True)
+    from lazy_mlir.tinygrad import export
+
+    copy = numpy_time("x=r(64*1024*1024);y=np.empty_like(x)", "np.copyto(y,x)", args.runs)
+    copy_gbs = 2 * 256 * MB / copy / 1e9
+    print(f"copy bandwidth (numpy, 256 MB): {copy_gbs:.1f} GB/s; cores: {os.cpu_count()}")
+    print(f"{'program':24s} {'lazy 1t':>9s} {'lazy all':>9s} {'tinygrad':>9s} {'numpy':>9s}"
+          f" {'1t/tg':>6s} {'all/tg':>6s} {'np/1t':>6s}  rate (1 thread)")
+    wanted = [w for w in args.only.split(",") if w]
+    for name, build in PROGRAMS:
+        if wanted and not any(w in name for w in wanted):
+            continue
+        outputs, info = build()
+        path = os.path.join(args.work, re.sub(r"\W+", "_", name) + ".mlir")
+        with open(path, "w") as f:
+            f.write(export(outputs, flags=info.get("flags")))
+        run_tg = tinygrad_runner(outputs)
+        run_tg()  # warm: buffers allocated
+        sides = {"1t": [], "all": [], "tg": [], "np": []}
+        for _ in range(args.rounds):
+            sides["tg"].append(median_time(run_tg, args.runs))
+            sides["1t"].append(lazy_time(path, args.runs, 1))
+            sides["all"].append(lazy_time(path, args.runs, os.cpu_count()))
+            if "np_expr" in info:
+                sides["np"].append(numpy_time(info["numpy"], info["np_expr"], args.runs))
+        t = {k: statistics.median(v) if v else float("nan") for k, v in sides.items()}
+        rate = ""
+        if "flops" in info:
+            rate = f"{info['flops'] / t['1t'] / 1e9:.1f} GFLOP/s"
+            if t["np"] == t["np"]:
+                rate += f" (numpy {info['flops'] / t['np'] / 1e9:.1f})"
+        elif "bytes" in info:
+            gbs = info["bytes"] / t["1t"] / 1e9
+            rate = f"{gbs:.1f} GB/s, {100 * gbs / copy_gbs:.0f}% of copy"
+        print(f"{name:24s} {t['1t'] * 1e3:9.2f} {t['all'] * 1e3:9.2f} {t['tg'] * 1e3:9.2f}"
+              f" {t['np'] * 1e3:9.2f} {t['1t'] / t['tg']:6.2f} {t['all'] / t['tg']:6.2f}"
+              f" {t['np'] / t['1t']:6.2f}  {rate}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
