@@ -2,6 +2,7 @@
 //
 // lazy-run GRAPH.mlir [--entry=NAME] [--input=I=PATH.npy ...] [--seed=S]
 //          [--output-dir=DIR] [--check] [--device=cpu|cuda|hip] [--chip=C]
+//          [--plan=KERNEL:KIND:AXIS:AMOUNT,...]
 //
 // Schedules a graph-level function (lazy-schedule, with the module's flags)
 // and runs it. On the CPU the kernels and the scheduled program are lowered
@@ -57,6 +58,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -110,6 +112,11 @@ static cl::opt<std::string> kernelOptions(
     cl::cat(toolOptions), "kernel-options",
     cl::desc("GPU: options of convert-lazy-to-gpu, as in "
              "'block-size=512 block-reduce-min=128'"));
+static cl::list<std::string> plans(
+    cl::cat(toolOptions), "plan", cl::CommaSeparated,
+    cl::desc("CPU: force kernels' plans, one step per item: "
+             "KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (lazy-optimize-kernels' "
+             "force option; other kernels get the heuristic's plan)"));
 static cl::opt<bool>
     profile(cl::cat(toolOptions), "profile",
             cl::desc("GPU: time every kernel launch (alone, with the "
@@ -675,7 +682,10 @@ int main(int argc, char **argv) {
 
   // Schedule, keeping the views results are read through.
   PassManager pm(&context);
-  if (failed(parsePassPipeline("lazy-schedule", pm)) || failed(pm.run(*module)))
+  std::string schedule = "lazy-schedule";
+  if (!plans.empty())
+    schedule += ",lazy-optimize-kernels{force=" + llvm::join(plans, ",") + "}";
+  if (failed(parsePassPipeline(schedule, pm)) || failed(pm.run(*module)))
     return 1;
   graph = module->lookupSymbol<func::FuncOp>(name);
   if (failed(seeds.finish(graph)))

@@ -97,19 +97,22 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
       steps.push_back(index(pb, plan.upcast[d]));
     }
     auto trip = [&](OpBuilder &tb, ValueRange ivs) {
+      // Each output axis's indices in the tile (iv + 0 .. iv + upcast - 1).
+      SmallVector<SmallVector<Value>> at;
+      for (auto [i, d] : llvm::enumerate(outputAxes)) {
+        SmallVector<Value> &axis = at.emplace_back(1, ivs[i]);
+        for (int64_t u = 1; u < plan.upcast[d]; ++u)
+          axis.push_back(
+              arith::AddIOp::create(tb, loc, ivs[i], index(tb, u)));
+      }
+      Value zero = index(tb, 0);
       // Every element of the register tile.
       SmallVector<SmallVector<Value>> elements;
       SmallVector<int64_t> offset(outputAxes.size(), 0);
       while (true) {
-        SmallVector<Value> idx(rank, Value());
-        for (size_t d = 0; d < rank; ++d)
-          if (space.reduced[d])
-            idx[d] = index(tb, 0);
+        SmallVector<Value> idx(rank, zero);
         for (auto [i, d] : llvm::enumerate(outputAxes))
-          idx[d] = offset[i] ? arith::AddIOp::create(tb, loc, ivs[i],
-                                                     index(tb, offset[i]))
-                                   .getResult()
-                             : ivs[i];
+          idx[d] = at[i][size_t(offset[i])];
         elements.push_back(std::move(idx));
         size_t i = outputAxes.size();
         while (i > 0 && ++offset[i - 1] == plan.upcast[outputAxes[i - 1]])

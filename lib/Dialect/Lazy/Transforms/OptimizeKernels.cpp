@@ -164,31 +164,30 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   return plan;
 }
 
-/// Reads `KERNEL=KIND:AXIS:AMOUNT,...` into the kernel's name and steps.
+/// Reads one force item, `KERNEL:KIND:AXIS:AMOUNT` (one step of the
+/// kernel's plan) or `KERNEL:none` (no plan), into the kernel's name and
+/// its step (null for none).
 LogicalResult parseForced(MLIRContext *ctx, StringRef text, std::string &name,
-                          SmallVector<Attribute> &steps, std::string &why) {
-  auto [kernel, list] = text.split('=');
-  if (kernel.empty() || !text.contains('=')) {
-    why = "'" + text.str() + "' is not KERNEL=KIND:AXIS:AMOUNT,...";
+                          Attribute &step, std::string &why) {
+  SmallVector<StringRef, 4> parts;
+  text.trim().split(parts, ':');
+  if (parts.size() == 2 && parts[1] == "none" && !parts[0].empty()) {
+    name = parts[0].str();
+    step = {};
+    return success();
+  }
+  int64_t axis = 0, amount = 0;
+  std::optional<OptKind> kind =
+      parts.size() == 4 ? symbolizeOptKind(parts[1]) : std::nullopt;
+  if (parts.size() != 4 || parts[0].empty() || !kind ||
+      parts[2].getAsInteger(10, axis) || parts[3].getAsInteger(10, amount)) {
+    why = "'" + text.str() +
+          "' is not KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (kinds: upcast, "
+          "unroll, tile)";
     return failure();
   }
-  name = kernel.trim().str();
-  SmallVector<StringRef> items;
-  list.split(items, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef item : items) {
-    SmallVector<StringRef, 3> parts;
-    item.trim().split(parts, ':');
-    int64_t axis = 0, amount = 0;
-    std::optional<OptKind> kind =
-        parts.size() == 3 ? symbolizeOptKind(parts[0]) : std::nullopt;
-    if (!kind || parts[1].getAsInteger(10, axis) ||
-        parts[2].getAsInteger(10, amount)) {
-      why = "'" + item.str() + "' is not KIND:AXIS:AMOUNT (kinds: upcast, "
-            "unroll, tile)";
-      return failure();
-    }
-    steps.push_back(OptAttr::get(ctx, *kind, axis, amount));
-  }
+  name = parts[0].str();
+  step = OptAttr::get(ctx, *kind, axis, amount);
   return success();
 }
 
@@ -212,15 +211,18 @@ struct LazyOptimizeKernels final
     if (l2Bytes)
       desc.l2Bytes = l2Bytes;
 
+    // Each kernel's forced steps, in the order given.
     llvm::StringMap<SmallVector<Attribute>> forced;
     for (const std::string &text : force) {
       std::string name, why;
-      SmallVector<Attribute> steps;
-      if (failed(parseForced(ctx, text, name, steps, why))) {
+      Attribute step;
+      if (failed(parseForced(ctx, text, name, step, why))) {
         module.emitError() << "lazy-optimize-kernels: force: " << why;
         return signalPassFailure();
       }
-      forced[name] = std::move(steps);
+      SmallVector<Attribute> &steps = forced[name];
+      if (step)
+        steps.push_back(step);
     }
     llvm::StringSet<> used;
     for (KernelOp kernel : module.getOps<KernelOp>()) {
@@ -229,9 +231,9 @@ struct LazyOptimizeKernels final
         used.insert(kernel.getSymName());
         std::string why;
         FailureOr<KernelSpace> space = kernelSpace(kernel, why);
-        if (succeeded(space))
+        if (succeeded(space) && !it->second.empty())
           (void)readPlan(it->second, *space, why);
-        if (!why.empty()) {
+        if (!why.empty() && !(failed(space) && it->second.empty())) {
           kernel.emitError() << "lazy-optimize-kernels: the forced plan does "
                                 "not fit this kernel: "
                              << why;

@@ -258,9 +258,9 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
        fit, so the panel stays in L2 while the rows stream past it.
 
     Kernels without a reduce keep their plain loops: LLVM vectorizes their
-    innermost contiguous loop. `force` sets a named kernel's plan instead
-    (`kernel=upcast:1:16,tile:1:128`; `kernel=` for no plan); a plan already
-    on a kernel is kept.
+    innermost contiguous loop. `force` sets named kernels' plans instead,
+    one step per item in order (`force=k0:upcast:1:16,k0:tile:1:128`;
+    `k0:none` for no plan); a plan already on a kernel is kept.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
@@ -270,7 +270,8 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     Option<"l2Bytes", "l2-bytes", "uint64_t", /*default=*/"0",
            "L2 cache size per core in bytes (0: the target's)">,
     ListOption<"force", "force", "std::string",
-               "plans for named kernels, KERNEL=KIND:AXIS:AMOUNT,...">
+               "plans for named kernels, one step per item: "
+               "KERNEL:KIND:AXIS:AMOUNT, or KERNEL:none for no plan">
   ];
   let statistics = [
     Statistic<"numPlanned", "planned", "kernels given a plan">,

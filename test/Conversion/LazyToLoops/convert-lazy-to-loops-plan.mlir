@@ -1,0 +1,81 @@
+// RUN: lazy-opt %s --convert-lazy-to-loops --split-input-file | FileCheck %s
+// RUN: lazy-opt %s --convert-lazy-to-loops=parallel-min-work=1000000 --split-input-file | FileCheck %s --check-prefix=SEQ
+// How convert-lazy-to-loops follows a kernel's plan (opts).
+
+// A matmul of space (4, 8, 3), axis 2 reduced, with upcast 2 on axes 0
+// and 1 and a tile of 4 on axis 1: the tile blocks of axis 1 are the
+// parallel loop; inside, the point loops step by their upcast (axis 0 over
+// all of it, axis 1 over its block); each trip is a 2x2 register tile
+// whose four accumulators share one reduce loop, stored after it.
+// CHECK-LABEL: func.func @mm(
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: scf.parallel (%[[JB:.+]]) = (%[[C0]]) to (%[[C8]]) step (%[[C4]])
+// CHECK: %[[END:.+]] = arith.addi %[[JB]], %{{.+}} : index
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: scf.for %[[J:.+]] = %[[JB]] to %[[END]] step %{{.+}} {
+// CHECK: %[[I1:.+]] = arith.addi %[[I]], %{{.+}} : index
+// CHECK: %[[J1:.+]] = arith.addi %[[J]], %{{.+}} : index
+// CHECK: %[[ACC:.+]]:4 = scf.for %[[K:.+]] = {{.+}} iter_args(%{{.+}} = %[[ZERO:.+]], %{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]]) -> (f32, f32, f32, f32)
+// CHECK-COUNT-4: arith.mulf
+// CHECK: scf.yield %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : f32, f32, f32, f32
+// CHECK-COUNT-4: memref.store
+// CHECK-NOT: memref.store
+// CHECK: return
+// Below parallel-min-work the tile blocks are an scf.for.
+// SEQ-LABEL: func.func @mm(
+// SEQ-NOT: scf.parallel
+// SEQ: scf.for
+// SEQ-NOT: scf.parallel
+// SEQ: return
+lazy.kernel @mm(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<12xf32>, %in1: !lazy.buffer<24xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 2>, #lazy.opt<upcast, 0, 2>, #lazy.opt<tile, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(4, 8, 3):(3, 0, 1)]> : !lazy.buffer<12xf32> -> tensor<4x8x3xf32>
+  %1 = lazy.load %in1 as <[(4, 8, 3):(0, 1, 8)]> : !lazy.buffer<24xf32> -> tensor<4x8x3xf32>
+  %2 = lazy.mul %0, %1 : tensor<4x8x3xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<4x8x3xf32> -> tensor<4x8x1xf32>
+  lazy.store %3, %out0 as <[(4, 8, 1):(8, 1, 0)]> : tensor<4x8x1xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// unroll: the reduce loop steps by 4 and adds four elements per trip, in
+// index order; without tiles the point loop is the parallel loop.
+// CHECK-LABEL: func.func @rowmax(
+// CHECK: scf.parallel (%[[R:.+]]) =
+// CHECK: %[[MAX:.+]] = scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %[[C4:.+]] iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32)
+// CHECK: %[[X0:.+]] = memref.load
+// CHECK: %[[GT0:.+]] = arith.cmpf ogt, %[[ACC]], %[[X0]]
+// CHECK: %[[M0:.+]] = arith.select %[[GT0]], %[[ACC]], %[[X0]]
+// CHECK: %[[K1:.+]] = arith.addi %[[K]], %{{.+}} : index
+// CHECK: %[[X1:.+]] = memref.load
+// CHECK: arith.cmpf ogt, %[[M0]], %[[X1]]
+// CHECK-COUNT-2: memref.load
+// CHECK-NOT: memref.load
+// CHECK: scf.yield
+// CHECK: memref.store %[[MAX]]
+lazy.kernel @rowmax(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<unroll, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(4, 16):(16, 1)]> : !lazy.buffer<64xf32> -> tensor<4x16xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x16xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// An elementwise kernel with a plan: two elements per trip, no reduce.
+// CHECK-LABEL: func.func @scale(
+// CHECK: scf.parallel (%[[I:.+]]) = (%{{.+}}) to (%{{.+}}) step (%[[C2:.+]])
+// CHECK: %[[I1:.+]] = arith.addi %[[I]], %{{.+}} : index
+// CHECK: arith.addi %{{.+}}, %[[I]] : index
+// CHECK: memref.load
+// CHECK: arith.addf
+// CHECK: arith.addi %{{.+}}, %[[I1]] : index
+// CHECK: memref.load
+// CHECK: arith.addf
+// CHECK-COUNT-2: memref.store
+// CHECK-NOT: memref.store
+lazy.kernel @scale(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(8):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32>
+  %1 = lazy.add %0, %0 : tensor<8xf32>
+  lazy.store %1, %out0 as <[(8):(1)]> : tensor<8xf32>, !lazy.buffer<8xf32>
+}

@@ -1,0 +1,107 @@
+// RUN: lazy-opt %s --lazy-optimize-kernels=target=generic --split-input-file | FileCheck %s
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=generic vector-bits=512" --split-input-file | FileCheck %s --check-prefix=WIDE
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=generic l2-bytes=16777216" --split-input-file | FileCheck %s --check-prefix=BIGL2
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=generic force=mm:upcast:0:2,mm:unroll:2:4,rowsum:unroll:1:8,planned:none" | FileCheck %s --check-prefix=FORCE
+// One kernel per rule of lazy-optimize-kernels; the generic target has
+// 256-bit vectors (8 f32 lanes) and a 1 MiB L2. The force run takes the
+// file as one module (force names kernels of the whole module).
+
+// A matmul (space (256, 1024, 1024), axis 2 reduced): the vector axis is 1
+// (the output and %in1 contiguous, %in0 constant), upcast by two vectors;
+// the row axis is 0 (%in1 varies along axis 1 and is constant along 0),
+// upcast by 4; %in1's panel (1024 x 4 bytes per column, 4 MiB) exceeds
+// half the L2, so axis 1 is tiled by the widest fitting block (128).
+// CHECK-LABEL: lazy.kernel @mm
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 1, 128>]
+// 512-bit vectors: two vectors are 32 lanes.
+// WIDE-LABEL: lazy.kernel @mm
+// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 1, 128>]
+// A 16 MiB L2 holds half the panel: no tile.
+// BIGL2-LABEL: lazy.kernel @mm
+// BIGL2-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>]}
+// A forced plan replaces the heuristic's.
+// FORCE-LABEL: lazy.kernel @mm
+// FORCE-SAME: opts = [#lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 4>]}
+lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>, %in1: !lazy.buffer<1048576xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(256, 1024, 1024):(1024, 0, 1)]> : !lazy.buffer<262144xf32> -> tensor<256x1024x1024xf32>
+  %1 = lazy.load %in1 as <[(256, 1024, 1024):(0, 1, 1024)]> : !lazy.buffer<1048576xf32> -> tensor<256x1024x1024xf32>
+  %2 = lazy.mul %0, %1 : tensor<256x1024x1024xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<256x1024x1024xf32> -> tensor<256x1024x1xf32>
+  lazy.store %3, %out0 as <[(256, 1024, 1):(1024, 1, 0)]> : tensor<256x1024x1xf32>, !lazy.buffer<262144xf32>
+}
+
+// -----
+
+// A vector axis of 8 lanes takes one vector; a row axis of 6 (not a
+// multiple of 4) is upcast by 2; a small panel needs no tile.
+// CHECK-LABEL: lazy.kernel @narrow
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 8>, #lazy.opt<upcast, 0, 2>]}
+lazy.kernel @narrow(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<96xf32>, %in1: !lazy.buffer<128xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(6, 8, 16):(16, 0, 1)]> : !lazy.buffer<96xf32> -> tensor<6x8x16xf32>
+  %1 = lazy.load %in1 as <[(6, 8, 16):(0, 1, 8)]> : !lazy.buffer<128xf32> -> tensor<6x8x16xf32>
+  %2 = lazy.mul %0, %1 : tensor<6x8x16xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<6x8x16xf32> -> tensor<6x8x1xf32>
+  lazy.store %3, %out0 as <[(6, 8, 1):(8, 1, 0)]> : tensor<6x8x1xf32>, !lazy.buffer<48xf32>
+}
+
+// -----
+
+// A vector axis that no vector divides (12 of 8 lanes): no plan.
+// CHECK-LABEL: lazy.kernel @odd
+// CHECK-NOT: opts
+lazy.kernel @odd(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<192xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, 12, 16):(16, 0, 1)]> : !lazy.buffer<64xf32> -> tensor<4x12x16xf32>
+  %1 = lazy.load %in1 as <[(4, 12, 16):(0, 1, 12)]> : !lazy.buffer<192xf32> -> tensor<4x12x16xf32>
+  %2 = lazy.mul %0, %1 : tensor<4x12x16xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<4x12x16xf32> -> tensor<4x12x1xf32>
+  lazy.store %3, %out0 as <[(4, 12, 1):(12, 1, 0)]> : tensor<4x12x1xf32>, !lazy.buffer<48xf32>
+}
+
+// -----
+
+// A row sum: its one output axis reads the input 64 elements apart, so no
+// axis is a vector axis: no plan (LLVM vectorizes the reduce loop).
+// CHECK-LABEL: lazy.kernel @rowsum
+// CHECK-NOT: opts
+// FORCE-LABEL: lazy.kernel @rowsum
+// FORCE-SAME: opts = [#lazy.opt<unroll, 1, 8>]}
+lazy.kernel @rowsum(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64, 64):(64, 1)]> : !lazy.buffer<4096xf32> -> tensor<64x64xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<64x64xf32> -> tensor<64x1xf32>
+  lazy.store %1, %out0 as <[(64, 1):(1, 0)]> : tensor<64x1xf32>, !lazy.buffer<64xf32>
+}
+
+// -----
+
+// A vector axis along which every load is contiguous reuses nothing
+// across lanes (a column sum of a matrix, read row by row): no plan.
+// CHECK-LABEL: lazy.kernel @colsum
+// CHECK-NOT: opts
+lazy.kernel @colsum(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64, 64):(1, 64)]> : !lazy.buffer<4096xf32> -> tensor<64x64xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<64x64xf32> -> tensor<64x1xf32>
+  lazy.store %1, %out0 as <[(64, 1):(1, 0)]> : tensor<64x1xf32>, !lazy.buffer<64xf32>
+}
+
+// -----
+
+// An elementwise kernel keeps its plain loops.
+// CHECK-LABEL: lazy.kernel @ew
+// CHECK-NOT: opts
+lazy.kernel @ew(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>
+  %1 = lazy.mul %0, %0 : tensor<64xf32>
+  lazy.store %1, %out0 as <[(64):(1)]> : tensor<64xf32>, !lazy.buffer<64xf32>
+}
+
+// -----
+
+// A plan already on a kernel is kept; force with no steps removes it.
+// CHECK-LABEL: lazy.kernel @planned
+// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 2>]}
+// FORCE-LABEL: lazy.kernel @planned
+// FORCE-NOT: opts
+lazy.kernel @planned(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>
+  lazy.store %0, %out0 as <[(64):(1)]> : tensor<64xf32>, !lazy.buffer<64xf32>
+}
