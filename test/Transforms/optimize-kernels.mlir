@@ -46,15 +46,47 @@ lazy.kernel @narrow(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<96xf32>, %in
 
 // -----
 
-// A vector axis that no vector divides (12 of 8 lanes): no plan.
+// A vector axis that no vector divides (12 of 8 lanes) takes the largest
+// power of two from 4 that divides it; the row axis takes 4 (8 does not
+// divide it).
 // CHECK-LABEL: lazy.kernel @odd
-// CHECK-NOT: opts
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>]}
 lazy.kernel @odd(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<192xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4, 12, 16):(16, 0, 1)]> : !lazy.buffer<64xf32> -> tensor<4x12x16xf32>
   %1 = lazy.load %in1 as <[(4, 12, 16):(0, 1, 12)]> : !lazy.buffer<192xf32> -> tensor<4x12x16xf32>
   %2 = lazy.mul %0, %1 : tensor<4x12x16xf32>
   %3 = lazy.reduce_sum %2 axes [2] : tensor<4x12x16xf32> -> tensor<4x12x1xf32>
   lazy.store %3, %out0 as <[(4, 12, 1):(12, 1, 0)]> : tensor<4x12x1xf32>, !lazy.buffer<48xf32>
+}
+
+// -----
+
+// A vector axis of 6 has no such divisor: no plan.
+// CHECK-LABEL: lazy.kernel @six
+// CHECK-NOT: opts
+lazy.kernel @six(%out0: !lazy.buffer<24xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<96xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, 6, 16):(16, 0, 1)]> : !lazy.buffer<64xf32> -> tensor<4x6x16xf32>
+  %1 = lazy.load %in1 as <[(4, 6, 16):(0, 1, 6)]> : !lazy.buffer<96xf32> -> tensor<4x6x16xf32>
+  %2 = lazy.mul %0, %1 : tensor<4x6x16xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<4x6x16xf32> -> tensor<4x6x1xf32>
+  lazy.store %3, %out0 as <[(4, 6, 1):(6, 1, 0)]> : tensor<4x6x1xf32>, !lazy.buffer<24xf32>
+}
+
+// -----
+
+// A 3x3 convolution, 8 channels in and out, over a zero-padded 8x8 image
+// (tinygrad's two-view input; the mask only selects, the addresses are
+// contiguous along the output width, axis 4). Width 8 takes one vector, the
+// output channels (axis 2, constant in the image load) 8 rows, the 3-wide
+// window axis is unrolled whole.
+// CHECK-LABEL: lazy.kernel @conv
+// CHECK-SAME: opts = [#lazy.opt<upcast, 4, 8>, #lazy.opt<upcast, 2, 8>, #lazy.opt<unroll, 7, 3>]}
+lazy.kernel @conv(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>, %in1: !lazy.buffer<576xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(1, 1, 1, 8, 4, 10, 4, 10):(0, 0, 0, 64, 0, 8, 0, 1) offset -9 mask [(0, 1), (0, 1), (0, 1), (0, 8), (0, 4), (1, 9), (0, 4), (1, 9)], (1, 1, 8, 8, 8, 8, 3, 3):(0, 0, 0, 40, 1, 1600, 440, 11)]> : !lazy.buffer<512xf32> -> tensor<1x1x8x8x8x8x3x3xf32>
+  %1 = lazy.load %in1 as <[(1, 1, 8, 8, 8, 8, 3, 3):(0, 0, 72, 0, 0, 9, 3, 1)]> : !lazy.buffer<576xf32> -> tensor<1x1x8x8x8x8x3x3xf32>
+  %2 = lazy.mul %0, %1 : tensor<1x1x8x8x8x8x3x3xf32>
+  %3 = lazy.reduce_sum %2 axes [5, 6, 7] : tensor<1x1x8x8x8x8x3x3xf32> -> tensor<1x1x8x8x8x1x1x1xf32>
+  lazy.store %3, %out0 as <[(1, 1, 8, 8, 8, 1, 1, 1):(0, 0, 64, 8, 1, 0, 0, 0)]> : tensor<1x1x8x8x8x1x1x1xf32>, !lazy.buffer<512xf32>
 }
 
 // -----

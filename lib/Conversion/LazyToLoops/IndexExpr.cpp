@@ -64,3 +64,110 @@ IndexAndValid mlir::lazy::emitIndexAndValid(OpBuilder &b, Location loc,
   }
   return {cst(0), valid};
 }
+
+std::optional<AffineIndex>
+mlir::lazy::affineIndexOf(const st::ShapeTracker &tracker) {
+  if (tracker.views.size() < 2)
+    return std::nullopt;
+  const std::vector<int64_t> &shape = tracker.shape();
+  for (int64_t size : shape)
+    if (size == 0)
+      return std::nullopt;
+  std::vector<std::optional<int64_t>> strides =
+      tracker.realStrides(/*ignoreValid=*/true);
+  std::optional<std::vector<st::AffineCondition>> valid =
+      tracker.affineValidity();
+  if (!valid)
+    return std::nullopt;
+  AffineIndex form;
+  for (const std::optional<int64_t> &s : strides) {
+    if (!s)
+      return std::nullopt;
+    form.strides.push_back(*s);
+  }
+  form.valid = std::move(*valid);
+  auto holds = [&](const std::vector<int64_t> &p) {
+    for (const st::AffineCondition &c : form.valid) {
+      int64_t v = c.constant;
+      for (size_t d = 0; d < p.size(); ++d)
+        v += c.coeffs[d] * p[d];
+      if (v >= 0)
+        return false;
+    }
+    return true;
+  };
+  auto linear = [&](const std::vector<int64_t> &p) {
+    int64_t v = 0;
+    for (size_t d = 0; d < p.size(); ++d)
+      v += form.strides[d] * p[d];
+    return v;
+  };
+  // Sample elements: both corners, each axis's last index, then a
+  // deterministic pseudo-random walk.
+  std::vector<std::vector<int64_t>> samples;
+  samples.emplace_back(shape.size(), 0);
+  std::vector<int64_t> last(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d)
+    last[d] = shape[d] - 1;
+  samples.push_back(last);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::vector<int64_t> p(shape.size(), 0);
+    p[d] = shape[d] - 1;
+    samples.push_back(std::move(p));
+  }
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  while (samples.size() < size_t(kAffineSamples)) {
+    std::vector<int64_t> p(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      p[d] = int64_t((state >> 33) % uint64_t(shape[d]));
+    }
+    samples.push_back(std::move(p));
+  }
+  bool haveOffset = false;
+  for (const std::vector<int64_t> &p : samples) {
+    auto [index, ok] = tracker.indexAndValid(p);
+    if (ok != holds(p))
+      return std::nullopt;
+    if (!ok)
+      continue;
+    if (!haveOffset) {
+      form.offset = index - linear(p);
+      haveOffset = true;
+    } else if (index != form.offset + linear(p)) {
+      return std::nullopt;
+    }
+  }
+  if (!haveOffset)
+    return std::nullopt;
+  return form;
+}
+
+IndexAndValid mlir::lazy::emitAffineIndexAndValid(OpBuilder &b, Location loc,
+                                                  const AffineIndex &form,
+                                                  ValueRange idx) {
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto affine = [&](ArrayRef<int64_t> coeffs, int64_t constant) {
+    Value v = cst(constant);
+    for (auto [d, c] : llvm::enumerate(coeffs)) {
+      if (c == 0)
+        continue;
+      Value term = c == 1 ? Value(idx[d])
+                          : arith::MulIOp::create(b, loc, idx[d], cst(c))
+                                .getResult();
+      v = arith::AddIOp::create(b, loc, v, term);
+    }
+    return v;
+  };
+  Value valid;
+  for (const st::AffineCondition &c : form.valid) {
+    Value holds =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                              affine(c.coeffs, c.constant), cst(0));
+    valid = valid ? arith::AndIOp::create(b, loc, valid, holds).getResult()
+                  : holds;
+  }
+  return {affine(form.strides, form.offset), valid};
+}

@@ -558,7 +558,7 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
   if (auto load = dyn_cast<LoadOp>(op)) {
     Value memref = buffers.lookup(load.getBuffer());
     IndexAndValid at =
-        emitIndexAndValid(b, loc, load.getView().getTracker(), idx);
+        indexOf(b, loc, load.getView(), idx);
     Value index = at.index;
     if (at.valid) {
       Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
@@ -577,7 +577,7 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
       return view.emitOpError("in a kernel must view a lazy.const");
     Value result = arith::ConstantOp::create(b, loc, constAttr(b, c));
     IndexAndValid at =
-        emitIndexAndValid(b, loc, view.getTracker().getTracker(), idx);
+        indexOf(b, loc, view.getTracker(), idx);
     if (at.valid) {
       Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, t));
       result = arith::SelectOp::create(b, loc, at.valid, result, zero);
@@ -729,7 +729,7 @@ void KernelEmitter::emitStore(OpBuilder &b, StoreOp store, Value value,
                               ValueRange idx, Value extraGuard) {
   Location loc = store.getLoc();
   IndexAndValid at =
-      emitIndexAndValid(b, loc, store.getView().getTracker(), idx);
+      indexOf(b, loc, store.getView(), idx);
   Value memref = buffers.lookup(store.getBuffer());
   Value guard = at.valid;
   if (extraGuard)
@@ -832,4 +832,14 @@ LogicalResult KernelEmitter::emitStoreTile(
   LogicalResult result = emitStoreGroups(b, stores, elements);
   tileReduces.clear();
   return result;
+}
+
+IndexAndValid KernelEmitter::indexOf(OpBuilder &b, Location loc,
+                                     ShapeTrackerAttr view, ValueRange idx) {
+  auto [it, inserted] = affineForms.try_emplace(view);
+  if (inserted)
+    it->second = affineIndexOf(view.getTracker());
+  if (it->second)
+    return emitAffineIndexAndValid(b, loc, *it->second, idx);
+  return emitIndexAndValid(b, loc, view.getTracker(), idx);
 }

@@ -28,6 +28,30 @@ IndexAndValid emitIndexAndValid(OpBuilder &b, Location loc,
                                 const ::lazy::st::ShapeTracker &tracker,
                                 ValueRange idx);
 
+/// A tracker of several views whose index tinygrad's simplifier reduces to
+/// one affine expression, `offset + sum strides[d] * idx[d]`, with its
+/// validity a conjunction of affine conditions (realStrides(ignoreValid)
+/// and affineValidity both defined): a convolution's padded input, a
+/// reshaped transpose. Computing it directly skips the division and
+/// remainder of each view below the outermost.
+struct AffineIndex {
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+  std::vector<::lazy::st::AffineCondition> valid;
+};
+
+/// The affine form of `tracker`, or nullopt for a single view (already
+/// direct) or when the form is not defined. The form is checked against
+/// ShapeTracker::indexAndValid on up to kAffineSamples elements (corners,
+/// each axis's end, pseudo-random ones) and refused on any difference.
+std::optional<AffineIndex>
+affineIndexOf(const ::lazy::st::ShapeTracker &tracker);
+constexpr int kAffineSamples = 64;
+
+/// emitIndexAndValid through an affine form.
+IndexAndValid emitAffineIndexAndValid(OpBuilder &b, Location loc,
+                                      const AffineIndex &form, ValueRange idx);
+
 } // namespace mlir::lazy
 
 #endif // LAZY_CONVERSION_LAZYTOLOOPS_INDEXEXPR_H

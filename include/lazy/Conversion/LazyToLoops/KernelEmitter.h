@@ -13,6 +13,7 @@
 #ifndef LAZY_CONVERSION_LAZYTOLOOPS_KERNELEMITTER_H
 #define LAZY_CONVERSION_LAZYTOLOOPS_KERNELEMITTER_H
 
+#include "lazy/Conversion/LazyToLoops/IndexExpr.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -111,6 +112,10 @@ private:
                                ArrayRef<SmallVector<Value>> elements,
                                ArrayRef<int64_t> unroll);
   FailureOr<Value> leaf(OpBuilder &b, Operation *op, ValueRange idx);
+  /// The buffer index and validity of `view` at `idx`: through its affine
+  /// form where it has one (IndexExpr.h), looked up once per view.
+  IndexAndValid indexOf(OpBuilder &b, Location loc, ShapeTrackerAttr view,
+                        ValueRange idx);
   FailureOr<Value> scalarOp(OpBuilder &b, Operation *op, ArrayRef<Value> x);
   Value lookup(Value v, ValueRange idx) const;
 
@@ -124,6 +129,7 @@ private:
   /// emitStoreGroups is computing.
   DenseMap<std::pair<Operation *, unsigned>, Value> tileReduces;
   unsigned currentElement = 0;
+  DenseMap<Attribute, std::optional<AffineIndex>> affineForms;
 };
 
 /// The axes, in order, that a reduce op reduces.

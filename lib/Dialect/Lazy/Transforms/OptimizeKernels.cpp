@@ -4,12 +4,17 @@
 // kernel's iteration space, KernelSpace.h) on every kernel that has a space
 // and no plan. Rules (Passes.td states them with the options):
 //   1. vector axis: the innermost output axis (> 1 element) along which the
-//      output is contiguous and every load is contiguous or constant, some
-//      load constant; upcast by two vectors where that divides, else one;
+//      output is contiguous and every load's address is contiguous or
+//      constant (masks aside), some load constant; upcast by two vectors
+//      where that divides, else one, else the largest power of two from 4
+//      that divides it;
 //   2. row axis: the innermost other output axis along which some load that
-//      varies along the vector axis is constant; upcast by 4, else 2;
+//      varies along the vector axis is constant; upcast by 8, 4 or 2, the
+//      most that keeps the tile within kTileVectors vectors;
 //   3. when the panel of loads constant along the row axis exceeds half of
 //      L2, the vector axis is tiled by the widest fitting block;
+//   4. the innermost reduce axis, when it has at most kWindowUnroll
+//      elements, is unrolled whole;
 //   kernels without a reduce, or without a vector axis, get no plan.
 // A forced plan (the force option) replaces the heuristic for its kernel.
 //
@@ -37,6 +42,12 @@ using namespace mlir::lazy;
 
 namespace {
 
+/// A register tile holds at most this many vectors of accumulators (x86
+/// has 16 or 32 vector registers; the loads need a few more).
+constexpr int64_t kTileVectors = 8;
+/// Reduce axes of at most this many elements are unrolled whole.
+constexpr int64_t kWindowUnroll = 4;
+
 /// What the heuristic knows of the machine.
 struct TargetDescription {
   unsigned vectorBits = 256;
@@ -56,11 +67,22 @@ TargetDescription hostDescription() {
   return t;
 }
 
-/// Per axis, the stride of the load's index along it; nullopt where the
-/// axis is not a plain multiple or takes part in the mask.
-SmallVector<std::optional<int64_t>> stridesOf(::lazy::st::ShapeTracker t) {
-  std::vector<std::optional<int64_t>> s = t.realStrides();
+/// Per axis, the stride of the view's index along it; nullopt where the
+/// axis is not a plain multiple (or, unless `ignoreValid`, takes part in
+/// the mask). A load's mask only selects; its addresses are what counts.
+SmallVector<std::optional<int64_t>> stridesOf(::lazy::st::ShapeTracker t,
+                                              bool ignoreValid) {
+  std::vector<std::optional<int64_t>> s = t.realStrides(ignoreValid);
   return SmallVector<std::optional<int64_t>>(s.begin(), s.end());
+}
+
+/// The largest power of two from 4 to `limit` that divides `size`, or 0.
+int64_t powerOfTwoDivisor(int64_t size, int64_t limit) {
+  int64_t best = 0;
+  for (int64_t p = 4; p <= limit; p *= 2)
+    if (size % p == 0)
+      best = p;
+  return best;
 }
 
 /// The heuristic's plan for a kernel with iteration space `space`.
@@ -73,12 +95,12 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   SmallVector<SmallVector<std::optional<int64_t>>> loads;
   SmallVector<int64_t> loadBytes;
   for (auto load : body.getOps<LoadOp>()) {
-    loads.push_back(stridesOf(load.getView().getTracker()));
+    loads.push_back(stridesOf(load.getView().getTracker(), true));
     loadBytes.push_back(itemSize(load.getBuffer().getType().getElementType()));
   }
   SmallVector<SmallVector<std::optional<int64_t>>> stores;
   for (auto store : body.getOps<StoreOp>())
-    stores.push_back(stridesOf(store.getView().getTracker()));
+    stores.push_back(stridesOf(store.getView().getTracker(), false));
   size_t rank = space.shape.size();
   auto isOutputAxis = [&](size_t d) {
     return !space.reduced[d] && space.shape[d] > 1;
@@ -113,7 +135,7 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   int64_t vecSize = space.shape[*vec];
   int64_t vecUpcast = vecSize % (2 * lanes) == 0 ? 2 * lanes
                       : vecSize % lanes == 0     ? lanes
-                                                 : 0;
+                                 : powerOfTwoDivisor(vecSize, lanes);
   if (!vecUpcast)
     return {};
   auto opt = [&](OptKind kind, size_t axis, int64_t amount) -> Attribute {
@@ -135,8 +157,13 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     }
   }
   if (row) {
-    int64_t rowSize = space.shape[*row];
-    int64_t rowUpcast = rowSize % 4 == 0 ? 4 : rowSize % 2 == 0 ? 2 : 1;
+    // As many rows as keep the tile within kTileVectors vectors.
+    int64_t rowSize = space.shape[*row], rowUpcast = 1;
+    for (int64_t r : {8, 4, 2})
+      if (rowSize % r == 0 && vecUpcast * r <= kTileVectors * lanes) {
+        rowUpcast = r;
+        break;
+      }
     if (rowUpcast > 1)
       plan.push_back(opt(OptKind::upcast, *row, rowUpcast));
 
@@ -160,6 +187,14 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       if (block)
         plan.push_back(opt(OptKind::tile, *vec, block));
     }
+  }
+  // 4. A short innermost reduce axis (a kernel window) is unrolled whole.
+  for (size_t d = rank; d-- > 0;) {
+    if (!space.reduced[d] || space.shape[d] == 1)
+      continue;
+    if (space.shape[d] <= kWindowUnroll)
+      plan.push_back(opt(OptKind::unroll, d, space.shape[d]));
+    break;
   }
   return plan;
 }

@@ -243,19 +243,24 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     with a reduce:
 
     1. The vector axis is the innermost output axis of more than one
-       element along which the output is contiguous and every load of the
-       kernel is contiguous (stride 1) or constant (stride 0), with at least
-       one constant load (a value reused across the lanes). It is upcast to
-       two vectors of the reduce's element type where it divides, else one;
-       without such an axis the kernel keeps its plain loops.
+       element along which the output is contiguous and every load's
+       address is contiguous (stride 1) or constant (stride 0; a mask only
+       selects), with at least one constant load (a value reused across the
+       lanes). It is upcast to two vectors of the reduce's element type
+       where that divides it, else one, else the largest power of two from
+       4 that divides it; without such an axis the kernel keeps its plain
+       loops.
     2. The row axis is the innermost other output axis along which some
        load that varies along the vector axis is constant (reused across
-       rows): upcast by 4 where that divides, else 2 (a register tile of
-       rows times vectors, every accumulator in a register).
+       rows): upcast by 8, 4 or 2, the most that divides it and keeps the
+       tile within 8 vectors (a register tile of rows times vectors, every
+       accumulator in a register).
     3. When the loads constant along the row axis (the panel every row
        tile sweeps) hold more than half the L2 cache, the vector axis is
        tiled: blocks of the widest multiple of its upcast that divide it and
        fit, so the panel stays in L2 while the rows stream past it.
+    4. The innermost reduce axis, when it has at most 4 elements (a
+       convolution's window), is unrolled whole.
 
     Kernels without a reduce keep their plain loops: LLVM vectorizes their
     innermost contiguous loop. `force` sets named kernels' plans instead,
