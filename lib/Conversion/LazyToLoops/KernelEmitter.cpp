@@ -6,6 +6,10 @@
 //   - a const view is an arith.constant, 0 outside its mask;
 //   - a reduce is an scf.for nest over its axes with an accumulator (0 for
 //     sum, the dtype's lowest value for max), unless a target overrides it;
+//     with reassociateSums (the CPU) float sums may reorder, integer max
+//     uses maxsi/maxui, and float max is an integer max of order-keyed
+//     bits, run again in index order where it meets a NaN or gives a zero
+//     (the only results the order can change);
 //   - a sum over one axis of a const view whose validity is affine (a fused
 //     arange, which tinygrad's linearizer folds too) is the const times the
 //     number of valid elements, counted in closed form, where that product
@@ -645,15 +649,17 @@ FailureOr<Value> KernelEmitter::evaluateReduceInput(OpBuilder &b,
   return x;
 }
 
-FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
-                                           ValueRange idx) {
-  bool isSum = isa<ReduceSumOp>(op);
+FailureOr<Value> KernelEmitter::emitReduceLoops(OpBuilder &b, Operation *op,
+                                                ValueRange idx, ReduceStep step,
+                                                Value init) {
   Location loc = op->getLoc();
   Type t = elementOf(op->getResult(0));
   ArrayRef<int64_t> axes = reduceAxes(op);
   ArrayRef<int64_t> inShape =
       cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
-  Value acc = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
+  Value acc = init ? init
+                   : arith::ConstantOp::create(
+                         b, loc, reduceInit(b, t, isa<ReduceSumOp>(op)));
   SmallVector<Value> inner(idx.begin(), idx.end());
   // One loop per reduced axis, nested (the nest is as deep as the number of
   // axes, not as the graph); the innermost body adds one element.
@@ -675,7 +681,7 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
       loops.front().erase();
     return failure();
   }
-  Value next = combine(b, loc, acc, *x, t, isSum);
+  Value next = step(b, acc, *x);
   // Close the nest from the inside out: each loop yields its accumulator.
   for (scf::ForOp loop : llvm::reverse(loops)) {
     b.setInsertionPointToEnd(loop.getBody());
@@ -683,6 +689,102 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
     next = loop.getResult(0);
   }
   return next;
+}
+
+FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
+                                           ValueRange idx) {
+  bool isSum = isa<ReduceSumOp>(op);
+  Location loc = op->getLoc();
+  Type t = elementOf(op->getResult(0));
+  auto inOrder = [&](OpBuilder &sb, Value acc, Value x) {
+    return combine(sb, loc, acc, x, t, isSum);
+  };
+  if (isSum || !reassociateSums)
+    return emitReduceLoops(b, op, idx, inOrder);
+  if (!isa<FloatType>(signless(t))) {
+    // Integer max is associative: LLVM vectorizes smax/umax reductions.
+    bool isUnsigned = isUnsignedInt(t) && !t.isInteger(1);
+    return emitReduceLoops(b, op, idx, [&](OpBuilder &sb, Value acc, Value x) {
+      if (t.isInteger(1))
+        return arith::OrIOp::create(sb, loc, acc, x).getResult();
+      return isUnsigned ? arith::MaxUIOp::create(sb, loc, acc, x).getResult()
+                        : arith::MaxSIOp::create(sb, loc, acc, x).getResult();
+    });
+  }
+  // Float max in index order (acc > x ? acc : x) depends on the order only
+  // through NaNs and the signs of zeros. The fast loop takes the integer
+  // max of an order-preserving key of each value's bits (negative values'
+  // magnitude bits flipped; every NaN above +inf), which LLVM vectorizes;
+  // where the largest key is a NaN's or a zero's, the in-order loop runs
+  // again and gives the exact result.
+  auto floatType = cast<FloatType>(signless(t));
+  unsigned width = floatType.getWidth();
+  Type intType = b.getIntegerType(width);
+  APInt infBits =
+      APFloat::getInf(floatType.getFloatSemantics()).bitcastToAPInt();
+  auto intConst = [&](OpBuilder &cb, const APInt &v) -> Value {
+    return arith::ConstantOp::create(cb, loc, cb.getIntegerAttr(intType, v));
+  };
+  APInt magnitude = APInt::getSignedMaxValue(width);
+  // The key of x's bits: b >= 0 ? b : b ^ magnitude (order of the floats
+  // as signed integers), NaNs at the signed maximum.
+  auto keyOf = [&](OpBuilder &kb, Value x) -> Value {
+    Value bits = arith::BitcastOp::create(kb, loc, intType, x);
+    Value abs = arith::AndIOp::create(kb, loc, bits, intConst(kb, magnitude));
+    Value isNan = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt,
+                                        abs, intConst(kb, infBits));
+    Value sign = arith::ShRSIOp::create(
+        kb, loc, bits, intConst(kb, APInt(width, width - 1)));
+    Value flip = arith::AndIOp::create(kb, loc, sign, intConst(kb, magnitude));
+    Value ordered = arith::XOrIOp::create(kb, loc, bits, flip);
+    return arith::SelectOp::create(kb, loc, isNan, intConst(kb, magnitude),
+                                   ordered);
+  };
+  // The loop starts at the key of the init (-inf), as the in-order one.
+  APInt negInf =
+      APFloat::getInf(floatType.getFloatSemantics(), true).bitcastToAPInt();
+  APInt initKey = negInf ^ magnitude;
+  FailureOr<Value> fastKey = emitReduceLoops(
+      b, op, idx,
+      [&](OpBuilder &sb, Value acc, Value x) -> Value {
+        return arith::MaxSIOp::create(sb, loc, acc, keyOf(sb, x));
+      },
+      intConst(b, initKey));
+  if (failed(fastKey))
+    return failure();
+  // NaN seen (a key above +inf's), +0 (key 0) or -0 (key -1).
+  auto pred = arith::CmpIPredicate::sgt;
+  Value nanSeen =
+      arith::CmpIOp::create(b, loc, pred, *fastKey, intConst(b, infBits));
+  Value zeroish = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, *fastKey,
+                            intConst(b, APInt::getAllOnes(width))),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, *fastKey,
+                            intConst(b, APInt::getZero(width))));
+  Value special = arith::OrIOp::create(b, loc, nanSeen, zeroish);
+  Value keySign = arith::ShRSIOp::create(
+      b, loc, *fastKey, intConst(b, APInt(width, width - 1)));
+  Value unflip =
+      arith::AndIOp::create(b, loc, keySign, intConst(b, magnitude));
+  Value fast = arith::BitcastOp::create(
+      b, loc, floatType, arith::XOrIOp::create(b, loc, *fastKey, unflip));
+  LogicalResult status = success();
+  auto ifOp = scf::IfOp::create(
+      b, loc, special,
+      [&](OpBuilder &tb, Location) {
+        FailureOr<Value> exact = emitReduceLoops(tb, op, idx, inOrder);
+        if (failed(exact)) {
+          status = failure();
+          scf::YieldOp::create(tb, loc, fast);
+          return;
+        }
+        scf::YieldOp::create(tb, loc, *exact);
+      },
+      [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, fast); });
+  if (failed(status))
+    return failure();
+  return ifOp.getResult(0);
 }
 
 SmallVector<StoreGroup> mlir::lazy::groupStores(Block &body) {

@@ -87,14 +87,15 @@ lazy.kernel @arange_fraction(%out0: !lazy.buffer<4xf32>) attributes {num_outputs
 
 // -----
 
-// A max starts from the dtype's lowest value; signed and unsigned integers
-// pick their arith ops; a const view is a constant.
+// A max starts from the dtype's lowest value (an integer max is maxsi or
+// maxui, which LLVM vectorizes); signed and unsigned integers pick their
+// arith ops; a const view is a constant.
 // CHECK-LABEL: func.func @int_ops(
 // CHECK: arith.remui
 // CHECK: arith.uitofp
 // CHECK: %[[LOW:.+]] = arith.constant -2147483648 : i32
 // CHECK: scf.for {{.*}} iter_args(%{{.+}} = %[[LOW]]) -> (i32)
-// CHECK: arith.cmpi sgt
+// CHECK: arith.maxsi
 // CHECK: arith.constant 3 : i32
 // CHECK: arith.divsi
 // CHECK: arith.sitofp
@@ -401,4 +402,34 @@ lazy.kernel @f64_to_bf16(%out0: !lazy.buffer<4xbf16>, %in0: !lazy.buffer<4xf64>)
   %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf64> -> tensor<4xf64>
   %1 = lazy.cast %0 : tensor<4xf64> -> tensor<4xbf16>
   lazy.store %1, %out0 as <[(4):(1)]> : tensor<4xbf16>, !lazy.buffer<4xbf16>
+}
+
+// -----
+
+// A float max: an integer max of order-keyed bits (negative values'
+// magnitude bits flipped, NaNs at the top) from the key of -inf, decoded;
+// where the largest key is a NaN's or a zero's, the in-order loop
+// (acc > x ? acc : x) runs again and gives the result.
+// CHECK-LABEL: func.func @float_max(
+// CHECK: %[[INIT:.+]] = arith.constant -2139095041 : i32
+// CHECK: %[[KEY:.+]] = scf.for {{.*}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (i32)
+// CHECK: %[[BITS:.+]] = arith.bitcast %{{.+}} : f32 to i32
+// CHECK: %[[ISNAN:.+]] = arith.cmpi ugt
+// CHECK: %[[ORD:.+]] = arith.xori %[[BITS]]
+// CHECK: %[[K:.+]] = arith.select %[[ISNAN]], %{{.+}}, %[[ORD]] : i32
+// CHECK: arith.maxsi %[[ACC]], %[[K]] : i32
+// CHECK: %[[NAN:.+]] = arith.cmpi sgt, %[[KEY]], %{{.+}} : i32
+// CHECK: %[[FAST:.+]] = arith.bitcast %{{.+}} : i32 to f32
+// CHECK: %[[MAX:.+]] = scf.if %{{.+}} -> (f32) {
+// CHECK: %[[EXACT:.+]] = scf.for {{.*}} -> (f32)
+// CHECK: arith.cmpf ogt
+// CHECK: arith.select
+// CHECK: scf.yield %[[EXACT]] : f32
+// CHECK: } else {
+// CHECK: scf.yield %[[FAST]] : f32
+// CHECK: memref.store %[[MAX]]
+lazy.kernel @float_max(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, 4):(4, 1)]> : !lazy.buffer<16xf32> -> tensor<4x4xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
 }

@@ -46,8 +46,9 @@ class KernelEmitter {
 public:
   /// `buffers` maps the kernel's buffer arguments to memrefs of one
   /// dimension with the element type `signless(buffer element type)`.
-  /// `reassociateSums`: float sums may be added in any order (the CPU
-  /// vectorizes them); else in index order.
+  /// `reassociateSums`: float sums may be added in any order and maxes
+  /// vectorize (the CPU; results stay those of index order but for the
+  /// sums' rounding); else every reduce runs in index order.
   explicit KernelEmitter(IRMapping buffers, bool reassociateSums = false)
       : buffers(std::move(buffers)), reassociateSums(reassociateSums) {}
   virtual ~KernelEmitter() = default;
@@ -93,6 +94,14 @@ protected:
   /// nest over the reduced axes.
   virtual FailureOr<Value> emitReduce(OpBuilder &b, Operation *reduce,
                                       ValueRange idx);
+
+  /// One accumulation step of a reduce loop: the next accumulator.
+  using ReduceStep = function_ref<Value(OpBuilder &, Value acc, Value x)>;
+  /// The scf.for nest over a reduce's axes accumulating with `step` from
+  /// `init` (default: the reduce's own start, reduceInit).
+  FailureOr<Value> emitReduceLoops(OpBuilder &b, Operation *reduce,
+                                   ValueRange idx, ReduceStep step,
+                                   Value init = {});
 
   /// The reduce's input at the full index `inner`, in a scope of its own.
   FailureOr<Value> evaluateReduceInput(OpBuilder &b, Operation *reduce,

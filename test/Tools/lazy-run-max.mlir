@@ -1,0 +1,38 @@
+// Float max reductions on the CPU (an integer max of order-keyed bits, the
+// in-order loop where a NaN or a zero decides) match the interpreter's
+// in-order acc > x ? acc : x on rows with a NaN inside, a NaN at the end,
+// only negative values, zeros of both signs and -inf.
+// RUN: lazy-run %s --seed=3 --check | FileCheck %s
+// Bit for bit (signs of zeros, NaNs), against the interpreter's outputs:
+// RUN: rm -rf %t && lazy-run %s --seed=3 --output-dir=%t
+// RUN: lazy-interp %s --seed=3 --output-dir=%t/ref
+// RUN: cmp %t/out0.npy %t/ref/out0.npy && cmp %t/out1.npy %t/ref/out1.npy
+// RUN: cmp %t/out2.npy %t/ref/out2.npy && cmp %t/out3.npy %t/ref/out3.npy
+// RUN: cmp %t/out4.npy %t/ref/out4.npy
+// CHECK-COUNT-5: match
+// CHECK: all outputs match
+func.func @graph(%x: tensor<4x64xf32> {lazy.buffer = 0 : i64})
+    -> (tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>) {
+  %nan = lazy.const nan : tensor<f32>
+  %inside = lazy.view %nan as <[(4, 64):(0, 0) mask [(0, 4), (5, 6)]]> : tensor<f32> -> tensor<4x64xf32>
+  %a = lazy.add %x, %inside : tensor<4x64xf32>
+  %ma = lazy.reduce_max %a axes [1] : tensor<4x64xf32> -> tensor<4x1xf32>
+  %atend = lazy.view %nan as <[(4, 64):(0, 0) mask [(0, 4), (63, 64)]]> : tensor<f32> -> tensor<4x64xf32>
+  %b = lazy.add %x, %atend : tensor<4x64xf32>
+  %mb = lazy.reduce_max %b axes [1] : tensor<4x64xf32> -> tensor<4x1xf32>
+  %sq = lazy.mul %x, %x : tensor<4x64xf32>
+  %one = lazy.const 1.0 : tensor<f32>
+  %ones = lazy.view %one as <[(4, 64):(0, 0)]> : tensor<f32> -> tensor<4x64xf32>
+  %pos = lazy.add %sq, %ones : tensor<4x64xf32>
+  %neg = lazy.neg %pos : tensor<4x64xf32>
+  %mc = lazy.reduce_max %neg axes [1] : tensor<4x64xf32> -> tensor<4x1xf32>
+  %nz = lazy.const -0.0 : tensor<f32>
+  %nzs = lazy.view %nz as <[(4, 64):(0, 0) mask [(0, 4), (32, 64)]]> : tensor<f32> -> tensor<4x64xf32>
+  %zeros = lazy.add %nzs, %neg : tensor<4x64xf32>
+  %z = lazy.max %zeros, %nzs : tensor<4x64xf32>
+  %md = lazy.reduce_max %z axes [1] : tensor<4x64xf32> -> tensor<4x1xf32>
+  %ninf = lazy.const -inf : tensor<f32>
+  %ninfs = lazy.view %ninf as <[(4, 64):(0, 0)]> : tensor<f32> -> tensor<4x64xf32>
+  %me = lazy.reduce_max %ninfs axes [1] : tensor<4x64xf32> -> tensor<4x1xf32>
+  return %ma, %mb, %mc, %md, %me : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>
+}
