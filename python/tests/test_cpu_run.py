@@ -9,13 +9,17 @@ run either); the corpus has none. A const output is read through
 .contiguous(), as tinygrad's .numpy() reads it."""
 
 import os
+import re
+import tempfile
 
+import numpy as np
 import pytest
 
 from conftest import fresh
 from corpus import registry
 from lazy_mlir import LAZY_RUN_REFUSALS, run_tool, tool_path
 from lazy_mlir.tinygrad import export
+from lazy_mlir.tinygrad._check import random_values
 
 GRAPHS = registry.load()
 NAMES = sorted(n for n in GRAPHS if GRAPHS[n].numerics is True)
@@ -35,14 +39,45 @@ def lazy_run(text, *args, timeout=300):
     return run_tool("lazy-run", text, *args, timeout=timeout)
 
 
+# A graph argument: `%name: tensor<AxBx...xTYPE[, encoding]>`.
+_ARGUMENT = re.compile(r"%[\w.]+: tensor<((?:\d+x)*)(\w+)[^>]*>")
+
+
+def filled_inputs(text, fill, folder):
+    """`--input=I=PATH` options giving each argument of the graph in `text`
+    values drawn as the corpus entry's `fill` says (the ranges its numerics
+    assume: an optimizer's counters and state from lazy-run's seeded normal
+    values make NaNs whose pattern a last-bit difference changes); none
+    for an entry without one, or with a bfloat16 argument."""
+    if not fill:
+        return []
+    start = text.index("func.func @")
+    signature = text[start:text.index("{", text.index(") ->", start))]
+    args = []
+    rng = np.random.default_rng(0)
+    for i, (dims, elt) in enumerate(_ARGUMENT.findall(signature)):
+        if elt == "bf16":
+            return []
+        shape = tuple(int(d) for d in dims.split("x") if d)
+        values = random_values(rng, elt, int(np.prod(shape, dtype=np.int64)), fill)
+        path = os.path.join(folder, f"in{i}.npy")
+        np.save(path, values.reshape(shape))
+        args.append(f"--input={i}={path}")
+    return args
+
+
 def check_against_interpreter(name, device, unsupported):
     """Exports corpus graph `name`, runs `lazy-run --check --device=DEVICE`
-    on it and asserts that every output matches the interpreter; skips with
+    on it (inputs drawn as the entry's fill says, where it has one) and
+    asserts that every output matches the interpreter; skips with
     lazy-run's reason when the graph is refused for a reason in
     `unsupported`."""
     if not os.access(LAZY_RUN, os.X_OK):
         pytest.skip(f"{LAZY_RUN} is not built")
-    proc = lazy_run(exported(name), "--check", f"--device={device}")
+    text = exported(name)
+    with tempfile.TemporaryDirectory() as folder:
+        inputs = filled_inputs(text, GRAPHS[name].fill, folder)
+        proc = lazy_run(text, "--check", f"--device={device}", *inputs)
     out = proc.stdout + proc.stderr
     assert "PLEASE submit a bug report" not in out, f"lazy-run crashed on {name}:\n{out}"
     reason = next((r for r in unsupported if r in out), None)

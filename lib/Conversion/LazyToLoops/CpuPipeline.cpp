@@ -5,7 +5,8 @@
 // lower kernels and the scheduled program to loops over memrefs
 // (convert-lazy-to-loops; kernels of at least kParallelMinWork elements get
 // an scf.parallel; buffers are static, allocated once per loaded program),
-// bfloat16 into software (kSoftBFloat16Passes), parallel
+// bfloat16 into software (kSoftBFloat16Passes), f32 exp2 into arith that
+// vectorizes (lazy-expand-exp2), parallel
 // loops into OpenMP (convert-scf-to-openmp: the program calls libomp's
 // __kmpc_* entry points, so whatever runs it loads libomp), then upstream
 // lowering to the LLVM dialect for the ExecutionEngine / mlir-runner.
@@ -35,7 +36,7 @@ void mlir::lazy::registerCpuPipeline() {
                 "convert-lazy-to-loops{parallel-min-work=" +
                     std::to_string(kParallelMinWork) + " static-buffers=true}," +
                     kSoftBFloat16Passes +
-                    ",convert-scf-to-openmp,expand-strided-metadata,"
+                    ",lazy-expand-exp2,convert-scf-to-openmp,expand-strided-metadata,"
                     "finalize-memref-to-llvm,convert-scf-to-cf,"
                     "convert-math-to-llvm,convert-arith-to-llvm,"
                     "convert-func-to-llvm,convert-cf-to-llvm,"

@@ -6,7 +6,8 @@
 //   - a const view is an arith.constant, 0 outside its mask;
 //   - a reduce is an scf.for nest over its axes with an accumulator (0 for
 //     sum, the dtype's lowest value for max), unless a target overrides it;
-//     with reassociateSums (the CPU) float sums may reorder, integer max
+//     with reassociateSums (the CPU) float sums of at least
+//     kReorderMinElements elements may reorder, integer max
 //     uses maxsi/maxui, and float max is an integer max of order-keyed
 //     bits, run again in index order where it meets a NaN or gives a zero
 //     (the only results the order can change);
@@ -443,11 +444,7 @@ ArrayRef<int64_t> mlir::lazy::reduceAxes(Operation *reduce) {
 
 Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
                              Type t, bool isSum) {
-  if (!isSum)
-    return maxOf(b, loc, acc, x, t);
-  return addOf(b, loc, acc, x, t,
-               reassociateSums ? arith::FastMathFlags::reassoc
-                               : arith::FastMathFlags::none);
+  return isSum ? addOf(b, loc, acc, x, t) : maxOf(b, loc, acc, x, t);
 }
 
 Value KernelEmitter::lookup(Value v, ValueRange idx) const {
@@ -699,8 +696,24 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   auto inOrder = [&](OpBuilder &sb, Value acc, Value x) {
     return combine(sb, loc, acc, x, t, isSum);
   };
-  if (isSum || !reassociateSums)
+  if (!reassociateSums)
     return emitReduceLoops(b, op, idx, inOrder);
+  if (isSum) {
+    // A long float sum may add in any order, which LLVM vectorizes; a short
+    // one gains little and keeps index order, so that small graphs' results
+    // (and outputs that amplify rounding, such as Adam's steps on gradients
+    // that are zero up to rounding) stay the interpreter's bit for bit.
+    int64_t count = 1;
+    ArrayRef<int64_t> inShape =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+    for (int64_t axis : reduceAxes(op))
+      count *= inShape[axis];
+    if (count < kReorderMinElements)
+      return emitReduceLoops(b, op, idx, inOrder);
+    return emitReduceLoops(b, op, idx, [&](OpBuilder &sb, Value acc, Value x) {
+      return addOf(sb, loc, acc, x, t, arith::FastMathFlags::reassoc);
+    });
+  }
   if (!isa<FloatType>(signless(t))) {
     // Integer max is associative: LLVM vectorizes smax/umax reductions.
     bool isUnsigned = isUnsignedInt(t) && !t.isInteger(1);

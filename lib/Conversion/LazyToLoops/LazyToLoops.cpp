@@ -45,6 +45,40 @@ void forNest(OpBuilder &b, Location loc, ArrayRef<Value> lbs,
   body(b, ivs);
 }
 
+/// A parallel loop nest over `lbs..ubs` (`trips` iterations per dim):
+/// scf.parallel over the dims before the innermost one of more than one
+/// trip and scf.for inside, so that the innermost dim stays a plain loop
+/// LLVM vectorizes (OpenMP collapses a multi-dim parallel loop into one,
+/// whose indices come back through division and remainder); one
+/// scf.parallel when no outer dim has more than one trip.
+void parallelNest(OpBuilder &b, Location loc, ArrayRef<Value> lbs,
+                  ArrayRef<Value> ubs, ArrayRef<Value> steps,
+                  ArrayRef<int64_t> trips,
+                  function_ref<void(OpBuilder &, ValueRange)> body) {
+  size_t inner = trips.size();
+  while (inner > 0 && trips[inner - 1] <= 1)
+    --inner;
+  bool outerWork = inner > 1 && llvm::any_of(trips.take_front(inner - 1),
+                                             [](int64_t t) { return t > 1; });
+  if (!outerWork) {
+    scf::ParallelOp::create(
+        b, loc, lbs, ubs, steps,
+        [&](OpBuilder &pb, Location, ValueRange ivs) { body(pb, ivs); });
+    return;
+  }
+  size_t split = inner - 1;
+  scf::ParallelOp::create(
+      b, loc, lbs.take_front(split), ubs.take_front(split),
+      steps.take_front(split), [&](OpBuilder &pb, Location, ValueRange outer) {
+        forNest(pb, loc, lbs.drop_front(split), ubs.drop_front(split),
+                steps.drop_front(split), [&](OpBuilder &fb, ValueRange rest) {
+                  SmallVector<Value> ivs(outer.begin(), outer.end());
+                  ivs.append(rest.begin(), rest.end());
+                  body(fb, ivs);
+                });
+      });
+}
+
 /// A kernel's work: the elements of its largest store or reduce input.
 int64_t workOf(KernelOp kernel) {
   int64_t work = 1;
@@ -127,9 +161,11 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
     if (lbs.empty()) {
       trip(pb, {});
     } else if (parallel) {
-      scf::ParallelOp::create(
-          pb, loc, lbs, ubs, steps,
-          [&](OpBuilder &nb, Location, ValueRange ivs) { trip(nb, ivs); });
+      SmallVector<int64_t> trips;
+      for (size_t d : outputAxes)
+        trips.push_back((plan.tile[d] ? plan.tile[d] : space.shape[d]) /
+                        plan.upcast[d]);
+      parallelNest(pb, loc, lbs, ubs, steps, trips, trip);
     } else {
       forNest(pb, loc, lbs, ubs, steps, trip);
     }
@@ -220,9 +256,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
     else if (!parallel)
       forNest(b, loc, lbs, ubs, steps, storeAt);
     else
-      scf::ParallelOp::create(
-          b, loc, lbs, ubs, steps,
-          [&](OpBuilder &pb, Location, ValueRange ivs) { storeAt(pb, ivs); });
+      parallelNest(b, loc, lbs, ubs, steps, group.shape, storeAt);
     if (failed(status))
       return failure();
   }

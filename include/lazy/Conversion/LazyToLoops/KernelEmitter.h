@@ -46,9 +46,10 @@ class KernelEmitter {
 public:
   /// `buffers` maps the kernel's buffer arguments to memrefs of one
   /// dimension with the element type `signless(buffer element type)`.
-  /// `reassociateSums`: float sums may be added in any order and maxes
-  /// vectorize (the CPU; results stay those of index order but for the
-  /// sums' rounding); else every reduce runs in index order.
+  /// `reassociateSums`: long float sums (kReorderMinElements) may be added
+  /// in any order and maxes vectorize (the CPU; results stay those of
+  /// index order but for the long sums' rounding); else every reduce runs
+  /// in index order.
   explicit KernelEmitter(IRMapping buffers, bool reassociateSums = false)
       : buffers(std::move(buffers)), reassociateSums(reassociateSums) {}
   virtual ~KernelEmitter() = default;
@@ -140,6 +141,10 @@ private:
   unsigned currentElement = 0;
   DenseMap<Attribute, std::optional<AffineIndex>> affineForms;
 };
+
+/// With reassociateSums, float sums of at least this many elements may add
+/// in any order (LLVM vectorizes them); shorter ones keep index order.
+constexpr int64_t kReorderMinElements = 256;
 
 /// The axes, in order, that a reduce op reduces.
 ArrayRef<int64_t> reduceAxes(Operation *reduce);
