@@ -870,7 +870,20 @@ LogicalResult KernelEmitter::emitReduceTile(
   ArrayRef<int64_t> inShape =
       cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
   Value init = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
-  SmallVector<Value> accs(elements.size(), init);
+  // Split accumulators: with an unrolled innermost reduce axis, a long sum
+  // (reorderable, as in emitReduce) keeps one partial sum per unrolled
+  // step, each in index order, added in step order at the end; the
+  // partials of an element are then the vector lanes (a dot product whose
+  // reduce axis is contiguous in its loads).
+  int64_t count = 1;
+  for (int64_t axis : axes)
+    count *= inShape[axis];
+  bool isFloat = isa<FloatType>(signless(t));
+  int64_t split = 1;
+  if (isSum && reassociateSums && !axes.empty() &&
+      (!isFloat || count >= kReorderMinElements))
+    split = unroll[axes.back()];
+  SmallVector<Value> accs(elements.size() * size_t(split), init);
   // One loop per reduced axis, each carrying every element's accumulator.
   SmallVector<scf::ForOp> loops;
   SmallVector<Value> ivs;
@@ -912,10 +925,13 @@ LogicalResult KernelEmitter::emitReduceTile(
         scopes.pop_back();
         return fail();
       }
-      // In index order: the tile's elements are the vector lanes, and a
-      // reassociable sum would let LLVM vectorize the reduce loop instead.
-      accs[e] = isSum ? addOf(b, loc, accs[e], *x, t)
-                      : combine(b, loc, accs[e], *x, t, isSum);
+      // In index order: the tile's elements (or split partials) are the
+      // vector lanes, and a reassociable sum would let LLVM vectorize the
+      // reduce loop instead.
+      size_t slot = e * size_t(split) +
+                    (split > 1 ? size_t(offset.back()) : size_t(0));
+      accs[slot] = isSum ? addOf(b, loc, accs[slot], *x, t)
+                         : combine(b, loc, accs[slot], *x, t, isSum);
     }
     // The next unrolled step, the last axis fastest.
     size_t i = axes.size();
@@ -930,8 +946,15 @@ LogicalResult KernelEmitter::emitReduceTile(
     scf::YieldOp::create(b, loc, accs);
     accs.assign(loop.getResults().begin(), loop.getResults().end());
   }
-  for (auto [e, acc] : llvm::enumerate(accs))
-    tileReduces[{op, unsigned(e)}] = acc;
+  // The partials meet after the nest.
+  if (!loops.empty())
+    b.setInsertionPointAfter(loops.front());
+  for (size_t e = 0; e < elements.size(); ++e) {
+    Value total = accs[e * size_t(split)];
+    for (int64_t p = 1; p < split; ++p)
+      total = addOf(b, loc, total, accs[e * size_t(split) + size_t(p)], t);
+    tileReduces[{op, unsigned(e)}] = total;
+  }
   return success();
 }
 

@@ -79,3 +79,21 @@ lazy.kernel @scale(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attrib
   %1 = lazy.add %0, %0 : tensor<8xf32>
   lazy.store %1, %out0 as <[(8):(1)]> : tensor<8xf32>, !lazy.buffer<8xf32>
 }
+
+// -----
+
+// unroll on the innermost reduce axis of a long float sum (64 elements):
+// one partial sum per unrolled step, each in index order, carried by the
+// loop and added in step order after it.
+// CHECK-LABEL: func.func @split(
+// CHECK: %[[P:.+]]:4 = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[Z:.+]], %{{.+}} = %[[Z]], %{{.+}} = %[[Z]], %{{.+}} = %[[Z]]) -> (f32, f32, f32, f32)
+// CHECK: scf.yield
+// CHECK: %[[S01:.+]] = arith.addf %[[P]]#0, %[[P]]#1 : f32
+// CHECK: %[[S012:.+]] = arith.addf %[[S01]], %[[P]]#2 : f32
+// CHECK: %[[S:.+]] = arith.addf %[[S012]], %[[P]]#3 : f32
+// CHECK: memref.store %[[S]]
+lazy.kernel @split(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<256xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<unroll, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(4, 64):(64, 1)]> : !lazy.buffer<256xf32> -> tensor<4x64xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x64xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}

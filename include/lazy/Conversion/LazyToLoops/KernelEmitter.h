@@ -144,7 +144,7 @@ private:
 
 /// With reassociateSums, float sums of at least this many elements may add
 /// in any order (LLVM vectorizes them); shorter ones keep index order.
-constexpr int64_t kReorderMinElements = 256;
+constexpr int64_t kReorderMinElements = 64;
 
 /// The axes, in order, that a reduce op reduces.
 ArrayRef<int64_t> reduceAxes(Operation *reduce);

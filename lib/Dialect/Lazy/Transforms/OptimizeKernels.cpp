@@ -15,6 +15,10 @@
 //      L2, the vector axis is tiled by the widest fitting block;
 //   4. the innermost reduce axis, when it has at most kWindowUnroll
 //      elements, is unrolled whole;
+//   5. without a vector axis, the dot-product form (every load reads the
+//      innermost reduce axis contiguously or not at all): that axis is
+//      unrolled by a vector (split accumulators), two output axes with
+//      reuse upcast by 4 and 4 (512-bit vectors) or 2;
 //   kernels without a reduce, or without a vector axis, get no plan.
 // A forced plan (the force option) replaces the heuristic for its kernel.
 //
@@ -85,6 +89,62 @@ int64_t powerOfTwoDivisor(int64_t size, int64_t limit) {
   return best;
 }
 
+using Strides = SmallVector<std::optional<int64_t>>;
+
+bool strideIs(const Strides &s, size_t d, int64_t v) {
+  return s[d] && *s[d] == v;
+}
+
+/// Rule 5, for a kernel with no vector axis: the dot-product form, whose
+/// innermost reduce axis every load reads contiguously or not at all
+/// (A @ B.T). The lanes go on that axis (unrolled by a vector, split
+/// accumulators in the lowering), and two output axes, each with a load
+/// constant along it, are upcast into a register tile of rows by columns.
+SmallVector<Attribute>
+dotPlan(const KernelSpace &space, ArrayRef<Strides> loads, int64_t lanes,
+        const TargetDescription &target,
+        function_ref<Attribute(OptKind, size_t, int64_t)> opt) {
+  size_t rank = space.shape.size();
+  std::optional<size_t> red;
+  for (size_t d = rank; d-- > 0;)
+    if (space.reduced[d] && space.shape[d] > 1) {
+      red = d;
+      break;
+    }
+  if (!red)
+    return {};
+  bool fits = llvm::all_of(loads, [&](const Strides &s) {
+    return strideIs(s, *red, 0) || strideIs(s, *red, 1);
+  });
+  bool contiguous = llvm::any_of(
+      loads, [&](const Strides &s) { return strideIs(s, *red, 1); });
+  int64_t size = space.shape[*red];
+  int64_t unroll = size % lanes == 0 ? lanes : powerOfTwoDivisor(size, lanes);
+  if (!fits || !contiguous || !unroll)
+    return {};
+  // Output axes, innermost first, along which a load read along the
+  // reduce axis is constant (reused across that axis's tile).
+  SmallVector<size_t> reused;
+  for (size_t d = rank; d-- > 0;) {
+    if (space.reduced[d] || space.shape[d] == 1)
+      continue;
+    if (llvm::any_of(loads, [&](const Strides &s) {
+          return strideIs(s, *red, 1) && strideIs(s, d, 0);
+        }))
+      reused.push_back(d);
+  }
+  if (reused.size() < 2)
+    return {};
+  // Columns by rows, one vector accumulator each: 16 of 32 registers with
+  // 512-bit vectors, 8 of 16 below.
+  int64_t cols = 4, rows = target.vectorBits >= 512 ? 4 : 2;
+  if (space.shape[reused[0]] % cols != 0 || space.shape[reused[1]] % rows != 0)
+    return {};
+  return {opt(OptKind::upcast, reused[0], cols),
+          opt(OptKind::upcast, reused[1], rows),
+          opt(OptKind::unroll, *red, unroll)};
+}
+
 /// The heuristic's plan for a kernel with iteration space `space`.
 SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
                                   const TargetDescription &target) {
@@ -92,21 +152,19 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     return {};
   MLIRContext *ctx = kernel.getContext();
   Block &body = kernel.getBody().front();
-  SmallVector<SmallVector<std::optional<int64_t>>> loads;
+  SmallVector<Strides> loads;
   SmallVector<int64_t> loadBytes;
   for (auto load : body.getOps<LoadOp>()) {
     loads.push_back(stridesOf(load.getView().getTracker(), true));
     loadBytes.push_back(itemSize(load.getBuffer().getType().getElementType()));
   }
-  SmallVector<SmallVector<std::optional<int64_t>>> stores;
+  SmallVector<Strides> stores;
   for (auto store : body.getOps<StoreOp>())
     stores.push_back(stridesOf(store.getView().getTracker(), false));
   size_t rank = space.shape.size();
   auto isOutputAxis = [&](size_t d) {
     return !space.reduced[d] && space.shape[d] > 1;
   };
-  auto strideIs = [](const SmallVector<std::optional<int64_t>> &s, size_t d,
-                     int64_t v) { return s[d] && *s[d] == v; };
 
   // 1. The vector axis.
   std::optional<size_t> vec;
@@ -125,22 +183,22 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       break;
     }
   }
-  if (!vec)
-    return {};
   Type element =
       cast<RankedTensorType>(space.reduces.front()->getResult(0).getType())
           .getElementType();
   int64_t lanes =
       std::max<int64_t>(1, target.vectorBits / (8 * itemSize(element)));
+  auto opt = [&](OptKind kind, size_t axis, int64_t amount) -> Attribute {
+    return OptAttr::get(ctx, kind, int64_t(axis), amount);
+  };
+  if (!vec)
+    return dotPlan(space, loads, lanes, target, opt);
   int64_t vecSize = space.shape[*vec];
   int64_t vecUpcast = vecSize % (2 * lanes) == 0 ? 2 * lanes
                       : vecSize % lanes == 0     ? lanes
                                  : powerOfTwoDivisor(vecSize, lanes);
   if (!vecUpcast)
     return {};
-  auto opt = [&](OptKind kind, size_t axis, int64_t amount) -> Attribute {
-    return OptAttr::get(ctx, kind, int64_t(axis), amount);
-  };
   SmallVector<Attribute> plan{opt(OptKind::upcast, *vec, vecUpcast)};
 
   // 2. The row axis: some load varying along the vector axis is constant

@@ -83,7 +83,10 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
     - `upcast`: an output axis computed `amount` elements per loop trip,
       sharing every reduce loop (a register tile; the innermost upcast
       axis becomes the vector lanes).
-    - `unroll`: a reduce axis stepped `amount` elements per trip.
+    - `unroll`: a reduce axis stepped `amount` elements per trip. On the
+      innermost reduce axis of a long sum (or an integer one) the CPU
+      keeps one partial sum per unrolled step, added in step order at the
+      end: the partials become vector lanes.
     - `tile`: an output axis cut into blocks of `amount` elements whose
       loop runs outside every point loop (a cache block); a multiple of
       the axis's upcast.

@@ -261,6 +261,14 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
        fit, so the panel stays in L2 while the rows stream past it.
     4. The innermost reduce axis, when it has at most 4 elements (a
        convolution's window), is unrolled whole.
+    5. A kernel without a vector axis whose loads all read the innermost
+       reduce axis contiguously or not at all (a dot-product form, as
+       A @ B.T in a backward pass) gets its lanes on that axis: it is
+       unrolled by a vector (the lowering splits a long sum's accumulator
+       per unrolled step), and the two innermost output axes along which a
+       load read along the reduce axis is constant are upcast by 4 and by 4
+       (512-bit vectors) or 2, a register tile of one vector accumulator
+       per element.
 
     Kernels without a reduce keep their plain loops: LLVM vectorizes their
     innermost contiguous loop. `force` sets named kernels' plans instead,
