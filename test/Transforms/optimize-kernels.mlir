@@ -46,6 +46,26 @@ lazy.kernel @narrow(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<96xf32>, %in
 
 // -----
 
+// Five loads: a 16x4 tile would read 320 values a trip, past the 256 that
+// keep LLVM's code generation quick, so the row axis takes 2.
+// CHECK-LABEL: lazy.kernel @five_loads
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>]}
+lazy.kernel @five_loads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<512xf32>, %in1: !lazy.buffer<2048xf32>, %in2: !lazy.buffer<512xf32>, %in3: !lazy.buffer<2048xf32>, %in4: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(8, 32, 64):(64, 0, 1)]> : !lazy.buffer<512xf32> -> tensor<8x32x64xf32>
+  %1 = lazy.load %in1 as <[(8, 32, 64):(0, 1, 32)]> : !lazy.buffer<2048xf32> -> tensor<8x32x64xf32>
+  %2 = lazy.load %in2 as <[(8, 32, 64):(64, 0, 1)]> : !lazy.buffer<512xf32> -> tensor<8x32x64xf32>
+  %3 = lazy.load %in3 as <[(8, 32, 64):(0, 1, 32)]> : !lazy.buffer<2048xf32> -> tensor<8x32x64xf32>
+  %4 = lazy.load %in4 as <[(8, 32, 64):(64, 0, 1)]> : !lazy.buffer<512xf32> -> tensor<8x32x64xf32>
+  %5 = lazy.mul %0, %1 : tensor<8x32x64xf32>
+  %6 = lazy.mul %2, %3 : tensor<8x32x64xf32>
+  %7 = lazy.add %5, %6 : tensor<8x32x64xf32>
+  %8 = lazy.add %7, %4 : tensor<8x32x64xf32>
+  %9 = lazy.reduce_sum %8 axes [2] : tensor<8x32x64xf32> -> tensor<8x32x1xf32>
+  lazy.store %9, %out0 as <[(8, 32, 1):(32, 1, 0)]> : tensor<8x32x1xf32>, !lazy.buffer<256xf32>
+}
+
+// -----
+
 // A vector axis that no vector divides (12 of 8 lanes) takes the largest
 // power of two from 4 that divides it; the row axis takes 4 (8 does not
 // divide it).

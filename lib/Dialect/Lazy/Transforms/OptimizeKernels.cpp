@@ -10,7 +10,8 @@
 //      that divides it;
 //   2. row axis: the innermost other output axis along which some load that
 //      varies along the vector axis is constant; upcast by 8, 4 or 2, the
-//      most that keeps the tile within kTileVectors vectors;
+//      most that keeps the tile within kTileVectors vectors and its loads
+//      within kMaxLoadsPerTrip;
 //   3. when the panel of loads constant along the row axis exceeds half of
 //      L2, the vector axis is tiled by the widest fitting block;
 //   4. the innermost reduce axis, when it has at most kWindowUnroll
@@ -49,6 +50,10 @@ namespace {
 /// A register tile holds at most this many vectors of accumulators (x86
 /// has 16 or 32 vector registers; the loads need a few more).
 constexpr int64_t kTileVectors = 8;
+/// A register tile's loads per trip (elements times the kernel's loads):
+/// past this, LLVM's scheduler and SLP vectorizer spend seconds on the
+/// block (a training step's fused backward kernels read 7 buffers).
+constexpr int64_t kMaxLoadsPerTrip = 256;
 /// Reduce axes of at most this many elements are unrolled whole.
 constexpr int64_t kWindowUnroll = 4;
 
@@ -215,10 +220,13 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     }
   }
   if (row) {
-    // As many rows as keep the tile within kTileVectors vectors.
+    // As many rows as keep the tile within kTileVectors vectors and its
+    // loads within kMaxLoadsPerTrip.
     int64_t rowSize = space.shape[*row], rowUpcast = 1;
+    int64_t loadCount = std::max<int64_t>(1, int64_t(loads.size()));
     for (int64_t r : {8, 4, 2})
-      if (rowSize % r == 0 && vecUpcast * r <= kTileVectors * lanes) {
+      if (rowSize % r == 0 && vecUpcast * r <= kTileVectors * lanes &&
+          vecUpcast * r * loadCount <= kMaxLoadsPerTrip) {
         rowUpcast = r;
         break;
       }

@@ -254,7 +254,9 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
        load that varies along the vector axis is constant (reused across
        rows): upcast by 8, 4 or 2, the most that divides it and keeps the
        tile within 8 vectors (a register tile of rows times vectors, every
-       accumulator in a register).
+       accumulator in a register) and its loads (elements times the
+       kernel's loads) within 256 a trip, past which LLVM's code generation
+       takes seconds.
     3. When the loads constant along the row axis (the panel every row
        tile sweeps) hold more than half the L2 cache, the vector axis is
        tiled: blocks of the widest multiple of its upcast that divide it and
