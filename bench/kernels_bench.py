@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Generated kernels on large fused graphs.
 
-CPU (informational): lazy-run's compiled program (lazy-to-cpu, one thread)
-against numpy on the same computation, median of --repeat runs each.
+CPU (informational): lazy-run's compiled program (lazy-to-cpu, every core
+unless OMP_NUM_THREADS says otherwise) against numpy on the same
+computation, median of --repeat runs each; bench/cpu_bench.py is the
+side-by-side comparison with tinygrad CLANG.
 GPU (--device cuda|hip, needs a GPU): every kernel's time from
 `lazy-run --profile` (warm run, each launch alone, timed by the driver's events), the bytes
 of the buffers it reads and writes, GB/s and the share of --peak-gbs (the
