@@ -73,34 +73,32 @@ mlir::lazy::affineIndexOf(const st::ShapeTracker &tracker) {
   for (int64_t size : shape)
     if (size == 0)
       return std::nullopt;
-  std::vector<std::optional<int64_t>> strides =
-      tracker.realStrides(/*ignoreValid=*/true);
-  std::optional<std::vector<st::AffineCondition>> valid =
-      tracker.affineValidity();
-  if (!valid)
-    return std::nullopt;
   AffineIndex form;
-  for (const std::optional<int64_t> &s : strides) {
+  for (const std::optional<int64_t> &s :
+       tracker.realStrides(/*ignoreValid=*/true)) {
     if (!s)
       return std::nullopt;
     form.strides.push_back(*s);
   }
+  std::optional<std::vector<st::AffineCondition>> valid =
+      tracker.affineValidity();
+  if (!valid)
+    return std::nullopt;
   form.valid = std::move(*valid);
-  auto holds = [&](const std::vector<int64_t> &p) {
-    for (const st::AffineCondition &c : form.valid) {
-      int64_t v = c.constant;
-      for (size_t d = 0; d < p.size(); ++d)
-        v += c.coeffs[d] * p[d];
-      if (v >= 0)
-        return false;
-    }
-    return true;
-  };
-  auto linear = [&](const std::vector<int64_t> &p) {
+  auto dot = [](const std::vector<int64_t> &coeffs,
+                const std::vector<int64_t> &p) {
     int64_t v = 0;
     for (size_t d = 0; d < p.size(); ++d)
-      v += form.strides[d] * p[d];
+      v += coeffs[d] * p[d];
     return v;
+  };
+  auto holds = [&](const std::vector<int64_t> &p) {
+    return llvm::all_of(form.valid, [&](const st::AffineCondition &c) {
+      return c.constant + dot(c.coeffs, p) < 0;
+    });
+  };
+  auto linear = [&](const std::vector<int64_t> &p) {
+    return dot(form.strides, p);
   };
   // Sample elements: both corners, each axis's last index, then a
   // deterministic pseudo-random walk.

@@ -442,6 +442,23 @@ ArrayRef<int64_t> mlir::lazy::reduceAxes(Operation *reduce) {
   return cast<ReduceMaxOp>(reduce).getAxes();
 }
 
+int64_t mlir::lazy::reducedElementCount(Operation *reduce) {
+  ArrayRef<int64_t> inShape =
+      cast<RankedTensorType>(reduce->getOperand(0).getType()).getShape();
+  int64_t count = 1;
+  for (int64_t axis : reduceAxes(reduce))
+    count *= inShape[axis];
+  return count;
+}
+
+bool mlir::lazy::nextOffsets(MutableArrayRef<int64_t> offsets,
+                             ArrayRef<int64_t> limits) {
+  size_t i = offsets.size();
+  while (i > 0 && ++offsets[i - 1] == limits[i - 1])
+    offsets[--i] = 0;
+  return i > 0;
+}
+
 Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
                              Type t, bool isSum) {
   return isSum ? addOf(b, loc, acc, x, t) : maxOf(b, loc, acc, x, t);
@@ -703,12 +720,7 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
     // one gains little and keeps index order, so that small graphs' results
     // (and outputs that amplify rounding, such as Adam's steps on gradients
     // that are zero up to rounding) stay the interpreter's bit for bit.
-    int64_t count = 1;
-    ArrayRef<int64_t> inShape =
-        cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
-    for (int64_t axis : reduceAxes(op))
-      count *= inShape[axis];
-    if (count < kReorderMinElements)
+    if (reducedElementCount(op) < kReorderMinElements)
       return emitReduceLoops(b, op, idx, inOrder);
     return emitReduceLoops(b, op, idx, [&](OpBuilder &sb, Value acc, Value x) {
       return addOf(sb, loc, acc, x, t, arith::FastMathFlags::reassoc);
@@ -875,13 +887,10 @@ LogicalResult KernelEmitter::emitReduceTile(
   // step, each in index order, added in step order at the end; the
   // partials of an element are then the vector lanes (a dot product whose
   // reduce axis is contiguous in its loads).
-  int64_t count = 1;
-  for (int64_t axis : axes)
-    count *= inShape[axis];
   bool isFloat = isa<FloatType>(signless(t));
   int64_t split = 1;
   if (isSum && reassociateSums && !axes.empty() &&
-      (!isFloat || count >= kReorderMinElements))
+      (!isFloat || reducedElementCount(op) >= kReorderMinElements))
     split = unroll[axes.back()];
   SmallVector<Value> accs(elements.size() * size_t(split), init);
   // One loop per reduced axis, each carrying every element's accumulator.
@@ -905,9 +914,11 @@ LogicalResult KernelEmitter::emitReduceTile(
     return failure();
   };
   // Every unrolled step in index order, each adding to every element.
-  SmallVector<int64_t> offset(axes.size(), 0);
+  SmallVector<int64_t> offset(axes.size(), 0), steps;
+  for (int64_t axis : axes)
+    steps.push_back(unroll[axis]);
   scopes.emplace_back();
-  while (true) {
+  do {
     SmallVector<Value> reduced;
     for (auto [i, axis] : llvm::enumerate(axes)) {
       Value at = ivs[i];
@@ -930,16 +941,9 @@ LogicalResult KernelEmitter::emitReduceTile(
       // reduce loop instead.
       size_t slot = e * size_t(split) +
                     (split > 1 ? size_t(offset.back()) : size_t(0));
-      accs[slot] = isSum ? addOf(b, loc, accs[slot], *x, t)
-                         : combine(b, loc, accs[slot], *x, t, isSum);
+      accs[slot] = combine(b, loc, accs[slot], *x, t, isSum);
     }
-    // The next unrolled step, the last axis fastest.
-    size_t i = axes.size();
-    while (i > 0 && ++offset[i - 1] == unroll[axes[i - 1]])
-      offset[--i] = 0;
-    if (i == 0)
-      break;
-  }
+  } while (nextOffsets(offset, steps));
   scopes.pop_back();
   for (scf::ForOp loop : llvm::reverse(loops)) {
     b.setInsertionPointToEnd(loop.getBody());

@@ -140,20 +140,17 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
               arith::AddIOp::create(tb, loc, ivs[i], index(tb, u)));
       }
       Value zero = index(tb, 0);
-      // Every element of the register tile.
+      // Every element of the register tile, the last axis fastest.
       SmallVector<SmallVector<Value>> elements;
-      SmallVector<int64_t> offset(outputAxes.size(), 0);
-      while (true) {
+      SmallVector<int64_t> offset(outputAxes.size(), 0), upcasts;
+      for (size_t d : outputAxes)
+        upcasts.push_back(plan.upcast[d]);
+      do {
         SmallVector<Value> idx(rank, zero);
         for (auto [i, d] : llvm::enumerate(outputAxes))
           idx[d] = at[i][size_t(offset[i])];
         elements.push_back(std::move(idx));
-        size_t i = outputAxes.size();
-        while (i > 0 && ++offset[i - 1] == plan.upcast[outputAxes[i - 1]])
-          offset[--i] = 0;
-        if (i == 0)
-          break;
-      }
+      } while (nextOffsets(offset, upcasts));
       if (failed(emitter.emitStoreTile(tb, group.stores, elements,
                                        space.reduces, plan.unroll)))
         status = failure();
@@ -182,14 +179,14 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
     steps.push_back(index(b, plan.tile[d]));
   }
   auto blockBody = [&](OpBuilder &pb, ValueRange ivs) {
-        SmallVector<Value> starts;
-        for (size_t d : outputAxes) {
-          auto *it = llvm::find(tiledAxes, d);
-          starts.push_back(it == tiledAxes.end()
-                               ? index(pb, 0)
-                               : ivs[size_t(it - tiledAxes.begin())]);
-        }
-        pointLoops(pb, starts, /*parallel=*/false);
+    SmallVector<Value> starts;
+    for (size_t d : outputAxes) {
+      auto *it = llvm::find(tiledAxes, d);
+      starts.push_back(it == tiledAxes.end()
+                           ? index(pb, 0)
+                           : ivs[size_t(it - tiledAxes.begin())]);
+    }
+    pointLoops(pb, starts, /*parallel=*/false);
   };
   if (parallel) {
     scf::ParallelOp::create(

@@ -148,6 +148,12 @@ constexpr int64_t kReorderMinElements = 64;
 
 /// The axes, in order, that a reduce op reduces.
 ArrayRef<int64_t> reduceAxes(Operation *reduce);
+/// How many input elements meet in each of a reduce's results.
+int64_t reducedElementCount(Operation *reduce);
+
+/// Steps a mixed-radix counter (`offsets[i]` in [0, limits[i]), the last
+/// digit fastest); false once it wraps back to all zeros.
+bool nextOffsets(MutableArrayRef<int64_t> offsets, ArrayRef<int64_t> limits);
 
 } // namespace mlir::lazy
 

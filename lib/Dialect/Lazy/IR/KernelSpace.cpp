@@ -81,10 +81,7 @@ FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
 }
 
 int64_t OptPlan::elementsPerTrip() const {
-  int64_t n = 1;
-  for (int64_t u : upcast)
-    n *= u;
-  return n;
+  return ShapedType::getNumElements(upcast);
 }
 
 bool OptPlan::empty() const {

@@ -76,13 +76,16 @@ TargetDescription hostDescription() {
   return t;
 }
 
-/// Per axis, the stride of the view's index along it; nullopt where the
-/// axis is not a plain multiple (or, unless `ignoreValid`, takes part in
-/// the mask). A load's mask only selects; its addresses are what counts.
-SmallVector<std::optional<int64_t>> stridesOf(::lazy::st::ShapeTracker t,
-                                              bool ignoreValid) {
+/// Per axis, the stride of a view's index along it; nullopt where the
+/// axis is not a plain multiple (or, unless ignoring validity, takes part
+/// in the mask).
+using Strides = SmallVector<std::optional<int64_t>>;
+
+/// The view's Strides. A load's mask only selects; its addresses are what
+/// counts (`ignoreValid`).
+Strides stridesOf(::lazy::st::ShapeTracker t, bool ignoreValid) {
   std::vector<std::optional<int64_t>> s = t.realStrides(ignoreValid);
-  return SmallVector<std::optional<int64_t>>(s.begin(), s.end());
+  return Strides(s.begin(), s.end());
 }
 
 /// The largest power of two from 4 to `limit` that divides `size`, or 0.
@@ -93,8 +96,6 @@ int64_t powerOfTwoDivisor(int64_t size, int64_t limit) {
       best = p;
   return best;
 }
-
-using Strides = SmallVector<std::optional<int64_t>>;
 
 bool strideIs(const Strides &s, size_t d, int64_t v) {
   return s[d] && *s[d] == v;
@@ -330,20 +331,19 @@ struct LazyOptimizeKernels final
       auto it = forced.find(kernel.getSymName());
       if (it != forced.end()) {
         used.insert(kernel.getSymName());
-        std::string why;
-        FailureOr<KernelSpace> space = kernelSpace(kernel, why);
-        if (succeeded(space) && !it->second.empty())
-          (void)readPlan(it->second, *space, why);
-        if (!why.empty() && !(failed(space) && it->second.empty())) {
-          kernel.emitError() << "lazy-optimize-kernels: the forced plan does "
-                                "not fit this kernel: "
-                             << why;
-          return signalPassFailure();
-        }
-        if (it->second.empty())
+        if (it->second.empty()) {
           kernel.removeOptsAttr();
-        else
+        } else {
+          std::string why;
+          FailureOr<KernelSpace> space = kernelSpace(kernel, why);
+          if (failed(space) || failed(readPlan(it->second, *space, why))) {
+            kernel.emitError() << "lazy-optimize-kernels: the forced plan "
+                                  "does not fit this kernel: "
+                               << why;
+            return signalPassFailure();
+          }
           kernel.setOptsAttr(ArrayAttr::get(ctx, it->second));
+        }
         ++numPlanned;
         continue;
       }
