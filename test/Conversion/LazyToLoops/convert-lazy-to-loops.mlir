@@ -433,3 +433,31 @@ lazy.kernel @float_max(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>) a
   %1 = lazy.reduce_max %0 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
   lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
 }
+
+// -----
+
+// A 2-D store: the parallel loop covers the outer dim and an scf.for the
+// innermost, which LLVM vectorizes (OpenMP would collapse a 2-D parallel
+// loop into one whose indices come back by division and remainder).
+// CHECK-LABEL: func.func @rows(
+// CHECK: scf.parallel (%[[R:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) {
+// CHECK-NEXT: scf.for %[[C:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: memref.store
+lazy.kernel @rows(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %1 = lazy.add %0, %0 : tensor<4x8xf32>
+  lazy.store %1, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// With no outer dim of more than one element, one parallel loop over all.
+// CHECK-LABEL: func.func @one_row(
+// CHECK: scf.parallel (%{{.+}}, %{{.+}}) =
+// CHECK-NOT: scf.for
+// CHECK: return
+lazy.kernel @one_row(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(1, 8):(0, 1)]> : !lazy.buffer<8xf32> -> tensor<1x8xf32>
+  %1 = lazy.add %0, %0 : tensor<1x8xf32>
+  lazy.store %1, %out0 as <[(1, 8):(0, 1)]> : tensor<1x8xf32>, !lazy.buffer<8xf32>
+}
