@@ -20,7 +20,15 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        plan (`opts`) runs its tile blocks (or point loops) in the
        `scf.parallel`, the point loops stepping by their upcast, and
        computes one register tile of elements per trip, its reduces in
-       one shared loop nest that steps by the plan's unrolls;
+       one shared loop nest that steps by the plan's unrolls; along the
+       plan's vector axis (an upcast output axis that every store reads
+       contiguously and every load contiguously or not at all) each tile
+       element is a `vector` of lanes: contiguous loads and stores become
+       `vector.load`/`vector.store`, or `vector.maskedload`/`maskedstore`
+       where the view's mask cuts the lanes (a padded convolution input),
+       values that do not vary along the axis stay scalars and are
+       broadcast, and what has no vector form (other strides, division,
+       bool memory) is computed lane by lane;
     2. a load reads the index its ShapeTracker gives, views composed from
        the outermost inwards; outside the mask it reads 0, from a clamped
        index, so memory is never accessed out of bounds;
@@ -53,7 +61,7 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

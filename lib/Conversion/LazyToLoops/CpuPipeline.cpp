@@ -8,8 +8,10 @@
 // bfloat16 into software (kSoftBFloat16Passes), f32 exp2 into arith that
 // vectorizes (lazy-expand-exp2), parallel
 // loops into OpenMP (convert-scf-to-openmp: the program calls libomp's
-// __kmpc_* entry points, so whatever runs it loads libomp), then upstream
-// lowering to the LLVM dialect for the ExecutionEngine / mlir-runner.
+// __kmpc_* entry points, so whatever runs it loads libomp), the register
+// tiles' lane vectors into LLVM vectors and masked loads and stores
+// (convert-vector-to-llvm), then upstream lowering to the LLVM dialect
+// for the ExecutionEngine / mlir-runner.
 // memref-to-llvm comes before scf-to-cf: the OpenMP lowering wraps each
 // parallel loop in a memref.alloca_scope, whose region must stay one block.
 //
@@ -36,7 +38,8 @@ void mlir::lazy::registerCpuPipeline() {
                 "convert-lazy-to-loops{parallel-min-work=" +
                     std::to_string(kParallelMinWork) + " static-buffers=true}," +
                     kSoftBFloat16Passes +
-                    ",lazy-expand-exp2,convert-scf-to-openmp,expand-strided-metadata,"
+                    ",lazy-expand-exp2,convert-scf-to-openmp,"
+                    "convert-vector-to-llvm,expand-strided-metadata,"
                     "finalize-memref-to-llvm,convert-scf-to-cf,"
                     "convert-math-to-llvm,convert-arith-to-llvm,"
                     "convert-func-to-llvm,convert-cf-to-llvm,"

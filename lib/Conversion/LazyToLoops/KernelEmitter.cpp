@@ -32,6 +32,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -309,6 +311,39 @@ Value maxOf(OpBuilder &b, Location loc, Value a, Value c, Type t) {
 
 } // namespace
 
+/// Whether scalarOp has a vector form of `op`: not for the ops whose
+/// expansion builds scalar constants or branches on values (division,
+/// shifts, THREEFRY, float to integer casts), nor for 16-bit floats (their
+/// software lowering is scalar).
+static bool vectorizableOp(Operation *op) {
+  if (isa<IdivOp, ModOp, ShlOp, ShrOp, ThreefryOp>(op))
+    return false;
+  auto sixteenBit = [](Value v) {
+    Type t = signless(elementOf(v));
+    return t.isBF16() || t.isF16();
+  };
+  if (llvm::any_of(op->getOperands(), sixteenBit) ||
+      llvm::any_of(op->getResults(), sixteenBit))
+    return false;
+  if (auto cast = dyn_cast<CastOp>(op)) {
+    Type to = signless(cast.getType().getElementType());
+    if (isa<FloatType>(signless(elementOf(cast.getSrc()))) &&
+        isa<IntegerType>(to) && !to.isInteger(1))
+      return false;
+  }
+  return true;
+}
+
+/// A constant of `scalar`'s value, splat to `shape` when it is a vector.
+static Value constantLike(OpBuilder &b, Location loc, TypedAttr scalar,
+                          VectorType shape) {
+  if (!shape)
+    return arith::ConstantOp::create(b, loc, scalar);
+  auto type = VectorType::get(shape.getShape(), scalar.getType());
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(type, scalar));
+}
+
 FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
                                          ArrayRef<Value> x) {
   Location loc = op->getLoc();
@@ -317,6 +352,12 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
   bool isFloat = isa<FloatType>(signless(t));
   bool isUnsigned = isUnsignedInt(t);
   using Pred = arith::CmpIPredicate;
+  // Lane mode: every operand is a vector of the lanes.
+  VectorType shape =
+      x.empty() ? VectorType() : dyn_cast<VectorType>(x[0].getType());
+  auto shaped = [&](Type scalar) -> Type {
+    return shape ? VectorType::get(shape.getShape(), scalar) : scalar;
+  };
   return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
       .Case([&](Exp2Op) {
         return math::Exp2Op::create(b, loc, x[0]).getResult();
@@ -330,13 +371,13 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
         return math::SqrtOp::create(b, loc, x[0]).getResult();
       })
       .Case([&](RecipOp) -> Value {
-        Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 1.0));
+        Value one = constantLike(b, loc, b.getFloatAttr(t, 1.0), shape);
         return arith::DivFOp::create(b, loc, one, x[0]);
       })
       .Case([&](NegOp) -> Value {
         if (isFloat)
           return arith::NegFOp::create(b, loc, x[0]);
-        Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, t));
+        Value zero = constantLike(b, loc, zeroAttr(b, t), shape);
         return arith::SubIOp::create(b, loc, zero, x[0]);
       })
       .Case([&](AddOp) { return addOf(b, loc, x[0], x[1], t); })
@@ -383,17 +424,17 @@ FailureOr<Value> KernelEmitter::scalarOp(OpBuilder &b, Operation *op,
       })
       .Case([&](BitcastOp o) -> Value {
         return arith::BitcastOp::create(
-            b, loc, signless(o.getType().getElementType()), x[0]);
+            b, loc, shaped(signless(o.getType().getElementType())), x[0]);
       })
       .Case([&](CastOp o) -> FailureOr<Value> {
         Type from = elementOf(o.getSrc()), to = o.getType().getElementType();
-        Type sTo = signless(to);
+        Type sTo = shaped(signless(to));
         bool fromFloat = isa<FloatType>(signless(from));
-        bool toFloat = isa<FloatType>(sTo);
+        bool toFloat = isa<FloatType>(signless(to));
         if (from == to)
           return x[0];
         if (to.isInteger(1)) {
-          Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, from));
+          Value zero = constantLike(b, loc, zeroAttr(b, from), shape);
           if (fromFloat)
             return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
                                          x[0], zero)
@@ -465,7 +506,8 @@ Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
 }
 
 Value KernelEmitter::lookup(Value v, ValueRange idx) const {
-  for (const Memo &memo : llvm::reverse(scopes)) {
+  for (const Scope &scope : llvm::reverse(scopes)) {
+    const Memo &memo = scope.scalar;
     auto it = memo.find(v);
     if (it == memo.end())
       continue;
@@ -606,8 +648,13 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
   // inside another reduce's input the same op is read at other indices).
   if (reduceDepth() == 0) {
     auto it = tileReduces.find({op, currentElement});
-    if (it != tileReduces.end())
+    if (it != tileReduces.end()) {
+      // Lane mode's vector, read by a lane computed alone (perLane).
+      if (isa<VectorType>(it->second.getType()) && currentLane >= 0)
+        return vector::ExtractOp::create(b, loc, it->second, currentLane)
+            .getResult();
       return it->second;
+    }
   }
   if (Value folded = foldConstSum(b, op, idx))
     return folded;
@@ -647,7 +694,7 @@ FailureOr<Value> KernelEmitter::evaluate(OpBuilder &b, Value root,
     }
     if (failed(result))
       return failure();
-    scopes.back()[v].push_back(
+    scopes.back().scalar[v].push_back(
         {SmallVector<Value, 4>(idx.begin(), idx.end()), *result});
     stack.pop_back();
   }
@@ -840,15 +887,22 @@ KernelEmitter::emitStoreGroups(OpBuilder &b, ArrayRef<StoreOp> stores,
     currentElement = unsigned(e);
     SmallVector<Value> &element = values.emplace_back();
     for (StoreOp store : stores) {
-      FailureOr<Value> value = evaluate(b, store.getValue(), idx);
+      FailureOr<Value> value = lanes ? evaluateLanes(b, store.getValue(), idx)
+                                     : evaluate(b, store.getValue(), idx);
       if (failed(value))
         return failure();
       element.push_back(*value);
     }
   }
+  // The stores' lane indices belong to no element's scope.
+  beginElement();
   for (auto [idx, element] : llvm::zip(elements, values))
-    for (auto [store, value] : llvm::zip(stores, element))
-      emitStore(b, store, value, idx, extraGuard);
+    for (auto [store, value] : llvm::zip(stores, element)) {
+      if (lanes)
+        emitLaneStore(b, store, value, idx, extraGuard);
+      else
+        emitStore(b, store, value, idx, extraGuard);
+    }
   return success();
 }
 
@@ -881,7 +935,9 @@ LogicalResult KernelEmitter::emitReduceTile(
   ArrayRef<int64_t> axes = reduceAxes(op);
   ArrayRef<int64_t> inShape =
       cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
-  Value init = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
+  VectorType laneType =
+      lanes ? VectorType::get({lanes->width}, signless(t)) : VectorType();
+  Value init = constantLike(b, loc, reduceInit(b, t, isSum), laneType);
   // Split accumulators: with an unrolled innermost reduce axis, a long sum
   // (reorderable, as in emitReduce) keeps one partial sum per unrolled
   // step, each in index order, added in step order at the end; the
@@ -931,11 +987,14 @@ LogicalResult KernelEmitter::emitReduceTile(
       SmallVector<Value> inner(idx.begin(), idx.end());
       for (auto [i, axis] : llvm::enumerate(axes))
         inner[axis] = reduced[i];
-      FailureOr<Value> x = evaluate(b, op->getOperand(0), inner);
+      FailureOr<Value> x = lanes ? evaluateLanes(b, op->getOperand(0), inner)
+                                 : evaluate(b, op->getOperand(0), inner);
       if (failed(x)) {
         scopes.pop_back();
         return fail();
       }
+      if (lanes)
+        x = broadcastLanes(b, loc, *x);
       // In index order: the tile's elements (or split partials) are the
       // vector lanes, and a reassociable sum would let LLVM vectorize the
       // reduce loop instead.
@@ -965,15 +1024,18 @@ LogicalResult KernelEmitter::emitReduceTile(
 LogicalResult KernelEmitter::emitStoreTile(
     OpBuilder &b, ArrayRef<StoreOp> stores,
     ArrayRef<SmallVector<Value>> elements, ArrayRef<Operation *> reduces,
-    ArrayRef<int64_t> unroll) {
+    ArrayRef<int64_t> unroll, std::optional<LaneAxis> laneAxis) {
   tileReduces.clear();
+  lanes = laneAxis;
+  auto reset = llvm::make_scope_exit([&] {
+    lanes.reset();
+    tileReduces.clear();
+  });
   beginElement();
   for (Operation *reduce : reduces)
     if (failed(emitReduceTile(b, reduce, elements, unroll)))
       return failure();
-  LogicalResult result = emitStoreGroups(b, stores, elements);
-  tileReduces.clear();
-  return result;
+  return emitStoreGroups(b, stores, elements);
 }
 
 IndexAndValid KernelEmitter::indexOf(OpBuilder &b, Location loc,
@@ -984,4 +1046,308 @@ IndexAndValid KernelEmitter::indexOf(OpBuilder &b, Location loc,
   if (it->second)
     return emitAffineIndexAndValid(b, loc, *it->second, idx);
   return emitIndexAndValid(b, loc, view.getTracker(), idx);
+}
+
+//===----------------------------------------------------------------------===//
+// Lane mode: a register tile's elements as vectors along the lane axis.
+//===----------------------------------------------------------------------===//
+
+Value KernelEmitter::lookupLanes(Value v, ValueRange idx) const {
+  for (const Scope &scope : llvm::reverse(scopes)) {
+    auto it = scope.lanes.find(v);
+    if (it == scope.lanes.end())
+      continue;
+    for (const auto &[key, value] : it->second)
+      if (llvm::equal(key, idx))
+        return value;
+  }
+  return {};
+}
+
+Value KernelEmitter::laneIndex(OpBuilder &b, Location loc, Value base,
+                               int64_t lane) {
+  if (lane == 0)
+    return base;
+  for (const Scope &scope : llvm::reverse(scopes)) {
+    auto it = scope.laneIndices.find({base, lane});
+    if (it != scope.laneIndices.end())
+      return it->second;
+  }
+  Value at = arith::AddIOp::create(
+      b, loc, base, arith::ConstantIndexOp::create(b, loc, lane));
+  scopes.back().laneIndices[{base, lane}] = at;
+  return at;
+}
+
+Value KernelEmitter::broadcastLanes(OpBuilder &b, Location loc, Value x) {
+  if (isa<VectorType>(x.getType()))
+    return x;
+  return vector::BroadcastOp::create(
+      b, loc, VectorType::get({lanes->width}, x.getType()), x);
+}
+
+const AffineIndex *KernelEmitter::laneFormOf(ShapeTrackerAttr view) {
+  auto [it, inserted] = laneForms.try_emplace(view);
+  if (inserted) {
+    const st::ShapeTracker &tracker = view.getTracker();
+    if (tracker.views.size() == 1) {
+      // One view is affine as it stands; its mask gives the conditions
+      // begin <= i (begin - 1 - i < 0) and i < end (i - end < 0).
+      const st::View &v = tracker.views.front();
+      AffineIndex form;
+      form.strides.assign(v.strides.begin(), v.strides.end());
+      form.offset = v.offset;
+      size_t rank = v.shape.size();
+      if (v.mask)
+        for (size_t d = 0; d < rank; ++d) {
+          auto [begin, end] = (*v.mask)[d];
+          if (begin == 0 && end == v.shape[d])
+            continue;
+          st::AffineCondition lo, hi;
+          lo.coeffs.assign(rank, 0);
+          lo.coeffs[d] = -1;
+          lo.constant = begin - 1;
+          hi.coeffs.assign(rank, 0);
+          hi.coeffs[d] = 1;
+          hi.constant = -end;
+          form.valid.push_back(std::move(lo));
+          form.valid.push_back(std::move(hi));
+        }
+      it->second = std::move(form);
+    } else {
+      it->second = affineIndexOf(tracker);
+    }
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+std::pair<Value, Value> KernelEmitter::laneAccess(OpBuilder &b, Location loc,
+                                                  const AffineIndex &form,
+                                                  ValueRange idx) {
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto affine = [&](ArrayRef<int64_t> coeffs, int64_t constant) {
+    Value v = cst(constant);
+    for (auto [d, c] : llvm::enumerate(coeffs)) {
+      if (c == 0)
+        continue;
+      Value term = c == 1 ? Value(idx[d])
+                          : arith::MulIOp::create(b, loc, idx[d], cst(c))
+                                .getResult();
+      v = arith::AddIOp::create(b, loc, v, term);
+    }
+    return v;
+  };
+  int64_t width = lanes->width;
+  auto indexVector = VectorType::get({width}, b.getIndexType());
+  Value uniform, perLaneMask;
+  for (const st::AffineCondition &c : form.valid) {
+    // At lane l the condition's value is its value at lane 0 plus a*l.
+    Value atLaneZero = affine(c.coeffs, c.constant);
+    int64_t a = c.coeffs[lanes->axis];
+    if (a == 0) {
+      Value holds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          atLaneZero, cst(0));
+      uniform = uniform ? arith::AndIOp::create(b, loc, uniform, holds)
+                              .getResult()
+                        : holds;
+      continue;
+    }
+    SmallVector<APInt> steps;
+    for (int64_t l = 0; l < width; ++l)
+      steps.push_back(APInt(64, uint64_t(a * l), /*isSigned=*/true));
+    Value offsets = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(indexVector, steps));
+    Value values = arith::AddIOp::create(
+        b, loc, vector::BroadcastOp::create(b, loc, indexVector, atLaneZero),
+        offsets);
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(indexVector, b.getIndexAttr(0)));
+    Value holds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        values, zeros);
+    perLaneMask = perLaneMask
+                      ? arith::AndIOp::create(b, loc, perLaneMask, holds)
+                            .getResult()
+                      : holds;
+  }
+  Value mask = perLaneMask;
+  if (uniform) {
+    Value all = vector::BroadcastOp::create(
+        b, loc, VectorType::get({width}, b.getI1Type()), uniform);
+    mask = mask ? arith::AndIOp::create(b, loc, mask, all).getResult() : all;
+  }
+  return {affine(form.strides, form.offset), mask};
+}
+
+FailureOr<Value> KernelEmitter::perLane(OpBuilder &b, Value v,
+                                        ValueRange idx) {
+  Location loc = v.getLoc();
+  SmallVector<Value> parts;
+  SmallVector<Value> at(idx.begin(), idx.end());
+  for (int64_t l = 0; l < lanes->width; ++l) {
+    at[lanes->axis] = laneIndex(b, loc, idx[lanes->axis], l);
+    currentLane = l;
+    FailureOr<Value> part = evaluate(b, v, at);
+    currentLane = -1;
+    if (failed(part))
+      return failure();
+    parts.push_back(*part);
+  }
+  return vector::FromElementsOp::create(
+             b, loc, VectorType::get({lanes->width}, parts.front().getType()),
+             parts)
+      .getResult();
+}
+
+FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
+                                         ValueRange idx) {
+  Location loc = op->getLoc();
+  Type t = signless(elementOf(op->getResult(0)));
+  size_t axis = lanes->axis;
+  auto dependsOnLanes = [&](const AffineIndex &form) {
+    return llvm::any_of(form.valid, [&](const st::AffineCondition &c) {
+      return c.coeffs[axis] != 0;
+    });
+  };
+  auto zeros = [&]() {
+    return constantLike(b, loc, zeroAttr(b, t),
+                        VectorType::get({lanes->width}, t));
+  };
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    const AffineIndex *form = laneFormOf(load.getView());
+    if (!form)
+      return perLane(b, op->getResult(0), idx);
+    int64_t stride = form->strides[axis];
+    if (stride == 0 && !dependsOnLanes(*form))
+      return leaf(b, op, idx);
+    // Bools are bytes in memory but bits in a vector register.
+    if (stride != 1 || t.isInteger(1))
+      return perLane(b, op->getResult(0), idx);
+    auto [index, mask] = laneAccess(b, loc, *form, idx);
+    Value memref = buffers.lookup(load.getBuffer());
+    auto type = VectorType::get({lanes->width}, t);
+    if (!mask)
+      return vector::LoadOp::create(b, loc, type, memref, ValueRange{index})
+          .getResult();
+    // Lanes outside the mask are not read, wherever their index points.
+    return vector::MaskedLoadOp::create(b, loc, type, memref,
+                                        ValueRange{index}, mask, zeros())
+        .getResult();
+  }
+  if (auto view = dyn_cast<ViewOp>(op)) {
+    const AffineIndex *form = laneFormOf(view.getTracker());
+    if (!form)
+      return perLane(b, op->getResult(0), idx);
+    if (!dependsOnLanes(*form))
+      return leaf(b, op, idx);
+    auto c = view.getSrc().getDefiningOp<ConstOp>();
+    if (!c)
+      return view.emitOpError("in a kernel must view a lazy.const");
+    Value mask = laneAccess(b, loc, *form, idx).second;
+    Value value = constantLike(b, loc, constAttr(b, c),
+                               VectorType::get({lanes->width}, t));
+    return arith::SelectOp::create(b, loc, mask, value, zeros()).getResult();
+  }
+  // A tile's reduce (a vector), else a reduce computed lane by lane.
+  if (reduceDepth() == 0) {
+    auto it = tileReduces.find({op, currentElement});
+    if (it != tileReduces.end())
+      return it->second;
+  }
+  return perLane(b, op->getResult(0), idx);
+}
+
+FailureOr<Value> KernelEmitter::evaluateLanes(OpBuilder &b, Value root,
+                                              ValueRange idx) {
+  // As evaluate: post-order with an explicit stack.
+  SmallVector<std::pair<Value, bool>> stack{{root, false}};
+  while (!stack.empty()) {
+    auto [v, expanded] = stack.back();
+    if (lookupLanes(v, idx)) {
+      stack.pop_back();
+      continue;
+    }
+    Operation *op = v.getDefiningOp();
+    if (!op)
+      return emitError(v.getLoc(), "kernel value is not computed by an op");
+    if (!expanded && !isLeaf(op)) {
+      stack.back().second = true;
+      for (Value operand : llvm::reverse(op->getOperands()))
+        if (!lookupLanes(operand, idx))
+          stack.push_back({operand, false});
+      continue;
+    }
+    FailureOr<Value> result = failure();
+    if (isLeaf(op)) {
+      result = laneLeaf(b, op, idx);
+    } else {
+      SmallVector<Value> args;
+      for (Value operand : op->getOperands())
+        args.push_back(lookupLanes(operand, idx));
+      bool anyVector = llvm::any_of(
+          args, [](Value a) { return isa<VectorType>(a.getType()); });
+      if (!anyVector) {
+        result = scalarOp(b, op, args);
+      } else if (vectorizableOp(op)) {
+        for (Value &a : args)
+          a = broadcastLanes(b, op->getLoc(), a);
+        result = scalarOp(b, op, args);
+      } else {
+        // Lane by lane from the operands' lanes, then gathered.
+        SmallVector<Value> parts;
+        for (int64_t l = 0; l < lanes->width; ++l) {
+          SmallVector<Value> laneArgs;
+          for (Value a : args)
+            laneArgs.push_back(
+                isa<VectorType>(a.getType())
+                    ? vector::ExtractOp::create(b, op->getLoc(), a, l)
+                          .getResult()
+                    : a);
+          FailureOr<Value> part = scalarOp(b, op, laneArgs);
+          if (failed(part))
+            return failure();
+          parts.push_back(*part);
+        }
+        result = vector::FromElementsOp::create(
+                     b, op->getLoc(),
+                     VectorType::get({lanes->width}, parts.front().getType()),
+                     parts)
+                     .getResult();
+      }
+    }
+    if (failed(result))
+      return failure();
+    scopes.back().lanes[v].push_back(
+        {SmallVector<Value, 4>(idx.begin(), idx.end()), *result});
+    stack.pop_back();
+  }
+  return lookupLanes(root, idx);
+}
+
+void KernelEmitter::emitLaneStore(OpBuilder &b, StoreOp store, Value value,
+                                  ValueRange idx, Value extraGuard) {
+  Location loc = store.getLoc();
+  Value memref = buffers.lookup(store.getBuffer());
+  Type t = cast<MemRefType>(memref.getType()).getElementType();
+  const AffineIndex *form = laneFormOf(store.getView());
+  if (form && form->strides[lanes->axis] == 1 && !t.isInteger(1) &&
+      !extraGuard) {
+    Value vec = broadcastLanes(b, loc, value);
+    auto [index, mask] = laneAccess(b, loc, *form, idx);
+    if (!mask)
+      vector::StoreOp::create(b, loc, vec, memref, ValueRange{index});
+    else
+      vector::MaskedStoreOp::create(b, loc, memref, ValueRange{index}, mask,
+                                    vec);
+    return;
+  }
+  SmallVector<Value> at(idx.begin(), idx.end());
+  for (int64_t l = 0; l < lanes->width; ++l) {
+    at[lanes->axis] = laneIndex(b, loc, idx[lanes->axis], l);
+    Value part = isa<VectorType>(value.getType())
+                     ? vector::ExtractOp::create(b, loc, value, l).getResult()
+                     : value;
+    emitStore(b, store, part, at, extraGuard);
+  }
 }

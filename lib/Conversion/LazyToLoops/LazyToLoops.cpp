@@ -93,6 +93,45 @@ int64_t workOf(KernelOp kernel) {
   return work;
 }
 
+/// Lane vectors are at most this wide (a 512-bit register of f32).
+constexpr int64_t kMaxLanes = 16;
+
+/// The plan's vector lanes: the innermost upcast output axis that every
+/// store writes contiguously (stride 1, unmasked along it) and every load
+/// reads contiguously or not at all, some load contiguously (the
+/// heuristic's vector axis); as many lanes as the largest power of two up
+/// to kMaxLanes that divides its upcast.
+std::optional<LaneAxis> laneAxisOf(const StoreGroup &group,
+                                   const KernelSpace &space,
+                                   const OptPlan &plan) {
+  Block *body = group.stores.front()->getBlock();
+  auto strideAlong = [](ShapeTrackerAttr view, size_t d, bool ignoreValid) {
+    return view.getTracker().realStrides(ignoreValid)[d];
+  };
+  for (size_t d = space.shape.size(); d-- > 0;) {
+    if (space.reduced[d] || plan.upcast[d] < 2)
+      continue;
+    bool stores = llvm::all_of(group.stores, [&](StoreOp store) {
+      return strideAlong(store.getView(), d, false) == 1;
+    });
+    bool contiguous = false, fits = true;
+    for (auto load : body->getOps<LoadOp>()) {
+      std::optional<int64_t> s = strideAlong(load.getView(), d, true);
+      contiguous |= s == 1;
+      fits &= s == 0 || s == 1;
+    }
+    if (!stores || !contiguous || !fits)
+      continue;
+    int64_t width = 1;
+    while (width * 2 <= kMaxLanes && plan.upcast[d] % (width * 2) == 0)
+      width *= 2;
+    if (width < 2)
+      return std::nullopt;
+    return LaneAxis{d, width};
+  }
+  return std::nullopt;
+}
+
 /// A kernel with a plan: the output axes' tile blocks in an scf.parallel
 /// (or, without tiles, the point loops themselves), the point loops inside
 /// stepping by their upcast, and each trip one register tile of elements
@@ -103,6 +142,16 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
                            const OptPlan &plan, bool parallel) {
   Location loc = group.stores.front().getLoc();
   size_t rank = space.shape.size();
+  std::optional<LaneAxis> lanes = laneAxisOf(group, space, plan);
+  // An axis's elements per tile: its upcast, over the lanes on the lane
+  // axis.
+  auto tileCount = [&](size_t d) {
+    return lanes && lanes->axis == d ? plan.upcast[d] / lanes->width
+                                     : plan.upcast[d];
+  };
+  auto tileStep = [&](size_t d) {
+    return lanes && lanes->axis == d ? lanes->width : int64_t(1);
+  };
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
@@ -131,20 +180,21 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
       steps.push_back(index(pb, plan.upcast[d]));
     }
     auto trip = [&](OpBuilder &tb, ValueRange ivs) {
-      // Each output axis's indices in the tile (iv + 0 .. iv + upcast - 1).
+      // Each output axis's indices in the tile (iv + 0 .. iv + upcast - 1;
+      // on the lane axis every lanes' first).
       SmallVector<SmallVector<Value>> at;
       for (auto [i, d] : llvm::enumerate(outputAxes)) {
         SmallVector<Value> &axis = at.emplace_back(1, ivs[i]);
-        for (int64_t u = 1; u < plan.upcast[d]; ++u)
-          axis.push_back(
-              arith::AddIOp::create(tb, loc, ivs[i], index(tb, u)));
+        for (int64_t u = 1; u < tileCount(d); ++u)
+          axis.push_back(arith::AddIOp::create(tb, loc, ivs[i],
+                                               index(tb, u * tileStep(d))));
       }
       Value zero = index(tb, 0);
       // Every element of the register tile, the last axis fastest.
       SmallVector<SmallVector<Value>> elements;
       SmallVector<int64_t> offset(outputAxes.size(), 0), upcasts;
       for (size_t d : outputAxes)
-        upcasts.push_back(plan.upcast[d]);
+        upcasts.push_back(tileCount(d));
       do {
         SmallVector<Value> idx(rank, zero);
         for (auto [i, d] : llvm::enumerate(outputAxes))
@@ -152,7 +202,7 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
         elements.push_back(std::move(idx));
       } while (nextOffsets(offset, upcasts));
       if (failed(emitter.emitStoreTile(tb, group.stores, elements,
-                                       space.reduces, plan.unroll)))
+                                       space.reduces, plan.unroll, lanes)))
         status = failure();
     };
     if (lbs.empty()) {

@@ -6,7 +6,10 @@
 // and 1 and a tile of 4 on axis 1: the tile blocks of axis 1 are the
 // parallel loop; inside, the point loops step by their upcast (axis 0 over
 // all of it, axis 1 over its block); each trip is a 2x2 register tile
-// whose four accumulators share one reduce loop, stored after it.
+// whose accumulators share one reduce loop, stored after it. Axis 1 is
+// the vector axis (the output and %in1 contiguous, %in0 constant along
+// it): each trip holds two rows of vector<2xf32>, %in0 read as a scalar
+// and broadcast.
 // CHECK-LABEL: func.func @mm(
 // CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
 // CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
@@ -16,11 +19,14 @@
 // CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
 // CHECK: scf.for %[[J:.+]] = %[[JB]] to %[[END]] step %{{.+}} {
 // CHECK: %[[I1:.+]] = arith.addi %[[I]], %{{.+}} : index
-// CHECK: %[[J1:.+]] = arith.addi %[[J]], %{{.+}} : index
-// CHECK: %[[ACC:.+]]:4 = scf.for %[[K:.+]] = {{.+}} iter_args(%{{.+}} = %[[ZERO:.+]], %{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]]) -> (f32, f32, f32, f32)
-// CHECK-COUNT-4: arith.mulf
-// CHECK: scf.yield %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : f32, f32, f32, f32
-// CHECK-COUNT-4: memref.store
+// CHECK: %[[ACC:.+]]:2 = scf.for %[[K:.+]] = {{.+}} iter_args(%{{.+}} = %[[ZERO:.+]], %{{.+}} = %[[ZERO]]) -> (vector<2xf32>, vector<2xf32>)
+// CHECK: %[[A0:.+]] = memref.load %arg1
+// CHECK: %[[B0:.+]] = vector.load %arg2[%{{.+}}] : {{.+}}, vector<2xf32>
+// CHECK: %[[A0V:.+]] = vector.broadcast %[[A0]] : f32 to vector<2xf32>
+// CHECK: arith.mulf %[[A0V]], %[[B0]] : vector<2xf32>
+// CHECK: arith.mulf {{.+}} : vector<2xf32>
+// CHECK: scf.yield %{{.+}}, %{{.+}} : vector<2xf32>, vector<2xf32>
+// CHECK-COUNT-2: vector.store
 // CHECK-NOT: memref.store
 // CHECK: return
 // Below parallel-min-work the tile blocks are an scf.for.
@@ -62,17 +68,14 @@ lazy.kernel @rowmax(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<64xf32>) attr
 
 // -----
 
-// An elementwise kernel with a plan: two elements per trip, no reduce.
+// An elementwise kernel with a plan: two elements per trip, no reduce,
+// as one vector of two lanes.
 // CHECK-LABEL: func.func @scale(
 // CHECK: scf.parallel (%[[I:.+]]) = (%{{.+}}) to (%{{.+}}) step (%[[C2:.+]])
-// CHECK: %[[I1:.+]] = arith.addi %[[I]], %{{.+}} : index
-// CHECK: arith.addi %{{.+}}, %[[I]] : index
-// CHECK: memref.load
-// CHECK: arith.addf
-// CHECK: arith.addi %{{.+}}, %[[I1]] : index
-// CHECK: memref.load
-// CHECK: arith.addf
-// CHECK-COUNT-2: memref.store
+// CHECK: %[[AT:.+]] = arith.addi %{{.+}}, %[[I]] : index
+// CHECK: %[[X:.+]] = vector.load %arg1[%[[AT]]] : {{.+}}, vector<2xf32>
+// CHECK: %[[Y:.+]] = arith.addf %[[X]], %[[X]] : vector<2xf32>
+// CHECK: vector.store %[[Y]], %arg0
 // CHECK-NOT: memref.store
 lazy.kernel @scale(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
   %0 = lazy.load %in0 as <[(8):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32>

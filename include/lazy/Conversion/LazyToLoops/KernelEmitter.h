@@ -19,6 +19,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <optional>
+
 namespace mlir::lazy {
 
 /// The signless type arith computes with.
@@ -42,6 +44,15 @@ struct StoreGroup {
 /// The kernel body's stores in groups, in order.
 SmallVector<StoreGroup> groupStores(Block &body);
 
+/// The vector lanes of a register tile (the CPU's plans): every tile
+/// element stands for `width` consecutive positions along output axis
+/// `axis`, from the element's index there. Values that vary along the axis
+/// are `vector<width x T>`, the others stay scalars.
+struct LaneAxis {
+  size_t axis;
+  int64_t width;
+};
+
 class KernelEmitter {
 public:
   /// `buffers` maps the kernel's buffer arguments to memrefs of one
@@ -55,7 +66,7 @@ public:
   virtual ~KernelEmitter() = default;
 
   /// Starts a new output element: nothing computed so far is reused.
-  void beginElement() { scopes.assign(1, Memo()); }
+  void beginElement() { scopes.assign(1, Scope()); }
 
   /// The value of `v` at the iteration index `idx` (one index per dimension
   /// of v's shape). Elementwise chains are walked with an explicit stack, so
@@ -85,10 +96,12 @@ public:
   /// kernel (`reduces`, KernelSpace.h) computed for every element of
   /// `elements` in one shared loop nest, whose axis a steps `unroll[a]`
   /// elements per trip, then emitStoreGroups on the same elements.
+  /// With `lanes`, each element is a vector of lanes along that axis.
   LogicalResult emitStoreTile(OpBuilder &b, ArrayRef<StoreOp> stores,
                               ArrayRef<SmallVector<Value>> elements,
                               ArrayRef<Operation *> reduces,
-                              ArrayRef<int64_t> unroll);
+                              ArrayRef<int64_t> unroll,
+                              std::optional<LaneAxis> lanes = std::nullopt);
 
 protected:
   /// A reduce at output index `idx`. The default is a sequential scf.for
@@ -126,13 +139,44 @@ private:
   /// form where it has one (IndexExpr.h), looked up once per view.
   IndexAndValid indexOf(OpBuilder &b, Location loc, ShapeTrackerAttr view,
                         ValueRange idx);
+  /// The op on `x`: scalars, or vectors of one width (lane mode) for the
+  /// ops vectorizableOp accepts.
   FailureOr<Value> scalarOp(OpBuilder &b, Operation *op, ArrayRef<Value> x);
   Value lookup(Value v, ValueRange idx) const;
 
-  /// Computed (value, index vector) pairs, one map per loop scope.
+  // Lane mode (emitStoreTile with lanes): the value at `idx` is a vector
+  // over the lanes, or a scalar where it is the same in every lane.
+  FailureOr<Value> evaluateLanes(OpBuilder &b, Value root, ValueRange idx);
+  FailureOr<Value> laneLeaf(OpBuilder &b, Operation *op, ValueRange idx);
+  /// `v` evaluated lane by lane (scalar code), gathered into a vector.
+  FailureOr<Value> perLane(OpBuilder &b, Value v, ValueRange idx);
+  /// The vector store of `value` (a scalar is broadcast), or one store per
+  /// lane where the view is not contiguous along the lane axis.
+  void emitLaneStore(OpBuilder &b, StoreOp store, Value value, ValueRange idx,
+                     Value extraGuard);
+  /// The buffer index of lane 0 and the lanes' validity (null: all valid)
+  /// of a view with an affine form (laneFormOf).
+  std::pair<Value, Value> laneAccess(OpBuilder &b, Location loc,
+                                     const AffineIndex &form, ValueRange idx);
+  /// The view's affine form (one view's own, or affineIndexOf's), looked
+  /// up once per view.
+  const AffineIndex *laneFormOf(ShapeTrackerAttr view);
+  /// idx[lane axis] + lane, created once per scope.
+  Value laneIndex(OpBuilder &b, Location loc, Value base, int64_t lane);
+  Value lookupLanes(Value v, ValueRange idx) const;
+  /// `x` as a vector of the lanes (a scalar is broadcast).
+  Value broadcastLanes(OpBuilder &b, Location loc, Value x);
+
+  /// Computed (value, index vector) pairs.
   using Memo =
       DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>, Value>>>;
-  SmallVector<Memo> scopes{Memo()};
+  /// One loop scope's computed values: scalar code's, lane mode's, and the
+  /// lane indices.
+  struct Scope {
+    Memo scalar, lanes;
+    DenseMap<std::pair<Value, int64_t>, Value> laneIndices;
+  };
+  SmallVector<Scope> scopes{Scope()};
   IRMapping buffers;
   bool reassociateSums;
   /// A tile's top-level reduces by (reduce, element), and the element
@@ -140,6 +184,11 @@ private:
   DenseMap<std::pair<Operation *, unsigned>, Value> tileReduces;
   unsigned currentElement = 0;
   DenseMap<Attribute, std::optional<AffineIndex>> affineForms;
+  /// Lane mode's axis and width, and the lane scalar code computes in
+  /// perLane (-1 outside it).
+  std::optional<LaneAxis> lanes;
+  int64_t currentLane = -1;
+  DenseMap<Attribute, std::optional<AffineIndex>> laneForms;
 };
 
 /// With reassociateSums, float sums of at least this many elements may add

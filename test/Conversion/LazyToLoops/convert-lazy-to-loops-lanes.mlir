@@ -1,0 +1,71 @@
+// RUN: lazy-opt %s --convert-lazy-to-loops --split-input-file | FileCheck %s
+// Lane mode: along a plan's vector axis each register-tile element is a
+// vector of lanes (convert-lazy-to-loops' rule 1).
+
+// A padded 1-D convolution, space (4, 16, 3), axis 2 reduced, lanes on
+// axis 1 (16 wide): the padded input is contiguous along the lanes and
+// masked at both ends, so it is a vector.maskedload whose mask is each
+// lane's validity (x + k - 1 in [0, 16)); the weights are constant along
+// the lanes, a scalar load broadcast; the output a vector.store per row.
+// CHECK-LABEL: func.func @conv1d(
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (vector<16xf32>, vector<16xf32>)
+// CHECK: %[[LANES:.+]] = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]> : vector<16xindex>
+// CHECK: %[[AT:.+]] = arith.addi %{{.+}}, %[[LANES]] : vector<16xindex>
+// CHECK: arith.cmpi slt, %[[AT]], %{{.+}} : vector<16xindex>
+// CHECK: %[[MASK:.+]] = arith.andi %{{.+}}, %{{.+}} : vector<16xi1>
+// CHECK: %[[X:.+]] = vector.maskedload %arg1[%{{.+}}], %[[MASK]], %{{.+}} : memref<16xf32, {{.+}}>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: %[[W:.+]] = memref.load %arg2
+// CHECK: %[[WV:.+]] = vector.broadcast %[[W]] : f32 to vector<16xf32>
+// CHECK: arith.mulf %[[X]], %[[WV]] : vector<16xf32>
+// CHECK-COUNT-2: vector.store {{.+}} vector<16xf32>
+// CHECK-NOT: memref.store
+lazy.kernel @conv1d(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<16xf32>, %in1: !lazy.buffer<12xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 3>]} {
+  %0 = lazy.load %in0 as <[(18):(1) offset -1 mask [(1, 17)], (4, 16, 3):(0, 1, 1)]> : !lazy.buffer<16xf32> -> tensor<4x16x3xf32>
+  %1 = lazy.load %in1 as <[(4, 16, 3):(3, 0, 1)]> : !lazy.buffer<12xf32> -> tensor<4x16x3xf32>
+  %2 = lazy.mul %0, %1 : tensor<4x16x3xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<4x16x3xf32> -> tensor<4x16x1xf32>
+  lazy.store %3, %out0 as <[(4, 16, 1):(16, 1, 0)]> : tensor<4x16x1xf32>, !lazy.buffer<64xf32>
+}
+
+// -----
+
+// An op with no vector form (C division, which guards its divisor per
+// element) is computed lane by lane from its vector operands, and its
+// results gathered back into a vector.
+// CHECK-LABEL: func.func @divide(
+// CHECK: %[[B:.+]] = vector.load %arg2[%{{.+}}] : {{.+}}, vector<8xi32>
+// CHECK: vector.extract %[[B]][0] : i32 from vector<8xi32>
+// CHECK: arith.divsi
+// CHECK: vector.extract %[[B]][7] : i32 from vector<8xi32>
+// CHECK: arith.divsi
+// CHECK: %[[Q:.+]] = vector.from_elements {{.+}} : vector<8xi32>
+// CHECK: arith.addi %{{.+}}, %[[Q]] : vector<8xi32>
+lazy.kernel @divide(%out0: !lazy.buffer<16xsi32>, %in0: !lazy.buffer<8xsi32>, %in1: !lazy.buffer<8xsi32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 8>]} {
+  %0 = lazy.load %in0 as <[(2, 8, 4):(4, 0, 1)]> : !lazy.buffer<8xsi32> -> tensor<2x8x4xsi32>
+  %1 = lazy.load %in1 as <[(2, 8, 4):(0, 1, 0)]> : !lazy.buffer<8xsi32> -> tensor<2x8x4xsi32>
+  %2 = lazy.idiv %0, %1 : tensor<2x8x4xsi32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<2x8x4xsi32> -> tensor<2x8x1xsi32>
+  lazy.store %3, %out0 as <[(2, 8, 1):(8, 1, 0)]> : tensor<2x8x1xsi32>, !lazy.buffer<16xsi32>
+}
+
+// -----
+
+// Bools are bytes in memory but bits in a vector: a bool load is read
+// lane by lane even where it is contiguous; a const view masked along the
+// lanes is a select between two splats.
+// CHECK-LABEL: func.func @bools(
+// CHECK-COUNT-4: memref.load %arg2[{{.+}}] : memref<4xi1
+// CHECK: %[[M:.+]] = vector.from_elements {{.+}} : vector<4xi1>
+// CHECK: %[[X:.+]] = vector.load %arg1[%{{.+}}] : {{.+}}, vector<4xf32>
+// CHECK: %[[ONE:.+]] = arith.constant dense<1.000000e+00> : vector<4xf32>
+// CHECK: %[[C:.+]] = arith.select %{{.+}}, %[[ONE]], %{{.+}} : vector<4xi1>, vector<4xf32>
+// CHECK: arith.select %[[M]], %[[X]], %[[C]] : vector<4xi1>, vector<4xf32>
+lazy.kernel @bools(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<16xf32>, %in1: !lazy.buffer<4xi1>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>]} {
+  %0 = lazy.load %in1 as <[(2, 4, 2):(0, 1, 0)]> : !lazy.buffer<4xi1> -> tensor<2x4x2xi1>
+  %1 = lazy.load %in0 as <[(2, 4, 2):(8, 1, 4)]> : !lazy.buffer<16xf32> -> tensor<2x4x2xf32>
+  %2 = lazy.const 1.000000e+00 : tensor<f32>
+  %3 = lazy.view %2 as <[(2, 4, 2):(0, 0, 0) mask [(0, 2), (0, 2), (0, 2)]]> : tensor<f32> -> tensor<2x4x2xf32>
+  %4 = lazy.where %0, %1, %3 : tensor<2x4x2xi1>, tensor<2x4x2xf32>
+  %5 = lazy.reduce_sum %4 axes [2] : tensor<2x4x2xf32> -> tensor<2x4x1xf32>
+  lazy.store %5, %out0 as <[(2, 4, 1):(4, 1, 0)]> : tensor<2x4x1xf32>, !lazy.buffer<8xf32>
+}
