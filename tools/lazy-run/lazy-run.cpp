@@ -131,12 +131,34 @@ static cl::opt<std::string> record(
              "it (a device plan: code object, allocations, launches, inputs) "
              "to this directory, with the results the GPU emulator gives, "
              "for lazy-replay on a GPU machine"));
+static cl::opt<bool> timing(
+    cl::cat(toolOptions), "timing",
+    cl::desc("print the wall time of each phase (parse, schedule, lower, "
+             "compile, first run) to stderr, one 'lazy-run: time' line "
+             "each"));
 static cl::opt<bool> recordInputs(
     cl::cat(toolOptions), "record-inputs", cl::init(true),
     cl::desc("with --record: store the inputs' bytes and the expected "
              "results (false: zero-filled inputs, timing only)"));
 
 namespace {
+
+/// --timing: the wall time since the last mark, printed under `phase`.
+class PhaseTimer {
+public:
+  void mark(llvm::StringRef phase) {
+    auto now = std::chrono::steady_clock::now();
+    if (timing)
+      llvm::errs() << llvm::formatv(
+          "lazy-run: time {0,-9} {1,10:f1} ms\n", phase,
+          std::chrono::duration<double, std::milli>(now - last).count());
+    last = now;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+PhaseTimer phases;
 
 /// A rank-1 memref descriptor as the C interface passes it.
 struct Descriptor {
@@ -188,6 +210,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   if (failed(parsePassPipeline("lazy-to-cpu", lower)) ||
       failed(lower.run(module)))
     return failure();
+  phases.mark("lower");
   // The program's parallel loops call libomp.
   std::string ompError;
   if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(LAZY_LIBOMP_PATH,
@@ -223,6 +246,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     fail("cannot compile the module: " + llvm::toString(engine.takeError()));
     return failure();
   }
+  phases.mark("optimize");
   // Host functions the compiled program calls (CUSTOM items).
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
@@ -231,6 +255,12 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });
+  // The JIT generates machine code when a symbol is first looked up.
+  if (auto fn = (*engine)->lookupPacked("_mlir_ciface_" + name); !fn) {
+    fail("cannot compile the module: " + llvm::toString(fn.takeError()));
+    return failure();
+  }
+  phases.mark("codegen");
   std::vector<Descriptor> argDescs;
   for (interp::HostTensor &t : args)
     argDescs.push_back(
@@ -250,6 +280,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     fail("running @" + name + ": " + llvm::toString(std::move(err)));
     return failure();
   }
+  phases.mark("run");
   // lazy-to-cpu's buffers are static (convert-lazy-to-loops
   // {static-buffers}): results live in the program's globals or in the
   // arguments, nothing is freed, and a later run overwrites them, so they
@@ -641,6 +672,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  phases.mark("parse");
 
   func::FuncOp graph;
   for (auto f : module->getOps<func::FuncOp>())
@@ -686,6 +718,7 @@ int main(int argc, char **argv) {
     schedule += ",lazy-optimize-kernels{force=" + llvm::join(plans, ",") + "}";
   if (failed(parsePassPipeline(schedule, pm)) || failed(pm.run(*module)))
     return 1;
+  phases.mark("schedule");
   graph = module->lookupSymbol<func::FuncOp>(name);
   if (failed(seeds.finish(graph)))
     return 1;

@@ -492,6 +492,16 @@ int64_t mlir::lazy::reducedElementCount(Operation *reduce) {
   return count;
 }
 
+int64_t mlir::lazy::splitCount(Operation *reduce, ArrayRef<int64_t> unroll,
+                               bool reassociateSums) {
+  ArrayRef<int64_t> axes = reduceAxes(reduce);
+  bool isFloat = isa<FloatType>(signless(elementOf(reduce->getResult(0))));
+  if (!isa<ReduceSumOp>(reduce) || !reassociateSums || axes.empty() ||
+      (isFloat && reducedElementCount(reduce) < kReorderMinElements))
+    return 1;
+  return unroll[axes.back()];
+}
+
 bool mlir::lazy::nextOffsets(MutableArrayRef<int64_t> offsets,
                              ArrayRef<int64_t> limits) {
   size_t i = offsets.size();
@@ -684,7 +694,9 @@ FailureOr<Value> KernelEmitter::evaluate(OpBuilder &b, Value root,
       continue;
     }
     FailureOr<Value> result = failure();
-    if (isLeaf(op)) {
+    if (isa<LoadOp, ViewOp>(op)) {
+      result = viewLeaf(b, op, idx, /*laneMode=*/false);
+    } else if (isLeaf(op)) {
       result = leaf(b, op, idx);
     } else {
       SmallVector<Value> args;
@@ -699,6 +711,41 @@ FailureOr<Value> KernelEmitter::evaluate(OpBuilder &b, Value root,
     stack.pop_back();
   }
   return lookup(root, idx);
+}
+
+SmallVector<Value, 4> KernelEmitter::viewKey(ShapeTrackerAttr view,
+                                             ValueRange idx) {
+  auto [it, inserted] = viewStrides.try_emplace(view);
+  if (inserted)
+    it->second = view.getTracker().realStrides(/*ignoreValid=*/false);
+  SmallVector<Value, 4> key(idx.begin(), idx.end());
+  for (auto [d, stride] : llvm::enumerate(it->second))
+    if (d < key.size() && stride && *stride == 0)
+      key[d] = Value();
+  return key;
+}
+
+FailureOr<Value> KernelEmitter::viewLeaf(OpBuilder &b, Operation *op,
+                                         ValueRange idx, bool laneMode) {
+  auto view = isa<LoadOp>(op) ? cast<LoadOp>(op).getView()
+                              : cast<ViewOp>(op).getTracker();
+  SmallVector<Value, 4> key = viewKey(view, idx);
+  Value v = op->getResult(0);
+  for (const Scope &scope : llvm::reverse(scopes)) {
+    const Memo &memo = laneMode ? scope.laneViews : scope.views;
+    auto it = memo.find(v);
+    if (it == memo.end())
+      continue;
+    for (const auto &[seen, value] : it->second)
+      if (llvm::equal(seen, key))
+        return value;
+  }
+  FailureOr<Value> result =
+      laneMode ? laneLeaf(b, op, idx) : leaf(b, op, idx);
+  if (succeeded(result))
+    (laneMode ? scopes.back().laneViews : scopes.back().views)[v].push_back(
+        {std::move(key), *result});
+  return result;
 }
 
 FailureOr<Value> KernelEmitter::evaluateReduceInput(OpBuilder &b,
@@ -935,20 +982,25 @@ LogicalResult KernelEmitter::emitReduceTile(
   ArrayRef<int64_t> axes = reduceAxes(op);
   ArrayRef<int64_t> inShape =
       cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+  // Split accumulators: with an unrolled innermost reduce axis, a long sum
+  // (reorderable, as in emitReduce) keeps one partial sum per unrolled
+  // step, each in index order, added in step order at the end.
+  int64_t split = splitCount(op, unroll, reassociateSums);
+  // Without lanes on an output axis, an element's partials are the lanes
+  // of one vector along the innermost reduce axis (a dot product whose
+  // reduce axis its loads read contiguously): one vector evaluation per
+  // trip instead of `split` scalar ones.
+  bool reduceLanes = !lanes && split > 1;
+  auto restoreLanes = llvm::make_scope_exit([&, outputLanes = lanes] {
+    lanes = outputLanes;
+  });
+  if (reduceLanes)
+    lanes = LaneAxis{size_t(axes.back()), split};
   VectorType laneType =
       lanes ? VectorType::get({lanes->width}, signless(t)) : VectorType();
   Value init = constantLike(b, loc, reduceInit(b, t, isSum), laneType);
-  // Split accumulators: with an unrolled innermost reduce axis, a long sum
-  // (reorderable, as in emitReduce) keeps one partial sum per unrolled
-  // step, each in index order, added in step order at the end; the
-  // partials of an element are then the vector lanes (a dot product whose
-  // reduce axis is contiguous in its loads).
-  bool isFloat = isa<FloatType>(signless(t));
-  int64_t split = 1;
-  if (isSum && reassociateSums && !axes.empty() &&
-      (!isFloat || reducedElementCount(op) >= kReorderMinElements))
-    split = unroll[axes.back()];
-  SmallVector<Value> accs(elements.size() * size_t(split), init);
+  size_t slots = reduceLanes ? 1 : size_t(split);
+  SmallVector<Value> accs(elements.size() * slots, init);
   // One loop per reduced axis, each carrying every element's accumulator.
   SmallVector<scf::ForOp> loops;
   SmallVector<Value> ivs;
@@ -973,6 +1025,8 @@ LogicalResult KernelEmitter::emitReduceTile(
   SmallVector<int64_t> offset(axes.size(), 0), steps;
   for (int64_t axis : axes)
     steps.push_back(unroll[axis]);
+  if (reduceLanes)
+    steps.back() = 1; // the lanes cover the innermost axis's steps
   scopes.emplace_back();
   do {
     SmallVector<Value> reduced;
@@ -995,11 +1049,10 @@ LogicalResult KernelEmitter::emitReduceTile(
       }
       if (lanes)
         x = broadcastLanes(b, loc, *x);
-      // In index order: the tile's elements (or split partials) are the
-      // vector lanes, and a reassociable sum would let LLVM vectorize the
-      // reduce loop instead.
-      size_t slot = e * size_t(split) +
-                    (split > 1 ? size_t(offset.back()) : size_t(0));
+      // In index order: a reassociable sum would let LLVM vectorize the
+      // reduce loop instead of the tile.
+      size_t slot = e * slots +
+                    (slots > 1 ? size_t(offset.back()) : size_t(0));
       accs[slot] = combine(b, loc, accs[slot], *x, t, isSum);
     }
   } while (nextOffsets(offset, steps));
@@ -1013,9 +1066,14 @@ LogicalResult KernelEmitter::emitReduceTile(
   if (!loops.empty())
     b.setInsertionPointAfter(loops.front());
   for (size_t e = 0; e < elements.size(); ++e) {
-    Value total = accs[e * size_t(split)];
+    auto partial = [&](int64_t p) -> Value {
+      if (reduceLanes)
+        return vector::ExtractOp::create(b, loc, accs[e], p);
+      return accs[e * slots + size_t(p)];
+    };
+    Value total = partial(0);
     for (int64_t p = 1; p < split; ++p)
-      total = addOf(b, loc, total, accs[e * size_t(split) + size_t(p)], t);
+      total = addOf(b, loc, total, partial(p), t);
     tileReduces[{op, unsigned(e)}] = total;
   }
   return success();
@@ -1279,7 +1337,9 @@ FailureOr<Value> KernelEmitter::evaluateLanes(OpBuilder &b, Value root,
       continue;
     }
     FailureOr<Value> result = failure();
-    if (isLeaf(op)) {
+    if (isa<LoadOp, ViewOp>(op)) {
+      result = viewLeaf(b, op, idx, /*laneMode=*/true);
+    } else if (isLeaf(op)) {
       result = laneLeaf(b, op, idx);
     } else {
       SmallVector<Value> args;

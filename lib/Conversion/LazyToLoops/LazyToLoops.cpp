@@ -96,11 +96,18 @@ int64_t workOf(KernelOp kernel) {
 /// Lane vectors are at most this wide (a 512-bit register of f32).
 constexpr int64_t kMaxLanes = 16;
 
-/// The plan's vector lanes: the innermost upcast output axis that every
-/// store writes contiguously (stride 1, unmasked along it) and every load
-/// reads contiguously or not at all, some load contiguously (the
-/// heuristic's vector axis); as many lanes as the largest power of two up
-/// to kMaxLanes that divides its upcast.
+/// The plan's vector lanes, as many as the largest power of two up to
+/// kMaxLanes that divides the axis's upcast, on the first of:
+///   1. the innermost upcast output axis that every store writes
+///      contiguously (stride 1, unmasked along it) and every load reads
+///      contiguously or not at all, some load contiguously (the
+///      heuristic's vector axis);
+///   2. none when every top-level reduce keeps split accumulators (the
+///      dot-product form): the emitter puts the lanes on the innermost
+///      reduce axis instead;
+///   3. the innermost upcast output axis that every store writes
+///      contiguously: the loads that vary otherwise along it are read lane
+///      by lane, the accumulators and arithmetic are still vectors.
 std::optional<LaneAxis> laneAxisOf(const StoreGroup &group,
                                    const KernelSpace &space,
                                    const OptPlan &plan) {
@@ -108,28 +115,41 @@ std::optional<LaneAxis> laneAxisOf(const StoreGroup &group,
   auto strideAlong = [](ShapeTrackerAttr view, size_t d, bool ignoreValid) {
     return view.getTracker().realStrides(ignoreValid)[d];
   };
-  for (size_t d = space.shape.size(); d-- > 0;) {
-    if (space.reduced[d] || plan.upcast[d] < 2)
-      continue;
-    bool stores = llvm::all_of(group.stores, [&](StoreOp store) {
-      return strideAlong(store.getView(), d, false) == 1;
-    });
-    bool contiguous = false, fits = true;
-    for (auto load : body->getOps<LoadOp>()) {
-      std::optional<int64_t> s = strideAlong(load.getView(), d, true);
-      contiguous |= s == 1;
-      fits &= s == 0 || s == 1;
+  auto lanesOn = [&](bool loadsContiguous) -> std::optional<LaneAxis> {
+    for (size_t d = space.shape.size(); d-- > 0;) {
+      if (space.reduced[d] || plan.upcast[d] < 2)
+        continue;
+      if (!llvm::all_of(group.stores, [&](StoreOp store) {
+            return strideAlong(store.getView(), d, false) == 1;
+          }))
+        continue;
+      if (loadsContiguous) {
+        bool contiguous = false, fits = true;
+        for (auto load : body->getOps<LoadOp>()) {
+          std::optional<int64_t> s = strideAlong(load.getView(), d, true);
+          contiguous |= s == 1;
+          fits &= s == 0 || s == 1;
+        }
+        if (!contiguous || !fits)
+          continue;
+      }
+      int64_t width = 1;
+      while (width * 2 <= kMaxLanes && plan.upcast[d] % (width * 2) == 0)
+        width *= 2;
+      if (width < 2)
+        return std::nullopt;
+      return LaneAxis{d, width};
     }
-    if (!stores || !contiguous || !fits)
-      continue;
-    int64_t width = 1;
-    while (width * 2 <= kMaxLanes && plan.upcast[d] % (width * 2) == 0)
-      width *= 2;
-    if (width < 2)
-      return std::nullopt;
-    return LaneAxis{d, width};
-  }
-  return std::nullopt;
+    return std::nullopt;
+  };
+  if (auto lanes = lanesOn(/*loadsContiguous=*/true))
+    return lanes;
+  if (!space.reduces.empty() &&
+      llvm::all_of(space.reduces, [&](Operation *reduce) {
+        return splitCount(reduce, plan.unroll, /*reassociateSums=*/true) > 1;
+      }))
+    return std::nullopt;
+  return lanesOn(/*loadsContiguous=*/false);
 }
 
 /// A kernel with a plan: the output axes' tile blocks in an scf.parallel

@@ -87,13 +87,20 @@ lazy.kernel @scale(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attrib
 
 // unroll on the innermost reduce axis of a long float sum (64 elements):
 // one partial sum per unrolled step, each in index order, carried by the
-// loop and added in step order after it.
+// loop as the lanes of one vector (a vector.load per trip) and added in
+// step order after it.
 // CHECK-LABEL: func.func @split(
-// CHECK: %[[P:.+]]:4 = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[Z:.+]], %{{.+}} = %[[Z]], %{{.+}} = %[[Z]], %{{.+}} = %[[Z]]) -> (f32, f32, f32, f32)
-// CHECK: scf.yield
-// CHECK: %[[S01:.+]] = arith.addf %[[P]]#0, %[[P]]#1 : f32
-// CHECK: %[[S012:.+]] = arith.addf %[[S01]], %[[P]]#2 : f32
-// CHECK: %[[S:.+]] = arith.addf %[[S012]], %[[P]]#3 : f32
+// CHECK: %[[P:.+]] = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (vector<4xf32>)
+// CHECK: %[[X:.+]] = vector.load %arg1[%{{.+}}] : {{.+}}, vector<4xf32>
+// CHECK: %[[NEXT:.+]] = arith.addf %[[ACC]], %[[X]] : vector<4xf32>
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: %[[P0:.+]] = vector.extract %[[P]][0]
+// CHECK: %[[P1:.+]] = vector.extract %[[P]][1]
+// CHECK: %[[S01:.+]] = arith.addf %[[P0]], %[[P1]] : f32
+// CHECK: %[[P2:.+]] = vector.extract %[[P]][2]
+// CHECK: %[[S012:.+]] = arith.addf %[[S01]], %[[P2]] : f32
+// CHECK: %[[P3:.+]] = vector.extract %[[P]][3]
+// CHECK: %[[S:.+]] = arith.addf %[[S012]], %[[P3]] : f32
 // CHECK: memref.store %[[S]]
 lazy.kernel @split(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<256xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<unroll, 1, 4>]} {
   %0 = lazy.load %in0 as <[(4, 64):(64, 1)]> : !lazy.buffer<256xf32> -> tensor<4x64xf32>

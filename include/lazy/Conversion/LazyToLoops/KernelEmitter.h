@@ -175,7 +175,17 @@ private:
   struct Scope {
     Memo scalar, lanes;
     DenseMap<std::pair<Value, int64_t>, Value> laneIndices;
+    /// Loads and const views by viewKey (scalar code's, lane mode's): a
+    /// tile's elements that differ only along axes a view ignores share
+    /// one load.
+    Memo views, laneViews;
   };
+  /// A load's or const view's value at `idx`, computed once per viewKey.
+  FailureOr<Value> viewLeaf(OpBuilder &b, Operation *op, ValueRange idx,
+                            bool laneMode);
+  /// `idx` with the axes the view neither reads nor masks (stride 0) null.
+  SmallVector<Value, 4> viewKey(ShapeTrackerAttr view, ValueRange idx);
+  DenseMap<Attribute, std::vector<std::optional<int64_t>>> viewStrides;
   SmallVector<Scope> scopes{Scope()};
   IRMapping buffers;
   bool reassociateSums;
@@ -199,6 +209,13 @@ constexpr int64_t kReorderMinElements = 64;
 ArrayRef<int64_t> reduceAxes(Operation *reduce);
 /// How many input elements meet in each of a reduce's results.
 int64_t reducedElementCount(Operation *reduce);
+
+/// How many partial sums a register tile keeps per element of `reduce`
+/// (split accumulators): the innermost reduce axis's unroll for a sum that
+/// may reorder (integers; with reassociateSums, floats of at least
+/// kReorderMinElements elements), else 1.
+int64_t splitCount(Operation *reduce, ArrayRef<int64_t> unroll,
+                   bool reassociateSums);
 
 /// Steps a mixed-radix counter (`offsets[i]` in [0, limits[i]), the last
 /// digit fastest); false once it wraps back to all zeros.
