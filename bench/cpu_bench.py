@@ -17,6 +17,11 @@ median of --runs runs.
 Prints per program: milliseconds for lazy-run on 1 and all threads,
 tinygrad and numpy, the ratios, and GFLOP/s or GB/s where they mean
 something (the copy bandwidth line first: numpy copying a 256 MB array).
+Then the compile times of the same schedules, cold, medians over the
+rounds: lazy-run's lower and compile phases (`--timing`: lazy-to-cpu and
+LLVM to machine code, kernels on every core) against tinygrad's
+lower_schedule (every kernel rendered and compiled by clang, its on-disk
+cache off and its in-memory cache cleared each round).
 """
 
 import argparse
@@ -28,6 +33,9 @@ import sys
 import time
 
 os.environ.setdefault("CLANG", "1")
+# Compile times are cold on both sides: tinygrad's on-disk cache of
+# compiled kernels off (lazy-run keeps none).
+os.environ.setdefault("DISABLE_COMPILER_CACHE", "1")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -111,20 +119,29 @@ PROGRAMS = [
 
 
 def tinygrad_runner(outputs):
-    """A function running the outputs' schedule once (compiled already)."""
+    """A function running the outputs' schedule once (compiled already),
+    and one timing a cold compile of that schedule."""
     from tinygrad import Device
+    from tinygrad.engine import realize
     from tinygrad.engine.realize import lower_schedule, memory_planner
     from tinygrad.engine.schedule import create_schedule
     from lazy_mlir.tinygrad._export import collect_outputs
     schedule = memory_planner(create_schedule(collect_outputs(outputs)))
-    items = list(lower_schedule(schedule))
+    # lower_schedule consumes its list.
+    items = list(lower_schedule(list(schedule)))
     device = Device[Device.DEFAULT]
 
     def run():
         for item in items:
             item.run()
         device.synchronize()
-    return run
+
+    def compile_time():
+        realize.method_cache.clear()
+        start = time.perf_counter()
+        list(lower_schedule(list(schedule)))
+        return time.perf_counter() - start
+    return run, compile_time
 
 
 def median_time(fn, runs):
@@ -137,13 +154,16 @@ def median_time(fn, runs):
 
 
 def lazy_time(path, runs, threads):
+    """The median run time and the compile time (lower + compile), seconds."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    proc = subprocess.run([LAZY_RUN, path, "--seed=1", f"--repeat={runs}"],
+    proc = subprocess.run([LAZY_RUN, path, "--seed=1", f"--repeat={runs}", "--timing"],
                           capture_output=True, text=True, env=env)
     m = re.search(r"time: median ([0-9.]+) ms", proc.stdout)
-    if proc.returncode != 0 or not m:
+    phases = dict(re.findall(r"lazy-run: time (\w+) +([0-9.]+) ms", proc.stderr))
+    if proc.returncode != 0 or not m or "compile" not in phases:
         sys.exit(f"lazy-run failed on {path}:\n{proc.stdout}{proc.stderr}")
-    return float(m.group(1)) / 1e3
+    compile_s = (float(phases["lower"]) + float(phases["compile"])) / 1e3
+    return float(m.group(1)) / 1e3, compile_s
 
 
 NUMPY_SNIPPET = """
@@ -185,6 +205,7 @@ def main():
     print(f"{'program':24s} {'lazy 1t':>9s} {'lazy all':>9s} {'tinygrad':>9s} {'numpy':>9s}"
           f" {'1t/tg':>6s} {'all/tg':>6s} {'np/1t':>6s}  rate (1 thread)")
     wanted = [w for w in args.only.split(",") if w]
+    compiles = []
     for name, build in PROGRAMS:
         if wanted and not any(w in name for w in wanted):
             continue
@@ -192,15 +213,21 @@ def main():
         path = os.path.join(args.work, re.sub(r"\W+", "_", name) + ".mlir")
         with open(path, "w") as f:
             f.write(export(outputs, flags=info.get("flags")))
-        run_tg = tinygrad_runner(outputs)
+        run_tg, compile_tg = tinygrad_runner(outputs)
         run_tg()  # warm: buffers allocated
         sides = {"1t": [], "all": [], "tg": [], "np": []}
+        compile_times = {"lazy": [], "tg": []}
         for _ in range(args.rounds):
             sides["tg"].append(median_time(run_tg, args.runs))
-            sides["1t"].append(lazy_time(path, args.runs, 1))
-            sides["all"].append(lazy_time(path, args.runs, os.cpu_count()))
+            sides["1t"].append(lazy_time(path, args.runs, 1)[0])
+            run_all, compile_lazy = lazy_time(path, args.runs, os.cpu_count())
+            sides["all"].append(run_all)
+            compile_times["lazy"].append(compile_lazy)
+            compile_times["tg"].append(compile_tg())
             if "np_expr" in info:
                 sides["np"].append(numpy_time(info["numpy"], info["np_expr"], args.runs))
+        compiles.append((name, statistics.median(compile_times["lazy"]),
+                         statistics.median(compile_times["tg"])))
         t = {k: statistics.median(v) if v else float("nan") for k, v in sides.items()}
         rate = ""
         if "flops" in info:
@@ -213,6 +240,9 @@ def main():
         print(f"{name:24s} {t['1t'] * 1e3:9.2f} {t['all'] * 1e3:9.2f} {t['tg'] * 1e3:9.2f}"
               f" {t['np'] * 1e3:9.2f} {t['1t'] / t['tg']:6.2f} {t['all'] / t['tg']:6.2f}"
               f" {t['np'] / t['1t']:6.2f}  {rate}", flush=True)
+    print(f"\n{'compile (cold)':24s} {'lazy-run':>9s} {'tinygrad':>9s} {'tg/lazy':>8s}")
+    for name, lazy_s, tg_s in compiles:
+        print(f"{name:24s} {lazy_s * 1e3:9.0f} {tg_s * 1e3:9.0f} {tg_s / lazy_s:8.2f}")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@
 #include "lazy/Interpreter/HostFunctions.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
+#include "lazy/Runtime/CpuProgram.h"
 #include "lazy/Runtime/DevicePlan.h"
 #include "lazy/Runtime/GpuEmulator.h"
 #include "lazy/Runtime/HostProgram.h"
@@ -136,6 +137,10 @@ static cl::opt<bool> timing(
     cl::desc("print the wall time of each phase (parse, schedule, lower, "
              "compile, first run) to stderr, one 'lazy-run: time' line "
              "each"));
+static cl::opt<unsigned> compileThreads(
+    cl::cat(toolOptions), "compile-threads", cl::init(0),
+    cl::desc("CPU: threads that compile the kernels (0: one per hardware "
+             "thread)"));
 static cl::opt<bool> recordInputs(
     cl::cat(toolOptions), "record-inputs", cl::init(true),
     cl::desc("with --record: store the inputs' bytes and the expected "
@@ -218,49 +223,19 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     fail("cannot load the OpenMP runtime " LAZY_LIBOMP_PATH ": " + ompError);
     return failure();
   }
-  // LLVM's -O3 pipeline before code generation, for this host's CPU and
-  // features: without a TargetMachine the vectorizers see no vector
-  // registers. options.transformer is a function_ref: the function it
-  // refers to must outlive ExecutionEngine::create.
-  auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!hostMachine) {
-    fail("cannot describe this host: " +
-         llvm::toString(hostMachine.takeError()));
-    return failure();
-  }
-  hostMachine->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto targetMachine = hostMachine->createTargetMachine();
-  if (!targetMachine) {
-    fail("cannot target this host: " +
-         llvm::toString(targetMachine.takeError()));
-    return failure();
-  }
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                targetMachine->get());
-  ExecutionEngineOptions options;
-  options.transformer = optimize;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(module, options);
+  // LLVM's -O3 pipeline and code generation for this host's CPU, the
+  // kernels split over the compile threads (CpuProgram.h).
+  mlir::lazy::CpuProgramOptions programOptions;
+  programOptions.threads = compileThreads;
+  programOptions.symbols.push_back(
+      {"lazy_rt_custom_random", reinterpret_cast<void *>(&lazy_rt_custom_random)});
+  auto engine =
+      mlir::lazy::CpuProgram::compile(module, name, programOptions);
   if (!engine) {
     fail("cannot compile the module: " + llvm::toString(engine.takeError()));
     return failure();
   }
-  phases.mark("optimize");
-  // Host functions the compiled program calls (CUSTOM items).
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("lazy_rt_custom_random")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&lazy_rt_custom_random),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-  // The JIT generates machine code when a symbol is first looked up.
-  if (auto fn = (*engine)->lookupPacked("_mlir_ciface_" + name); !fn) {
-    fail("cannot compile the module: " + llvm::toString(fn.takeError()));
-    return failure();
-  }
-  phases.mark("codegen");
+  phases.mark("compile");
   std::vector<Descriptor> argDescs;
   for (interp::HostTensor &t : args)
     argDescs.push_back(

@@ -36,7 +36,7 @@ void mlir::lazy::registerCpuPipeline() {
         if (failed(parsePassPipeline(
                 "lazy-schedule,lazy-optimize-kernels,"
                 "convert-lazy-to-loops{parallel-min-work=" +
-                    std::to_string(kParallelMinWork) + " static-buffers=true}," +
+                    std::to_string(kParallelMinWork) + " static-buffers=true},cse," +
                     kSoftBFloat16Passes +
                     ",lazy-expand-exp2,convert-scf-to-openmp,"
                     "convert-vector-to-llvm,expand-strided-metadata,"

@@ -1,0 +1,273 @@
+//===- CpuProgram.cpp - a lowered lazy-to-cpu module compiled for the host ===//
+//
+// Rules:
+//   - the units of parallel work are the module's public functions with a
+//     body other than the entry and its _mlir_ciface_ wrapper (the
+//     kernels); each goes to the partition with the fewest operations so
+//     far, largest first;
+//   - a partition is a module of its own: its kernels whole, every other
+//     function as a declaration, the private helpers and globals it still
+//     references after symbol DCE; a mutable private global left in a
+//     kernel partition would be duplicated, so the module is then compiled
+//     whole;
+//   - every engine optimizes with LLVM's -O3 pipeline for this host's
+//     TargetMachine (its own, per thread) and generates code eagerly
+//     (a lookup of each of its functions);
+//   - the host partition's kernel declarations resolve to the kernel
+//     engines' addresses, registered as absolute symbols.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Runtime/CpuProgram.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <thread>
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+namespace {
+
+constexpr unsigned kPartitionsPerThread = 4;
+
+/// An ExecutionEngine for `module`: -O3 for this host, then code generation
+/// of each of `functions` (so nothing is compiled lazily later).
+/// How hard LLVM works on a partition.
+struct Effort {
+  unsigned optLevel;
+  llvm::CodeGenOptLevel codegen;
+};
+/// The kernels: LLVM's -O3 for this host's CPU.
+constexpr Effort kKernelEffort{3, llvm::CodeGenOptLevel::Aggressive};
+/// The host function only calls kernels and computes addresses: its
+/// straight-line code is as fast through fast instruction selection, which
+/// takes a tenth of the time.
+constexpr Effort kHostEffort{1, llvm::CodeGenOptLevel::None};
+
+llvm::Expected<std::unique_ptr<ExecutionEngine>>
+compileEngine(ModuleOp module, ArrayRef<std::string> functions,
+              const CpuProgramOptions &options, Effort effort,
+              ArrayRef<std::pair<std::string, void *>> extraSymbols = {}) {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCodeGenOptLevel(effort.codegen);
+  auto optMachine = builder->createTargetMachine();
+  if (!optMachine)
+    return optMachine.takeError();
+  auto codegenMachine = builder->createTargetMachine();
+  if (!codegenMachine)
+    return codegenMachine.takeError();
+  // Without a TargetMachine LLVM's vectorizers see no vector registers.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(effort.optLevel, /*sizeLevel=*/0,
+                                optMachine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
+  engineOptions.jitCodeGenOptLevel = effort.codegen;
+  // The listeners are process-wide: keep the threads off them.
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(module, engineOptions,
+                                        std::move(*codegenMachine));
+  if (!engine)
+    return engine.takeError();
+  SmallVector<std::pair<std::string, void *>> symbols(options.symbols.begin(),
+                                                      options.symbols.end());
+  symbols.append(extraSymbols.begin(), extraSymbols.end());
+  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    for (auto &[name, address] : symbols)
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+  for (const std::string &name : functions)
+    if (auto address = (*engine)->lookup(name); !address)
+      return address.takeError();
+  return engine;
+}
+
+/// Operations in a function, the partitions' measure of size.
+int64_t sizeOf(LLVM::LLVMFuncOp func) {
+  int64_t n = 0;
+  func.walk([&](Operation *) { ++n; });
+  return n;
+}
+
+bool isLocal(LLVM::Linkage linkage) {
+  return linkage == LLVM::Linkage::Private ||
+         linkage == LLVM::Linkage::Internal;
+}
+
+/// Erases the private and internal functions and globals that nothing in
+/// `module` references, until none is left (the LLVM dialect's linkage is
+/// not MLIR's symbol visibility, which symbol DCE reads).
+void dropUnusedLocals(ModuleOp module) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    llvm::DenseSet<StringAttr> used;
+    if (auto uses = SymbolTable::getSymbolUses(&module.getBodyRegion()))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        used.insert(use.getSymbolRef().getRootReference());
+    for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
+      bool local = false;
+      if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op))
+        local = isLocal(func.getLinkage());
+      else if (auto global = dyn_cast<LLVM::GlobalOp>(op))
+        local = isLocal(global.getLinkage());
+      auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      if (local && name && !used.contains(name)) {
+        op.erase();
+        changed = true;
+      }
+    }
+  }
+}
+
+/// The module with `keep`'s functions whole and every other function
+/// with a body as a declaration (private helpers stay whole; symbol DCE
+/// drops what nothing references).
+FailureOr<OwningOpRef<ModuleOp>>
+partitionOf(ModuleOp module, const llvm::StringSet<> &keep) {
+  OpBuilder b(module.getContext());
+  OwningOpRef<ModuleOp> part = ModuleOp::create(module.getLoc());
+  part->getOperation()->setAttrs(module->getAttrDictionary());
+  b.setInsertionPointToEnd(part->getBody());
+  for (Operation &op : module.getBody()->getOperations()) {
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+    if (func && !func.isExternal() && !keep.contains(func.getName()) &&
+        !isLocal(func.getLinkage())) {
+      b.insert(op.cloneWithoutRegions());
+      continue;
+    }
+    b.clone(op);
+  }
+  dropUnusedLocals(*part);
+  return part;
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<CpuProgram>>
+CpuProgram::compile(ModuleOp module, StringRef entry,
+                    const CpuProgramOptions &options) {
+  auto program = std::unique_ptr<CpuProgram>(new CpuProgram());
+  std::string wrapper = ("_mlir_ciface_" + entry).str();
+  SmallVector<LLVM::LLVMFuncOp> kernels;
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+    if (!func.isExternal() && func.getName() != entry &&
+        func.getName() != wrapper && !isLocal(func.getLinkage()))
+      kernels.push_back(func);
+  unsigned threads =
+      options.threads ? options.threads
+                      : std::max(1u, std::thread::hardware_concurrency());
+  // More partitions than threads, taken in turn, even out the threads'
+  // work where sizes mispredict compile times.
+  size_t count = std::min<size_t>(threads * kPartitionsPerThread,
+                                  kernels.size());
+  auto whole = [&]() -> llvm::Expected<std::unique_ptr<CpuProgram>> {
+    auto engine = compileEngine(module, {wrapper}, options, kKernelEffort);
+    if (!engine)
+      return engine.takeError();
+    program->host = std::move(*engine);
+    return std::move(program);
+  };
+  if (threads < 2 || count < 2)
+    return whole();
+
+  // Largest first, each to the lightest partition.
+  SmallVector<std::pair<int64_t, LLVM::LLVMFuncOp>> bySize;
+  for (LLVM::LLVMFuncOp k : kernels)
+    bySize.push_back({sizeOf(k), k});
+  llvm::stable_sort(bySize, [](const auto &a, const auto &c) {
+    return a.first > c.first;
+  });
+  std::vector<llvm::StringSet<>> members(count);
+  std::vector<std::vector<std::string>> names(count);
+  std::vector<int64_t> load(count, 0);
+  for (auto &[size, k] : bySize) {
+    size_t p = size_t(std::min_element(load.begin(), load.end()) - load.begin());
+    load[p] += size;
+    members[p].insert(k.getName());
+    names[p].push_back(k.getName().str());
+  }
+  std::vector<OwningOpRef<ModuleOp>> parts;
+  for (const llvm::StringSet<> &keep : members) {
+    FailureOr<OwningOpRef<ModuleOp>> part = partitionOf(module, keep);
+    if (failed(part))
+      return llvm::createStringError("cannot split the module");
+    // A mutable global in a kernel partition would be a second copy.
+    bool mutableGlobal = false;
+    for (auto global : (*part)->getOps<LLVM::GlobalOp>())
+      mutableGlobal |= !global.getConstant();
+    if (mutableGlobal)
+      return whole();
+    parts.push_back(std::move(*part));
+  }
+  llvm::StringSet<> hostKeep;
+  hostKeep.insert(entry);
+  hostKeep.insert(wrapper);
+  FailureOr<OwningOpRef<ModuleOp>> hostPart = partitionOf(module, hostKeep);
+  if (failed(hostPart))
+    return llvm::createStringError("cannot split the module");
+
+  // `threads` workers (this one among them) take the partitions, the
+  // largest first.
+  std::vector<llvm::Expected<std::unique_ptr<ExecutionEngine>>> engines;
+  for (size_t p = 0; p < count; ++p)
+    engines.emplace_back(std::unique_ptr<ExecutionEngine>());
+  std::atomic<size_t> next{0};
+  auto compilePartition = [&](size_t p) {
+    engines[p] = compileEngine(*parts[p], names[p], options, kKernelEffort);
+  };
+  auto work = [&]() {
+    for (size_t p; (p = next.fetch_add(1)) < count;)
+      compilePartition(p);
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < std::min<size_t>(threads, count); ++t)
+    workers.emplace_back(work);
+  work();
+  for (std::thread &t : workers)
+    t.join();
+  SmallVector<std::pair<std::string, void *>> kernelSymbols;
+  llvm::Error errors = llvm::Error::success();
+  for (size_t p = 0; p < count; ++p) {
+    if (!engines[p]) {
+      errors = llvm::joinErrors(std::move(errors), engines[p].takeError());
+      continue;
+    }
+    for (const std::string &name : names[p]) {
+      llvm::Expected<void *> address = (*engines[p])->lookup(name);
+      if (!address) {
+        errors = llvm::joinErrors(std::move(errors), address.takeError());
+        continue;
+      }
+      kernelSymbols.push_back({name, *address});
+    }
+    program->kernelEngines.push_back(std::move(*engines[p]));
+  }
+  if (errors)
+    return std::move(errors);
+  auto host =
+      compileEngine(**hostPart, {wrapper}, options, kHostEffort, kernelSymbols);
+  if (!host)
+    return host.takeError();
+  program->host = std::move(*host);
+  return std::move(program);
+}
+
+llvm::Error CpuProgram::invokePacked(StringRef name,
+                                     MutableArrayRef<void *> args) {
+  return host->invokePacked(name, args);
+}
