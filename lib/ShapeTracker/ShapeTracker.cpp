@@ -295,6 +295,42 @@ std::vector<int64_t> ShapeTracker::unitStrideAxes(bool ignoreValid) const {
   return ret;
 }
 
+bool ShapeTracker::contiguousRuns(size_t axis, int64_t width) const {
+  if (width <= 1)
+    return true;
+  if (views.empty() || axis >= shape().size())
+    return false;
+  size_t dim = axis;
+  for (size_t k = views.size(); k-- > 0;) {
+    const View &v = views[k];
+    if (v.shape[dim] % width != 0 || v.strides[dim] != 1)
+      return false;
+    if (v.mask) {
+      auto [begin, end] = (*v.mask)[dim];
+      if (begin % width != 0 || end % width != 0)
+        return false;
+    }
+    if (k == 0)
+      return true;
+    // The run's flat index into the view below starts at a multiple of
+    // width.
+    if (v.offset % width != 0)
+      return false;
+    for (size_t d = 0; d < v.shape.size(); ++d)
+      if (d != dim && v.shape[d] > 1 && v.strides[d] % width != 0)
+        return false;
+    // ... so it stays within one row of that view's innermost dim.
+    const std::vector<int64_t> &below = views[k - 1].shape;
+    size_t inner = below.size();
+    while (inner > 0 && below[inner - 1] == 1)
+      --inner;
+    if (inner == 0)
+      return false;
+    dim = inner - 1;
+  }
+  return false;
+}
+
 std::string ShapeTracker::str() const {
   std::string s = "ST[";
   for (size_t i = 0; i < views.size(); ++i)

@@ -148,6 +148,38 @@ lazy.kernel @ew(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attribu
 
 // -----
 
+// Attention's output projection: %in1 is the heads merged back (a
+// reshaped transpose, two views), which has no stride along the reduce
+// axis 3 but reads it in aligned runs of 32 (one head's row), so a vector
+// of 8 lanes is one load (ShapeTracker::contiguousRuns): the dot-product
+// form applies, its lanes on axis 3.
+// CHECK-LABEL: lazy.kernel @merged_heads
+// CHECK-SAME: opts = [#lazy.opt<upcast, 2, 4>, #lazy.opt<upcast, 1, 2>, #lazy.opt<unroll, 3, 8>]}
+lazy.kernel @merged_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(2, 8, 2, 32):(512, 32, 256, 1), (2, 8, 16, 64):(512, 64, 0, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x8x16x64xf32>
+  %1 = lazy.load %in1 as <[(2, 8, 16, 64):(0, 0, 64, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x8x16x64xf32>
+  %2 = lazy.mul %0, %1 : tensor<2x8x16x64xf32>
+  %3 = lazy.reduce_sum %2 axes [3] : tensor<2x8x16x64xf32> -> tensor<2x8x16x1xf32>
+  lazy.store %3, %out0 as <[(2, 8, 16, 1):(128, 16, 1, 0)]> : tensor<2x8x16x1xf32>, !lazy.buffer<256xf32>
+}
+
+// -----
+
+// Heads of 4 elements: a run of 8 lanes would cross two heads, so the
+// merged load is not read in runs and the kernel gets no plan.
+// CHECK-LABEL: lazy.kernel @narrow_heads
+// CHECK-NOT: opts
+// CHECK: lazy.load
+lazy.kernel @narrow_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(2, 8, 16, 4):(512, 4, 32, 1), (2, 8, 16, 64):(512, 64, 0, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x8x16x64xf32>
+  %1 = lazy.load %in1 as <[(2, 8, 16, 64):(0, 0, 64, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x8x16x64xf32>
+  %2 = lazy.mul %0, %1 : tensor<2x8x16x64xf32>
+  %3 = lazy.reduce_sum %2 axes [3] : tensor<2x8x16x64xf32> -> tensor<2x8x16x1xf32>
+  lazy.store %3, %out0 as <[(2, 8, 16, 1):(128, 16, 1, 0)]> : tensor<2x8x16x1xf32>, !lazy.buffer<256xf32>
+}
+
+// -----
+
 // A plan already on a kernel is kept; force with no steps removes it.
 // CHECK-LABEL: lazy.kernel @planned
 // CHECK-SAME: opts = [#lazy.opt<upcast, 0, 2>]}

@@ -120,8 +120,9 @@ static cl::list<std::string> plans(
 static cl::opt<bool>
     profile(cl::cat(toolOptions), "profile",
             cl::desc("GPU: time every kernel launch (alone, with the "
-                     "driver's events) "
-                     "and print its bytes and GB/s"));
+                     "driver's events) and print its bytes and GB/s; CPU: "
+                     "time every kernel call of the last run and print "
+                     "each kernel's total, the slowest first"));
 static cl::opt<std::string>
     chip(cl::cat(toolOptions), "chip",
          cl::desc("GPU to compile for (default: the device's own, "
@@ -164,6 +165,61 @@ private:
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
 PhaseTimer phases;
+
+/// --profile on the CPU: the compiled program calls these around each
+/// kernel call (convert-lazy-to-loops{profile-calls}), n being the call's
+/// position in the host function.
+struct CpuCallProfile {
+  std::vector<double> seconds;
+  std::chrono::steady_clock::time_point start;
+} cpuProfile;
+extern "C" void lazyRunKernelBegin(int64_t) {
+  cpuProfile.start = std::chrono::steady_clock::now();
+}
+extern "C" void lazyRunKernelEnd(int64_t n) {
+  if (n < 0)
+    return;
+  if (size_t(n) >= cpuProfile.seconds.size())
+    cpuProfile.seconds.resize(size_t(n) + 1, 0.0);
+  cpuProfile.seconds[size_t(n)] += std::chrono::duration<double>(
+                                       std::chrono::steady_clock::now() -
+                                       cpuProfile.start)
+                                       .count();
+}
+
+/// Prints each kernel's time in the profiled run (`kernels[n]` is the
+/// kernel of call n), the slowest first.
+void printCpuProfile(ModuleOp scheduled, ArrayRef<std::string> kernels) {
+  llvm::StringMap<std::pair<double, unsigned>> byKernel;
+  double total = 0;
+  for (auto [n, seconds] : llvm::enumerate(cpuProfile.seconds)) {
+    if (n >= kernels.size())
+      break;
+    auto &entry = byKernel[kernels[n]];
+    entry.first += seconds;
+    ++entry.second;
+    total += seconds;
+  }
+  std::vector<std::pair<double, std::string>> rows;
+  for (auto &entry : byKernel)
+    rows.push_back({entry.second.first, entry.getKey().str()});
+  llvm::sort(rows, [](const auto &a, const auto &b) { return a.first > b.first; });
+  llvm::outs() << llvm::formatv("profile: {0} kernel calls, {1:f3} ms in "
+                                "kernels\n",
+                                kernels.size(), total * 1e3);
+  for (auto &[seconds, name] : rows) {
+    std::string what;
+    if (auto it = scheduled.lookupSymbol<mlir::lazy::KernelOp>(name))
+      if (ArrayAttr metadata = it.getMetadataAttr())
+        for (Attribute m : metadata)
+          if (auto s = dyn_cast<StringAttr>(m))
+            what += (what.empty() ? "" : ", ") + s.getValue().str();
+    llvm::outs() << llvm::formatv("profile: {0,9:f3} ms {1,5:f1}% x{2} {3} "
+                                  "[{4}]\n",
+                                  seconds * 1e3, 100 * seconds / total,
+                                  byKernel[name].second, name, what);
+  }
+}
 
 /// A rank-1 memref descriptor as the C interface passes it.
 struct Descriptor {
@@ -211,8 +267,19 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     itemBytes.push_back(mlir::lazy::itemSize(
         cast<mlir::lazy::BufferType>(t).getElementType()));
   graph->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
+  // --profile: the kernel of each call, and the kernels' metadata.
+  std::vector<std::string> calledKernels;
+  OwningOpRef<ModuleOp> scheduled;
+  if (profile) {
+    graph.walk([&](mlir::lazy::LaunchOp launch) {
+      calledKernels.push_back(launch.getKernel().str());
+    });
+    scheduled = module.clone();
+  }
   PassManager lower(module.getContext());
-  if (failed(parsePassPipeline("lazy-to-cpu", lower)) ||
+  if (failed(parsePassPipeline(profile ? "lazy-to-cpu{profile-calls=true}"
+                                       : "lazy-to-cpu",
+                               lower)) ||
       failed(lower.run(module)))
     return failure();
   phases.mark("lower");
@@ -229,6 +296,10 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   programOptions.threads = compileThreads;
   programOptions.symbols.push_back(
       {"lazy_rt_custom_random", reinterpret_cast<void *>(&lazy_rt_custom_random)});
+  programOptions.symbols.push_back(
+      {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
+  programOptions.symbols.push_back(
+      {"lazy_rt_kernel_end", reinterpret_cast<void *>(&lazyRunKernelEnd)});
   auto engine =
       mlir::lazy::CpuProgram::compile(module, name, programOptions);
   if (!engine) {
@@ -286,6 +357,8 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
       packed.push_back(&p);
     std::vector<double> times;
     for (unsigned r = 0; r < repeat; ++r) {
+      // The last run is the one profiled.
+      cpuProfile.seconds.clear();
       auto start = std::chrono::steady_clock::now();
       if (llvm::Error err =
               (*engine)->invokePacked("_mlir_ciface_" + name, packed)) {
@@ -298,6 +371,8 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     }
     printTimes(times);
   }
+  if (profile)
+    printCpuProfile(*scheduled, calledKernels);
   return success();
 }
 
@@ -677,6 +752,7 @@ int main(int argc, char **argv) {
   if (!prepared)
     return fail(error);
   std::vector<interp::HostTensor> &args = prepared->values;
+  phases.mark("inputs");
   scheduleSeenValues(graph);
   materializeConstOutputs(graph);
   RandomSeeds seeds;

@@ -381,4 +381,54 @@ TEST(ShapeTrackerTest, RandomChainsNeverCrash) {
   }
 }
 
+/// Whether every aligned run of `width` along `axis` really is contiguous
+/// with one validity, element by element.
+bool runsHoldEverywhere(const ShapeTracker &st, size_t axis, int64_t width) {
+  std::vector<int64_t> idx(st.shape().size(), 0);
+  for (int64_t e = 0, n = st.size(); e < n; ++e) {
+    if (idx[axis] % width != 0 || idx[axis] + width > st.shape()[axis]) {
+      // only runs' first elements start a check
+    } else {
+      auto [first, valid] = st.indexAndValid(idx);
+      std::vector<int64_t> at = idx;
+      for (int64_t l = 1; l < width; ++l) {
+        at[axis] = idx[axis] + l;
+        auto [index, ok] = st.indexAndValid(at);
+        if (ok != valid || (valid && index != first + l))
+          return false;
+      }
+    }
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < st.shape()[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return true;
+}
+
+TEST(ShapeTrackerTest, ContiguousRuns) {
+  ShapeTracker plain = ShapeTracker::fromShape({4, 32});
+  EXPECT_TRUE(plain.contiguousRuns(1, 16));
+  EXPECT_FALSE(plain.contiguousRuns(0, 2)); // stride 32
+  // Attention heads merged back: (8, 4, 64, 32) -> (8, 64, 4, 32) ->
+  // (8, 64, 128), two views, no real stride along the merged axis.
+  ShapeTracker heads =
+      ShapeTracker::fromShape({8, 4, 64, 32}).permute({0, 2, 1, 3}).reshape(
+          {8, 64, 128});
+  ASSERT_EQ(heads.views.size(), 2u);
+  EXPECT_FALSE(heads.realStrides()[2].has_value());
+  EXPECT_TRUE(heads.contiguousRuns(2, 16));
+  EXPECT_TRUE(heads.contiguousRuns(2, 32));
+  EXPECT_TRUE(runsHoldEverywhere(heads, 2, 32));
+  EXPECT_FALSE(heads.contiguousRuns(2, 64)); // a run crosses two heads
+  EXPECT_FALSE(runsHoldEverywhere(heads, 2, 64));
+  // A pad of 1 cuts the runs' validity; a pad of 16 keeps it whole.
+  EXPECT_FALSE(plain.pad({{0, 0}, {1, 0}}).contiguousRuns(1, 16));
+  ShapeTracker padded = plain.pad({{0, 0}, {16, 16}});
+  EXPECT_TRUE(padded.contiguousRuns(1, 16));
+  EXPECT_TRUE(runsHoldEverywhere(padded, 1, 16));
+  EXPECT_TRUE(plain.contiguousRuns(1, 1));
+}
+
 } // namespace

@@ -56,7 +56,12 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
            "allocations become private uninitialized memref.globals: "
            "allocated once per loaded program and reused by every run, so "
            "a second call overwrites the first call's results "
-           "(lazy-to-cpu: true)">
+           "(lazy-to-cpu: true)">,
+    Option<"profileCalls", "profile-calls", "bool", "false",
+           "bracket each kernel call with calls of "
+           "lazy_rt_kernel_begin(i64 n) and lazy_rt_kernel_end(i64 n), n "
+           "the call's position in its host function (lazy-run --profile "
+           "provides them)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

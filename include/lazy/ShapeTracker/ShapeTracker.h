@@ -69,6 +69,17 @@ struct ShapeTracker {
   std::optional<std::vector<AffineCondition>> affineValidity() const;
   /// Dims whose real stride is exactly 1.
   std::vector<int64_t> unitStrideAxes(bool ignoreValid = false) const;
+  /// Whether every run of `width` elements along `axis` that starts at a
+  /// multiple of `width` reads `width` consecutive buffer elements and is
+  /// valid or invalid as a whole, through every view: a vector of lanes
+  /// there is one load. Sufficient, not necessary: in each view the run
+  /// follows one dim of stride 1 whose size and mask bounds are multiples
+  /// of `width`, and reaches the view below aligned (offset and the other
+  /// dims' strides multiples of `width`) along its innermost dim of more
+  /// than one element, whose size `width` divides. This holds where
+  /// realStrides has no stride: a reshaped transpose (heads merged back)
+  /// read along its merged axis.
+  bool contiguousRuns(size_t axis, int64_t width) const;
 
   /// Inverse tracker mapping back onto `outShape`, or nullopt.
   std::optional<ShapeTracker>

@@ -28,15 +28,26 @@ using namespace mlir;
 /// second core gives back (a few microseconds each).
 static constexpr int64_t kParallelMinWork = 65536;
 
+namespace {
+struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
+  Option<bool> profileCalls{
+      *this, "profile-calls",
+      llvm::cl::desc("convert-lazy-to-loops' profile-calls: each kernel "
+                     "call bracketed by lazy_rt_kernel_begin/end calls")};
+};
+} // namespace
+
 void mlir::lazy::registerCpuPipeline() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CpuPipelineOptions>(
       "lazy-to-cpu",
       "schedule, lower kernels to loops and everything to the LLVM dialect",
-      [](OpPassManager &pm) {
+      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+        std::string profile = options.profileCalls ? " profile-calls=true" : "";
         if (failed(parsePassPipeline(
                 "lazy-schedule,lazy-optimize-kernels,"
                 "convert-lazy-to-loops{parallel-min-work=" +
-                    std::to_string(kParallelMinWork) + " static-buffers=true},cse," +
+                    std::to_string(kParallelMinWork) + " static-buffers=true" +
+                    profile + "},cse," +
                     kSoftBFloat16Passes +
                     ",lazy-expand-exp2,convert-scf-to-openmp,"
                     "convert-vector-to-llvm,expand-strided-metadata,"

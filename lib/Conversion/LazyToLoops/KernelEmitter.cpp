@@ -1273,25 +1273,44 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
                         VectorType::get({lanes->width}, t));
   };
   if (auto load = dyn_cast<LoadOp>(op)) {
-    const AffineIndex *form = laneFormOf(load.getView());
-    if (!form)
-      return perLane(b, op->getResult(0), idx);
-    int64_t stride = form->strides[axis];
-    if (stride == 0 && !dependsOnLanes(*form))
-      return leaf(b, op, idx);
-    // Bools are bytes in memory but bits in a vector register.
-    if (stride != 1 || t.isInteger(1))
-      return perLane(b, op->getResult(0), idx);
-    auto [index, mask] = laneAccess(b, loc, *form, idx);
     Value memref = buffers.lookup(load.getBuffer());
     auto type = VectorType::get({lanes->width}, t);
-    if (!mask)
-      return vector::LoadOp::create(b, loc, type, memref, ValueRange{index})
+    // Bools are bytes in memory but bits in a vector register.
+    bool bits = t.isInteger(1);
+    if (const AffineIndex *form = laneFormOf(load.getView())) {
+      int64_t stride = form->strides[axis];
+      if (stride == 0 && !dependsOnLanes(*form))
+        return leaf(b, op, idx);
+      if (stride == 1 && !bits) {
+        auto [index, mask] = laneAccess(b, loc, *form, idx);
+        if (!mask)
+          return vector::LoadOp::create(b, loc, type, memref,
+                                        ValueRange{index})
+              .getResult();
+        // Lanes outside the mask are not read, wherever their index
+        // points.
+        return vector::MaskedLoadOp::create(b, loc, type, memref,
+                                            ValueRange{index}, mask, zeros())
+            .getResult();
+      }
+    }
+    // No affine form, but the lanes are one aligned run (their first index
+    // is a multiple of the width): lane 0's index, then one load, masked
+    // as a whole where the run is invalid.
+    if (!bits && load.getView().getTracker().contiguousRuns(axis,
+                                                            lanes->width)) {
+      IndexAndValid at = indexOf(b, loc, load.getView(), idx);
+      if (!at.valid)
+        return vector::LoadOp::create(b, loc, type, memref,
+                                      ValueRange{at.index})
+            .getResult();
+      Value mask = vector::BroadcastOp::create(
+          b, loc, VectorType::get({lanes->width}, b.getI1Type()), at.valid);
+      return vector::MaskedLoadOp::create(b, loc, type, memref,
+                                          ValueRange{at.index}, mask, zeros())
           .getResult();
-    // Lanes outside the mask are not read, wherever their index points.
-    return vector::MaskedLoadOp::create(b, loc, type, memref,
-                                        ValueRange{index}, mask, zeros())
-        .getResult();
+    }
+    return perLane(b, op->getResult(0), idx);
   }
   if (auto view = dyn_cast<ViewOp>(op)) {
     const AffineIndex *form = laneFormOf(view.getTracker());

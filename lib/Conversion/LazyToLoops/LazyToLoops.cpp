@@ -345,8 +345,9 @@ MemRefType kernelMemrefOf(Type bufferType) {
 class CpuHost final : public HostTarget {
 public:
   /// `module` receives the static buffers' globals when `staticBuffers`.
-  CpuHost(ModuleOp module, bool staticBuffers)
-      : symbols(module), staticBuffers(staticBuffers) {}
+  CpuHost(ModuleOp module, bool staticBuffers, bool profileCalls)
+      : symbols(module), staticBuffers(staticBuffers),
+        profileCalls(profileCalls) {}
   StringRef name() const override { return "CPU"; }
   /// A heap allocation, or with static buffers a private uninitialized
   /// global: allocated once when the program is loaded, reused by every
@@ -378,7 +379,12 @@ public:
           MemRefType::get(paramType.getShape(), paramType.getElementType()));
       args.push_back(memref::CastOp::create(b, loc, param, m));
     }
+    if (profileCalls)
+      profileMark(b, loc, "lazy_rt_kernel_begin");
     func::CallOp::create(b, loc, launch.getKernel(), TypeRange{}, args);
+    if (profileCalls)
+      profileMark(b, loc, "lazy_rt_kernel_end");
+    ++calls;
     return success();
   }
   void copy(OpBuilder &b, Location loc, Value dst, Value src) override {
@@ -411,10 +417,27 @@ public:
   }
 
 private:
+  /// A call of `entry(i64 calls)`, declared on first use.
+  void profileMark(OpBuilder &b, Location loc, StringRef entry) {
+    auto callee = symbols.lookup<func::FuncOp>(entry);
+    if (!callee) {
+      OpBuilder mb(symbols.getOp()->getContext());
+      callee = func::FuncOp::create(
+          mb, loc, entry, mb.getFunctionType({mb.getI64Type()}, {}));
+      callee.setPrivate();
+      symbols.insert(callee);
+    }
+    Value n = arith::ConstantIntOp::create(b, loc, b.getI64Type(), calls);
+    func::CallOp::create(b, loc, callee, ValueRange{n});
+  }
+
   /// A cache line, and the widest vector load.
   static constexpr int64_t kBufferAlignment = 64;
   SymbolTable symbols;
   bool staticBuffers;
+  bool profileCalls;
+  /// Kernel calls emitted so far.
+  int64_t calls = 0;
 };
 
 struct ConvertLazyToLoops final
@@ -438,7 +461,7 @@ struct ConvertLazyToLoops final
       }
       kernel.erase();
     }
-    CpuHost host(module, staticBuffers);
+    CpuHost host(module, staticBuffers, profileCalls);
     if (failed(lowerHostFunctions(module, host)))
       return signalPassFailure();
   }

@@ -69,3 +69,25 @@ lazy.kernel @bools(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<16xf32>, %in1:
   %5 = lazy.reduce_sum %4 axes [2] : tensor<2x4x2xf32> -> tensor<2x4x1xf32>
   lazy.store %5, %out0 as <[(2, 4, 1):(4, 1, 0)]> : tensor<2x4x1xf32>, !lazy.buffer<8xf32>
 }
+
+// -----
+
+// A load with no affine form (heads merged back) whose lanes are one
+// aligned run along the reduce axis (the dot-product plan's lanes): lane
+// 0's index through both views (division and remainder), then one
+// vector.load of the run.
+// CHECK-LABEL: func.func @merged_heads(
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: arith.remsi
+// CHECK: %[[ROW:.+]] = vector.load %arg1[%{{.+}}] : {{.+}}, vector<8xf32>
+// CHECK: %[[W:.+]] = vector.load %arg2[%{{.+}}] : {{.+}}, vector<8xf32>
+// CHECK: arith.mulf %[[ROW]], %[[W]] : vector<8xf32>
+// CHECK-NOT: vector.from_elements
+// CHECK: scf.yield
+lazy.kernel @merged_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 2, 4>, #lazy.opt<upcast, 1, 2>, #lazy.opt<unroll, 3, 8>]} {
+  %0 = lazy.load %in0 as <[(2, 8, 2, 32):(512, 32, 256, 1), (2, 8, 16, 64):(512, 64, 0, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x8x16x64xf32>
+  %1 = lazy.load %in1 as <[(2, 8, 16, 64):(0, 0, 64, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x8x16x64xf32>
+  %2 = lazy.mul %0, %1 : tensor<2x8x16x64xf32>
+  %3 = lazy.reduce_sum %2 axes [3] : tensor<2x8x16x64xf32> -> tensor<2x8x16x1xf32>
+  lazy.store %3, %out0 as <[(2, 8, 16, 1):(128, 16, 1, 0)]> : tensor<2x8x16x1xf32>, !lazy.buffer<256xf32>
+}

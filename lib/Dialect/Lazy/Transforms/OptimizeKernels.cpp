@@ -4,8 +4,10 @@
 // kernel's iteration space, KernelSpace.h) on every kernel that has a space
 // and no plan. Rules (Passes.td states them with the options):
 //   1. vector axis: the innermost output axis (> 1 element) along which the
-//      output is contiguous and every load's address is contiguous or
-//      constant (masks aside), some load constant; upcast by two vectors
+//      output is contiguous and every load's address is contiguous (stride
+//      1, or in aligned runs of a vector through every view, as a
+//      reshaped transpose is) or constant (masks aside), some load
+//      constant; upcast by two vectors
 //      where that divides, else one, else the largest power of two from 4
 //      that divides it;
 //   2. row axis: the innermost other output axis along which some load that
@@ -17,7 +19,8 @@
 //   4. the innermost reduce axis, when it has at most kWindowUnroll
 //      elements, is unrolled whole;
 //   5. without a vector axis, the dot-product form (every load reads the
-//      innermost reduce axis contiguously or not at all): that axis is
+//      innermost reduce axis contiguously, as in rule 1, or not at all):
+//      that axis is
 //      unrolled by a vector (split accumulators), two output axes with
 //      reuse upcast by 4 and 4 (512-bit vectors) or 2;
 //   kernels without a reduce, or without a vector axis, get no plan.
@@ -107,7 +110,8 @@ bool strideIs(const Strides &s, size_t d, int64_t v) {
 /// accumulators in the lowering), and two output axes, each with a load
 /// constant along it, are upcast into a register tile of rows by columns.
 SmallVector<Attribute>
-dotPlan(const KernelSpace &space, ArrayRef<Strides> loads, int64_t lanes,
+dotPlan(const KernelSpace &space, ArrayRef<Strides> loads,
+        ArrayRef<::lazy::st::ShapeTracker> trackers, int64_t lanes,
         const TargetDescription &target,
         function_ref<Attribute(OptKind, size_t, int64_t)> opt) {
   size_t rank = space.shape.size();
@@ -119,14 +123,19 @@ dotPlan(const KernelSpace &space, ArrayRef<Strides> loads, int64_t lanes,
     }
   if (!red)
     return {};
-  bool fits = llvm::all_of(loads, [&](const Strides &s) {
-    return strideIs(s, *red, 0) || strideIs(s, *red, 1);
-  });
-  bool contiguous = llvm::any_of(
-      loads, [&](const Strides &s) { return strideIs(s, *red, 1); });
   int64_t size = space.shape[*red];
   int64_t unroll = size % lanes == 0 ? lanes : powerOfTwoDivisor(size, lanes);
-  if (!fits || !contiguous || !unroll)
+  if (!unroll)
+    return {};
+  // Loads read along the reduce axis in runs of the unroll.
+  SmallVector<bool> alongRed;
+  for (auto [s, t] : llvm::zip(loads, trackers))
+    alongRed.push_back(strideIs(s, *red, 1) || t.contiguousRuns(*red, unroll));
+  bool fits = llvm::all_of(llvm::zip(loads, alongRed), [&](auto pair) {
+    return strideIs(std::get<0>(pair), *red, 0) || std::get<1>(pair);
+  });
+  bool contiguous = llvm::is_contained(alongRed, true);
+  if (!fits || !contiguous)
     return {};
   // Output axes, innermost first, along which a load read along the
   // reduce axis is constant (reused across that axis's tile).
@@ -134,10 +143,11 @@ dotPlan(const KernelSpace &space, ArrayRef<Strides> loads, int64_t lanes,
   for (size_t d = rank; d-- > 0;) {
     if (space.reduced[d] || space.shape[d] == 1)
       continue;
-    if (llvm::any_of(loads, [&](const Strides &s) {
-          return strideIs(s, *red, 1) && strideIs(s, d, 0);
-        }))
-      reused.push_back(d);
+    for (auto [s, runs] : llvm::zip(loads, alongRed))
+      if (runs && strideIs(s, d, 0)) {
+        reused.push_back(d);
+        break;
+      }
   }
   if (reused.size() < 2)
     return {};
@@ -159,9 +169,11 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   MLIRContext *ctx = kernel.getContext();
   Block &body = kernel.getBody().front();
   SmallVector<Strides> loads;
+  SmallVector<::lazy::st::ShapeTracker> trackers;
   SmallVector<int64_t> loadBytes;
   for (auto load : body.getOps<LoadOp>()) {
-    loads.push_back(stridesOf(load.getView().getTracker(), true));
+    trackers.push_back(load.getView().getTracker());
+    loads.push_back(stridesOf(trackers.back(), true));
     loadBytes.push_back(itemSize(load.getBuffer().getType().getElementType()));
   }
   SmallVector<Strides> stores;
@@ -172,6 +184,17 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     return !space.reduced[d] && space.shape[d] > 1;
   };
 
+  Type element =
+      cast<RankedTensorType>(space.reduces.front()->getResult(0).getType())
+          .getElementType();
+  int64_t lanes =
+      std::max<int64_t>(1, target.vectorBits / (8 * itemSize(element)));
+  // A load read contiguously along `d`: stride 1, or in runs of a vector
+  // (a reshaped transpose, ShapeTracker::contiguousRuns).
+  auto contiguousAlong = [&](size_t i, size_t d) {
+    return strideIs(loads[i], d, 1) || trackers[i].contiguousRuns(d, lanes);
+  };
+
   // 1. The vector axis.
   std::optional<size_t> vec;
   for (size_t d = rank; d-- > 0;) {
@@ -179,9 +202,9 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       continue;
     bool outputContiguous = llvm::all_of(
         stores, [&](const auto &s) { return strideIs(s, d, 1); });
-    bool loadsFit = llvm::all_of(loads, [&](const auto &s) {
-      return strideIs(s, d, 0) || strideIs(s, d, 1);
-    });
+    bool loadsFit = true;
+    for (size_t i = 0; i < loads.size(); ++i)
+      loadsFit &= strideIs(loads[i], d, 0) || contiguousAlong(i, d);
     bool someReused = llvm::any_of(
         loads, [&](const auto &s) { return strideIs(s, d, 0); });
     if (outputContiguous && loadsFit && someReused) {
@@ -189,16 +212,11 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       break;
     }
   }
-  Type element =
-      cast<RankedTensorType>(space.reduces.front()->getResult(0).getType())
-          .getElementType();
-  int64_t lanes =
-      std::max<int64_t>(1, target.vectorBits / (8 * itemSize(element)));
   auto opt = [&](OptKind kind, size_t axis, int64_t amount) -> Attribute {
     return OptAttr::get(ctx, kind, int64_t(axis), amount);
   };
   if (!vec)
-    return dotPlan(space, loads, lanes, target, opt);
+    return dotPlan(space, loads, trackers, lanes, target, opt);
   int64_t vecSize = space.shape[*vec];
   int64_t vecUpcast = vecSize % (2 * lanes) == 0 ? 2 * lanes
                       : vecSize % lanes == 0     ? lanes
@@ -213,9 +231,10 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   for (size_t d = rank; d-- > 0;) {
     if (d == *vec || !isOutputAxis(d))
       continue;
-    if (llvm::any_of(loads, [&](const auto &s) {
-          return strideIs(s, *vec, 1) && strideIs(s, d, 0);
-        })) {
+    bool reused = false;
+    for (size_t i = 0; i < loads.size(); ++i)
+      reused |= contiguousAlong(i, *vec) && strideIs(loads[i], d, 0);
+    if (reused) {
       row = d;
       break;
     }

@@ -244,7 +244,9 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
 
     1. The vector axis is the innermost output axis of more than one
        element along which the output is contiguous and every load's
-       address is contiguous (stride 1) or constant (stride 0; a mask only
+       address is contiguous (stride 1, or in aligned runs of a vector
+       through every view, as a reshaped transpose reads its merged axis:
+       ShapeTracker::contiguousRuns) or constant (stride 0; a mask only
        selects), with at least one constant load (a value reused across the
        lanes). It is upcast to two vectors of the reduce's element type
        where that divides it, else one, else the largest power of two from
@@ -264,7 +266,7 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     4. The innermost reduce axis, when it has at most 4 elements (a
        convolution's window), is unrolled whole.
     5. A kernel without a vector axis whose loads all read the innermost
-       reduce axis contiguously or not at all (a dot-product form, as
+       reduce axis contiguously (as in 1) or not at all (a dot-product form, as
        A @ B.T in a backward pass) gets its lanes on that axis: it is
        unrolled by a vector (the lowering splits a long sum's accumulator
        per unrolled step), and the two innermost output axes along which a
