@@ -137,13 +137,32 @@ lazy.kernel @colsum(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<4096xf32>) a
 
 // -----
 
-// An elementwise kernel keeps its plain loops.
+// An elementwise kernel gets its vector axis alone (rule 6): two vectors.
 // CHECK-LABEL: lazy.kernel @ew
-// CHECK-NOT: opts
+// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 16>]}
 lazy.kernel @ew(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>
   %1 = lazy.mul %0, %0 : tensor<64xf32>
   lazy.store %1, %out0 as <[(64):(1)]> : tensor<64xf32>, !lazy.buffer<64xf32>
+}
+
+// -----
+
+// ... but not one of 16-bit floats, nor one whose load is strided along
+// its only axis.
+// CHECK-LABEL: lazy.kernel @ew_half
+// CHECK-NOT: opts
+// CHECK-LABEL: lazy.kernel @ew_strided
+// CHECK-NOT: opts
+// CHECK: lazy.load
+lazy.kernel @ew_half(%out0: !lazy.buffer<64xf16>, %in0: !lazy.buffer<64xf16>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf16> -> tensor<64xf16>
+  %1 = lazy.mul %0, %0 : tensor<64xf16>
+  lazy.store %1, %out0 as <[(64):(1)]> : tensor<64xf16>, !lazy.buffer<64xf16>
+}
+lazy.kernel @ew_strided(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<128xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64):(2)]> : !lazy.buffer<128xf32> -> tensor<64xf32>
+  lazy.store %0, %out0 as <[(64):(1)]> : tensor<64xf32>, !lazy.buffer<64xf32>
 }
 
 // -----

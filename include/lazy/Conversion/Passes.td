@@ -57,6 +57,10 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
            "allocated once per loaded program and reused by every run, so "
            "a second call overwrites the first call's results "
            "(lazy-to-cpu: true)">,
+    Option<"nontemporalMinBytes", "nontemporal-min-bytes", "int64_t", "0",
+           "a plan's unmasked vector stores into buffers of at least this "
+           "many bytes are nontemporal, skipping the cache (0: none; "
+           "lazy-to-cpu: 32 MiB, a last-level cache)">,
     Option<"profileCalls", "profile-calls", "bool", "false",
            "bracket each kernel call with calls of "
            "lazy_rt_kernel_begin(i64 n) and lazy_rt_kernel_end(i64 n), n "

@@ -4,7 +4,9 @@
 // module), choose each kernel's plan for this host (lazy-optimize-kernels),
 // lower kernels and the scheduled program to loops over memrefs
 // (convert-lazy-to-loops; kernels of at least kParallelMinWork elements get
-// an scf.parallel; buffers are static, allocated once per loaded program),
+// an scf.parallel; buffers are static, allocated once per loaded program;
+// vector stores into outputs of at least kNontemporalMinBytes bypass the
+// cache),
 // bfloat16 into software (kSoftBFloat16Passes), f32 exp2 into arith that
 // vectorizes (lazy-expand-exp2), parallel
 // loops into OpenMP (convert-scf-to-openmp: the program calls libomp's
@@ -27,6 +29,9 @@ using namespace mlir;
 /// Below this many elements a kernel's fork and join cost more than the
 /// second core gives back (a few microseconds each).
 static constexpr int64_t kParallelMinWork = 65536;
+/// Outputs of at least this many bytes outgrow a last-level cache (32 MiB
+/// on the machines measured): their vector stores are nontemporal.
+static constexpr int64_t kNontemporalMinBytes = 32 << 20;
 
 namespace {
 struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
@@ -47,6 +52,8 @@ void mlir::lazy::registerCpuPipeline() {
                 "lazy-schedule,lazy-optimize-kernels,"
                 "convert-lazy-to-loops{parallel-min-work=" +
                     std::to_string(kParallelMinWork) + " static-buffers=true" +
+                    " nontemporal-min-bytes=" +
+                    std::to_string(kNontemporalMinBytes) +
                     profile + "},cse," +
                     kSoftBFloat16Passes +
                     ",lazy-expand-exp2,convert-scf-to-openmp,"

@@ -1414,9 +1414,18 @@ void KernelEmitter::emitLaneStore(OpBuilder &b, StoreOp store, Value value,
       !extraGuard) {
     Value vec = broadcastLanes(b, loc, value);
     auto [index, mask] = laneAccess(b, loc, *form, idx);
-    if (!mask)
-      vector::StoreOp::create(b, loc, vec, memref, ValueRange{index});
-    else
+    if (!mask) {
+      auto stored = vector::StoreOp::create(b, loc, vec, memref,
+                                            ValueRange{index});
+      // An output too large to stay in the cache for its readers: skip
+      // the read a cached store makes of each line (a quarter of a*b+c's
+      // traffic).
+      auto type = cast<MemRefType>(memref.getType());
+      if (nontemporalMinBytes > 0 && type.hasStaticShape() &&
+          type.getNumElements() * int64_t(type.getElementTypeBitWidth() / 8) >=
+              nontemporalMinBytes)
+        stored.setNontemporal(true);
+    } else
       vector::MaskedStoreOp::create(b, loc, memref, ValueRange{index}, mask,
                                     vec);
     return;

@@ -286,7 +286,7 @@ std::optional<std::pair<KernelSpace, OptPlan>> planOf(KernelOp kernel) {
 /// Lowers one kernel into `func`: one scf.parallel per group of
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
-                          int64_t parallelMinWork) {
+                          int64_t parallelMinWork, int64_t nontemporalMinBytes) {
   bool parallel = workOf(kernel) >= parallelMinWork;
   Block &body = kernel.getBody().front();
   Block *entry = func.addEntryBlock();
@@ -295,6 +295,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
        llvm::zip(body.getArguments(), entry->getArguments()))
     buffers.map(arg, memrefArg);
   KernelEmitter emitter(buffers, /*reassociateSums=*/true);
+  emitter.setNontemporalMinBytes(nontemporalMinBytes);
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   SmallVector<StoreGroup> groups = groupStores(body);
   if (auto planned = planOf(kernel)) {
@@ -455,7 +456,8 @@ struct ConvertLazyToLoops final
                                        b.getFunctionType(argTypes, {}));
       if (auto metadata = kernel.getMetadataAttr())
         func->setAttr(LazyDialect::kMetadataAttrName, metadata);
-      if (failed(lowerKernel(kernel, func, parallelMinWork))) {
+      if (failed(lowerKernel(kernel, func, parallelMinWork,
+                             nontemporalMinBytes))) {
         func.erase();
         return signalPassFailure();
       }

@@ -1,4 +1,5 @@
 // RUN: lazy-opt %s --convert-lazy-to-loops --split-input-file | FileCheck %s
+// RUN: lazy-opt %s --convert-lazy-to-loops=nontemporal-min-bytes=256 --split-input-file | FileCheck %s --check-prefix=NT
 // Lane mode: along a plan's vector axis each register-tile element is a
 // vector of lanes (convert-lazy-to-loops' rule 1).
 
@@ -19,6 +20,13 @@
 // CHECK: arith.mulf %[[X]], %[[WV]] : vector<16xf32>
 // CHECK-COUNT-2: vector.store {{.+}} vector<16xf32>
 // CHECK-NOT: memref.store
+// With nontemporal-min-bytes=256 the 256-byte output's vector stores
+// bypass the cache; the 64-byte output of @divide's do not.
+// NT-LABEL: func.func @conv1d(
+// NT-COUNT-2: vector.store {{.+}} {nontemporal = true}
+// NT-LABEL: func.func @divide(
+// NT-NOT: nontemporal
+// NT: return
 lazy.kernel @conv1d(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<16xf32>, %in1: !lazy.buffer<12xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 3>]} {
   %0 = lazy.load %in0 as <[(18):(1) offset -1 mask [(1, 17)], (4, 16, 3):(0, 1, 1)]> : !lazy.buffer<16xf32> -> tensor<4x16x3xf32>
   %1 = lazy.load %in1 as <[(4, 16, 3):(3, 0, 1)]> : !lazy.buffer<12xf32> -> tensor<4x16x3xf32>

@@ -65,6 +65,10 @@ public:
       : buffers(std::move(buffers)), reassociateSums(reassociateSums) {}
   virtual ~KernelEmitter() = default;
 
+  /// Lane mode's unmasked vector stores into buffers of at least this
+  /// many bytes are nontemporal (0: none).
+  void setNontemporalMinBytes(int64_t bytes) { nontemporalMinBytes = bytes; }
+
   /// Starts a new output element: nothing computed so far is reused.
   void beginElement() { scopes.assign(1, Scope()); }
 
@@ -198,6 +202,7 @@ private:
   /// perLane (-1 outside it).
   std::optional<LaneAxis> lanes;
   int64_t currentLane = -1;
+  int64_t nontemporalMinBytes = 0;
   DenseMap<Attribute, std::optional<AffineIndex>> laneForms;
 };
 

@@ -23,7 +23,13 @@
 //      that axis is
 //      unrolled by a vector (split accumulators), two output axes with
 //      reuse upcast by 4 and 4 (512-bit vectors) or 2;
-//   kernels without a reduce, or without a vector axis, get no plan.
+//   6. a kernel without a reduce (and without 16-bit floats, which are
+//      computed in software) gets its vector axis (as in rule 1, with
+//      some load contiguous instead of some constant) upcast alone: its
+//      loads and stores are then explicit vectors, which LLVM's loop
+//      vectorizer left scalar in OpenMP's outlined loops (it cannot prove
+//      the buffers distinct);
+//   kernels without a vector axis get no plan (reduces: unless rule 5).
 // A forced plan (the force option) replaces the heuristic for its kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -164,8 +170,6 @@ dotPlan(const KernelSpace &space, ArrayRef<Strides> loads,
 /// The heuristic's plan for a kernel with iteration space `space`.
 SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
                                   const TargetDescription &target) {
-  if (space.reduces.empty())
-    return {};
   MLIRContext *ctx = kernel.getContext();
   Block &body = kernel.getBody().front();
   SmallVector<Strides> loads;
@@ -184,9 +188,25 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     return !space.reduced[d] && space.shape[d] > 1;
   };
 
+  bool elementwise = space.reduces.empty();
+  // 16-bit floats are computed in software, one element at a time.
+  bool sixteenBitFloats = false;
+  body.walk([&](Operation *op) {
+    for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (auto tensor = dyn_cast<RankedTensorType>(t))
+        sixteenBitFloats |= tensor.getElementType().isBF16() ||
+                            tensor.getElementType().isF16();
+  });
+  if (elementwise && (stores.empty() || sixteenBitFloats))
+    return {};
+  // The lanes' element type: the reduce's, or the first store's.
   Type element =
-      cast<RankedTensorType>(space.reduces.front()->getResult(0).getType())
-          .getElementType();
+      elementwise
+          ? cast<RankedTensorType>(
+                (*body.getOps<StoreOp>().begin()).getValue().getType())
+                .getElementType()
+          : cast<RankedTensorType>(space.reduces.front()->getResult(0).getType())
+                .getElementType();
   int64_t lanes =
       std::max<int64_t>(1, target.vectorBits / (8 * itemSize(element)));
   // A load read contiguously along `d`: stride 1, or in runs of a vector
@@ -207,7 +227,11 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       loadsFit &= strideIs(loads[i], d, 0) || contiguousAlong(i, d);
     bool someReused = llvm::any_of(
         loads, [&](const auto &s) { return strideIs(s, d, 0); });
-    if (outputContiguous && loadsFit && someReused) {
+    bool someContiguous = false;
+    for (size_t i = 0; i < loads.size(); ++i)
+      someContiguous |= contiguousAlong(i, d);
+    if (outputContiguous && loadsFit &&
+        (elementwise ? someContiguous : someReused)) {
       vec = d;
       break;
     }
@@ -216,7 +240,8 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     return OptAttr::get(ctx, kind, int64_t(axis), amount);
   };
   if (!vec)
-    return dotPlan(space, loads, trackers, lanes, target, opt);
+    return elementwise ? SmallVector<Attribute>()
+                       : dotPlan(space, loads, trackers, lanes, target, opt);
   int64_t vecSize = space.shape[*vec];
   int64_t vecUpcast = vecSize % (2 * lanes) == 0 ? 2 * lanes
                       : vecSize % lanes == 0     ? lanes
@@ -224,6 +249,9 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   if (!vecUpcast)
     return {};
   SmallVector<Attribute> plan{opt(OptKind::upcast, *vec, vecUpcast)};
+  // 6. An elementwise kernel is its vector axis's lanes alone.
+  if (elementwise)
+    return plan;
 
   // 2. The row axis: some load varying along the vector axis is constant
   // along it.

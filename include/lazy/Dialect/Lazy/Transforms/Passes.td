@@ -273,6 +273,12 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
        load read along the reduce axis is constant are upcast by 4 and by 4
        (512-bit vectors) or 2, a register tile of one vector accumulator
        per element.
+    6. A kernel without a reduce (nor 16-bit floats, which are computed
+       in software) gets its vector axis (as in 1, with some
+       load contiguous along it instead of some load constant) upcast
+       alone: its loads and stores become explicit vectors, which LLVM's
+       loop vectorizer leaves scalar in OpenMP's outlined loops, where it
+       cannot prove the buffers distinct.
 
     Kernels without a reduce keep their plain loops: LLVM vectorizes their
     innermost contiguous loop. `force` sets named kernels' plans instead,
