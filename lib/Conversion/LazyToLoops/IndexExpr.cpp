@@ -141,6 +141,24 @@ mlir::lazy::affineIndexOf(const st::ShapeTracker &tracker) {
   return form;
 }
 
+Value mlir::lazy::emitAffine(OpBuilder &b, Location loc,
+                             ArrayRef<int64_t> coeffs, int64_t constant,
+                             ValueRange idx) {
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value v = cst(constant);
+  for (auto [d, c] : llvm::enumerate(coeffs)) {
+    if (c == 0)
+      continue;
+    Value term = c == 1 ? Value(idx[d])
+                        : arith::MulIOp::create(b, loc, idx[d], cst(c))
+                              .getResult();
+    v = arith::AddIOp::create(b, loc, v, term);
+  }
+  return v;
+}
+
 IndexAndValid mlir::lazy::emitAffineIndexAndValid(OpBuilder &b, Location loc,
                                                   const AffineIndex &form,
                                                   ValueRange idx) {
@@ -148,16 +166,7 @@ IndexAndValid mlir::lazy::emitAffineIndexAndValid(OpBuilder &b, Location loc,
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   auto affine = [&](ArrayRef<int64_t> coeffs, int64_t constant) {
-    Value v = cst(constant);
-    for (auto [d, c] : llvm::enumerate(coeffs)) {
-      if (c == 0)
-        continue;
-      Value term = c == 1 ? Value(idx[d])
-                          : arith::MulIOp::create(b, loc, idx[d], cst(c))
-                                .getResult();
-      v = arith::AddIOp::create(b, loc, v, term);
-    }
-    return v;
+    return emitAffine(b, loc, coeffs, constant, idx);
   };
   Value valid;
   for (const st::AffineCondition &c : form.valid) {

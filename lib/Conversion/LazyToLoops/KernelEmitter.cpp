@@ -673,12 +673,25 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
 
 FailureOr<Value> KernelEmitter::evaluate(OpBuilder &b, Value root,
                                          ValueRange idx) {
+  return evaluateIn(b, root, idx, /*laneMode=*/false);
+}
+
+FailureOr<Value> KernelEmitter::evaluateLanes(OpBuilder &b, Value root,
+                                              ValueRange idx) {
+  return evaluateIn(b, root, idx, /*laneMode=*/true);
+}
+
+FailureOr<Value> KernelEmitter::evaluateIn(OpBuilder &b, Value root,
+                                           ValueRange idx, bool laneMode) {
+  auto find = [&](Value v) {
+    return laneMode ? lookupLanes(v, idx) : lookup(v, idx);
+  };
   // Post-order over the expression: a value is pushed once to expand its
   // operands and computed when it is on top again with all of them known.
   SmallVector<std::pair<Value, bool>> stack{{root, false}};
   while (!stack.empty()) {
     auto [v, expanded] = stack.back();
-    if (lookup(v, idx)) {
+    if (find(v)) {
       stack.pop_back();
       continue;
     }
@@ -689,28 +702,28 @@ FailureOr<Value> KernelEmitter::evaluate(OpBuilder &b, Value root,
       stack.back().second = true;
       // Reversed, so that operands are computed left to right.
       for (Value operand : llvm::reverse(op->getOperands()))
-        if (!lookup(operand, idx))
+        if (!find(operand))
           stack.push_back({operand, false});
       continue;
     }
     FailureOr<Value> result = failure();
     if (isa<LoadOp, ViewOp>(op)) {
-      result = viewLeaf(b, op, idx, /*laneMode=*/false);
+      result = viewLeaf(b, op, idx, laneMode);
     } else if (isLeaf(op)) {
-      result = leaf(b, op, idx);
+      result = laneMode ? laneLeaf(b, op, idx) : leaf(b, op, idx);
     } else {
       SmallVector<Value> args;
       for (Value operand : op->getOperands())
-        args.push_back(lookup(operand, idx));
-      result = scalarOp(b, op, args);
+        args.push_back(find(operand));
+      result = laneMode ? laneOp(b, op, args) : scalarOp(b, op, args);
     }
     if (failed(result))
       return failure();
-    scopes.back().scalar[v].push_back(
+    (laneMode ? scopes.back().lanes : scopes.back().scalar)[v].push_back(
         {SmallVector<Value, 4>(idx.begin(), idx.end()), *result});
     stack.pop_back();
   }
-  return lookup(root, idx);
+  return find(root);
 }
 
 SmallVector<Value, 4> KernelEmitter::viewKey(ShapeTrackerAttr view,
@@ -1186,16 +1199,7 @@ std::pair<Value, Value> KernelEmitter::laneAccess(OpBuilder &b, Location loc,
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   auto affine = [&](ArrayRef<int64_t> coeffs, int64_t constant) {
-    Value v = cst(constant);
-    for (auto [d, c] : llvm::enumerate(coeffs)) {
-      if (c == 0)
-        continue;
-      Value term = c == 1 ? Value(idx[d])
-                          : arith::MulIOp::create(b, loc, idx[d], cst(c))
-                                .getResult();
-      v = arith::AddIOp::create(b, loc, v, term);
-    }
-    return v;
+    return emitAffine(b, loc, coeffs, constant, idx);
   };
   int64_t width = lanes->width;
   auto indexVector = VectorType::get({width}, b.getIndexType());
@@ -1335,73 +1339,35 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
   return perLane(b, op->getResult(0), idx);
 }
 
-FailureOr<Value> KernelEmitter::evaluateLanes(OpBuilder &b, Value root,
-                                              ValueRange idx) {
-  // As evaluate: post-order with an explicit stack.
-  SmallVector<std::pair<Value, bool>> stack{{root, false}};
-  while (!stack.empty()) {
-    auto [v, expanded] = stack.back();
-    if (lookupLanes(v, idx)) {
-      stack.pop_back();
-      continue;
-    }
-    Operation *op = v.getDefiningOp();
-    if (!op)
-      return emitError(v.getLoc(), "kernel value is not computed by an op");
-    if (!expanded && !isLeaf(op)) {
-      stack.back().second = true;
-      for (Value operand : llvm::reverse(op->getOperands()))
-        if (!lookupLanes(operand, idx))
-          stack.push_back({operand, false});
-      continue;
-    }
-    FailureOr<Value> result = failure();
-    if (isa<LoadOp, ViewOp>(op)) {
-      result = viewLeaf(b, op, idx, /*laneMode=*/true);
-    } else if (isLeaf(op)) {
-      result = laneLeaf(b, op, idx);
-    } else {
-      SmallVector<Value> args;
-      for (Value operand : op->getOperands())
-        args.push_back(lookupLanes(operand, idx));
-      bool anyVector = llvm::any_of(
-          args, [](Value a) { return isa<VectorType>(a.getType()); });
-      if (!anyVector) {
-        result = scalarOp(b, op, args);
-      } else if (vectorizableOp(op)) {
-        for (Value &a : args)
-          a = broadcastLanes(b, op->getLoc(), a);
-        result = scalarOp(b, op, args);
-      } else {
-        // Lane by lane from the operands' lanes, then gathered.
-        SmallVector<Value> parts;
-        for (int64_t l = 0; l < lanes->width; ++l) {
-          SmallVector<Value> laneArgs;
-          for (Value a : args)
-            laneArgs.push_back(
-                isa<VectorType>(a.getType())
-                    ? vector::ExtractOp::create(b, op->getLoc(), a, l)
-                          .getResult()
-                    : a);
-          FailureOr<Value> part = scalarOp(b, op, laneArgs);
-          if (failed(part))
-            return failure();
-          parts.push_back(*part);
-        }
-        result = vector::FromElementsOp::create(
-                     b, op->getLoc(),
-                     VectorType::get({lanes->width}, parts.front().getType()),
-                     parts)
-                     .getResult();
-      }
-    }
-    if (failed(result))
-      return failure();
-    scopes.back().lanes[v].push_back(
-        {SmallVector<Value, 4>(idx.begin(), idx.end()), *result});
-    stack.pop_back();
+FailureOr<Value> KernelEmitter::laneOp(OpBuilder &b, Operation *op,
+                                       SmallVector<Value> args) {
+  bool anyVector = llvm::any_of(
+      args, [](Value a) { return isa<VectorType>(a.getType()); });
+  if (!anyVector)
+    return scalarOp(b, op, args);
+  if (vectorizableOp(op)) {
+    for (Value &a : args)
+      a = broadcastLanes(b, op->getLoc(), a);
+    return scalarOp(b, op, args);
   }
-  return lookupLanes(root, idx);
+  // Lane by lane from the operands' lanes, then gathered.
+  SmallVector<Value> parts;
+  for (int64_t l = 0; l < lanes->width; ++l) {
+    SmallVector<Value> laneArgs;
+    for (Value a : args)
+      laneArgs.push_back(
+          isa<VectorType>(a.getType())
+              ? vector::ExtractOp::create(b, op->getLoc(), a, l).getResult()
+              : a);
+    FailureOr<Value> part = scalarOp(b, op, laneArgs);
+    if (failed(part))
+      return failure();
+    parts.push_back(*part);
+  }
+  return vector::FromElementsOp::create(
+             b, op->getLoc(),
+             VectorType::get({lanes->width}, parts.front().getType()), parts)
+      .getResult();
 }
 
 void KernelEmitter::emitLaneStore(OpBuilder &b, StoreOp store, Value value,

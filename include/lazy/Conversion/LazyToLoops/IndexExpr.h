@@ -48,6 +48,10 @@ std::optional<AffineIndex>
 affineIndexOf(const ::lazy::st::ShapeTracker &tracker);
 constexpr int kAffineSamples = 64;
 
+/// `constant + sum coeffs[d] * idx[d]` as index arithmetic.
+Value emitAffine(OpBuilder &b, Location loc, ArrayRef<int64_t> coeffs,
+                 int64_t constant, ValueRange idx);
+
 /// emitIndexAndValid through an affine form.
 IndexAndValid emitAffineIndexAndValid(OpBuilder &b, Location loc,
                                       const AffineIndex &form, ValueRange idx);

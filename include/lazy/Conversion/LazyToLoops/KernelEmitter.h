@@ -151,6 +151,13 @@ private:
   // Lane mode (emitStoreTile with lanes): the value at `idx` is a vector
   // over the lanes, or a scalar where it is the same in every lane.
   FailureOr<Value> evaluateLanes(OpBuilder &b, Value root, ValueRange idx);
+  /// evaluate (scalar code) or evaluateLanes: one walk, two memos.
+  FailureOr<Value> evaluateIn(OpBuilder &b, Value root, ValueRange idx,
+                              bool laneMode);
+  /// An elementwise op in lane mode: scalar where every operand is, a
+  /// vector op where scalarOp has one, else lane by lane.
+  FailureOr<Value> laneOp(OpBuilder &b, Operation *op,
+                          SmallVector<Value> args);
   FailureOr<Value> laneLeaf(OpBuilder &b, Operation *op, ValueRange idx);
   /// `v` evaluated lane by lane (scalar code), gathered into a vector.
   FailureOr<Value> perLane(OpBuilder &b, Value v, ValueRange idx);
