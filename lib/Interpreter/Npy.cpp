@@ -9,6 +9,9 @@
 
 #include "lazy/Interpreter/Npy.h"
 
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -170,19 +173,22 @@ bool lazy::interp::writeNpy(const std::string &path, const HostTensor &tensor,
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream out(path, std::ios::binary);
-  if (!out) {
-    error = path + ": cannot open for writing";
-    return false;
-  }
-  out.write("\x93NUMPY\x01\x00", 8);
-  char len[2] = {char(header.size() & 0xff), char((header.size() >> 8) & 0xff)};
-  out.write(len, 2);
-  out << header;
-  out.write(reinterpret_cast<const char *>(tensor.data.data()),
-            std::streamsize(tensor.data.size()));
-  if (!out) {
-    error = path + ": write failed";
+  // Whole or not at all: a temporary file beside `path`, renamed over it
+  // once written, so a failure leaves an existing file as it was and
+  // concurrent writers leave one complete file.
+  llvm::Error written =
+      llvm::writeToOutput(path, [&](llvm::raw_ostream &out) -> llvm::Error {
+        out.write("\x93NUMPY\x01\x00", 8);
+        char len[2] = {char(header.size() & 0xff),
+                       char((header.size() >> 8) & 0xff)};
+        out.write(len, 2);
+        out << header;
+        out.write(reinterpret_cast<const char *>(tensor.data.data()),
+                  tensor.data.size());
+        return llvm::Error::success();
+      });
+  if (written) {
+    error = path + ": cannot write: " + llvm::toString(std::move(written));
     return false;
   }
   return true;

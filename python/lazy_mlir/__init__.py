@@ -40,3 +40,32 @@ def run_tool(name, text, *args, timeout=300):
                                text=True, timeout=timeout)
     finally:
         _os.unlink(f.name)
+
+
+def write_text_atomically(path, text):
+    """Writes `text` to `path` whole or not at all: a temporary file in
+    the same folder, renamed over `path` once written, so a failure leaves
+    an existing file as it was and concurrent writers leave one complete
+    file. Paths that are not regular files (/dev/stdout, pipes) are
+    written directly."""
+    if _os.path.exists(path) and not _os.path.isfile(path):
+        with open(path, "w") as f:
+            f.write(text)
+        return
+    folder = _os.path.dirname(_os.path.abspath(path))
+    fd, temp = _tempfile.mkstemp(dir=folder, prefix=_os.path.basename(path) + ".tmp-")
+    try:
+        with _os.fdopen(fd, "w") as f:
+            f.write(text)
+        # mkstemp creates 0600; give the file the mode a plain open() would.
+        umask = _os.umask(0)
+        _os.umask(umask)
+        _os.chmod(temp, 0o666 & ~umask)
+        _os.replace(temp, path)
+    except BaseException:
+        try:
+            _os.unlink(temp)
+        except OSError:
+            pass
+        raise
+

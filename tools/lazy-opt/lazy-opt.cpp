@@ -4,16 +4,76 @@
 // passes lazy-mlir's pipelines use, so every mlir-opt flag works
 // (--mlir-print-ir-after-all, --mlir-timing, crash reproducers, ...).
 //
+// The output file (-o) is written whole or not at all: mlir-opt's driver
+// writes a temporary file beside it, which replaces it by rename only when
+// the run succeeds. A failing run leaves an existing file alone, the input
+// may be the output (mlir-opt would truncate a file it is still reading),
+// and concurrent runs writing one path leave one complete result. Outputs
+// that are not regular files (-, /dev/null, pipes, devices) are written as
+// mlir-opt writes them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lazy/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `path` is written through a temporary file: a regular file or
+/// a path where nothing is yet.
+bool writesAtomically(llvm::StringRef path) {
+  if (path == "-")
+    return false;
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(path, status))
+    return true; // nothing there yet
+  return llvm::sys::fs::is_regular_file(status);
+}
+
+/// MlirOptMain with its output written to a temporary file in the output's
+/// folder, renamed over the output on success and removed otherwise.
+LogicalResult runAtomically(int argc, char **argv, llvm::StringRef input,
+                            llvm::StringRef output,
+                            DialectRegistry &registry) {
+  if (!writesAtomically(output))
+    return MlirOptMain(argc, argv, input, output, registry);
+  llvm::SmallString<128> model(output);
+  model += ".tmp-%%%%%%";
+  llvm::Expected<llvm::sys::fs::TempFile> temp =
+      llvm::sys::fs::TempFile::create(model);
+  if (!temp) {
+    llvm::WithColor::error(llvm::errs(), "lazy-opt")
+        << "cannot write '" << output
+        << "': " << llvm::toString(temp.takeError()) << "\n";
+    return failure();
+  }
+  LogicalResult result =
+      MlirOptMain(argc, argv, input, temp->TmpName, registry);
+  if (failed(result)) {
+    llvm::consumeError(temp->discard());
+    return failure();
+  }
+  if (llvm::Error error = temp->keep(output)) {
+    llvm::WithColor::error(llvm::errs(), "lazy-opt")
+        << "cannot write '" << output << "': " << llvm::toString(std::move(error))
+        << "\n";
+    return failure();
+  }
+  return success();
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
 #if defined(__GLIBC__)
@@ -24,8 +84,9 @@ int main(int argc, char **argv) {
   mallopt(M_TOP_PAD, 64 << 20);
 #endif
   mlir::lazy::registerAllPasses();
-  mlir::DialectRegistry registry;
+  DialectRegistry registry;
   mlir::lazy::registerAllDialects(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "lazy-mlir optimizer driver\n", registry));
+  auto [input, output] = registerAndParseCLIOptions(
+      argc, argv, "lazy-mlir optimizer driver\n", registry);
+  return asMainReturnCode(runAtomically(argc, argv, input, output, registry));
 }

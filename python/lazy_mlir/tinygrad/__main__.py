@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from .. import tool_path
+from .. import tool_path, write_text_atomically
 from . import _script
 
 # Environment variables that select tinygrad's default device.
@@ -63,8 +63,7 @@ def _export(args):
         sys.stdout.write(text)
     else:
         try:
-            with open(args.output, "w") as f:
-                f.write(text)
+            write_text_atomically(args.output, text)
         except OSError as exc:
             raise _script.UserError(f"{args.output}: cannot write: {exc.strerror}") from None
     return 0
