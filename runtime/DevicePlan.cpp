@@ -254,7 +254,11 @@ bool lazy::runtime::compareBuffers(const std::string &dtype,
   for (size_t i = 0; i < n; ++i) {
     double w = value(want, i), g = value(got, i);
     if (std::isnan(w) || std::isnan(g)) {
-      ok &= std::isnan(w) && std::isnan(g);
+      // NaN against a number (an unwritten, poisoned output): no distance.
+      if (std::isnan(w) != std::isnan(g)) {
+        ok = false;
+        worst = NAN;
+      }
       continue;
     }
     if (std::isinf(w) || std::isinf(g)) {

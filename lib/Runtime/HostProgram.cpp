@@ -65,7 +65,8 @@ LogicalResult mlir::lazy::loadKernels(ModuleOp module, GpuDevice &device) {
 
 FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
     func::FuncOp host, GpuDevice &device, ArrayRef<DeviceBuffer> args,
-    std::vector<DevicePtr> &allocations, const LaunchProfiler &profiler) {
+    std::vector<DevicePtr> &allocations, const LaunchProfiler &profiler,
+    bool poison) {
   Block &body = host.getBody().front();
   if (body.getNumArguments() != args.size())
     return host.emitError("takes ")
@@ -121,6 +122,11 @@ FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
         return deviceError(&op);
       allocations.push_back(buffer.ptr);
       buffers[alloc.getMemref()] = buffer;
+      if (poison && buffer.bytes) {
+        std::vector<uint8_t> pattern(buffer.bytes, 0xFF);
+        if (!device.copyToDevice(buffer.ptr, pattern.data(), buffer.bytes))
+          return deviceError(&op);
+      }
     } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       // Staging buffers are small: at most 16 GiB.
       size_t bytes = bytesOf(alloc.getType());

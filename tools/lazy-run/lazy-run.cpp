@@ -277,9 +277,15 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     scheduled = module.clone();
   }
   PassManager lower(module.getContext());
-  if (failed(parsePassPipeline(profile ? "lazy-to-cpu{profile-calls=true}"
-                                       : "lazy-to-cpu",
-                               lower)) ||
+  // With --check, fresh buffers hold a poison pattern (0xFF bytes, a NaN
+  // in every float dtype): an output no kernel writes cannot match.
+  std::string pipeline = "lazy-to-cpu{";
+  if (profile)
+    pipeline += " profile-calls=true";
+  if (check)
+    pipeline += " poison-buffers=true";
+  pipeline += "}";
+  if (failed(parsePassPipeline(pipeline, lower)) ||
       failed(lower.run(module)))
     return failure();
   phases.mark("lower");
@@ -504,7 +510,8 @@ LogicalResult runHostCode(ModuleOp module, const std::string &name,
     };
   FailureOr<std::vector<mlir::lazy::DeviceBuffer>> results =
       mlir::lazy::runHostProgram(host, gpu, inputs, allocations,
-                                 repeat ? nullptr : profiler);
+                                 repeat ? nullptr : profiler,
+                                 /*poison=*/check);
   if (failed(results))
     return failure();
   for (const mlir::lazy::DeviceBuffer &r : *results) {
@@ -565,8 +572,15 @@ void scheduleSeenValues(func::FuncOp graph) {
 }
 
 /// Reads each const output through lazy.contiguous, as tinygrad's .numpy()
-/// does: a const has no buffer for the schedule to return.
-void materializeConstOutputs(func::FuncOp graph) {
+/// does: a const has no buffer for the schedule to return. Views are
+/// folded first (lazy-fold-views, as the schedule folds them), so that an
+/// output whose view reads nothing (all padding, or a size-0 source),
+/// which tinygrad's _view makes const(0), is one too.
+LogicalResult materializeConstOutputs(ModuleOp module, func::FuncOp graph) {
+  PassManager fold(module.getContext());
+  if (failed(parsePassPipeline("func.func(lazy-fold-views)", fold)) ||
+      failed(fold.run(module)))
+    return failure();
   Operation *ret = graph.getBody().front().getTerminator();
   OpBuilder b(ret);
   for (OpOperand &operand : ret->getOpOperands()) {
@@ -582,6 +596,7 @@ void materializeConstOutputs(func::FuncOp graph) {
       operand.set(mlir::lazy::ContiguousOp::create(
           b, operand.get().getLoc(), operand.get().getType(), operand.get()));
   }
+  return success();
 }
 
 /// tinygrad's seeds for the custom_random draws without a seed of their
@@ -754,7 +769,8 @@ int main(int argc, char **argv) {
   std::vector<interp::HostTensor> &args = prepared->values;
   phases.mark("inputs");
   scheduleSeenValues(graph);
-  materializeConstOutputs(graph);
+  if (failed(materializeConstOutputs(*module, graph)))
+    return 1;
   RandomSeeds seeds;
   seeds.stamp(*module, graph);
   // The reference runs on a copy of the unscheduled graph.

@@ -61,6 +61,10 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
            "a plan's unmasked vector stores into buffers of at least this "
            "many bytes are nontemporal, skipping the cache (0: none; "
            "lazy-to-cpu: 32 MiB, a last-level cache)">,
+    Option<"poisonBuffers", "poison-buffers", "bool", "false",
+           "fill every allocation with 0xFF bytes (a NaN in every float "
+           "dtype, -1 in every integer one) when the program reaches it, so that an output no kernel "
+           "writes cannot pass for a result (lazy-run --check)">,
     Option<"profileCalls", "profile-calls", "bool", "false",
            "bracket each kernel call with calls of "
            "lazy_rt_kernel_begin(i64 n) and lazy_rt_kernel_end(i64 n), n "

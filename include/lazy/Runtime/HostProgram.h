@@ -39,12 +39,14 @@ using LaunchProfiler =
 /// Runs `host` with `args` (one per byte-buffer argument). Buffers it
 /// allocates are appended to `allocations` (the caller frees them after
 /// reading the results, which may live inside them). Waits for the device
-/// before returning the results.
+/// before returning the results. With `poison`, every device allocation
+/// is first filled with 0xFF bytes (a NaN in every float dtype), so that
+/// an output no kernel writes cannot pass a check.
 FailureOr<std::vector<DeviceBuffer>>
 runHostProgram(func::FuncOp host, ::lazy::runtime::GpuDevice &device,
                ArrayRef<DeviceBuffer> args,
                std::vector<::lazy::runtime::DevicePtr> &allocations,
-               const LaunchProfiler &profiler = nullptr);
+               const LaunchProfiler &profiler = nullptr, bool poison = false);
 
 } // namespace mlir::lazy
 

@@ -39,6 +39,10 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       *this, "profile-calls",
       llvm::cl::desc("convert-lazy-to-loops' profile-calls: each kernel "
                      "call bracketed by lazy_rt_kernel_begin/end calls")};
+  Option<bool> poisonBuffers{
+      *this, "poison-buffers",
+      llvm::cl::desc("convert-lazy-to-loops' poison-buffers: every "
+                     "allocation filled with 0xFF bytes")};
 };
 } // namespace
 
@@ -47,7 +51,9 @@ void mlir::lazy::registerCpuPipeline() {
       "lazy-to-cpu",
       "schedule, lower kernels to loops and everything to the LLVM dialect",
       [](OpPassManager &pm, const CpuPipelineOptions &options) {
-        std::string profile = options.profileCalls ? " profile-calls=true" : "";
+        std::string profile =
+            std::string(options.profileCalls ? " profile-calls=true" : "") +
+            (options.poisonBuffers ? " poison-buffers=true" : "");
         if (failed(parsePassPipeline(
                 "lazy-schedule,lazy-optimize-kernels,"
                 "convert-lazy-to-loops{parallel-min-work=" +

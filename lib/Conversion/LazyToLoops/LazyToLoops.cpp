@@ -346,14 +346,21 @@ MemRefType kernelMemrefOf(Type bufferType) {
 class CpuHost final : public HostTarget {
 public:
   /// `module` receives the static buffers' globals when `staticBuffers`.
-  CpuHost(ModuleOp module, bool staticBuffers, bool profileCalls)
+  CpuHost(ModuleOp module, bool staticBuffers, bool profileCalls,
+          bool poisonBuffers)
       : symbols(module), staticBuffers(staticBuffers),
-        profileCalls(profileCalls) {}
+        profileCalls(profileCalls), poisonBuffers(poisonBuffers) {}
   StringRef name() const override { return "CPU"; }
   /// A heap allocation, or with static buffers a private uninitialized
   /// global: allocated once when the program is loaded, reused by every
   /// run (no allocation or first-touch page faults after the first).
   Value allocate(OpBuilder &b, Location loc, MemRefType bytes) override {
+    Value buffer = allocateBytes(b, loc, bytes);
+    if (poisonBuffers)
+      fill(b, loc, buffer, b.getI8IntegerAttr(int8_t(0xFF)));
+    return buffer;
+  }
+  Value allocateBytes(OpBuilder &b, Location loc, MemRefType bytes) {
     if (!staticBuffers)
       return memref::AllocOp::create(b, loc, bytes);
     OpBuilder gb(symbols.getOp()->getContext());
@@ -393,8 +400,13 @@ public:
   }
   void fillZero(OpBuilder &b, Location loc, Value dst) override {
     auto type = cast<MemRefType>(dst.getType());
-    Value zero =
-        arith::ConstantOp::create(b, loc, zeroAttr(b, type.getElementType()));
+    fill(b, loc, dst, zeroAttr(b, type.getElementType()));
+  }
+  /// A loop storing `value` in every element of `dst` (LLVM makes it a
+  /// memset).
+  void fill(OpBuilder &b, Location loc, Value dst, TypedAttr value) {
+    auto type = cast<MemRefType>(dst.getType());
+    Value zero = arith::ConstantOp::create(b, loc, value);
     Value lo = arith::ConstantIndexOp::create(b, loc, 0);
     Value hi = arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -437,6 +449,7 @@ private:
   SymbolTable symbols;
   bool staticBuffers;
   bool profileCalls;
+  bool poisonBuffers;
   /// Kernel calls emitted so far.
   int64_t calls = 0;
 };
@@ -463,7 +476,7 @@ struct ConvertLazyToLoops final
       }
       kernel.erase();
     }
-    CpuHost host(module, staticBuffers, profileCalls);
+    CpuHost host(module, staticBuffers, profileCalls, poisonBuffers);
     if (failed(lowerHostFunctions(module, host)))
       return signalPassFailure();
   }
