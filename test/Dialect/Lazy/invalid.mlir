@@ -13,6 +13,31 @@ func.func @signless_int(%x: tensor<4xi32>) {
 
 // -----
 
+// Element counts and byte sizes never wrap: 2^62 floats are 2^64 bytes.
+func.func @bytes_wrap(%c: tensor<f32>) {
+  // expected-error @+1 {{(at most 2^63 - 1 bytes)}}
+  %0 = lazy.view %c as <[(4611686018427387904):(0)]> : tensor<f32> -> tensor<4611686018427387904xf32>
+  return
+}
+
+// -----
+
+// 2^68 elements: the product of the dims overflows.
+func.func @elements_wrap(%x: tensor<4294967296x4294967296x16xf32>) {
+  // expected-error @+1 {{(at most 2^63 - 1 bytes)}}
+  %0 = lazy.exp2 %x : tensor<4294967296x4294967296x16xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{buffer of 4611686018427387904 elements of 'f32' needs more than 2^63 - 1 bytes}}
+func.func @buffer_bytes_wrap(%b: !lazy.buffer<4611686018427387904xf32>) {
+  return
+}
+
+// -----
+
 func.func @dynamic_shape(%x: tensor<?xf32>) {
   // expected-error @+1 {{must be statically shaped tensor of a tinygrad dtype}}
   %0 = lazy.contiguous %x : tensor<?xf32>

@@ -20,6 +20,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::lazy;
@@ -41,9 +42,21 @@ bool mlir::lazy::hasValidEncoding(Type type) {
                     isa<DeviceAttr>(tensor.getEncoding()));
 }
 
+bool mlir::lazy::fitsInBytes(ArrayRef<int64_t> shape, Type element) {
+  int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  for (int64_t dim : shape)
+    if (dim < 0 || llvm::MulOverflow(bytes, dim, bytes))
+      return false;
+  return true;
+}
+
 bool mlir::lazy::isLazyTensor(Type type, unsigned classes) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape() || !hasValidEncoding(tensor))
+    return false;
+  Type elementType = tensor.getElementType();
+  if (!elementType.isIntOrFloat() ||
+      !fitsInBytes(tensor.getShape(), elementType))
     return false;
   Type element = tensor.getElementType();
   if (auto integer = dyn_cast<IntegerType>(element)) {

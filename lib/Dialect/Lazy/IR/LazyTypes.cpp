@@ -46,6 +46,9 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!isTinygradDType(elementType))
     return emitError() << "buffer element type " << elementType
                        << " is not a tinygrad dtype";
+  if (!fitsInBytes({size}, elementType))
+    return emitError() << "buffer of " << size << " elements of "
+                       << elementType << " needs more than 2^63 - 1 bytes";
   return success();
 }
 

@@ -128,13 +128,15 @@ def Lazy_Elementwise : NativeOpTrait<"Elementwise"> {
 //===----------------------------------------------------------------------===//
 
 // A statically shaped tensor of a tinygrad dtype (i1, si8..si64, ui8..ui64,
-// f16, bf16, f32, f64) whose encoding, if any, is a #lazy.device attribute.
+// f16, bf16, f32, f64) whose encoding, if any, is a #lazy.device attribute,
+// and whose byte size fits in int64 (so no element count or size wraps).
 // `classes` is a mask of mlir::lazy::DTypeClass values; isLazyTensor checks
 // it in one type switch.
 class Lazy_TensorOf<string classes, string what>
     : Type<CPred<"::mlir::lazy::isLazyTensor($_self, " # classes # ")">,
            "statically shaped tensor of " # what #
-           " with an optional #lazy.device encoding",
+           " (at most 2^63 - 1 bytes) with an optional #lazy.device "
+           "encoding",
            "::mlir::RankedTensorType">;
 
 def Lazy_Tensor : Lazy_TensorOf<"::mlir::lazy::kAnyDType", "a tinygrad dtype">;

@@ -29,6 +29,11 @@ enum DTypeClass : unsigned {
 /// a chain of interface casts and width checks, as the verifier runs on
 /// every op after every pass.
 bool isLazyTensor(Type type, unsigned classes);
+
+/// Whether `elements` items of `element` (dims multiplied without
+/// overflow) take at most INT64_MAX bytes: every tensor and buffer of the
+/// dialect does, so that element counts and byte sizes never wrap.
+bool fitsInBytes(ArrayRef<int64_t> shape, Type element);
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYDIALECT_H
