@@ -70,10 +70,7 @@ def test_failing_export_keeps_the_output(tmp_path):
     out.write_text("previous contents\n")
     script = tmp_path / "broken.py"
     script.write_text("def build():\n    raise ValueError('no graph')\n")
-    env = dict(os.environ, CLANG="1")
-    proc = subprocess.run([sys.executable, "-m", "lazy_mlir.tinygrad", "export", str(script), "-o", str(out)],
-                          capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode != 0
+    assert export(script, out).returncode != 0
     assert out.read_text() == "previous contents\n"
 
 
@@ -82,12 +79,16 @@ def test_export_writes_through_a_temporary_file(tmp_path):
     out.write_text("previous contents\n")
     script = tmp_path / "ok.py"
     script.write_text("from tinygrad import Tensor\n\ndef build():\n    return [Tensor.empty(4) + 1]\n")
-    env = dict(os.environ, CLANG="1")
-    subprocess.run([sys.executable, "-m", "lazy_mlir.tinygrad", "export", str(script), "-o", str(out)],
-                   check=True, capture_output=True, text=True, env=env, timeout=300)
+    assert export(script, out).returncode == 0
     assert "func.func" in out.read_text()
     assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~current_umask())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.mlir", "ok.py"]
+
+
+def export(script, out):
+    env = dict(os.environ, CLANG="1")
+    return subprocess.run([sys.executable, "-m", "lazy_mlir.tinygrad", "export", str(script), "-o", str(out)],
+                          capture_output=True, text=True, env=env, timeout=300)
 
 
 def current_umask():
