@@ -15,6 +15,8 @@
 #include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
+#include "lazy/Tools/LargeStack.h"
+#include "lazy/Tools/NestingLimit.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -107,7 +109,7 @@ static void printTensor(llvm::raw_ostream &os, unsigned index,
   os << "]\n";
 }
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // --help lists this tool's options, not every LLVM and MLIR one linked in.
   cl::HideUnrelatedOptions(toolOptions);
@@ -127,6 +129,12 @@ int main(int argc, char **argv) {
   auto file = openInputFile(inputFile, &error);
   if (!file)
     return fail(error);
+  if (std::string deep = mlir::lazy::checkNesting(
+          file->getBufferIdentifier(), file->getBuffer());
+      !deep.empty()) {
+    llvm::errs() << deep << "\n";
+    return 1;
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -169,4 +177,8 @@ int main(int argc, char **argv) {
       return fail(error);
   }
   return 0;
+}
+
+int main(int argc, char **argv) {
+  return mlir::lazy::runWithLargeStack(toolMain, argc, argv);
 }

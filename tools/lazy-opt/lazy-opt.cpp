@@ -10,15 +10,19 @@
 // may be the output (mlir-opt would truncate a file it is still reading),
 // and concurrent runs writing one path leave one complete result. Outputs
 // that are not regular files (-, /dev/null, pipes, devices) are written as
-// mlir-opt writes them.
+// mlir-opt writes them. The driver runs on a large stack (LargeStack.h),
+// and an input file nested deeper than NestingLimit.h allows is refused.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazy/InitAll.h"
+#include "lazy/Tools/LargeStack.h"
+#include "lazy/Tools/NestingLimit.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
@@ -75,7 +79,7 @@ LogicalResult runAtomically(int argc, char **argv, llvm::StringRef input,
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
 #if defined(__GLIBC__)
   // lazy-form-kernels builds kernels on worker threads; glibc grows their
   // heaps one mprotect call at a time unless asked to reserve ahead (the
@@ -88,5 +92,20 @@ int main(int argc, char **argv) {
   mlir::lazy::registerAllDialects(registry);
   auto [input, output] = registerAndParseCLIOptions(
       argc, argv, "lazy-mlir optimizer driver\n", registry);
+  // A file is checked for nesting the parser takes too long over (standard
+  // input, which cannot be read twice, is not).
+  if (input != "-") {
+    if (auto text = llvm::MemoryBuffer::getFile(input, /*IsText=*/true)) {
+      std::string deep = mlir::lazy::checkNesting(input, (*text)->getBuffer());
+      if (!deep.empty()) {
+        llvm::errs() << deep << "\n";
+        return 1;
+      }
+    }
+  }
   return asMainReturnCode(runAtomically(argc, argv, input, output, registry));
+}
+
+int main(int argc, char **argv) {
+  return mlir::lazy::runWithLargeStack(toolMain, argc, argv);
 }

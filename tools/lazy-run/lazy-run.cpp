@@ -44,6 +44,8 @@
 #include "lazy/Runtime/HostProgram.h"
 #include "lazy/Runtime/LockstepDevice.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
+#include "lazy/Tools/LargeStack.h"
+#include "lazy/Tools/NestingLimit.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -682,7 +684,7 @@ private:
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // --help lists this tool's options, not every LLVM and MLIR one linked in.
   cl::HideUnrelatedOptions(toolOptions);
@@ -733,6 +735,12 @@ int main(int argc, char **argv) {
   auto file = openInputFile(inputFile, &error);
   if (!file)
     return fail(error);
+  if (std::string deep = mlir::lazy::checkNesting(
+          file->getBufferIdentifier(), file->getBuffer());
+      !deep.empty()) {
+    llvm::errs() << deep << "\n";
+    return 1;
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -908,4 +916,8 @@ int main(int argc, char **argv) {
   if (check)
     llvm::outs() << (allMatch ? "all outputs match" : "outputs differ") << "\n";
   return allMatch ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  return mlir::lazy::runWithLargeStack(toolMain, argc, argv);
 }
