@@ -155,3 +155,17 @@ def test_mutants_are_processed_or_rejected(name, tmp_path, lazy_opt):
     # Some mutants must get past parsing and verification, or the passes
     # themselves were not exercised.
     assert processed > 0, f"every mutant for {name} was rejected"
+
+
+@pytest.mark.parametrize("warning, name", [
+    ("the result depends on the order the kernel runs in", "order-dependent assign"),
+    ("sees the new contents", "order-dependent assign"),
+    ("renumbers the reduced axes", "renumbered fuse-conv-bw merge"),
+    ("padded view that the kernel moves", "padding moved into an unsafe reduce input"),
+])
+def test_fuzzers_count_warned_mismatches_apart(warning, name):
+    # Every difference lazy-opt warns of (docs/design.md) is counted apart by
+    # both fuzzers, not as a failure; a MISMATCH without one fails.
+    output = f"g.mlir:3:8: warning: ... {warning} ...\nout0: MISMATCH, max abs error 1\n"
+    assert classify(1, output) == (False, f"MISMATCH, warned: {name}")
+    assert classify(1, "out0: MISMATCH, max abs error 1\n") == (True, "MISMATCH")
