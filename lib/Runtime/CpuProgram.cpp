@@ -39,8 +39,6 @@ namespace {
 
 constexpr unsigned kPartitionsPerThread = 4;
 
-/// An ExecutionEngine for `module`: -O3 for this host, then code generation
-/// of each of `functions` (so nothing is compiled lazily later).
 /// How hard LLVM works on a partition.
 struct Effort {
   unsigned optLevel;
@@ -53,10 +51,16 @@ constexpr Effort kKernelEffort{3, llvm::CodeGenOptLevel::Aggressive};
 /// takes a tenth of the time.
 constexpr Effort kHostEffort{1, llvm::CodeGenOptLevel::None};
 
+using Symbols = SmallVector<std::pair<std::string, void *>>;
+
+/// An ExecutionEngine for `module` with `effort` for this host, then code
+/// generation of each of `functions` (so nothing is compiled lazily
+/// later), whose addresses go to `addresses` when given.
 llvm::Expected<std::unique_ptr<ExecutionEngine>>
 compileEngine(ModuleOp module, ArrayRef<std::string> functions,
               const CpuProgramOptions &options, Effort effort,
-              ArrayRef<std::pair<std::string, void *>> extraSymbols = {}) {
+              ArrayRef<std::pair<std::string, void *>> extraSymbols = {},
+              Symbols *addresses = nullptr) {
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return builder.takeError();
@@ -81,8 +85,7 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
                                         std::move(*codegenMachine));
   if (!engine)
     return engine.takeError();
-  SmallVector<std::pair<std::string, void *>> symbols(options.symbols.begin(),
-                                                      options.symbols.end());
+  Symbols symbols(options.symbols.begin(), options.symbols.end());
   symbols.append(extraSymbols.begin(), extraSymbols.end());
   (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
@@ -91,9 +94,13 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
                              llvm::JITSymbolFlags::Exported};
     return map;
   });
-  for (const std::string &name : functions)
-    if (auto address = (*engine)->lookup(name); !address)
+  for (const std::string &name : functions) {
+    llvm::Expected<void *> address = (*engine)->lookup(name);
+    if (!address)
       return address.takeError();
+    if (addresses)
+      addresses->push_back({name, *address});
+  }
   return engine;
 }
 
@@ -134,11 +141,14 @@ void dropUnusedLocals(ModuleOp module) {
   }
 }
 
-/// The module with `keep`'s functions whole and every other function
-/// with a body as a declaration (private helpers stay whole; symbol DCE
-/// drops what nothing references).
-FailureOr<OwningOpRef<ModuleOp>>
-partitionOf(ModuleOp module, const llvm::StringSet<> &keep) {
+/// The module with `functions` whole and every other function with a
+/// body as a declaration (private helpers stay whole; dropUnusedLocals
+/// removes what nothing references).
+OwningOpRef<ModuleOp> partitionOf(ModuleOp module,
+                                  ArrayRef<std::string> functions) {
+  llvm::StringSet<> keep;
+  for (const std::string &name : functions)
+    keep.insert(name);
   OpBuilder b(module.getContext());
   OwningOpRef<ModuleOp> part = ModuleOp::create(module.getLoc());
   part->getOperation()->setAttrs(module->getAttrDictionary());
@@ -192,47 +202,36 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
   llvm::stable_sort(bySize, [](const auto &a, const auto &c) {
     return a.first > c.first;
   });
-  std::vector<llvm::StringSet<>> members(count);
   std::vector<std::vector<std::string>> names(count);
   std::vector<int64_t> load(count, 0);
   for (auto &[size, k] : bySize) {
     size_t p = size_t(std::min_element(load.begin(), load.end()) - load.begin());
     load[p] += size;
-    members[p].insert(k.getName());
     names[p].push_back(k.getName().str());
   }
   std::vector<OwningOpRef<ModuleOp>> parts;
-  for (const llvm::StringSet<> &keep : members) {
-    FailureOr<OwningOpRef<ModuleOp>> part = partitionOf(module, keep);
-    if (failed(part))
-      return llvm::createStringError("cannot split the module");
+  for (ArrayRef<std::string> functions : names) {
+    OwningOpRef<ModuleOp> part = partitionOf(module, functions);
     // A mutable global in a kernel partition would be a second copy.
-    bool mutableGlobal = false;
-    for (auto global : (*part)->getOps<LLVM::GlobalOp>())
-      mutableGlobal |= !global.getConstant();
-    if (mutableGlobal)
-      return whole();
-    parts.push_back(std::move(*part));
+    for (auto global : part->getOps<LLVM::GlobalOp>())
+      if (!global.getConstant())
+        return whole();
+    parts.push_back(std::move(part));
   }
-  llvm::StringSet<> hostKeep;
-  hostKeep.insert(entry);
-  hostKeep.insert(wrapper);
-  FailureOr<OwningOpRef<ModuleOp>> hostPart = partitionOf(module, hostKeep);
-  if (failed(hostPart))
-    return llvm::createStringError("cannot split the module");
+  OwningOpRef<ModuleOp> hostPart =
+      partitionOf(module, {entry.str(), wrapper});
 
   // `threads` workers (this one among them) take the partitions, the
   // largest first.
   std::vector<llvm::Expected<std::unique_ptr<ExecutionEngine>>> engines;
   for (size_t p = 0; p < count; ++p)
     engines.emplace_back(std::unique_ptr<ExecutionEngine>());
+  std::vector<Symbols> addresses(count);
   std::atomic<size_t> next{0};
-  auto compilePartition = [&](size_t p) {
-    engines[p] = compileEngine(*parts[p], names[p], options, kKernelEffort);
-  };
   auto work = [&]() {
     for (size_t p; (p = next.fetch_add(1)) < count;)
-      compilePartition(p);
+      engines[p] = compileEngine(*parts[p], names[p], options, kKernelEffort,
+                                 {}, &addresses[p]);
   };
   std::vector<std::thread> workers;
   for (unsigned t = 1; t < std::min<size_t>(threads, count); ++t)
@@ -240,27 +239,20 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
   work();
   for (std::thread &t : workers)
     t.join();
-  SmallVector<std::pair<std::string, void *>> kernelSymbols;
+  Symbols kernelSymbols;
   llvm::Error errors = llvm::Error::success();
   for (size_t p = 0; p < count; ++p) {
     if (!engines[p]) {
       errors = llvm::joinErrors(std::move(errors), engines[p].takeError());
       continue;
     }
-    for (const std::string &name : names[p]) {
-      llvm::Expected<void *> address = (*engines[p])->lookup(name);
-      if (!address) {
-        errors = llvm::joinErrors(std::move(errors), address.takeError());
-        continue;
-      }
-      kernelSymbols.push_back({name, *address});
-    }
+    kernelSymbols.append(addresses[p].begin(), addresses[p].end());
     program->kernelEngines.push_back(std::move(*engines[p]));
   }
   if (errors)
     return std::move(errors);
   auto host =
-      compileEngine(**hostPart, {wrapper}, options, kHostEffort, kernelSymbols);
+      compileEngine(*hostPart, {wrapper}, options, kHostEffort, kernelSymbols);
   if (!host)
     return host.takeError();
   program->host = std::move(*host);

@@ -6,7 +6,8 @@
 //
 // Schedules a graph-level function (lazy-schedule, with the module's flags)
 // and runs it. On the CPU the kernels and the scheduled program are lowered
-// to the LLVM dialect (lazy-to-cpu) and run with MLIR's ExecutionEngine. On
+// to the LLVM dialect (lazy-to-cpu), compiled on every core (CpuProgram.h)
+// and run. On
 // a GPU the kernels are compiled with lazy-to-nvvm (a cubin where ptxas
 // is found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin, PTX for the
 // driver to compile otherwise) or lazy-to-rocdl (HSACO), loaded through the
@@ -47,8 +48,6 @@
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/NestingLimit.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -60,7 +59,6 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -190,8 +188,9 @@ extern "C" void lazyRunKernelEnd(int64_t n) {
 }
 
 /// Prints each kernel's time in the profiled run (`kernels[n]` is the
-/// kernel of call n), the slowest first.
-void printCpuProfile(ModuleOp scheduled, ArrayRef<std::string> kernels) {
+/// kernel of call n), the slowest first, with its tinygrad metadata.
+void printCpuProfile(ArrayRef<std::string> kernels,
+                     const llvm::StringMap<std::string> &metadata) {
   llvm::StringMap<std::pair<double, unsigned>> byKernel;
   double total = 0;
   for (auto [n, seconds] : llvm::enumerate(cpuProfile.seconds)) {
@@ -202,25 +201,19 @@ void printCpuProfile(ModuleOp scheduled, ArrayRef<std::string> kernels) {
     ++entry.second;
     total += seconds;
   }
-  std::vector<std::pair<double, std::string>> rows;
+  std::vector<std::pair<double, StringRef>> rows;
   for (auto &entry : byKernel)
-    rows.push_back({entry.second.first, entry.getKey().str()});
+    rows.push_back({entry.second.first, entry.getKey()});
   llvm::sort(rows, [](const auto &a, const auto &b) { return a.first > b.first; });
   llvm::outs() << llvm::formatv("profile: {0} kernel calls, {1:f3} ms in "
                                 "kernels\n",
                                 kernels.size(), total * 1e3);
-  for (auto &[seconds, name] : rows) {
-    std::string what;
-    if (auto it = scheduled.lookupSymbol<mlir::lazy::KernelOp>(name))
-      if (ArrayAttr metadata = it.getMetadataAttr())
-        for (Attribute m : metadata)
-          if (auto s = dyn_cast<StringAttr>(m))
-            what += (what.empty() ? "" : ", ") + s.getValue().str();
+  for (auto &[seconds, name] : rows)
     llvm::outs() << llvm::formatv("profile: {0,9:f3} ms {1,5:f1}% x{2} {3} "
                                   "[{4}]\n",
                                   seconds * 1e3, 100 * seconds / total,
-                                  byKernel[name].second, name, what);
-  }
+                                  byKernel[name].second, name,
+                                  metadata.lookup(name));
 }
 
 /// A rank-1 memref descriptor as the C interface passes it.
@@ -256,8 +249,8 @@ void printTimes(std::vector<double> times) {
                                 times.front() * 1e3, times.size());
 }
 
-/// Lowers the scheduled module with lazy-to-cpu and runs @name with the
-/// ExecutionEngine; arguments are the inputs' bytes (assign targets are
+/// Lowers the scheduled module with lazy-to-cpu and runs @name compiled by
+/// CpuProgram; arguments are the inputs' bytes (assign targets are
 /// written in place).
 LogicalResult runOnCpu(ModuleOp module, const std::string &name,
                        std::vector<interp::HostTensor> &args, size_t numResults,
@@ -269,14 +262,21 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     itemBytes.push_back(mlir::lazy::itemSize(
         cast<mlir::lazy::BufferType>(t).getElementType()));
   graph->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
-  // --profile: the kernel of each call, and the kernels' metadata.
+  // --profile: the kernel of each call, and the kernels' metadata (the
+  // kernels are lowered away).
   std::vector<std::string> calledKernels;
-  OwningOpRef<ModuleOp> scheduled;
+  llvm::StringMap<std::string> kernelMetadata;
   if (profile) {
     graph.walk([&](mlir::lazy::LaunchOp launch) {
       calledKernels.push_back(launch.getKernel().str());
     });
-    scheduled = module.clone();
+    for (auto kernel : module.getOps<mlir::lazy::KernelOp>())
+      if (ArrayAttr metadata = kernel.getMetadataAttr()) {
+        std::string &what = kernelMetadata[kernel.getSymName()];
+        for (Attribute m : metadata)
+          if (auto s = dyn_cast<StringAttr>(m))
+            what += (what.empty() ? "" : ", ") + s.getValue().str();
+      }
   }
   PassManager lower(module.getContext());
   // With --check, fresh buffers hold a poison pattern (0xFF bytes, a NaN
@@ -380,7 +380,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     printTimes(times);
   }
   if (profile)
-    printCpuProfile(*scheduled, calledKernels);
+    printCpuProfile(calledKernels, kernelMetadata);
   return success();
 }
 

@@ -51,7 +51,7 @@ void mlir::lazy::registerCpuPipeline() {
       "lazy-to-cpu",
       "schedule, lower kernels to loops and everything to the LLVM dialect",
       [](OpPassManager &pm, const CpuPipelineOptions &options) {
-        std::string profile =
+        std::string hostOptions =
             std::string(options.profileCalls ? " profile-calls=true" : "") +
             (options.poisonBuffers ? " poison-buffers=true" : "");
         if (failed(parsePassPipeline(
@@ -60,7 +60,7 @@ void mlir::lazy::registerCpuPipeline() {
                     std::to_string(kParallelMinWork) + " static-buffers=true" +
                     " nontemporal-min-bytes=" +
                     std::to_string(kNontemporalMinBytes) +
-                    profile + "},cse," +
+                    hostOptions + "},cse," +
                     kSoftBFloat16Passes +
                     ",lazy-expand-exp2,convert-scf-to-openmp,"
                     "convert-vector-to-llvm,expand-strided-metadata,"

@@ -165,16 +165,13 @@ IndexAndValid mlir::lazy::emitAffineIndexAndValid(OpBuilder &b, Location loc,
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  auto affine = [&](ArrayRef<int64_t> coeffs, int64_t constant) {
-    return emitAffine(b, loc, coeffs, constant, idx);
-  };
   Value valid;
   for (const st::AffineCondition &c : form.valid) {
-    Value holds =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                              affine(c.coeffs, c.constant), cst(0));
+    Value holds = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt,
+        emitAffine(b, loc, c.coeffs, c.constant, idx), cst(0));
     valid = valid ? arith::AndIOp::create(b, loc, valid, holds).getResult()
                   : holds;
   }
-  return {affine(form.strides, form.offset), valid};
+  return {emitAffine(b, loc, form.strides, form.offset, idx), valid};
 }

@@ -515,17 +515,21 @@ Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
   return isSum ? addOf(b, loc, acc, x, t) : maxOf(b, loc, acc, x, t);
 }
 
-Value KernelEmitter::lookup(Value v, ValueRange idx) const {
+Value KernelEmitter::findIn(Memo Scope::*memo, Value v,
+                            ValueRange key) const {
   for (const Scope &scope : llvm::reverse(scopes)) {
-    const Memo &memo = scope.scalar;
-    auto it = memo.find(v);
-    if (it == memo.end())
+    auto it = (scope.*memo).find(v);
+    if (it == (scope.*memo).end())
       continue;
-    for (const auto &[key, value] : it->second)
-      if (llvm::equal(key, idx))
+    for (const auto &[seen, value] : it->second)
+      if (llvm::equal(seen, key))
         return value;
   }
   return {};
+}
+
+Value KernelEmitter::lookup(Value v, ValueRange idx) const {
+  return findIn(&Scope::scalar, v, idx);
 }
 
 /// Loads, const views and reduces: the values not computed from operands
@@ -676,11 +680,6 @@ FailureOr<Value> KernelEmitter::evaluate(OpBuilder &b, Value root,
   return evaluateIn(b, root, idx, /*laneMode=*/false);
 }
 
-FailureOr<Value> KernelEmitter::evaluateLanes(OpBuilder &b, Value root,
-                                              ValueRange idx) {
-  return evaluateIn(b, root, idx, /*laneMode=*/true);
-}
-
 FailureOr<Value> KernelEmitter::evaluateIn(OpBuilder &b, Value root,
                                            ValueRange idx, bool laneMode) {
   auto find = [&](Value v) {
@@ -744,20 +743,13 @@ FailureOr<Value> KernelEmitter::viewLeaf(OpBuilder &b, Operation *op,
                               : cast<ViewOp>(op).getTracker();
   SmallVector<Value, 4> key = viewKey(view, idx);
   Value v = op->getResult(0);
-  for (const Scope &scope : llvm::reverse(scopes)) {
-    const Memo &memo = laneMode ? scope.laneViews : scope.views;
-    auto it = memo.find(v);
-    if (it == memo.end())
-      continue;
-    for (const auto &[seen, value] : it->second)
-      if (llvm::equal(seen, key))
-        return value;
-  }
+  Memo Scope::*memo = laneMode ? &Scope::laneViews : &Scope::views;
+  if (Value seen = findIn(memo, v, key))
+    return seen;
   FailureOr<Value> result =
       laneMode ? laneLeaf(b, op, idx) : leaf(b, op, idx);
   if (succeeded(result))
-    (laneMode ? scopes.back().laneViews : scopes.back().views)[v].push_back(
-        {std::move(key), *result});
+    (scopes.back().*memo)[v].push_back({std::move(key), *result});
   return result;
 }
 
@@ -947,8 +939,8 @@ KernelEmitter::emitStoreGroups(OpBuilder &b, ArrayRef<StoreOp> stores,
     currentElement = unsigned(e);
     SmallVector<Value> &element = values.emplace_back();
     for (StoreOp store : stores) {
-      FailureOr<Value> value = lanes ? evaluateLanes(b, store.getValue(), idx)
-                                     : evaluate(b, store.getValue(), idx);
+      FailureOr<Value> value =
+          evaluateIn(b, store.getValue(), idx, lanes.has_value());
       if (failed(value))
         return failure();
       element.push_back(*value);
@@ -1054,8 +1046,8 @@ LogicalResult KernelEmitter::emitReduceTile(
       SmallVector<Value> inner(idx.begin(), idx.end());
       for (auto [i, axis] : llvm::enumerate(axes))
         inner[axis] = reduced[i];
-      FailureOr<Value> x = lanes ? evaluateLanes(b, op->getOperand(0), inner)
-                                 : evaluate(b, op->getOperand(0), inner);
+      FailureOr<Value> x =
+          evaluateIn(b, op->getOperand(0), inner, lanes.has_value());
       if (failed(x)) {
         scopes.pop_back();
         return fail();
@@ -1124,15 +1116,7 @@ IndexAndValid KernelEmitter::indexOf(OpBuilder &b, Location loc,
 //===----------------------------------------------------------------------===//
 
 Value KernelEmitter::lookupLanes(Value v, ValueRange idx) const {
-  for (const Scope &scope : llvm::reverse(scopes)) {
-    auto it = scope.lanes.find(v);
-    if (it == scope.lanes.end())
-      continue;
-    for (const auto &[key, value] : it->second)
-      if (llvm::equal(key, idx))
-        return value;
-  }
-  return {};
+  return findIn(&Scope::lanes, v, idx);
 }
 
 Value KernelEmitter::laneIndex(OpBuilder &b, Location loc, Value base,
@@ -1195,22 +1179,17 @@ const AffineIndex *KernelEmitter::laneFormOf(ShapeTrackerAttr view) {
 std::pair<Value, Value> KernelEmitter::laneAccess(OpBuilder &b, Location loc,
                                                   const AffineIndex &form,
                                                   ValueRange idx) {
-  auto cst = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  auto affine = [&](ArrayRef<int64_t> coeffs, int64_t constant) {
-    return emitAffine(b, loc, coeffs, constant, idx);
-  };
   int64_t width = lanes->width;
   auto indexVector = VectorType::get({width}, b.getIndexType());
   Value uniform, perLaneMask;
   for (const st::AffineCondition &c : form.valid) {
     // At lane l the condition's value is its value at lane 0 plus a*l.
-    Value atLaneZero = affine(c.coeffs, c.constant);
+    Value atLaneZero = emitAffine(b, loc, c.coeffs, c.constant, idx);
     int64_t a = c.coeffs[lanes->axis];
     if (a == 0) {
-      Value holds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          atLaneZero, cst(0));
+      Value holds = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::slt, atLaneZero,
+          arith::ConstantIndexOp::create(b, loc, 0));
       uniform = uniform ? arith::AndIOp::create(b, loc, uniform, holds)
                               .getResult()
                         : holds;
@@ -1235,11 +1214,10 @@ std::pair<Value, Value> KernelEmitter::laneAccess(OpBuilder &b, Location loc,
   }
   Value mask = perLaneMask;
   if (uniform) {
-    Value all = vector::BroadcastOp::create(
-        b, loc, VectorType::get({width}, b.getI1Type()), uniform);
+    Value all = broadcastLanes(b, loc, uniform);
     mask = mask ? arith::AndIOp::create(b, loc, mask, all).getResult() : all;
   }
-  return {affine(form.strides, form.offset), mask};
+  return {emitAffine(b, loc, form.strides, form.offset, idx), mask};
 }
 
 FailureOr<Value> KernelEmitter::perLane(OpBuilder &b, Value v,
@@ -1256,10 +1234,14 @@ FailureOr<Value> KernelEmitter::perLane(OpBuilder &b, Value v,
       return failure();
     parts.push_back(*part);
   }
+  return gatherLanes(b, loc, parts);
+}
+
+Value KernelEmitter::gatherLanes(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> parts) {
   return vector::FromElementsOp::create(
-             b, loc, VectorType::get({lanes->width}, parts.front().getType()),
-             parts)
-      .getResult();
+      b, loc, VectorType::get({lanes->width}, parts.front().getType()),
+      parts);
 }
 
 FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
@@ -1277,8 +1259,16 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
                         VectorType::get({lanes->width}, t));
   };
   if (auto load = dyn_cast<LoadOp>(op)) {
-    Value memref = buffers.lookup(load.getBuffer());
-    auto type = VectorType::get({lanes->width}, t);
+    // The lanes from `index` on; lanes outside `mask` (if any) are not
+    // read, wherever their index points.
+    auto vectorLoad = [&](Value index, Value mask) -> Value {
+      Value memref = buffers.lookup(load.getBuffer());
+      auto type = VectorType::get({lanes->width}, t);
+      if (!mask)
+        return vector::LoadOp::create(b, loc, type, memref, ValueRange{index});
+      return vector::MaskedLoadOp::create(b, loc, type, memref,
+                                          ValueRange{index}, mask, zeros());
+    };
     // Bools are bytes in memory but bits in a vector register.
     bool bits = t.isInteger(1);
     if (const AffineIndex *form = laneFormOf(load.getView())) {
@@ -1287,15 +1277,7 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
         return leaf(b, op, idx);
       if (stride == 1 && !bits) {
         auto [index, mask] = laneAccess(b, loc, *form, idx);
-        if (!mask)
-          return vector::LoadOp::create(b, loc, type, memref,
-                                        ValueRange{index})
-              .getResult();
-        // Lanes outside the mask are not read, wherever their index
-        // points.
-        return vector::MaskedLoadOp::create(b, loc, type, memref,
-                                            ValueRange{index}, mask, zeros())
-            .getResult();
+        return vectorLoad(index, mask);
       }
     }
     // No affine form, but the lanes are one aligned run (their first index
@@ -1304,15 +1286,8 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
     if (!bits && load.getView().getTracker().contiguousRuns(axis,
                                                             lanes->width)) {
       IndexAndValid at = indexOf(b, loc, load.getView(), idx);
-      if (!at.valid)
-        return vector::LoadOp::create(b, loc, type, memref,
-                                      ValueRange{at.index})
-            .getResult();
-      Value mask = vector::BroadcastOp::create(
-          b, loc, VectorType::get({lanes->width}, b.getI1Type()), at.valid);
-      return vector::MaskedLoadOp::create(b, loc, type, memref,
-                                          ValueRange{at.index}, mask, zeros())
-          .getResult();
+      return vectorLoad(at.index,
+                        at.valid ? broadcastLanes(b, loc, at.valid) : Value());
     }
     return perLane(b, op->getResult(0), idx);
   }
@@ -1364,10 +1339,7 @@ FailureOr<Value> KernelEmitter::laneOp(OpBuilder &b, Operation *op,
       return failure();
     parts.push_back(*part);
   }
-  return vector::FromElementsOp::create(
-             b, op->getLoc(),
-             VectorType::get({lanes->width}, parts.front().getType()), parts)
-      .getResult();
+  return gatherLanes(b, op->getLoc(), parts);
 }
 
 void KernelEmitter::emitLaneStore(OpBuilder &b, StoreOp store, Value value,

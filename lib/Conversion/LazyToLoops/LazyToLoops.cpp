@@ -406,13 +406,13 @@ public:
   /// memset).
   void fill(OpBuilder &b, Location loc, Value dst, TypedAttr value) {
     auto type = cast<MemRefType>(dst.getType());
-    Value zero = arith::ConstantOp::create(b, loc, value);
+    Value constant = arith::ConstantOp::create(b, loc, value);
     Value lo = arith::ConstantIndexOp::create(b, loc, 0);
     Value hi = arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     scf::ForOp::create(b, loc, lo, hi, one, ValueRange{},
                        [&](OpBuilder &fb, Location, Value iv, ValueRange) {
-                         memref::StoreOp::create(fb, loc, zero, dst, iv);
+                         memref::StoreOp::create(fb, loc, constant, dst, iv);
                          scf::YieldOp::create(fb, loc);
                        });
   }

@@ -148,10 +148,9 @@ private:
   FailureOr<Value> scalarOp(OpBuilder &b, Operation *op, ArrayRef<Value> x);
   Value lookup(Value v, ValueRange idx) const;
 
-  // Lane mode (emitStoreTile with lanes): the value at `idx` is a vector
-  // over the lanes, or a scalar where it is the same in every lane.
-  FailureOr<Value> evaluateLanes(OpBuilder &b, Value root, ValueRange idx);
-  /// evaluate (scalar code) or evaluateLanes: one walk, two memos.
+  /// evaluate (scalar code) or, in lane mode (emitStoreTile with lanes),
+  /// the value at `idx` as a vector over the lanes, or a scalar where it
+  /// is the same in every lane: one walk, two memos.
   FailureOr<Value> evaluateIn(OpBuilder &b, Value root, ValueRange idx,
                               bool laneMode);
   /// An elementwise op in lane mode: scalar where every operand is, a
@@ -159,6 +158,8 @@ private:
   FailureOr<Value> laneOp(OpBuilder &b, Operation *op,
                           SmallVector<Value> args);
   FailureOr<Value> laneLeaf(OpBuilder &b, Operation *op, ValueRange idx);
+  /// One scalar per lane as a vector.
+  Value gatherLanes(OpBuilder &b, Location loc, ArrayRef<Value> parts);
   /// `v` evaluated lane by lane (scalar code), gathered into a vector.
   FailureOr<Value> perLane(OpBuilder &b, Value v, ValueRange idx);
   /// The vector store of `value` (a scalar is broadcast), or one store per
@@ -181,6 +182,9 @@ private:
   /// Computed (value, index vector) pairs.
   using Memo =
       DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>, Value>>>;
+  struct Scope;
+  /// `v` at `key` in the `memo` of the innermost scope that has it.
+  Value findIn(Memo Scope::*memo, Value v, ValueRange key) const;
   /// One loop scope's computed values: scalar code's, lane mode's, and the
   /// lane indices.
   struct Scope {

@@ -190,14 +190,18 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
 
   bool elementwise = space.reduces.empty();
   // 16-bit floats are computed in software, one element at a time.
-  bool sixteenBitFloats = false;
-  body.walk([&](Operation *op) {
-    for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-      if (auto tensor = dyn_cast<RankedTensorType>(t))
-        sixteenBitFloats |= tensor.getElementType().isBF16() ||
-                            tensor.getElementType().isF16();
-  });
-  if (elementwise && (stores.empty() || sixteenBitFloats))
+  auto sixteenBitFloats = [&] {
+    bool found = false;
+    body.walk([&](Operation *op) {
+      for (Type t :
+           llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (auto tensor = dyn_cast<RankedTensorType>(t))
+          found |= tensor.getElementType().isBF16() ||
+                   tensor.getElementType().isF16();
+    });
+    return found;
+  };
+  if (elementwise && (stores.empty() || sixteenBitFloats()))
     return {};
   // The lanes' element type: the reduce's, or the first store's.
   Type element =
@@ -222,14 +226,14 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       continue;
     bool outputContiguous = llvm::all_of(
         stores, [&](const auto &s) { return strideIs(s, d, 1); });
-    bool loadsFit = true;
-    for (size_t i = 0; i < loads.size(); ++i)
-      loadsFit &= strideIs(loads[i], d, 0) || contiguousAlong(i, d);
-    bool someReused = llvm::any_of(
-        loads, [&](const auto &s) { return strideIs(s, d, 0); });
-    bool someContiguous = false;
-    for (size_t i = 0; i < loads.size(); ++i)
-      someContiguous |= contiguousAlong(i, d);
+    bool loadsFit = true, someReused = false, someContiguous = false;
+    for (size_t i = 0; i < loads.size(); ++i) {
+      bool constant = strideIs(loads[i], d, 0);
+      bool contiguous = !constant && contiguousAlong(i, d);
+      loadsFit &= constant || contiguous;
+      someReused |= constant;
+      someContiguous |= contiguous;
+    }
     if (outputContiguous && loadsFit &&
         (elementwise ? someContiguous : someReused)) {
       vec = d;
