@@ -99,3 +99,25 @@ lazy.kernel @merged_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024x
   %3 = lazy.reduce_sum %2 axes [3] : tensor<2x8x16x64xf32> -> tensor<2x8x16x1xf32>
   lazy.store %3, %out0 as <[(2, 8, 16, 1):(128, 16, 1, 0)]> : tensor<2x8x16x1xf32>, !lazy.buffer<256xf32>
 }
+
+// -----
+
+// Rule 3: a load strided along the only upcast output axis (attention's
+// Q @ K^T, whose 16-element sums are too short to reorder, so no split
+// accumulators) still gets lanes there: the accumulators and arithmetic
+// are vectors, %in1 is read lane by lane and gathered, %in0 broadcast.
+// CHECK-LABEL: func.func @strided_lanes(
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (vector<4xf32>, vector<4xf32>)
+// CHECK: %[[Q:.+]] = memref.load %arg1
+// CHECK-COUNT-4: memref.load %arg2
+// CHECK: %[[K:.+]] = vector.from_elements {{.+}} : vector<4xf32>
+// CHECK: %[[QV:.+]] = vector.broadcast %[[Q]] : f32 to vector<4xf32>
+// CHECK: arith.mulf %[[QV]], %[[K]] : vector<4xf32>
+// CHECK-COUNT-2: vector.store {{.+}} vector<4xf32>
+lazy.kernel @strided_lanes(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<128xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 4>]} {
+  %0 = lazy.load %in0 as <[(4, 8, 16):(16, 0, 1)]> : !lazy.buffer<64xf32> -> tensor<4x8x16xf32>
+  %1 = lazy.load %in1 as <[(4, 8, 16):(0, 16, 1)]> : !lazy.buffer<128xf32> -> tensor<4x8x16xf32>
+  %2 = lazy.mul %0, %1 : tensor<4x8x16xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<4x8x16xf32> -> tensor<4x8x1xf32>
+  lazy.store %3, %out0 as <[(4, 8, 1):(8, 1, 0)]> : tensor<4x8x1xf32>, !lazy.buffer<32xf32>
+}
