@@ -47,7 +47,7 @@ mlir::lazy::prepareArguments(func::FuncOp func, ArrayRef<std::string> specs,
     if (!bytes || __builtin_add_overflow(totalBytes, *bytes, &totalBytes) ||
         totalBytes > budget) {
       error = "the arguments need more than " + std::to_string(budget) +
-              " bytes (half the host's memory)";
+              " bytes (" + describeMemoryBudget() + ")";
       return std::nullopt;
     }
   }

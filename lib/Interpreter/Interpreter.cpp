@@ -45,10 +45,12 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -97,20 +99,12 @@ namespace {
 
 struct Half16 {};
 struct BFloat16 {};
-template <typename T> struct Tag {
-  using type = T;
-};
+template <typename T> struct Tag { using type = T; };
 
 /// The type an element is computed in: float for the 16-bit floats.
-template <typename T> struct ScalarOf {
-  using type = T;
-};
-template <> struct ScalarOf<Half16> {
-  using type = float;
-};
-template <> struct ScalarOf<BFloat16> {
-  using type = float;
-};
+template <typename T> struct ScalarOf { using type = T; };
+template <> struct ScalarOf<Half16> { using type = float; };
+template <> struct ScalarOf<BFloat16> { using type = float; };
 template <typename T> using Scalar = typename ScalarOf<T>::type;
 
 template <typename F> decltype(auto) dispatch(DType dtype, F &&f) {
@@ -145,7 +139,26 @@ template <typename F> decltype(auto) dispatch(DType dtype, F &&f) {
   return f(Tag<double>{});
 }
 
-template <typename T> Scalar<T> load(const HostTensor &t, int64_t i) {
+/// A tensor's elements in row-major order, read-only: the bytes of a held
+/// tensor, or of an operand's view materialized for one op. The dtype and
+/// shape are the operand's type's (a bitcast shares its source's bytes).
+struct TensorRef {
+  DType dtype;
+  ArrayRef<int64_t> shape;
+  const uint8_t *data;
+
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+  size_t numBytes() const {
+    return size_t(numElements()) * size_t(interp::itemSize(dtype));
+  }
+};
+
+template <typename T> Scalar<T> load(const TensorRef &t, int64_t i) {
   if constexpr (std::is_same_v<T, Half16> || std::is_same_v<T, BFloat16>) {
     uint16_t bits;
     std::memcpy(&bits, &t.data[size_t(i) * 2], 2);
@@ -336,8 +349,8 @@ DType dtypeOfTensor(Type type) {
 }
 
 /// Calls `f(linearIndex, multiIndex)` for every element of `shape`.
-template <typename F> void forEachIndex(const std::vector<int64_t> &shape,
-                                        F &&f) {
+template <typename F>
+void forEachIndex(const std::vector<int64_t> &shape, F &&f) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
@@ -347,6 +360,34 @@ template <typename F> void forEachIndex(const std::vector<int64_t> &shape,
     for (size_t d = shape.size(); d-- > 0;) {
       if (++idx[d] < shape[d])
         break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Calls `f(first, offset)` for every row (run along the last dimension)
+/// of `shape`, in row-major order: `first` is the row's first linear index
+/// and `offset` is `base` plus the dot product of the row's index (0 in
+/// the last dimension) with `strides`. A 0-d shape has one row of one
+/// element.
+template <typename F>
+void forEachRow(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides,
+                int64_t base, F &&f) {
+  size_t outer = shape.empty() ? 0 : shape.size() - 1;
+  int64_t rows = 1, rowLength = shape.empty() ? 1 : shape.back();
+  for (size_t d = 0; d < outer; ++d)
+    rows *= shape[d];
+  if (rows == 0 || rowLength == 0)
+    return;
+  std::vector<int64_t> idx(outer, 0);
+  int64_t offset = base;
+  for (int64_t r = 0; r < rows; ++r) {
+    f(r * rowLength, offset);
+    for (size_t d = outer; d-- > 0;) {
+      offset += strides[d];
+      if (++idx[d] < shape[d])
+        break;
+      offset -= strides[d] * shape[d];
       idx[d] = 0;
     }
   }
@@ -371,13 +412,61 @@ inline void copyElement(uint8_t *dst, const uint8_t *src, size_t bytes) {
   }
 }
 
+/// Bounds of the element indices a single view reaches (its offset plus
+/// the most negative and most positive strides' spans); nullopt when they
+/// overflow or the view has no elements.
+std::optional<std::pair<int64_t, int64_t>> indexRange(const st::View &view) {
+  int64_t low = view.offset, high = view.offset;
+  for (size_t d = 0; d < view.shape.size(); ++d) {
+    if (view.shape[d] == 0)
+      return std::nullopt;
+    int64_t span;
+    if (__builtin_mul_overflow(view.shape[d] - 1, view.strides[d], &span) ||
+        __builtin_add_overflow(span < 0 ? low : high, span,
+                               span < 0 ? &low : &high))
+      return std::nullopt;
+  }
+  return std::make_pair(low, high);
+}
+
 /// Fills `out` (already of the tracker's shape) by reading `src` through
-/// `tracker` (whose first view indexes src's buffer); invalid elements are
-/// 0.
-void readThrough(const HostTensor &src, const st::ShapeTracker &tracker,
+/// `tracker` (whose first view indexes src's elements); invalid elements
+/// are 0. One unmasked view in range is walked by its strides; anything
+/// else asks an ElementIndexer element by element.
+void readThrough(const TensorRef &src, const st::ShapeTracker &tracker,
                  HostTensor &out) {
   size_t bytes = size_t(interp::itemSize(out.dtype));
   int64_t limit = src.numElements();
+  if (out.numElements() == 0)
+    return;
+  if (tracker.views.size() == 1 && !tracker.views[0].mask) {
+    const st::View &view = tracker.views[0];
+    auto range = indexRange(view);
+    if (range && range->first >= 0 && range->second < limit) {
+      int64_t rowLength = view.shape.empty() ? 1 : view.shape.back();
+      int64_t step = view.strides.empty() ? 0 : view.strides.back();
+      auto copyRows = [&](auto element) {
+        constexpr size_t n = sizeof(element);
+        uint8_t *dst = out.data.data();
+        forEachRow(view.shape, view.strides, view.offset,
+                   [&](int64_t first, int64_t index) {
+                     for (int64_t j = 0; j < rowLength; ++j)
+                       std::memcpy(dst + size_t(first + j) * n,
+                                   src.data + size_t(index + j * step) * n, n);
+                   });
+      };
+      switch (bytes) {
+      case 1:
+        return copyRows(uint8_t());
+      case 2:
+        return copyRows(uint16_t());
+      case 4:
+        return copyRows(uint32_t());
+      default:
+        return copyRows(uint64_t());
+      }
+    }
+  }
   st::ElementIndexer indexOf(tracker);
   forEachIndex(out.shape, [&](int64_t i, const std::vector<int64_t> &idx) {
     auto [index, valid] = indexOf(idx.data());
@@ -389,10 +478,49 @@ void readThrough(const HostTensor &src, const st::ShapeTracker &tracker,
   });
 }
 
+/// What the interpreter holds for an SSA value: bytes an op computed and,
+/// for a result of movement ops, the view through which the value reads
+/// them. Movement ops compose views instead of copying, so the broadcasts
+/// and transposes a backward pass keeps cost no memory; a view is read
+/// (materialized) only for the op that uses it.
+struct Held {
+  /// Shared by every value reading these bytes; their item size is the
+  /// same for all of them. Function inputs are borrowed: their pointer owns
+  /// nothing (use_count() is 0).
+  std::shared_ptr<HostTensor> base;
+  /// nullopt: element i of the value is element i of `base`.
+  std::optional<st::ShapeTracker> view;
+
+  /// Whether dropping this value frees its bytes.
+  bool soleOwner() const { return base.use_count() == 1; }
+};
+using HeldValues = llvm::DenseMap<Value, Held>;
+
+bool isMovement(Operation *op) {
+  return isa<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp, ViewOp>(
+      op);
+}
+
+/// Ops whose result is their operand's bytes, unchanged.
+bool copiesBytes(Operation *op) {
+  return isa<CopyOp, ContiguousOp, BufferViewOp, BitcastOp>(op);
+}
+
+HostTensor tensorOfType(Type type) {
+  HostTensor out;
+  out.dtype = dtypeOfTensor(type);
+  out.shape = shapeOf(type);
+  return out;
+}
+
 class Evaluator {
 public:
-  FailureOr<HostTensor> evaluate(Operation *op,
-                                 llvm::DenseMap<Value, HostTensor> &values);
+  /// Evaluates `op` from the values in `vals`. A movement op gives a view
+  /// of its operand's bytes, and so does a COPY, CONTIGUOUS, buffer_view or
+  /// same-size bitcast of an unviewed operand; any other op gives new bytes.
+  FailureOr<Held> evaluate(Operation *op, HeldValues &vals);
+  /// The elements of `value` (held as `held`), row-major, in new bytes.
+  HostTensor materialize(Value value, const Held &held);
 
   /// Keeps the bytes of a value that is no longer used for a later result:
   /// memory handed back to the OS would be faulted in and zeroed again,
@@ -410,15 +538,24 @@ private:
   HostTensor assignedBuffer;
   static constexpr size_t kSpares = 4;
 
-  const HostTensor &in(Operation *op, unsigned i) {
-    return (*values)[op->getOperand(i)];
+  /// The operands of the op being evaluated, as tensors of their types.
+  SmallVector<TensorRef, 3> operands;
+  /// Views among them, materialized for this op alone.
+  SmallVector<HostTensor, 3> scratch;
+
+  const TensorRef &in(unsigned i) const { return operands[i]; }
+  /// Reads `op`'s operands (materializing views into `scratch`).
+  void readOperands(Operation *op, HeldValues &vals);
+  /// A zero tensor of `type`, in a spare buffer when one is large enough
+  /// (the smallest such).
+  HostTensor zeroTensor(Type type);
+  HostTensor resultTensor(Operation *op) {
+    return zeroTensor(op->getResult(0).getType());
   }
-  /// A zero tensor of `op`'s result type, in a spare buffer when one is
-  /// large enough (the smallest such).
-  HostTensor resultTensor(Operation *op);
+  FailureOr<HostTensor> compute(Operation *op);
 
   template <typename F> HostTensor mapUnary(Operation *op, F &&f) {
-    const HostTensor &x = in(op, 0);
+    const TensorRef &x = in(0);
     HostTensor out = resultTensor(op);
     dispatch(x.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -429,7 +566,7 @@ private:
   }
 
   template <typename F> HostTensor mapBinary(Operation *op, F &&f) {
-    const HostTensor &a = in(op, 0), &b = in(op, 1);
+    const TensorRef &a = in(0), &b = in(1);
     HostTensor out = resultTensor(op);
     dispatch(a.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -440,7 +577,7 @@ private:
   }
 
   template <typename F> HostTensor compare(Operation *op, F &&f) {
-    const HostTensor &a = in(op, 0), &b = in(op, 1);
+    const TensorRef &a = in(0), &b = in(1);
     HostTensor out = resultTensor(op);
     dispatch(a.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -455,9 +592,7 @@ private:
   HostTensor constant(ConstOp op);
   HostTensor assign(AssignOp op);
   HostTensor reinterpret(Operation *op);
-  HostTensor movement(Operation *op, const st::ShapeTracker &tracker);
 
-  llvm::DenseMap<Value, HostTensor> *values = nullptr;
   std::vector<std::vector<uint8_t>> spares;
 };
 
@@ -478,11 +613,8 @@ uint64_t Evaluator::spareBytes() const {
   return total;
 }
 
-HostTensor Evaluator::resultTensor(Operation *op) {
-  Type type = op->getResult(0).getType();
-  HostTensor out;
-  out.dtype = dtypeOfTensor(type);
-  out.shape = shapeOf(type);
+HostTensor Evaluator::zeroTensor(Type type) {
+  HostTensor out = tensorOfType(type);
   size_t bytes = size_t(out.numElements() * interp::itemSize(out.dtype));
   // At most twice the size: a small result does not hold on to a large
   // buffer.
@@ -499,8 +631,46 @@ HostTensor Evaluator::resultTensor(Operation *op) {
   return out;
 }
 
+HostTensor Evaluator::materialize(Value value, const Held &held) {
+  HostTensor out = zeroTensor(value.getType());
+  const HostTensor &base = *held.base;
+  // The base's elements in the value's dtype (the same item size).
+  TensorRef src{out.dtype, base.shape, base.data.data()};
+  if (held.view)
+    readThrough(src, *held.view, out);
+  else if (size_t n = std::min(out.data.size(), base.data.size()))
+    std::memcpy(out.data.data(), base.data.data(), n);
+  return out;
+}
+
+void Evaluator::readOperands(Operation *op, HeldValues &vals) {
+  for (HostTensor &t : scratch)
+    recycle(std::move(t));
+  scratch.clear();
+  operands.clear();
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    auto type = llvm::cast<RankedTensorType>(operand.getType());
+    DType dtype = dtypeOfTensor(type);
+    const Held &held = vals[operand];
+    if (!held.view) {
+      operands.push_back(
+          TensorRef{dtype, type.getShape(), held.base->data.data()});
+      continue;
+    }
+    // An operand read twice (x * x) is materialized once.
+    auto earlier = llvm::find(op->getOperands().take_front(i), operand);
+    if (earlier != op->getOperands().begin() + i) {
+      operands.push_back(operands[earlier - op->getOperands().begin()]);
+      continue;
+    }
+    scratch.push_back(materialize(operand, held));
+    operands.push_back(
+        TensorRef{dtype, type.getShape(), scratch.back().data.data()});
+  }
+}
+
 HostTensor Evaluator::cast(Operation *op) {
-  const HostTensor &x = in(op, 0);
+  const TensorRef &x = in(0);
   HostTensor out = resultTensor(op);
   dispatch(x.dtype, [&](auto srcTag) {
     using TS = typename decltype(srcTag)::type;
@@ -515,12 +685,13 @@ HostTensor Evaluator::cast(Operation *op) {
 
 HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
                              bool isSum) {
-  const HostTensor &x = in(op, 0);
+  const TensorRef &x = in(0);
+  std::vector<int64_t> shape(x.shape.begin(), x.shape.end());
   HostTensor out = resultTensor(op);
   // Output strides with reduced axes contributing nothing.
-  std::vector<int64_t> outStrides(x.shape.size(), 0);
+  std::vector<int64_t> outStrides(shape.size(), 0);
   int64_t stride = 1;
-  for (size_t d = x.shape.size(); d-- > 0;) {
+  for (size_t d = shape.size(); d-- > 0;) {
     outStrides[d] = llvm::is_contained(axes, int64_t(d)) ? 0 : stride;
     stride *= out.shape[d];
   }
@@ -528,15 +699,17 @@ HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
     using T = typename decltype(tag)::type;
     using S = Scalar<T>;
     std::vector<S> acc(size_t(out.numElements()), isSum ? S(0) : lowest<S>());
-    forEachIndex(x.shape, [&](int64_t i, const std::vector<int64_t> &idx) {
-      int64_t o = 0;
-      for (size_t d = 0; d < idx.size(); ++d)
-        o += idx[d] * outStrides[d];
-      S v = load<T>(x, i);
-      // MAX steps as tinygrad's max(acc, x) does: acc > x ? acc : x (a
-      // NaN survives only as the last element; of +0 and -0 the later).
-      S a = acc[size_t(o)]; // a copy: std::vector<bool> has no references
-      acc[size_t(o)] = roundToDType<T>(isSum ? add<S>(a, v) : (a > v ? a : v));
+    int64_t rowLength = shape.empty() ? 1 : shape.back();
+    int64_t step = shape.empty() ? 0 : outStrides.back();
+    forEachRow(shape, outStrides, 0, [&](int64_t first, int64_t o) {
+      for (int64_t j = 0; j < rowLength; ++j) {
+        S v = load<T>(x, first + j);
+        size_t k = size_t(o + j * step);
+        // MAX steps as tinygrad's max(acc, x) does: acc > x ? acc : x (a
+        // NaN survives only as the last element; of +0 and -0 the later).
+        S a = acc[k]; // a copy: std::vector<bool> has no references
+        acc[k] = roundToDType<T>(isSum ? add<S>(a, v) : (a > v ? a : v));
+      }
     });
     for (size_t o = 0; o < acc.size(); ++o)
       store<T>(out, int64_t(o), acc[o]);
@@ -568,48 +741,73 @@ HostTensor Evaluator::constant(ConstOp op) {
 }
 
 HostTensor Evaluator::assign(AssignOp op) {
-  HostTensor buffer = in(op, 1);
-  const HostTensor &value = in(op, 0);
+  const TensorRef &target = in(1), &value = in(0);
+  HostTensor buffer = tensorOfType(op.getTarget().getType());
+  buffer.data.assign(target.data, target.data + target.numBytes());
   size_t bytes = size_t(interp::itemSize(value.dtype));
   if (ShapeTrackerAttr view = op.getViewAttr()) {
     st::ElementIndexer indexOf(view.getTracker());
     int64_t limit = buffer.numElements();
-    forEachIndex(value.shape, [&](int64_t i, const std::vector<int64_t> &idx) {
-      auto [index, valid] = indexOf(idx.data());
-      if (valid && index >= 0 && index < limit)
-        copyElement(&buffer.data[size_t(index) * bytes],
-                    &value.data[size_t(i) * bytes], bytes);
-    });
+    forEachIndex(std::vector<int64_t>(value.shape.begin(), value.shape.end()),
+                 [&](int64_t i, const std::vector<int64_t> &idx) {
+                   auto [index, valid] = indexOf(idx.data());
+                   if (valid && index >= 0 && index < limit)
+                     copyElement(&buffer.data[size_t(index) * bytes],
+                                 &value.data[size_t(i) * bytes], bytes);
+                 });
   } else {
-    buffer.data = value.data;
+    buffer.data.assign(value.data, value.data + value.numBytes());
   }
   HostTensor out = resultTensor(op);
   // An empty vector's data() may be null, which memcpy must not be given.
-  if (!out.data.empty())
-    std::memcpy(out.data.data(), buffer.data.data(), out.data.size());
+  if (size_t n = std::min(out.data.size(), buffer.data.size()))
+    std::memcpy(out.data.data(), buffer.data.data(), n);
   assignedBuffer = std::move(buffer);
   return out;
 }
 
 HostTensor Evaluator::reinterpret(Operation *op) {
   HostTensor out = resultTensor(op);
-  out.data = in(op, 0).data;
+  const TensorRef &x = in(0);
+  if (size_t n = std::min(out.data.size(), x.numBytes()))
+    std::memcpy(out.data.data(), x.data, n);
   return out;
 }
 
-HostTensor Evaluator::movement(Operation *op,
-                               const st::ShapeTracker &tracker) {
-  HostTensor out = resultTensor(op);
-  readThrough(in(op, 0), tracker, out);
-  return out;
+FailureOr<Held> Evaluator::evaluate(Operation *op, HeldValues &vals) {
+  if (isMovement(op)) {
+    Value source = op->getOperand(0);
+    const Held &held = vals[source];
+    st::ShapeTracker from =
+        held.view ? *held.view
+                  : st::ShapeTracker::fromShape(shapeOf(source.getType()));
+    std::optional<st::ShapeTracker> to = applyMovement(op, from);
+    if (!to)
+      return op->emitOpError("cannot be evaluated by the lazy reference "
+                             "interpreter");
+    // The identity of the value's shape within the base reads it directly.
+    int64_t elements = st::ShapeTracker::fromShape(to->shape()).size();
+    if (to->contiguous() && elements <= held.base->numElements())
+      return Held{held.base, std::nullopt};
+    return Held{held.base, std::move(*to)};
+  }
+  if (copiesBytes(op)) {
+    Value source = op->getOperand(0);
+    const Held &held = vals[source];
+    auto itemBytes = [](Value v) {
+      return interp::itemSize(dtypeOfTensor(v.getType()));
+    };
+    if (!held.view && itemBytes(source) == itemBytes(op->getResult(0)))
+      return Held{held.base, std::nullopt};
+  }
+  readOperands(op, vals);
+  FailureOr<HostTensor> result = compute(op);
+  if (failed(result))
+    return failure();
+  return Held{std::make_shared<HostTensor>(std::move(*result)), std::nullopt};
 }
 
-FailureOr<HostTensor>
-Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
-  values = &vals;
-  auto from = [&](Operation *o) {
-    return st::ShapeTracker::fromShape(shapeOf(o->getOperand(0).getType()));
-  };
+FailureOr<HostTensor> Evaluator::compute(Operation *op) {
   using R = FailureOr<HostTensor>;
   return llvm::TypeSwitch<Operation *, R>(op)
       // Unary
@@ -638,7 +836,6 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
         });
       })
       .Case([&](CastOp o) -> R { return cast(o); })
-      .Case([&](BitcastOp o) -> R { return reinterpret(o); })
       // Binary
       .Case([&](AddOp o) {
         return mapBinary(o, [](auto a, auto b) { return add(a, b); });
@@ -663,7 +860,8 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
       })
       .Case<XorOp, OrOp, AndOp>([&](Operation *o) {
         StringRef name = o->getName().stripDialect();
-        return mapBinary(o, [&](auto a, auto b) { return bitwise(name, a, b); });
+        return mapBinary(o,
+                         [&](auto a, auto b) { return bitwise(name, a, b); });
       })
       .Case([&](ThreefryOp o) {
         return mapBinary(o, [](auto a, auto b) {
@@ -682,7 +880,7 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
       })
       // Ternary
       .Case([&](WhereOp o) -> R {
-        const HostTensor &c = in(o, 0), &a = in(o, 1), &b = in(o, 2);
+        const TensorRef &c = in(0), &a = in(1), &b = in(2);
         HostTensor out = resultTensor(o);
         size_t bytes = size_t(interp::itemSize(out.dtype));
         for (int64_t i = 0, e = out.numElements(); i < e; ++i)
@@ -692,7 +890,7 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
         return out;
       })
       .Case([&](MulaccOp o) -> R {
-        const HostTensor &a = in(o, 0), &b = in(o, 1), &c = in(o, 2);
+        const TensorRef &a = in(0), &b = in(1), &c = in(2);
         HostTensor out = resultTensor(o);
         dispatch(a.dtype, [&](auto tag) {
           using T = typename decltype(tag)::type;
@@ -709,7 +907,7 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
       // Meta
       .Case([&](ConstOp o) -> R { return constant(o); })
       .Case([&](EmptyOp o) -> R { return resultTensor(o); })
-      .Case<CopyOp, ContiguousOp, BufferViewOp>(
+      .Case<CopyOp, ContiguousOp, BufferViewOp, BitcastOp>(
           [&](Operation *o) -> R { return reinterpret(o); })
       .Case([&](AssignOp o) -> R { return assign(o); })
       .Case([&](CustomOp o) -> R {
@@ -731,11 +929,6 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
           return o.emitOpError(problem);
         return out;
       })
-      // Movement: read the source through the tracker the op makes.
-      .Case<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp, ViewOp>(
-          [&](Operation *o) -> R {
-            return movement(o, *applyMovement(o, from(o)));
-          })
       .Default([](Operation *o) -> R {
         return o->emitOpError("cannot be evaluated by the lazy reference "
                               "interpreter");
@@ -744,11 +937,45 @@ Evaluator::evaluate(Operation *op, llvm::DenseMap<Value, HostTensor> &vals) {
 
 } // namespace
 
-uint64_t mlir::lazy::hostMemoryBudget() {
+/// Half the machine's physical memory (8 GiB when unknown).
+static uint64_t halfPhysicalMemory() {
   long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || pageSize <= 0)
-    return uint64_t(8) << 30; // unknown: 8 GiB
+    return uint64_t(8) << 30;
   return uint64_t(pages) * uint64_t(pageSize) / 2;
+}
+
+/// Half the address space the process may still map under its RLIMIT_AS
+/// (`ulimit -v`), or nullopt without such a limit. Half: the allocator,
+/// the JIT and the spare buffers map more than the tensors themselves.
+static std::optional<uint64_t> halfAddressSpaceLeft() {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return std::nullopt;
+  uint64_t mapped = 0;
+  if (FILE *statm = std::fopen("/proc/self/statm", "r")) {
+    unsigned long long pages = 0;
+    if (std::fscanf(statm, "%llu", &pages) == 1)
+      mapped = uint64_t(pages) * uint64_t(sysconf(_SC_PAGESIZE));
+    std::fclose(statm);
+  }
+  uint64_t cap = uint64_t(limit.rlim_cur);
+  return cap > mapped ? (cap - mapped) / 2 : 0;
+}
+
+uint64_t mlir::lazy::hostMemoryBudget() {
+  uint64_t budget = halfPhysicalMemory();
+  if (std::optional<uint64_t> left = halfAddressSpaceLeft())
+    budget = std::min(budget, *left);
+  return budget;
+}
+
+std::string mlir::lazy::describeMemoryBudget() {
+  std::optional<uint64_t> left = halfAddressSpaceLeft();
+  if (left && *left < halfPhysicalMemory())
+    return "half the address space left under the process's limit, ulimit "
+           "-v";
+  return "half the host's memory";
 }
 
 std::optional<uint64_t> mlir::lazy::tensorBytes(ArrayRef<int64_t> shape,
@@ -778,21 +1005,28 @@ viewedArgument(Value result) {
   return std::make_pair(root, std::move(chain));
 }
 
+/// A borrowed Held of `tensor`: its pointer owns nothing.
+static Held borrow(const HostTensor &tensor) {
+  return Held{std::shared_ptr<HostTensor>(std::shared_ptr<HostTensor>(),
+                                          const_cast<HostTensor *>(&tensor)),
+              std::nullopt};
+}
+
 /// `chain` (see viewedArgument) evaluated from `contents` of its argument.
 static FailureOr<HostTensor> evaluateChain(Value root,
                                            ArrayRef<Operation *> chain,
                                            const HostTensor &contents,
                                            Evaluator &evaluator) {
-  llvm::DenseMap<Value, HostTensor> chainValues;
-  chainValues[root] = contents;
+  HeldValues chainValues;
+  chainValues[root] = borrow(contents);
   for (Operation *op : chain) {
-    FailureOr<HostTensor> value = evaluator.evaluate(op, chainValues);
+    FailureOr<Held> value = evaluator.evaluate(op, chainValues);
     if (failed(value))
       return failure();
     chainValues[op->getResult(0)] = std::move(*value);
   }
-  return std::move(
-      chainValues[chain.empty() ? root : chain.back()->getResult(0)]);
+  Value last = chain.empty() ? root : chain.back()->getResult(0);
+  return evaluator.materialize(last, chainValues[last]);
 }
 
 FailureOr<std::vector<HostTensor>>
@@ -805,32 +1039,34 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     return func.emitError() << "expected " << body.getNumArguments()
                             << " inputs, got " << inputs.size();
 
-  llvm::DenseMap<Value, HostTensor> values;
+  // Inputs are read in place: the caller holds them throughout.
+  HeldValues values;
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    std::optional<DType> dtype = type ? dtypeOf(type.getElementType())
-                                      : std::nullopt;
+    std::optional<DType> dtype =
+        type ? dtypeOf(type.getElementType()) : std::nullopt;
     if (!dtype)
-      return func.emitError() << "argument #" << i
-                              << " is not a tensor of a tinygrad dtype";
+      return func.emitError()
+             << "argument #" << i << " is not a tensor of a tinygrad dtype";
     const HostTensor &input = inputs[i];
     if (input.dtype != *dtype || input.shape != shapeOf(type))
       return func.emitError()
              << "input #" << i << " has dtype "
-             << interp::dtypeName(input.dtype) << " and "
-             << input.shape.size() << "-d shape; the argument is " << type;
-    values[arg] = input;
+             << interp::dtypeName(input.dtype) << " and " << input.shape.size()
+             << "-d shape; the argument is " << type;
+    values[arg] = borrow(input);
   }
 
-  // Free each value after its last use so memory follows the live set.
+  // Drop each value after its last use so memory follows the live set.
   llvm::DenseMap<Value, Operation *> lastUse;
   for (Operation &op : body)
     for (Value operand : op.getOperands())
       lastUse[operand] = &op;
 
-  // Bytes of the tensors held at once (their buffers' capacity), checked
-  // against the budget before each result is allocated; the evaluator's
-  // spare buffers count too until they are dropped to make room.
+  // Bytes held at once (the capacity of every base buffer alive, the
+  // inputs included), checked against the budget before each op, with what
+  // the op allocates: its result and its operands' views, read for it. The
+  // evaluator's spare buffers count too until they are dropped to make room.
   uint64_t liveBytes = 0;
   for (const HostTensor &input : inputs)
     liveBytes += input.data.capacity();
@@ -858,15 +1094,42 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     resultViews.push_back(std::move(view));
   }
 
+  auto bytesOf = [](Type type) -> std::optional<uint64_t> {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    std::optional<DType> dtype =
+        tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
+    if (!dtype)
+      return std::nullopt;
+    return tensorBytes(tensor.getShape(), interp::itemSize(*dtype));
+  };
   Evaluator evaluator;
   for (Operation &op : body) {
     if (&op == ret) {
+      // Every result is new bytes (a view read, or a copy of what the
+      // graph holds).
+      uint64_t resultBytes = 0;
+      bool overflows = false;
+      for (Value v : ret.getOperands()) {
+        std::optional<uint64_t> more = bytesOf(v.getType());
+        overflows |=
+            !more || __builtin_add_overflow(resultBytes, *more, &resultBytes);
+      }
+      if (overflows || resultBytes > memoryBudget ||
+          liveBytes > memoryBudget - resultBytes)
+        return ret.emitOpError()
+               << "returns "
+               << (overflows ? "over 2^64" : std::to_string(resultBytes))
+               << " bytes of results from the reference interpreter: with "
+               << "the " << liveBytes << " bytes it holds already, that is "
+               << "over its budget of " << memoryBudget << " bytes ("
+               << describeMemoryBudget() << ")";
+      evaluator.dropSpares();
       std::vector<HostTensor> outputs;
       for (auto [v, view] : llvm::zip(ret.getOperands(), resultViews)) {
         const HostTensor *after = view ? &assignedArgs[view->first] : nullptr;
         // (An assign not evaluated before the return leaves it empty.)
         if (!after || after->data.empty()) {
-          outputs.push_back(values[v]);
+          outputs.push_back(evaluator.materialize(v, values[v]));
           continue;
         }
         FailureOr<HostTensor> value =
@@ -880,25 +1143,34 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     if (op.getNumResults() != 1 || !isa<LazyDialect>(op.getDialect()))
       return op.emitOpError("cannot be evaluated by the lazy reference "
                             "interpreter");
-    auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-    std::optional<DType> dtype =
-        type ? dtypeOf(type.getElementType()) : std::nullopt;
-    std::optional<uint64_t> bytes =
-        dtype ? tensorBytes(type.getShape(), interp::itemSize(*dtype))
-              : std::nullopt;
+    // What the op allocates: nothing for a movement op; else its result
+    // and each operand read through a view.
+    uint64_t bytes = 0;
+    bool overflows = false;
+    if (!isMovement(&op)) {
+      SmallVector<Type> allocated{op.getResult(0).getType()};
+      for (Value operand : op.getOperands())
+        if (auto it = values.find(operand);
+            it != values.end() && it->second.view)
+          allocated.push_back(operand.getType());
+      for (Type type : allocated) {
+        std::optional<uint64_t> more = bytesOf(type);
+        overflows |= !more || __builtin_add_overflow(bytes, *more, &bytes);
+      }
+    }
     auto overBudget = [&](uint64_t held) {
-      return !bytes || *bytes > memoryBudget || held > memoryBudget - *bytes;
+      return overflows || bytes > memoryBudget || held > memoryBudget - bytes;
     };
-    if (dtype && overBudget(liveBytes + evaluator.spareBytes()))
+    if (overBudget(liveBytes + evaluator.spareBytes()))
       evaluator.dropSpares();
-    if (dtype && overBudget(liveBytes))
+    if (overBudget(liveBytes))
       return op.emitOpError()
-             << "needs " << (bytes ? std::to_string(*bytes) : "over 2^64")
-             << " bytes for its result in the reference interpreter, which "
-             << "holds every op's result: with the " << liveBytes
+             << "needs " << (overflows ? "over 2^64" : std::to_string(bytes))
+             << " bytes for its result and the views it reads in the "
+             << "reference interpreter: with the " << liveBytes
              << " bytes it holds already, that is over its budget of "
-             << memoryBudget << " bytes (half the host's memory)";
-    FailureOr<HostTensor> result = evaluator.evaluate(&op, values);
+             << memoryBudget << " bytes (" << describeMemoryBudget() << ")";
+    FailureOr<Held> result = evaluator.evaluate(&op, values);
     if (failed(result))
       return failure();
     if (auto assign = dyn_cast<AssignOp>(op)) {
@@ -910,17 +1182,27 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
         it->second = std::move(written);
       }
     }
-    liveBytes += result->data.capacity();
+    if (result->soleOwner())
+      liveBytes += result->base->data.capacity();
     values[op.getResult(0)] = std::move(*result);
+    // Operands past their last use die, and so does a result nothing uses.
+    SmallVector<Value, 4> dying;
     for (Value operand : op.getOperands())
-      if (lastUse.lookup(operand) == &op) {
-        auto it = values.find(operand);
-        if (it != values.end()) {
-          liveBytes -= it->second.data.capacity();
-          evaluator.recycle(std::move(it->second));
-          values.erase(it);
-        }
+      if (lastUse.lookup(operand) == &op)
+        dying.push_back(operand);
+    if (op.getResult(0).use_empty())
+      dying.push_back(op.getResult(0));
+    for (Value value : dying) {
+      auto it = values.find(value);
+      if (it == values.end())
+        continue;
+      Held dead = std::move(it->second);
+      values.erase(it);
+      if (dead.soleOwner()) {
+        liveBytes -= dead.base->data.capacity();
+        evaluator.recycle(std::move(*dead.base));
       }
+    }
   }
   llvm_unreachable("the walk returns at the function's return");
 }

@@ -2,6 +2,7 @@
 // RUN: not lazy-interp %s --entry=unseeded 2>&1 | FileCheck %s --check-prefix=SEED
 // RUN: not lazy-interp %s --entry=bf16 2>&1 | FileCheck %s --check-prefix=BF16
 // RUN: not lazy-interp %s --entry=huge 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not lazy-interp %s --entry=huge_operand 2>&1 | FileCheck %s --check-prefix=HUGE_OPERAND
 // RUN: not lazy-interp %s --entry=overflow 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: not lazy-interp %s --entry=huge_argument 2>&1 | FileCheck %s --check-prefix=HUGE-ARG
 // A CUSTOM op other than custom_random calls host code that has no MLIR
@@ -27,14 +28,24 @@ func.func @bf16() -> tensor<4xbf16> {
   return %0 : tensor<4xbf16>
 }
 
-// The interpreter holds every op's result: one that would take it past half
-// the host's memory is refused where it is made, not left to the system
-// (2^62 bytes here, more than any host has).
+// Memory the interpreter would take past half the host's memory is refused
+// where it would be allocated, not left to the system (2^62 bytes here,
+// more than any host has). A view costs nothing; the op reading it, or the
+// return, allocates.
 func.func @huge() -> tensor<1099511627776x1048576xf32> {
   %c = lazy.const 1.0 : tensor<f32>
-  // HUGE: errors.mlir:[[@LINE+1]]:8: error: 'lazy.view' op needs 4611686018427387904 bytes for its result in the reference interpreter, which holds every op's result: with the 4 bytes it holds already, that is over its budget of {{[0-9]+}} bytes (half the host's memory)
   %v = lazy.view %c as <[(1099511627776, 1048576):(0, 0)]> : tensor<f32> -> tensor<1099511627776x1048576xf32>
+  // HUGE: errors.mlir:[[@LINE+1]]:3: error: 'func.return' op returns 4611686018427387904 bytes of results from the reference interpreter: with the 4 bytes it holds already, that is over its budget of {{[0-9]+}} bytes (half the host's memory)
   return %v : tensor<1099511627776x1048576xf32>
+}
+
+func.func @huge_operand() -> tensor<1xf32> {
+  %c = lazy.const 1.0 : tensor<f32>
+  %v = lazy.view %c as <[(1099511627776, 1048576):(0, 0)]> : tensor<f32> -> tensor<1099511627776x1048576xf32>
+  // HUGE_OPERAND: errors.mlir:[[@LINE+1]]:8: error: 'lazy.reduce_sum' op needs 4611686018427387908 bytes for its result and the views it reads in the reference interpreter: with the 4 bytes it holds already, that is over its budget of {{[0-9]+}} bytes (half the host's memory)
+  %s = lazy.reduce_sum %v axes [0, 1] : tensor<1099511627776x1048576xf32> -> tensor<1x1xf32>
+  %r = lazy.reshape %s : tensor<1x1xf32> -> tensor<1xf32>
+  return %r : tensor<1xf32>
 }
 
 // An argument past 2^64 bytes says so rather than wrapping around.

@@ -809,7 +809,8 @@ static int toolMain(int argc, char **argv) {
     });
     if (tooLarge || bufferBytes > budget)
       return fail("the schedule's buffers need more than " +
-                  std::to_string(budget) + " bytes (half the host's memory)");
+                  std::to_string(budget) + " bytes (" +
+                  mlir::lazy::describeMemoryBudget() + ")");
   }
 
   std::vector<interp::HostTensor> reference;

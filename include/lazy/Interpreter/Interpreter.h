@@ -1,4 +1,5 @@
-//===- Interpreter.h - reference interpreter for graph-level IR --*- C++ -*-===//
+//===- Interpreter.h - reference interpreter for graph-level IR --*- C++
+//-*-===//
 //
 // Evaluates a graph-level `lazy` function op by op on the host, with no
 // fusion: the golden answer that scheduled and compiled code is compared
@@ -15,6 +16,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace mlir::lazy {
@@ -23,21 +25,25 @@ namespace mlir::lazy {
 std::optional<::lazy::interp::DType> dtypeOf(Type elementType);
 
 /// Bytes the host tools let their tensors take: half of the machine's
-/// physical memory. Past it, a run would be killed by the system instead
-/// of reporting an error.
+/// physical memory, or less under a process limit (RLIMIT_AS, `ulimit -v`):
+/// half the address space left under it. Past it, a run would be killed
+/// by the system, or abort in the allocator, instead of reporting an error.
 uint64_t hostMemoryBudget();
+/// Which of the two bounds hostMemoryBudget() took, for error messages.
+std::string describeMemoryBudget();
 
 /// Bytes of a tensor or buffer of `shape` with items of `itemBytes` bytes,
 /// or nullopt when that overflows 64 bits or a dimension is negative.
-std::optional<uint64_t> tensorBytes(ArrayRef<int64_t> shape,
-                                    int64_t itemBytes);
+std::optional<uint64_t> tensorBytes(ArrayRef<int64_t> shape, int64_t itemBytes);
 
 /// Evaluates `func` on `inputs` (one per argument, matching its dtype and
 /// shape) and returns one tensor per result. Errors (an op it cannot
 /// evaluate, a mismatched input, a result that would take the tensors held
 /// at once past `memoryBudget` bytes) are reported as diagnostics at the
-/// offending location. Every op's result is materialized, so a graph whose
-/// fused kernels are small can still need more than the budget here.
+/// offending location. Values are dropped after their last use and movement
+/// ops only compose views, so memory follows the live set of computed
+/// tensors; still, each op's result is materialized, so a graph whose fused
+/// kernels are small can need more than the budget here.
 FailureOr<std::vector<::lazy::interp::HostTensor>>
 interpretFunction(func::FuncOp func,
                   ArrayRef<::lazy::interp::HostTensor> inputs,
