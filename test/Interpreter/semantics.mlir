@@ -5,6 +5,9 @@
 // RUN: lazy-interp %s --entry=reduces --print | FileCheck %s --check-prefix=RED
 // RUN: lazy-interp %s --entry=reduce_max_order --print | FileCheck %s --check-prefix=REDMAX
 // RUN: lazy-run %s --entry=reduce_max_order --check | FileCheck %s --check-prefix=REDMAXCPU
+// RUN: lazy-interp %s --entry=sum_negative_zero --print | FileCheck %s --check-prefix=NEGZERO
+// RUN: lazy-run %s --entry=sum_negative_zero --check | FileCheck %s --check-prefix=NEGZEROCPU
+// RUN: lazy-run %s --entry=sum_negative_zero --check --device=emulate | FileCheck %s --check-prefix=NEGZEROCPU
 // RUN: lazy-interp %s --entry=meta --print | FileCheck %s --check-prefix=META
 // RUN: lazy-interp %s --entry=random --print | FileCheck %s --check-prefix=RAND
 // RUN: lazy-interp %s --entry=assigned_argument --print | FileCheck %s --check-prefix=ASSIGNED
@@ -153,6 +156,28 @@ func.func @reduce_max_order() -> (tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) {
 // REDMAX: out1: float (1) [nan]
 // REDMAX: out2: float (1) [-0]
 // REDMAXCPU: all outputs match
+
+// A SUM starts from +0 and adds each element, as tinygrad's CLANG kernel
+// (acc = 0.0f; acc += x): a sum of -0.0s is +0.0, bits 0. The compiled
+// kernels fold a sum of an integer-valued const view to c * count, but not
+// for -0.0, whose product would be -0.0 (bits 2147483648). (tinygrad folds
+// Tensor.full((5,), -0.0).sum() to -0.0 before any kernel: such a graph
+// never reaches lazy-mlir with the reduce.)
+func.func @sum_negative_zero() -> (tensor<1xui32>, tensor<1xui32>) {
+  %nz = lazy.const -0.0 : tensor<f32>
+  %v = lazy.view %nz as <[(5):(0)]> : tensor<f32> -> tensor<5xf32>
+  %s = lazy.reduce_sum %v axes [0] : tensor<5xf32> -> tensor<1xf32>
+  %bits = lazy.bitcast %s : tensor<1xf32> -> tensor<1xui32>
+  %m = lazy.view %nz as <[(5):(0) mask [(1, 4)]]> : tensor<f32> -> tensor<5xf32>
+  %sm = lazy.reduce_sum %m axes [0] : tensor<5xf32> -> tensor<1xf32>
+  %mbits = lazy.bitcast %sm : tensor<1xf32> -> tensor<1xui32>
+  return %bits, %mbits : tensor<1xui32>, tensor<1xui32>
+}
+// NEGZERO: out0: unsigned int (1) [0]
+// NEGZERO: out1: unsigned int (1) [0]
+// NEGZEROCPU: out0: match
+// NEGZEROCPU: out1: match
+// NEGZEROCPU: all outputs match
 
 func.func @meta() -> (tensor<4xf32>, tensor<2xf32>, tensor<4xf32>, tensor<8xf16>, tensor<2xf32, #lazy.device<"CUDA">>) {
   %e = lazy.empty : tensor<4xf32>

@@ -560,9 +560,12 @@ static Value foldConstSum(OpBuilder &b, Operation *op, ValueRange idx) {
   if (s.isInteger(1))
     return {}; // a bool sum is an OR
   if (auto f = dyn_cast<FloatType>(s)) {
-    // Every partial sum k*c (k <= n) must be exact, and so c*count.
+    // Every partial sum k*c (k <= n) must be exact, and so c*count. Not
+    // for -0: the loop adds it to +0, which stays +0, where c*count is -0
+    // (tinygrad's CLANG kernel starts its accumulator at 0.0f as well).
     double v = cast<FloatAttr>(c.getValue()).getValueAsDouble();
     if (!std::isfinite(v) || v != std::trunc(v) ||
+        (v == 0 && std::signbit(v)) ||
         std::fabs(v) * double(n) > std::ldexp(1.0, f.getFPMantissaWidth()))
       return {};
   }
@@ -996,7 +999,7 @@ LogicalResult KernelEmitter::emitReduceTile(
   // reduce axis its loads read contiguously): one vector evaluation per
   // trip instead of `split` scalar ones.
   bool reduceLanes = !lanes && split > 1;
-  auto restoreLanes = llvm::make_scope_exit([&, outputLanes = lanes] {
+  llvm::scope_exit restoreLanes([&, outputLanes = lanes] {
     lanes = outputLanes;
   });
   if (reduceLanes)
@@ -1090,7 +1093,7 @@ LogicalResult KernelEmitter::emitStoreTile(
     ArrayRef<int64_t> unroll, std::optional<LaneAxis> laneAxis) {
   tileReduces.clear();
   lanes = laneAxis;
-  auto reset = llvm::make_scope_exit([&] {
+  llvm::scope_exit reset([&] {
     lanes.reset();
     tileReduces.clear();
   });
