@@ -95,3 +95,19 @@ def current_umask():
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("to_stdout", [False, True], ids=["-o", "stdout"])
+def test_export_to_a_full_device_is_an_error(tmp_path, to_stdout):
+    script = tmp_path / "ok.py"
+    script.write_text("from tinygrad import Tensor\n\ndef build():\n    return [Tensor.empty(4) + 1]\n")
+    env = dict(os.environ, CLANG="1")
+    cmd = [sys.executable, "-m", "lazy_mlir.tinygrad", "export", str(script)]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(cmd if to_stdout else cmd + ["-o", "/dev/full"],
+                              stdout=full if to_stdout else subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env, timeout=300)
+    assert proc.returncode == 2
+    assert "cannot write: No space left on device" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -16,6 +16,7 @@
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
 #include "lazy/Tools/LargeStack.h"
+#include "lazy/Tools/StandardOutput.h"
 #include "lazy/Tools/NestingLimit.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -180,5 +181,6 @@ static int toolMain(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  return mlir::lazy::runWithLargeStack(toolMain, argc, argv);
+  return mlir::lazy::finishStandardOutput(
+      "lazy-interp", mlir::lazy::runWithLargeStack(toolMain, argc, argv));
 }

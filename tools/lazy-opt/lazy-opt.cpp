@@ -17,6 +17,7 @@
 
 #include "lazy/InitAll.h"
 #include "lazy/Tools/LargeStack.h"
+#include "lazy/Tools/StandardOutput.h"
 #include "lazy/Tools/NestingLimit.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -45,15 +46,52 @@ bool writesAtomically(llvm::StringRef path) {
   return llvm::sys::fs::is_regular_file(status);
 }
 
-/// MlirOptMain with its output written to a temporary file in the output's
-/// folder, renamed over the output on success and removed otherwise.
+/// Copies the file `from` to `to` ("-": standard output), reporting a
+/// failed write (a full device, a closed pipe) as an error.
+LogicalResult copyOutput(llvm::StringRef from, llvm::StringRef to) {
+  auto text = llvm::MemoryBuffer::getFile(from, /*IsText=*/false);
+  auto fail = [&](const std::string &why) {
+    llvm::WithColor::error(llvm::errs(), "lazy-opt")
+        << "cannot write '" << to << "': " << why << "\n";
+    return failure();
+  };
+  if (!text)
+    return fail(text.getError().message());
+  if (to == "-") {
+    llvm::outs() << (*text)->getBuffer();
+    return success(); // main reports a failed standard output
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream out(to, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return fail(ec.message());
+  out << (*text)->getBuffer();
+  out.close();
+  if (out.has_error()) {
+    std::error_code error = out.error();
+    out.clear_error(); // reported here, not by the stream's destructor
+    return fail(error.message());
+  }
+  return success();
+}
+
+/// MlirOptMain with its output written to a temporary file, then moved
+/// into place: renamed over a regular output file (or a path where nothing
+/// is yet) on success, removed otherwise; copied to standard output or
+/// any other file (a device, a pipe) with its write checked, as
+/// MlirOptMain's own stream would end the process on a failed write.
 LogicalResult runAtomically(int argc, char **argv, llvm::StringRef input,
                             llvm::StringRef output,
                             DialectRegistry &registry) {
-  if (!writesAtomically(output))
-    return MlirOptMain(argc, argv, input, output, registry);
-  llvm::SmallString<128> model(output);
-  model += ".tmp-%%%%%%";
+  bool rename = writesAtomically(output);
+  llvm::SmallString<128> model;
+  if (rename) {
+    model = output;
+    model += ".tmp-%%%%%%";
+  } else {
+    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, model);
+    llvm::sys::path::append(model, "lazy-opt-%%%%%%.mlir");
+  }
   llvm::Expected<llvm::sys::fs::TempFile> temp =
       llvm::sys::fs::TempFile::create(model);
   if (!temp) {
@@ -64,9 +102,11 @@ LogicalResult runAtomically(int argc, char **argv, llvm::StringRef input,
   }
   LogicalResult result =
       MlirOptMain(argc, argv, input, temp->TmpName, registry);
-  if (failed(result)) {
+  if (succeeded(result) && !rename)
+    result = copyOutput(temp->TmpName, output);
+  if (failed(result) || !rename) {
     llvm::consumeError(temp->discard());
-    return failure();
+    return result;
   }
   if (llvm::Error error = temp->keep(output)) {
     llvm::WithColor::error(llvm::errs(), "lazy-opt")
@@ -107,5 +147,6 @@ static int toolMain(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  return mlir::lazy::runWithLargeStack(toolMain, argc, argv);
+  return mlir::lazy::finishStandardOutput(
+      "lazy-opt", mlir::lazy::runWithLargeStack(toolMain, argc, argv));
 }

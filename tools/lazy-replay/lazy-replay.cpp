@@ -17,7 +17,10 @@
 #include "lazy/Runtime/DevicePlan.h"
 #include "lazy/Runtime/HostMemoryDevice.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,5 +88,11 @@ int main(int argc, char **argv) {
     failures += !replayPlan(plan, *device, options, stdout);
   }
   std::printf("%zu plans, %d failed\n", plans.size(), failures);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr,
+                 "lazy-replay: error: cannot write to standard output: %s\n",
+                 std::strerror(errno));
+    return 1;
+  }
   return failures ? 1 : 0;
 }

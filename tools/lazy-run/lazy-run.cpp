@@ -46,6 +46,7 @@
 #include "lazy/Runtime/LockstepDevice.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
 #include "lazy/Tools/LargeStack.h"
+#include "lazy/Tools/StandardOutput.h"
 #include "lazy/Tools/NestingLimit.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -920,5 +921,6 @@ static int toolMain(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  return mlir::lazy::runWithLargeStack(toolMain, argc, argv);
+  return mlir::lazy::finishStandardOutput(
+      "lazy-run", mlir::lazy::runWithLargeStack(toolMain, argc, argv));
 }

@@ -60,7 +60,14 @@ def _export(args):
     except ExportError as exc:
         raise _script.UserError(str(exc)) from None
     if args.output == "-":
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except OSError as exc:
+            # What could not be written goes to /dev/null: Python would
+            # retry it at exit and print a traceback.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise _script.UserError(f"standard output: cannot write: {exc.strerror}") from None
     else:
         try:
             write_text_atomically(args.output, text)
