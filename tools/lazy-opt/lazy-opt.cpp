@@ -27,6 +27,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -76,10 +80,13 @@ LogicalResult copyOutput(llvm::StringRef from, llvm::StringRef to) {
 }
 
 /// MlirOptMain with its output written to a temporary file, then moved
-/// into place: renamed over a regular output file (or a path where nothing
-/// is yet) on success, removed otherwise; copied to standard output or
-/// any other file (a device, a pipe) with its write checked, as
-/// MlirOptMain's own stream would end the process on a failed write.
+/// into place, because MlirOptMain's own stream would end the process on a
+/// failed write. A regular output file (or a path where nothing is yet)
+/// is replaced by the renamed file on success and left alone otherwise;
+/// another file (a device, a pipe) gets a checked copy on success.
+/// Standard output gets the copy success or not (the splits of
+/// --split-input-file that passed): MlirOptMain writes it as its standard
+/// output, redirected, together with what passes print there.
 LogicalResult runAtomically(int argc, char **argv, llvm::StringRef input,
                             llvm::StringRef output,
                             DialectRegistry &registry) {
@@ -100,21 +107,40 @@ LogicalResult runAtomically(int argc, char **argv, llvm::StringRef input,
         << "': " << llvm::toString(temp.takeError()) << "\n";
     return failure();
   }
-  LogicalResult result =
-      MlirOptMain(argc, argv, input, temp->TmpName, registry);
-  if (succeeded(result) && !rename)
-    result = copyOutput(temp->TmpName, output);
-  if (failed(result) || !rename) {
-    llvm::consumeError(temp->discard());
-    return result;
+  if (output != "-") {
+    LogicalResult result =
+        MlirOptMain(argc, argv, input, temp->TmpName, registry);
+    if (succeeded(result) && !rename)
+      result = copyOutput(temp->TmpName, output);
+    if (failed(result) || !rename) {
+      llvm::consumeError(temp->discard());
+      return result;
+    }
+    if (llvm::Error error = temp->keep(output)) {
+      llvm::WithColor::error(llvm::errs(), "lazy-opt")
+          << "cannot write '" << output
+          << "': " << llvm::toString(std::move(error)) << "\n";
+      return failure();
+    }
+    return success();
   }
-  if (llvm::Error error = temp->keep(output)) {
+  llvm::outs().flush();
+  int savedStdout = dup(STDOUT_FILENO);
+  if (savedStdout < 0 || dup2(temp->FD, STDOUT_FILENO) < 0) {
+    llvm::consumeError(temp->discard());
     llvm::WithColor::error(llvm::errs(), "lazy-opt")
-        << "cannot write '" << output << "': " << llvm::toString(std::move(error))
+        << "cannot write to standard output: " << std::strerror(errno)
         << "\n";
     return failure();
   }
-  return success();
+  LogicalResult result = MlirOptMain(argc, argv, input, "-", registry);
+  llvm::outs().flush();
+  dup2(savedStdout, STDOUT_FILENO);
+  close(savedStdout);
+  if (failed(copyOutput(temp->TmpName, output)))
+    result = failure();
+  llvm::consumeError(temp->discard());
+  return result;
 }
 
 } // namespace
