@@ -4,6 +4,8 @@
 // RUN: not lazy-interp %s --entry=huge 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: not lazy-interp %s --entry=huge_operand 2>&1 | FileCheck %s --check-prefix=HUGE_OPERAND
 // RUN: not lazy-interp %s --entry=overflow 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not lazy-interp %s --entry=assign_cycle 2>&1 | FileCheck %s --check-prefix=CYCLE
+// RUN: lazy-interp %s --entry=assign_cycle --schedule-check=false --seed=1 --print | FileCheck %s --check-prefix=CYCLE-ANYWAY
 // RUN: not lazy-interp %s --entry=huge_argument 2>&1 | FileCheck %s --check-prefix=HUGE-ARG
 // A CUSTOM op other than custom_random calls host code that has no MLIR
 // form: a located error.
@@ -59,3 +61,20 @@ func.func @overflow(%a: tensor<1099511627776x1099511627776xf32>) -> tensor<10995
 func.func @huge_argument(%a: tensor<1099511627776x1048576xf32>) -> tensor<1099511627776x1048576xf32> {
   return %a : tensor<1099511627776x1048576xf32>
 }
+
+// A kernel reading both the old and the new contents of an assigned
+// buffer waits on itself: every scheduling tool refuses the graph, and
+// tinygrad too ("cycle detected in graph"). So does the interpreter,
+// unless told otherwise.
+func.func @assign_cycle(%a: tensor<4xf32> {lazy.buffer = 0 : i64}) -> (tensor<4xf32>, tensor<4xf32>) {
+  // CYCLE: errors.mlir:[[@LINE-1]]:1: error: cycle detected in graph, prescheduled 2 but only scheduled 0
+  // CYCLE-NOT: lazy.schedule
+  // CYCLE: errors.mlir:[[@LINE+3]]:8: note: @assign_cycle_k0 waits on the cycle
+  // CYCLE: lazy-interp: error: the graph cannot be scheduled, so tinygrad 0.9.2 cannot run it either (--schedule-check=false evaluates it anyway)
+  %0 = lazy.exp2 %a : tensor<4xf32>
+  %1 = lazy.assign %0 to %a : tensor<4xf32>, tensor<4xf32>
+  %2 = lazy.add %1, %a : tensor<4xf32>
+  return %1, %2 : tensor<4xf32>, tensor<4xf32>
+}
+// CYCLE-ANYWAY: out0: float (4)
+// CYCLE-ANYWAY: out1: float (4)

@@ -150,3 +150,14 @@ func.func @buffer_in_graph(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = lazy.exp2 %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A bitcast that changes the item size (tinygrad allows it only on DISK)
+// has no kernel: the scheduler used to emit a view reaching past its
+// source.
+func.func @item_size_change(%a: tensor<1xui64>) -> tensor<4xui16> {
+  // expected-error @+1 {{'lazy.bitcast' op changes the item size from 8 to 2 bytes, which no kernel computes (tinygrad 0.9.2 allows it only on DISK tensors); a buffer_view reinterprets bytes}}
+  %0 = lazy.bitcast %a : tensor<1xui64> -> tensor<4xui16>
+  return %0 : tensor<4xui16>
+}

@@ -22,6 +22,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -51,6 +53,12 @@ static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir",
                                       cl::desc("where out<i>.npy are written"));
 static cl::opt<bool> printResults(cl::cat(toolOptions), "print",
                                   cl::desc("print results as text"));
+static cl::opt<bool> scheduleCheck(
+    cl::cat(toolOptions), "schedule-check",
+    cl::desc("first schedule a copy of the function (lazy-schedule) and "
+             "refuse a graph that cannot be scheduled, as tinygrad does "
+             "(default true)"),
+    cl::init(true));
 
 static void printTensor(llvm::raw_ostream &os, unsigned index,
                         const interp::HostTensor &t) {
@@ -121,6 +129,7 @@ static int toolMain(int argc, char **argv) {
     return 1;
   };
 
+  mlir::lazy::registerAllPasses();
   DialectRegistry registry;
   mlir::lazy::registerAllDialects(registry);
   MLIRContext context(registry);
@@ -148,6 +157,27 @@ static int toolMain(int argc, char **argv) {
   if (!func)
     return fail(entry.empty() ? "the module has no function"
                               : "no function named '" + entry + "'");
+
+  // A graph no schedule can run (assigns whose kernels wait on each other,
+  // an assign through a non-contiguous view) has no tinygrad meaning:
+  // refused with the scheduler's located errors.
+  if (scheduleCheck) {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    for (auto f : llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
+      if (f.getSymName() != func.getSymName())
+        f.erase();
+    PassManager pm(&context);
+    // The scheduler's IR is not the user's: its errors point at the graph.
+    context.printOpOnDiagnostic(false);
+    LogicalResult scheduled = success(
+        succeeded(parsePassPipeline("lazy-schedule", pm)) &&
+        succeeded(pm.run(*copy)));
+    context.printOpOnDiagnostic(true);
+    if (failed(scheduled))
+      return fail("the graph cannot be scheduled, so tinygrad 0.9.2 cannot "
+                  "run it either (--schedule-check=false evaluates it "
+                  "anyway)");
+  }
 
   std::optional<mlir::lazy::PreparedArguments> prepared =
       mlir::lazy::prepareArguments(func, inputs, seed, error);

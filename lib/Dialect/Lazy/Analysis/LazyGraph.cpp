@@ -73,6 +73,24 @@ bool mlir::lazy::isGraphFunction(func::FuncOp func) {
          });
 }
 
+/// A bitcast that changes the item size rescales the last dimension, which
+/// tinygrad 0.9.2 allows only on DISK tensors ("shape changing bitcast only
+/// supported on DISK right now") and which no kernel here computes: an
+/// element of the result is part of, or several of, the source's.
+static LogicalResult checkItemSizeChange(BitcastOp bitcast) {
+  auto itemBytes = [](Type type) {
+    return itemSize(cast<RankedTensorType>(type).getElementType());
+  };
+  int64_t from = itemBytes(bitcast.getSrc().getType());
+  int64_t to = itemBytes(bitcast.getType());
+  if (from == to)
+    return success();
+  return bitcast.emitOpError()
+         << "changes the item size from " << from << " to " << to
+         << " bytes, which no kernel computes (tinygrad 0.9.2 allows it "
+         << "only on DISK tensors); a buffer_view reinterprets bytes";
+}
+
 FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
   LazyGraph graph;
   graph.func = func;
@@ -191,6 +209,9 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
     if (!node.type)
       return op.emitOpError("does not produce a ranked tensor; the "
                             "scheduler only accepts lazy tensor ops");
+    if (auto bitcast = dyn_cast<BitcastOp>(op))
+      if (failed(checkItemSizeChange(bitcast)))
+        return failure();
     node.op = &op;
     node.kind = opClass.kind;
     node.itemSize = itemSizeOf(node.elementType());
