@@ -866,6 +866,35 @@ func.func @buffer_offset_alone(%x: tensor<4xf32> {lazy.buffer_offset = 4 : i64})
 
 // -----
 
+// Two arguments sharing a buffer number are one device Buffer.
+// expected-error @+1 {{arguments #0 and #1 share 'lazy.buffer' 0 but have different dtypes or sizes: one device Buffer has one device, dtype and size}}
+func.func @shared_buffer_sizes(%a: tensor<4xf32> {lazy.buffer = 0 : i64}, %b: tensor<1024xf32> {lazy.buffer = 0 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{arguments #0 and #1 share 'lazy.buffer' 0 but have different dtypes or sizes}}
+func.func @shared_buffer_dtypes(%a: tensor<4xf32> {lazy.buffer = 0 : i64}, %b: tensor<4xsi32> {lazy.buffer = 0 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{arguments #0 and #2 share 'lazy.buffer' 3 but are on different devices}}
+func.func @shared_buffer_devices(%a: !lazy.buffer<4xf32> {lazy.buffer = 3 : i64}, %b: tensor<4xf32> {lazy.buffer = 1 : i64}, %c: !lazy.buffer<4xf32, #lazy.device<"CUDA">> {lazy.buffer = 3 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{arguments #0 and #1 share 'lazy.buffer' 0 but the sub-buffer reaches past the whole buffer's end}}
+func.func @sub_buffer_past_end(%a: tensor<4xf32> {lazy.buffer = 0 : i64}, %b: tensor<2xf32> {lazy.buffer = 0 : i64, lazy.buffer_offset = 12 : i64}) {
+  return
+}
+
+// -----
+
 func.func @seen_not_unit(%x: tensor<4xf32>) {
   // expected-error @+1 {{'lazy.seen' must be a unit attribute}}
   %0 = lazy.contiguous %x {lazy.seen = true} : tensor<4xf32>

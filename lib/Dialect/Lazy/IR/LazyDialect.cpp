@@ -2,6 +2,8 @@
 //
 // Registers the dialect and verifies its discardable attributes:
 //   - `lazy.buffer` (function argument): non-negative i64 buffer identity;
+//     arguments sharing one are on one device, whole-buffer ones agree on
+//     dtype and byte size, and sub-buffers end within them;
 //   - `lazy.buffer_offset` (function argument): non-negative i64 byte offset
 //     of a sub-buffer, next to `lazy.buffer`;
 //   - `lazy.forced_realize`, `lazy.seen`, `lazy.external` (op): unit
@@ -150,6 +152,82 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
                            << "'";
 }
 
+namespace {
+/// What an argument says of the device Buffer its `lazy.buffer` names.
+struct BufferClaim {
+  Type element;
+  int64_t bytes;
+  Attribute device; // null: the module's default device
+  bool isSubBuffer; // has a lazy.buffer_offset
+};
+} // namespace
+
+static std::optional<BufferClaim> claimOf(Type type, bool isSubBuffer) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    Type element = tensor.getElementType();
+    if (!tensor.hasStaticShape() || !element.isIntOrFloat() ||
+        !fitsInBytes(tensor.getShape(), element))
+      return std::nullopt;
+    return BufferClaim{element, tensor.getNumElements() * itemSize(element),
+                       tensor.getEncoding(), isSubBuffer};
+  }
+  if (auto buffer = dyn_cast<BufferType>(type))
+    return BufferClaim{buffer.getElementType(), buffer.getSizeInBytes(),
+                       buffer.getDevice(), isSubBuffer};
+  return std::nullopt;
+}
+
+/// Arguments that share a `lazy.buffer` number are LazyBuffers of one
+/// device Buffer: one device, and whole-buffer arguments (no offset) of
+/// one dtype and size, which holds every sub-buffer (offset plus bytes).
+/// Checked against the earlier arguments with the number.
+static LogicalResult verifySharedBuffer(FunctionOpInterface function,
+                                        unsigned argIndex, int64_t id) {
+  auto claimAt = [&](unsigned i) {
+    return claimOf(function.getArgumentTypes()[i],
+                   bool(function.getArgAttr(
+                       i, LazyDialect::kBufferOffsetAttrName)));
+  };
+  auto offsetAt = [&](unsigned i) -> int64_t {
+    auto offset = dyn_cast_or_null<IntegerAttr>(
+        function.getArgAttr(i, LazyDialect::kBufferOffsetAttrName));
+    return offset ? offset.getInt() : 0;
+  };
+  std::optional<BufferClaim> mine = claimAt(argIndex);
+  if (!mine)
+    return success();
+  for (unsigned j = 0; j < argIndex; ++j) {
+    auto other = dyn_cast_or_null<IntegerAttr>(
+        function.getArgAttr(j, LazyDialect::kBufferAttrName));
+    if (!other || other.getInt() != id)
+      continue;
+    std::optional<BufferClaim> theirs = claimAt(j);
+    if (!theirs)
+      continue;
+    auto fail = [&](StringRef why) {
+      return function->emitOpError()
+             << "arguments #" << j << " and #" << argIndex
+             << " share 'lazy.buffer' " << id << " but " << why
+             << ": one device Buffer has one device, dtype and size";
+    };
+    if (mine->device != theirs->device)
+      return fail("are on different devices");
+    if (mine->isSubBuffer == theirs->isSubBuffer) {
+      if (mine->isSubBuffer)
+        continue; // two sub-buffers: nothing to compare them with
+      if (mine->element != theirs->element || mine->bytes != theirs->bytes)
+        return fail("have different dtypes or sizes");
+      continue;
+    }
+    const BufferClaim &whole = mine->isSubBuffer ? *theirs : *mine;
+    const BufferClaim &sub = mine->isSubBuffer ? *mine : *theirs;
+    int64_t offset = offsetAt(mine->isSubBuffer ? argIndex : j), end;
+    if (llvm::AddOverflow(offset, sub.bytes, end) || end > whole.bytes)
+      return fail("the sub-buffer reaches past the whole buffer's end");
+  }
+  return success();
+}
+
 LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
@@ -181,6 +259,8 @@ LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
           region.front().getArgument(argIndex).getType()))
     return op->emitOpError() << "argument #" << argIndex << ": '" << name
                              << "' needs a tensor, buffer or memref argument";
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    return verifySharedBuffer(function, argIndex, id.getInt());
   return success();
 }
 

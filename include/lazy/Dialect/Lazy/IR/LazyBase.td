@@ -47,7 +47,9 @@ def Lazy_Dialect : Dialect {
     with the same number are two LazyBuffers that share one device Buffer
     (for example an assign target and the already realized ASSIGN);
     `lazy.buffer_offset = B : i64` is the byte offset of a sub-buffer
-    (a realized MetaOps.VIEW) into that buffer.
+    (a realized MetaOps.VIEW) into that buffer. Arguments sharing a number
+    are on one device; those without an offset (the whole buffer) have one
+    dtype and byte size, and every sub-buffer ends within it.
     The discardable unit attribute `lazy.forced_realize` marks a base that
     `contiguous()` forced to materialize, and `lazy.seen` a base in the
     scheduler's `seen` set (already scheduled by an earlier call). tinygrad's Metadata travels in
