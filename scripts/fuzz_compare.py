@@ -38,6 +38,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -321,6 +322,9 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lazy-opt", default=os.path.join(ROOT, "build", "bin", "lazy-opt"))
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="stop after this much wall time (runs as many programs as fit, "
+                             "up to --runs)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="directory for the programs that differ")
     parser.add_argument("--check-run", metavar="LAZY_RUN",
@@ -344,7 +348,12 @@ def main(argv):
     counts = {"identical": 0, "identical alone": 0, "known difference": 0, "different": 0,
               "invalid program": 0, "not exportable": 0}
     failed_runs = 0
+    deadline = time.monotonic() + 60 * args.minutes if args.minutes else None
+    programs = 0
     for seed in range(args.seed, args.seed + args.runs):
+        if deadline and time.monotonic() > deadline:
+            break
+        programs += 1
         source = generate(seed)
         gc.collect()
         namespace = {}
@@ -416,7 +425,8 @@ def main(argv):
         print(f"seed {seed}: {len(diffs)} differences; first: {diffs[0][:300]}")
         if args.out:
             print(f"  written to {path}")
-    print(", ".join(f"{n} {k}" for k, n in counts.items()))
+    print(f"{programs} programs (seeds {args.seed}..{args.seed + programs - 1}): "
+          + ", ".join(f"{n} {k}" for k, n in counts.items()))
     return 1 if counts["different"] or failed_runs else 0
 
 

@@ -43,6 +43,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -201,6 +202,9 @@ def main():
                     help="lazy-run's --device with --check-run: the CPU "
                          "build, or the GPU kernels in the emulator")
     ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="stop after this much wall time (runs as many as fit, "
+                         "up to --runs)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--out", default="fuzz-failures",
@@ -214,7 +218,12 @@ def main():
             graphs.append(Graph(f.read()))
     outcomes = collections.Counter()
     failures = 0
+    deadline = time.monotonic() + 60 * args.minutes if args.minutes else None
+    runs = 0
     for _ in range(args.runs):
+        if deadline and time.monotonic() > deadline:
+            break
+        runs += 1
         text = mutant(rng, rng.choice(graphs))
         try:
             if args.check_run:
@@ -243,7 +252,7 @@ def main():
                   flush=True)
     for what, n in outcomes.most_common():
         print(f"{n:6d}  {what}")
-    print(f"{args.runs} runs, {outcomes['ok']} scheduled, {failures} failed")
+    print(f"{runs} runs, {outcomes['ok']} scheduled, {failures} failed")
     return 1 if failures else 0
 
 
