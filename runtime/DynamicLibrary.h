@@ -10,7 +10,10 @@
 
 namespace lazy::runtime {
 
-/// A shared library opened at run time; closed on destruction.
+/// A shared library opened at run time and kept loaded until the process
+/// ends: GPU vendor runtimes (libcuda, libamdhip64) register exit handlers
+/// and start threads that run their code, even after a failed init, so
+/// unloading them is unsafe (and leak checkers could no longer name them).
 class DynamicLibrary {
 public:
   DynamicLibrary() = default;
@@ -31,11 +34,6 @@ public:
     }
     return false;
   }
-  ~DynamicLibrary() {
-    if (handle)
-      dlclose(handle);
-  }
-
   /// Binds `fn` to the symbol `name`; false (and `missing` set) if absent.
   template <typename Fn>
   bool bind(Fn &fn, const char *name, std::string &missing) {

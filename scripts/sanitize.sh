@@ -41,8 +41,13 @@ ninja -C $BUILD -j"${JOBS:-$(nproc)}" || { echo "sanitize: 0 passed, 1 failed"; 
 # libMLIR.so is not instrumented, but LLVM's headers poison the free part of
 # BumpPtrAllocator slabs from our instrumented code; libMLIR's own writes
 # there (through intercepted memcpy) would be reported. Leaks are checked.
-export ASAN_OPTIONS="allow_user_poisoning=0:detect_leaks=1:abort_on_error=1"
+# The tools run on a large-stack thread (LargeStack.h) where InitLLVM puts
+# LLVM's own alternate signal stack; ASan's thread teardown would unmap it
+# as its own and abort ("failed to deallocate ... unable to unmap"), so
+# ASan keeps no alternate stack of its own.
+export ASAN_OPTIONS="allow_user_poisoning=0:detect_leaks=1:abort_on_error=1:use_sigaltstack=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp"
 
 passed=0; failed=0
 check() {  # name, command...

@@ -674,6 +674,20 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
                  "first (.contiguous())";
   };
   for (const std::vector<NodeId> &group : groups) {
+    // A meta op (a buffer_view, a copy, ...) is its own schedule item; a
+    // reduce's multi-output group can still take one in (found by
+    // scripts/fuzz_compare.py: x.sum() / ... then .bitcast(), next to
+    // another output of the sum). tinygrad 0.9.2 schedules that kernel
+    // and then fails to run it: the meta op's buffer is never allocated.
+    if (group.size() > 1)
+      for (NodeId id : group)
+        if (g.node(id).isMeta())
+          return g.node(id).op->emitOpError()
+                 << "is grouped into one kernel with " << group.size() - 1
+                 << " other output(s), but no kernel computes it: tinygrad "
+                 << "0.9.2 schedules this too and then cannot run it (the "
+                 << "op's buffer is never allocated); realize its source "
+                 << "first, or schedule without multi-output";
     size_t i = items.size();
     // A copy of the description joins the map at once (one hash of it): a
     // repeat drops the copy, a new one gets its kernel below.
