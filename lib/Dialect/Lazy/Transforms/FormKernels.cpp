@@ -674,14 +674,17 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
                  "first (.contiguous())";
   };
   for (const std::vector<NodeId> &group : groups) {
-    // A meta op (a buffer_view, a copy, ...) is its own schedule item; a
-    // reduce's multi-output group can still take one in (found by
+    // A meta op no kernel computes (a buffer_view, EMPTY, CUSTOM) is its
+    // own schedule item; a reduce's multi-output group can still take one
+    // in (found by
     // scripts/fuzz_compare.py: x.sum() / ... then .bitcast(), next to
     // another output of the sum). tinygrad 0.9.2 schedules that kernel
     // and then fails to run it: the meta op's buffer is never allocated.
     if (group.size() > 1)
       for (NodeId id : group)
-        if (g.node(id).isMeta())
+        if (NodeOp kind = g.node(id).kind;
+            kind == NodeOp::BufferView || kind == NodeOp::Empty ||
+            kind == NodeOp::Custom)
           return g.node(id).op->emitOpError()
                  << "is grouped into one kernel with " << group.size() - 1
                  << " other output(s), but no kernel computes it: tinygrad "
