@@ -350,7 +350,7 @@ DType dtypeOfTensor(Type type) {
 
 /// Calls `f(linearIndex, multiIndex)` for every element of `shape`.
 template <typename F>
-void forEachIndex(const std::vector<int64_t> &shape, F &&f) {
+void forEachIndex(ArrayRef<int64_t> shape, F &&f) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
@@ -412,23 +412,6 @@ inline void copyElement(uint8_t *dst, const uint8_t *src, size_t bytes) {
   }
 }
 
-/// Bounds of the element indices a single view reaches (its offset plus
-/// the most negative and most positive strides' spans); nullopt when they
-/// overflow or the view has no elements.
-std::optional<std::pair<int64_t, int64_t>> indexRange(const st::View &view) {
-  int64_t low = view.offset, high = view.offset;
-  for (size_t d = 0; d < view.shape.size(); ++d) {
-    if (view.shape[d] == 0)
-      return std::nullopt;
-    int64_t span;
-    if (__builtin_mul_overflow(view.shape[d] - 1, view.strides[d], &span) ||
-        __builtin_add_overflow(span < 0 ? low : high, span,
-                               span < 0 ? &low : &high))
-      return std::nullopt;
-  }
-  return std::make_pair(low, high);
-}
-
 /// Fills `out` (already of the tracker's shape) by reading `src` through
 /// `tracker` (whose first view indexes src's elements); invalid elements
 /// are 0. One unmasked view in range is walked by its strides; anything
@@ -441,7 +424,7 @@ void readThrough(const TensorRef &src, const st::ShapeTracker &tracker,
     return;
   if (tracker.views.size() == 1 && !tracker.views[0].mask) {
     const st::View &view = tracker.views[0];
-    auto range = indexRange(view);
+    auto range = validIndexRange(view);
     if (range && range->first >= 0 && range->second < limit) {
       int64_t rowLength = view.shape.empty() ? 1 : view.shape.back();
       int64_t step = view.strides.empty() ? 0 : view.strides.back();
@@ -686,7 +669,7 @@ HostTensor Evaluator::cast(Operation *op) {
 HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
                              bool isSum) {
   const TensorRef &x = in(0);
-  std::vector<int64_t> shape(x.shape.begin(), x.shape.end());
+  ArrayRef<int64_t> shape = x.shape;
   HostTensor out = resultTensor(op);
   // Output strides with reduced axes contributing nothing.
   std::vector<int64_t> outStrides(shape.size(), 0);
@@ -748,13 +731,12 @@ HostTensor Evaluator::assign(AssignOp op) {
   if (ShapeTrackerAttr view = op.getViewAttr()) {
     st::ElementIndexer indexOf(view.getTracker());
     int64_t limit = buffer.numElements();
-    forEachIndex(std::vector<int64_t>(value.shape.begin(), value.shape.end()),
-                 [&](int64_t i, const std::vector<int64_t> &idx) {
-                   auto [index, valid] = indexOf(idx.data());
-                   if (valid && index >= 0 && index < limit)
-                     copyElement(&buffer.data[size_t(index) * bytes],
-                                 &value.data[size_t(i) * bytes], bytes);
-                 });
+    forEachIndex(value.shape, [&](int64_t i, const std::vector<int64_t> &idx) {
+      auto [index, valid] = indexOf(idx.data());
+      if (valid && index >= 0 && index < limit)
+        copyElement(&buffer.data[size_t(index) * bytes],
+                    &value.data[size_t(i) * bytes], bytes);
+    });
   } else {
     buffer.data.assign(value.data, value.data + value.numBytes());
   }
@@ -786,7 +768,8 @@ FailureOr<Held> Evaluator::evaluate(Operation *op, HeldValues &vals) {
       return op->emitOpError("cannot be evaluated by the lazy reference "
                              "interpreter");
     // The identity of the value's shape within the base reads it directly.
-    int64_t elements = st::ShapeTracker::fromShape(to->shape()).size();
+    int64_t elements =
+        llvm::cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
     if (to->contiguous() && elements <= held.base->numElements())
       return Held{held.base, std::nullopt};
     return Held{held.base, std::move(*to)};
@@ -1094,31 +1077,33 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     resultViews.push_back(std::move(view));
   }
 
-  auto bytesOf = [](Type type) -> std::optional<uint64_t> {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    std::optional<DType> dtype =
-        tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
-    if (!dtype)
-      return std::nullopt;
-    return tensorBytes(tensor.getShape(), interp::itemSize(*dtype));
+  // Bytes of tensors of `types` together; nullopt past 2^64 (or for a
+  // type that is not a tensor of a tinygrad dtype).
+  auto bytesOf = [](TypeRange types) -> std::optional<uint64_t> {
+    uint64_t total = 0;
+    for (Type type : types) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      std::optional<DType> dtype =
+          tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
+      std::optional<uint64_t> bytes =
+          dtype ? tensorBytes(tensor.getShape(), interp::itemSize(*dtype))
+                : std::nullopt;
+      if (!bytes || __builtin_add_overflow(total, *bytes, &total))
+        return std::nullopt;
+    }
+    return total;
   };
   Evaluator evaluator;
   for (Operation &op : body) {
     if (&op == ret) {
       // Every result is new bytes (a view read, or a copy of what the
       // graph holds).
-      uint64_t resultBytes = 0;
-      bool overflows = false;
-      for (Value v : ret.getOperands()) {
-        std::optional<uint64_t> more = bytesOf(v.getType());
-        overflows |=
-            !more || __builtin_add_overflow(resultBytes, *more, &resultBytes);
-      }
-      if (overflows || resultBytes > memoryBudget ||
-          liveBytes > memoryBudget - resultBytes)
+      std::optional<uint64_t> resultBytes = bytesOf(ret.getOperandTypes());
+      if (!resultBytes || *resultBytes > memoryBudget ||
+          liveBytes > memoryBudget - *resultBytes)
         return ret.emitOpError()
                << "returns "
-               << (overflows ? "over 2^64" : std::to_string(resultBytes))
+               << (resultBytes ? std::to_string(*resultBytes) : "over 2^64")
                << " bytes of results from the reference interpreter: with "
                << "the " << liveBytes << " bytes it holds already, that is "
                << "over its budget of " << memoryBudget << " bytes ("
@@ -1145,27 +1130,23 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
                             "interpreter");
     // What the op allocates: nothing for a movement op; else its result
     // and each operand read through a view.
-    uint64_t bytes = 0;
-    bool overflows = false;
+    SmallVector<Type> allocated;
     if (!isMovement(&op)) {
-      SmallVector<Type> allocated{op.getResult(0).getType()};
+      allocated.push_back(op.getResult(0).getType());
       for (Value operand : op.getOperands())
         if (auto it = values.find(operand);
             it != values.end() && it->second.view)
           allocated.push_back(operand.getType());
-      for (Type type : allocated) {
-        std::optional<uint64_t> more = bytesOf(type);
-        overflows |= !more || __builtin_add_overflow(bytes, *more, &bytes);
-      }
     }
+    std::optional<uint64_t> bytes = bytesOf(allocated);
     auto overBudget = [&](uint64_t held) {
-      return overflows || bytes > memoryBudget || held > memoryBudget - bytes;
+      return !bytes || *bytes > memoryBudget || held > memoryBudget - *bytes;
     };
     if (overBudget(liveBytes + evaluator.spareBytes()))
       evaluator.dropSpares();
     if (overBudget(liveBytes))
       return op.emitOpError()
-             << "needs " << (overflows ? "over 2^64" : std::to_string(bytes))
+             << "needs " << (bytes ? std::to_string(*bytes) : "over 2^64")
              << " bytes for its result and the views it reads in the "
              << "reference interpreter: with the " << liveBytes
              << " bytes it holds already, that is over its budget of "
