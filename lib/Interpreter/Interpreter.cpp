@@ -1040,11 +1040,6 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     values[arg] = borrow(input);
   }
 
-  // Drop each value after its last use so memory follows the live set.
-  llvm::DenseMap<Value, Operation *> lastUse;
-  for (Operation &op : body)
-    for (Value operand : op.getOperands())
-      lastUse[operand] = &op;
 
   // Bytes held at once (the capacity of every base buffer alive, the
   // inputs included), checked against the budget before each op, with what
@@ -1056,14 +1051,33 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
   // Results that view an argument an ASSIGN targets (no computation
   // between) read its contents after the assign, which are kept for them
   // alone: the other assigned arguments' new contents are not held.
-  llvm::DenseSet<Value> assignTargets;
-  for (Operation &op : body)
-    if (auto assign = dyn_cast<AssignOp>(op))
-      assignTargets.insert(assign.getTarget());
   auto ret =
       dyn_cast_or_null<func::ReturnOp>(body.empty() ? nullptr : &body.back());
   if (!ret)
     return func.emitError("function has no return");
+  // Only what the results need runs, as only that is scheduled: an ASSIGN
+  // no result reaches leaves its target as it was (found by
+  // scripts/fuzz_schedule.py: a dead assign to a returned argument).
+  llvm::DenseSet<Operation *> needed;
+  {
+    SmallVector<Value> stack(ret.getOperands().begin(),
+                             ret.getOperands().end());
+    while (!stack.empty()) {
+      Operation *def = stack.pop_back_val().getDefiningOp();
+      if (def && needed.insert(def).second)
+        stack.append(def->getOperands().begin(), def->getOperands().end());
+    }
+  }
+  // Drop each value after its last use so memory follows the live set.
+  llvm::DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : body)
+    if (needed.contains(&op) || &op == ret.getOperation())
+      for (Value operand : op.getOperands())
+        lastUse[operand] = &op;
+  llvm::DenseSet<Value> assignTargets;
+  for (Operation &op : body)
+    if (auto assign = dyn_cast<AssignOp>(op); assign && needed.contains(&op))
+      assignTargets.insert(assign.getTarget());
   std::vector<std::optional<std::pair<Value, SmallVector<Operation *>>>>
       resultViews;
   llvm::DenseMap<Value, HostTensor> assignedArgs; // argument -> after
@@ -1125,6 +1139,8 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
       }
       return outputs;
     }
+    if (!needed.contains(&op))
+      continue;
     if (op.getNumResults() != 1 || !isa<LazyDialect>(op.getDialect()))
       return op.emitOpError("cannot be evaluated by the lazy reference "
                             "interpreter");
@@ -1171,7 +1187,7 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     for (Value operand : op.getOperands())
       if (lastUse.lookup(operand) == &op)
         dying.push_back(operand);
-    if (op.getResult(0).use_empty())
+    if (!lastUse.count(op.getResult(0)))
       dying.push_back(op.getResult(0));
     for (Value value : dying) {
       auto it = values.find(value);

@@ -15,6 +15,8 @@
 // RUN: lazy-run %s --entry=float_to_int_edges --check | FileCheck %s --check-prefix=F2ICHECK
 // RUN: lazy-run %s --entry=float_to_int_edges --check --device=emulate | FileCheck %s --check-prefix=F2ICHECK
 // RUN: lazy-run %s --entry=assigned_argument --check | FileCheck %s --check-prefix=ASSIGNEDCPU
+// RUN: lazy-interp %s --entry=dead_assign --print | FileCheck %s --check-prefix=DEAD
+// RUN: lazy-run %s --entry=dead_assign --check | FileCheck %s --check-prefix=DEADCPU
 // The reference interpreter's semantics, one function per op family. The
 // expected numbers are tinygrad 0.9.2's (CLANG backend) for the same ops.
 
@@ -230,6 +232,21 @@ func.func @assigned_argument(%a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x
 // ASSIGNED: out2: float (2, 2) [1, 1, 0, 0]
 // ASSIGNED: out3: float (2) [0, 0]
 // ASSIGNEDCPU: all outputs match
+
+// An assign no result reaches is not scheduled, so its target keeps its
+// contents (found by scripts/fuzz_schedule.py --check-run: the interpreter
+// ran the dead assign and returned the new contents).
+func.func @dead_assign(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %two = lazy.const 2.0 : tensor<f32>
+  %twos = lazy.view %two as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  %dead = lazy.assign %twos to %a : tensor<4xf32>, tensor<4xf32>
+  %three = lazy.mul %a, %twos {lazy.forced_realize} : tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+// DEAD-NOT: 2, 2, 2, 2
+// DEAD: out0: float (4) [
+// DEAD-NOT: 2, 2, 2, 2
+// DEADCPU: all outputs match
 
 // Float to integer casts of NaN, inf and out-of-range values, computed at
 // run time (no constant folding): the 32-bit conversion's indefinite

@@ -680,10 +680,20 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     // scripts/fuzz_compare.py: x.sum() / ... then .bitcast(), next to
     // another output of the sum). tinygrad 0.9.2 schedules that kernel
     // and then fails to run it: the meta op's buffer is never allocated.
+    // A COPY too (seed 913248: a log_softmax sent to another device and
+    // back, grouped with the sum it reads): tinygrad puts the copy inside
+    // the kernel's AST, which no device can run, and here reports a cycle.
     if (group.size() > 1)
-      for (NodeId id : group)
-        if (NodeOp kind = g.node(id).kind;
-            kind == NodeOp::BufferView || kind == NodeOp::Empty ||
+      for (NodeId id : group) {
+        NodeOp kind = g.node(id).kind;
+        if (kind == NodeOp::Copy)
+          return g.node(id).op->emitOpError()
+                 << "is grouped into one kernel with " << group.size() - 1
+                 << " other output(s), but no kernel computes it: tinygrad "
+                 << "0.9.2 schedules this too, as a copy inside the kernel "
+                 << "that no device runs; realize its source first, or "
+                 << "schedule without multi-output";
+        if (kind == NodeOp::BufferView || kind == NodeOp::Empty ||
             kind == NodeOp::Custom)
           return g.node(id).op->emitOpError()
                  << "is grouped into one kernel with " << group.size() - 1
@@ -691,6 +701,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
                  << "0.9.2 schedules this too and then cannot run it (the "
                  << "op's buffer is never allocated); realize its source "
                  << "first, or schedule without multi-output";
+      }
     size_t i = items.size();
     // A copy of the description joins the map at once (one hash of it): a
     // repeat drops the copy, a new one gets its kernel below.
