@@ -36,6 +36,11 @@ then
   "$PYTHON" -m pip install -q "${PY_PACKAGES[@]}"
 fi
 "$PYTHON" -c 'import os, sys, lazy_mlir; sys.exit(os.path.realpath(lazy_mlir.REPO_ROOT) != os.path.realpath("."))' 2>/dev/null || { "$PYTHON" -c 'import wheel' 2>/dev/null || "$PYTHON" -m pip install -q wheel; "$PYTHON" -m pip install -q --no-build-isolation -e python; }
+# The start-up hook that acts on LAZY_MLIR=schedule: a non-editable install
+# puts it in site-packages itself, an editable one does not.
+SITE=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+cmp -s python/lazy_mlir_autoload.pth "$SITE/lazy_mlir_autoload.pth" \
+  || cp python/lazy_mlir_autoload.pth "$SITE/lazy_mlir_autoload.pth"
 
 PREFIX=$(llvm-config-22 --prefix)
 if [ ! -f build/build.ninja ]; then

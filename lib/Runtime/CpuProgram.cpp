@@ -263,3 +263,15 @@ llvm::Error CpuProgram::invokePacked(StringRef name,
                                      MutableArrayRef<void *> args) {
   return host->invokePacked(name, args);
 }
+
+llvm::Expected<void *> CpuProgram::lookup(StringRef name) {
+  // Each engine knows its own partition's functions; a failed lookup's
+  // error is dropped while others remain to ask.
+  for (auto &engine : kernelEngines) {
+    llvm::Expected<void *> address = engine->lookup(name);
+    if (address)
+      return address;
+    llvm::consumeError(address.takeError());
+  }
+  return host->lookup(name);
+}

@@ -15,10 +15,16 @@ REPO_ROOT = _os.path.dirname(_os.path.dirname(_os.path.dirname(_os.path.abspath(
 
 
 def tool_path(name):
-    """Path of build/bin/<name> in this checkout (it may not exist)."""
+    """Path of the tool `name`: $LAZY_MLIR_BUILD_DIR/bin/<name> when that is
+    set, else the copy a non-editable install carries (lazy_mlir/_bin), else
+    build/bin/<name> in this checkout (it may not exist)."""
     override = _os.environ.get("LAZY_MLIR_BUILD_DIR")
-    build = override if override else _os.path.join(REPO_ROOT, "build")
-    return _os.path.join(build, "bin", name)
+    if override:
+        return _os.path.join(override, "bin", name)
+    installed = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_bin", name)
+    if _os.path.isfile(installed):
+        return installed
+    return _os.path.join(REPO_ROOT, "build", "bin", name)
 
 
 #: What lazy-run says when it refuses a graph (a clear error, not a

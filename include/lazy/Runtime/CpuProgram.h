@@ -41,6 +41,9 @@ public:
   /// Calls ExecutionEngine::invokePacked on the host function's engine.
   llvm::Error invokePacked(StringRef name, MutableArrayRef<void *> args);
 
+  /// The address of the compiled function `name` (a kernel, or the host
+  /// function), called directly with its LLVM signature.
+  llvm::Expected<void *> lookup(StringRef name);
   /// How many engines compiled the kernels (1 when not split).
   size_t partitions() const { return kernelEngines.size(); }
 

@@ -20,8 +20,9 @@ every node and edge is handled a constant number of times.
 """
 
 import collections
-import sys
 import math
+import re
+import sys
 
 from tinygrad.device import Device
 from tinygrad.dtype import ImageDType, dtypes
@@ -87,8 +88,13 @@ def scheduler_flags(overrides=None):
     return flags
 
 
+_PLAIN = re.compile(r'[ !#-\[\]-~]*\Z')  # printable ASCII but `"` and `\\`
+
+
 def mlir_string(text):
     """`text` as an MLIR string literal (quotes included)."""
+    if _PLAIN.match(text):
+        return '"' + text + '"'
     out = []
     for ch in text:
         code = ord(ch)
@@ -152,12 +158,15 @@ def _const_literal(value, dtype, lb):
 class Graph:
     """One exported graph: the text and what the check needs to feed it."""
 
-    def __init__(self, text, args, outs):
+    def __init__(self, text, args, outs, ops=None):
         self.text = text
         #: one (LazyBuffer, buffer number, byte offset or None) per argument
         self.args = args
         #: the output LazyBuffers, in result order
         self.outs = outs
+        #: the LazyBuffer of each op of the function, by position (what
+        #: `lazy.nodes` numbers)
+        self.ops = ops
 
 
 def collect_outputs(tensors, what="output"):
@@ -187,7 +196,7 @@ def seen_buffers(seen):
 
 
 class _Exporter:
-    def __init__(self, default_device, seen):
+    def __init__(self, default_device, seen, record_ops=False):
         self.default_device = default_device
         self.seen = {id(x) for x in (seen_buffers(seen) or ())}
         self.names = {}  # id(lb) -> SSA name
@@ -198,12 +207,21 @@ class _Exporter:
         self.types = {}
         self.st_texts = {}  # id(st) -> (st, text)
         self.held = set()  # ids of bases referenced from outside the graph
+        self.locations = {}  # id(Metadata) -> (Metadata, ` loc("...")`)
         self.count = 0
+        # With record_ops, the node of each emitted op, by position (filled
+        # while emitting, after _held_bases has counted references). Off by
+        # default: an exporter kept alive would otherwise keep every node
+        # alive, and tinygrad's memory planner sees live nodes' buffers as
+        # referenced.
+        self.ops = [] if record_ops else None
 
     # -- types and attributes ------------------------------------------------
 
     def type_of(self, lb):
-        key = (lb.shape, lb.dtype, lb.device)
+        # dtypes are module constants: their identity is a cheaper key than
+        # their (dataclass) hash, and an equal copy only adds an entry.
+        key = (lb.shape, id(lb.dtype), lb.device)
         text = self.types.get(key)
         if text is not None:
             return text
@@ -241,12 +259,16 @@ class _Exporter:
         self.st_texts[id(st)] = (st, text)
         return text
 
-    @staticmethod
-    def location(lb):
+    def location(self, lb):
         metadata = lb.metadata
         if metadata is None:
             return ""
-        return f" loc({mlir_string(str(metadata))})"
+        # By identity (a Metadata's dataclass hash is slow); the entry keeps
+        # the object, so the id stays its own.
+        entry = self.locations.get(id(metadata))
+        if entry is None:
+            entry = self.locations[id(metadata)] = (metadata, f" loc({mlir_string(str(metadata))})")
+        return entry[1]
 
     # -- nodes ----------------------------------------------------------------
 
@@ -284,6 +306,8 @@ class _Exporter:
         name = f"%{self.count}"
         self.count += 1
         self.names[id(lb)] = name
+        if self.ops is not None:
+            self.ops.append(lb)
         self.lines.append(f"    {name} = lazy.view {self.names[id(base)]} as {self.st_text(lb.st, lb)}"
                           f" : {self.type_of(base)} -> {self.type_of(lb)}{self.location(lb)}")
 
@@ -292,7 +316,8 @@ class _Exporter:
         mnemonic = _OP_NAMES.get(op)
         if mnemonic is None:
             raise ExportError(f"{type(op).__name__}.{op.name} has no `lazy` op: {describe(lb)}")
-        self.st_text(lb.st, lb)  # rejects symbolic shapes
+        if not all(type(d) is int for d in lb.shape):
+            self.st_text(lb.st, lb)  # rejects symbolic shapes
         srcs = lb.srcs
         if op not in (MetaOps.COPY, MetaOps.CUSTOM):
             for s in srcs:
@@ -353,6 +378,8 @@ class _Exporter:
         name = f"%{self.count}"
         self.count += 1
         self.names[id(lb)] = name
+        if self.ops is not None:
+            self.ops.append(lb)
         self.lines.append(f"    {name} = {body}{self.location(lb)}")
 
     # -- the walk -------------------------------------------------------------
@@ -472,13 +499,15 @@ def _callable_name(fn):
     return name or type(fn).__name__
 
 
-def export_graph(tensors, flags=None, seen=None):
-    """Export and return a `Graph` (text plus argument and output nodes)."""
+def export_graph(tensors, flags=None, seen=None, record_ops=False):
+    """Export and return a `Graph` (text plus argument and output nodes;
+    with record_ops, the node of each op too, which keeps them all alive
+    as long as the Graph is)."""
     outs = collect_outputs(tensors)
-    exporter = _Exporter(Device.DEFAULT, seen)
+    exporter = _Exporter(Device.DEFAULT, seen, record_ops=record_ops)
     text = exporter.module(outs, scheduler_flags(flags))
     args = [(lb, number, offset) for lb, _, number, offset in exporter.args]
-    return Graph(text, args, outs)
+    return Graph(text, args, outs, exporter.ops)
 
 
 def export(tensors, flags=None, seen=None):

@@ -269,3 +269,27 @@ func.func @result_attr(%b: !lazy.buffer<4xf32>) -> (!lazy.buffer<4xf32> {lazy.vi
 func.func @metadata_kind() attributes {lazy.metadata = [1]} {
   return
 }
+
+// -----
+
+// lazy.nodes (lazy-schedule{record-nodes}) holds one position per result.
+func.func @nodes_count(%b: !lazy.buffer<4xf32>) -> !lazy.buffer<4xf32> {
+  // expected-error @+1 {{'lazy.alloc' op 'lazy.nodes' needs one position per result of a lazy op}}
+  %a = lazy.alloc {lazy.nodes = array<i64: 1, 2>} : !lazy.buffer<4xf32>
+  return %a : !lazy.buffer<4xf32>
+}
+
+// -----
+
+func.func @nodes_negative(%b: !lazy.buffer<4xf32>) -> !lazy.buffer<4xf32> {
+  // expected-error @+1 {{'lazy.alloc' op 'lazy.nodes' must be an array<i64> of positions}}
+  %a = lazy.alloc {lazy.nodes = array<i64: -1>} : !lazy.buffer<4xf32>
+  return %a : !lazy.buffer<4xf32>
+}
+
+// -----
+
+func.func @nodes_not_lazy() {
+  // expected-error @+1 {{'func.return' op 'lazy.nodes' needs one position per result of a lazy op}}
+  func.return {lazy.nodes = array<i64>}
+}

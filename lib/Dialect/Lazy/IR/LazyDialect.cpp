@@ -102,6 +102,19 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' only applies to lazy ops with one result";
     return success();
   }
+  if (name == kNodesAttrName) {
+    auto positions = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!positions || llvm::any_of(positions.asArrayRef(),
+                                   [](int64_t p) { return p < 0; }))
+      return op->emitOpError()
+             << "'" << name << "' must be an array<i64> of positions";
+    if (op->getDialect() != this ||
+        int64_t(positions.size()) != int64_t(op->getNumResults()))
+      return op->emitOpError() << "'" << name
+                               << "' needs one position per result of a "
+                                  "lazy op";
+    return success();
+  }
   if (name == kMetadataAttrName) {
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
     if (!names || !llvm::all_of(names, [](Attribute a) {

@@ -181,6 +181,13 @@ public:
   LogicalResult run(const LazyGraph &g, const NodeSet &realizes,
                     ArrayRef<std::vector<NodeId>> groups, bool report);
 
+  /// With positions (record-nodes), each launch and ext gets `lazy.nodes`:
+  /// the position of each output's graph op.
+  void recordNodes(llvm::DenseMap<Operation *, int64_t> positions) {
+    nodePositions = std::move(positions);
+    recordingNodes = true;
+  }
+
 private:
   KernelPlan planKernel(const LazyGraph &g, const ScheduleItem &item);
   /// The buffer a node lives in (an ASSIGN shares its target's), made
@@ -213,6 +220,8 @@ private:
   ModuleOp module;
   func::FuncOp func;
   unsigned &kernelCounter;
+  llvm::DenseMap<Operation *, int64_t> nodePositions;
+  bool recordingNodes = false;
   BodyOpNames bodyOps;
   /// Attributes and kernel tensor types of the pool's trackers, made once
   /// each.
@@ -853,9 +862,17 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
   OperationName allocName(AllocOp::getOperationName(), ctx);
   OperationName launchName(LaunchOp::getOperationName(), ctx);
   auto noAttrs = DictionaryAttr::get(ctx);
-  auto createAlloc = [&](OpBuilder &at, Location allocLoc, BufferType type) {
-    return cast<AllocOp>(appendOp<AllocOp::Properties>(
+  // With record-nodes, an allocation made for a node carries its position
+  // too, so that the owner of a buffer the memory planner shares is known.
+  auto createAlloc = [&](OpBuilder &at, Location allocLoc, BufferType type,
+                         NodeId owner) {
+    auto alloc = cast<AllocOp>(appendOp<AllocOp::Properties>(
         at, allocName, allocLoc, type, {}, nullptr, noAttrs));
+    if (recordingNodes && g.node(owner).op)
+      alloc->setAttr(LazyDialect::kNodesAttrName,
+                     DenseI64ArrayAttr::get(
+                         ctx, {nodePositions.lookup(g.node(owner).op)}));
+    return alloc;
   };
   std::vector<FlatSymbolRefAttr> kernelRefs;
   for (KernelOp kernel : kernels)
@@ -872,7 +889,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     if (!p) {
       placeheld.push_back(id);
       OpBuilder pb = OpBuilder::atBlockBegin(items_block);
-      p = createAlloc(pb, loc, bufferType(g, id));
+      p = createAlloc(pb, loc, bufferType(g, id), id);
     }
     return p;
   };
@@ -895,7 +912,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
             sb, n.op->getLoc(), bufferType(g, out), valueOf(src.base),
             sb.getI64IntegerAttr(offset)));
       } else {
-        auto alloc = createAlloc(sb, n.op->getLoc(), bufferType(g, out));
+        auto alloc = createAlloc(sb, n.op->getLoc(), bufferType(g, out), out);
         if (external[out])
           alloc->setAttr(LazyDialect::kExternalAttrName, sb.getUnitAttr());
         outs.push_back(alloc);
@@ -939,6 +956,13 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
                                arg, seed);
       op = ext;
     }
+    if (recordingNodes) {
+      SmallVector<int64_t> positions;
+      for (NodeId out : item.outputs)
+        positions.push_back(nodePositions.lookup(g.node(out).op));
+      op->setAttr(LazyDialect::kNodesAttrName,
+                  DenseI64ArrayAttr::get(ctx, positions));
+    }
     for (auto [out, result] : llvm::zip(item.outputs, op->getResults()))
       bufferOf[out] = result;
   }
@@ -950,8 +974,8 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     NodeId base = g.baseOf(out);
     Value v = bufferOf[base];
     if (!v) {
-      v = createAlloc(sb, g.node(base).op->getLoc(),
-                          bufferType(g, base));
+      v = createAlloc(sb, g.node(base).op->getLoc(), bufferType(g, base),
+                      base);
       bufferOf[base] = v;
     }
     yielded.push_back(v);
@@ -1014,6 +1038,11 @@ struct LazyFormKernels final
     // LazyBuffer form is folded first, as lazy-fold-views would; one already
     // folded (what the exporter writes) is only checked, while the graph is
     // built.
+    // Positions are taken before folding, which erases movement ops.
+    std::vector<llvm::DenseMap<Operation *, int64_t>> positions;
+    if (recordNodes)
+      for (func::FuncOp func : funcs)
+        positions.push_back(opPositions(func));
     std::vector<std::pair<LazyGraph, GraphWalk>> decided;
     if (decide)
       for (func::FuncOp func : funcs) {
@@ -1034,15 +1063,34 @@ struct LazyFormKernels final
     unsigned counter = 0;
     for (auto [index, func] : llvm::enumerate(funcs))
       if (failed(decide ? formDecided(func, decided[index].first,
-                                      decided[index].second, counter)
-                        : formKernels(func, counter)))
+                                      decided[index].second, counter,
+                                      positionsOf(positions, index))
+                        : formKernels(func, counter,
+                                      positionsOf(positions, index))))
         return signalPassFailure();
+  }
+
+  static llvm::DenseMap<Operation *, int64_t> opPositions(func::FuncOp func) {
+    llvm::DenseMap<Operation *, int64_t> positions;
+    int64_t position = 0;
+    for (Operation &op : func.getBody().front())
+      positions[&op] = position++;
+    return positions;
+  }
+
+  static llvm::DenseMap<Operation *, int64_t> *
+  positionsOf(std::vector<llvm::DenseMap<Operation *, int64_t>> &positions,
+              size_t index) {
+    return index < positions.size() ? &positions[index] : nullptr;
   }
 
   /// lazy-mark-realize's decision, then lazy-group's, then the kernels.
   LogicalResult formDecided(func::FuncOp func, const LazyGraph &graph,
-                            const GraphWalk &walk, unsigned &counter) {
+                            const GraphWalk &walk, unsigned &counter,
+                            llvm::DenseMap<Operation *, int64_t> *positions) {
     KernelFormer former(getOperation(), func, counter);
+    if (positions)
+      former.recordNodes(std::move(*positions));
     ScheduleFlags flags =
         scheduleFlags(func, multiOutput, fuseConvBw, fuseArange);
     NodeSet realizes = computeRealizes(graph, walk);
@@ -1056,8 +1104,11 @@ struct LazyFormKernels final
     return former.run(graph, grouping.realizes, grouping.outputGroups, report);
   }
 
-  LogicalResult formKernels(func::FuncOp func, unsigned &counter) {
+  LogicalResult formKernels(func::FuncOp func, unsigned &counter,
+                            llvm::DenseMap<Operation *, int64_t> *positions) {
     KernelFormer former(getOperation(), func, counter);
+    if (positions)
+      former.recordNodes(std::move(*positions));
     // The graph lazy-mark-realize built, when the pass manager still holds
     // it; otherwise it is built here.
     const LazyGraph *graph = nullptr;

@@ -15,8 +15,11 @@
 
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Dialect/Lazy/Transforms/ScheduleText.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -286,43 +289,188 @@ private:
       }};
 };
 
+/// The bridge form's name for the buffer an operand or its root is:
+/// `a<N>` for function argument N, `n<P>` for the buffer of the graph op at
+/// position P (an allocation's or an item output's `lazy.nodes`), `x<K>`
+/// for an allocation no graph op owns, `?` when nothing says.
+class BridgeBufferNamer {
+public:
+  std::string natural(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return "a" + std::to_string(arg.getArgNumber());
+    if (auto result = dyn_cast<OpResult>(v))
+      if (auto nodes = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
+              LazyDialect::kNodesAttrName))
+        if (result.getResultNumber() < nodes.size())
+          return "n" + std::to_string(nodes[result.getResultNumber()]);
+    return "?";
+  }
+
+  /// `<root>@<byte offset>`: where `v` lives once launches and sub-buffers
+  /// are seen through (the memory plan).
+  std::string root(Value v) {
+    int64_t offset = 0;
+    while (auto result = dyn_cast<OpResult>(v)) {
+      Operation *op = result.getOwner();
+      if (auto launch = dyn_cast<LaunchOp>(op))
+        v = launch.getOuts()[result.getResultNumber()];
+      else if (auto ext = dyn_cast<ExtOp>(op))
+        v = ext.getOuts()[result.getResultNumber()];
+      else if (auto sub = dyn_cast<SubAllocOp>(op)) {
+        offset += sub.getOffset();
+        v = sub.getBase();
+      } else
+        break;
+    }
+    std::string name;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      name = "a" + std::to_string(arg.getArgNumber());
+      if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
+        if (auto off = func.getArgAttrOfType<IntegerAttr>(
+                arg.getArgNumber(), LazyDialect::kBufferOffsetAttrName))
+          offset += off.getInt();
+    } else if (isa<AllocOp>(v.getDefiningOp())) {
+      name = natural(v);
+      if (name == "?") {
+        auto [it, inserted] = unowned.insert({v, unowned.size()});
+        name = "x" + std::to_string(it->second);
+      }
+    } else {
+      name = "?";
+    }
+    return name + "@" + std::to_string(offset);
+  }
+
+private:
+  llvm::DenseMap<Value, size_t> unowned;
+};
+
+LogicalResult printBridgeFunction(ModuleOp module, SymbolTable &symbols,
+                                  func::FuncOp func, llvm::raw_ostream &os,
+                                  llvm::DenseSet<Operation *> &printed) {
+  BridgeBufferNamer namer;
+  auto printItem = [&](Operation *op, ValueRange outs) -> LogicalResult {
+    auto nodes = op->getAttrOfType<DenseI64ArrayAttr>(
+        LazyDialect::kNodesAttrName);
+    if (!nodes)
+      return op->emitOpError("has no 'lazy.nodes'; schedule with "
+                             "lazy-schedule{record-nodes} for the bridge "
+                             "form");
+    os << "  out";
+    for (int64_t position : nodes.asArrayRef())
+      os << " " << position;
+    os << "\n  buf";
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      if (cast<BufferType>(v.getType()).getSize() == 0)
+        continue;
+      std::string natural = i < outs.size()
+                                ? "n" + std::to_string(nodes[i])
+                                : namer.natural(v);
+      os << " " << natural << ":" << namer.root(v);
+    }
+    os << "\n";
+    return success();
+  };
+  os << "schedule @" << func.getSymName() << "\n";
+  for (Operation &op : func.getBody().front()) {
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      auto kernel = symbols.lookup<KernelOp>(launch.getKernel());
+      if (!kernel)
+        return launch.emitOpError("launches an unknown kernel");
+      if (printed.insert(kernel).second) {
+        os << "kernel @" << kernel.getSymName() << " args "
+           << kernel.getBody().front().getNumArguments() << "\n";
+        if (auto names = kernel->getAttrOfType<ArrayAttr>("metadata"))
+          for (Attribute name : names)
+            if (auto str = dyn_cast<StringAttr>(name))
+              os << "  meta " << str.getValue() << "\n";
+        KernelPrinter(os).print(kernel);
+      }
+      os << "item KERNEL @" << kernel.getSymName() << "\n";
+      if (failed(printItem(launch, launch.getOuts())))
+        return failure();
+    } else if (auto ext = dyn_cast<ExtOp>(op)) {
+      os << "item EXT " << ext.getKind().upper() << "\n";
+      if (failed(printItem(ext, ext.getOuts())))
+        return failure();
+    }
+  }
+  return success();
+}
+
+void printCanonicalFunction(ModuleOp module, SymbolTable &symbols,
+                            func::FuncOp func, llvm::raw_ostream &os,
+                            bool buffers) {
+  os << "schedule @" << func.getSymName() << "\n";
+  unsigned index = 0;
+  BufferNamer namer;
+  for (Operation &op : func.getBody().front()) {
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      auto kernel = symbols.lookup<KernelOp>(launch.getKernel());
+      os << "item " << index++ << " KERNEL outs=" << launch.getOuts().size()
+         << " ins=" << launch.getIns().size() << "\n";
+      if (kernel)
+        KernelPrinter(os).print(kernel);
+      if (buffers)
+        os << namer.line(launch) << "\n";
+    } else if (auto ext = dyn_cast<ExtOp>(op)) {
+      os << "item " << index++ << " EXT " << ext.getKind().upper();
+      if (auto arg = ext.getArgAttr()) {
+        if (auto i = dyn_cast<IntegerAttr>(arg))
+          os << " " << i.getInt();
+        else if (auto str = dyn_cast<StringAttr>(arg))
+          os << " " << str.getValue();
+      }
+      os << " outs=" << ext.getOuts().size()
+         << " ins=" << ext.getIns().size() << "\n";
+      if (buffers)
+        os << namer.line(ext) << "\n";
+    }
+  }
+}
+
 struct LazyPrintSchedule final
     : mlir::lazy::impl::LazyPrintScheduleBase<LazyPrintSchedule> {
   using LazyPrintScheduleBase::LazyPrintScheduleBase;
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    llvm::raw_ostream &os = llvm::outs();
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      os << "schedule @" << func.getSymName() << "\n";
-      unsigned index = 0;
-      BufferNamer namer;
-      for (Operation &op : func.getBody().front()) {
-        if (auto launch = dyn_cast<LaunchOp>(op)) {
-          auto kernel = module.lookupSymbol<KernelOp>(launch.getKernel());
-          os << "item " << index++ << " KERNEL outs=" << launch.getOuts().size()
-             << " ins=" << launch.getIns().size() << "\n";
-          KernelPrinter(os).print(kernel);
-          if (printBuffers)
-            os << namer.line(launch) << "\n";
-        } else if (auto ext = dyn_cast<ExtOp>(op)) {
-          os << "item " << index++ << " EXT " << ext.getKind().upper();
-          if (auto arg = ext.getArgAttr()) {
-            if (auto i = dyn_cast<IntegerAttr>(arg))
-              os << " " << i.getInt();
-            else if (auto str = dyn_cast<StringAttr>(arg))
-              os << " " << str.getValue();
-          }
-          os << " outs=" << ext.getOuts().size()
-             << " ins=" << ext.getIns().size() << "\n";
-          if (printBuffers)
-            os << namer.line(ext) << "\n";
-        }
-      }
+    ScheduleTextFormat kind;
+    if (format == "canonical")
+      kind = ScheduleTextFormat::Canonical;
+    else if (format == "bridge")
+      kind = ScheduleTextFormat::Bridge;
+    else {
+      emitError(getOperation().getLoc())
+          << "lazy-print-schedule: unknown format '" << format
+          << "' (expected 'canonical' or 'bridge')";
+      return signalPassFailure();
     }
+    if (failed(printSchedule(getOperation(), llvm::outs(), kind,
+                             printBuffers)))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 };
 
 } // namespace
+
+LogicalResult mlir::lazy::printSchedule(ModuleOp module, llvm::raw_ostream &os,
+                                        ScheduleTextFormat format,
+                                        bool buffers) {
+  // Written whole or not at all: a schedule the bridge form cannot express
+  // leaves nothing half-printed.
+  std::string text;
+  llvm::raw_string_ostream textOS(text);
+  SymbolTable symbols(module);
+  llvm::DenseSet<Operation *> printed;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (format == ScheduleTextFormat::Canonical)
+      printCanonicalFunction(module, symbols, func, textOS, buffers);
+    else if (failed(printBridgeFunction(module, symbols, func, textOS,
+                                        printed)))
+      return failure();
+  }
+  os << text;
+  return success();
+}

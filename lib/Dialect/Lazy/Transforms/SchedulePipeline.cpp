@@ -8,6 +8,8 @@
 // already folded, would only be walked and verified again. Flags given as
 // options override the module's `lazy.flags`; flags not given keep the
 // module's value, else tinygrad's default.
+// record-nodes marks each item with the graph positions of its outputs
+// (`lazy.nodes`, for the tinygrad bridge).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +35,11 @@ struct SchedulePipelineOptions
       *this, "plan-memory",
       llvm::cl::desc("run lazy-plan-memory (tinygrad's NO_MEMORY_PLANNER=0)"),
       llvm::cl::init(true)};
+  Option<bool> recordNodes{
+      *this, "record-nodes",
+      llvm::cl::desc("mark each item with the graph positions of its outputs "
+                     "(`lazy.nodes`), for the tinygrad bridge"),
+      llvm::cl::init(false)};
 };
 
 LogicalResult buildSchedulePipeline(OpPassManager &pm,
@@ -50,6 +57,8 @@ LogicalResult buildSchedulePipeline(OpPassManager &pm,
   add(options.multiOutput, "multi-output");
   add(options.fuseConvBw, "fuse-conv-bw");
   add(options.fuseArange, "fuse-arange");
+  if (options.recordNodes)
+    flagOptions += (flagOptions.empty() ? "" : " ") + std::string("record-nodes=true");
   // lazy-form-kernels{decide} folds views where lazy-fold-views would and
   // makes lazy-mark-realize's and lazy-group's decisions itself: the same
   // schedule, without writing, verifying and reading back their marks, and

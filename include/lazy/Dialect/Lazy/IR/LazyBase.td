@@ -85,6 +85,12 @@ def Lazy_Dialect : Dialect {
     /// On a scheduled function's result: the view of its buffer.
     static constexpr ::llvm::StringLiteral kResultViewAttrName =
         "lazy.result_view";
+    /// On a scheduled item (lazy.launch, lazy.ext), with lazy-schedule's
+    /// record-nodes: for each output, the position of the graph op it
+    /// realizes among the graph function's ops (arguments not counted), so
+    /// that a caller holding the graph (the tinygrad bridge) can tell which
+    /// of its nodes each item computes.
+    static constexpr ::llvm::StringLiteral kNodesAttrName = "lazy.nodes";
     static constexpr ::llvm::StringLiteral kForcedRealizeAttrName =
         "lazy.forced_realize";
     static constexpr ::llvm::StringLiteral kDefaultDeviceAttrName =

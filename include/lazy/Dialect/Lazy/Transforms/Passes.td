@@ -166,6 +166,10 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
            "emit a remark per function: its items, its distinct kernels, "
            "and how many groups were lowered or launched an earlier "
            "group's kernel without lowering">,
+    Option<"recordNodes", "record-nodes", "bool", /*default=*/"false",
+           "mark each launch and ext with `lazy.nodes`: for each output, "
+           "the position of the graph op it realizes among the function's "
+           "ops as they were before folding (for the tinygrad bridge)">,
   ], Lazy_SchedulerFlagOptions);
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
@@ -325,10 +329,39 @@ def LazyPrintSchedule : Pass<"lazy-print-schedule", "::mlir::ModuleOp"> {
     item also lists its buffers (`bufs: b0 b1 b2@16`), numbered by first
     appearance, sub-buffers with their byte offset: the memory plan. The
     IR is unchanged.
+
+    With `format=bridge` (what the tinygrad bridge reads; the module must
+    come from `lazy-schedule{record-nodes}`), each distinct kernel is
+    printed once, before its first launch, with its argument count and
+    metadata names, and
+    each item lists the graph positions of its outputs and, for each
+    non-empty buffer, `<what>:<where>@<byte offset>`: `what` is the buffer
+    the graph gives the operand (`aN`, argument N; `nP`, the graph op at
+    position P), `where` the buffer it lives in after memory planning
+    (`xK` for an allocation no graph op owns):
+
+    ```
+    schedule @graph
+    kernel @graph_k0 args 3
+      meta sum
+      n0 = LOAD 1 float [(4, 2):(1, 4) offset 4]
+      ...
+      STORE 0 float [(4, 1):(1, 0)] n3
+    item KERNEL @graph_k0
+      out 3
+      buf n3:n3@0 a0:a0@0 a1:a1@0
+    item EXT COPY
+      out 5
+      buf n5:n5@0 n3:n3@0
+    ```
   }];
   let options = [
     Option<"printBuffers", "buffers", "bool", /*default=*/"false",
-           "also print each item's buffers (the memory plan)">
+           "also print each item's buffers (the memory plan)">,
+    Option<"format", "format", "std::string", /*default=*/"\"canonical\"",
+           "`canonical` (the differential harness's text) or `bridge` (each "
+           "distinct kernel once, then each item's output graph positions "
+           "and buffers: needs lazy-schedule{record-nodes})">
   ];
 }
 

@@ -1,0 +1,99 @@
+/*===- Lazy.h - lazy-mlir's C API -----------------------------------*- C -*-===*\
+|*                                                                            *|
+|* A small C API over lazy-mlir, in the style of MLIR's own: a session (an    *|
+|* MLIRContext with every dialect and pass lazy-mlir uses) parses `lazy`      *|
+|* IR from memory, runs a textual pass pipeline on it and hands back the      *|
+|* printed module or a schedule's text, with the diagnostics. No file and no  *|
+|* process is involved; Python reaches it through ctypes                      *|
+|* (python/lazy_mlir/_capi.py).                                               *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef LAZY_C_LAZY_H
+#define LAZY_C_LAZY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LAZY_CAPI_EXPORTED __attribute__((visibility("default")))
+
+/// An MLIRContext with lazy-mlir's dialects and passes registered. One
+/// session serves one thread at a time.
+typedef struct LazySession {
+  void *ptr;
+} LazySession;
+
+/// Text owned by the library, freed with lazyTextFree.
+typedef struct LazyText {
+  char *data;
+  size_t length;
+} LazyText;
+
+/// What lazyRun hands back in `output`.
+typedef enum LazyOutput {
+  LazyOutputNone = 0,
+  /// The module after the pipeline, as lazy-opt prints it.
+  LazyOutputModule = 1,
+  /// lazy-print-schedule's canonical text.
+  LazyOutputCanonicalSchedule = 2,
+  /// lazy-print-schedule{format=bridge}: needs lazy-schedule{record-nodes}.
+  LazyOutputBridgeSchedule = 3,
+} LazyOutput;
+
+/// A new session; `threads` nonzero lets passes use the context's thread
+/// pool (as the tools do).
+LAZY_CAPI_EXPORTED LazySession lazySessionCreate(int threads);
+LAZY_CAPI_EXPORTED void lazySessionDestroy(LazySession session);
+
+/// Parses `ir` (`length` bytes; `name` names it in diagnostics), runs
+/// `pipeline` (a textual pipeline, e.g. "builtin.module(lazy-schedule)")
+/// and writes `output` to `*out`. Every diagnostic is written to
+/// `*diagnostics` as the tools print them (`name:line:col: error: ...`).
+/// Returns 1 on success, 0 on failure (an error diagnostic says why).
+/// Both texts are set in either case; free them with lazyTextFree.
+LAZY_CAPI_EXPORTED int lazyRun(LazySession session, const char *ir,
+                               size_t length, const char *name,
+                               const char *pipeline, LazyOutput output,
+                               LazyText *out, LazyText *diagnostics);
+
+LAZY_CAPI_EXPORTED void lazyTextFree(LazyText text);
+
+/// A schedule's kernels compiled for this host's CPU (lazy-to-cpu, LLVM's
+/// -O3 for the host's CPU, OpenMP threads).
+typedef struct LazyCpuProgram {
+  void *ptr;
+} LazyCpuProgram;
+
+/// Parses `ir`, runs `schedulePipeline` (a pipeline that schedules, e.g.
+/// "lazy-schedule{record-nodes=true}") and writes the schedule's bridge
+/// text to `*schedule`; then lowers the scheduled module with lazy-to-cpu
+/// and compiles it. Each kernel is then a function named by its symbol
+/// (lazyCpuProgramLookup) taking, per buffer (outputs first), a 1-d memref
+/// descriptor expanded: allocated pointer, aligned pointer, offset, size,
+/// stride. Returns 1 on success (`*program` set), 0 on failure; the texts
+/// are set in either case (free them with lazyTextFree).
+LAZY_CAPI_EXPORTED int lazyCompileCpu(LazySession session, const char *ir,
+                                      size_t length, const char *name,
+                                      const char *schedulePipeline,
+                                      LazyCpuProgram *program,
+                                      LazyText *schedule,
+                                      LazyText *diagnostics);
+
+/// The address of a compiled kernel (or of the host function), or NULL.
+LAZY_CAPI_EXPORTED void *lazyCpuProgramLookup(LazyCpuProgram program,
+                                              const char *function);
+
+LAZY_CAPI_EXPORTED void lazyCpuProgramDestroy(LazyCpuProgram program);
+
+/// lazy-mlir's version ("0.1.0 (LLVM 22.x.y)"), static storage.
+LAZY_CAPI_EXPORTED const char *lazyVersion(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LAZY_C_LAZY_H */

@@ -1,0 +1,185 @@
+"""lazy-mlir in process: ctypes over liblazy-mlir-c.so (include/lazy-c/Lazy.h).
+
+    from lazy_mlir import _capi
+    ok, text, diagnostics = _capi.session().run(ir, "lazy-schedule", _capi.MODULE)
+
+The library is looked for in `$LAZY_MLIR_BUILD_DIR/lib` when that is set,
+else in the installed package (`lazy_mlir/_lib/`, put there by a
+non-editable `pip install ./python`), else in `build/lib` of this checkout.
+"""
+
+import ctypes
+import os
+import threading
+
+from . import REPO_ROOT
+
+NONE, MODULE, CANONICAL_SCHEDULE, BRIDGE_SCHEDULE = 0, 1, 2, 3
+
+LIBRARY_NAME = "liblazy-mlir-c.so"
+
+
+class LibraryNotFound(RuntimeError):
+    """liblazy-mlir-c.so is neither installed with the package nor built."""
+
+
+class _Text(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+
+class _Session(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p)]
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p)]
+
+
+class CpuProgram:
+    """A schedule's kernels compiled for this host (lazyCompileCpu). The
+    code lives as long as this object."""
+
+    def __init__(self, lib, handle):
+        self._lib, self._handle = lib, handle
+
+    def address(self, function):
+        """The address of a kernel (by its symbol, without `@`), or None."""
+        return self._lib.lazyCpuProgramLookup(self._handle, function.encode())
+
+    def __del__(self):
+        try:
+            self._lib.lazyCpuProgramDestroy(self._handle)
+        except Exception:
+            pass
+
+
+def library_path():
+    """Where liblazy-mlir-c.so is, or None."""
+    override = os.environ.get("LAZY_MLIR_BUILD_DIR")
+    if override:
+        candidates = [os.path.join(override, "lib", LIBRARY_NAME)]
+    else:
+        candidates = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib", LIBRARY_NAME),
+                      os.path.join(REPO_ROOT, "build", "lib", LIBRARY_NAME)]
+    for path in candidates:
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+_lock = threading.Lock()
+_library = None
+
+
+def library():
+    """The loaded library, its prototypes declared (loaded once)."""
+    global _library
+    with _lock:
+        if _library is None:
+            path = library_path()
+            if path is None:
+                raise LibraryNotFound(
+                    f"{LIBRARY_NAME} was not found: build lazy-mlir (bash scripts/setup.sh) or "
+                    "install the package from a built checkout (pip install ./python)")
+            lib = ctypes.CDLL(path)
+            lib.lazySessionCreate.argtypes = [ctypes.c_int]
+            lib.lazySessionCreate.restype = _Session
+            lib.lazySessionDestroy.argtypes = [_Session]
+            lib.lazySessionDestroy.restype = None
+            lib.lazyRun.argtypes = [_Session, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                    ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_Text),
+                                    ctypes.POINTER(_Text)]
+            lib.lazyRun.restype = ctypes.c_int
+            lib.lazyTextFree.argtypes = [_Text]
+            lib.lazyTextFree.restype = None
+            lib.lazyCompileCpu.argtypes = [_Session, ctypes.c_char_p, ctypes.c_size_t,
+                                           ctypes.c_char_p, ctypes.c_char_p,
+                                           ctypes.POINTER(_Program), ctypes.POINTER(_Text),
+                                           ctypes.POINTER(_Text)]
+            lib.lazyCompileCpu.restype = ctypes.c_int
+            lib.lazyCpuProgramLookup.argtypes = [_Program, ctypes.c_char_p]
+            lib.lazyCpuProgramLookup.restype = ctypes.c_void_p
+            lib.lazyCpuProgramDestroy.argtypes = [_Program]
+            lib.lazyCpuProgramDestroy.restype = None
+            lib.lazyVersion.argtypes = []
+            lib.lazyVersion.restype = ctypes.c_char_p
+            _library = lib
+        return _library
+
+
+def version():
+    return library().lazyVersion().decode()
+
+
+class Session:
+    """An MLIRContext with lazy-mlir registered. Runs are serialized: one
+    context serves one thread at a time."""
+
+    def __init__(self, threads=True):
+        self._lib = library()
+        self._handle = self._lib.lazySessionCreate(1 if threads else 0)
+        self._lock = threading.Lock()
+
+    def close(self):
+        if self._handle is not None:
+            self._lib.lazySessionDestroy(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def run(self, ir, pipeline, output=MODULE, name="<graph>"):
+        """Parses `ir` (str or bytes), runs `pipeline` (a pass pipeline on
+        the module, without the `builtin.module(...)` anchor) and returns
+        (ok, output text, diagnostics text)."""
+        data = ir.encode() if isinstance(ir, str) else ir
+        out, diags = _Text(), _Text()
+        with self._lock:
+            if self._handle is None:
+                raise RuntimeError("the session is closed")
+            ok = self._lib.lazyRun(self._handle, data, len(data), name.encode(), pipeline.encode(),
+                                   output, ctypes.byref(out), ctypes.byref(diags))
+        try:
+            text = ctypes.string_at(out.data, out.length).decode() if out.data else ""
+            diagnostics = ctypes.string_at(diags.data, diags.length).decode() if diags.data else ""
+        finally:
+            self._lib.lazyTextFree(out)
+            self._lib.lazyTextFree(diags)
+        return bool(ok), text, diagnostics
+
+
+    def compile_cpu(self, ir, schedule_pipeline, name="<graph>"):
+        """Schedules `ir` with `schedule_pipeline`, then lowers and compiles
+        its kernels for this host; returns (CpuProgram or None, bridge text
+        of the schedule, diagnostics)."""
+        data = ir.encode() if isinstance(ir, str) else ir
+        program, schedule, diags = _Program(), _Text(), _Text()
+        with self._lock:
+            if self._handle is None:
+                raise RuntimeError("the session is closed")
+            ok = self._lib.lazyCompileCpu(self._handle, data, len(data), name.encode(),
+                                          schedule_pipeline.encode(), ctypes.byref(program),
+                                          ctypes.byref(schedule), ctypes.byref(diags))
+        try:
+            text = ctypes.string_at(schedule.data, schedule.length).decode() if schedule.data else ""
+            diagnostics = ctypes.string_at(diags.data, diags.length).decode() if diags.data else ""
+        finally:
+            self._lib.lazyTextFree(schedule)
+            self._lib.lazyTextFree(diags)
+        return (CpuProgram(self._lib, program) if ok else None), text, diagnostics
+
+
+_session = None
+_session_lock = threading.Lock()
+
+
+def session():
+    """The process's shared session (made on first use)."""
+    global _session
+    with _session_lock:
+        if _session is None:
+            _session = Session()
+        return _session

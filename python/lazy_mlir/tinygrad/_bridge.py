@@ -1,0 +1,272 @@
+"""tinygrad's schedule from lazy-mlir, in process.
+
+`schedule(outs, seen, plan_memory)` does what tinygrad 0.9.2's
+`create_schedule_with_vars` (and, with plan_memory, its `memory_planner`)
+does for the same LazyBuffers, by way of lazy-mlir:
+
+1. the graph is exported as `lazy` text (`_export`), remembering the
+   LazyBuffer behind each op position;
+2. liblazy-mlir-c runs `lazy-schedule{record-nodes}` on it and prints the
+   schedule in its bridge form (each distinct kernel's AST once; for each
+   item the op positions of its outputs and where each buffer lives after
+   memory planning);
+3. the text becomes ScheduleItems: LazyOp ASTs over tinygrad's own Buffers;
+   the outputs lose their `srcs` and join `seen`, as tinygrad's scheduler
+   leaves them.
+
+A graph lazy-mlir refuses raises `LazyMlirError` with lazy-mlir's located
+diagnostics.
+"""
+
+import re
+
+from tinygrad.device import Buffer
+from tinygrad.dtype import DTYPES_DICT, dtypes
+from tinygrad.engine.schedule import ScheduleItem
+from tinygrad.ops import (BinaryOps, BufferOps, ConstBuffer, LazyOp, MemBuffer, MetaOps, ReduceOps,
+                          TernaryOps, UnaryOps)
+from tinygrad.shape.shapetracker import ShapeTracker
+from tinygrad.shape.view import View
+
+from .. import _capi
+from . import _compile, _export
+
+
+class LazyMlirError(RuntimeError):
+    """lazy-mlir refused a graph; the message holds its diagnostics."""
+
+
+_DTYPES = {dt.name: dt for dt in DTYPES_DICT.values()}
+_DTYPES[dtypes.bool.name] = dtypes.bool
+
+_ELEMENTWISE = {}
+for _enum in (UnaryOps, BinaryOps, TernaryOps):
+    for _member in _enum:
+        _ELEMENTWISE.setdefault(_member.name, _member)
+_REDUCES = {"SUM": ReduceOps.SUM, "MAX": ReduceOps.MAX}
+
+_VIEW = re.compile(r"\(([^)]*)\):\(([^)]*)\)(?: offset (-?\d+))?(?: mask \[((?:\(-?\d+, -?\d+\)(?:, )?)*)\])?")
+_PAIR = re.compile(r"\((-?\d+), (-?\d+)\)")
+# `LOAD <idx> <dtype> [<views>]`, `CONST <value> <dtype> [<views>]`,
+# `STORE <idx> <dtype> [<views>] <node>`: dtype names may hold a space.
+_LOAD = re.compile(r"LOAD (\d+) (.+?) (\[.*\])$")
+_CONST = re.compile(r"CONST (\S+) (.+?) (\[.*\])$")
+_STORE = re.compile(r"STORE (\d+) (.+?) (\[.*\]) (n\d+)$")
+
+
+def _ints(text):
+    return tuple(int(x) for x in text.split(",") if x.strip())
+
+
+class _Reader:
+    """Turns the bridge text into LazyOps, sharing equal views and ASTs."""
+
+    def __init__(self):
+        self.trackers = {}
+
+    def tracker(self, text):
+        st = self.trackers.get(text)
+        if st is None:
+            views = []
+            for m in _VIEW.finditer(text):
+                shape, strides = _ints(m.group(1)), _ints(m.group(2))
+                offset = int(m.group(3)) if m.group(3) else 0
+                mask = None
+                if m.group(4) is not None:
+                    mask = tuple((int(b), int(e)) for b, e in _PAIR.findall(m.group(4)))
+                views.append(View.create(shape, strides, offset, mask))
+            st = self.trackers[text] = ShapeTracker(tuple(views))
+        return st
+
+    @staticmethod
+    def const(text, dtype):
+        if dtype == dtypes.bool:
+            return text == "True"
+        if dtypes.is_int(dtype):
+            return int(text)
+        return float(text)
+
+    def kernel(self, lines):
+        """The KERNEL LazyOp of a kernel's node and STORE lines."""
+        nodes, stores = {}, []
+        for line in lines:
+            if line.startswith("STORE "):
+                m = _STORE.match(line)
+                st = self.tracker(m.group(3))
+                stores.append(LazyOp(BufferOps.STORE, (nodes[m.group(4)],),
+                                     MemBuffer(int(m.group(1)), _DTYPES[m.group(2)], st)))
+                continue
+            name, _, body = line.partition(" = ")
+            head = body.split(" ", 1)[0]
+            if head == "LOAD":
+                m = _LOAD.match(body)
+                op = LazyOp(BufferOps.LOAD, (), MemBuffer(int(m.group(1)), _DTYPES[m.group(2)],
+                                                          self.tracker(m.group(3))))
+            elif head == "CONST":
+                m = _CONST.match(body)
+                dtype = _DTYPES[m.group(2)]
+                op = LazyOp(BufferOps.CONST, (), ConstBuffer(self.const(m.group(1), dtype), dtype,
+                                                             self.tracker(m.group(3))))
+            elif head in _REDUCES and body[len(head) + 1:].startswith("("):
+                axes, _, src = body[len(head) + 1:].rpartition(") ")
+                op = LazyOp(_REDUCES[head], (nodes[src],), _ints(axes[1:]))
+            elif head in ("CAST", "BITCAST"):
+                dtype_name, _, src = body[len(head) + 1:].rpartition(" ")
+                op = LazyOp(_ELEMENTWISE[head], (nodes[src],), _DTYPES[dtype_name])
+            else:
+                op = LazyOp(_ELEMENTWISE[head], tuple(nodes[s] for s in body.split(" ")[1:]))
+            nodes[name] = op
+        return LazyOp(MetaOps.KERNEL, tuple(stores))
+
+
+def parse_bridge(text):
+    """(kernels, items) of a bridge schedule text: kernels maps a symbol to
+    (metadata names, node lines, argument count); each item is (kind, symbol or ext kind,
+    output positions, buffer tokens)."""
+    kernels, items = {}, []
+    current = None
+    for line in text.splitlines():
+        if line.startswith("kernel @"):
+            _, symbol, _, arity = line.split(" ")
+            current = kernels[symbol] = ([], [], int(arity))
+        elif line.startswith("item "):
+            _, kind, what = line.split(" ", 2)
+            current = None
+            items.append([kind, what, (), ()])
+        elif line.startswith("  meta "):
+            current[0].append(line[7:])
+        elif line.startswith("  out"):
+            items[-1][2] = tuple(int(x) for x in line[5:].split())
+        elif line.startswith("  buf"):
+            items[-1][3] = tuple(line[5:].split())
+        elif line.startswith("  ") and current is not None:
+            current[1].append(line[2:])
+    return kernels, items
+
+
+def pipeline(plan_memory):
+    return f"lazy-schedule{{record-nodes=true plan-memory={'true' if plan_memory else 'false'}}}"
+
+
+def run_lazy_schedule(graph_text, plan_memory=True):
+    """The bridge text of lazy-mlir's schedule of `graph_text`."""
+    ok, text, diagnostics = _capi.session().run(graph_text, pipeline(plan_memory),
+                                                 _capi.BRIDGE_SCHEDULE, name="<tinygrad graph>")
+    if not ok:
+        raise LazyMlirError("lazy-mlir cannot schedule this graph:\n" + diagnostics.rstrip())
+    return text
+
+
+class _Buffers:
+    """The Buffer each bridge token stands for, with the memory plan."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self.planned = {}  # id(natural Buffer) -> the Buffer it lives in
+        self.keep = []  # natural Buffers whose ids key `planned`
+
+    def node(self, name):
+        if name[0] == "a":
+            return self.graph.args[int(name[1:])][0]
+        if name[0] == "n":
+            return self.graph.ops[int(name[1:])]
+        raise LazyMlirError(f"lazy-mlir's schedule names a buffer the graph does not own ({name})")
+
+    def buffer(self, token):
+        natural_name, _, where = token.partition(":")
+        root_name, _, offset = where.rpartition("@")
+        natural = self.node(natural_name).buffer
+        if root_name == natural_name or root_name[0] == "x":
+            return natural
+        planned = self.planned.get(id(natural))
+        if planned is not None:
+            return planned
+        root = self.node(root_name).buffer
+        offset = int(offset)
+        if natural.base is root.base and natural.offset == offset:
+            planned = natural
+        elif offset == 0 and root._base is None and root.nbytes == natural.nbytes:
+            planned = root
+        else:
+            planned = Buffer(natural.device, natural.size, natural.dtype, base=root.base, offset=offset)
+        self.planned[id(natural)] = planned
+        self.keep.append(natural)
+        return planned
+
+
+def schedule_items(graph, text, seen, compiled=None):
+    """ScheduleItems of the bridge `text` of `graph`'s schedule; marks the
+    outputs scheduled (no `srcs`, in `seen`) as tinygrad does. With
+    `compiled` (a function from the kernels of the text to {symbol:
+    compiled kernel}), kernel items carry their compiled kernel."""
+    kernels, items = parse_bridge(text)
+    binary = compiled(kernels) if compiled is not None else {}
+    reader = _Reader()
+    metadata = {}
+    for lb in graph.ops:
+        if lb.metadata is not None:
+            metadata.setdefault(str(lb.metadata), lb.metadata)
+    asts = {}
+    buffers = _Buffers(graph)
+    schedule = []
+    for kind, what, outs, tokens in items:
+        outputs = [graph.ops[p] for p in outs]
+        if kind == "KERNEL":
+            ast = asts.get(what)
+            if ast is None:
+                names, lines, _ = kernels[what]
+                ast = asts[what] = (reader.kernel(lines), [metadata[n] for n in names if n in metadata])
+            ast, item_metadata = ast
+        else:
+            out = outputs[0]
+            ast, item_metadata = LazyOp(MetaOps.EXT, (), (out.op, out.arg)), []
+        bufs = tuple(buffers.buffer(t) for t in tokens)
+        for out in outputs:
+            seen.add(out)
+            if hasattr(out, "srcs"):
+                del out.srcs  # can only schedule once
+        si = ScheduleItem(ast, bufs, list(item_metadata))
+        if kind == "KERNEL" and what in binary:
+            si = _compile.attach(si, kernels[what][2], binary[what])
+        schedule.append(si)
+    return schedule
+
+
+def schedule(outs, seen=None, plan_memory=True, flags=None, compile=False):
+    """(ScheduleItems, var_vals, statistics) for the LazyBuffers `outs`, as
+    tinygrad's create_schedule_with_vars (and memory_planner, with
+    plan_memory) would make them; with `compile`, kernel items run
+    lazy-mlir's compiled CPU code (see _compile.py)."""
+    import gc
+    import time
+    if seen is None:
+        seen = set()
+    # Export and item building allocate tens of thousands of objects and
+    # free none: without this, the collector walks the whole heap several
+    # times for nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _schedule(outs, seen, plan_memory, flags, compile, time)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _schedule(outs, seen, plan_memory, flags, compile, time):
+    start = time.perf_counter()
+    graph = _export.export_graph(outs, flags, seen=seen, record_ops=True)
+    exported = time.perf_counter()
+    text = run_lazy_schedule(graph.text, plan_memory)
+    scheduled = time.perf_counter()
+    compiled = None
+    if compile:
+        def compiled(kernels):
+            return _compile.compile_missing(graph.text, kernels, pipeline(plan_memory))
+    items = schedule_items(graph, text, seen, compiled)
+    done = time.perf_counter()
+    stats = {"items": len(items),
+             "kernels": sum(1 for si in items if si.ast.op is MetaOps.KERNEL),
+             "export_s": exported - start, "schedule_s": scheduled - exported,
+             "build_s": done - scheduled, "total_s": done - start}
+    return items, {}, stats

@@ -1,0 +1,126 @@
+"""LAZY_MLIR=compile: lazy-mlir's CPU kernels run on tinygrad's buffers.
+
+The schedule comes from lazy-mlir as in "schedule" mode. Its kernels are
+compiled by lazy-mlir's CPU pipeline (lazyCompileCpu: lazy-to-cpu, LLVM -O3
+for this host, OpenMP) the first time each distinct kernel is seen, and
+kept for the process (keyed by the kernel's AST text, so that a training
+loop compiles once). Each kernel ScheduleItem carries its compiled kernel
+(`LazyScheduleItem.lazy_kernel`), and tinygrad's `lower_schedule_item`
+(patched while the mode is on) turns it into an ExecItem whose runner calls
+the kernel with the addresses of tinygrad's buffers. Other items (COPY,
+EMPTY, CUSTOM, VIEW) and kernels on a device other than tinygrad's CLANG
+(host memory) run as tinygrad runs them.
+"""
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from tinygrad.engine.realize import ExecItem, Runner
+from tinygrad.engine.schedule import ScheduleItem
+from tinygrad.ops import MetaOps
+
+from .. import _capi
+
+#: Devices whose buffers are host memory a CPU kernel can take.
+HOST_DEVICES = ("CLANG",)
+
+_MEMREF = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+
+
+class CompiledKernel:
+    """One compiled kernel: its function and the program that holds it."""
+
+    def __init__(self, program, name, address, arity):
+        self.program, self.name, self.arity = program, name, arity
+        self.function = ctypes.CFUNCTYPE(None, *(_MEMREF * arity))(address)
+        self.calls = 0
+
+    def __call__(self, buffers):
+        self.calls += 1
+        args = []
+        for buf in buffers:
+            address = ctypes.addressof(buf._buf)
+            args += [address, address, 0, buf.size, 1]
+        self.function(*args)
+
+
+@dataclass(frozen=True)
+class LazyScheduleItem(ScheduleItem):
+    """A kernel ScheduleItem that runs lazy-mlir's compiled code."""
+    lazy_kernel: Optional[Any] = None
+
+
+class LazyMlirRunner(Runner):
+    def __init__(self, kernel, device):
+        super().__init__(f"lazy-mlir {kernel.name}", device)
+        self.kernel = kernel
+
+    def __call__(self, rawbufs, var_vals, wait=False):
+        import time
+        start = time.perf_counter()
+        self.kernel(rawbufs)
+        return time.perf_counter() - start if wait else None
+
+
+_kernels = {}  # kernel AST text -> CompiledKernel
+
+
+def kernel_key(lines):
+    return "\n".join(lines)
+
+
+def compile_missing(graph_text, kernels, pipeline):
+    """{symbol: CompiledKernel} for the `kernels` of a bridge text (symbol ->
+    (metadata, AST lines, argument count)); compiles the schedule of
+    `graph_text` first when one of them is not compiled yet."""
+    from ._bridge import LazyMlirError, parse_bridge
+    if any(kernel_key(k[1]) not in _kernels for k in kernels.values()):
+        program, text, diagnostics = _capi.session().compile_cpu(graph_text, pipeline,
+                                                                 name="<tinygrad graph>")
+        if program is None:
+            raise LazyMlirError("lazy-mlir cannot compile this graph's kernels:\n" +
+                                diagnostics.rstrip())
+        for sym, (_, lines, arity) in parse_bridge(text)[0].items():
+            key = kernel_key(lines)
+            if key in _kernels:
+                continue
+            address = program.address(sym[1:])
+            if not address:
+                raise LazyMlirError(f"lazy-mlir compiled no function for kernel {sym}")
+            _kernels[key] = CompiledKernel(program, sym[1:], address, arity)
+    return {sym: _kernels[kernel_key(k[1])] for sym, k in kernels.items()}
+
+
+def attach(si, arity, kernel):
+    """`si` carrying `kernel` when the kernel can take its buffers (host
+    memory, one buffer per kernel argument: none of them empty)."""
+    if len(si.bufs) == arity and all(b.device.split(":")[0] in HOST_DEVICES for b in si.bufs):
+        return LazyScheduleItem(si.ast, si.bufs, si.metadata, kernel)
+    return si
+
+
+_original_lower = None
+
+
+def _lower_schedule_item(si):
+    kernel = getattr(si, "lazy_kernel", None)
+    if kernel is not None:
+        return ExecItem(LazyMlirRunner(kernel, si.outputs[0].device), list(si.bufs), si.metadata)
+    return _original_lower(si)
+
+
+def install():
+    global _original_lower
+    import tinygrad.engine.realize as realize
+    if _original_lower is None:
+        _original_lower = realize.lower_schedule_item
+    realize.lower_schedule_item = _lower_schedule_item
+
+
+def uninstall():
+    global _original_lower
+    import tinygrad.engine.realize as realize
+    if _original_lower is not None:
+        realize.lower_schedule_item = _original_lower
+        _original_lower = None

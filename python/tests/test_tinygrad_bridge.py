@@ -1,0 +1,330 @@
+"""tinygrad on lazy-mlir in process: the C API, the bridge that turns
+lazy-mlir's schedule into tinygrad ScheduleItems, and the hook that makes
+tinygrad use it (enable()/disable(), LAZY_MLIR=schedule)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+from conftest import fresh
+from corpus import registry
+from lazy_mlir import REPO_ROOT, _capi
+from lazy_mlir.tinygrad import _bridge, _hook
+from lazy_mlir.tinygrad._canonical import canonical_items
+from lazy_mlir.tinygrad._compare import (_copy_kernel_env, _plan_lines, _with_plan, differences,
+                                         export_built, tinygrad_schedule)
+from lazy_mlir.tinygrad._export import ExportError, collect_outputs, scheduler_flags
+from lazy_mlir.tinygrad._script import Built
+
+GRAPHS = registry.load()
+NAMES = sorted(GRAPHS)
+
+EXAMPLE = os.path.join(REPO_ROOT, "examples", "sum_add.mlir")
+
+
+@pytest.fixture(scope="module")
+def session():
+    if _capi.library_path() is None:
+        pytest.fail("liblazy-mlir-c.so is not built (ninja -C build lazy-mlir-c)")
+    return _capi.session()
+
+
+@pytest.fixture
+def scheduler():
+    """lazy-mlir's scheduler for the test, tinygrad's again after it."""
+    _hook.enable("schedule")
+    try:
+        yield
+    finally:
+        _hook.disable()
+
+
+# -- the C API -------------------------------------------------------------------
+
+def test_capi_schedules_in_process(session):
+    with open(EXAMPLE) as f:
+        text = f.read()
+    ok, out, diags = session.run(text, "lazy-schedule", _capi.MODULE)
+    assert ok, diags
+    assert "lazy.launch @step_k0" in out and "lazy.kernel @step_k0" in out
+    ok, out, diags = session.run(text, "lazy-schedule", _capi.CANONICAL_SCHEDULE)
+    assert ok and "n1 = SUM (1,) n0" in out and "bufs: b0 b1 b2" in out
+
+
+def test_capi_reports_errors_with_locations(session):
+    bad = "func.func @g(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = lazy.exp2 %a : tensor<5xf32>\n}\n"
+    ok, out, diags = session.run(bad, "lazy-schedule", _capi.MODULE, name="bad.mlir")
+    assert not ok and out == ""
+    assert diags.startswith("bad.mlir:2:"), diags
+    assert ": error: " in diags
+
+
+def test_capi_reports_unknown_passes(session):
+    ok, _, diags = session.run("module {}", "lazy-no-such-pass", _capi.MODULE)
+    assert not ok and "lazy-no-such-pass" in diags
+
+
+def test_capi_refuses_deep_nesting(session):
+    ok, _, diags = session.run("module {" * 20000, "lazy-schedule", _capi.MODULE, name="deep.mlir")
+    assert not ok and "deep.mlir:1:" in diags and "nests deeper than" in diags
+
+
+def test_bridge_text_needs_recorded_nodes(session):
+    with open(EXAMPLE) as f:
+        text = f.read()
+    ok, _, diags = session.run(text, "lazy-schedule", _capi.BRIDGE_SCHEDULE)
+    assert not ok and "has no 'lazy.nodes'" in diags
+    ok, out, diags = session.run(text, "lazy-schedule{record-nodes=true}", _capi.BRIDGE_SCHEDULE)
+    assert ok, diags
+    # positions count the ops before folding: permute 0, shrink 1, sum 2, add 3
+    assert "item KERNEL @step_k0\n  out 3\n  buf n3:n3@0 a0:a0@0 a1:a1@0\n" in out
+
+
+# -- the bridge against tinygrad's own scheduler ---------------------------------
+
+def _tinygrad_lines(built):
+    """tinygrad's schedule as `compare` takes it: exported first, the
+    exporter alive while tinygrad schedules. The exporter holds the realized
+    inputs, so tinygrad's planner never reuses one that is not allocated
+    yet (it would, once the graph's last reference to it goes, and
+    lazy-mlir never plans a graph argument: see docs/tinygrad.md)."""
+    from tinygrad.helpers import Context
+    _, keep_alive = export_built(built)  # noqa: F841
+    flags = scheduler_flags(built.flags)
+    with Context(MULTIOUTPUT=int(flags["multi_output"]), FUSE_CONV_BW=int(flags["fuse_conv_bw"]),
+                 FUSE_ARANGE=int(flags["fuse_arange"])), _copy_kernel_env(flags["use_copy_kernel"]):
+        lines, _ = tinygrad_schedule(built)
+    return lines
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bridge_gives_tinygrads_schedule(name, session):
+    """Every corpus graph: the ScheduleItems the bridge makes from
+    lazy-mlir's schedule print as tinygrad's own (ASTs, buffers, memory
+    plan), or both refuse the graph."""
+    fresh()
+    built = registry.build(name)
+    want = _tinygrad_lines(Built(built["outputs"], built.get("seen"), built["flags"], {}))
+    del built
+    fresh()
+    built = registry.build(name)
+    outs = collect_outputs(built["outputs"])
+    seen = set(collect_outputs(built["seen"])) if built.get("seen") else None
+    try:
+        items, _, _ = _bridge.schedule(outs, seen, plan_memory=True, flags=built["flags"])
+    except _bridge.LazyMlirError as error:
+        errors = [line for line in str(error).splitlines() if "error:" in line]
+        got = [f"ERROR {errors[0] if errors else error}"]
+    else:
+        got = _with_plan(canonical_items(items), _plan_lines(items))
+    assert not differences(want, got), f"{name}:\n" + "\n".join(differences(want, got))
+
+
+def test_bridge_marks_outputs_scheduled(session):
+    from tinygrad import Tensor
+    a = Tensor.empty(4, 4).realize()
+    hidden = (a * 2).contiguous()
+    out = hidden.sum(axis=1)
+    seen = set()
+    items, var_vals, stats = _bridge.schedule(collect_outputs([out]), seen)
+    assert var_vals == {} and stats["items"] == stats["kernels"] == 2
+    assert hidden.lazydata.base.realized is not None and out.lazydata.base.realized is not None
+    assert {hidden.lazydata.base, out.lazydata.base} <= seen
+    assert items[0].outputs[0] is hidden.lazydata.base.buffer
+
+
+# -- tinygrad programs on lazy-mlir's schedule -------------------------------------
+
+def _assert_same(got, want, mode):
+    """The schedule mode runs tinygrad's own kernels on the same schedule:
+    bit for bit. The compile mode runs lazy-mlir's kernels, which sum in
+    another order, in vector lanes and with FMA: equal to float32 rounding
+    (seen: at most 2.4e-7 relative)."""
+    if mode == "schedule":
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _programs():
+    from tinygrad import Tensor, dtypes
+
+    def matmul_relu():
+        Tensor.manual_seed(1)
+        x, w = Tensor.rand(8, 16), Tensor.rand(16, 4)
+        return (x @ w).relu().numpy()
+
+    def softmax_rows():
+        t = Tensor(np.arange(24, dtype=np.float32).reshape(4, 6) / 7)
+        return t.softmax(1).numpy()
+
+    def assign_in_place():
+        t = Tensor.zeros(4, 4).contiguous().realize()
+        for i in range(3):
+            t.assign(t + Tensor.full((4, 4), float(i))).realize()
+        return t.numpy()
+
+    def arange_gather():
+        idx = Tensor([3, 0, 2], dtype=dtypes.int32)
+        table = Tensor(np.arange(20, dtype=np.float32).reshape(5, 4))
+        return table[idx].numpy()
+
+    def reduce_chain():
+        t = Tensor(np.linspace(-1, 1, 60, dtype=np.float32).reshape(3, 4, 5))
+        return (t.exp().sum(axis=2) / t.max(axis=2)).mean(axis=0).numpy()
+
+    return {f.__name__: f for f in (matmul_relu, softmax_rows, assign_in_place, arange_gather,
+                                    reduce_chain)}
+
+
+@pytest.mark.parametrize("mode", ["schedule", "compile"])
+@pytest.mark.parametrize("program", sorted(_programs()))
+def test_programs_compute_as_tinygrad(program, mode, session):
+    fn = _programs()[program]
+    fresh()
+    want = fn()
+    _hook.enable(mode)
+    try:
+        fresh()
+        got = fn()
+    finally:
+        _hook.disable()
+    _assert_same(got, want, mode)
+
+
+def _train_mlp(steps):
+    from tinygrad import Tensor, nn
+    Tensor.manual_seed(7)
+    l1, l2 = nn.Linear(6, 16), nn.Linear(16, 3)
+    opt = nn.optim.Adam(nn.state.get_parameters([l1, l2]), lr=0.01)
+    x = Tensor.rand(32, 6)
+    y = Tensor((np.arange(32) % 3).astype(np.int32))
+    losses = []
+    with Tensor.train():
+        for _ in range(steps):
+            opt.zero_grad()
+            loss = l2(l1(x).relu()).sparse_categorical_crossentropy(y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    return losses
+
+
+def _train_conv_bn(steps):
+    from tinygrad import Tensor, nn
+    Tensor.manual_seed(11)
+    conv, bn, head = nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.Linear(4 * 6 * 6, 2)
+    opt = nn.optim.SGD(nn.state.get_parameters([conv, bn, head]), lr=0.05, momentum=0.9)
+    x = Tensor.rand(8, 2, 6, 6)
+    y = Tensor((np.arange(8) % 2).astype(np.int32))
+    losses = []
+    with Tensor.train():
+        for _ in range(steps):
+            opt.zero_grad()
+            loss = head(bn(conv(x)).relu().flatten(1)).sparse_categorical_crossentropy(y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.parametrize("mode", ["schedule", "compile"])
+@pytest.mark.parametrize("train", [_train_mlp, _train_conv_bn], ids=["mlp_adam", "conv_bn_sgd"])
+def test_training_losses_match_tinygrad(train, mode, session):
+    fresh()
+    want = train(4)
+    _hook.enable(mode)
+    try:
+        fresh()
+        got = train(4)
+    finally:
+        _hook.disable()
+    _assert_same(np.array(got), np.array(want), mode)
+    assert want[-1] < want[0]  # it trains
+
+
+def test_compile_mode_runs_lazy_mlirs_kernels(session):
+    from tinygrad import Tensor
+    from lazy_mlir.tinygrad import _compile
+    before = sum(k.calls for k in _compile._kernels.values())
+    _hook.enable("compile")
+    try:
+        t = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+        got = (t.exp2() * 3).sum(axis=1).numpy()
+    finally:
+        _hook.disable()
+    np.testing.assert_allclose(got, [3 * (1 + 2 + 4), 3 * (8 + 16 + 32)], rtol=1e-6)
+    assert sum(k.calls for k in _compile._kernels.values()) > before
+
+
+def test_refused_graph_raises_or_falls_back(session, monkeypatch):
+    from tinygrad import Tensor
+    from tinygrad.shape.symbolic import Variable
+    monkeypatch.delenv("LAZY_MLIR_FALLBACK", raising=False)
+
+    def symbolic():
+        v = Variable("n", 1, 8).bind(3)
+        return Tensor.ones(2, 3).contiguous().realize().reshape(2, v).sum(axis=1)
+
+    _hook.enable("schedule")
+    try:
+        with pytest.raises(ExportError, match="symbolic shapes are not supported yet"):
+            symbolic().numpy()
+        # tinygrad 0.9.2's Tensor methods set the Metadata context variable
+        # and reset it only when they return: after an exception every later
+        # op would carry this call's Metadata.
+        from tinygrad.helpers import _METADATA
+        _METADATA.set(None)
+        monkeypatch.setenv("LAZY_MLIR_FALLBACK", "1")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert symbolic().numpy().tolist() == [3.0, 3.0]
+        assert any("falling back to tinygrad's scheduler" in str(w.message) for w in caught)
+    finally:
+        _hook.disable()
+
+
+def test_enable_and_disable_swap_the_scheduler():
+    import tinygrad.engine.schedule as schedule_module
+    from tinygrad import Tensor
+    before = (schedule_module.create_schedule_with_vars, Tensor.schedule_with_vars)
+    _hook.enable("schedule")
+    try:
+        assert _hook.mode() == "schedule"
+        assert schedule_module.create_schedule_with_vars is _hook._create_schedule_with_vars
+        with pytest.raises(ValueError, match="unknown lazy-mlir mode"):
+            _hook.enable("fast")
+    finally:
+        _hook.disable()
+    assert (schedule_module.create_schedule_with_vars, Tensor.schedule_with_vars) == before
+    assert _hook.mode() is None
+
+
+PROGRAM = textwrap.dedent("""
+    from tinygrad import Tensor
+    import lazy_mlir.tinygrad._hook as hook
+    t = (Tensor.arange(12).reshape(3, 4) * 2).sum(axis=1)
+    print(hook.mode(), t.numpy().tolist())
+""")
+
+
+@pytest.mark.parametrize("setting", ["schedule", "compile", ""])
+def test_environment_switches_unchanged_programs(setting):
+    """LAZY_MLIR=schedule takes effect through the .pth file the package
+    installs, with no change to the program; unset, nothing changes."""
+    env = dict(os.environ, LAZY_MLIR=setting, LAZY_MLIR_DEBUG="1", CLANG="1")
+    r = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    if setting:
+        assert r.stdout.strip() == f"{setting} [12, 44, 76]"
+        lines = [l for l in r.stderr.splitlines() if l.startswith("lazy-mlir: ")]
+        assert lines and "items" in lines[0] and "ms in lazy-mlir" in lines[0]
+    else:
+        assert r.stdout.strip() == "None [12, 44, 76]"
+        assert "lazy-mlir:" not in r.stderr
