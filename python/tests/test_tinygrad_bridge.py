@@ -328,3 +328,32 @@ def test_environment_switches_unchanged_programs(setting):
     else:
         assert r.stdout.strip() == "None [12, 44, 76]"
         assert "lazy-mlir:" not in r.stderr
+
+
+def test_installed_package_carries_library_tools_and_hook(tmp_path):
+    """A non-editable install from this built checkout works on its own:
+    the C API library, the tools and the start-up hook come with it."""
+    target = tmp_path / "site"
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation",
+                        "--no-deps", "--target", str(target), os.path.join(REPO_ROOT, "python")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert (target / "lazy_mlir_autoload.pth").is_file()
+    program = textwrap.dedent("""
+        import lazy_mlir, lazy_mlir._capi as capi
+        from tinygrad import Tensor
+        print(capi.library_path())
+        print(lazy_mlir.tool_path("lazy-opt"))
+        print((Tensor.arange(6) * 2).sum().item())
+    """)
+    env = dict(os.environ, PYTHONPATH=str(target), CLANG="1", LAZY_MLIR="schedule",
+               LAZY_MLIR_DEBUG="1")
+    env.pop("LAZY_MLIR_BUILD_DIR", None)
+    # PYTHONPATH folders are not site folders: the hook is imported by hand
+    # here, as site-packages' .pth processing would.
+    r = subprocess.run([sys.executable, "-c", "import lazy_mlir._autoload\n" + program],
+                       capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
+    assert r.returncode == 0, r.stderr
+    library, tool, value = r.stdout.split()
+    assert library.startswith(str(target)) and tool.startswith(str(target))
+    assert value == "30" and "lazy-mlir: 2 items" in r.stderr
