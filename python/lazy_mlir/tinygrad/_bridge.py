@@ -119,6 +119,25 @@ class _Reader:
         return LazyOp(MetaOps.KERNEL, tuple(stores))
 
 
+# Kernels repeat from one schedule to the next (a training loop schedules
+# the same step each time), and LazyOps and ShapeTrackers are immutable:
+# each distinct kernel text is read once per process.
+_READER = _Reader()
+_ASTS = {}
+_MAX_ASTS = 1 << 14
+
+
+def _kernel_ast(lines):
+    key = "\n".join(lines)
+    ast = _ASTS.get(key)
+    if ast is None:
+        if len(_ASTS) >= _MAX_ASTS:
+            _ASTS.clear()
+            _READER.trackers.clear()
+        ast = _ASTS[key] = _READER.kernel(lines)
+    return ast
+
+
 def parse_bridge(text):
     """(kernels, items) of a bridge schedule text: kernels maps a symbol to
     (metadata names, node lines, argument count); each item is (kind, symbol or ext kind,
@@ -201,11 +220,12 @@ def schedule_items(graph, text, seen, compiled=None):
     compiled kernel}), kernel items carry their compiled kernel."""
     kernels, items = parse_bridge(text)
     binary = compiled(kernels) if compiled is not None else {}
-    reader = _Reader()
-    metadata = {}
+    metadata, named = {}, set()
     for lb in graph.ops:
-        if lb.metadata is not None:
-            metadata.setdefault(str(lb.metadata), lb.metadata)
+        m = lb.metadata
+        if m is not None and id(m) not in named:  # str() once per object
+            named.add(id(m))
+            metadata.setdefault(str(m), m)
     asts = {}
     buffers = _Buffers(graph)
     schedule = []
@@ -215,7 +235,7 @@ def schedule_items(graph, text, seen, compiled=None):
             ast = asts.get(what)
             if ast is None:
                 names, lines, _ = kernels[what]
-                ast = asts[what] = (reader.kernel(lines), [metadata[n] for n in names if n in metadata])
+                ast = asts[what] = (_kernel_ast(lines), [metadata[n] for n in names if n in metadata])
             ast, item_metadata = ast
         else:
             out = outputs[0]
