@@ -142,13 +142,16 @@ class Session:
                 raise RuntimeError("the session is closed")
             ok = self._lib.lazyRun(self._handle, data, len(data), name.encode(), pipeline.encode(),
                                    output, ctypes.byref(out), ctypes.byref(diags))
-        try:
-            text = ctypes.string_at(out.data, out.length).decode() if out.data else ""
-            diagnostics = ctypes.string_at(diags.data, diags.length).decode() if diags.data else ""
-        finally:
-            self._lib.lazyTextFree(out)
-            self._lib.lazyTextFree(diags)
+        text, diagnostics = self._take(out, diags)
         return bool(ok), text, diagnostics
+
+    def _take(self, *texts):
+        """The library's texts as str, each freed."""
+        try:
+            return [ctypes.string_at(t.data, t.length).decode() if t.data else "" for t in texts]
+        finally:
+            for t in texts:
+                self._lib.lazyTextFree(t)
 
 
     def compile_cpu(self, ir, schedule_pipeline, name="<graph>"):
@@ -163,12 +166,7 @@ class Session:
             ok = self._lib.lazyCompileCpu(self._handle, data, len(data), name.encode(),
                                           schedule_pipeline.encode(), ctypes.byref(program),
                                           ctypes.byref(schedule), ctypes.byref(diags))
-        try:
-            text = ctypes.string_at(schedule.data, schedule.length).decode() if schedule.data else ""
-            diagnostics = ctypes.string_at(diags.data, diags.length).decode() if diags.data else ""
-        finally:
-            self._lib.lazyTextFree(schedule)
-            self._lib.lazyTextFree(diags)
+        text, diagnostics = self._take(schedule, diags)
         return (CpuProgram(self._lib, program) if ok else None), text, diagnostics
 
 

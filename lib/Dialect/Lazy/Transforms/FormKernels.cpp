@@ -695,21 +695,19 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
     if (group.size() > 1)
       for (NodeId id : group) {
         NodeOp kind = g.node(id).kind;
-        if (kind == NodeOp::Copy)
-          return g.node(id).op->emitOpError()
-                 << "is grouped into one kernel with " << group.size() - 1
-                 << " other output(s), but no kernel computes it: tinygrad "
-                 << "0.9.2 schedules this too, as a copy inside the kernel "
-                 << "that no device runs; realize its source first, or "
-                 << "schedule without multi-output";
-        if (kind == NodeOp::BufferView || kind == NodeOp::Empty ||
-            kind == NodeOp::Custom)
-          return g.node(id).op->emitOpError()
-                 << "is grouped into one kernel with " << group.size() - 1
-                 << " other output(s), but no kernel computes it: tinygrad "
-                 << "0.9.2 schedules this too and then cannot run it (the "
-                 << "op's buffer is never allocated); realize its source "
-                 << "first, or schedule without multi-output";
+        if (kind != NodeOp::Copy && kind != NodeOp::BufferView &&
+            kind != NodeOp::Empty && kind != NodeOp::Custom)
+          continue;
+        return g.node(id).op->emitOpError()
+               << "is grouped into one kernel with " << group.size() - 1
+               << " other output(s), but no kernel computes it: tinygrad "
+               << "0.9.2 schedules this too"
+               << (kind == NodeOp::Copy
+                       ? ", as a copy inside the kernel that no device runs"
+                       : " and then cannot run it (the op's buffer is never "
+                         "allocated)")
+               << "; realize its source first, or schedule without "
+                  "multi-output";
       }
     size_t i = items.size();
     // A copy of the description joins the map at once (one hash of it): a
