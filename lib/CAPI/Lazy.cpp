@@ -3,10 +3,10 @@
 // The in-process entry point (include/lazy-c/Lazy.h): parse `lazy` IR from
 // memory, run a pass pipeline, print the module or a schedule's text, or
 // compile a schedule's kernels for the host's CPU (lazy-to-cpu and
-// CpuProgram, as lazy-run does) and hand out their addresses. Each
-// run happens on a thread with the tools' large stack, so that input the
-// tools take (nested up to kMaxNesting) cannot overflow the caller's
-// stack; deeper input gets the tools' located error.
+// CpuProgram, as lazy-run does) and hand out their addresses. Each call
+// runs on a thread with the tools' large stack, so that input the tools
+// take (nested up to kMaxNesting) cannot overflow the caller's stack;
+// deeper input gets the tools' located error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,25 +14,23 @@
 
 #include "lazy/Dialect/Lazy/Transforms/ScheduleText.h"
 #include "lazy/InitAll.h"
-#include "lazy/Interpreter/HostFunctions.h"
 #include "lazy/Runtime/CpuProgram.h"
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/NestingLimit.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Config/llvm-config.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/thread.h"
 
@@ -42,20 +40,21 @@
 #include <optional>
 
 using namespace mlir;
+namespace lz = mlir::lazy;
 
 namespace {
 
 struct Session {
   explicit Session(bool threads) {
-    static std::once_flag passesRegistered;
-    std::call_once(passesRegistered, [] {
-      mlir::lazy::registerAllPasses();
+    static std::once_flag registered;
+    std::call_once(registered, [] {
+      lz::registerAllPasses();
       // lazyCompileCpu generates code for this host.
       llvm::InitializeNativeTarget();
       llvm::InitializeNativeTargetAsmPrinter();
     });
     DialectRegistry registry;
-    mlir::lazy::registerAllDialects(registry);
+    lz::registerAllDialects(registry);
     registerBuiltinDialectTranslation(registry);
     registerLLVMDialectTranslation(registry);
     context.appendDialectRegistry(registry);
@@ -74,40 +73,71 @@ LazyText copyText(const std::string &text) {
   return result;
 }
 
-/// One run: parse, pipeline, print. Diagnostics go to `diagnostics`.
-bool runPipeline(MLIRContext &context, llvm::StringRef ir,
-                 llvm::StringRef name, llvm::StringRef pipeline,
-                 LazyOutput output, std::string &out,
-                 std::string &diagnostics);
+/// Parses `ir` and runs `pipeline` on it, then calls `use` with the module,
+/// all on a thread with the tools' stack; every diagnostic, `use`'s
+/// included, is printed to `diagnostics` as the tools print them. Returns
+/// whether all of it succeeded.
+bool withScheduledModule(
+    MLIRContext &context, llvm::StringRef ir, llvm::StringRef name,
+    llvm::StringRef pipeline, std::string &diagnostics,
+    llvm::function_ref<bool(ModuleOp, llvm::raw_ostream &)> use) {
+  bool ok = false;
+  llvm::thread worker(
+      std::optional<unsigned>(unsigned(lz::kToolStackBytes)), [&] {
+        llvm::raw_string_ostream diagOS(diagnostics);
+        llvm::SourceMgr sourceMgr;
+        sourceMgr.AddNewSourceBuffer(
+            llvm::MemoryBuffer::getMemBufferCopy(ir, name), llvm::SMLoc());
+        SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+        if (std::optional<size_t> at =
+                lz::findExcessiveNesting(ir, lz::kMaxNesting)) {
+          const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(1);
+          sourceMgr.PrintMessage(
+              diagOS,
+              llvm::SMLoc::getFromPointer(buffer->getBufferStart() + *at),
+              llvm::SourceMgr::DK_Error,
+              "input nests deeper than " + std::to_string(lz::kMaxNesting) +
+                  " levels, more than lazy-mlir takes");
+          return;
+        }
+        PassManager pm(&context, ModuleOp::getOperationName());
+        if (failed(parsePassPipeline(pipeline, pm, diagOS)))
+          return;
+        ParserConfig config(&context);
+        OwningOpRef<ModuleOp> module =
+            parseSourceFile<ModuleOp>(sourceMgr, config);
+        if (!module || failed(pm.run(*module)))
+          return;
+        ok = use(*module, diagOS);
+      });
+  worker.join();
+  return ok;
+}
 
-/// Parse and schedule (shared by lazyRun's callers and lazyCompileCpu).
-OwningOpRef<ModuleOp> parseAndRun(MLIRContext &context,
-                                  llvm::SourceMgr &sourceMgr,
-                                  llvm::StringRef ir, llvm::StringRef pipeline,
-                                  llvm::raw_ostream &diagOS) {
-  if (std::optional<size_t> at =
-          mlir::lazy::findExcessiveNesting(ir, mlir::lazy::kMaxNesting)) {
-    const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(1);
-    sourceMgr.PrintMessage(
-        diagOS, llvm::SMLoc::getFromPointer(buffer->getBufferStart() + *at),
-        llvm::SourceMgr::DK_Error,
-        "input nests deeper than " + std::to_string(mlir::lazy::kMaxNesting) +
-            " levels, more than lazy-mlir takes");
-    return nullptr;
+bool printOutput(ModuleOp module, LazyOutput output, std::string &out,
+                 llvm::raw_ostream &diagOS) {
+  llvm::raw_string_ostream outOS(out);
+  switch (output) {
+  case LazyOutputNone:
+    return true;
+  case LazyOutputModule:
+    module->print(outOS);
+    outOS << "\n";
+    return true;
+  case LazyOutputCanonicalSchedule:
+    return succeeded(lz::printSchedule(
+        module, outOS, lz::ScheduleTextFormat::Canonical, true));
+  case LazyOutputBridgeSchedule:
+    return succeeded(
+        lz::printSchedule(module, outOS, lz::ScheduleTextFormat::Bridge));
   }
-  PassManager pm(&context, ModuleOp::getOperationName());
-  if (failed(parsePassPipeline(pipeline, pm, diagOS)))
-    return nullptr;
-  ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
-  if (!module || failed(pm.run(*module)))
-    return nullptr;
-  return module;
+  diagOS << "error: unknown output kind " << int(output) << "\n";
+  return false;
 }
 
 /// Lowers a scheduled module with lazy-to-cpu and compiles it.
-std::unique_ptr<mlir::lazy::CpuProgram> compileForCpu(ModuleOp module,
-                                                llvm::raw_ostream &diagOS) {
+std::unique_ptr<lz::CpuProgram> compileForCpu(ModuleOp module,
+                                              llvm::raw_ostream &diagOS) {
   func::FuncOp host;
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal()) {
@@ -124,19 +154,7 @@ std::unique_ptr<mlir::lazy::CpuProgram> compileForCpu(ModuleOp module,
   if (failed(parsePassPipeline("lazy-to-cpu", lower, diagOS)) ||
       failed(lower.run(module)))
     return nullptr;
-  // The kernels' parallel loops call libomp.
-  std::string ompError;
-  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(LAZY_LIBOMP_PATH,
-                                                        &ompError)) {
-    diagOS << "error: cannot load the OpenMP runtime " LAZY_LIBOMP_PATH ": "
-           << ompError << "\n";
-    return nullptr;
-  }
-  mlir::lazy::CpuProgramOptions options;
-  options.symbols.push_back(
-      {"lazy_rt_custom_random",
-       reinterpret_cast<void *>(&lazy_rt_custom_random)});
-  auto program = mlir::lazy::CpuProgram::compile(module, entry, options);
+  auto program = lz::CpuProgram::compile(module, entry, {});
   if (!program) {
     diagOS << "error: cannot compile the kernels: "
            << llvm::toString(program.takeError()) << "\n";
@@ -145,100 +163,6 @@ std::unique_ptr<mlir::lazy::CpuProgram> compileForCpu(ModuleOp module,
   return std::move(*program);
 }
 
-} // namespace
-
-int lazyCompileCpu(LazySession session, const char *ir, size_t length,
-                   const char *name, const char *schedulePipeline,
-                   LazyCpuProgram *program, LazyText *schedule,
-                   LazyText *diagnostics) {
-  std::string scheduleText, diagText;
-  std::unique_ptr<mlir::lazy::CpuProgram> compiled;
-  auto *s = static_cast<Session *>(session.ptr);
-  if (!s || !ir || !schedulePipeline || !program) {
-    diagText = "error: lazyCompileCpu needs a session, IR, a pipeline and a "
-               "program to set\n";
-  } else {
-    llvm::StringRef irRef(ir, length);
-    llvm::StringRef nameRef(name ? name : "<input>");
-    llvm::thread worker(
-        std::optional<unsigned>(unsigned(mlir::lazy::kToolStackBytes)), [&] {
-          llvm::raw_string_ostream diagOS(diagText);
-          llvm::SourceMgr sourceMgr;
-          sourceMgr.AddNewSourceBuffer(
-              llvm::MemoryBuffer::getMemBufferCopy(irRef, nameRef),
-              llvm::SMLoc());
-          SourceMgrDiagnosticHandler handler(sourceMgr, &s->context, diagOS);
-          OwningOpRef<ModuleOp> module = parseAndRun(
-              s->context, sourceMgr, irRef, schedulePipeline, diagOS);
-          if (!module)
-            return;
-          llvm::raw_string_ostream scheduleOS(scheduleText);
-          if (failed(mlir::lazy::printSchedule(*module, scheduleOS,
-                                         mlir::lazy::ScheduleTextFormat::Bridge)))
-            return;
-          compiled = compileForCpu(*module, diagOS);
-        });
-    worker.join();
-  }
-  if (schedule)
-    *schedule = copyText(scheduleText);
-  if (diagnostics)
-    *diagnostics = copyText(diagText);
-  if (!compiled)
-    return 0;
-  program->ptr = compiled.release();
-  return 1;
-}
-
-void *lazyCpuProgramLookup(LazyCpuProgram program, const char *function) {
-  auto *compiled = static_cast<mlir::lazy::CpuProgram *>(program.ptr);
-  if (!compiled || !function)
-    return nullptr;
-  llvm::Expected<void *> address = compiled->lookup(function);
-  if (!address) {
-    llvm::consumeError(address.takeError());
-    return nullptr;
-  }
-  return *address;
-}
-
-void lazyCpuProgramDestroy(LazyCpuProgram program) {
-  delete static_cast<mlir::lazy::CpuProgram *>(program.ptr);
-}
-
-
-namespace {
-bool runPipeline(MLIRContext &context, llvm::StringRef ir,
-                 llvm::StringRef name, llvm::StringRef pipeline,
-                 LazyOutput output, std::string &out,
-                 std::string &diagnostics) {
-  llvm::raw_string_ostream diagOS(diagnostics);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(ir, name), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
-  OwningOpRef<ModuleOp> module =
-      parseAndRun(context, sourceMgr, ir, pipeline, diagOS);
-  if (!module)
-    return false;
-  llvm::raw_string_ostream outOS(out);
-  switch (output) {
-  case LazyOutputNone:
-    return true;
-  case LazyOutputModule:
-    module->print(outOS);
-    outOS << "\n";
-    return true;
-  case LazyOutputCanonicalSchedule:
-    return succeeded(mlir::lazy::printSchedule(
-        *module, outOS, mlir::lazy::ScheduleTextFormat::Canonical, true));
-  case LazyOutputBridgeSchedule:
-    return succeeded(mlir::lazy::printSchedule(*module, outOS,
-                                         mlir::lazy::ScheduleTextFormat::Bridge));
-  }
-  diagOS << name << ": error: unknown output kind " << int(output) << "\n";
-  return false;
-}
 } // namespace
 
 LazySession lazySessionCreate(int threads) {
@@ -255,19 +179,14 @@ int lazyRun(LazySession session, const char *ir, size_t length,
   std::string outText, diagText;
   bool ok = false;
   auto *s = static_cast<Session *>(session.ptr);
-  if (!s || !ir || !pipeline) {
+  if (!s || !ir || !pipeline)
     diagText = "error: lazyRun needs a session, IR and a pipeline\n";
-  } else {
-    llvm::StringRef irRef(ir, length);
-    llvm::StringRef nameRef(name ? name : "<input>");
-    // The tools' stack: MLIR's parser and verifier recurse on nesting.
-    llvm::thread worker(
-        std::optional<unsigned>(unsigned(mlir::lazy::kToolStackBytes)), [&] {
-          ok = runPipeline(s->context, irRef, nameRef, pipeline, output,
-                           outText, diagText);
+  else
+    ok = withScheduledModule(
+        s->context, llvm::StringRef(ir, length), name ? name : "<input>",
+        pipeline, diagText, [&](ModuleOp module, llvm::raw_ostream &diagOS) {
+          return printOutput(module, output, outText, diagOS);
         });
-    worker.join();
-  }
   if (out)
     *out = copyText(outText);
   if (diagnostics)
@@ -276,6 +195,53 @@ int lazyRun(LazySession session, const char *ir, size_t length,
 }
 
 void lazyTextFree(LazyText text) { std::free(text.data); }
+
+int lazyCompileCpu(LazySession session, const char *ir, size_t length,
+                   const char *name, const char *schedulePipeline,
+                   LazyCpuProgram *program, LazyText *schedule,
+                   LazyText *diagnostics) {
+  std::string scheduleText, diagText;
+  std::unique_ptr<lz::CpuProgram> compiled;
+  auto *s = static_cast<Session *>(session.ptr);
+  if (!s || !ir || !schedulePipeline || !program)
+    diagText = "error: lazyCompileCpu needs a session, IR, a pipeline and a "
+               "program to set\n";
+  else
+    withScheduledModule(
+        s->context, llvm::StringRef(ir, length), name ? name : "<input>",
+        schedulePipeline, diagText,
+        [&](ModuleOp module, llvm::raw_ostream &diagOS) {
+          if (!printOutput(module, LazyOutputBridgeSchedule, scheduleText,
+                           diagOS))
+            return false;
+          compiled = compileForCpu(module, diagOS);
+          return compiled != nullptr;
+        });
+  if (schedule)
+    *schedule = copyText(scheduleText);
+  if (diagnostics)
+    *diagnostics = copyText(diagText);
+  if (!compiled)
+    return 0;
+  program->ptr = compiled.release();
+  return 1;
+}
+
+void *lazyCpuProgramLookup(LazyCpuProgram program, const char *function) {
+  auto *compiled = static_cast<lz::CpuProgram *>(program.ptr);
+  if (!compiled || !function)
+    return nullptr;
+  llvm::Expected<void *> address = compiled->lookup(function);
+  if (!address) {
+    llvm::consumeError(address.takeError());
+    return nullptr;
+  }
+  return *address;
+}
+
+void lazyCpuProgramDestroy(LazyCpuProgram program) {
+  delete static_cast<lz::CpuProgram *>(program.ptr);
+}
 
 const char *lazyVersion(void) {
   return "0.1.0 (LLVM " LLVM_VERSION_STRING ")";

@@ -14,16 +14,21 @@
 //     TargetMachine (its own, per thread) and generates code eagerly
 //     (a lookup of each of its functions);
 //   - the host partition's kernel declarations resolve to the kernel
-//     engines' addresses, registered as absolute symbols.
+//     engines' addresses, registered as absolute symbols;
+//   - what every program may call is provided here, once for all callers:
+//     the OpenMP runtime (libomp, loaded into the process: the parallel
+//     loops call it) and lazy-mlir's runtime functions (HostFunctions.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Runtime/CpuProgram.h"
+#include "lazy/Interpreter/HostFunctions.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 
@@ -86,6 +91,8 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
   if (!engine)
     return engine.takeError();
   Symbols symbols(options.symbols.begin(), options.symbols.end());
+  symbols.push_back({"lazy_rt_custom_random",
+                     reinterpret_cast<void *>(&lazy_rt_custom_random)});
   symbols.append(extraSymbols.begin(), extraSymbols.end());
   (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
@@ -171,6 +178,12 @@ OwningOpRef<ModuleOp> partitionOf(ModuleOp module,
 llvm::Expected<std::unique_ptr<CpuProgram>>
 CpuProgram::compile(ModuleOp module, StringRef entry,
                     const CpuProgramOptions &options) {
+  std::string ompError;
+  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(LAZY_LIBOMP_PATH,
+                                                        &ompError))
+    return llvm::createStringError("cannot load the OpenMP runtime " +
+                                   std::string(LAZY_LIBOMP_PATH) + ": " +
+                                   ompError);
   auto program = std::unique_ptr<CpuProgram>(new CpuProgram());
   std::string wrapper = ("_mlir_ciface_" + entry).str();
   SmallVector<LLVM::LLVMFuncOp> kernels;

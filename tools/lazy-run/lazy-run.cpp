@@ -61,7 +61,6 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -292,19 +291,10 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
       failed(lower.run(module)))
     return failure();
   phases.mark("lower");
-  // The program's parallel loops call libomp.
-  std::string ompError;
-  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(LAZY_LIBOMP_PATH,
-                                                        &ompError)) {
-    fail("cannot load the OpenMP runtime " LAZY_LIBOMP_PATH ": " + ompError);
-    return failure();
-  }
   // LLVM's -O3 pipeline and code generation for this host's CPU, the
   // kernels split over the compile threads (CpuProgram.h).
   mlir::lazy::CpuProgramOptions programOptions;
   programOptions.threads = compileThreads;
-  programOptions.symbols.push_back(
-      {"lazy_rt_custom_random", reinterpret_cast<void *>(&lazy_rt_custom_random)});
   programOptions.symbols.push_back(
       {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
   programOptions.symbols.push_back(

@@ -26,7 +26,8 @@ namespace mlir::lazy {
 struct CpuProgramOptions {
   /// Compile threads; 0: one per hardware thread.
   unsigned threads = 0;
-  /// Host symbols the program calls (CUSTOM items), by name.
+  /// Host symbols the program calls, by name, beyond those every program
+  /// gets (libomp's, lazy_rt_custom_random).
   std::vector<std::pair<std::string, void *>> symbols;
 };
 

@@ -18,7 +18,9 @@ A graph lazy-mlir refuses raises `LazyMlirError` with lazy-mlir's located
 diagnostics.
 """
 
+import gc
 import re
+import time
 
 from tinygrad.device import Buffer
 from tinygrad.dtype import DTYPES_DICT, dtypes
@@ -128,7 +130,7 @@ _MAX_ASTS = 1 << 14
 
 
 def _kernel_ast(lines):
-    key = "\n".join(lines)
+    key = _compile.kernel_key(lines)
     ast = _ASTS.get(key)
     if ast is None:
         if len(_ASTS) >= _MAX_ASTS:
@@ -257,8 +259,6 @@ def schedule(outs, seen=None, plan_memory=True, flags=None, compile=False):
     tinygrad's create_schedule_with_vars (and memory_planner, with
     plan_memory) would make them; with `compile`, kernel items run
     lazy-mlir's compiled CPU code (see _compile.py)."""
-    import gc
-    import time
     if seen is None:
         seen = set()
     # Export and item building allocate tens of thousands of objects and
@@ -267,13 +267,13 @@ def schedule(outs, seen=None, plan_memory=True, flags=None, compile=False):
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _schedule(outs, seen, plan_memory, flags, compile, time)
+        return _schedule(outs, seen, plan_memory, flags, compile)
     finally:
         if collecting:
             gc.enable()
 
 
-def _schedule(outs, seen, plan_memory, flags, compile, time):
+def _schedule(outs, seen, plan_memory, flags, compile):
     start = time.perf_counter()
     graph = _export.export_graph(outs, flags, seen=seen, record_ops=True)
     exported = time.perf_counter()

@@ -67,6 +67,7 @@ _kernels = {}  # kernel AST text -> CompiledKernel
 
 
 def kernel_key(lines):
+    """A kernel's identity: its AST lines in the bridge text."""
     return "\n".join(lines)
 
 

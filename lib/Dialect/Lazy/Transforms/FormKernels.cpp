@@ -185,7 +185,6 @@ public:
   /// the position of each output's graph op.
   void recordNodes(llvm::DenseMap<Operation *, int64_t> positions) {
     nodePositions = std::move(positions);
-    recordingNodes = true;
   }
 
 private:
@@ -220,8 +219,8 @@ private:
   ModuleOp module;
   func::FuncOp func;
   unsigned &kernelCounter;
-  llvm::DenseMap<Operation *, int64_t> nodePositions;
-  bool recordingNodes = false;
+  /// Set with record-nodes.
+  std::optional<llvm::DenseMap<Operation *, int64_t>> nodePositions;
   BodyOpNames bodyOps;
   /// Attributes and kernel tensor types of the pool's trackers, made once
   /// each.
@@ -866,10 +865,10 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
                          NodeId owner) {
     auto alloc = cast<AllocOp>(appendOp<AllocOp::Properties>(
         at, allocName, allocLoc, type, {}, nullptr, noAttrs));
-    if (recordingNodes && g.node(owner).op)
+    if (nodePositions && g.node(owner).op)
       alloc->setAttr(LazyDialect::kNodesAttrName,
                      DenseI64ArrayAttr::get(
-                         ctx, {nodePositions.lookup(g.node(owner).op)}));
+                         ctx, {nodePositions->lookup(g.node(owner).op)}));
     return alloc;
   };
   std::vector<FlatSymbolRefAttr> kernelRefs;
@@ -954,10 +953,10 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
                                arg, seed);
       op = ext;
     }
-    if (recordingNodes) {
+    if (nodePositions) {
       SmallVector<int64_t> positions;
       for (NodeId out : item.outputs)
-        positions.push_back(nodePositions.lookup(g.node(out).op));
+        positions.push_back(nodePositions->lookup(g.node(out).op));
       op->setAttr(LazyDialect::kNodesAttrName,
                   DenseI64ArrayAttr::get(ctx, positions));
     }
