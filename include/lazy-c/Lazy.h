@@ -2,7 +2,8 @@
 |*                                                                            *|
 |* A small C API over lazy-mlir, in the style of MLIR's own: a session (an    *|
 |* MLIRContext with every dialect and pass lazy-mlir uses) parses `lazy`      *|
-|* IR from memory, runs a textual pass pipeline on it and hands back the      *|
+|* IR from memory (or builds it from the compact form below), runs a         *|
+|* textual pass pipeline on it and hands back the                            *|
 |* printed module or a schedule's text, with the diagnostics. No file and no  *|
 |* process is involved; Python reaches it through ctypes                      *|
 |* (python/lazy_mlir/_capi.py).                                               *|
@@ -62,6 +63,47 @@ LAZY_CAPI_EXPORTED int lazyRun(LazySession session, const char *ir,
 
 LAZY_CAPI_EXPORTED void lazyTextFree(LazyText text);
 
+/// The compact graph: a `lazy` graph as int64 words and a string table (the
+/// concatenated bytes of every string), built into ops without text. It is
+/// what the Python bridge hands over (python/lazy_mlir/tinygrad/_export.py,
+/// _CompactExporter). Words, in order:
+///
+///   0x4C5A47, 1                       magic ("LZG") and version
+///   S, len_0 .. len_{S-1}             string byte lengths; strings are
+///                                     referred to by index
+///   T, then T times: L, L words       ShapeTrackers, each in
+///                                     #lazy.st's stored encoding
+///   attrs                             the module's attributes
+///   A, then A times: type, attrs      func.func @graph's arguments
+///   N, then N times: name, type,      the ops, in order: op name (a
+///     location, attrs, K, K values    registered `lazy` op), result type,
+///                                     metadata string or -1, attributes,
+///                                     operands
+///   R, R values                       the function's results
+///
+/// A `type` is the index of a string holding a ranked tensor type's text
+/// (parsed once per string). A value is -(k + 1) for argument k and k for
+/// op k, which must come before its user. `attrs` is a count and that many
+/// (name string, kind, payload): kind 0 unit (no payload), 1 ShapeTracker
+/// (index), 2 i64 array (count, values), 3 string (index), 4 scalar of the
+/// op result's element type (an integer in two's complement or an IEEE
+/// double's bits), 5 i64, 6 bool (0 or 1), 7 dictionary (attrs, no
+/// dictionary inside). Op k's location is `name:k:0`, inside a NameLoc of
+/// its metadata string when it has one. Malformed words get a located
+/// error, never a crash; the module is verified before the pipeline runs.
+typedef struct LazyCompactGraph {
+  const int64_t *words;
+  size_t numWords;
+  const char *strings;
+  size_t stringsLength;
+} LazyCompactGraph;
+
+/// lazyRun on a compact graph.
+LAZY_CAPI_EXPORTED int lazyRunCompact(LazySession session,
+                                      LazyCompactGraph graph, const char *name,
+                                      const char *pipeline, LazyOutput output,
+                                      LazyText *out, LazyText *diagnostics);
+
 /// A schedule's kernels compiled for this host's CPU (lazy-to-cpu, LLVM's
 /// -O3 for the host's CPU, OpenMP threads).
 typedef struct LazyCpuProgram {
@@ -82,6 +124,13 @@ LAZY_CAPI_EXPORTED int lazyCompileCpu(LazySession session, const char *ir,
                                       LazyCpuProgram *program,
                                       LazyText *schedule,
                                       LazyText *diagnostics);
+
+/// lazyCompileCpu on a compact graph.
+LAZY_CAPI_EXPORTED int
+lazyCompileCpuCompact(LazySession session, LazyCompactGraph graph,
+                      const char *name, const char *schedulePipeline,
+                      LazyCpuProgram *program, LazyText *schedule,
+                      LazyText *diagnostics);
 
 /// The address of a compiled kernel (or of the host function), or NULL.
 LAZY_CAPI_EXPORTED void *lazyCpuProgramLookup(LazyCpuProgram program,

@@ -1,8 +1,8 @@
 //===- Lazy.cpp - lazy-mlir's C API ---------------------------------------===//
 //
 // The in-process entry point (include/lazy-c/Lazy.h): parse `lazy` IR from
-// memory, run a pass pipeline, print the module or a schedule's text, or
-// compile a schedule's kernels for the host's CPU (lazy-to-cpu and
+// memory or build it from the compact form (CompactGraph.cpp), run a pass
+// pipeline, print the module or a schedule's text, or compile a schedule's kernels for the host's CPU (lazy-to-cpu and
 // CpuProgram, as lazy-run does) and hand out their addresses. Each call
 // runs on a thread with the tools' large stack, so that input the tools
 // take (nested up to kMaxNesting) cannot overflow the caller's stack;
@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy-c/Lazy.h"
+
+#include "CompactGraph.h"
 
 #include "lazy/Dialect/Lazy/Transforms/ScheduleText.h"
 #include "lazy/InitAll.h"
@@ -73,12 +75,45 @@ LazyText copyText(const std::string &text) {
   return result;
 }
 
-/// Parses `ir` and runs `pipeline` on it, then calls `use` with the module,
-/// all on a thread with the tools' stack; every diagnostic, `use`'s
+/// Where a run's module comes from: text to parse, or the compact form.
+struct GraphInput {
+  llvm::StringRef text;
+  llvm::ArrayRef<int64_t> words;
+  llvm::StringRef strings;
+  bool compact = false;
+  /// False when the caller passed a null pointer for the graph.
+  bool given = true;
+};
+
+/// The module of `input`, or null after its diagnostics.
+OwningOpRef<ModuleOp> loadGraph(MLIRContext &context, const GraphInput &input,
+                                llvm::StringRef name,
+                                llvm::SourceMgr &sourceMgr,
+                                llvm::raw_ostream &diagOS) {
+  if (input.compact)
+    return lz::buildCompactGraph(&context, input.words, input.strings, name);
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(input.text, name), llvm::SMLoc());
+  if (std::optional<size_t> at =
+          lz::findExcessiveNesting(input.text, lz::kMaxNesting)) {
+    const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(1);
+    sourceMgr.PrintMessage(
+        diagOS, llvm::SMLoc::getFromPointer(buffer->getBufferStart() + *at),
+        llvm::SourceMgr::DK_Error,
+        "input nests deeper than " + std::to_string(lz::kMaxNesting) +
+            " levels, more than lazy-mlir takes");
+    return nullptr;
+  }
+  ParserConfig config(&context);
+  return parseSourceFile<ModuleOp>(sourceMgr, config);
+}
+
+/// Loads `input` and runs `pipeline` on it, then calls `use` with the
+/// module, all on a thread with the tools' stack; every diagnostic, `use`'s
 /// included, is printed to `diagnostics` as the tools print them. Returns
 /// whether all of it succeeded.
 bool withScheduledModule(
-    MLIRContext &context, llvm::StringRef ir, llvm::StringRef name,
+    MLIRContext &context, const GraphInput &input, llvm::StringRef name,
     llvm::StringRef pipeline, std::string &diagnostics,
     llvm::function_ref<bool(ModuleOp, llvm::raw_ostream &)> use) {
   bool ok = false;
@@ -86,26 +121,12 @@ bool withScheduledModule(
       std::optional<unsigned>(unsigned(lz::kToolStackBytes)), [&] {
         llvm::raw_string_ostream diagOS(diagnostics);
         llvm::SourceMgr sourceMgr;
-        sourceMgr.AddNewSourceBuffer(
-            llvm::MemoryBuffer::getMemBufferCopy(ir, name), llvm::SMLoc());
         SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
-        if (std::optional<size_t> at =
-                lz::findExcessiveNesting(ir, lz::kMaxNesting)) {
-          const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(1);
-          sourceMgr.PrintMessage(
-              diagOS,
-              llvm::SMLoc::getFromPointer(buffer->getBufferStart() + *at),
-              llvm::SourceMgr::DK_Error,
-              "input nests deeper than " + std::to_string(lz::kMaxNesting) +
-                  " levels, more than lazy-mlir takes");
-          return;
-        }
         PassManager pm(&context, ModuleOp::getOperationName());
         if (failed(parsePassPipeline(pipeline, pm, diagOS)))
           return;
-        ParserConfig config(&context);
         OwningOpRef<ModuleOp> module =
-            parseSourceFile<ModuleOp>(sourceMgr, config);
+            loadGraph(context, input, name, sourceMgr, diagOS);
         if (!module || failed(pm.run(*module)))
           return;
         ok = use(*module, diagOS);
@@ -173,18 +194,20 @@ void lazySessionDestroy(LazySession session) {
   delete static_cast<Session *>(session.ptr);
 }
 
-int lazyRun(LazySession session, const char *ir, size_t length,
-            const char *name, const char *pipeline, LazyOutput output,
-            LazyText *out, LazyText *diagnostics) {
+namespace {
+
+int runGraph(LazySession session, const GraphInput &input, const char *name,
+             const char *pipeline, LazyOutput output, LazyText *out,
+             LazyText *diagnostics) {
   std::string outText, diagText;
   bool ok = false;
   auto *s = static_cast<Session *>(session.ptr);
-  if (!s || !ir || !pipeline)
-    diagText = "error: lazyRun needs a session, IR and a pipeline\n";
+  if (!s || !input.given || !pipeline)
+    diagText = "error: a run needs a session, a graph and a pipeline\n";
   else
     ok = withScheduledModule(
-        s->context, llvm::StringRef(ir, length), name ? name : "<input>",
-        pipeline, diagText, [&](ModuleOp module, llvm::raw_ostream &diagOS) {
+        s->context, input, name ? name : "<input>", pipeline, diagText,
+        [&](ModuleOp module, llvm::raw_ostream &diagOS) {
           return printOutput(module, output, outText, diagOS);
         });
   if (out)
@@ -194,22 +217,19 @@ int lazyRun(LazySession session, const char *ir, size_t length,
   return ok ? 1 : 0;
 }
 
-void lazyTextFree(LazyText text) { std::free(text.data); }
-
-int lazyCompileCpu(LazySession session, const char *ir, size_t length,
-                   const char *name, const char *schedulePipeline,
-                   LazyCpuProgram *program, LazyText *schedule,
-                   LazyText *diagnostics) {
+int compileGraph(LazySession session, const GraphInput &input,
+                 const char *name, const char *schedulePipeline,
+                 LazyCpuProgram *program, LazyText *schedule,
+                 LazyText *diagnostics) {
   std::string scheduleText, diagText;
   std::unique_ptr<lz::CpuProgram> compiled;
   auto *s = static_cast<Session *>(session.ptr);
-  if (!s || !ir || !schedulePipeline || !program)
-    diagText = "error: lazyCompileCpu needs a session, IR, a pipeline and a "
+  if (!s || !input.given || !schedulePipeline || !program)
+    diagText = "error: compiling needs a session, a graph, a pipeline and a "
                "program to set\n";
   else
     withScheduledModule(
-        s->context, llvm::StringRef(ir, length), name ? name : "<input>",
-        schedulePipeline, diagText,
+        s->context, input, name ? name : "<input>", schedulePipeline, diagText,
         [&](ModuleOp module, llvm::raw_ostream &diagOS) {
           if (!printOutput(module, LazyOutputBridgeSchedule, scheduleText,
                            diagOS))
@@ -225,6 +245,60 @@ int lazyCompileCpu(LazySession session, const char *ir, size_t length,
     return 0;
   program->ptr = compiled.release();
   return 1;
+}
+
+GraphInput textInput(const char *ir, size_t length) {
+  GraphInput input;
+  input.given = ir != nullptr;
+  if (ir)
+    input.text = llvm::StringRef(ir, length);
+  return input;
+}
+
+GraphInput compactInput(LazyCompactGraph graph) {
+  GraphInput input;
+  input.compact = true;
+  input.given = (graph.words || !graph.numWords) &&
+                (graph.strings || !graph.stringsLength);
+  if (input.given) {
+    input.words = llvm::ArrayRef<int64_t>(graph.words, graph.numWords);
+    input.strings = llvm::StringRef(graph.strings, graph.stringsLength);
+  }
+  return input;
+}
+
+} // namespace
+
+int lazyRun(LazySession session, const char *ir, size_t length,
+            const char *name, const char *pipeline, LazyOutput output,
+            LazyText *out, LazyText *diagnostics) {
+  return runGraph(session, textInput(ir, length), name, pipeline, output, out,
+                  diagnostics);
+}
+
+int lazyRunCompact(LazySession session, LazyCompactGraph graph,
+                   const char *name, const char *pipeline, LazyOutput output,
+                   LazyText *out, LazyText *diagnostics) {
+  return runGraph(session, compactInput(graph), name, pipeline, output, out,
+                  diagnostics);
+}
+
+void lazyTextFree(LazyText text) { std::free(text.data); }
+
+int lazyCompileCpu(LazySession session, const char *ir, size_t length,
+                   const char *name, const char *schedulePipeline,
+                   LazyCpuProgram *program, LazyText *schedule,
+                   LazyText *diagnostics) {
+  return compileGraph(session, textInput(ir, length), name, schedulePipeline,
+                      program, schedule, diagnostics);
+}
+
+int lazyCompileCpuCompact(LazySession session, LazyCompactGraph graph,
+                          const char *name, const char *schedulePipeline,
+                          LazyCpuProgram *program, LazyText *schedule,
+                          LazyText *diagnostics) {
+  return compileGraph(session, compactInput(graph), name, schedulePipeline,
+                      program, schedule, diagnostics);
 }
 
 void *lazyCpuProgramLookup(LazyCpuProgram program, const char *function) {

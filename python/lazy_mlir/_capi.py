@@ -27,6 +27,19 @@ class _Text(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
 
 
+class _Compact(ctypes.Structure):
+    _fields_ = [("words", ctypes.c_void_p), ("num_words", ctypes.c_size_t),
+                ("strings", ctypes.c_char_p), ("strings_length", ctypes.c_size_t)]
+
+
+def _compact(graph):
+    """A LazyCompactGraph over (array('q') words, bytes strings); the
+    caller keeps both alive for the call."""
+    words, strings = graph
+    address, length = words.buffer_info()
+    return _Compact(address, length, strings, len(strings))
+
+
 class _Session(ctypes.Structure):
     _fields_ = [("ptr", ctypes.c_void_p)]
 
@@ -90,6 +103,14 @@ def library():
                                     ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_Text),
                                     ctypes.POINTER(_Text)]
             lib.lazyRun.restype = ctypes.c_int
+            lib.lazyRunCompact.argtypes = [_Session, _Compact, ctypes.c_char_p, ctypes.c_char_p,
+                                           ctypes.c_int, ctypes.POINTER(_Text),
+                                           ctypes.POINTER(_Text)]
+            lib.lazyRunCompact.restype = ctypes.c_int
+            lib.lazyCompileCpuCompact.argtypes = [_Session, _Compact, ctypes.c_char_p,
+                                                  ctypes.c_char_p, ctypes.POINTER(_Program),
+                                                  ctypes.POINTER(_Text), ctypes.POINTER(_Text)]
+            lib.lazyCompileCpuCompact.restype = ctypes.c_int
             lib.lazyTextFree.argtypes = [_Text]
             lib.lazyTextFree.restype = None
             lib.lazyCompileCpu.argtypes = [_Session, ctypes.c_char_p, ctypes.c_size_t,
@@ -132,16 +153,24 @@ class Session:
             pass
 
     def run(self, ir, pipeline, output=MODULE, name="<graph>"):
-        """Parses `ir` (str or bytes), runs `pipeline` (a pass pipeline on
-        the module, without the `builtin.module(...)` anchor) and returns
-        (ok, output text, diagnostics text)."""
-        data = ir.encode() if isinstance(ir, str) else ir
+        """Parses `ir` (str or bytes; or a compact graph: a tuple of an
+        array('q') of words and the string table's bytes, see
+        include/lazy-c/Lazy.h), runs `pipeline` (a pass pipeline on the
+        module, without the `builtin.module(...)` anchor) and returns (ok,
+        output text, diagnostics text)."""
         out, diags = _Text(), _Text()
         with self._lock:
             if self._handle is None:
                 raise RuntimeError("the session is closed")
-            ok = self._lib.lazyRun(self._handle, data, len(data), name.encode(), pipeline.encode(),
-                                   output, ctypes.byref(out), ctypes.byref(diags))
+            if isinstance(ir, tuple):
+                ok = self._lib.lazyRunCompact(self._handle, _compact(ir), name.encode(),
+                                              pipeline.encode(), output, ctypes.byref(out),
+                                              ctypes.byref(diags))
+            else:
+                data = ir.encode() if isinstance(ir, str) else ir
+                ok = self._lib.lazyRun(self._handle, data, len(data), name.encode(),
+                                       pipeline.encode(), output, ctypes.byref(out),
+                                       ctypes.byref(diags))
         text, diagnostics = self._take(out, diags)
         return bool(ok), text, diagnostics
 
@@ -155,17 +184,23 @@ class Session:
 
 
     def compile_cpu(self, ir, schedule_pipeline, name="<graph>"):
-        """Schedules `ir` with `schedule_pipeline`, then lowers and compiles
-        its kernels for this host; returns (CpuProgram or None, bridge text
-        of the schedule, diagnostics)."""
-        data = ir.encode() if isinstance(ir, str) else ir
+        """Schedules `ir` (text or a compact graph, as for run) with
+        `schedule_pipeline`, then lowers and compiles its kernels for this
+        host; returns (CpuProgram or None, bridge text of the schedule,
+        diagnostics)."""
         program, schedule, diags = _Program(), _Text(), _Text()
         with self._lock:
             if self._handle is None:
                 raise RuntimeError("the session is closed")
-            ok = self._lib.lazyCompileCpu(self._handle, data, len(data), name.encode(),
-                                          schedule_pipeline.encode(), ctypes.byref(program),
-                                          ctypes.byref(schedule), ctypes.byref(diags))
+            if isinstance(ir, tuple):
+                ok = self._lib.lazyCompileCpuCompact(
+                    self._handle, _compact(ir), name.encode(), schedule_pipeline.encode(),
+                    ctypes.byref(program), ctypes.byref(schedule), ctypes.byref(diags))
+            else:
+                data = ir.encode() if isinstance(ir, str) else ir
+                ok = self._lib.lazyCompileCpu(self._handle, data, len(data), name.encode(),
+                                              schedule_pipeline.encode(), ctypes.byref(program),
+                                              ctypes.byref(schedule), ctypes.byref(diags))
         text, diagnostics = self._take(schedule, diags)
         return (CpuProgram(self._lib, program) if ok else None), text, diagnostics
 

@@ -4,8 +4,9 @@
 `create_schedule_with_vars` (and, with plan_memory, its `memory_planner`)
 does for the same LazyBuffers, by way of lazy-mlir:
 
-1. the graph is exported as `lazy` text (`_export`), remembering the
-   LazyBuffer behind each op position;
+1. the graph is exported in the compact form (`_export`: int64 words and
+   a string table, built into ops by the C API without text), remembering
+   the LazyBuffer behind each op position;
 2. liblazy-mlir-c runs `lazy-schedule{record-nodes}` on it and prints the
    schedule in its bridge form (each distinct kernel's AST once; for each
    item the op positions of its outputs and where each buffer lives after
@@ -169,9 +170,10 @@ def pipeline(plan_memory):
     return f"lazy-schedule{{record-nodes=true plan-memory={'true' if plan_memory else 'false'}}}"
 
 
-def run_lazy_schedule(graph_text, plan_memory=True):
-    """The bridge text of lazy-mlir's schedule of `graph_text`."""
-    ok, text, diagnostics = _capi.session().run(graph_text, pipeline(plan_memory),
+def run_lazy_schedule(graph, plan_memory=True):
+    """The bridge text of lazy-mlir's schedule of `graph` (text, or the
+    compact form)."""
+    ok, text, diagnostics = _capi.session().run(graph, pipeline(plan_memory),
                                                  _capi.BRIDGE_SCHEDULE, name="<tinygrad graph>")
     if not ok:
         raise LazyMlirError("lazy-mlir cannot schedule this graph:\n" + diagnostics.rstrip())
@@ -275,14 +277,14 @@ def schedule(outs, seen=None, plan_memory=True, flags=None, compile=False):
 
 def _schedule(outs, seen, plan_memory, flags, compile):
     start = time.perf_counter()
-    graph = _export.export_graph(outs, flags, seen=seen, record_ops=True)
+    graph = _export.export_graph(outs, flags, seen=seen, record_ops=True, compact=True)
     exported = time.perf_counter()
-    text = run_lazy_schedule(graph.text, plan_memory)
+    text = run_lazy_schedule(graph.compact, plan_memory)
     scheduled = time.perf_counter()
     compiled = None
     if compile:
         def compiled(kernels):
-            return _compile.compile_missing(graph.text, kernels, pipeline(plan_memory))
+            return _compile.compile_missing(graph.compact, kernels, pipeline(plan_memory))
     items = schedule_items(graph, text, seen, compiled)
     done = time.perf_counter()
     stats = {"items": len(items),

@@ -71,13 +71,14 @@ def kernel_key(lines):
     return "\n".join(lines)
 
 
-def compile_missing(graph_text, kernels, pipeline):
+def compile_missing(graph, kernels, pipeline):
     """{symbol: CompiledKernel} for the `kernels` of a bridge text (symbol ->
     (metadata, AST lines, argument count)); compiles the schedule of
-    `graph_text` first when one of them is not compiled yet."""
+    `graph` (text or the compact form) first when one of them is not
+    compiled yet."""
     from ._bridge import LazyMlirError, parse_bridge
     if any(kernel_key(k[1]) not in _kernels for k in kernels.values()):
-        program, text, diagnostics = _capi.session().compile_cpu(graph_text, pipeline,
+        program, text, diagnostics = _capi.session().compile_cpu(graph, pipeline,
                                                                  name="<tinygrad graph>")
         if program is None:
             raise LazyMlirError("lazy-mlir cannot compile this graph's kernels:\n" +

@@ -20,8 +20,10 @@ every node and edge is handled a constant number of times.
 """
 
 import collections
+import array
 import math
 import re
+import struct
 import sys
 
 from tinygrad.device import Device
@@ -63,6 +65,8 @@ for _member in (MetaOps.EMPTY, MetaOps.CONST, MetaOps.COPY, MetaOps.CONTIGUOUS,
                 MetaOps.CUSTOM, MetaOps.ASSIGN):
     _OP_NAMES[_member] = "lazy." + _member.name.lower()
 _OP_NAMES[MetaOps.VIEW] = "lazy.buffer_view"
+_VIEW_OP = "view"  # a LazyBuffer view (not an op of tinygrad's)
+_OP_NAMES[_VIEW_OP] = "lazy.view"
 
 # Ops whose custom syntax is `%src : T_src -> T_result`.
 _CONVERTING = {UnaryOps.CAST, UnaryOps.BITCAST, MetaOps.COPY, MetaOps.VIEW,
@@ -87,6 +91,8 @@ def scheduler_flags(overrides=None):
         flags[name] = bool(value)
     return flags
 
+
+_DOUBLE, _DOUBLE_BITS = struct.Struct("<d"), struct.Struct("<q")
 
 _PLAIN = re.compile(r'[ !#-\[\]-~]*\Z')  # printable ASCII but `"` and `\\`
 
@@ -128,12 +134,14 @@ def _int(value, lb):
     return int(value)
 
 
-def _const_literal(value, dtype, lb):
+def _const_value(value, dtype, lb):
+    """A CONST's value as the dialect holds it: a bool, an int wrapped into
+    the dtype's range, or a float."""
     if isinstance(value, Node):
         raise ExportError(f"symbolic shapes are not supported yet: {describe(lb)} "
                           f"holds the bound Variable {value}")
     if dtype == dtypes.bool:
-        return "true" if value else "false"
+        return bool(value)
     if dtypes.is_int(dtype):
         value = int(value)
         # C conversion semantics (what every tinygrad backend does): wrap into
@@ -142,8 +150,16 @@ def _const_literal(value, dtype, lb):
         value &= (1 << bits) - 1
         if not dtypes.is_unsigned(dtype) and value >= 1 << (bits - 1):
             value -= 1 << bits
+        return value
+    return float(value)
+
+
+def _const_literal(value, dtype, lb):
+    value = _const_value(value, dtype, lb)
+    if type(value) is bool:
+        return "true" if value else "false"
+    if type(value) is int:
         return str(value)
-    value = float(value)
     if math.isnan(value):
         return "nan"
     if math.isinf(value):
@@ -155,11 +171,25 @@ def _const_literal(value, dtype, lb):
     return text
 
 
-class Graph:
-    """One exported graph: the text and what the check needs to feed it."""
+def _const_word(value, dtype, lb):
+    """A CONST's value as one int64 word of the compact form: the integer
+    (two's complement), or the bits of the float as an IEEE double."""
+    value = _const_value(value, dtype, lb)
+    if type(value) is float:
+        return _DOUBLE_BITS.unpack(_DOUBLE.pack(value))[0]
+    value = int(value)
+    return value - (1 << 64) if value >= 1 << 63 else value
 
-    def __init__(self, text, args, outs, ops=None):
+
+class Graph:
+    """One exported graph: the text (or the compact form) and what the
+    check needs to feed it."""
+
+    def __init__(self, text, args, outs, ops=None, compact=None):
+        #: the `lazy` text, or None when the graph was exported compact
         self.text = text
+        #: (int64 words, string bytes) of the compact form, or None
+        self.compact = compact
         #: one (LazyBuffer, buffer number, byte offset or None) per argument
         self.args = args
         #: the output LazyBuffers, in result order
@@ -311,16 +341,16 @@ class _Exporter:
         self.lines.append(f"    {name} = lazy.view {self.names[id(base)]} as {self.st_text(lb.st, lb)}"
                           f" : {self.type_of(base)} -> {self.type_of(lb)}{self.location(lb)}")
 
-    def emit_base(self, lb):
+    def check_base(self, lb):
+        """The op's mnemonic, after the checks every serialization needs."""
         op = lb.op
         mnemonic = _OP_NAMES.get(op)
         if mnemonic is None:
             raise ExportError(f"{type(op).__name__}.{op.name} has no `lazy` op: {describe(lb)}")
         if not all(type(d) is int for d in lb.shape):
             self.st_text(lb.st, lb)  # rejects symbolic shapes
-        srcs = lb.srcs
         if op not in (MetaOps.COPY, MetaOps.CUSTOM):
-            for s in srcs:
+            for s in lb.srcs:
                 if s.device != lb.device:
                     # tinygrad 0.9.2's gradient through Tensor.to() builds
                     # these; its kernels then read the other device's buffer
@@ -328,6 +358,12 @@ class _Exporter:
                         f"{describe(lb)} reads {describe(s)}: "
                         f"tinygrad built one op over two devices (the gradient of Tensor.to() "
                         f"does this), and a `lazy` op has one device")
+        return mnemonic
+
+    def emit_base(self, lb):
+        op = lb.op
+        mnemonic = self.check_base(lb)
+        srcs = lb.srcs
         operands = [self.names[id(s)] for s in srcs]
         result_type = self.type_of(lb)
         attrs = []
@@ -423,6 +459,185 @@ class _Exporter:
         return head + "\n".join(self.lines) + ("\n" if self.lines else "") + ret + "\n  }\n}\n"
 
 
+
+# The compact form (include/lazy-c/Lazy.h, "The compact graph"): the same
+# graph as int64 words and a string table, built into ops by the C API
+# without text. Attribute kinds, as the header numbers them:
+_UNIT, _TRACKER, _I64_ARRAY, _STRING, _SCALAR, _I64, _BOOL, _DICT = range(8)
+_COMPACT_MAGIC, _COMPACT_VERSION = 0x4C5A47, 1
+
+
+class _CompactExporter(_Exporter):
+    """The exporter's walk, written as the compact form instead of text.
+    Value references: argument k is -(k + 1), op k is k."""
+
+    def __init__(self, default_device, seen, record_ops=False):
+        super().__init__(default_device, seen, record_ops)
+        self.strings = {}  # str -> index
+        self.arg_words = []
+        self.op_words = []
+        self.tracker_words = []
+        self.trackers = {}  # id(st) -> (st, index)
+        self.type_refs = {}  # (shape, id(dtype), device) -> string index of the type text
+        self.op_refs = {op: self.string(name) for op, name in _OP_NAMES.items()}
+        self.unit_attrs = {name: (self.string(name), _UNIT) for name in
+                           ("lazy.forced_realize", "lazy.seen", "lazy.external")}
+        self.has_custom = False
+
+    def string(self, text):
+        index = self.strings.get(text)
+        if index is None:
+            index = self.strings[text] = len(self.strings)
+        return index
+
+    def type_ref(self, lb):
+        key = (lb.shape, id(lb.dtype), lb.device)
+        ref = self.type_refs.get(key)
+        if ref is None:
+            ref = self.type_refs[key] = self.string(self.type_of(lb))
+        return ref
+
+    def tracker(self, st, lb):
+        entry = self.trackers.get(id(st))
+        if entry is not None:
+            return entry[1]
+        words = [len(st.views)]
+        for v in st.views:
+            words.append(len(v.shape))
+            words.extend(_int(d, lb) for d in v.shape)
+            words.extend(_int(d, lb) for d in v.strides)
+            words.append(_int(v.offset, lb))
+            if v.mask is None:
+                words.append(0)
+            else:
+                words.append(1)
+                for b, e in v.mask:
+                    words += (_int(b, lb), _int(e, lb))
+        return self._add_tracker(id(st), st, words)
+
+    def _add_tracker(self, key, owner, words):
+        index = len(self.trackers)
+        self.trackers[key] = (owner, index)
+        self.tracker_words.append(len(words))
+        self.tracker_words.extend(words)
+        return index
+
+    def contiguous_tracker(self, shape, lb):
+        dims = [_int(d, lb) for d in shape]
+        strides, step = [], 1
+        for d in reversed(dims):
+            strides.append(0 if d == 1 else step)
+            step *= d
+        strides.reverse()
+        if 0 in dims:
+            strides = [0] * len(dims)
+        words = [1, len(dims), *dims, *strides, 0, 0]
+        return self._add_tracker(("contiguous", tuple(dims)), None, words)
+
+    def location_ref(self, lb):
+        metadata = lb.metadata
+        if metadata is None:
+            return -1
+        entry = self.locations.get(id(metadata))
+        if entry is None:
+            entry = self.locations[id(metadata)] = (metadata, self.string(str(metadata)))
+        return entry[1]
+
+    def emit_argument(self, lb):
+        for d in lb.shape:
+            _int(d, lb)
+        buffer = lb.buffer
+        root = buffer.base
+        number = self.buffer_numbers.get(id(root))
+        if number is None:
+            number = self.buffer_numbers[id(root)] = len(self.buffer_numbers)
+            self.buffers.append(root)
+        offset = buffer.offset if buffer._base is not None else None
+        self.names[id(lb)] = -(len(self.args) + 1)
+        self.args.append((lb, None, number, offset))
+        words = self.arg_words
+        words += (self.type_ref(lb), 1 if offset is None else 2, self.string("lazy.buffer"), _I64, number)
+        if offset is not None:
+            words += (self.string("lazy.buffer_offset"), _I64, offset)
+
+    def emit_view(self, lb):
+        base = lb._base
+        if lb.dtype != base.dtype:
+            raise ExportError(f"a view whose dtype ({lb.dtype}) differs from its base's cannot be exported: {describe(lb)}")
+        self.names[id(lb)] = self.count
+        self.count += 1
+        if self.ops is not None:
+            self.ops.append(lb)
+        self.op_words += (self.op_refs[_VIEW_OP], self.type_ref(lb), self.location_ref(lb),
+                          1, self.string("tracker"), _TRACKER, self.tracker(lb.st, lb),
+                          1, self.names[id(base)])
+
+    def emit_base(self, lb):
+        op = lb.op
+        self.check_base(lb)
+        srcs = lb.srcs
+        names = self.names
+        attrs = []
+        if lb.forced_realize:
+            attrs.append(self.unit_attrs["lazy.forced_realize"])
+        if id(lb) in self.seen:
+            attrs.append(self.unit_attrs["lazy.seen"])
+        if id(lb) in self.held:
+            attrs.append(self.unit_attrs["lazy.external"])
+        if op is MetaOps.CONST:
+            attrs.append((self.string("value"), _SCALAR, _const_word(lb.arg, lb.dtype, lb)))
+        elif op in ReduceOps:
+            attrs.append((self.string("axes"), _I64_ARRAY, len(lb.arg), *(int(a) for a in lb.arg)))
+        elif op is MetaOps.CUSTOM:
+            self.has_custom = True
+            attrs.append((self.string("callee"), _STRING, self.string(_callable_name(lb.arg))))
+        elif op is MetaOps.ASSIGN:
+            value, target = srcs
+            if lb.arg:
+                attrs.append((self.string("view"), _TRACKER, self.tracker(lb.arg[0], lb)))
+            elif value.size != target.size:
+                # as in the text: a contiguous prefix view, spelled out
+                attrs.append((self.string("view"), _TRACKER, self.contiguous_tracker(lb.shape, lb)))
+        words = self.op_words
+        words += (self.op_refs[op], self.type_ref(lb), self.location_ref(lb), len(attrs))
+        for attr in attrs:
+            words += attr
+        words.append(len(srcs))
+        words += [names[id(s)] for s in srcs]
+        self.names[id(lb)] = self.count
+        self.count += 1
+        if self.ops is not None:
+            self.ops.append(lb)
+
+    def module(self, outs, flags):
+        """(int64 words as an array, string table as bytes)."""
+        self.walk(outs)
+        module_attrs = [self.string("lazy.default_device"), _STRING, self.string(self.default_device),
+                        self.string("lazy.flags"), _DICT, len(FLAG_NAMES)]
+        for name in FLAG_NAMES:
+            module_attrs += (self.string(name), _BOOL, 1 if flags[name] else 0)
+        count = 2
+        if self.has_custom:
+            # tinygrad seeds the k-th custom_random it runs with
+            # Tensor._seed + k; lazy-run continues from the counter.
+            from tinygrad import Tensor
+            module_attrs += (self.string("lazy.rng_seed"), _I64, int(Tensor._seed))
+            count = 3
+        strings = [text.encode() for text in self.strings]
+        words = [_COMPACT_MAGIC, _COMPACT_VERSION, len(strings), *map(len, strings),
+                 len(self.trackers)]
+        words += self.tracker_words
+        words.append(count)
+        words += module_attrs
+        words.append(len(self.args))
+        words += self.arg_words
+        words.append(self.count)
+        words += self.op_words
+        words.append(len(outs))
+        words += [self.names[id(o)] for o in outs]
+        return array.array("q", words), b"".join(strings)
+
+
 def _post_order(outs, dependencies):
     """Every node reachable from `outs`, sources before users (iterative)."""
     order, visited = [], set()
@@ -499,15 +714,18 @@ def _callable_name(fn):
     return name or type(fn).__name__
 
 
-def export_graph(tensors, flags=None, seen=None, record_ops=False):
-    """Export and return a `Graph` (text plus argument and output nodes;
-    with record_ops, the node of each op too, which keeps them all alive
-    as long as the Graph is)."""
+def export_graph(tensors, flags=None, seen=None, record_ops=False, compact=False):
+    """Export and return a `Graph` (text, or with `compact` the compact
+    form, plus argument and output nodes; with record_ops, the node of each
+    op too, which keeps them all alive as long as the Graph is)."""
     outs = collect_outputs(tensors)
-    exporter = _Exporter(Device.DEFAULT, seen, record_ops=record_ops)
-    text = exporter.module(outs, scheduler_flags(flags))
+    exporter = (_CompactExporter if compact else _Exporter)(Device.DEFAULT, seen,
+                                                            record_ops=record_ops)
+    result = exporter.module(outs, scheduler_flags(flags))
     args = [(lb, number, offset) for lb, _, number, offset in exporter.args]
-    return Graph(text, args, outs, exporter.ops)
+    if compact:
+        return Graph(None, args, outs, exporter.ops, compact=result)
+    return Graph(result, args, outs, exporter.ops)
 
 
 def export(tensors, flags=None, seen=None):

@@ -132,6 +132,13 @@ st::ShapeTracker ShapeTrackerAttr::getTracker() const {
   return *decodeTracker(getEncoded());
 }
 
+ShapeTrackerAttr
+ShapeTrackerAttr::getFromEncoded(function_ref<InFlightDiagnostic()> emitError,
+                                 MLIRContext *context,
+                                 ArrayRef<int64_t> encoded) {
+  return getChecked(emitError, context, encoded);
+}
+
 //===----------------------------------------------------------------------===//
 // ShapeTrackerAttr: validity
 //===----------------------------------------------------------------------===//

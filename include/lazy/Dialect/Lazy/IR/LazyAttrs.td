@@ -61,6 +61,14 @@ def Lazy_ShapeTrackerAttr : Lazy_Attr<"ShapeTracker", "st"> {
     /// validIndexRange of the first view (the one indexing the base
     /// buffer), read off the storage.
     std::optional<std::pair<int64_t, int64_t>> getBaseIndexRange() const;
+    /// The attribute of a tracker already in the stored encoding (as
+    /// getEncoded returns it; the C API's compact graph carries trackers so),
+    /// or null after `emitError`'s diagnostic when the words are not a
+    /// valid, canonical tracker.
+    static ShapeTrackerAttr
+    getFromEncoded(::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
+                   ::mlir::MLIRContext *context,
+                   ::llvm::ArrayRef<int64_t> encoded);
   }];
 }
 
