@@ -3,8 +3,9 @@
 * `lazy_mlir_autoload.pth` goes to site-packages itself (it enables the
   tinygrad hook at start-up when LAZY_MLIR is set, and does nothing
   otherwise);
-* a non-editable install carries the built library and tools
-  (lazy_mlir/_lib/liblazy-mlir-c.so, lazy_mlir/_bin/lazy-*) from
+* a non-editable install carries the built library, the bridge's C++
+  walk and the tools (lazy_mlir/_lib/liblazy-mlir-c.so and _lazy_walk*.so,
+  lazy_mlir/_bin/lazy-*) from
   $LAZY_MLIR_BUILD_DIR, else ../build, so that the installed package works
   without the checkout. An editable install finds them in the build folder.
 """
@@ -34,6 +35,11 @@ class BuildPy(build_py):
         target = os.path.join(self.build_lib, "lazy_mlir")
         os.makedirs(os.path.join(target, "_lib"), exist_ok=True)
         shutil.copy2(library, os.path.join(target, "_lib"))
+        # The C++ walk of the tinygrad bridge, when it was built for this Python.
+        import sysconfig
+        walker = os.path.join(build, "lib", "_lazy_walk" + sysconfig.get_config_var("EXT_SUFFIX"))
+        if os.path.isfile(walker):
+            shutil.copy2(walker, os.path.join(target, "_lib"))
         os.makedirs(os.path.join(target, "_bin"), exist_ok=True)
         for tool in TOOLS:
             path = os.path.join(build, "bin", tool)

@@ -82,6 +82,33 @@ def library_path():
 
 _lock = threading.Lock()
 _library = None
+_walker = False  # not looked for yet
+
+
+def walker():
+    """The `_lazy_walk` extension module (the bridge exporter's walk in C++,
+    lib/Bindings/Python/TinygradWalk.cpp) found next to the library, or None
+    when it was not built for this Python."""
+    global _walker
+    with _lock:
+        if _walker is False:
+            _walker = None
+            path = library_path()
+            if path is not None:
+                import importlib.machinery
+                import importlib.util
+                folder = os.path.dirname(path)
+                for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+                    candidate = os.path.join(folder, "_lazy_walk" + suffix)
+                    if os.path.isfile(candidate):
+                        loader = importlib.machinery.ExtensionFileLoader("_lazy_walk", candidate)
+                        spec = importlib.util.spec_from_file_location("_lazy_walk", candidate,
+                                                                      loader=loader)
+                        module = importlib.util.module_from_spec(spec)
+                        loader.exec_module(module)
+                        _walker = module
+                        break
+        return _walker
 
 
 def library():

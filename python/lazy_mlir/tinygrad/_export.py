@@ -34,6 +34,8 @@ from tinygrad.lazy import LazyBuffer
 from tinygrad.ops import BinaryOps, MetaOps, ReduceOps, TernaryOps, UnaryOps
 from tinygrad.shape.symbolic import Node, NumNode
 
+from .. import _capi
+
 
 class ExportError(Exception):
     """A graph that the `lazy` dialect cannot represent (yet)."""
@@ -469,19 +471,36 @@ _COMPACT_MAGIC, _COMPACT_VERSION = 0x4C5A47, 1
 
 class _CompactExporter(_Exporter):
     """The exporter's walk, written as the compact form instead of text.
-    Value references: argument k is -(k + 1), op k is k."""
+    Value references: argument k is -(k + 1), op k is k.
 
-    def __init__(self, default_device, seen, record_ops=False):
+    With `native` (the default when the `_lazy_walk` module is built), the
+    walk runs in C++ (lib/Bindings/Python/TinygradWalk.cpp): the same
+    records word for word, calling back into this class for what is rare or
+    first seen (type_ref, location_ref, emit_argument, record_attrs,
+    tracker, check_base, emit_view); its tables below are shared with it."""
+
+    def __init__(self, default_device, seen, record_ops=False, native=True):
         super().__init__(default_device, seen, record_ops)
+        self.native = _capi.walker() if native else None
         self.strings = {}  # str -> index
         self.arg_words = []
         self.op_words = []
         self.tracker_words = []
-        self.trackers = {}  # id(st) -> (st, index)
+        self.trackers = {}  # id(st) (or a contiguous view's key) -> (st, index)
         self.type_refs = {}  # (shape, id(dtype), device) -> string index of the type text
         self.op_refs = {op: self.string(name) for op, name in _OP_NAMES.items()}
-        self.unit_attrs = {name: (self.string(name), _UNIT) for name in
-                           ("lazy.forced_realize", "lazy.seen", "lazy.external")}
+        # Names used in records, interned up front so that string indices
+        # do not depend on which walk meets them first.
+        self.names_ref = {name: self.string(name) for name in (
+            "lazy.forced_realize", "lazy.seen", "lazy.external", "tracker", "axes", "value",
+            "callee", "view", "lazy.buffer", "lazy.buffer_offset")}
+        ref = self.names_ref
+        #: what the C++ walk reads: the unit attributes, "tracker", "axes", the view op
+        self.unit_refs = (ref["lazy.forced_realize"], ref["lazy.seen"], ref["lazy.external"],
+                          ref["tracker"], ref["axes"], self.op_refs[_VIEW_OP])
+        #: op -> what its record needs (TinygradWalk.cpp's RecordKind)
+        self.record_kinds = {ReduceOps.SUM: 1, ReduceOps.MAX: 1, MetaOps.CONST: 2,
+                             MetaOps.CUSTOM: 3, MetaOps.ASSIGN: 4, MetaOps.COPY: 5}
         self.has_custom = False
 
     def string(self, text):
@@ -524,6 +543,10 @@ class _CompactExporter(_Exporter):
 
     def contiguous_tracker(self, shape, lb):
         dims = [_int(d, lb) for d in shape]
+        key = ("contiguous", tuple(dims))
+        entry = self.trackers.get(key)
+        if entry is not None:
+            return entry[1]
         strides, step = [], 1
         for d in reversed(dims):
             strides.append(0 if d == 1 else step)
@@ -531,8 +554,7 @@ class _CompactExporter(_Exporter):
         strides.reverse()
         if 0 in dims:
             strides = [0] * len(dims)
-        words = [1, len(dims), *dims, *strides, 0, 0]
-        return self._add_tracker(("contiguous", tuple(dims)), None, words)
+        return self._add_tracker(key, None, [1, len(dims), *dims, *strides, 0, 0])
 
     def location_ref(self, lb):
         metadata = lb.metadata
@@ -544,6 +566,7 @@ class _CompactExporter(_Exporter):
         return entry[1]
 
     def emit_argument(self, lb):
+        """Records an argument; returns its value reference."""
         for d in lb.shape:
             _int(d, lb)
         buffer = lb.buffer
@@ -553,65 +576,91 @@ class _CompactExporter(_Exporter):
             number = self.buffer_numbers[id(root)] = len(self.buffer_numbers)
             self.buffers.append(root)
         offset = buffer.offset if buffer._base is not None else None
-        self.names[id(lb)] = -(len(self.args) + 1)
+        ref = self.names[id(lb)] = -(len(self.args) + 1)
         self.args.append((lb, None, number, offset))
         words = self.arg_words
-        words += (self.type_ref(lb), 1 if offset is None else 2, self.string("lazy.buffer"), _I64, number)
+        words += (self.type_ref(lb), 1 if offset is None else 2, self.names_ref["lazy.buffer"], _I64,
+                  number)
         if offset is not None:
-            words += (self.string("lazy.buffer_offset"), _I64, offset)
+            words += (self.names_ref["lazy.buffer_offset"], _I64, offset)
+        return ref
 
     def emit_view(self, lb):
         base = lb._base
         if lb.dtype != base.dtype:
             raise ExportError(f"a view whose dtype ({lb.dtype}) differs from its base's cannot be exported: {describe(lb)}")
+        type_ref, location = self.type_ref(lb), self.location_ref(lb)
+        self.op_words += (self.op_refs[_VIEW_OP], type_ref, location,
+                          1, self.names_ref["tracker"], _TRACKER, self.tracker(lb.st, lb),
+                          1, self.names[id(base)])
         self.names[id(lb)] = self.count
         self.count += 1
         if self.ops is not None:
             self.ops.append(lb)
-        self.op_words += (self.op_refs[_VIEW_OP], self.type_ref(lb), self.location_ref(lb),
-                          1, self.string("tracker"), _TRACKER, self.tracker(lb.st, lb),
-                          1, self.names[id(base)])
+
+    def record_attrs(self, lb):
+        """(count, words...) of the attributes particular to a CONST, CUSTOM
+        or ASSIGN record."""
+        op = lb.op
+        if op is MetaOps.CONST:
+            return (1, self.names_ref["value"], _SCALAR, _const_word(lb.arg, lb.dtype, lb))
+        if op is MetaOps.CUSTOM:
+            self.has_custom = True
+            return (1, self.names_ref["callee"], _STRING, self.string(_callable_name(lb.arg)))
+        if op is MetaOps.ASSIGN:
+            value, target = lb.srcs
+            if lb.arg:
+                return (1, self.names_ref["view"], _TRACKER, self.tracker(lb.arg[0], lb))
+            if value.size != target.size:
+                # as in the text: a contiguous prefix view, spelled out
+                return (1, self.names_ref["view"], _TRACKER, self.contiguous_tracker(lb.shape, lb))
+        return (0,)
 
     def emit_base(self, lb):
         op = lb.op
         self.check_base(lb)
-        srcs = lb.srcs
-        names = self.names
+        type_ref, location = self.type_ref(lb), self.location_ref(lb)
         attrs = []
         if lb.forced_realize:
-            attrs.append(self.unit_attrs["lazy.forced_realize"])
+            attrs += (self.names_ref["lazy.forced_realize"], _UNIT)
         if id(lb) in self.seen:
-            attrs.append(self.unit_attrs["lazy.seen"])
+            attrs += (self.names_ref["lazy.seen"], _UNIT)
         if id(lb) in self.held:
-            attrs.append(self.unit_attrs["lazy.external"])
-        if op is MetaOps.CONST:
-            attrs.append((self.string("value"), _SCALAR, _const_word(lb.arg, lb.dtype, lb)))
-        elif op in ReduceOps:
-            attrs.append((self.string("axes"), _I64_ARRAY, len(lb.arg), *(int(a) for a in lb.arg)))
-        elif op is MetaOps.CUSTOM:
-            self.has_custom = True
-            attrs.append((self.string("callee"), _STRING, self.string(_callable_name(lb.arg))))
-        elif op is MetaOps.ASSIGN:
-            value, target = srcs
-            if lb.arg:
-                attrs.append((self.string("view"), _TRACKER, self.tracker(lb.arg[0], lb)))
-            elif value.size != target.size:
-                # as in the text: a contiguous prefix view, spelled out
-                attrs.append((self.string("view"), _TRACKER, self.contiguous_tracker(lb.shape, lb)))
+            attrs += (self.names_ref["lazy.external"], _UNIT)
+        count = len(attrs) // 2
+        if op in ReduceOps:
+            attrs += (self.names_ref["axes"], _I64_ARRAY, len(lb.arg), *(int(a) for a in lb.arg))
+            count += 1
+        elif op is MetaOps.CONST or op is MetaOps.CUSTOM or op is MetaOps.ASSIGN:
+            extra = self.record_attrs(lb)
+            attrs += extra[1:]
+            count += extra[0]
+        srcs = lb.srcs
+        names = self.names
         words = self.op_words
-        words += (self.op_refs[op], self.type_ref(lb), self.location_ref(lb), len(attrs))
-        for attr in attrs:
-            words += attr
+        words += (self.op_refs[op], type_ref, location, count)
+        words += attrs
         words.append(len(srcs))
         words += [names[id(s)] for s in srcs]
-        self.names[id(lb)] = self.count
+        names[id(lb)] = self.count
         self.count += 1
         if self.ops is not None:
             self.ops.append(lb)
 
+    def walk(self, outs):
+        """Records the graph of `outs`; returns the results' references."""
+        if self.native is not None:
+            results = self.native.walk(self, outs)
+            words = array.array("q")
+            words.frombytes(self.op_words)
+            self.op_words = words
+            return results
+        super().walk(outs)
+        return [self.names[id(o)] for o in outs]
+
     def module(self, outs, flags):
         """(int64 words as an array, string table as bytes)."""
-        self.walk(outs)
+        results = self.walk(outs)
         module_attrs = [self.string("lazy.default_device"), _STRING, self.string(self.default_device),
                         self.string("lazy.flags"), _DICT, len(FLAG_NAMES)]
         for name in FLAG_NAMES:
@@ -632,10 +681,11 @@ class _CompactExporter(_Exporter):
         words.append(len(self.args))
         words += self.arg_words
         words.append(self.count)
-        words += self.op_words
-        words.append(len(outs))
-        words += [self.names[id(o)] for o in outs]
-        return array.array("q", words), b"".join(strings)
+        words = array.array("q", words)
+        words.extend(self.op_words)
+        words.append(len(results))
+        words.extend(results)
+        return words, b"".join(strings)
 
 
 def _post_order(outs, dependencies):
