@@ -184,9 +184,9 @@ public:
   PyObject *run(PyObject *outs);
 
 private:
-  bool postOrder(PyObject *outs);
+  bool postOrder();
   bool dependencies(PyObject *node, Dependencies &deps);
-  bool computeHeld(PyObject *outs);
+  bool computeHeld();
   bool emit(PyObject *node);
   bool emitView(PyObject *node);
   bool emitBase(PyObject *node);
@@ -205,6 +205,8 @@ private:
   }
 
   PyObject *exporter;
+  Ref outsSequence;
+  std::vector<PyObject *> outputs; // held by outsSequence
   Ref order;              // every node, sources first (a list)
   std::unordered_map<PyObject *, int64_t> refs;
   std::unordered_set<PyObject *> held, seen;
@@ -248,18 +250,13 @@ bool Walker::dependencies(PyObject *node, Dependencies &deps) {
   return true;
 }
 
-bool Walker::postOrder(PyObject *outs) {
+bool Walker::postOrder() {
   order = Ref(PyList_New(0));
   if (!order)
     return false;
   std::unordered_set<PyObject *> visited;
   std::vector<std::pair<PyObject *, bool>> stack;
-  Ref sequence(PySequence_Fast(outs, "outs must be a sequence"));
-  if (!sequence)
-    return false;
-  for (Py_ssize_t i = 0, e = PySequence_Fast_GET_SIZE(sequence.get()); i < e;
-       ++i) {
-    PyObject *out = PySequence_Fast_GET_ITEM(sequence.get(), i);
+  for (PyObject *out : outputs) {
     if (visited.count(out))
       continue;
     stack.emplace_back(out, false);
@@ -290,7 +287,7 @@ bool Walker::postOrder(PyObject *outs) {
 /// `lazy.external`: unrealized bases that something outside the graph
 /// keeps alive, as _export._held_bases counts them (a node's references
 /// less one from `order` and those from inside the graph).
-bool Walker::computeHeld(PyObject *outs) {
+bool Walker::computeHeld() {
   std::unordered_map<PyObject *, Py_ssize_t> internal;
   Py_ssize_t n = PyList_GET_SIZE(order.get());
   for (Py_ssize_t i = 0; i < n; ++i) {
@@ -300,17 +297,12 @@ bool Walker::computeHeld(PyObject *outs) {
     for (Py_ssize_t j = 0; j < deps.size; ++j)
       ++internal[deps.items[j]];
   }
-  std::unordered_set<PyObject *> skip, outputs;
-  Ref sequence(PySequence_Fast(outs, "outs must be a sequence"));
-  if (!sequence)
-    return false;
-  for (Py_ssize_t i = 0, e = PySequence_Fast_GET_SIZE(sequence.get()); i < e;
-       ++i) {
-    PyObject *out = PySequence_Fast_GET_ITEM(sequence.get(), i);
+  std::unordered_set<PyObject *> skip, outputBases;
+  for (PyObject *out : outputs) {
     Ref base(PyObject_GetAttr(out, names.base));
     if (!base)
       return false;
-    outputs.insert(base.get() != Py_None ? base.get() : out);
+    outputBases.insert(base.get() != Py_None ? base.get() : out);
   }
   std::vector<PyObject *> candidates;
   for (Py_ssize_t i = 0; i < n; ++i) {
@@ -340,7 +332,7 @@ bool Walker::computeHeld(PyObject *outs) {
       candidates.push_back(isView ? base.get() : node);
   }
   for (PyObject *candidate : candidates)
-    if (!skip.count(candidate) && !outputs.count(candidate))
+    if (!skip.count(candidate) && !outputBases.count(candidate))
       held.insert(candidate);
   return true;
 }
@@ -706,7 +698,13 @@ PyObject *Walker::run(PyObject *outs) {
   if (!readTable(exporter, names.opRefs, opRefs) ||
       !readTable(exporter, names.recordKinds, recordKinds))
     return nullptr;
-  if (!postOrder(outs) || !computeHeld(outs))
+  outsSequence = Ref(PySequence_Fast(outs, "outs must be a sequence"));
+  if (!outsSequence)
+    return nullptr;
+  for (Py_ssize_t i = 0, e = PySequence_Fast_GET_SIZE(outsSequence.get());
+       i < e; ++i)
+    outputs.push_back(PySequence_Fast_GET_ITEM(outsSequence.get(), i));
+  if (!postOrder() || !computeHeld())
     return nullptr;
   // `seen` holds ids; keep the nodes whose id it holds.
   Py_ssize_t n = PyList_GET_SIZE(order.get());
@@ -722,16 +720,12 @@ PyObject *Walker::run(PyObject *outs) {
   for (Py_ssize_t i = 0; i < n; ++i)
     if (!emit(PyList_GET_ITEM(order.get(), i)))
       return nullptr;
-  Ref sequence(PySequence_Fast(outs, "outs must be a sequence"));
-  if (!sequence)
-    return nullptr;
-  Py_ssize_t numOuts = PySequence_Fast_GET_SIZE(sequence.get());
-  Ref results(PyList_New(numOuts));
+  Ref results(PyList_New(Py_ssize_t(outputs.size())));
   if (!results)
     return nullptr;
-  for (Py_ssize_t i = 0; i < numOuts; ++i) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
     int64_t ref;
-    if (!valueRef(PySequence_Fast_GET_ITEM(sequence.get(), i), ref))
+    if (!valueRef(outputs[i], ref))
       return nullptr;
     PyObject *item = PyLong_FromLongLong(ref);
     if (!item)

@@ -317,7 +317,9 @@ class _Exporter:
         else:
             self.emit_base(lb)
 
-    def emit_argument(self, lb):
+    def argument_buffer(self, lb):
+        """(buffer number, byte offset or None) of a realized node: its
+        Buffer's root numbered by first appearance."""
         for d in lb.shape:
             _int(d, lb)
         buffer = lb.buffer
@@ -326,7 +328,10 @@ class _Exporter:
         if number is None:
             number = self.buffer_numbers[id(root)] = len(self.buffer_numbers)
             self.buffers.append(root)
-        offset = buffer.offset if buffer._base is not None else None
+        return number, (buffer.offset if buffer._base is not None else None)
+
+    def emit_argument(self, lb):
+        number, offset = self.argument_buffer(lb)
         name = f"%arg{len(self.args)}"
         self.args.append((lb, self.type_of(lb), number, offset))
         self.names[id(lb)] = name
@@ -567,15 +572,7 @@ class _CompactExporter(_Exporter):
 
     def emit_argument(self, lb):
         """Records an argument; returns its value reference."""
-        for d in lb.shape:
-            _int(d, lb)
-        buffer = lb.buffer
-        root = buffer.base
-        number = self.buffer_numbers.get(id(root))
-        if number is None:
-            number = self.buffer_numbers[id(root)] = len(self.buffer_numbers)
-            self.buffers.append(root)
-        offset = buffer.offset if buffer._base is not None else None
+        number, offset = self.argument_buffer(lb)
         ref = self.names[id(lb)] = -(len(self.args) + 1)
         self.args.append((lb, None, number, offset))
         words = self.arg_words
