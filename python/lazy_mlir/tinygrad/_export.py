@@ -547,18 +547,11 @@ class _CompactExporter(_Exporter):
         return index
 
     def contiguous_tracker(self, shape, lb):
-        dims = [_int(d, lb) for d in shape]
+        dims, strides = _contiguous_strides(shape, lb)
         key = ("contiguous", tuple(dims))
         entry = self.trackers.get(key)
         if entry is not None:
             return entry[1]
-        strides, step = [], 1
-        for d in reversed(dims):
-            strides.append(0 if d == 1 else step)
-            step *= d
-        strides.reverse()
-        if 0 in dims:
-            strides = [0] * len(dims)
         return self._add_tracker(key, None, [1, len(dims), *dims, *strides, 0, 0])
 
     def location_ref(self, lb):
@@ -742,7 +735,8 @@ def _held_bases(order):
     return {i for i in held if i not in skip}
 
 
-def _contiguous_view(shape, lb):
+def _contiguous_strides(shape, lb):
+    """(dims, strides) of the canonical contiguous view of `shape`."""
     dims = [_int(d, lb) for d in shape]
     strides, step = [], 1
     for d in reversed(dims):
@@ -751,6 +745,11 @@ def _contiguous_view(shape, lb):
     strides.reverse()
     if 0 in dims:
         strides = [0] * len(dims)
+    return dims, strides
+
+
+def _contiguous_view(shape, lb):
+    dims, strides = _contiguous_strides(shape, lb)
     return f"({', '.join(map(str, dims))}):({', '.join(map(str, strides))})"
 
 
