@@ -88,6 +88,9 @@ private:
   LogicalResult index(int64_t &value, size_t size, const char *what) {
     if (failed(next(value, what)))
       return failure();
+    return checkIndex(value, size, what);
+  }
+  LogicalResult checkIndex(int64_t value, size_t size, const char *what) {
     if (value < 0 || uint64_t(value) >= size)
       return fail(Twine(what) + " " + Twine(value) + " is out of range (" +
                   Twine(size) + ")");
@@ -98,7 +101,7 @@ private:
   LogicalResult readTrackers();
   LogicalResult readAttributes(NamedAttrList &attrs, Type scalarType,
                                bool allowDict);
-  FailureOr<StringAttr> readString(const char *what);
+  FailureOr<StringAttr> readString(const char *what, bool optional = false);
   FailureOr<RankedTensorType> readType();
   FailureOr<Attribute> scalar(Type type, int64_t word);
   FailureOr<OperationName> readOpName();
@@ -140,9 +143,16 @@ LogicalResult CompactReader::readStrings() {
   return success();
 }
 
-FailureOr<StringAttr> CompactReader::readString(const char *what) {
+/// A string by index; with `optional`, -1 stands for none (a null
+/// StringAttr).
+FailureOr<StringAttr> CompactReader::readString(const char *what,
+                                                bool optional) {
   int64_t i;
-  if (failed(index(i, strings.size(), what)))
+  if (failed(next(i, what)))
+    return failure();
+  if (optional && i == -1)
+    return StringAttr();
+  if (failed(checkIndex(i, strings.size(), what)))
     return failure();
   if (!stringAttrs[i])
     stringAttrs[i] = StringAttr::get(context, strings[i]);
@@ -396,19 +406,17 @@ OwningOpRef<ModuleOp> CompactReader::build() {
   ops.reserve(numOps);
   for (int64_t position = 0; position < numOps; ++position) {
     FailureOr<OperationName> opName = readOpName();
-    FailureOr<RankedTensorType> type =
-        succeeded(opName) ? readType() : FailureOr<RankedTensorType>();
-    int64_t metadata;
-    if (failed(type) || failed(next(metadata, "a location")))
+    if (failed(opName))
+      return nullptr;
+    FailureOr<RankedTensorType> type = readType();
+    if (failed(type))
+      return nullptr;
+    FailureOr<StringAttr> metadata = readString("location", /*optional=*/true);
+    if (failed(metadata))
       return nullptr;
     Location loc = FileLineColLoc::get(name, unsigned(position), 0);
-    if (metadata != -1) {
-      --at;
-      FailureOr<StringAttr> label = readString("location");
-      if (failed(label))
-        return nullptr;
-      loc = NameLoc::get(*label, loc);
-    }
+    if (*metadata)
+      loc = NameLoc::get(*metadata, loc);
     OperationState state(loc, *opName);
     state.addTypes(*type);
     if (failed(readAttributes(state.attributes, type->getElementType(),

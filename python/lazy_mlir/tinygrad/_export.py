@@ -19,8 +19,8 @@ The walk is an iterative post-order DFS: no recursion on graph depth, and
 every node and edge is handled a constant number of times.
 """
 
-import collections
 import array
+import collections
 import math
 import re
 import struct
@@ -472,6 +472,11 @@ class _Exporter:
 # without text. Attribute kinds, as the header numbers them:
 _UNIT, _TRACKER, _I64_ARRAY, _STRING, _SCALAR, _I64, _BOOL, _DICT = range(8)
 _COMPACT_MAGIC, _COMPACT_VERSION = 0x4C5A47, 1
+# What an op's record needs (TinygradWalk.cpp's RecordKind): reduce axes,
+# or record_attrs for CONST, CUSTOM and ASSIGN; CUSTOM and COPY may cross
+# devices.
+_REDUCE, _CONST, _CUSTOM, _ASSIGN, _COPY = 1, 2, 3, 4, 5
+_RECORD_ATTRS_KINDS = (_CONST, _CUSTOM, _ASSIGN)
 
 
 class _CompactExporter(_Exporter):
@@ -504,8 +509,9 @@ class _CompactExporter(_Exporter):
         self.unit_refs = (ref["lazy.forced_realize"], ref["lazy.seen"], ref["lazy.external"],
                           ref["tracker"], ref["axes"], self.op_refs[_VIEW_OP])
         #: op -> what its record needs (TinygradWalk.cpp's RecordKind)
-        self.record_kinds = {ReduceOps.SUM: 1, ReduceOps.MAX: 1, MetaOps.CONST: 2,
-                             MetaOps.CUSTOM: 3, MetaOps.ASSIGN: 4, MetaOps.COPY: 5}
+        self.record_kinds = {ReduceOps.SUM: _REDUCE, ReduceOps.MAX: _REDUCE,
+                             MetaOps.CONST: _CONST, MetaOps.CUSTOM: _CUSTOM,
+                             MetaOps.ASSIGN: _ASSIGN, MetaOps.COPY: _COPY}
         self.has_custom = False
 
     def string(self, text):
@@ -618,10 +624,11 @@ class _CompactExporter(_Exporter):
         if id(lb) in self.held:
             attrs += (self.names_ref["lazy.external"], _UNIT)
         count = len(attrs) // 2
-        if op in ReduceOps:
+        kind = self.record_kinds.get(op)
+        if kind == _REDUCE:
             attrs += (self.names_ref["axes"], _I64_ARRAY, len(lb.arg), *(int(a) for a in lb.arg))
             count += 1
-        elif op is MetaOps.CONST or op is MetaOps.CUSTOM or op is MetaOps.ASSIGN:
+        elif kind in _RECORD_ATTRS_KINDS:
             extra = self.record_attrs(lb)
             attrs += extra[1:]
             count += extra[0]
