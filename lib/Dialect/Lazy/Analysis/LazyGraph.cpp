@@ -1,6 +1,7 @@
 //===- LazyGraph.cpp - tinygrad's LazyBuffer graph over lazy IR -----------===//
 
 #include "lazy/Dialect/Lazy/Analysis/LazyGraph.h"
+#include "ScheduleRules.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -24,7 +25,7 @@ static OpClass classify(Operation *op) {
   info.isLazy = isa_and_present<LazyDialect>(op->getDialect());
   info.isMovement =
       isa<ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, StrideOp>(op);
-  info.unsafePad = isa<RecipOp, Log2Op, Exp2Op, IdivOp>(op);
+  info.unsafePad = isUnsafePadOp(op);
   info.kind = llvm::TypeSwitch<Operation *, NodeOp>(op)
                   .Case([](ReduceSumOp) { return NodeOp::ReduceSum; })
                   .Case([](ReduceMaxOp) { return NodeOp::ReduceMax; })

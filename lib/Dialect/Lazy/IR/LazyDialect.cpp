@@ -12,13 +12,14 @@
 //     by the scheduling passes;
 //   - `lazy.default_device` (module): a valid device string;
 //   - `lazy.flags` (module): a dictionary of tinygrad scheduler flags, each a
-//     bool (MULTIOUTPUT, FUSE_CONV_BW, FUSE_ARANGE, USE_COPY_KERNEL).
+//     bool (ScheduleFlags.def lists them).
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/IR/ScheduleFlags.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -74,11 +75,6 @@ bool mlir::lazy::isLazyTensor(Type type, unsigned classes) {
   return (classes & kFloatDType) &&
          isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(element);
 }
-
-/// The scheduler flags a module may carry, with tinygrad 0.9.2's defaults
-/// documented in docs/.
-static constexpr llvm::StringLiteral kKnownFlags[] = {
-    "multi_output", "fuse_conv_bw", "fuse_arange", "use_copy_kernel"};
 
 LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
@@ -137,18 +133,7 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
     if (!isa<ModuleOp>(op) || !flags)
       return op->emitOpError()
              << "'" << name << "' must be a dictionary attribute on a module";
-    for (NamedAttribute flag : flags) {
-      if (!llvm::is_contained(kKnownFlags, flag.getName().getValue()))
-        return op->emitOpError()
-               << "unknown scheduler flag '" << flag.getName().getValue()
-               << "'; expected one of multi_output, fuse_conv_bw, "
-                  "fuse_arange, use_copy_kernel";
-      if (!isa<BoolAttr>(flag.getValue()))
-        return op->emitOpError() << "scheduler flag '"
-                                 << flag.getName().getValue()
-                                 << "' must be true or false";
-    }
-    return success();
+    return verifyScheduleFlags(flags, [&] { return op->emitOpError(); });
   }
   if (name == kRngSeedAttrName) {
     auto seed = dyn_cast<IntegerAttr>(attr.getValue());

@@ -1,48 +1,34 @@
-//===- FormKernels.cpp - outline groups into kernels ----------------------===//
+//===- FormKernels.cpp - materialize a schedule plan ----------------------===//
 //
-// lazy-form-kernels: tinygrad 0.9.2's _lower_lazybuffer (scheduler spec
-// §2.7) over the groups lazy-group marked. Rules:
-//   - copy, custom, empty and buffer_view groups become lazy.ext items that
-//     read their sources' bases (a custom item keeps its callee and seed);
-//   - every other group becomes a lazy.kernel whose AST KernelLowering
-//     builds: movement ops on a reduce's output pushed into its input,
-//     double reduces merged, reduce inputs padded to a common shape, stores
-//     in reduce space (through an assign's view), outputs numbered first and
-//     inputs in first-use order, assign targets read through their output;
-//   - an assign that writes through a view that is not identity-like while
-//     its kernel reads the target gets a warning: the kernel may read an
-//     element after overwriting it (tinygrad only checks the read side);
-//   - the items form an unordered lazy.schedule in group order, which
-//     lazy-toposort orders; arguments and results become buffers, a result
-//     that is a view keeps it as `lazy.result_view`.
-// Structurally equal leaves (same buffer or const, same view) are emitted
-// once, as tinygrad's LazyOp equality would merge them. Items whose kernels
-// would be identical (same argument types, metadata and ops) launch one
-// shared lazy.kernel, named after its first use: a training step repeats
-// each layer's kernels, and tinygrad's method cache compiles such ASTs
-// once too. A group described like an earlier one (the same walked ops,
-// views and pattern of buffers; GroupLowering::describe) is not even
-// lowered: it launches the earlier group's kernel on its own buffers.
-// Kernels are built detached on the context's threads and inserted in
-// order of first use.
-//
-// With `decide` (as lazy-schedule runs it), the realize and group decisions
-// are made here by lazy-mark-realize's and lazy-group's rules instead of
-// being read from their marks, and nothing is marked. With `fold-views` as
-// well, a function not yet in LazyBuffer form is first folded by
-// lazy-fold-views' rules.
+// lazy-form-kernels: turns the schedule analysis's plan (ScheduleAnalysis.h;
+// with `decide`, computed here, else read from lazy-mark-realize's and
+// lazy-group's marks) into IR; it decides nothing itself. Rules:
+//   - each group becomes one item of an unordered lazy.schedule, in group
+//     order, which lazy-toposort orders: a lazy.ext for copy, custom, empty
+//     and buffer_view groups (a custom item keeps its callee and seed), a
+//     lazy.launch of a lazy.kernel for the others, whose AST KernelAst.h
+//     builds (tinygrad's _lower_lazybuffer);
+//   - kernels are shared between items as KernelDedup.cpp says, built
+//     detached on the context's threads, and inserted in order of first use
+//     named `<function>_k<N>`;
+//   - warnings from the AST: assigns whose result depends on the kernel's
+//     loop order (AssignHazards.cpp), reduces computed otherwise than the
+//     graph says (DoubleReduceMerge.cpp, UnsafePads.cpp);
+//   - arguments and results become buffers, a result that is a view keeps
+//     it as `lazy.result_view`; buffers held from outside the graph are
+//     marked `lazy.external` for the memory planner.
+// With `fold-views` (and `decide`), a function not yet in LazyBuffer form
+// is first folded by lazy-fold-views' rules.
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazy/Dialect/Lazy/Analysis/KernelLowering.h"
+#include "lazy/Dialect/Lazy/Analysis/KernelDedup.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
-#include "SchedulerFlagOptions.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Threading.h"
-#include "llvm/Support/xxhash.h"
 
 #include <deque>
 
@@ -68,118 +54,16 @@ RankedTensorType kernelTensor(ArrayRef<int64_t> shape, Type elementType) {
   return RankedTensorType::get(shape, elementType);
 }
 
-/// The ops a kernel is made of, decided before any is built: the live AST
-/// nodes in emission order, structurally equal leaves merged. `key`
-/// describes the kernel completely, so that kernels with equal keys are
-/// equal but for locations.
-struct KernelPlan {
-  SmallVector<Type> argTypes;
-  SmallVector<StringAttr> metadata;
-  /// The AST nodes to build, in order.
-  std::vector<int32_t> ops;
-  /// By AST node: the index into `ops` of the op that computes it (a merged
-  /// leaf's is its twin's), -1 for dead nodes. An op's operands are opOf
-  /// of its AST sources.
-  std::vector<int32_t> opOf;
-  /// (index into `ops`, store tracker), one per output.
-  std::vector<std::pair<int32_t, st::TrackerId>> stores;
-  SmallVector<uint64_t, 0> key;
-};
-
-/// Outputs of a kernel (positions in `item.outputs`) that assign through a
-/// view that is not identity-like while the kernel also loads the assign's
-/// target: an element can then be read after the kernel wrote it, so the
-/// result depends on the order the kernel runs in. tinygrad 0.9.2 schedules
-/// these as they are; lazy-form-kernels warns. Only the plan's ops count:
-/// lowering an assign also lowers its target, a load nothing uses.
-SmallVector<unsigned> orderDependentAssigns(const LazyGraph &g,
-                                            const ScheduleItem &item,
-                                            const KernelPlan &plan) {
-  SmallVector<unsigned> found;
-  const st::TrackerPool &pool = g.trackers();
-  for (auto [position, store] : llvm::enumerate(item.stores)) {
-    if (g.node(item.outputs[position]).kind != NodeOp::Assign ||
-        isIdentityLike(pool.get(store.second)))
-      continue;
-    // Loads of a target use its output's buffer number.
-    if (llvm::any_of(plan.ops, [&](int32_t op) {
-          const AstNode &node = item.nodes[op];
-          return node.kind == AstNode::Kind::Load &&
-                 node.buffer == int64_t(position);
-        }))
-      found.push_back(unsigned(position));
-  }
-  return found;
-}
-
-/// Outputs of a kernel item (positions in `outputs`) that assign to a
-/// target the kernel also reads through a buffer_view of it (tinygrad's
-/// same-size bitcast of a realized buffer shares its memory) in another
-/// order than it writes it: as with orderDependentAssigns, the result then
-/// depends on the kernel's loop order, and tinygrad's contiguity check does
-/// not see the alias. An alias that is exact (no offset, equal item sizes)
-/// read through the store's own view is safe. `kernelItem` and `plan` are
-/// the kernel's AST; `outputs` and `inputs` this item's buffers.
-SmallVector<unsigned> aliasedAssignReads(const LazyGraph &g,
-                                         ArrayRef<NodeId> outputs,
-                                         ArrayRef<NodeId> inputs,
-                                         const ScheduleItem &kernelItem,
-                                         const KernelPlan &plan) {
-  SmallVector<unsigned> found;
-  if (llvm::none_of(inputs, [&](NodeId in) {
-        return g.node(in).kind == NodeOp::BufferView;
-      }))
-    return found;
-  // Whether input `in` shares `target`'s memory, and element for element.
-  auto aliasOf = [&](NodeId in, NodeId target, bool &exact) {
-    exact = true;
-    NodeId n = in;
-    while (g.node(n).kind == NodeOp::BufferView) {
-      NodeId src = g.node(n).srcs[0];
-      exact = exact && g.node(src).isBase() &&
-              g.node(src).itemSize == g.node(n).itemSize;
-      n = g.baseOf(src);
-    }
-    return n == target && n != in;
-  };
-  for (auto [position, out] : llvm::enumerate(outputs)) {
-    if (g.node(out).kind != NodeOp::Assign)
-      continue;
-    NodeId target = g.node(out).srcs[1];
-    st::TrackerId storeView = plan.stores[position].second;
-    if (llvm::any_of(plan.ops, [&](int32_t op) {
-          const AstNode &node = kernelItem.nodes[op];
-          int64_t input = node.buffer - int64_t(outputs.size());
-          bool exact;
-          return node.kind == AstNode::Kind::Load && input >= 0 &&
-                 aliasOf(inputs[input], target, exact) &&
-                 (!exact || node.view != storeView);
-        }))
-      found.push_back(unsigned(position));
-  }
-  return found;
-}
-
-/// Fails (at the op) when an output that needs computing is in no group.
-/// Schedules are never returned with an output that nothing writes.
-LogicalResult checkOutputsGrouped(const LazyGraph &g, ArrayRef<char> grouped);
-
-/// Reads the decisions of lazy-mark-realize and lazy-group back from
-/// their marks: the realizes set in order and the groups, each listing its
-/// members in realize order.
-LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
-                            std::vector<std::vector<NodeId>> &groups);
-
 class KernelFormer {
 public:
-  KernelFormer(ModuleOp module, func::FuncOp func, unsigned &kernelCounter)
-      : module(module), func(func), kernelCounter(kernelCounter),
+  KernelFormer(ModuleOp module, func::FuncOp func, const ScheduleFlags &flags,
+               unsigned &kernelCounter)
+      : module(module), func(func), flags(flags), kernelCounter(kernelCounter),
         bodyOps(module.getContext()) {}
 
   /// Replaces the body of `func` (whose graph `g` is) by the schedule of
-  /// `groups`, realizing `realizes`. With `report`, remarks on it.
-  LogicalResult run(const LazyGraph &g, const NodeSet &realizes,
-                    ArrayRef<std::vector<NodeId>> groups, bool report);
+  /// `plan`. With `report`, remarks on it.
+  LogicalResult run(const LazyGraph &g, const SchedulePlan &plan, bool report);
 
   /// With positions (record-nodes), each launch and ext gets `lazy.nodes`:
   /// the position of each output's graph op.
@@ -188,7 +72,6 @@ public:
   }
 
 private:
-  KernelPlan planKernel(const LazyGraph &g, const ScheduleItem &item);
   /// The buffer a node lives in (an ASSIGN shares its target's), made
   /// once per node and once per tensor type.
   BufferType bufferType(const LazyGraph &g, NodeId id);
@@ -218,6 +101,7 @@ private:
 
   ModuleOp module;
   func::FuncOp func;
+  const ScheduleFlags &flags;
   unsigned &kernelCounter;
   /// Set with record-nodes.
   std::optional<llvm::DenseMap<Operation *, int64_t>> nodePositions;
@@ -244,189 +128,6 @@ BufferType KernelFormer::bufferType(const LazyGraph &g, NodeId id) {
     type = known;
   }
   return type;
-}
-
-LogicalResult checkOutputsGrouped(const LazyGraph &g,
-                                  ArrayRef<char> grouped) {
-  for (NodeId out : g.outputs()) {
-    NodeId base = g.baseOf(out);
-    const LazyNode &n = g.node(base);
-    if (n.isRealized())
-      continue;
-    // tinygrad schedules nothing for a const output (nor for one already
-    // scheduled, in `seen`).
-    if (!grouped[base] && !n.seen && n.kind != NodeOp::Const)
-      return n.op->emitOpError(
-          "is an output but belongs to no kernel: fuse-conv-bw merged it "
-          "into the reduce that reads it, or lazy-mark-realize and "
-          "lazy-group have not marked it");
-  }
-  return success();
-}
-
-LogicalResult collectGroups(const LazyGraph &g, NodeSet &realizes,
-                            std::vector<std::vector<NodeId>> &groups) {
-  func::FuncOp func = g.function();
-  realizes = readRealizeMarks(g);
-  std::vector<int64_t> position(g.size(), -1);
-  for (auto [index, id] : llvm::enumerate(realizes))
-    position[id] = int64_t(index);
-  // (group, realize position, node) for every marked node; sorted, these
-  // are the groups in order, each listing its members in realize order.
-  StringAttr groupName =
-      StringAttr::get(func.getContext(), LazyDialect::kGroupAttrName);
-  std::vector<std::tuple<int64_t, int64_t, NodeId>> members;
-  std::vector<char> grouped(g.size(), 0);
-  for (NodeId id = 0; id < NodeId(g.size()); ++id) {
-    Operation *op = g.node(id).op;
-    if (!op)
-      continue;
-    Attribute mark = op->getDiscardableAttr(groupName);
-    if (!mark)
-      continue;
-    auto group = cast<IntegerAttr>(mark); // the dialect verifies marks
-    if (position[id] < 0)
-      return op->emitOpError("has a 'lazy.group' but no 'lazy.realize' "
-                             "mark; run lazy-mark-realize and lazy-group");
-    members.push_back({group.getInt(), position[id], id});
-    grouped[id] = 1;
-  }
-  if (failed(checkOutputsGrouped(g, grouped)))
-    return failure();
-  llvm::sort(members);
-  for (size_t i = 0; i < members.size();) {
-    std::vector<NodeId> group;
-    int64_t index = std::get<0>(members[i]);
-    for (; i < members.size() && std::get<0>(members[i]) == index; ++i)
-      group.push_back(std::get<2>(members[i]));
-    groups.push_back(std::move(group));
-  }
-  return success();
-}
-
-/// The dtype a kernel AST node computes in: that of the graph node.
-static Type elementTypeOf(const LazyGraph &g, const AstNode &node) {
-  return g.node(node.source).elementType();
-}
-
-KernelPlan KernelFormer::planKernel(const LazyGraph &g,
-                                    const ScheduleItem &item) {
-  MLIRContext *ctx = g.function().getContext();
-  KernelPlan plan;
-  // A byte-copy kernel sees its buffers as uint8 (the launch passes them
-  // as they are: a kernel argument only has to match a buffer's bytes).
-  auto bytesOf = [&](BufferType t) {
-    return BufferType::get(ctx, item.copyBytes,
-                           IntegerType::get(ctx, 8, IntegerType::Unsigned),
-                           t.getDevice());
-  };
-  for (NodeId id : llvm::concat<const NodeId>(item.outputs, item.inputs))
-    plan.argTypes.push_back(item.copyBytes ? bytesOf(bufferType(g, id))
-                                           : bufferType(g, id));
-  // Metadata: the names of the computed ops, first occurrence first.
-  for (NodeId id : item.computed)
-    if (StringAttr name = g.node(id).metadata)
-      if (!llvm::is_contained(plan.metadata, name))
-        plan.metadata.push_back(name);
-
-  SmallVector<uint64_t, 0> &key = plan.key;
-  key.reserve(8 + plan.argTypes.size() + plan.metadata.size() +
-              4 * item.nodes.size() + item.stores.size());
-  plan.ops.reserve(item.nodes.size());
-  key.push_back(item.outputs.size());
-  key.push_back(uint64_t(item.copyBytes));
-  key.push_back(plan.argTypes.size());
-  for (Type t : plan.argTypes)
-    key.push_back(opaqueWord(t.getAsOpaquePointer()));
-  key.push_back(plan.metadata.size());
-  for (StringAttr name : plan.metadata)
-    key.push_back(opaqueWord(name.getAsOpaquePointer()));
-  if (item.copyBytes)
-    return plan;
-
-  // Only nodes the stores reach are emitted (an assign also lowers its
-  // target, whose load nothing uses).
-  std::vector<char> live(item.nodes.size(), 0);
-  for (auto &store : item.stores)
-    live[store.first] = 1;
-  for (size_t i = item.nodes.size(); i-- > 0;)
-    if (live[i])
-      for (int32_t src : item.nodes[i].srcs())
-        live[src] = 1;
-
-  // The planned op of each AST node; structurally equal loads and consts
-  // (kind, buffer or const node, view) share one.
-  std::vector<int32_t> &opOf = plan.opOf;
-  opOf.assign(item.nodes.size(), -1);
-  // Keyed by (load or const, buffer or const node, view), packed.
-  llvm::DenseMap<uint64_t, int32_t> leaves;
-  for (auto [i, node] : llvm::enumerate(item.nodes)) {
-    if (!live[i])
-      continue;
-    const LazyNode &src = g.node(node.source);
-    bool isLeaf =
-        node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const;
-    if (isLeaf) {
-      int64_t leaf =
-          node.kind == AstNode::Kind::Load ? node.buffer : int64_t(node.source);
-      assert(leaf >= 0 && leaf <= INT32_MAX);
-      uint64_t leafKey = uint64_t(node.kind == AstNode::Kind::Load) << 63 |
-                         uint64_t(leaf) << 32 | node.view;
-      auto [it, inserted] =
-          leaves.try_emplace(leafKey, int32_t(plan.ops.size()));
-      if (!inserted) {
-        opOf[i] = it->second;
-        continue;
-      }
-    }
-    opOf[i] = int32_t(plan.ops.size());
-    plan.ops.push_back(int32_t(i));
-
-    // Packed, a few words per op (a 10^5-node kernel has a 10^5-op key):
-    // kind, operand count and shape; dtype; the kind's fields; operands,
-    // two to a word. Lengths come first, so keys cannot alias.
-    key.push_back(uint64_t(node.kind) | uint64_t(node.numSrcs) << 8 |
-                  uint64_t(node.shaped) << 32);
-    key.push_back(opaqueWord(elementTypeOf(g, node).getAsOpaquePointer()));
-    switch (node.kind) {
-    case AstNode::Kind::Load:
-      assert(node.buffer >= 0 && node.buffer <= UINT32_MAX);
-      key.push_back(uint64_t(node.view) | uint64_t(node.buffer) << 32);
-      break;
-    case AstNode::Kind::Const: {
-      ArrayRef<int64_t> shape = src.shape();
-      key.push_back(uint64_t(node.view) | uint64_t(shape.size()) << 32);
-      key.push_back(
-          opaqueWord(cast<ConstOp>(src.op).getValue().getAsOpaquePointer()));
-      key.insert(key.end(), shape.begin(), shape.end());
-      break;
-    }
-    case AstNode::Kind::Reduce:
-      key.push_back(uint64_t(src.kind) | uint64_t(node.numAxes) << 32);
-      llvm::append_range(key, item.axesOf(node));
-      break;
-    case AstNode::Kind::Compute:
-      key.push_back(opaqueWord(src.opName));
-      // An op with properties is never shared: they have no cheap
-      // equality here (no lazy op in a kernel AST has any today).
-      if (OperationName::getFromOpaquePointer(src.opName)
-              .getOpPropertyByteSize())
-        key.push_back(opaqueWord(src.op));
-      break;
-    }
-    ArrayRef<int32_t> srcs = node.srcs();
-    for (size_t k = 0; k < srcs.size(); k += 2) {
-      uint64_t second =
-          k + 1 < srcs.size() ? uint64_t(uint32_t(opOf[srcs[k + 1]])) : 0;
-      key.push_back(uint64_t(uint32_t(opOf[srcs[k]])) | second << 32);
-    }
-  }
-  for (auto &store : item.stores) {
-    plan.stores.push_back({opOf[store.first], store.second});
-    key.push_back(uint64_t(uint32_t(opOf[store.first])) |
-                  uint64_t(store.second) << 32);
-  }
-  return plan;
 }
 
 void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
@@ -592,70 +293,39 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
   return kernel;
 }
 
-namespace {
-/// Keys of kernel plans and group descriptions: word arrays of a few
-/// hundred words, hashed as bytes by xxh3 (several times faster on long
-/// keys than hash_combine_range, DenseMapInfo<ArrayRef>'s hash).
-struct WordsInfo : llvm::DenseMapInfo<ArrayRef<uint64_t>> {
-  static unsigned getHashValue(ArrayRef<uint64_t> words) {
-    return unsigned(llvm::xxh3_64bits(
-        ArrayRef(reinterpret_cast<const uint8_t *>(words.data()),
-                 words.size() * sizeof(uint64_t))));
-  }
-};
-} // namespace
-
-LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
-                                ArrayRef<std::vector<NodeId>> groups,
+LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
                                 bool report) {
+  const NodeSet &realizes = plan.realizes;
+  ArrayRef<std::vector<NodeId>> groups = plan.outputGroups;
   std::vector<ScheduleItem> items;
   items.reserve(groups.size()); // a ScheduleItem's move may copy
-  // Each item is planned right after it is lowered, while its AST is in
+  // Each item is planned right after its AST is built, while the AST is in
   // cache. Each distinct kernel is built once, by the first item that
   // needs it; later items with the same plan launch that one and drop
   // their AST at once, so that the next item reuses its memory.
-  GroupLowering lowering(g, realizes, readModuleFlags(func).useCopyKernel);
-  // One plan per distinct kernel (a deque: the index keys point into the
-  // plans), the item that first needs it, and each kernel item's kernel.
-  std::deque<KernelPlan> plans;
+  KernelAstBuilder builder(g, realizes, flags.useCopyKernel);
+  KernelDedup dedup(groups.size());
+  // The item that first needs each distinct kernel, and each kernel item's
+  // kernel.
   std::vector<size_t> firstUses;
   std::vector<size_t> kernelOf(groups.size(), SIZE_MAX);
-  llvm::DenseMap<ArrayRef<uint64_t>, size_t, WordsInfo> planIndex;
-  // A group described like an earlier one (GroupLowering::describe)
-  // launches that one's kernel on its own buffers without being lowered:
-  // a training step's layers repeat the same groups over other weights.
-  std::deque<SmallVector<uint64_t, 0>> descriptions; // owns the map's keys
-  // Each description's kernel, and what its lowering found computed
-  // otherwise than the graph says (see warnMiscomputed).
-  using Miscompute = ScheduleItem::Miscompute;
-  using DescribedKernel = std::pair<size_t, std::optional<Miscompute>>;
-  llvm::DenseMap<ArrayRef<uint64_t>, DescribedKernel, WordsInfo>
-      kernelOfDescription;
-  planIndex.reserve(groups.size());
-  kernelOfDescription.reserve(groups.size());
-  SmallVector<uint64_t, 0> description;
   std::vector<NodeId> describedInputs;
-  unsigned lowered = 0, repeats = 0; // kernel groups, for the report
+  unsigned built = 0, repeats = 0; // kernel groups, for the report
   // Per kernel: outputs that assign in an order-dependent way (equal
   // descriptions and equal plans share them).
   std::vector<SmallVector<unsigned>> orderDependent;
   auto warnOrderDependent = [&](ArrayRef<NodeId> group, size_t kernel) {
     for (unsigned position : orderDependent[kernel])
       if (Operation *op = g.node(group[position]).op)
-        op->emitWarning()
-            << "'" << op->getName()
-            << "' op writes its target through a view other than the one the "
-               "kernel reads it through: an element can be read after it "
-               "was overwritten, so the result depends on the order the "
-               "kernel runs in (tinygrad 0.9.2 schedules this too); read "
-               "the target through .contiguous() to use its old values";
+        op->emitWarning() << "'" << op->getName() << "'"
+                          << orderDependentAssignWarning();
   };
   // Reduces tinygrad's kernels compute otherwise than the graph says
   // (ScheduleItem::Miscompute). The schedule stays tinygrad's; the warning
-  // is at the reduce when this group was lowered, else at the group's
+  // is at the reduce when this group's AST was built, else at the group's
   // first output.
   auto warnMiscomputed = [&](ArrayRef<NodeId> group, NodeId reduce,
-                             Miscompute kind) {
+                             ScheduleItem::Miscompute kind) {
     Operation *op = g.node(reduce >= 0 ? reduce : group.front()).op;
     if (!op)
       return;
@@ -665,127 +335,69 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
               << "where a reduce";
     else
       warning << "'" << op->getName() << "' op";
-    if (kind == Miscompute::RenumberedMerge)
-      warning << " is merged into the reduce it reads (fuse-conv-bw) "
-                 "through a reshape that renumbers the reduced axes, so the "
-                 "kernel sums other elements than the graph says (tinygrad "
-                 "0.9.2 computes the same); turn fuse-conv-bw off, or keep "
-                 "the inner reduce's dims (keepdim) so that the axes keep "
-                 "their numbers";
-    else
-      warning << " is read through a padded view that the kernel moves "
-                 "into the reduce's input, where an op that is not zero on "
-                 "zeros (recip, log2, exp2 or idiv) then runs in the "
-                 "padding: the padded elements do not read as 0 (recip(0) "
-                 "is inf, log2(0) -inf, exp2(0) 1, an idiv divides by zero; "
-                 "tinygrad 0.9.2 computes the same); realize the reduce "
-                 "first (.contiguous())";
+    warning << miscomputeWarning(kind);
   };
   for (const std::vector<NodeId> &group : groups) {
-    // A meta op no kernel computes (a buffer_view, EMPTY, CUSTOM) is its
-    // own schedule item; a reduce's multi-output group can still take one
-    // in (found by
-    // scripts/fuzz_compare.py: x.sum() / ... then .bitcast(), next to
-    // another output of the sum). tinygrad 0.9.2 schedules that kernel
-    // and then fails to run it: the meta op's buffer is never allocated.
-    // A COPY too (seed 913248: a log_softmax sent to another device and
-    // back, grouped with the sum it reads): tinygrad puts the copy inside
-    // the kernel's AST, which no device can run, and here reports a cycle.
-    if (group.size() > 1)
-      for (NodeId id : group) {
-        NodeOp kind = g.node(id).kind;
-        if (kind != NodeOp::Copy && kind != NodeOp::BufferView &&
-            kind != NodeOp::Empty && kind != NodeOp::Custom)
-          continue;
-        return g.node(id).op->emitOpError()
-               << "is grouped into one kernel with " << group.size() - 1
-               << " other output(s), but no kernel computes it: tinygrad "
-               << "0.9.2 schedules this too"
-               << (kind == NodeOp::Copy
-                       ? ", as a copy inside the kernel that no device runs"
-                       : " and then cannot run it (the op's buffer is never "
-                         "allocated)")
-               << "; realize its source first, or schedule without "
-                  "multi-output";
-      }
-    size_t i = items.size();
-    // A copy of the description joins the map at once (one hash of it): a
-    // repeat drops the copy, a new one gets its kernel below.
-    DescribedKernel *kernelOfThis = nullptr;
-    if (lowering.describe(group, description, describedInputs)) {
-      descriptions.push_back(description);
-      auto [known, isNew] = kernelOfDescription.try_emplace(
-          descriptions.back(), DescribedKernel{SIZE_MAX, std::nullopt});
-      if (!isNew) {
-        descriptions.pop_back();
-        ScheduleItem &item = items.emplace_back();
-        item.outputs = group;
-        item.inputs = describedInputs;
-        kernelOf[i] = known->second.first;
-        warnOrderDependent(group, kernelOf[i]);
-        if (known->second.second)
-          warnMiscomputed(group, -1, *known->second.second);
-        ++repeats;
-        continue;
-      }
-      kernelOfThis = &known->second;
-    }
-    FailureOr<ScheduleItem> loweredItem = lowering.lower(group);
-    if (failed(loweredItem))
+    if (failed(checkGroupComputable(g, group)))
       return failure();
-    items.push_back(std::move(*loweredItem));
-    ScheduleItem &item = items.back();
-    if (!item.isKernel) {
-      // describe() leaves these out; were one described, its entry must
-      // not be found by a later group.
-      if (kernelOfThis) {
-        kernelOfDescription.erase(descriptions.back());
-        descriptions.pop_back();
-      }
+    size_t i = items.size();
+    if (const KernelDedup::Described *known =
+            dedup.findDescribed(builder, group, describedInputs)) {
+      ScheduleItem &item = items.emplace_back();
+      item.outputs = group;
+      item.inputs = describedInputs;
+      kernelOf[i] = known->kernel;
+      warnOrderDependent(group, kernelOf[i]);
+      if (known->miscompute)
+        warnMiscomputed(group, -1, *known->miscompute);
+      ++repeats;
       continue;
     }
-    ++lowered;
+    FailureOr<ScheduleItem> builtItem = builder.build(group);
+    if (failed(builtItem))
+      return failure();
+    items.push_back(std::move(*builtItem));
+    ScheduleItem &item = items.back();
+    if (!item.isKernel) {
+      dedup.dropDescription();
+      continue;
+    }
+    ++built;
     if (item.miscomputed)
       warnMiscomputed(group, item.miscomputed->reduce, item.miscomputed->kind);
-    KernelPlan plan = planKernel(g, item);
-    auto known = planIndex.find(plan.key);
-    if (known != planIndex.end()) {
-      kernelOf[i] = known->second;
-      lowering.recycle(item);
-    } else {
-      kernelOf[i] = plans.size();
+    KernelPlan kernelPlan = planKernel(
+        g, item, [&](NodeId id) { return bufferType(g, id); });
+    auto [kernel, isNew] = dedup.addPlan(std::move(kernelPlan));
+    kernelOf[i] = kernel;
+    if (isNew) {
       firstUses.push_back(i);
-      orderDependent.push_back(orderDependentAssigns(g, item, plan));
-      plans.push_back(std::move(plan));
-      planIndex[plans.back().key] = kernelOf[i];
+      orderDependent.push_back(
+          orderDependentAssigns(g, item, dedup.plans().back().ops));
+    } else {
+      builder.recycle(item);
     }
     warnOrderDependent(group, kernelOf[i]);
-    if (kernelOfThis)
-      *kernelOfThis = {kernelOf[i], item.miscomputed
-                                        ? std::optional(item.miscomputed->kind)
-                                        : std::nullopt};
+    dedup.settleDescription(
+        {kernelOf[i], item.miscomputed ? std::optional(item.miscomputed->kind)
+                                       : std::nullopt});
   }
+  const std::deque<KernelPlan> &plans = dedup.plans();
 
   for (auto [i, item] : llvm::enumerate(items)) {
     if (kernelOf[i] == SIZE_MAX)
       continue;
     size_t k = kernelOf[i];
-    for (unsigned position : aliasedAssignReads(g, item.outputs, item.inputs,
-                                                items[firstUses[k]], plans[k]))
+    for (unsigned position :
+         aliasedAssignReads(g, item.outputs, item.inputs, items[firstUses[k]],
+                            plans[k].ops))
       if (Operation *op = g.node(item.outputs[position]).op)
-        op->emitWarning()
-            << "'" << op->getName()
-            << "' op reads its target through a buffer_view, which shares "
-               "its memory, in another order than it writes it: an element "
-               "can be read after it was overwritten, so the result depends "
-               "on the order the kernel runs in (tinygrad 0.9.2 schedules "
-               "this too; its contiguity check does not see the alias); "
-               "read the target through .contiguous() to use its old values";
+        op->emitWarning() << "'" << op->getName() << "'"
+                          << aliasedAssignReadWarning();
   }
 
   if (report)
     func.emitRemark() << items.size() << " items, " << plans.size()
-                      << " distinct kernels: " << lowered
+                      << " distinct kernels: " << built
                       << " groups lowered, " << repeats
                       << " launched an earlier group's kernel unlowered";
 
@@ -1021,26 +633,43 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const NodeSet &realizes,
 struct LazyFormKernels final
     : mlir::lazy::impl::LazyFormKernelsBase<LazyFormKernels> {
   using LazyFormKernelsBase::LazyFormKernelsBase;
+  friend struct mlir::lazy::ScheduleFlagOverrides; // reads the flag options
+
+  /// What createLazyFormKernels(config, flags) sets.
+  void configure(const FormKernelsConfig &config,
+                 const ScheduleFlagOverrides &flags) {
+    decide = config.decide;
+    foldViewsFirst = config.foldViews;
+    recordNodes = config.recordNodes;
+    preset = flags;
+  }
+
+  /// Flags set by configure(); the pass's own options, when given, override
+  /// them.
+  ScheduleFlagOverrides preset;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Read once for the whole run.
+    ScheduleFlags flags = readScheduleFlags(
+        module, preset.overriddenBy(ScheduleFlagOverrides::givenIn(*this)));
     // Graph-level functions: tensors in and out, no schedule yet.
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>())
       if (isGraphFunction(func))
         funcs.push_back(func);
-    // Deciding here, every function is built and walked before any is
-    // lowered, as lazy-mark-realize walks them all before lazy-form-kernels
-    // runs: the same error comes first. With fold-views, a function not in
-    // LazyBuffer form is folded first, as lazy-fold-views would; one already
-    // folded (what the exporter writes) is only checked, while the graph is
-    // built.
     // Positions are taken before folding, which erases movement ops.
     std::vector<llvm::DenseMap<Operation *, int64_t>> positions;
     if (recordNodes)
       for (func::FuncOp func : funcs)
         positions.push_back(opPositions(func));
-    std::vector<std::pair<LazyGraph, GraphWalk>> decided;
+    // Deciding here, every function is built and walked before any is
+    // formed, as lazy-mark-realize walks them all before lazy-form-kernels
+    // runs: the same error comes first. With fold-views, a function not in
+    // LazyBuffer form is folded first, as lazy-fold-views would; one already
+    // folded (what the exporter writes) is only checked, while the graph is
+    // built.
+    std::vector<std::pair<LazyGraph, GraphWalk>> walked;
     if (decide)
       for (func::FuncOp func : funcs) {
         bool notFolded = false;
@@ -1055,16 +684,18 @@ struct LazyFormKernels final
         FailureOr<GraphWalk> walk = walkGraph(*graph);
         if (failed(walk))
           return signalPassFailure();
-        decided.emplace_back(std::move(*graph), std::move(*walk));
+        walked.emplace_back(std::move(*graph), std::move(*walk));
       }
     unsigned counter = 0;
-    for (auto [index, func] : llvm::enumerate(funcs))
-      if (failed(decide ? formDecided(func, decided[index].first,
-                                      decided[index].second, counter,
-                                      positionsOf(positions, index))
-                        : formKernels(func, counter,
-                                      positionsOf(positions, index))))
+    for (auto [index, func] : llvm::enumerate(funcs)) {
+      KernelFormer former(module, func, flags, counter);
+      if (index < positions.size())
+        former.recordNodes(std::move(positions[index]));
+      if (failed(decide ? formPlanned(former, walked[index].first,
+                                      walked[index].second, flags)
+                        : formMarked(former, func)))
         return signalPassFailure();
+    }
   }
 
   static llvm::DenseMap<Operation *, int64_t> opPositions(func::FuncOp func) {
@@ -1075,37 +706,18 @@ struct LazyFormKernels final
     return positions;
   }
 
-  static llvm::DenseMap<Operation *, int64_t> *
-  positionsOf(std::vector<llvm::DenseMap<Operation *, int64_t>> &positions,
-              size_t index) {
-    return index < positions.size() ? &positions[index] : nullptr;
-  }
-
-  /// lazy-mark-realize's decision, then lazy-group's, then the kernels.
-  LogicalResult formDecided(func::FuncOp func, const LazyGraph &graph,
-                            const GraphWalk &walk, unsigned &counter,
-                            llvm::DenseMap<Operation *, int64_t> *positions) {
-    KernelFormer former(getOperation(), func, counter);
-    if (positions)
-      former.recordNodes(std::move(*positions));
-    ScheduleFlags flags =
-        scheduleFlags(func, multiOutput, fuseConvBw, fuseArange);
-    NodeSet realizes = computeRealizes(graph, walk);
-    Grouping grouping = computeGroups(graph, walk, std::move(realizes), flags);
-    std::vector<char> grouped(graph.size(), 0);
-    for (const std::vector<NodeId> &group : grouping.outputGroups)
-      for (NodeId id : group)
-        grouped[id] = 1;
-    if (failed(checkOutputsGrouped(graph, grouped)))
+  /// The schedule analysis's plan, materialized.
+  LogicalResult formPlanned(KernelFormer &former, const LazyGraph &graph,
+                            const GraphWalk &walk, const ScheduleFlags &flags) {
+    FailureOr<SchedulePlan> plan = planSchedule(graph, walk, flags);
+    if (failed(plan))
       return failure();
-    return former.run(graph, grouping.realizes, grouping.outputGroups, report);
+    return former.run(graph, *plan, report);
   }
 
-  LogicalResult formKernels(func::FuncOp func, unsigned &counter,
-                            llvm::DenseMap<Operation *, int64_t> *positions) {
-    KernelFormer former(getOperation(), func, counter);
-    if (positions)
-      former.recordNodes(std::move(*positions));
+  /// The plan lazy-mark-realize and lazy-group printed as marks,
+  /// materialized.
+  LogicalResult formMarked(KernelFormer &former, func::FuncOp func) {
     // The graph lazy-mark-realize built, when the pass manager still holds
     // it; otherwise it is built here.
     const LazyGraph *graph = nullptr;
@@ -1119,12 +731,19 @@ struct LazyFormKernels final
         return failure();
       graph = &*built;
     }
-    NodeSet realizes;
-    std::vector<std::vector<NodeId>> groups;
-    if (failed(collectGroups(*graph, realizes, groups)))
+    FailureOr<SchedulePlan> plan = readSchedulePlan(*graph);
+    if (failed(plan))
       return failure();
-    return former.run(*graph, realizes, groups, report);
+    return former.run(*graph, *plan, report);
   }
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::lazy::createLazyFormKernels(const FormKernelsConfig &config,
+                                  const ScheduleFlagOverrides &flags) {
+  auto pass = std::make_unique<LazyFormKernels>();
+  pass->configure(config, flags);
+  return pass;
+}

@@ -1,27 +1,17 @@
 //===- Group.cpp - group realized buffers into kernels --------------------===//
 //
-// lazy-group: tinygrad 0.9.2's reduce grouping (scheduler spec §2.3-2.6) on
-// the bases lazy-mark-realize marked. For each unrealized reduce in walk
-// order it collects the realized buffers reachable through elementwise
-// children on contiguous same-size paths (the reduce realizes itself when a
-// path meets another reduce, two views of one base, or a non-contiguous or
-// resized view), keeps multi-buffer groups only when no member has a reduce
-// among its unrealized ancestors (adding the members' own fusable
-// descendants), refuses to fuse an assign when the kernel reads another
-// assign target, and chases a self-realizing reduce down a single-child
-// contiguous chain (never storing after a widening cast). Then fuse-conv-bw
-// and fuse-arange un-realize what they fold, and buffers sharing a reduce
-// form one group when multi-output is on.
-//
-// Writes `lazy.group = G` on every group member (groups in tinygrad's order)
-// and renumbers `lazy.realize`.
+// lazy-group: prints the schedule analysis's grouping (computeGroups,
+// scheduler spec §2.3-2.6: ReduceGrouping.cpp, AssignHazards.cpp,
+// DoubleReduceMerge.cpp, ArangeFolding.cpp, MultiOutput.cpp state the
+// rules) of the bases lazy-mark-realize marked, as marks: `lazy.group = G`
+// on every group member (groups in tinygrad's order), `lazy.realize`
+// renumbered. lazy-form-kernels materializes the marks.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
-#include "SchedulerFlagOptions.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -36,8 +26,12 @@ using namespace mlir::lazy;
 namespace {
 struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
   using LazyGroupBase::LazyGroupBase;
+  friend struct mlir::lazy::ScheduleFlagOverrides; // reads the flag options
 
   void runOnOperation() override {
+    // Read once for the whole run.
+    flags = readScheduleFlags(getOperation(),
+                              ScheduleFlagOverrides::givenIn(*this));
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (isGraphFunction(func) && failed(groupFunction(func)))
         return signalPassFailure();
@@ -63,13 +57,12 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
             "lazy-mark-realize before lazy-group");
     }
 
-    ScheduleFlags flags =
-        scheduleFlags(func, multiOutput, fuseConvBw, fuseArange);
-    Grouping grouping =
+    SchedulePlan plan =
         computeGroups(*graph, *walk, std::move(realizes), flags);
-
-    writeScheduleMarks(*graph, grouping.realizes, grouping.outputGroups);
+    writeScheduleMarks(*graph, plan.realizes, plan.outputGroups);
     return success();
   }
+
+  ScheduleFlags flags;
 };
 } // namespace

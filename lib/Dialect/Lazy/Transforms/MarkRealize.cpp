@@ -1,17 +1,11 @@
 //===- MarkRealize.cpp - decide which bases realize -----------------------===//
 //
-// lazy-mark-realize: tinygrad 0.9.2's _recurse_lb walk plus the padding
-// check (scheduler spec §2.1-2.2). Marks each base in tinygrad's ordered
-// `realizes` set with `lazy.realize = <position>`:
-//   - the base of every unrealized output;
-//   - forced_realize bases and every meta op;
-//   - the source base of each copy and buffer_view;
-//   - the base of an expanding view (unless it is a single masked view whose
-//     valid box fits in the base: a pad);
-//   - a padded base when an UNSAFE_PAD_OPS op (recip, log2, exp2, idiv)
-//     lies between it and the nearest realized buffer.
-// Errors: an assign to anything but a function argument; a copy of a
-// non-contiguous or partial view.
+// lazy-mark-realize: prints the schedule analysis's realizes set
+// (computeRealizes, scheduler spec §2.1-2.2: Realize.cpp and UnsafePads.cpp
+// state the rules) as marks: each base in tinygrad's ordered `realizes` set
+// gets `lazy.realize = <position>`. Errors are the walk's: an assign to
+// anything but a function argument; a copy of a non-contiguous or partial
+// view.
 //
 //===----------------------------------------------------------------------===//
 

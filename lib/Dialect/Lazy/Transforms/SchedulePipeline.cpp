@@ -7,9 +7,9 @@
 // the marks would only be written to be read back, and an exported graph,
 // already folded, would only be walked and verified again. Flags given as
 // options override the module's `lazy.flags`; flags not given keep the
-// module's value, else tinygrad's default.
-// record-nodes marks each item with the graph positions of its outputs
-// (`lazy.nodes`, for the tinygrad bridge).
+// module's value, else tinygrad's default. record-nodes marks each item
+// with the graph positions of its outputs (`lazy.nodes`, for the tinygrad
+// bridge).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,16 +21,16 @@
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
+using namespace mlir::lazy;
 
 namespace {
 struct SchedulePipelineOptions
     : public PassPipelineOptions<SchedulePipelineOptions> {
-  Option<bool> multiOutput{*this, "multi-output",
-                           llvm::cl::desc("MULTIOUTPUT (default true)")};
-  Option<bool> fuseConvBw{*this, "fuse-conv-bw",
-                          llvm::cl::desc("FUSE_CONV_BW (default false)")};
-  Option<bool> fuseArange{*this, "fuse-arange",
-                          llvm::cl::desc("FUSE_ARANGE (default false)")};
+#define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, description)         \
+  Option<bool> field{                                                          \
+      *this, option,                                                           \
+      llvm::cl::desc(tinygrad ": " description " (default " #def ")")};
+#include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
   Option<bool> planMemory{
       *this, "plan-memory",
       llvm::cl::desc("run lazy-plan-memory (tinygrad's NO_MEMORY_PLANNER=0)"),
@@ -42,34 +42,16 @@ struct SchedulePipelineOptions
       llvm::cl::init(false)};
 };
 
-LogicalResult buildSchedulePipeline(OpPassManager &pm,
-                                    const SchedulePipelineOptions &options) {
-  // Only explicitly given flags are passed on, so that the module's
-  // lazy.flags decide the others.
-  std::string flagOptions;
-  auto add = [&](const SchedulePipelineOptions::Option<bool> &option,
-                 StringRef name) {
-    if (!option.hasValue())
-      return;
-    flagOptions += (flagOptions.empty() ? "" : " ") + name.str() + "=" +
-                    (option ? "true" : "false");
-  };
-  add(options.multiOutput, "multi-output");
-  add(options.fuseConvBw, "fuse-conv-bw");
-  add(options.fuseArange, "fuse-arange");
-  if (options.recordNodes)
-    flagOptions += (flagOptions.empty() ? "" : " ") + std::string("record-nodes=true");
-  // lazy-form-kernels{decide} folds views where lazy-fold-views would and
-  // makes lazy-mark-realize's and lazy-group's decisions itself: the same
-  // schedule, without writing, verifying and reading back their marks, and
-  // without a pass over (and a verification of) a graph that is already
-  // folded, as exported graphs are.
-  std::string pipeline = "lazy-form-kernels{"
-                         "decide=true fold-views=true" +
-                         (flagOptions.empty() ? "" : " " + flagOptions) +
-                         "},func.func(lazy-toposort" +
-                         (options.planMemory ? ",lazy-plan-memory" : "") + ")";
-  return parsePassPipeline(pipeline, pm);
+void buildSchedulePipeline(OpPassManager &pm,
+                           const SchedulePipelineOptions &options) {
+  FormKernelsConfig config;
+  config.recordNodes = options.recordNodes;
+  pm.addPass(createLazyFormKernels(config,
+                                   ScheduleFlagOverrides::givenIn(options)));
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  funcPm.addPass(createLazyToposort());
+  if (options.planMemory)
+    funcPm.addPass(createLazyPlanMemory());
 }
 } // namespace
 
@@ -78,8 +60,5 @@ void mlir::lazy::registerSchedulePipeline() {
       "lazy-schedule",
       "tinygrad 0.9.2's scheduler: fold views, mark realizes, group, form "
       "kernels, order",
-      [](OpPassManager &pm, const SchedulePipelineOptions &options) {
-        if (failed(buildSchedulePipeline(pm, options)))
-          llvm::report_fatal_error("lazy-schedule: bad pipeline");
-      });
+      buildSchedulePipeline);
 }

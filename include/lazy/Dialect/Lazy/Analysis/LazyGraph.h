@@ -67,7 +67,7 @@ struct LazyNode {
   NodeOp kind = NodeOp::Realized;
   bool forcedRealize = false;
   bool seen = false;
-  /// An elementwise op that is unsafe to pad (f(0) != 0 or may blow up):
+  /// An elementwise op that is unsafe to pad (UnsafePads.cpp):
   /// RECIP, LOG2, EXP2, IDIV.
   bool unsafePad = false;
   /// Marked `lazy.external`: held from outside the graph.

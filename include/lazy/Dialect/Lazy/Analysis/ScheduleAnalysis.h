@@ -1,16 +1,19 @@
 //===- ScheduleAnalysis.h - tinygrad 0.9.2's scheduling decisions -*- C++ -*-===//
 //
-// The graph analyses of tinygrad 0.9.2's scheduler (engine/schedule.py,
-// phases A1-A6 of docs/scheduler-spec.md), on a LazyGraph:
+// The scheduler's one decision route, on a LazyGraph (phases A1-A6 of
+// docs/scheduler-spec.md). Analysis first, IR change second: these
+// functions only compute; lazy-mark-realize and lazy-group print their
+// results as marks, lazy-form-kernels materializes them.
 //
-//  - GraphWalk (A1, structural): the DFS pre-order of unrealized bases, the
-//    children of every base, the pads to check, assign targets, double
-//    reduces, and the buffers the walk itself must realize.
-//  - computeRealizes (A1 + A2): the ordered `realizes` set, including bases
-//    whose padded views reach an unsafe op.
-//  - computeGroups (A3-A6): reduce grouping and chasing, multi-output
-//    isolation, the assign guard, FUSE_CONV_BW, FUSE_ARANGE, and the final
-//    output groups (each one future kernel or EXT item).
+//   walkGraph        A1  the realize rule (Realize.cpp)
+//   computeRealizes  A2  + the unsafe-pad rule (UnsafePads.cpp)
+//   computeGroups    A3  reduce grouping and chasing (ReduceGrouping.cpp)
+//                        with the assign guard (AssignHazards.cpp)
+//                    A4  double-reduce merging (DoubleReduceMerge.cpp)
+//                    A5  arange folding (ArangeFolding.cpp)
+//                    A6  multi-output groups (MultiOutput.cpp)
+//   planSchedule     all of the above, checked: what lazy-form-kernels
+//                    builds (each group then becomes one item: KernelAst.h)
 //
 // Every "ordered set" keeps first-insertion order, as Python dicts do in
 // tinygrad, so that kernel order and buffer numbering match exactly. Nothing
@@ -22,6 +25,7 @@
 #define LAZY_DIALECT_LAZY_ANALYSIS_SCHEDULEANALYSIS_H
 
 #include "lazy/Dialect/Lazy/Analysis/LazyGraph.h"
+#include "lazy/Dialect/Lazy/IR/ScheduleFlags.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -50,18 +54,6 @@ NodeSet readRealizeMarks(const LazyGraph &graph);
 /// `groups[i]`, `lazy.group = i`; no mark elsewhere.
 void writeScheduleMarks(const LazyGraph &graph, const NodeSet &realizes,
                         ArrayRef<std::vector<NodeId>> groups = {});
-
-/// tinygrad's scheduler flags, with 0.9.2's defaults.
-struct ScheduleFlags {
-  bool multiOutput = true;
-  bool fuseConvBw = false;
-  bool fuseArange = false;
-  bool useCopyKernel = false;
-};
-
-/// The flags in the `lazy.flags` attribute of `op`'s module, over tinygrad's
-/// defaults.
-ScheduleFlags readModuleFlags(Operation *op);
 
 /// Structural facts from tinygrad's _recurse_lb walk.
 struct GraphWalk {
@@ -98,16 +90,37 @@ struct ScheduleGraphAnalysis {
 /// reaches an op in UNSAFE_PAD_OPS before a realized buffer.
 NodeSet computeRealizes(const LazyGraph &graph, const GraphWalk &walk);
 
-/// The result of grouping: the final realizes set and the output groups.
-struct Grouping {
+/// The decisions: the final realizes set and the output groups, each one
+/// future schedule item, in tinygrad's order.
+struct SchedulePlan {
   NodeSet realizes;
   llvm::MapVector<NodeId, NodeId> reduceForOp; // realized buffer -> reduce
   std::vector<std::vector<NodeId>> outputGroups;
 };
 
 /// A3-A6, starting from `realizes`.
-Grouping computeGroups(const LazyGraph &graph, const GraphWalk &walk,
-                       NodeSet realizes, const ScheduleFlags &flags);
+SchedulePlan computeGroups(const LazyGraph &graph, const GraphWalk &walk,
+                           NodeSet realizes, const ScheduleFlags &flags);
+
+/// Fails (at the op) when an output that needs computing is in no group of
+/// `groups`: a schedule never returns an output that nothing writes.
+LogicalResult checkOutputsGrouped(const LazyGraph &graph,
+                                  ArrayRef<std::vector<NodeId>> groups);
+
+/// Fails (at the op) when `group` has several outputs and one of them is an
+/// op no kernel computes (MultiOutput.cpp).
+LogicalResult checkGroupComputable(const LazyGraph &graph,
+                                   ArrayRef<NodeId> group);
+
+/// The plan lazy-mark-realize and lazy-group wrote as marks (each group
+/// listing its members in realize order), checked as planSchedule checks.
+FailureOr<SchedulePlan> readSchedulePlan(const LazyGraph &graph);
+
+/// The whole decision: computeRealizes, computeGroups and the check that
+/// every output is grouped.
+FailureOr<SchedulePlan> planSchedule(const LazyGraph &graph,
+                                     const GraphWalk &walk,
+                                     const ScheduleFlags &flags);
 
 } // namespace mlir::lazy
 

@@ -4,6 +4,7 @@
 #define LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_H
 
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+#include "lazy/Dialect/Lazy/IR/ScheduleFlags.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -15,6 +16,17 @@ namespace mlir::lazy {
 /// lazy-fold-views' rewrite of one function, for passes that fold on their
 /// own (lazy-form-kernels with `decide`); true when it changed anything.
 bool foldViews(func::FuncOp func);
+
+/// lazy-form-kernels as lazy-schedule runs it: `decide`, `fold-views` and
+/// `record-nodes` as in Passes.td, and the flags in `flags` set (the
+/// module's `lazy.flags` give the others).
+struct FormKernelsConfig {
+  bool decide = true;
+  bool foldViews = true;
+  bool recordNodes = false;
+};
+std::unique_ptr<Pass> createLazyFormKernels(const FormKernelsConfig &config,
+                                            const ScheduleFlagOverrides &flags);
 
 /// Registers the `lazy-schedule` pipeline (all scheduler passes).
 void registerSchedulePipeline();

@@ -39,7 +39,9 @@ def LazyFoldViews : Pass<"lazy-fold-views", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
-// The scheduler flags, with tinygrad 0.9.2's defaults.
+// The scheduler flags, with tinygrad 0.9.2's defaults: the options of
+// include/lazy/Dialect/Lazy/IR/ScheduleFlags.def (ScheduleFlagsTest checks
+// that the two lists agree).
 defvar Lazy_SchedulerFlagOptions = [
     Option<"multiOutput", "multi-output", "bool", /*default=*/"true",
            "MULTIOUTPUT: buffers that share a reduce share a kernel">,
@@ -48,6 +50,9 @@ defvar Lazy_SchedulerFlagOptions = [
            "other child">,
     Option<"fuseArange", "fuse-arange", "bool", /*default=*/"false",
            "FUSE_ARANGE: recompute a sum over a const inside its consumers">,
+    Option<"useCopyKernel", "use-copy-kernel", "bool", /*default=*/"false",
+           "USE_COPY_KERNEL: copy between devices of one type with a "
+           "byte-copy kernel">,
 ];
 
 def LazyMarkRealize : Pass<"lazy-mark-realize", "::mlir::ModuleOp"> {
@@ -114,8 +119,8 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
     `lazy.kernel` symbol:
 
     1. copy, custom, empty and buffer_view groups become `lazy.ext` items
-       reading their sources' bases, except, with `use_copy_kernel` in the
-       module's `lazy.flags` (USE_COPY_KERNEL), a copy between devices of
+       reading their sources' bases, except, with `use-copy-kernel`
+       (USE_COPY_KERNEL), a copy between devices of
        one type (`CUDA:0` to `CUDA:1`): a kernel that loads and stores the
        bytes as uint8 (its arguments are byte buffers; the launch passes
        the buffers as they are);
@@ -149,7 +154,9 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
     graph is built). `lazy-schedule` runs it with both, so that it neither
     writes nor verifies marks it would only read back, nor walks and
     verifies again a graph that is already folded, as exported ones are. Without
-    `decide`, the flag options are not read: the marks hold the decisions.
+    `decide`, of the flag options only `use-copy-kernel` is read: the marks
+    hold the other decisions. Either way the decisions come from one
+    analysis (ScheduleAnalysis.h); this pass only materializes them.
 
     An output that belongs to no group (fuse-conv-bw merged it into the
     reduce that reads it, or it was never marked) is an error: a schedule

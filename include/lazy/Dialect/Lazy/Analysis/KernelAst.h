@@ -1,16 +1,16 @@
-//===- KernelLowering.h - tinygrad's _lower_lazybuffer ------------*- C++ -*-===//
+//===- KernelAst.h - tinygrad's _lower_lazybuffer ----------------*- C++ -*-===//
 //
 // Builds the AST of one schedule item from an output group (scheduler spec
 // §2.7): movement ops pushed through reduces, double reduces merged, reduce
 // inputs padded to a common shape, stores in reduce space, outputs numbered
 // 0..n-1 and inputs n.. in first-use order, assign targets loaded through
-// their output slot. The AST is plain data; FormKernels turns it into a
-// lazy.kernel.
+// their output slot. The AST is plain data; lazy-form-kernels turns it into
+// a lazy.kernel (KernelDedup.h says which groups share one).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZY_DIALECT_LAZY_ANALYSIS_KERNELLOWERING_H
-#define LAZY_DIALECT_LAZY_ANALYSIS_KERNELLOWERING_H
+#ifndef LAZY_DIALECT_LAZY_ANALYSIS_KERNELAST_H
+#define LAZY_DIALECT_LAZY_ANALYSIS_KERNELAST_H
 
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
 
@@ -100,43 +100,65 @@ struct ScheduleItem {
 /// inside its mask (masked elements are not read).
 bool isIdentityLike(const ::lazy::st::ShapeTracker &view);
 
+/// Outputs of a kernel (positions in `item.outputs`) that assign through a
+/// view that is not identity-like while the kernel also loads the assign's
+/// target, among the AST nodes `liveOps` (AssignHazards.cpp).
+SmallVector<unsigned> orderDependentAssigns(const LazyGraph &g,
+                                            const ScheduleItem &item,
+                                            ArrayRef<int32_t> liveOps);
+/// Outputs of an item launching `kernelItem`'s kernel (with its live nodes
+/// `liveOps`) on `outputs` and `inputs` that assign to a target the kernel
+/// also reads through a buffer_view of it in another order than it writes
+/// it (AssignHazards.cpp).
+SmallVector<unsigned> aliasedAssignReads(const LazyGraph &g,
+                                         ArrayRef<NodeId> outputs,
+                                         ArrayRef<NodeId> inputs,
+                                         const ScheduleItem &kernelItem,
+                                         ArrayRef<int32_t> liveOps);
+/// The warnings for those two, after the op's quoted name.
+StringRef orderDependentAssignWarning();
+StringRef aliasedAssignReadWarning();
+/// The warning for a reduce computed otherwise than the graph says, after
+/// the op's name (DoubleReduceMerge.cpp, UnsafePads.cpp).
+StringRef miscomputeWarning(ScheduleItem::Miscompute kind);
+
 namespace detail {
-class Lowering;
+class KernelAstBuilderImpl;
 } // namespace detail
 
-/// Lowers the output groups of one graph, one after another. Errors
+/// Builds the ASTs of the output groups of one graph, one after another. Errors
 /// (tinygrad's assertions and the "self operand of augmented assign must be
 /// contiguous" error) are reported at the offending op. With
 /// `useCopyKernel` (USE_COPY_KERNEL), a COPY between devices of one type
 /// (`CUDA:0` to `CUDA:1`) is a byte-copy kernel instead of an EXT item.
 /// The walks' tables are kept from one group to the next, so that lowering
 /// thousands of small groups does not allocate them thousands of times.
-class GroupLowering {
+class KernelAstBuilder {
 public:
-  GroupLowering(const LazyGraph &graph, const NodeSet &realizes,
-                bool useCopyKernel = false);
-  ~GroupLowering();
-  FailureOr<ScheduleItem> lower(ArrayRef<NodeId> group);
-  /// Describes what lower(group) would compute, up to which graph nodes it
+  KernelAstBuilder(const LazyGraph &graph, const NodeSet &realizes,
+                   bool useCopyKernel = false);
+  ~KernelAstBuilder();
+  FailureOr<ScheduleItem> build(ArrayRef<NodeId> group);
+  /// Describes what build(group) would compute, up to which graph nodes it
   /// reads: the walked subgraph (ops, types, properties, metadata, the
   /// views on its edges, which leaves are the same buffer) and its outputs.
   /// Groups with equal descriptions lower to the same AST over other
   /// buffers. Fills `key`, and `inputs` with the buffers the AST would
-  /// load, in the order lower() numbers them. Returns false, describing
+  /// load, in the order build() numbers them. Returns false, describing
   /// nothing, for a group that is not a kernel AST (an EXT item or a
   /// byte-copy kernel) and for one of thousands of ops, whose description
   /// would cost more than a repeat saves.
   bool describe(ArrayRef<NodeId> group, SmallVectorImpl<uint64_t> &key,
                 std::vector<NodeId> &inputs);
   /// Takes back the AST of an item the caller no longer needs (a kernel
-  /// another item already built): the next lower() fills its vectors
+  /// another item already built): the next build() fills its vectors
   /// instead of allocating new ones.
   void recycle(ScheduleItem &item);
 
 private:
-  std::unique_ptr<detail::Lowering> state;
+  std::unique_ptr<detail::KernelAstBuilderImpl> state;
 };
 
 } // namespace mlir::lazy
 
-#endif // LAZY_DIALECT_LAZY_ANALYSIS_KERNELLOWERING_H
+#endif // LAZY_DIALECT_LAZY_ANALYSIS_KERNELAST_H
