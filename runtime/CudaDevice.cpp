@@ -243,7 +243,8 @@ bool CudaDevice::timedLaunch(const std::string &kernel, const unsigned grid[3],
       (!endEvent && !ok(cuEventCreate(&endEvent, 0), "cuEventCreate")))
     return false;
   float ms = 0;
-  if (!synchronize() || !ok(cuEventRecord(startEvent, nullptr), "cuEventRecord") ||
+  if (!synchronize() ||
+      !ok(cuEventRecord(startEvent, nullptr), "cuEventRecord") ||
       !launch(kernel, grid, block, args, numArgs) ||
       !ok(cuEventRecord(endEvent, nullptr), "cuEventRecord") ||
       !ok(cuEventSynchronize(endEvent), "cuEventSynchronize") ||

@@ -389,8 +389,9 @@ bool runOnce(
         if (!at(s, 10 + 2 * i, 0, args[i]))
           return fail(s, "passes an unknown buffer");
       double seconds = 0;
-      if (times ? !device.timedLaunch(w[1], grid, block, args.data(), n, seconds)
-                : !device.launch(w[1], grid, block, args.data(), n))
+      if (times
+              ? !device.timedLaunch(w[1], grid, block, args.data(), n, seconds)
+              : !device.launch(w[1], grid, block, args.data(), n))
         return fail(s, device.error());
       if (times)
         times->push_back({w[1], {seconds, bytes}});

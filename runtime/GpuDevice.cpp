@@ -21,9 +21,9 @@ bool GpuDevice::timedLaunch(const std::string &kernel, const unsigned grid[3],
   auto start = std::chrono::steady_clock::now();
   if (!launch(kernel, grid, block, args, numArgs) || !synchronize())
     return false;
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                          start)
-                .count();
+  seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return true;
 }
 

@@ -1,4 +1,5 @@
-//===- LockstepDevice.cpp - a GPU checked kernel by kernel -----------------===//
+//===- LockstepDevice.cpp - a GPU checked kernel by kernel
+//-----------------===//
 
 #include "lazy/Runtime/LockstepDevice.h"
 
@@ -59,8 +60,7 @@ bool LockstepDevice::copyToHost(void *dst, DevicePtr src, size_t bytes) {
   return device.copyToHost(dst, src, bytes) || failWith(device.error());
 }
 
-bool LockstepDevice::copyOnDevice(DevicePtr dst, DevicePtr src,
-                                  size_t bytes) {
+bool LockstepDevice::copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) {
   DevicePtr refDst, refSrc;
   return translate(dst, refDst) && translate(src, refSrc) &&
          (device.copyOnDevice(dst, src, bytes) || failWith(device.error())) &&
@@ -125,11 +125,11 @@ bool LockstepDevice::launch(const std::string &kernel, const unsigned grid[3],
       ++differ;
       // Two NaNs differ only in sign or payload (the GPU's canonical NaN
       // is 0x7fffffff): no difference in value.
-      double d = std::isnan(g) && std::isnan(e) ? 0
-                 : std::isfinite(g) && std::isfinite(e)
-                     ? std::fabs(double(g) - e) /
-                           std::max(1.0, std::fabs(double(e)))
-                     : INFINITY;
+      double d =
+          std::isnan(g) && std::isnan(e) ? 0
+          : std::isfinite(g) && std::isfinite(e)
+              ? std::fabs(double(g) - e) / std::max(1.0, std::fabs(double(e)))
+              : INFINITY;
       if (d > worst)
         worst = d, worstAt = w;
     }

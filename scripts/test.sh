@@ -15,7 +15,7 @@ echo "== lit (test/)"
   || status=1
 
 echo "== gtest (unittests/)"
-for suite in ShapeTrackerTests AnalysisTests HostProgramTests DevicePlanTests \
+for suite in ShapeTrackerTests AnalysisTests SchedulerTests HostProgramTests DevicePlanTests \
              LockstepDeviceTests; do
   build/bin/$suite --gtest_brief=1 | tee -a "$log/gtest.txt" || status=1
 done

@@ -1,4 +1,5 @@
-/*===- Lazy.h - lazy-mlir's C API -----------------------------------*- C -*-===*\
+/*===- Lazy.h - lazy-mlir's C API -----------------------------------*- C
+-*-===*\
 |*                                                                            *|
 |* A small C API over lazy-mlir, in the style of MLIR's own: a session (an    *|
 |* MLIRContext with every dialect and pass lazy-mlir uses) parses `lazy`      *|

@@ -1,4 +1,5 @@
-//===- InitAll.h - register everything lazy-mlir tools need ------*- C++ -*-===//
+//===- InitAll.h - register everything lazy-mlir tools need ------*- C++
+//-*-===//
 //
 // One registration shared by lazy-opt, the mlir-opt plugin and the Python
 // bindings, so that every entry point understands the same dialects and
@@ -17,7 +18,8 @@ namespace mlir::lazy {
 /// arith, math, scf, cf, memref, tensor, gpu, nvvm, rocdl, llvm).
 void registerAllDialects(DialectRegistry &registry);
 
-/// lazy passes (registerLazyPasses() from Passes.h) plus the upstream passes used by lazy-mlir's pipelines.
+/// lazy passes (registerLazyPasses() from Passes.h) plus the upstream passes
+/// used by lazy-mlir's pipelines.
 void registerAllPasses();
 
 } // namespace mlir::lazy

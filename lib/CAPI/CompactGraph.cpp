@@ -55,8 +55,8 @@ enum class AttrKind : int64_t {
 
 class CompactReader {
 public:
-  CompactReader(MLIRContext *context, ArrayRef<int64_t> words,
-                StringRef blob, StringRef name)
+  CompactReader(MLIRContext *context, ArrayRef<int64_t> words, StringRef blob,
+                StringRef name)
       : context(context), words(words), blob(blob),
         name(StringAttr::get(context, name)),
         graphLoc(FileLineColLoc::get(this->name, 0, 0)) {}
@@ -239,9 +239,9 @@ FailureOr<Attribute> CompactReader::scalar(Type type, int64_t word) {
     (void)fail("the integer " + Twine(word) + " does not fit its type");
     return failure();
   }
-  return Attribute(IntegerAttr::get(
-      intType, APInt(width, uint64_t(word), /*isSigned=*/false,
-                     /*implicitTrunc=*/true)));
+  return Attribute(
+      IntegerAttr::get(intType, APInt(width, uint64_t(word), /*isSigned=*/false,
+                                      /*implicitTrunc=*/true)));
 }
 
 LogicalResult CompactReader::readAttributes(NamedAttrList &attrs,
@@ -419,8 +419,7 @@ OwningOpRef<ModuleOp> CompactReader::build() {
       loc = NameLoc::get(*metadata, loc);
     OperationState state(loc, *opName);
     state.addTypes(*type);
-    if (failed(readAttributes(state.attributes, type->getElementType(),
-                              false)))
+    if (failed(readAttributes(state.attributes, type->getElementType(), false)))
       return nullptr;
     int64_t numOperands;
     if (failed(count(numOperands, "operand count", 1)))

@@ -2,11 +2,11 @@
 //
 // The in-process entry point (include/lazy-c/Lazy.h): parse `lazy` IR from
 // memory or build it from the compact form (CompactGraph.cpp), run a pass
-// pipeline, print the module or a schedule's text, or compile a schedule's kernels for the host's CPU (lazy-to-cpu and
-// CpuProgram, as lazy-run does) and hand out their addresses. Each call
-// runs on a thread with the tools' large stack, so that input the tools
-// take (nested up to kMaxNesting) cannot overflow the caller's stack;
-// deeper input gets the tools' located error.
+// pipeline, print the module or a schedule's text, or compile a schedule's
+// kernels for the host's CPU (lazy-to-cpu and CpuProgram, as lazy-run does) and
+// hand out their addresses. Each call runs on a thread with the tools' large
+// stack, so that input the tools take (nested up to kMaxNesting) cannot
+// overflow the caller's stack; deeper input gets the tools' located error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,10 +217,9 @@ int runGraph(LazySession session, const GraphInput &input, const char *name,
   return ok ? 1 : 0;
 }
 
-int compileGraph(LazySession session, const GraphInput &input,
-                 const char *name, const char *schedulePipeline,
-                 LazyCpuProgram *program, LazyText *schedule,
-                 LazyText *diagnostics) {
+int compileGraph(LazySession session, const GraphInput &input, const char *name,
+                 const char *schedulePipeline, LazyCpuProgram *program,
+                 LazyText *schedule, LazyText *diagnostics) {
   std::string scheduleText, diagText;
   std::unique_ptr<lz::CpuProgram> compiled;
   auto *s = static_cast<Session *>(session.ptr);
@@ -228,15 +227,15 @@ int compileGraph(LazySession session, const GraphInput &input,
     diagText = "error: compiling needs a session, a graph, a pipeline and a "
                "program to set\n";
   else
-    withScheduledModule(
-        s->context, input, name ? name : "<input>", schedulePipeline, diagText,
-        [&](ModuleOp module, llvm::raw_ostream &diagOS) {
-          if (!printOutput(module, LazyOutputBridgeSchedule, scheduleText,
-                           diagOS))
-            return false;
-          compiled = compileForCpu(module, diagOS);
-          return compiled != nullptr;
-        });
+    withScheduledModule(s->context, input, name ? name : "<input>",
+                        schedulePipeline, diagText,
+                        [&](ModuleOp module, llvm::raw_ostream &diagOS) {
+                          if (!printOutput(module, LazyOutputBridgeSchedule,
+                                           scheduleText, diagOS))
+                            return false;
+                          compiled = compileForCpu(module, diagOS);
+                          return compiled != nullptr;
+                        });
   if (schedule)
     *schedule = copyText(scheduleText);
   if (diagnostics)
@@ -317,6 +316,4 @@ void lazyCpuProgramDestroy(LazyCpuProgram program) {
   delete static_cast<lz::CpuProgram *>(program.ptr);
 }
 
-const char *lazyVersion(void) {
-  return "0.1.0 (LLVM " LLVM_VERSION_STRING ")";
-}
+const char *lazyVersion(void) { return "0.1.0 (LLVM " LLVM_VERSION_STRING ")"; }

@@ -6,6 +6,7 @@
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -22,7 +23,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Conversion/Passes.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVM/ROCDL/Target.h"
@@ -32,9 +32,9 @@
 void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
   registry.insert<LazyDialect, func::FuncDialect, arith::ArithDialect,
                   math::MathDialect, scf::SCFDialect, cf::ControlFlowDialect,
-                  memref::MemRefDialect, tensor::TensorDialect,
-                  gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
-                  ROCDL::ROCDLDialect, vector::VectorDialect>();
+                  memref::MemRefDialect, tensor::TensorDialect, gpu::GPUDialect,
+                  LLVM::LLVMDialect, NVVM::NVVMDialect, ROCDL::ROCDLDialect,
+                  vector::VectorDialect>();
   // Lowering to LLVM through dialect interfaces, the NVVM/ROCDL targets
   // that gpu-module-to-binary serializes with, and LLVM IR translation.
   registerAllExtensions(registry);

@@ -177,7 +177,7 @@ int64_t HostTensor::numElements() const {
 /// Seeded values of a dtype: floats in [-2, 2), integers in [-8, 8) (or
 /// [0, 16) unsigned), bools half true.
 HostTensor lazy::interp::randomTensor(DType dtype, std::vector<int64_t> shape,
-                                              std::mt19937_64 &rng) {
+                                      std::mt19937_64 &rng) {
   HostTensor t = HostTensor::zeros(dtype, std::move(shape));
   std::uniform_real_distribution<double> real(-2.0, 2.0);
   for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
@@ -214,4 +214,3 @@ HostTensor lazy::interp::randomTensor(DType dtype, std::vector<int64_t> shape,
   }
   return t;
 }
-

@@ -99,12 +99,20 @@ namespace {
 
 struct Half16 {};
 struct BFloat16 {};
-template <typename T> struct Tag { using type = T; };
+template <typename T> struct Tag {
+  using type = T;
+};
 
 /// The type an element is computed in: float for the 16-bit floats.
-template <typename T> struct ScalarOf { using type = T; };
-template <> struct ScalarOf<Half16> { using type = float; };
-template <> struct ScalarOf<BFloat16> { using type = float; };
+template <typename T> struct ScalarOf {
+  using type = T;
+};
+template <> struct ScalarOf<Half16> {
+  using type = float;
+};
+template <> struct ScalarOf<BFloat16> {
+  using type = float;
+};
 template <typename T> using Scalar = typename ScalarOf<T>::type;
 
 template <typename F> decltype(auto) dispatch(DType dtype, F &&f) {
@@ -349,8 +357,7 @@ DType dtypeOfTensor(Type type) {
 }
 
 /// Calls `f(linearIndex, multiIndex)` for every element of `shape`.
-template <typename F>
-void forEachIndex(ArrayRef<int64_t> shape, F &&f) {
+template <typename F> void forEachIndex(ArrayRef<int64_t> shape, F &&f) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
@@ -768,8 +775,8 @@ FailureOr<Held> Evaluator::evaluate(Operation *op, HeldValues &vals) {
       return op->emitOpError("cannot be evaluated by the lazy reference "
                              "interpreter");
     // The identity of the value's shape within the base reads it directly.
-    int64_t elements =
-        llvm::cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
+    int64_t elements = llvm::cast<RankedTensorType>(op->getResult(0).getType())
+                           .getNumElements();
     if (to->contiguous() && elements <= held.base->numElements())
       return Held{held.base, std::nullopt};
     return Held{held.base, std::move(*to)};
@@ -1039,7 +1046,6 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
              << "-d shape; the argument is " << type;
     values[arg] = borrow(input);
   }
-
 
   // Bytes held at once (the capacity of every base buffer alive, the
   // inputs included), checked against the budget before each op, with what

@@ -51,11 +51,11 @@ std::string lazy::interp::npyDescr(DType dtype) {
 
 static std::optional<DType> dtypeFromDescr(const std::string &descr) {
   static const std::pair<const char *, DType> table[] = {
-      {"|b1", DType::Bool},   {"|i1", DType::Int8},    {"|u1", DType::UInt8},
-      {"<i2", DType::Int16},  {"<u2", DType::UInt16},  {"<i4", DType::Int32},
-      {"<u4", DType::UInt32}, {"<i8", DType::Int64},   {"<u8", DType::UInt64},
+      {"|b1", DType::Bool},    {"|i1", DType::Int8},    {"|u1", DType::UInt8},
+      {"<i2", DType::Int16},   {"<u2", DType::UInt16},  {"<i4", DType::Int32},
+      {"<u4", DType::UInt32},  {"<i8", DType::Int64},   {"<u8", DType::UInt64},
       {"<f2", DType::Float16}, {"<f4", DType::Float32}, {"<f8", DType::Float64},
-      {"b1", DType::Bool},    {"i1", DType::Int8},     {"u1", DType::UInt8}};
+      {"b1", DType::Bool},     {"i1", DType::Int8},     {"u1", DType::UInt8}};
   for (auto &[name, dtype] : table)
     if (descr == name)
       return dtype;
@@ -162,10 +162,10 @@ bool lazy::interp::writeNpy(const std::string &path, const HostTensor &tensor,
                             std::string &error) {
   std::string shape = "(";
   for (size_t i = 0; i < tensor.shape.size(); ++i)
-    shape += std::to_string(tensor.shape[i]) + (tensor.shape.size() == 1 ? ","
-                                                : i + 1 < tensor.shape.size()
-                                                    ? ", "
-                                                    : "");
+    shape +=
+        std::to_string(tensor.shape[i]) + (tensor.shape.size() == 1      ? ","
+                                           : i + 1 < tensor.shape.size() ? ", "
+                                                                         : "");
   shape += ")";
   std::string header = "{'descr': '" + npyDescr(tensor.dtype) +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";

@@ -28,9 +28,9 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/DynamicLibrary.h"
 
 #include <algorithm>
 #include <atomic>
@@ -139,7 +139,8 @@ void dropUnusedLocals(ModuleOp module) {
         local = isLocal(func.getLinkage());
       else if (auto global = dyn_cast<LLVM::GlobalOp>(op))
         local = isLocal(global.getLinkage());
-      auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      auto name =
+          op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
       if (local && name && !used.contains(name)) {
         op.erase();
         changed = true;
@@ -191,13 +192,13 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
     if (!func.isExternal() && func.getName() != entry &&
         func.getName() != wrapper && !isLocal(func.getLinkage()))
       kernels.push_back(func);
-  unsigned threads =
-      options.threads ? options.threads
-                      : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = options.threads
+                         ? options.threads
+                         : std::max(1u, std::thread::hardware_concurrency());
   // More partitions than threads, taken in turn, even out the threads'
   // work where sizes mispredict compile times.
-  size_t count = std::min<size_t>(threads * kPartitionsPerThread,
-                                  kernels.size());
+  size_t count =
+      std::min<size_t>(threads * kPartitionsPerThread, kernels.size());
   auto whole = [&]() -> llvm::Expected<std::unique_ptr<CpuProgram>> {
     auto engine = compileEngine(module, {wrapper}, options, kKernelEffort);
     if (!engine)
@@ -212,13 +213,13 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
   SmallVector<std::pair<int64_t, LLVM::LLVMFuncOp>> bySize;
   for (LLVM::LLVMFuncOp k : kernels)
     bySize.push_back({sizeOf(k), k});
-  llvm::stable_sort(bySize, [](const auto &a, const auto &c) {
-    return a.first > c.first;
-  });
+  llvm::stable_sort(
+      bySize, [](const auto &a, const auto &c) { return a.first > c.first; });
   std::vector<std::vector<std::string>> names(count);
   std::vector<int64_t> load(count, 0);
   for (auto &[size, k] : bySize) {
-    size_t p = size_t(std::min_element(load.begin(), load.end()) - load.begin());
+    size_t p =
+        size_t(std::min_element(load.begin(), load.end()) - load.begin());
     load[p] += size;
     names[p].push_back(k.getName().str());
   }
@@ -231,8 +232,7 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
         return whole();
     parts.push_back(std::move(part));
   }
-  OwningOpRef<ModuleOp> hostPart =
-      partitionOf(module, {entry.str(), wrapper});
+  OwningOpRef<ModuleOp> hostPart = partitionOf(module, {entry.str(), wrapper});
 
   // `threads` workers (this one among them) take the partitions, the
   // largest first.

@@ -68,7 +68,7 @@ constexpr size_t kFiberStack = 256 * 1024;
 #if defined(__CET__) && (__CET__ & 2)
 #define LAZY_EMU_SHADOW_STACK 1
 #endif
-#if defined(__x86_64__) && defined(__linux__) &&                            \
+#if defined(__x86_64__) && defined(__linux__) &&                               \
     !defined(LAZY_EMU_SANITIZED) && !defined(LAZY_EMU_SHADOW_STACK)
 #define LAZY_EMU_STACK_SWITCH 1
 #endif
@@ -177,8 +177,7 @@ uint64_t combineAsButterfly(std::vector<uint64_t> &values,
   return values[0];
 }
 
-template <typename T, typename Combine>
-T allReduce(T value, Combine) {
+template <typename T, typename Combine> T allReduce(T value, Combine) {
   BlockContext &block = *currentBlock;
   uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(T));
@@ -315,8 +314,8 @@ buildEmulatorModule(ModuleOp module, llvm::StringSet<> &cooperative) {
                                      FunctionType::get(ctx, types, {}));
     Block *entry = func.addEntryBlock();
     IRMapping map;
-    for (auto [from, to] : llvm::zip(kernel.getArguments(),
-                                     entry->getArguments()))
+    for (auto [from, to] :
+         llvm::zip(kernel.getArguments(), entry->getArguments()))
       map.map(from, to);
     Value bid = entry->getArgument(kernel.getNumArguments());
     Value tid = entry->getArgument(kernel.getNumArguments() + 1);
@@ -533,7 +532,8 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
       if (waiting == 0)
         break;
       if (waiting != threads)
-        return failWith("kernel " + kernel + ": threads of a block reached "
+        return failWith("kernel " + kernel +
+                        ": threads of a block reached "
                         "gpu.all_reduce non-uniformly");
       context.result = combineAsButterfly(context.slots, context.combine);
     }
@@ -577,6 +577,5 @@ mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
     return map;
   });
   return std::unique_ptr<GpuDevice>(std::make_unique<EmulatedDevice>(
-      std::move(*engine), std::move(*emu), std::move(cooperative),
-      maxBlocks));
+      std::move(*engine), std::move(*emu), std::move(cooperative), maxBlocks));
 }

@@ -63,10 +63,11 @@ LogicalResult mlir::lazy::loadKernels(ModuleOp module, GpuDevice &device) {
   return success();
 }
 
-FailureOr<std::vector<DeviceBuffer>> mlir::lazy::runHostProgram(
-    func::FuncOp host, GpuDevice &device, ArrayRef<DeviceBuffer> args,
-    std::vector<DevicePtr> &allocations, const LaunchProfiler &profiler,
-    bool poison) {
+FailureOr<std::vector<DeviceBuffer>>
+mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
+                           ArrayRef<DeviceBuffer> args,
+                           std::vector<DevicePtr> &allocations,
+                           const LaunchProfiler &profiler, bool poison) {
   Block &body = host.getBody().front();
   if (body.getNumArguments() != args.size())
     return host.emitError("takes ")

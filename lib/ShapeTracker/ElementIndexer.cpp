@@ -28,16 +28,15 @@ ElementIndexer::ElementIndexer(const ShapeTracker &tracker) {
     for (size_t d = 0; d < view.shape.size(); ++d) {
       int64_t size = view.shape[d];
       level.empty = level.empty || size == 0;
-      auto [begin, end] = view.mask ? (*view.mask)[d]
-                                    : std::pair<int64_t, int64_t>{0, size};
+      auto [begin, end] =
+          view.mask ? (*view.mask)[d] : std::pair<int64_t, int64_t>{0, size};
       dims.push_back({size, view.strides[d], begin, end});
     }
     levels.push_back(level);
   }
 }
 
-std::pair<int64_t, bool>
-ElementIndexer::operator()(const int64_t *idx) const {
+std::pair<int64_t, bool> ElementIndexer::operator()(const int64_t *idx) const {
   const Level &outer = levels.front();
   int64_t index = outer.offset;
   bool valid = true;

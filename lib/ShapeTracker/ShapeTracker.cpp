@@ -13,9 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/ShapeTracker/ShapeTracker.h"
-#include "lazy/ShapeTracker/ElementIndexer.h"
 #include "Arith.h"
 #include "Symbolic.h"
+#include "lazy/ShapeTracker/ElementIndexer.h"
 
 #include <algorithm>
 #include <functional>

@@ -16,8 +16,8 @@
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
 #include "lazy/Tools/LargeStack.h"
-#include "lazy/Tools/StandardOutput.h"
 #include "lazy/Tools/NestingLimit.h"
+#include "lazy/Tools/StandardOutput.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -31,7 +31,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
-
 
 using namespace mlir;
 namespace interp = ::lazy::interp;
@@ -122,8 +121,7 @@ static int toolMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // --help lists this tool's options, not every LLVM and MLIR one linked in.
   cl::HideUnrelatedOptions(toolOptions);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "lazy-mlir reference interpreter\n");
+  cl::ParseCommandLineOptions(argc, argv, "lazy-mlir reference interpreter\n");
   auto fail = [](const llvm::Twine &message) {
     llvm::errs() << "lazy-interp: error: " << message << "\n";
     return 1;
@@ -139,8 +137,8 @@ static int toolMain(int argc, char **argv) {
   auto file = openInputFile(inputFile, &error);
   if (!file)
     return fail(error);
-  if (std::string deep = mlir::lazy::checkNesting(
-          file->getBufferIdentifier(), file->getBuffer());
+  if (std::string deep = mlir::lazy::checkNesting(file->getBufferIdentifier(),
+                                                  file->getBuffer());
       !deep.empty()) {
     llvm::errs() << deep << "\n";
     return 1;
@@ -169,9 +167,9 @@ static int toolMain(int argc, char **argv) {
     PassManager pm(&context);
     // The scheduler's IR is not the user's: its errors point at the graph.
     context.printOpOnDiagnostic(false);
-    LogicalResult scheduled = success(
-        succeeded(parsePassPipeline("lazy-schedule", pm)) &&
-        succeeded(pm.run(*copy)));
+    LogicalResult scheduled =
+        success(succeeded(parsePassPipeline("lazy-schedule", pm)) &&
+                succeeded(pm.run(*copy)));
     context.printOpOnDiagnostic(true);
     if (failed(scheduled))
       return fail("the graph cannot be scheduled, so tinygrad 0.9.2 cannot "

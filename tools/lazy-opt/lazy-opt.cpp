@@ -17,8 +17,8 @@
 
 #include "lazy/InitAll.h"
 #include "lazy/Tools/LargeStack.h"
-#include "lazy/Tools/StandardOutput.h"
 #include "lazy/Tools/NestingLimit.h"
+#include "lazy/Tools/StandardOutput.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -88,8 +88,7 @@ LogicalResult copyOutput(llvm::StringRef from, llvm::StringRef to) {
 /// --split-input-file that passed): MlirOptMain writes it as its standard
 /// output, redirected, together with what passes print there.
 LogicalResult runAtomically(int argc, char **argv, llvm::StringRef input,
-                            llvm::StringRef output,
-                            DialectRegistry &registry) {
+                            llvm::StringRef output, DialectRegistry &registry) {
   bool rename = writesAtomically(output);
   llvm::SmallString<128> model;
   if (rename) {
@@ -129,8 +128,7 @@ LogicalResult runAtomically(int argc, char **argv, llvm::StringRef input,
   if (savedStdout < 0 || dup2(temp->FD, STDOUT_FILENO) < 0) {
     llvm::consumeError(temp->discard());
     llvm::WithColor::error(llvm::errs(), "lazy-opt")
-        << "cannot write to standard output: " << std::strerror(errno)
-        << "\n";
+        << "cannot write to standard output: " << std::strerror(errno) << "\n";
     return failure();
   }
   LogicalResult result = MlirOptMain(argc, argv, input, "-", registry);

@@ -46,8 +46,8 @@
 #include "lazy/Runtime/LockstepDevice.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
 #include "lazy/Tools/LargeStack.h"
-#include "lazy/Tools/StandardOutput.h"
 #include "lazy/Tools/NestingLimit.h"
+#include "lazy/Tools/StandardOutput.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -108,10 +108,10 @@ static cl::opt<bool> lockstep(
     cl::desc("with --device=cuda|hip: also run every kernel on the GPU "
              "emulator, on the same inputs, and print each kernel whose "
              "results differ"));
-static cl::opt<std::string> kernelOptions(
-    cl::cat(toolOptions), "kernel-options",
-    cl::desc("GPU: options of convert-lazy-to-gpu, as in "
-             "'block-size=512 block-reduce-min=128'"));
+static cl::opt<std::string>
+    kernelOptions(cl::cat(toolOptions), "kernel-options",
+                  cl::desc("GPU: options of convert-lazy-to-gpu, as in "
+                           "'block-size=512 block-reduce-min=128'"));
 static cl::list<std::string> plans(
     cl::cat(toolOptions), "plan", cl::CommaSeparated,
     cl::desc("CPU: force kernels' plans, one step per item: "
@@ -181,10 +181,10 @@ extern "C" void lazyRunKernelEnd(int64_t n) {
     return;
   if (size_t(n) >= cpuProfile.seconds.size())
     cpuProfile.seconds.resize(size_t(n) + 1, 0.0);
-  cpuProfile.seconds[size_t(n)] += std::chrono::duration<double>(
-                                       std::chrono::steady_clock::now() -
-                                       cpuProfile.start)
-                                       .count();
+  cpuProfile.seconds[size_t(n)] +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                    cpuProfile.start)
+          .count();
 }
 
 /// Prints each kernel's time in the profiled run (`kernels[n]` is the
@@ -204,7 +204,8 @@ void printCpuProfile(ArrayRef<std::string> kernels,
   std::vector<std::pair<double, StringRef>> rows;
   for (auto &entry : byKernel)
     rows.push_back({entry.second.first, entry.getKey()});
-  llvm::sort(rows, [](const auto &a, const auto &b) { return a.first > b.first; });
+  llvm::sort(rows,
+             [](const auto &a, const auto &b) { return a.first > b.first; });
   llvm::outs() << llvm::formatv("profile: {0} kernel calls, {1:f3} ms in "
                                 "kernels\n",
                                 kernels.size(), total * 1e3);
@@ -259,8 +260,8 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   // Item sizes of the returned buffers (the function becomes an llvm.func).
   std::vector<int64_t> itemBytes;
   for (Type t : graph.getResultTypes())
-    itemBytes.push_back(mlir::lazy::itemSize(
-        cast<mlir::lazy::BufferType>(t).getElementType()));
+    itemBytes.push_back(
+        mlir::lazy::itemSize(cast<mlir::lazy::BufferType>(t).getElementType()));
   graph->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
   // --profile: the kernel of each call, and the kernels' metadata (the
   // kernels are lowered away).
@@ -287,8 +288,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   if (check)
     pipeline += " poison-buffers=true";
   pipeline += "}";
-  if (failed(parsePassPipeline(pipeline, lower)) ||
-      failed(lower.run(module)))
+  if (failed(parsePassPipeline(pipeline, lower)) || failed(lower.run(module)))
     return failure();
   phases.mark("lower");
   // LLVM's -O3 pipeline and code generation for this host's CPU, the
@@ -299,8 +299,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
       {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
   programOptions.symbols.push_back(
       {"lazy_rt_kernel_end", reinterpret_cast<void *>(&lazyRunKernelEnd)});
-  auto engine =
-      mlir::lazy::CpuProgram::compile(module, name, programOptions);
+  auto engine = mlir::lazy::CpuProgram::compile(module, name, programOptions);
   if (!engine) {
     fail("cannot compile the module: " + llvm::toString(engine.takeError()));
     return failure();
@@ -430,8 +429,8 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
                kernelOptions + "}";
   } else {
     pipeline = "lazy-to-rocdl{chip=" +
-               (chip.empty() ? std::string("gfx942") : chip.getValue()) +
-               " " + kernelOptions + "}";
+               (chip.empty() ? std::string("gfx942") : chip.getValue()) + " " +
+               kernelOptions + "}";
   }
   // --lockstep: the same kernels on the emulator, from a copy of the module.
   // The emulator runs each launch with the GPU's geometry, so the copy's
@@ -447,8 +446,7 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
   }
   if (!pipeline.empty()) {
     PassManager lower(module.getContext());
-    if (failed(parsePassPipeline(pipeline, lower)) ||
-        failed(lower.run(module)))
+    if (failed(parsePassPipeline(pipeline, lower)) || failed(lower.run(module)))
       return failure();
     if (failed(mlir::lazy::loadKernels(module, gpu)))
       return failure();
@@ -459,7 +457,8 @@ LogicalResult runOnGpu(ModuleOp module, const std::string &name,
   LogicalResult ran =
       runHostCode(module, name, checked, args, resultBuffers, recorder);
   llvm::errs() << "lockstep: " << checked.launches() << " launches, "
-               << checked.differing() << " with results unlike the emulator's\n";
+               << checked.differing()
+               << " with results unlike the emulator's\n";
   return ran;
 }
 
@@ -668,7 +667,7 @@ public:
   }
 
 private:
-  SmallVector<int64_t> provisional; // per seedless draw, in graph order
+  SmallVector<int64_t> provisional;      // per seedless draw, in graph order
   llvm::DenseMap<int64_t, int64_t> real; // provisional -> real seed
   int64_t last = 0; // tinygrad's Tensor._seed: the last seed given out
 };
@@ -726,8 +725,8 @@ static int toolMain(int argc, char **argv) {
   auto file = openInputFile(inputFile, &error);
   if (!file)
     return fail(error);
-  if (std::string deep = mlir::lazy::checkNesting(
-          file->getBufferIdentifier(), file->getBuffer());
+  if (std::string deep = mlir::lazy::checkNesting(file->getBufferIdentifier(),
+                                                  file->getBuffer());
       !deep.empty()) {
     llvm::errs() << deep << "\n";
     return 1;

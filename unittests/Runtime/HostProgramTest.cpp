@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Runtime/HostProgram.h"
-#include "lazy/Runtime/HostMemoryDevice.h"
 #include "lazy/InitAll.h"
+#include "lazy/Runtime/HostMemoryDevice.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"

@@ -5,8 +5,8 @@
 // whose results differ, names the kernel, and leaves the device holding
 // the reference's bytes; equal results are not reported.
 
-#include "lazy/Runtime/HostMemoryDevice.h"
 #include "lazy/Runtime/LockstepDevice.h"
+#include "lazy/Runtime/HostMemoryDevice.h"
 
 #include <gtest/gtest.h>
 
@@ -112,8 +112,7 @@ TEST(LockstepDevice, RejectsAnAddressOutsideEveryAllocation) {
   DevicePtr outside = buffer + 64;
   unsigned dims[3] = {1, 1, 1};
   EXPECT_FALSE(device.launch("k", dims, dims, &outside, 1));
-  EXPECT_NE(device.error().find("outside every allocation"),
-            std::string::npos);
+  EXPECT_NE(device.error().find("outside every allocation"), std::string::npos);
 }
 
 } // namespace

@@ -413,9 +413,9 @@ TEST(ShapeTrackerTest, ContiguousRuns) {
   EXPECT_FALSE(plain.contiguousRuns(0, 2)); // stride 32
   // Attention heads merged back: (8, 4, 64, 32) -> (8, 64, 4, 32) ->
   // (8, 64, 128), two views, no real stride along the merged axis.
-  ShapeTracker heads =
-      ShapeTracker::fromShape({8, 4, 64, 32}).permute({0, 2, 1, 3}).reshape(
-          {8, 64, 128});
+  ShapeTracker heads = ShapeTracker::fromShape({8, 4, 64, 32})
+                           .permute({0, 2, 1, 3})
+                           .reshape({8, 64, 128});
   ASSERT_EQ(heads.views.size(), 2u);
   EXPECT_FALSE(heads.realStrides()[2].has_value());
   EXPECT_TRUE(heads.contiguousRuns(2, 16));

@@ -1,4 +1,5 @@
-//===- Passes.h - lazy conversion passes -------------------------*- C++ -*-===//
+//===- Passes.h - lazy conversion passes -------------------------*- C++
+//-*-===//
 
 #ifndef LAZY_CONVERSION_PASSES_H
 #define LAZY_CONVERSION_PASSES_H

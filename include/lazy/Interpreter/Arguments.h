@@ -1,4 +1,5 @@
-//===- Arguments.h - inputs for lazy-interp and lazy-run ---------*- C++ -*-===//
+//===- Arguments.h - inputs for lazy-interp and lazy-run ---------*- C++
+//-*-===//
 //
 // The tools' shared argument handling: `--input=I=PATH.npy` specs read
 // from .npy files, every other argument filled with seeded random values of
@@ -26,9 +27,10 @@ struct PreparedArguments {
 
 /// One value per argument of `func`; on failure returns nullopt and sets
 /// `error` to a one-line reason.
-std::optional<PreparedArguments>
-prepareArguments(func::FuncOp func, ArrayRef<std::string> specs,
-                 unsigned seed, std::string &error);
+std::optional<PreparedArguments> prepareArguments(func::FuncOp func,
+                                                  ArrayRef<std::string> specs,
+                                                  unsigned seed,
+                                                  std::string &error);
 
 } // namespace mlir::lazy
 

@@ -1,4 +1,5 @@
-//===- HostTensor.h - dense host tensors of tinygrad dtypes -------*- C++ -*-===//
+//===- HostTensor.h - dense host tensors of tinygrad dtypes -------*- C++
+//-*-===//
 //
 // The values the reference interpreter computes with: a dtype, a shape and
 // row-major bytes. Plain C++ (no MLIR), shared by the interpreter and the

@@ -1,4 +1,5 @@
-//===- Npy.h - read and write numpy .npy files -------------------*- C++ -*-===//
+//===- Npy.h - read and write numpy .npy files -------------------*- C++
+//-*-===//
 //
 // Version 1.0-3.0 .npy files of the tinygrad dtypes, C order. bfloat16 has
 // no numpy dtype: it is written and read as '<u2' holding the raw bits.

@@ -1,4 +1,5 @@
-//===- GpuEmulator.h - run GPU kernels on CPU threads ------------*- C++ -*-===//
+//===- GpuEmulator.h - run GPU kernels on CPU threads ------------*- C++
+//-*-===//
 //
 // A GpuDevice for machines without a GPU: the gpu.func kernels that
 // convert-lazy-to-gpu produced run on the CPU, one fiber per GPU thread of

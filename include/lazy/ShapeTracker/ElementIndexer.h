@@ -1,4 +1,5 @@
-//===- ElementIndexer.h - a tracker's index function, precomputed -*- C++ -*-===//
+//===- ElementIndexer.h - a tracker's index function, precomputed -*- C++
+//-*-===//
 //
 // Part of lazy-mlir. Plain C++17, no MLIR/LLVM dependency.
 //

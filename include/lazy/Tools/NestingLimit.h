@@ -57,8 +57,8 @@ inline std::string checkNesting(llvm::StringRef name, llvm::StringRef text) {
   llvm::StringRef before = text.take_front(*at);
   size_t line = before.count('\n') + 1;
   size_t lineStart = before.rfind('\n');
-  size_t column = lineStart == llvm::StringRef::npos ? *at + 1
-                                                     : *at - lineStart;
+  size_t column =
+      lineStart == llvm::StringRef::npos ? *at + 1 : *at - lineStart;
   return llvm::formatv("{0}:{1}:{2}: error: the input nests deeper than {3} "
                        "levels",
                        name, line, column, kMaxNesting)

@@ -143,8 +143,7 @@ bool appendInts(PyObject *tuple, std::vector<int64_t> &out) {
 /// Calls exporter.<method>(args...) and reads an int result; false with
 /// the error set on failure.
 template <typename... Args>
-bool callInt(PyObject *exporter, PyObject *method, int64_t &out,
-             Args... args) {
+bool callInt(PyObject *exporter, PyObject *method, int64_t &out, Args... args) {
   Ref result(PyObject_CallMethodObjArgs(exporter, method, args..., nullptr));
   if (!result)
     return false;
@@ -207,7 +206,7 @@ private:
   PyObject *exporter;
   Ref outsSequence;
   std::vector<PyObject *> outputs; // held by outsSequence
-  Ref order;              // every node, sources first (a list)
+  Ref order;                       // every node, sources first (a list)
   std::unordered_map<PyObject *, int64_t> refs;
   std::unordered_set<PyObject *> held, seen;
   std::unordered_map<std::string, int64_t> types;
@@ -404,8 +403,7 @@ bool Walker::trackerRef(PyObject *node, PyObject *st, int64_t &ref) {
     plain = PyTuple_Check(shape.get()) &&
             (scratch.push_back(PyTuple_GET_SIZE(shape.get())), true) &&
             appendInts(shape.get(), scratch) &&
-            appendInts(strides.get(), scratch) &&
-            toInt64(offset.get(), value);
+            appendInts(strides.get(), scratch) && toInt64(offset.get(), value);
     if (!plain)
       break;
     scratch.push_back(value);
@@ -496,8 +494,8 @@ bool Walker::emitView(PyObject *node) {
     if (equal < 0)
       return false;
     if (!equal) { // the exporter's error
-      Ref none(PyObject_CallMethodObjArgs(exporter, names.emitView, node,
-                                          nullptr));
+      Ref none(
+          PyObject_CallMethodObjArgs(exporter, names.emitView, node, nullptr));
       if (!PyErr_Occurred())
         PyErr_SetString(PyExc_RuntimeError,
                         "the exporter took a view lazy-mlir's walk refuses");
@@ -527,9 +525,8 @@ bool Walker::emitBase(PyObject *node) {
   // Sources on another device: the exporter's check names them (COPY and
   // CUSTOM may cross devices).
   bool crosses = recordKind == Custom || recordKind == Copy;
-  for (Py_ssize_t i = 0; checked && !crosses &&
-                         i < PyTuple_GET_SIZE(srcs.get());
-       ++i) {
+  for (Py_ssize_t i = 0;
+       checked && !crosses && i < PyTuple_GET_SIZE(srcs.get()); ++i) {
     Ref srcDevice(
         PyObject_GetAttr(PyTuple_GET_ITEM(srcs.get(), i), names.device));
     if (!srcDevice)
@@ -543,8 +540,8 @@ bool Walker::emitBase(PyObject *node) {
     }
   }
   if (!checked) {
-    Ref result(PyObject_CallMethodObjArgs(exporter, names.checkBase, node,
-                                          nullptr));
+    Ref result(
+        PyObject_CallMethodObjArgs(exporter, names.checkBase, node, nullptr));
     if (!result)
       return false;
     if (known == opRefs.end()) {
@@ -591,8 +588,8 @@ bool Walker::emitBase(PyObject *node) {
     ++numAttrs;
   } else if (recordKind == Const || recordKind == Custom ||
              recordKind == Assign) {
-    Ref extra(PyObject_CallMethodObjArgs(exporter, names.recordAttrs, node,
-                                         nullptr));
+    Ref extra(
+        PyObject_CallMethodObjArgs(exporter, names.recordAttrs, node, nullptr));
     if (!extra)
       return false;
     if (!PyTuple_Check(extra.get()) || PyTuple_GET_SIZE(extra.get()) < 1) {
@@ -685,7 +682,7 @@ PyObject *Walker::run(PyObject *outs) {
                                      "lazy-mlir's walk expects");
     return nullptr;
   }
-  int64_t *slots[] = {&unitForced, &unitSeen,  &unitExternal,
+  int64_t *slots[] = {&unitForced,  &unitSeen, &unitExternal,
                       &trackerAttr, &axesAttr, &viewOpRef};
   for (Py_ssize_t i = 0; i < 6; ++i)
     if (!toInt64(PyTuple_GET_ITEM(unit.get(), i), *slots[i])) {
@@ -732,9 +729,9 @@ PyObject *Walker::run(PyObject *outs) {
       return nullptr;
     PyList_SET_ITEM(results.get(), i, item);
   }
-  Ref bytes(PyBytes_FromStringAndSize(
-      reinterpret_cast<const char *>(words.data()),
-      Py_ssize_t(words.size() * sizeof(int64_t))));
+  Ref bytes(
+      PyBytes_FromStringAndSize(reinterpret_cast<const char *>(words.data()),
+                                Py_ssize_t(words.size() * sizeof(int64_t))));
   Ref total(PyLong_FromLongLong(count));
   if (!bytes || !total ||
       PyObject_SetAttr(exporter, names.opWords, bytes.get()) ||

@@ -154,11 +154,9 @@ using UnrolledBody = llvm::function_ref<FailureOr<SmallVector<Value>>(
 /// in the same order as by the plain loop (a sum adds in the same order),
 /// but a trip's loads do not wait for each other: each thread keeps
 /// `factor` memory requests in flight instead of one.
-FailureOr<SmallVector<Value>> emitUnrolledLoop(OpBuilder &b, Location loc,
-                                               Value start, Value end,
-                                               Value step, int64_t factor,
-                                               ValueRange inits,
-                                               UnrolledBody body) {
+FailureOr<SmallVector<Value>>
+emitUnrolledLoop(OpBuilder &b, Location loc, Value start, Value end, Value step,
+                 int64_t factor, ValueRange inits, UnrolledBody body) {
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -443,8 +441,8 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
           SmallVector<SmallVector<Value>> elements;
           for (Value f : flat)
             elements.push_back(delinearize(lb, gloc, f, g.shape));
-          if (failed(emitter.emitStoreGroups(lb, g.stores, elements,
-                                             storeGuard)))
+          if (failed(
+                  emitter.emitStoreGroups(lb, g.stores, elements, storeGuard)))
             return failure();
           return SmallVector<Value>{};
         });
@@ -565,8 +563,7 @@ struct ConvertLazyToGpu final
     bool narrow =
         indexBits == 32 ||
         (indexBits == 0 && largestExtent(kernelOps) < kIndexLimit &&
-         maxGrid * blockSize * std::max(unroll, reduceUnroll) <=
-             kIndexLimit);
+         maxGrid * blockSize * std::max(unroll, reduceUnroll) <= kIndexLimit);
     if (narrow)
       gpuModule->setAttr(
           DLTIDialect::kDataLayoutAttrName,

@@ -59,9 +59,8 @@ void mlir::lazy::registerCpuPipeline() {
                 "convert-lazy-to-loops{parallel-min-work=" +
                     std::to_string(kParallelMinWork) + " static-buffers=true" +
                     " nontemporal-min-bytes=" +
-                    std::to_string(kNontemporalMinBytes) +
-                    hostOptions + "},cse," +
-                    kSoftBFloat16Passes +
+                    std::to_string(kNontemporalMinBytes) + hostOptions +
+                    "},cse," + kSoftBFloat16Passes +
                     ",lazy-expand-exp2,convert-scf-to-openmp,"
                     "convert-vector-to-llvm,expand-strided-metadata,"
                     "finalize-memref-to-llvm,convert-scf-to-cf,"

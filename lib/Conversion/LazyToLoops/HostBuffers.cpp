@@ -150,8 +150,7 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
         if (!callee || callee.getValue() != interp::kCustomRandom)
           return ext.emitOpError("calls a host function, which has no ")
                  << target.name() << " lowering";
-        Type element =
-            bufferTypeOf(ext.getOuts()[0]).getElementType();
+        Type element = bufferTypeOf(ext.getOuts()[0]).getElementType();
         std::optional<interp::DType> dtype = dtypeOf(element);
         if (!dtype || *dtype == interp::DType::BFloat16)
           return ext.emitOpError("custom_random cannot fill ")

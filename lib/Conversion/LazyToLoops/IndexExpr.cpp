@@ -36,11 +36,10 @@ IndexAndValid mlir::lazy::emitIndexAndValid(OpBuilder &b, Location loc,
     for (size_t d = 0; d < v.shape.size(); ++d) {
       if (v.strides[d] == 0)
         continue;
-      Value term = v.strides[d] == 1
-                       ? idx[d]
-                       : arith::MulIOp::create(b, loc, idx[d],
-                                               cst(v.strides[d]))
-                             .getResult();
+      Value term = v.strides[d] == 1 ? idx[d]
+                                     : arith::MulIOp::create(b, loc, idx[d],
+                                                             cst(v.strides[d]))
+                                           .getResult();
       flat = arith::AddIOp::create(b, loc, flat, term);
     }
     if (k == 0)
@@ -54,10 +53,10 @@ IndexAndValid mlir::lazy::emitIndexAndValid(OpBuilder &b, Location loc,
         idx[d] = cst(0);
         continue;
       }
-      Value q = inner == 1 ? flat
-                           : arith::FloorDivSIOp::create(b, loc, flat,
-                                                         cst(inner))
-                                 .getResult();
+      Value q = inner == 1
+                    ? flat
+                    : arith::FloorDivSIOp::create(b, loc, flat, cst(inner))
+                          .getResult();
       idx[d] = arith::RemSIOp::create(b, loc, q, cst(shape[d]));
       inner *= shape[d];
     }
@@ -151,9 +150,9 @@ Value mlir::lazy::emitAffine(OpBuilder &b, Location loc,
   for (auto [d, c] : llvm::enumerate(coeffs)) {
     if (c == 0)
       continue;
-    Value term = c == 1 ? Value(idx[d])
-                        : arith::MulIOp::create(b, loc, idx[d], cst(c))
-                              .getResult();
+    Value term =
+        c == 1 ? Value(idx[d])
+               : arith::MulIOp::create(b, loc, idx[d], cst(c)).getResult();
     v = arith::AddIOp::create(b, loc, v, term);
   }
   return v;
@@ -170,8 +169,8 @@ IndexAndValid mlir::lazy::emitAffineIndexAndValid(OpBuilder &b, Location loc,
     Value holds = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::slt,
         emitAffine(b, loc, c.coeffs, c.constant, idx), cst(0));
-    valid = valid ? arith::AndIOp::create(b, loc, valid, holds).getResult()
-                  : holds;
+    valid =
+        valid ? arith::AndIOp::create(b, loc, valid, holds).getResult() : holds;
   }
   return {emitAffine(b, loc, form.strides, form.offset, idx), valid};
 }

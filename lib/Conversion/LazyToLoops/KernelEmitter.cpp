@@ -205,8 +205,8 @@ Value truncF64ToBF16(OpBuilder &b, Location loc, Value x) {
   Value inexact = arith::AndIOp::create(b, loc, changed, ordered);
   Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
   Value lowBit = arith::AndIOp::create(b, loc, bits, constant(1));
-  Value even =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lowBit, constant(0));
+  Value even = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lowBit,
+                                     constant(0));
   // Sign-magnitude bits: one step down is toward zero, one up away from it.
   // An even nearest value that lies farther from zero than x steps down,
   // else up, to the odd neighbour on x's side.
@@ -515,8 +515,7 @@ Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
   return isSum ? addOf(b, loc, acc, x, t) : maxOf(b, loc, acc, x, t);
 }
 
-Value KernelEmitter::findIn(Memo Scope::*memo, Value v,
-                            ValueRange key) const {
+Value KernelEmitter::findIn(Memo Scope::*memo, Value v, ValueRange key) const {
   for (const Scope &scope : llvm::reverse(scopes)) {
     auto it = (scope.*memo).find(v);
     if (it == (scope.*memo).end())
@@ -584,8 +583,7 @@ static Value foldConstSum(OpBuilder &b, Operation *op, ValueRange idx) {
     for (auto [d, coeff] : llvm::enumerate(cond.coeffs))
       if (int64_t(d) != axis && coeff != 0)
         rest = arith::AddIOp::create(
-            b, loc, rest,
-            arith::MulIOp::create(b, loc, idx[d], index(coeff)));
+            b, loc, rest, arith::MulIOp::create(b, loc, idx[d], index(coeff)));
     int64_t a = cond.coeffs[size_t(axis)];
     if (a > 0) {
       Value negRest = arith::SubIOp::create(b, loc, index(0), rest);
@@ -599,9 +597,9 @@ static Value foldConstSum(OpBuilder &b, Operation *op, ValueRange idx) {
     } else {
       Value holds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                           rest, index(0));
-      rowValid = rowValid ? arith::AndIOp::create(b, loc, rowValid, holds)
-                                .getResult()
-                          : holds;
+      rowValid =
+          rowValid ? arith::AndIOp::create(b, loc, rowValid, holds).getResult()
+                   : holds;
     }
   }
   Value count = arith::MaxSIOp::create(
@@ -613,13 +611,12 @@ static Value foldConstSum(OpBuilder &b, Operation *op, ValueRange idx) {
   Value product;
   if (isa<FloatType>(s)) {
     Value countF = arith::SIToFPOp::create(
-        b, loc, s,
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
+        b, loc, s, arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
     product = arith::MulFOp::create(b, loc, value, countF);
     // The loop adds c to +0: no valid element gives +0, not c * 0 (-0
     // for a negative c).
-    Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       count, index(0));
+    Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
+                                       index(0));
     product = arith::SelectOp::create(b, loc, none, zero, product);
   } else {
     product = arith::MulIOp::create(
@@ -634,8 +631,7 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
   Type t = elementOf(op->getResult(0));
   if (auto load = dyn_cast<LoadOp>(op)) {
     Value memref = buffers.lookup(load.getBuffer());
-    IndexAndValid at =
-        indexOf(b, loc, load.getView(), idx);
+    IndexAndValid at = indexOf(b, loc, load.getView(), idx);
     Value index = at.index;
     if (at.valid) {
       Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
@@ -653,8 +649,7 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
     if (!c)
       return view.emitOpError("in a kernel must view a lazy.const");
     Value result = arith::ConstantOp::create(b, loc, constAttr(b, c));
-    IndexAndValid at =
-        indexOf(b, loc, view.getTracker(), idx);
+    IndexAndValid at = indexOf(b, loc, view.getTracker(), idx);
     if (at.valid) {
       Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, t));
       result = arith::SelectOp::create(b, loc, at.valid, result, zero);
@@ -749,8 +744,7 @@ FailureOr<Value> KernelEmitter::viewLeaf(OpBuilder &b, Operation *op,
   Memo Scope::*memo = laneMode ? &Scope::laneViews : &Scope::views;
   if (Value seen = findIn(memo, v, key))
     return seen;
-  FailureOr<Value> result =
-      laneMode ? laneLeaf(b, op, idx) : leaf(b, op, idx);
+  FailureOr<Value> result = laneMode ? laneLeaf(b, op, idx) : leaf(b, op, idx);
   if (succeeded(result))
     (scopes.back().*memo)[v].push_back({std::move(key), *result});
   return result;
@@ -858,10 +852,10 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   auto keyOf = [&](OpBuilder &kb, Value x) -> Value {
     Value bits = arith::BitcastOp::create(kb, loc, intType, x);
     Value abs = arith::AndIOp::create(kb, loc, bits, intConst(kb, magnitude));
-    Value isNan = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt,
-                                        abs, intConst(kb, infBits));
-    Value sign = arith::ShRSIOp::create(
-        kb, loc, bits, intConst(kb, APInt(width, width - 1)));
+    Value isNan = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt, abs,
+                                        intConst(kb, infBits));
+    Value sign = arith::ShRSIOp::create(kb, loc, bits,
+                                        intConst(kb, APInt(width, width - 1)));
     Value flip = arith::AndIOp::create(kb, loc, sign, intConst(kb, magnitude));
     Value ordered = arith::XOrIOp::create(kb, loc, bits, flip);
     return arith::SelectOp::create(kb, loc, isNan, intConst(kb, magnitude),
@@ -890,10 +884,9 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, *fastKey,
                             intConst(b, APInt::getZero(width))));
   Value special = arith::OrIOp::create(b, loc, nanSeen, zeroish);
-  Value keySign = arith::ShRSIOp::create(
-      b, loc, *fastKey, intConst(b, APInt(width, width - 1)));
-  Value unflip =
-      arith::AndIOp::create(b, loc, keySign, intConst(b, magnitude));
+  Value keySign = arith::ShRSIOp::create(b, loc, *fastKey,
+                                         intConst(b, APInt(width, width - 1)));
+  Value unflip = arith::AndIOp::create(b, loc, keySign, intConst(b, magnitude));
   Value fast = arith::BitcastOp::create(
       b, loc, floatType, arith::XOrIOp::create(b, loc, *fastKey, unflip));
   LogicalResult status = success();
@@ -964,8 +957,7 @@ KernelEmitter::emitStoreGroups(OpBuilder &b, ArrayRef<StoreOp> stores,
 void KernelEmitter::emitStore(OpBuilder &b, StoreOp store, Value value,
                               ValueRange idx, Value extraGuard) {
   Location loc = store.getLoc();
-  IndexAndValid at =
-      indexOf(b, loc, store.getView(), idx);
+  IndexAndValid at = indexOf(b, loc, store.getView(), idx);
   Value memref = buffers.lookup(store.getBuffer());
   Value guard = at.valid;
   if (extraGuard)
@@ -981,9 +973,10 @@ void KernelEmitter::emitStore(OpBuilder &b, StoreOp store, Value value,
   });
 }
 
-LogicalResult KernelEmitter::emitReduceTile(
-    OpBuilder &b, Operation *op, ArrayRef<SmallVector<Value>> elements,
-    ArrayRef<int64_t> unroll) {
+LogicalResult
+KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
+                              ArrayRef<SmallVector<Value>> elements,
+                              ArrayRef<int64_t> unroll) {
   bool isSum = isa<ReduceSumOp>(op);
   Location loc = op->getLoc();
   Type t = elementOf(op->getResult(0));
@@ -999,9 +992,8 @@ LogicalResult KernelEmitter::emitReduceTile(
   // reduce axis its loads read contiguously): one vector evaluation per
   // trip instead of `split` scalar ones.
   bool reduceLanes = !lanes && split > 1;
-  llvm::scope_exit restoreLanes([&, outputLanes = lanes] {
-    lanes = outputLanes;
-  });
+  llvm::scope_exit restoreLanes(
+      [&, outputLanes = lanes] { lanes = outputLanes; });
   if (reduceLanes)
     lanes = LaneAxis{size_t(axes.back()), split};
   VectorType laneType =
@@ -1059,8 +1051,7 @@ LogicalResult KernelEmitter::emitReduceTile(
         x = broadcastLanes(b, loc, *x);
       // In index order: a reassociable sum would let LLVM vectorize the
       // reduce loop instead of the tile.
-      size_t slot = e * slots +
-                    (slots > 1 ? size_t(offset.back()) : size_t(0));
+      size_t slot = e * slots + (slots > 1 ? size_t(offset.back()) : size_t(0));
       accs[slot] = combine(b, loc, accs[slot], *x, t, isSum);
     }
   } while (nextOffsets(offset, steps));
@@ -1190,12 +1181,12 @@ std::pair<Value, Value> KernelEmitter::laneAccess(OpBuilder &b, Location loc,
     Value atLaneZero = emitAffine(b, loc, c.coeffs, c.constant, idx);
     int64_t a = c.coeffs[lanes->axis];
     if (a == 0) {
-      Value holds = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::slt, atLaneZero,
-          arith::ConstantIndexOp::create(b, loc, 0));
-      uniform = uniform ? arith::AndIOp::create(b, loc, uniform, holds)
-                              .getResult()
-                        : holds;
+      Value holds =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, atLaneZero,
+                                arith::ConstantIndexOp::create(b, loc, 0));
+      uniform = uniform
+                    ? arith::AndIOp::create(b, loc, uniform, holds).getResult()
+                    : holds;
       continue;
     }
     SmallVector<APInt> steps;
@@ -1208,12 +1199,12 @@ std::pair<Value, Value> KernelEmitter::laneAccess(OpBuilder &b, Location loc,
         offsets);
     Value zeros = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(indexVector, b.getIndexAttr(0)));
-    Value holds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                        values, zeros);
-    perLaneMask = perLaneMask
-                      ? arith::AndIOp::create(b, loc, perLaneMask, holds)
-                            .getResult()
-                      : holds;
+    Value holds =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, values, zeros);
+    perLaneMask =
+        perLaneMask
+            ? arith::AndIOp::create(b, loc, perLaneMask, holds).getResult()
+            : holds;
   }
   Value mask = perLaneMask;
   if (uniform) {
@@ -1223,8 +1214,7 @@ std::pair<Value, Value> KernelEmitter::laneAccess(OpBuilder &b, Location loc,
   return {emitAffine(b, loc, form.strides, form.offset, idx), mask};
 }
 
-FailureOr<Value> KernelEmitter::perLane(OpBuilder &b, Value v,
-                                        ValueRange idx) {
+FailureOr<Value> KernelEmitter::perLane(OpBuilder &b, Value v, ValueRange idx) {
   Location loc = v.getLoc();
   SmallVector<Value> parts;
   SmallVector<Value> at(idx.begin(), idx.end());
@@ -1243,8 +1233,7 @@ FailureOr<Value> KernelEmitter::perLane(OpBuilder &b, Value v,
 Value KernelEmitter::gatherLanes(OpBuilder &b, Location loc,
                                  ArrayRef<Value> parts) {
   return vector::FromElementsOp::create(
-      b, loc, VectorType::get({lanes->width}, parts.front().getType()),
-      parts);
+      b, loc, VectorType::get({lanes->width}, parts.front().getType()), parts);
 }
 
 FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
@@ -1286,8 +1275,8 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
     // No affine form, but the lanes are one aligned run (their first index
     // is a multiple of the width): lane 0's index, then one load, masked
     // as a whole where the run is invalid.
-    if (!bits && load.getView().getTracker().contiguousRuns(axis,
-                                                            lanes->width)) {
+    if (!bits &&
+        load.getView().getTracker().contiguousRuns(axis, lanes->width)) {
       IndexAndValid at = indexOf(b, loc, load.getView(), idx);
       return vectorLoad(at.index,
                         at.valid ? broadcastLanes(b, loc, at.valid) : Value());
@@ -1319,8 +1308,8 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
 
 FailureOr<Value> KernelEmitter::laneOp(OpBuilder &b, Operation *op,
                                        SmallVector<Value> args) {
-  bool anyVector = llvm::any_of(
-      args, [](Value a) { return isa<VectorType>(a.getType()); });
+  bool anyVector =
+      llvm::any_of(args, [](Value a) { return isa<VectorType>(a.getType()); });
   if (!anyVector)
     return scalarOp(b, op, args);
   if (vectorizableOp(op)) {
@@ -1356,8 +1345,8 @@ void KernelEmitter::emitLaneStore(OpBuilder &b, StoreOp store, Value value,
     Value vec = broadcastLanes(b, loc, value);
     auto [index, mask] = laneAccess(b, loc, *form, idx);
     if (!mask) {
-      auto stored = vector::StoreOp::create(b, loc, vec, memref,
-                                            ValueRange{index});
+      auto stored =
+          vector::StoreOp::create(b, loc, vec, memref, ValueRange{index});
       // An output too large to stay in the cache for its readers: skip
       // the read a cached store makes of each line (a quarter of a*b+c's
       // traffic).

@@ -84,11 +84,12 @@ int64_t workOf(KernelOp kernel) {
   int64_t work = 1;
   kernel.getBody().walk([&](Operation *op) {
     if (auto store = dyn_cast<StoreOp>(op))
-      work = std::max(work, ShapedType::getNumElements(
-                                store.getView().getShape()));
+      work = std::max(work,
+                      ShapedType::getNumElements(store.getView().getShape()));
     else if (isa<ReduceSumOp, ReduceMaxOp>(op))
-      work = std::max(work, cast<RankedTensorType>(op->getOperand(0).getType())
-                                .getNumElements());
+      work = std::max(
+          work,
+          cast<RankedTensorType>(op->getOperand(0).getType()).getNumElements());
   });
   return work;
 }
@@ -186,17 +187,15 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
   LogicalResult status = success();
   // The point loops of the output axes, given each axis's start (the tile
   // block's first element, or 0).
-  auto pointLoops = [&](OpBuilder &pb, ArrayRef<Value> starts,
-                        bool parallel) {
+  auto pointLoops = [&](OpBuilder &pb, ArrayRef<Value> starts, bool parallel) {
     SmallVector<Value> lbs, ubs, steps;
     for (auto [d, start] : llvm::zip(outputAxes, starts)) {
       int64_t extent = plan.tile[d] ? plan.tile[d] : space.shape[d];
       lbs.push_back(start);
-      ubs.push_back(plan.tile[d]
-                        ? arith::AddIOp::create(pb, loc, start,
-                                                index(pb, extent))
-                              .getResult()
-                        : index(pb, extent));
+      ubs.push_back(plan.tile[d] ? arith::AddIOp::create(pb, loc, start,
+                                                         index(pb, extent))
+                                       .getResult()
+                                 : index(pb, extent));
       steps.push_back(index(pb, plan.upcast[d]));
     }
     auto trip = [&](OpBuilder &tb, ValueRange ivs) {
@@ -286,7 +285,8 @@ std::optional<std::pair<KernelSpace, OptPlan>> planOf(KernelOp kernel) {
 /// Lowers one kernel into `func`: one scf.parallel per group of
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
-                          int64_t parallelMinWork, int64_t nontemporalMinBytes) {
+                          int64_t parallelMinWork,
+                          int64_t nontemporalMinBytes) {
   bool parallel = workOf(kernel) >= parallelMinWork;
   Block &body = kernel.getBody().front();
   Block *entry = func.addEntryBlock();
@@ -435,8 +435,8 @@ private:
     auto callee = symbols.lookup<func::FuncOp>(entry);
     if (!callee) {
       OpBuilder mb(symbols.getOp()->getContext());
-      callee = func::FuncOp::create(
-          mb, loc, entry, mb.getFunctionType({mb.getI64Type()}, {}));
+      callee = func::FuncOp::create(mb, loc, entry,
+                                    mb.getFunctionType({mb.getI64Type()}, {}));
       callee.setPrivate();
       symbols.insert(callee);
     }

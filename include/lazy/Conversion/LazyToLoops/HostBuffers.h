@@ -29,9 +29,8 @@ inline MemRefType memrefOf(BufferType buffer) {
 
 /// The bytes of a buffer.
 inline MemRefType bytesOf(BufferType buffer) {
-  return MemRefType::get(
-      {buffer.getSizeInBytes()},
-      IntegerType::get(buffer.getContext(), 8));
+  return MemRefType::get({buffer.getSizeInBytes()},
+                         IntegerType::get(buffer.getContext(), 8));
 }
 
 /// A buffer on the host side: `bytes` (an i8 memref of a whole allocation

@@ -1,4 +1,5 @@
-//===- IndexExpr.h - ShapeTracker index arithmetic in MLIR -------*- C++ -*-===//
+//===- IndexExpr.h - ShapeTracker index arithmetic in MLIR -------*- C++
+//-*-===//
 //
 // Emits, as arith ops on `index` values, the buffer index and validity of an
 // element of a ShapeTracker: the same function ShapeTracker::indexAndValid

@@ -155,8 +155,7 @@ private:
                               bool laneMode);
   /// An elementwise op in lane mode: scalar where every operand is, a
   /// vector op where scalarOp has one, else lane by lane.
-  FailureOr<Value> laneOp(OpBuilder &b, Operation *op,
-                          SmallVector<Value> args);
+  FailureOr<Value> laneOp(OpBuilder &b, Operation *op, SmallVector<Value> args);
   FailureOr<Value> laneLeaf(OpBuilder &b, Operation *op, ValueRange idx);
   /// One scalar per lane as a vector.
   Value gatherLanes(OpBuilder &b, Location loc, ArrayRef<Value> parts);

@@ -48,8 +48,9 @@ bool mlir::lazy::readsOtherAssignTarget(const LazyGraph &g, const GraphWalk &w,
   return false;
 }
 
-SmallVector<unsigned> mlir::lazy::orderDependentAssigns(
-    const LazyGraph &g, const ScheduleItem &item, ArrayRef<int32_t> liveOps) {
+SmallVector<unsigned>
+mlir::lazy::orderDependentAssigns(const LazyGraph &g, const ScheduleItem &item,
+                                  ArrayRef<int32_t> liveOps) {
   SmallVector<unsigned> found;
   const st::TrackerPool &pool = g.trackers();
   for (auto [position, store] : llvm::enumerate(item.stores)) {

@@ -66,9 +66,8 @@ bool mlir::lazy::mergeRenumbersAxes(const LazyGraph &g, NodeId inner,
   // A view that is not contiguous is pushed into the inner input, where the
   // numbers are right; a contiguous one is a reshape.
   const st::TrackerPool &pool = g.trackers();
-  return pool.contiguous(between) &&
-         reduceRuns(g.node(inner).shape(), axes) !=
-             reduceRuns(pool.shape(between), axes);
+  return pool.contiguous(between) && reduceRuns(g.node(inner).shape(), axes) !=
+                                         reduceRuns(pool.shape(between), axes);
 }
 
 std::vector<int64_t> mlir::lazy::mergedAxes(ArrayRef<int64_t> outer,

@@ -23,10 +23,9 @@ namespace mlir::lazy::detail {
 // _recurse_reduceops
 //===----------------------------------------------------------------------===//
 
-LogicalResult KernelAstBuilderImpl::finishReduce(NodeId buf, st::TrackerId viewId,
-                                     st::TrackerId input,
-                                     std::optional<NodeView> top,
-                                     std::optional<NodeView> &result) {
+LogicalResult KernelAstBuilderImpl::finishReduce(
+    NodeId buf, st::TrackerId viewId, st::TrackerId input,
+    std::optional<NodeView> top, std::optional<NodeView> &result) {
   const LazyNode &n = g.node(buf);
   std::vector<int64_t> axes = axesOf(n);
   if (!pool.contiguous(viewId)) {
@@ -182,8 +181,8 @@ LogicalResult KernelAstBuilderImpl::recurseReduceops(NodeId out) {
     stack.pop_back();
     std::optional<NodeView> result = done.top;
     if (n.isReduce()) {
-      if (failed(finishReduce(done.buf, done.view, done.input, done.top,
-                              result)))
+      if (failed(
+              finishReduce(done.buf, done.view, done.input, done.top, result)))
         return failure();
     } else {
       reduceMemo.set({done.buf, done.view}, result);
@@ -236,7 +235,8 @@ LogicalResult KernelAstBuilderImpl::padReduces() {
 // _recursive_lazyop
 //===----------------------------------------------------------------------===//
 
-FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out, st::TrackerId outView) {
+FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
+                                                    st::TrackerId outView) {
   using Frame = ValueFrame;
   std::vector<Frame> &stack = valueStack;
   stack.clear();

@@ -1,4 +1,5 @@
-//===- KernelAstBuilderImpl.h - the state of building kernel ASTs -*- C++ -*-===//
+//===- KernelAstBuilderImpl.h - the state of building kernel ASTs -*- C++
+//-*-===//
 //
 // Private to the analysis library: KernelAstBuilder's state, shared by the
 // AST building (KernelAst.cpp) and the group descriptions kernel
@@ -54,7 +55,7 @@ private:
 /// to 1. An axis past the rank marks nothing (it happens once a reduce is
 /// reshaped to the input shape of the reduce it reads, of another rank).
 inline std::vector<int64_t> reduceShape(const std::vector<int64_t> &shape,
-                                 ArrayRef<int64_t> axes) {
+                                        ArrayRef<int64_t> axes) {
   std::vector<int64_t> out = shape;
   for (int64_t a : axes)
     if (a >= 0 && a < int64_t(out.size()))
@@ -63,9 +64,9 @@ inline std::vector<int64_t> reduceShape(const std::vector<int64_t> &shape,
 }
 
 inline std::vector<int64_t> axesOf(const LazyNode &n) {
-  ArrayRef<int64_t> axes =
-      n.kind == NodeOp::ReduceSum ? cast<ReduceSumOp>(n.op).getAxes()
-                                  : cast<ReduceMaxOp>(n.op).getAxes();
+  ArrayRef<int64_t> axes = n.kind == NodeOp::ReduceSum
+                               ? cast<ReduceSumOp>(n.op).getAxes()
+                               : cast<ReduceMaxOp>(n.op).getAxes();
   return std::vector<int64_t>(axes.begin(), axes.end());
 }
 
@@ -141,13 +142,11 @@ private:
   /// that (LazyGraph::build), a view's is asked of the pool.
   st::TrackerId identityOf(NodeId n) const {
     const LazyNode &node = g.node(n);
-    return node.isBase() ? node.tracker
-                         : pool.fromShape(node.shape().vec());
+    return node.isBase() ? node.tracker : pool.fromShape(node.shape().vec());
   }
   InFlightDiagnostic error(NodeId n) {
     const LazyNode &node = g.node(n);
-    return node.op ? node.op->emitOpError()
-                   : g.function().emitError();
+    return node.op ? node.op->emitOpError() : g.function().emitError();
   }
   /// Reshapes `tracker` or reports that tinygrad would fail here.
   FailureOr<st::TrackerId> reshape(NodeId at, st::TrackerId t,

@@ -149,8 +149,8 @@ KernelPlan mlir::lazy::planKernel(const LazyGraph &g, const ScheduleItem &item,
   }
   for (auto &store : item.stores) {
     plan.stores.push_back({opOf[store.first], store.second});
-    key.push_back(uint64_t(uint32_t(opOf[store.first])) |
-                  uint64_t(store.second) << 32);
+    key.push_back(uint64_t(uint32_t(opOf[store.first])) | uint64_t(store.second)
+                                                              << 32);
   }
   return plan;
 }
@@ -184,9 +184,9 @@ static uint64_t propertiesWord(const LazyNode &n) {
 /// a group.
 static constexpr int32_t kMaxDescribedNodes = 2048;
 
-bool mlir::lazy::detail::KernelAstBuilderImpl::describe(ArrayRef<NodeId> outputs,
-                        SmallVectorImpl<uint64_t> &key,
-                        std::vector<NodeId> &inputsOut) {
+bool mlir::lazy::detail::KernelAstBuilderImpl::describe(
+    ArrayRef<NodeId> outputs, SmallVectorImpl<uint64_t> &key,
+    std::vector<NodeId> &inputsOut) {
   key.clear();
   inputsOut.clear();
   // A copy is an EXT item or a byte-copy kernel: neither is described.

@@ -176,8 +176,8 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
 
   for (BlockArgument arg : body.getArguments()) {
     if (!isa<RankedTensorType>(arg.getType()))
-      return func.emitError() << "argument #" << arg.getArgNumber()
-                              << " is not a tensor";
+      return func.emitError()
+             << "argument #" << arg.getArgNumber() << " is not a tensor";
     LazyNode node;
     node.type = cast<RankedTensorType>(arg.getType());
     node.kind = NodeOp::Realized;

@@ -54,8 +54,8 @@ mlir::lazy::formOutputGroups(const LazyGraph &g, const NodeSet &realizes,
     if (n.isRealized() || n.kind == NodeOp::Const || n.seen)
       continue;
     auto it = reduceForOp.find(buf);
-    NodeId key = it != reduceForOp.end() && flags.multiOutput ? it->second
-                                                              : buf;
+    NodeId key =
+        it != reduceForOp.end() && flags.multiOutput ? it->second : buf;
     groups[key].push_back(buf);
   }
   std::vector<std::vector<NodeId>> out;

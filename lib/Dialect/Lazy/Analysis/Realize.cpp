@@ -118,4 +118,3 @@ FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
   }
   return w;
 }
-

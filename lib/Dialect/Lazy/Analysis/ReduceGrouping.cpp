@@ -142,10 +142,9 @@ std::vector<NodeId> mlir::lazy::groupReduces(const LazyGraph &g,
     // Fuse an ASSIGN only if the kernel reads no other assign target
     // (AssignHazards.cpp).
     if (!forcedRealize &&
-        llvm::any_of(group,
-                     [&](NodeId tr) {
-                       return g.node(tr).kind == NodeOp::Assign;
-                     }) &&
+        llvm::any_of(
+            group,
+            [&](NodeId tr) { return g.node(tr).kind == NodeOp::Assign; }) &&
         readsOtherAssignTarget(g, w, realizes, r, group)) {
       forcedRealize = true;
       canChase = false;

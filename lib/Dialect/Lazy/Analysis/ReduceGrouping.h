@@ -1,4 +1,5 @@
-//===- ReduceGrouping.h - what a reduce's kernel takes in --------*- C++ -*-===//
+//===- ReduceGrouping.h - what a reduce's kernel takes in --------*- C++
+//-*-===//
 //
 // Private to the analysis library: the grouping walk of ReduceGrouping.cpp,
 // whose multi-output half (isolatedChildren) is in MultiOutput.cpp.
@@ -18,8 +19,8 @@ namespace mlir::lazy {
 class Grouper {
 public:
   Grouper(const LazyGraph &g, const GraphWalk &w, SchedulePlan &out)
-      : memo(g.size()), g(g), w(w), pool(g.trackers()),
-        realizes(out.realizes), reduceForOp(out.reduceForOp) {
+      : memo(g.size()), g(g), w(w), pool(g.trackers()), realizes(out.realizes),
+        reduceForOp(out.reduceForOp) {
     computeFrontiers();
   }
 

@@ -1,4 +1,5 @@
-//===- ScheduleRules.h - the scheduler's rules, one file each ----*- C++ -*-===//
+//===- ScheduleRules.h - the scheduler's rules, one file each ----*- C++
+//-*-===//
 //
 // Private to the analysis library: the entry points of the rule files that
 // ScheduleAnalysis.cpp (the one decision route) and KernelAst.cpp call.
@@ -45,8 +46,9 @@ void realizeUnsafePads(const LazyGraph &g, const GraphWalk &w,
 /// reduce's input (`view`, not contiguous) pads it while an unsafe op
 /// computes part of that input (walking bases until `isLeaf`): the padding
 /// then does not read as zero, as in tinygrad 0.9.2.
-bool padReachesUnsafeOp(const LazyGraph &g, const ::lazy::st::ShapeTracker &view,
-                        NodeId reduce, function_ref<bool(NodeId)> isLeaf);
+bool padReachesUnsafeOp(const LazyGraph &g,
+                        const ::lazy::st::ShapeTracker &view, NodeId reduce,
+                        function_ref<bool(NodeId)> isLeaf);
 /// The warning text for such a reduce.
 StringRef paddedUnsafeInputWarning();
 

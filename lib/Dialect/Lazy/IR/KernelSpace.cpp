@@ -43,9 +43,8 @@ FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
       if (isa<RankedTensorType>(operand.getType()))
         stack.push_back(operand);
   }
-  llvm::sort(space.reduces, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(space.reduces,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   if (space.reduces.empty())
     return space;
   ArrayRef<int64_t> in = shapeOf(space.reduces.front()->getOperand(0));
@@ -91,8 +90,8 @@ bool OptPlan::empty() const {
 }
 
 FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
-                                           const KernelSpace &space,
-                                           std::string &why) {
+                                        const KernelSpace &space,
+                                        std::string &why) {
   size_t rank = space.shape.size();
   OptPlan plan;
   plan.upcast.assign(rank, 1);
@@ -122,7 +121,7 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
     }
     bool wantsReduce = opt.getKind() == OptKind::unroll;
     if (space.reduced[size_t(axis)] != wantsReduce) {
-      os << "step " << i << " (" << kind << ") needs " 
+      os << "step " << i << " (" << kind << ") needs "
          << (wantsReduce ? "a reduce" : "an output") << " axis; axis " << axis
          << " is " << (wantsReduce ? "an output" : "a reduce") << " axis";
       return failure();

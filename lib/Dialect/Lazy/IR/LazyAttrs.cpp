@@ -112,9 +112,9 @@ static std::optional<st::ShapeTracker> decodeTracker(ArrayRef<int64_t> enc) {
     }
     // tinygrad's rule, including that any view with a zero-sized dimension
     // is contiguous.
-    v.contiguous = llvm::is_contained(v.shape, 0) ||
-                   (v.offset == 0 && !v.mask &&
-                    v.strides == st::stridesForShape(v.shape));
+    v.contiguous =
+        llvm::is_contained(v.shape, 0) ||
+        (v.offset == 0 && !v.mask && v.strides == st::stridesForShape(v.shape));
     tracker.views.push_back(std::move(v));
   }
   if (pos != enc.size())
@@ -216,7 +216,8 @@ static std::string viewText(const st::View &view) {
   return s;
 }
 
-std::string mlir::lazy::describeInvalidTracker(const st::ShapeTracker &tracker) {
+std::string
+mlir::lazy::describeInvalidTracker(const st::ShapeTracker &tracker) {
   if (tracker.views.empty())
     return "a ShapeTracker needs at least one view";
   for (size_t i = 0; i < tracker.views.size(); ++i) {
@@ -239,8 +240,7 @@ std::string mlir::lazy::describeInvalidTracker(const st::ShapeTracker &tracker) 
       int64_t extent;
       if (v.strides[d] == std::numeric_limits<int64_t>::min() ||
           (v.shape[d] > 0 &&
-           (llvm::MulOverflow(std::abs(v.strides[d]), v.shape[d] - 1,
-                              extent) ||
+           (llvm::MulOverflow(std::abs(v.strides[d]), v.shape[d] - 1, extent) ||
             llvm::AddOverflow(reach, extent, reach))))
         return where + ": reaches indices past 2^63 - 1";
     }
@@ -263,9 +263,8 @@ std::string mlir::lazy::describeInvalidTracker(const st::ShapeTracker &tracker) 
       if (auto range = validIndexRange(v))
         if (range->first < 0 || range->second >= below)
           return where + " reaches indices [" + std::to_string(range->first) +
-                 ", " + std::to_string(range->second) +
-                 "] outside the " + std::to_string(below) +
-                 " elements of the view below it";
+                 ", " + std::to_string(range->second) + "] outside the " +
+                 std::to_string(below) + " elements of the view below it";
     }
   }
   return "";
@@ -321,14 +320,14 @@ void ShapeTrackerAttr::print(AsmPrinter &printer) const {
 
 static ParseResult parseIntTuple(AsmParser &parser,
                                  std::vector<int64_t> &values) {
-  return parser.parseCommaSeparatedList(
-      AsmParser::Delimiter::Paren, [&]() -> ParseResult {
-        int64_t v;
-        if (parser.parseInteger(v))
-          return failure();
-        values.push_back(v);
-        return success();
-      });
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Paren,
+                                        [&]() -> ParseResult {
+                                          int64_t v;
+                                          if (parser.parseInteger(v))
+                                            return failure();
+                                          values.push_back(v);
+                                          return success();
+                                        });
 }
 
 Attribute ShapeTrackerAttr::parse(AsmParser &parser, Type) {

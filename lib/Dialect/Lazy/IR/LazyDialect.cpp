@@ -41,8 +41,8 @@ void LazyDialect::initialize() {
 
 bool mlir::lazy::hasValidEncoding(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && (!tensor.getEncoding() ||
-                    isa<DeviceAttr>(tensor.getEncoding()));
+  return tensor &&
+         (!tensor.getEncoding() || isa<DeviceAttr>(tensor.getEncoding()));
 }
 
 bool mlir::lazy::fitsInBytes(ArrayRef<int64_t> shape, Type element) {
@@ -70,7 +70,8 @@ bool mlir::lazy::isLazyTensor(Type type, unsigned classes) {
       return false;
     if (integer.isSigned())
       return classes & kSignedDType;
-    return (classes & kUnsignedDType) || ((classes & kUI64DType) && width == 64);
+    return (classes & kUnsignedDType) ||
+           ((classes & kUI64DType) && width == 64);
   }
   return (classes & kFloatDType) &&
          isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(element);
@@ -91,8 +92,8 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
   if (name == kRealizeAttrName || name == kGroupAttrName) {
     auto index = dyn_cast<IntegerAttr>(attr.getValue());
     if (!index || !index.getType().isSignlessInteger(64) || index.getInt() < 0)
-      return op->emitOpError() << "'" << name
-                               << "' must be a non-negative i64 position";
+      return op->emitOpError()
+             << "'" << name << "' must be a non-negative i64 position";
     if (op->getDialect() != this || op->getNumResults() != 1)
       return op->emitOpError()
              << "'" << name << "' only applies to lazy ops with one result";
@@ -100,8 +101,8 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kNodesAttrName) {
     auto positions = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
-    if (!positions || llvm::any_of(positions.asArrayRef(),
-                                   [](int64_t p) { return p < 0; }))
+    if (!positions ||
+        llvm::any_of(positions.asArrayRef(), [](int64_t p) { return p < 0; }))
       return op->emitOpError()
              << "'" << name << "' must be an array<i64> of positions";
     if (op->getDialect() != this ||
@@ -113,11 +114,10 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kMetadataAttrName) {
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
-    if (!names || !llvm::all_of(names, [](Attribute a) {
-          return isa<StringAttr>(a);
-        }))
-      return op->emitOpError() << "'" << name
-                               << "' must be an array of strings";
+    if (!names ||
+        !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitOpError()
+             << "'" << name << "' must be an array of strings";
     return success();
   }
   if (name == kDefaultDeviceAttrName) {
@@ -146,8 +146,7 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
   if (name == kBufferAttrName)
     return op->emitOpError()
            << "'" << name << "' belongs on function arguments, not on ops";
-  return op->emitOpError() << "unknown lazy dialect attribute '" << name
-                           << "'";
+  return op->emitOpError() << "unknown lazy dialect attribute '" << name << "'";
 }
 
 namespace {
@@ -182,9 +181,9 @@ static std::optional<BufferClaim> claimOf(Type type, bool isSubBuffer) {
 static LogicalResult verifySharedBuffer(FunctionOpInterface function,
                                         unsigned argIndex, int64_t id) {
   auto claimAt = [&](unsigned i) {
-    return claimOf(function.getArgumentTypes()[i],
-                   bool(function.getArgAttr(
-                       i, LazyDialect::kBufferOffsetAttrName)));
+    return claimOf(
+        function.getArgumentTypes()[i],
+        bool(function.getArgAttr(i, LazyDialect::kBufferOffsetAttrName)));
   };
   auto offsetAt = [&](unsigned i) -> int64_t {
     auto offset = dyn_cast_or_null<IntegerAttr>(
@@ -232,8 +231,8 @@ LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   if (name != kBufferAttrName && name != kBufferOffsetAttrName)
-    return op->emitOpError() << "unknown lazy argument attribute '" << name
-                             << "'";
+    return op->emitOpError()
+           << "unknown lazy argument attribute '" << name << "'";
   if (name == kBufferOffsetAttrName) {
     auto offset = dyn_cast<IntegerAttr>(attr.getValue());
     if (!offset || !offset.getType().isSignlessInteger(64) ||
@@ -252,9 +251,8 @@ LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
                              << "' must be a non-negative i64 buffer number";
   // External functions have no body: there is no argument to look at.
   Region &region = op->getRegion(regionIndex);
-  if (!region.empty() &&
-      !isa<RankedTensorType, BufferType, MemRefType>(
-          region.front().getArgument(argIndex).getType()))
+  if (!region.empty() && !isa<RankedTensorType, BufferType, MemRefType>(
+                             region.front().getArgument(argIndex).getType()))
     return op->emitOpError() << "argument #" << argIndex << ": '" << name
                              << "' needs a tensor, buffer or memref argument";
   if (auto function = dyn_cast<FunctionOpInterface>(op))
@@ -268,8 +266,8 @@ LogicalResult LazyDialect::verifyRegionResultAttribute(Operation *op,
                                                        NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   if (name != kResultViewAttrName)
-    return op->emitOpError() << "unknown lazy result attribute '" << name
-                             << "'";
+    return op->emitOpError()
+           << "unknown lazy result attribute '" << name << "'";
   if (!isa<ShapeTrackerAttr>(attr.getValue()))
     return op->emitOpError() << "result #" << resultIndex << ": '" << name
                              << "' must be a #lazy.st";

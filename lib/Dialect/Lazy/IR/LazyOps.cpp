@@ -43,7 +43,7 @@ static std::string shapeText(ArrayRef<int64_t> shape) {
 
 /// Both tensors live on the same device (have the same encoding).
 static LogicalResult verifyDevicesMatch(Operation *op, Type a, Type b,
-                                      StringRef what) {
+                                        StringRef what) {
   if (cast<RankedTensorType>(a).getEncoding() !=
       cast<RankedTensorType>(b).getEncoding())
     return op->emitOpError() << what << " must be on the same device";
@@ -83,9 +83,9 @@ static LogicalResult verifyResultShape(Operation *op,
 static FailureOr<st::Mask> toPairs(Operation *op, ArrayRef<int64_t> flat,
                                    size_t rank, StringRef what) {
   if (flat.size() != 2 * rank)
-    return op->emitOpError() << "expected one (" << what
-                             << ") pair per dimension (" << rank << "), got "
-                             << flat.size() / 2 + flat.size() % 2;
+    return op->emitOpError()
+           << "expected one (" << what << ") pair per dimension (" << rank
+           << "), got " << flat.size() / 2 + flat.size() % 2;
   st::Mask pairs;
   for (size_t i = 0; i < rank; ++i)
     pairs.emplace_back(flat[2 * i], flat[2 * i + 1]);
@@ -157,8 +157,8 @@ static void printSameTypes(OpAsmPrinter &printer, Operation *, Type first,
 
 LogicalResult mlir::lazy::verifySameDevice(Operation *op) {
   std::optional<Attribute> device;
-  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                      op->getResultTypes())) {
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor)
       continue;
@@ -181,14 +181,13 @@ LogicalResult mlir::lazy::verifySameTypes(Operation *op) {
       failed(OpTrait::impl::verifySameOperandsAndResultType(op)) ||
       failed(verifySameDevice(op)))
     return failure();
-  return op->emitOpError(
-      "requires the same type for all operands and results");
+  return op->emitOpError("requires the same type for all operands and results");
 }
 
 LogicalResult mlir::lazy::verifyElementwiseShapes(Operation *op) {
   std::optional<ArrayRef<int64_t>> shape;
-  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                      op->getResultTypes())) {
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor)
       return OpTrait::impl::verifyElementwise(op);
@@ -202,7 +201,7 @@ LogicalResult mlir::lazy::verifyElementwiseShapes(Operation *op) {
 
 LogicalResult CastOp::verify() {
   return verifyDevicesMatch(*this, getSrc().getType(), getType(),
-                          "source and result");
+                            "source and result");
 }
 
 LogicalResult BitcastOp::verify() {
@@ -224,7 +223,6 @@ LogicalResult BitcastOp::verify() {
   shape.back() = shape.back() * inSize / outSize;
   return verifyResultShape(*this, shape);
 }
-
 
 //===----------------------------------------------------------------------===//
 // Reduce ops
@@ -287,8 +285,7 @@ ParseResult ConstOp::parse(OpAsmParser &parser, OperationState &result) {
   else {
     bool negative = succeeded(parser.parseOptionalMinus());
     APInt integer;
-    OptionalParseResult parsedInt =
-        parser.parseOptionalDecimalInteger(integer);
+    OptionalParseResult parsedInt = parser.parseOptionalDecimalInteger(integer);
     if (parsedInt.has_value()) {
       if (failed(*parsedInt))
         return failure();
@@ -329,8 +326,8 @@ ParseResult ConstOp::parse(OpAsmParser &parser, OperationState &result) {
     else
       value = APFloat(*floatValue);
     bool losesInfo;
-    value.convert(floatType.getFloatSemantics(),
-                  APFloat::rmNearestTiesToEven, &losesInfo);
+    value.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
     result.addAttribute("value", b.getFloatAttr(floatType, value));
     return success();
   }
@@ -341,9 +338,9 @@ ParseResult ConstOp::parse(OpAsmParser &parser, OperationState &result) {
   if (!intValue)
     return parser.emitError(loc, "expected an integer for an integer const");
   unsigned width = intType.getWidth();
-  bool fits = intType.isUnsigned()
-                  ? !intValue->isNegative() && intValue->getActiveBits() <= width
-                  : intValue->getSignificantBits() <= width;
+  bool fits = intType.isUnsigned() ? !intValue->isNegative() &&
+                                         intValue->getActiveBits() <= width
+                                   : intValue->getSignificantBits() <= width;
   if (!fits)
     return parser.emitError(loc, "integer const out of range for ")
            << elementType;
@@ -451,7 +448,8 @@ static LogicalResult checked(Operation *op, const std::string &problem) {
 LogicalResult ReshapeOp::verify() {
   if (failed(verifyMovement(*this)))
     return failure();
-  return checked(*this, st::checkReshape(shapeOf(getSrc()), shapeOf(getType())));
+  return checked(*this,
+                 st::checkReshape(shapeOf(getSrc()), shapeOf(getType())));
 }
 
 LogicalResult PermuteOp::verify() {
@@ -519,7 +517,8 @@ LogicalResult ViewOp::verify() {
   ShapeTrackerAttr tracker = getTracker();
   if (failed(verifyResultShape(*this, tracker.getShape())))
     return failure();
-  int64_t baseSize = cast<RankedTensorType>(getSrc().getType()).getNumElements();
+  int64_t baseSize =
+      cast<RankedTensorType>(getSrc().getType()).getNumElements();
   if (auto range = tracker.getBaseIndexRange())
     if (range->first < 0 || range->second >= baseSize)
       return emitOpError() << "view reaches indices [" << range->first << ", "

@@ -108,23 +108,21 @@ static LogicalResult verifyBufferAccess(Operation *op, BufferType buffer,
                                         RankedTensorType tensor,
                                         ShapeTrackerAttr view) {
   if (buffer.getElementType() != tensor.getElementType())
-    return op->emitOpError() << "tensor dtype " << tensor.getElementType()
-                             << " must equal the buffer dtype "
-                             << buffer.getElementType();
+    return op->emitOpError()
+           << "tensor dtype " << tensor.getElementType()
+           << " must equal the buffer dtype " << buffer.getElementType();
   if (view.getShape() != tensor.getShape())
     return op->emitOpError("the view's shape must equal the tensor's shape");
   if (auto range = view.getBaseIndexRange())
     if (range->first < 0 || range->second >= buffer.getSize())
       return op->emitOpError() << "view reaches indices [" << range->first
                                << ", " << range->second << "] outside the "
-                               << buffer.getSize()
-                               << " elements of the buffer";
+                               << buffer.getSize() << " elements of the buffer";
   return success();
 }
 
 LogicalResult LoadOp::verify() {
-  return verifyBufferAccess(*this, getBuffer().getType(), getType(),
-                            getView());
+  return verifyBufferAccess(*this, getBuffer().getType(), getType(), getView());
 }
 
 LogicalResult StoreOp::verify() {
@@ -199,8 +197,7 @@ void LaunchOp::print(OpAsmPrinter &p) {
   p.printOptionalAttrDict((*this)->getAttrs(), {getKernelAttrName()});
 }
 
-LogicalResult
-LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto kernel =
       symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
   if (!kernel)
@@ -221,7 +218,7 @@ LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     auto expected = cast<BufferType>(std::get<1>(pair));
     if (given != expected &&
         (given.getSizeInBytes() != expected.getSizeInBytes() ||
-                              given.getDevice() != expected.getDevice()))
+         given.getDevice() != expected.getDevice()))
       return emitOpError() << "operand #" << i << " has type " << given
                            << " but the kernel expects " << expected
                            << " (a different size in bytes or device)";
@@ -276,8 +273,7 @@ LogicalResult SubAllocOp::verify() {
   if (base.getDevice() != result.getDevice())
     return emitOpError("must keep the base buffer's device");
   int64_t offset = getOffset();
-  if (offset < 0 ||
-      offset + result.getSizeInBytes() > base.getSizeInBytes())
+  if (offset < 0 || offset + result.getSizeInBytes() > base.getSizeInBytes())
     return emitOpError() << "a " << result.getSize() << "-element buffer at "
                          << "byte offset " << offset << " does not fit in "
                          << base.getSize() << " elements";

@@ -25,8 +25,8 @@ static bool isTinygradDType(Type t) {
   if (t.isInteger(1))
     return true;
   if (auto i = dyn_cast<IntegerType>(t))
-    return !i.isSignless() && llvm::is_contained({8u, 16u, 32u, 64u},
-                                                 i.getWidth());
+    return !i.isSignless() &&
+           llvm::is_contained({8u, 16u, 32u, 64u}, i.getWidth());
   return t.isF16() || t.isBF16() || t.isF32() || t.isF64();
 }
 
@@ -47,8 +47,8 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "buffer element type " << elementType
                        << " is not a tinygrad dtype";
   if (!fitsInBytes({size}, elementType))
-    return emitError() << "buffer of " << size << " elements of "
-                       << elementType << " needs more than 2^63 - 1 bytes";
+    return emitError() << "buffer of " << size << " elements of " << elementType
+                       << " needs more than 2^63 - 1 bytes";
   return success();
 }
 
@@ -72,8 +72,8 @@ Type BufferType::parse(AsmParser &parser) {
     parser.emitError(loc, "a buffer has exactly one dimension (its size)");
     return {};
   }
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), dims[0], elementType, device);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    dims[0], elementType, device);
 }
 
 void BufferType::print(AsmPrinter &printer) const {

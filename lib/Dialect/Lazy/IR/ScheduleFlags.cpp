@@ -43,11 +43,12 @@ ScheduleFlags
 mlir::lazy::readScheduleFlags(Operation *op,
                               const ScheduleFlagOverrides &overrides) {
   ScheduleFlags flags;
-  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
-                                  : op->getParentOfType<ModuleOp>();
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   DictionaryAttr dict =
-      module ? module->getAttrOfType<DictionaryAttr>(LazyDialect::kFlagsAttrName)
-             : DictionaryAttr();
+      module
+          ? module->getAttrOfType<DictionaryAttr>(LazyDialect::kFlagsAttrName)
+          : DictionaryAttr();
   // The dialect verified the dictionary: every value is a bool.
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
   if (overrides.field)                                                         \

@@ -185,8 +185,8 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
       moduleBuilder.getI64IntegerAttr(int64_t(item.outputs.size())),
       /*metadata=*/ArrayAttr(), /*opts=*/ArrayAttr());
   if (!plan.metadata.empty())
-    kernel.setMetadataAttr(moduleBuilder.getArrayAttr(SmallVector<Attribute>(
-        plan.metadata.begin(), plan.metadata.end())));
+    kernel.setMetadataAttr(moduleBuilder.getArrayAttr(
+        SmallVector<Attribute>(plan.metadata.begin(), plan.metadata.end())));
 
   Block *body = new Block();
   kernel.getBody().push_back(body);
@@ -197,8 +197,8 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
   if (item.copyBytes) {
     auto bytes = RankedTensorType::get(
         {item.copyBytes}, IntegerType::get(ctx, 8, IntegerType::Unsigned));
-    auto view =
-        ShapeTrackerAttr::get(ctx, st::ShapeTracker::fromShape({item.copyBytes}));
+    auto view = ShapeTrackerAttr::get(
+        ctx, st::ShapeTracker::fromShape({item.copyBytes}));
     Value value = LoadOp::create(b, loc, bytes, body->getArgument(1), view);
     StoreOp::create(b, loc, value, body->getArgument(0), view);
     return kernel;
@@ -227,10 +227,10 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     case AstNode::Kind::Load: {
       LoadOp::Properties props;
       props.view = trackerAttr(node.view);
-      values[i] = appendOp(b, bodyOps.load, nodeLoc,
-                           typeOf(node.shaped, elementType),
-                           body->getArgument(node.buffer), &props, noAttrs)
-                      ->getResult(0);
+      values[i] =
+          appendOp(b, bodyOps.load, nodeLoc, typeOf(node.shaped, elementType),
+                   body->getArgument(node.buffer), &props, noAttrs)
+              ->getResult(0);
       break;
     }
     case AstNode::Kind::Const: {
@@ -242,10 +242,10 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
                     ->getResult(0);
       ViewOp::Properties viewProps;
       viewProps.tracker = trackerAttr(node.view);
-      values[i] = appendOp(b, bodyOps.view, nodeLoc,
-                           typeOf(node.shaped, elementType), c, &viewProps,
-                           noAttrs)
-                      ->getResult(0);
+      values[i] =
+          appendOp(b, bodyOps.view, nodeLoc, typeOf(node.shaped, elementType),
+                   c, &viewProps, noAttrs)
+              ->getResult(0);
       break;
     }
     case AstNode::Kind::Reduce: {
@@ -255,14 +255,14 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
       if (src.kind == NodeOp::ReduceSum) {
         ReduceSumOp::Properties props;
         props.axes = axes;
-        values[i] = appendOp(b, bodyOps.reduceSum, nodeLoc, type, input,
-                             &props, noAttrs)
+        values[i] = appendOp(b, bodyOps.reduceSum, nodeLoc, type, input, &props,
+                             noAttrs)
                         ->getResult(0);
       } else {
         ReduceMaxOp::Properties props;
         props.axes = axes;
-        values[i] = appendOp(b, bodyOps.reduceMax, nodeLoc, type, input,
-                             &props, noAttrs)
+        values[i] = appendOp(b, bodyOps.reduceMax, nodeLoc, type, input, &props,
+                             noAttrs)
                         ->getResult(0);
       }
       break;
@@ -365,8 +365,8 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
     ++built;
     if (item.miscomputed)
       warnMiscomputed(group, item.miscomputed->reduce, item.miscomputed->kind);
-    KernelPlan kernelPlan = planKernel(
-        g, item, [&](NodeId id) { return bufferType(g, id); });
+    KernelPlan kernelPlan =
+        planKernel(g, item, [&](NodeId id) { return bufferType(g, id); });
     auto [kernel, isNew] = dedup.addPlan(std::move(kernelPlan));
     kernelOf[i] = kernel;
     if (isNew) {
@@ -387,9 +387,8 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
     if (kernelOf[i] == SIZE_MAX)
       continue;
     size_t k = kernelOf[i];
-    for (unsigned position :
-         aliasedAssignReads(g, item.outputs, item.inputs, items[firstUses[k]],
-                            plans[k].ops))
+    for (unsigned position : aliasedAssignReads(
+             g, item.outputs, item.inputs, items[firstUses[k]], plans[k].ops))
       if (Operation *op = g.node(item.outputs[position]).op)
         op->emitWarning() << "'" << op->getName() << "'"
                           << aliasedAssignReadWarning();
@@ -397,8 +396,8 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
 
   if (report)
     func.emitRemark() << items.size() << " items, " << plans.size()
-                      << " distinct kernels: " << built
-                      << " groups lowered, " << repeats
+                      << " distinct kernels: " << built << " groups lowered, "
+                      << repeats
                       << " launched an earlier group's kernel unlowered";
 
   // Kernels are built in parallel (when the context allows threads), each
@@ -411,8 +410,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
     name = (func.getSymName() + "_k" + Twine(kernelCounter++)).str();
   (void)failableParallelForEachN(
       func.getContext(), 0, plans.size(), [&](size_t k) {
-        kernels[k] =
-            emitKernel(g, items[firstUses[k]], plans[k], names[k]);
+        kernels[k] = emitKernel(g, items[firstUses[k]], plans[k], names[k]);
         return success();
       });
   for (KernelOp kernel : kernels)
@@ -517,9 +515,9 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
         const LazyNode &src = g.node(n.srcs[0]);
         int64_t offset =
             g.tracker(n.srcs[0]).views.front().offset * src.itemSize;
-        outs.push_back(SubAllocOp::create(
-            sb, n.op->getLoc(), bufferType(g, out), valueOf(src.base),
-            sb.getI64IntegerAttr(offset)));
+        outs.push_back(SubAllocOp::create(sb, n.op->getLoc(),
+                                          bufferType(g, out), valueOf(src.base),
+                                          sb.getI64IntegerAttr(offset)));
       } else {
         auto alloc = createAlloc(sb, n.op->getLoc(), bufferType(g, out), out);
         if (external[out])
@@ -583,8 +581,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
     NodeId base = g.baseOf(out);
     Value v = bufferOf[base];
     if (!v) {
-      v = createAlloc(sb, g.node(base).op->getLoc(), bufferType(g, base),
-                      base);
+      v = createAlloc(sb, g.node(base).op->getLoc(), bufferType(g, base), base);
       bufferOf[base] = v;
     }
     yielded.push_back(v);

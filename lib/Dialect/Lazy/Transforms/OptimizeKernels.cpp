@@ -205,12 +205,12 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     return {};
   // The lanes' element type: the reduce's, or the first store's.
   Type element =
-      elementwise
-          ? cast<RankedTensorType>(
-                (*body.getOps<StoreOp>().begin()).getValue().getType())
-                .getElementType()
-          : cast<RankedTensorType>(space.reduces.front()->getResult(0).getType())
-                .getElementType();
+      elementwise ? cast<RankedTensorType>(
+                        (*body.getOps<StoreOp>().begin()).getValue().getType())
+                        .getElementType()
+                  : cast<RankedTensorType>(
+                        space.reduces.front()->getResult(0).getType())
+                        .getElementType();
   int64_t lanes =
       std::max<int64_t>(1, target.vectorBits / (8 * itemSize(element)));
   // A load read contiguously along `d`: stride 1, or in runs of a vector
@@ -224,8 +224,8 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   for (size_t d = rank; d-- > 0;) {
     if (!isOutputAxis(d))
       continue;
-    bool outputContiguous = llvm::all_of(
-        stores, [&](const auto &s) { return strideIs(s, d, 1); });
+    bool outputContiguous =
+        llvm::all_of(stores, [&](const auto &s) { return strideIs(s, d, 1); });
     bool loadsFit = true, someReused = false, someContiguous = false;
     for (size_t i = 0; i < loads.size(); ++i) {
       bool constant = strideIs(loads[i], d, 0);
@@ -248,8 +248,9 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
                        : dotPlan(space, loads, trackers, lanes, target, opt);
   int64_t vecSize = space.shape[*vec];
   int64_t vecUpcast = vecSize % (2 * lanes) == 0 ? 2 * lanes
-                      : vecSize % lanes == 0     ? lanes
-                                 : powerOfTwoDivisor(vecSize, lanes);
+                      : vecSize % lanes == 0
+                          ? lanes
+                          : powerOfTwoDivisor(vecSize, lanes);
   if (!vecUpcast)
     return {};
   SmallVector<Attribute> plan{opt(OptKind::upcast, *vec, vecUpcast)};

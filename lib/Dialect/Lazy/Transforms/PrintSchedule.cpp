@@ -24,8 +24,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <charconv>
-#include <map>
 #include <cmath>
+#include <map>
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYPRINTSCHEDULE
@@ -42,9 +42,10 @@ std::string dtypeName(Type t) {
     return "bool";
   if (auto i = dyn_cast<IntegerType>(t)) {
     static const char *names[] = {"char", "short", "int", "long"};
-    unsigned k = i.getWidth() == 8 ? 0 : i.getWidth() == 16 ? 1
-                                     : i.getWidth() == 32   ? 2
-                                                            : 3;
+    unsigned k = i.getWidth() == 8    ? 0
+                 : i.getWidth() == 16 ? 1
+                 : i.getWidth() == 32 ? 2
+                                      : 3;
     return (i.isUnsigned() ? "unsigned " : "") + std::string(names[k]);
   }
   if (t.isF16())
@@ -64,8 +65,8 @@ std::string pythonFloat(double v) {
   if (std::isinf(v))
     return v < 0 ? "-inf" : "inf";
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v,
-                           std::chars_format::scientific);
+  auto res =
+      std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
   std::string sci(buf, res.ptr);
   size_t e = sci.find('e');
   std::string mantissa = sci.substr(0, e);
@@ -350,8 +351,8 @@ LogicalResult printBridgeFunction(ModuleOp module, SymbolTable &symbols,
                                   llvm::DenseSet<Operation *> &printed) {
   BridgeBufferNamer namer;
   auto printItem = [&](Operation *op, ValueRange outs) -> LogicalResult {
-    auto nodes = op->getAttrOfType<DenseI64ArrayAttr>(
-        LazyDialect::kNodesAttrName);
+    auto nodes =
+        op->getAttrOfType<DenseI64ArrayAttr>(LazyDialect::kNodesAttrName);
     if (!nodes)
       return op->emitOpError("has no 'lazy.nodes'; schedule with "
                              "lazy-schedule{record-nodes} for the bridge "
@@ -363,9 +364,8 @@ LogicalResult printBridgeFunction(ModuleOp module, SymbolTable &symbols,
     for (auto [i, v] : llvm::enumerate(op->getOperands())) {
       if (cast<BufferType>(v.getType()).getSize() == 0)
         continue;
-      std::string natural = i < outs.size()
-                                ? "n" + std::to_string(nodes[i])
-                                : namer.natural(v);
+      std::string natural =
+          i < outs.size() ? "n" + std::to_string(nodes[i]) : namer.natural(v);
       os << " " << natural << ":" << namer.root(v);
     }
     os << "\n";
@@ -421,8 +421,8 @@ void printCanonicalFunction(ModuleOp module, SymbolTable &symbols,
         else if (auto str = dyn_cast<StringAttr>(arg))
           os << " " << str.getValue();
       }
-      os << " outs=" << ext.getOuts().size()
-         << " ins=" << ext.getIns().size() << "\n";
+      os << " outs=" << ext.getOuts().size() << " ins=" << ext.getIns().size()
+         << "\n";
       if (buffers)
         os << namer.line(ext) << "\n";
     }
@@ -444,8 +444,7 @@ struct LazyPrintSchedule final
           << "' (expected 'canonical' or 'bridge')";
       return signalPassFailure();
     }
-    if (failed(printSchedule(getOperation(), llvm::outs(), kind,
-                             printBuffers)))
+    if (failed(printSchedule(getOperation(), llvm::outs(), kind, printBuffers)))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }
@@ -467,8 +466,8 @@ LogicalResult mlir::lazy::printSchedule(ModuleOp module, llvm::raw_ostream &os,
       continue;
     if (format == ScheduleTextFormat::Canonical)
       printCanonicalFunction(module, symbols, func, textOS, buffers);
-    else if (failed(printBridgeFunction(module, symbols, func, textOS,
-                                        printed)))
+    else if (failed(
+                 printBridgeFunction(module, symbols, func, textOS, printed)))
       return failure();
   }
   os << text;

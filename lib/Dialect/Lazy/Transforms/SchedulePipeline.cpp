@@ -46,8 +46,8 @@ void buildSchedulePipeline(OpPassManager &pm,
                            const SchedulePipelineOptions &options) {
   FormKernelsConfig config;
   config.recordNodes = options.recordNodes;
-  pm.addPass(createLazyFormKernels(config,
-                                   ScheduleFlagOverrides::givenIn(options)));
+  pm.addPass(
+      createLazyFormKernels(config, ScheduleFlagOverrides::givenIn(options)));
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createLazyToposort());
   if (options.planMemory)

@@ -1,4 +1,5 @@
-//===- KernelAst.h - tinygrad's _lower_lazybuffer ----------------*- C++ -*-===//
+//===- KernelAst.h - tinygrad's _lower_lazybuffer ----------------*- C++
+//-*-===//
 //
 // Builds the AST of one schedule item from an output group (scheduler spec
 // §2.7): movement ops pushed through reduces, double reduces merged, reduce

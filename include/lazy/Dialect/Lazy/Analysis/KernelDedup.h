@@ -1,4 +1,5 @@
-//===- KernelDedup.h - which groups share one kernel -------------*- C++ -*-===//
+//===- KernelDedup.h - which groups share one kernel -------------*- C++
+//-*-===//
 //
 // Kernel deduplication (KernelDedup.cpp states the rule): a plan of each
 // kernel AST, keyed so that equal keys make equal kernels, and the tables

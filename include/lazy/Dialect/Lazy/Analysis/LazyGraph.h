@@ -1,4 +1,5 @@
-//===- LazyGraph.h - tinygrad's LazyBuffer graph over lazy IR ----*- C++ -*-===//
+//===- LazyGraph.h - tinygrad's LazyBuffer graph over lazy IR ----*- C++
+//-*-===//
 //
 // A read-only, index-based view of one graph-level function in tinygrad's
 // terms: every SSA value is a LazyBuffer node, either a base (a computation

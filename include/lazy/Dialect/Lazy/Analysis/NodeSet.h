@@ -1,4 +1,5 @@
-//===- NodeSet.h - insertion-ordered sets of graph nodes ----------*- C++ -*-===//
+//===- NodeSet.h - insertion-ordered sets of graph nodes ----------*- C++
+//-*-===//
 //
 // The ordered sets of the scheduler's analyses (tinygrad keeps its
 // LazyBuffer sets in dicts, so their order is insertion order, and kernel
@@ -48,8 +49,7 @@ public:
         setBit(member);
     return true;
   }
-  template <typename It>
-  void insert(It first, It last) {
+  template <typename It> void insert(It first, It last) {
     for (; first != last; ++first)
       insert(*first);
   }

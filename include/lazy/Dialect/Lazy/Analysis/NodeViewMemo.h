@@ -1,4 +1,5 @@
-//===- NodeViewMemo.h - memo tables keyed by (node, view) ---------*- C++ -*-===//
+//===- NodeViewMemo.h - memo tables keyed by (node, view) ---------*- C++
+//-*-===//
 //
 // tinygrad memoizes its walks by (LazyBuffer, ShapeTracker). Here such a
 // table is a chain of (view, value) entries per node: a lookup touches two
@@ -18,8 +19,7 @@ namespace mlir::lazy {
 /// A map from (node, view) to V over a graph of `nodes` nodes. clear()
 /// empties it in O(1) (a node's chain is valid while its stamp is the
 /// table's); forget() drops one node's entries.
-template <typename V>
-class NodeViewMemo {
+template <typename V> class NodeViewMemo {
 public:
   explicit NodeViewMemo(size_t nodes) : first(nodes), stamps(nodes, 0) {}
 
@@ -45,8 +45,7 @@ public:
     first[key.node] = uint32_t(entries.size() - 1);
   }
   /// Drops every entry of `node`, handing each value to `drop` first.
-  template <typename Fn>
-  void forget(NodeId node, Fn drop) {
+  template <typename Fn> void forget(NodeId node, Fn drop) {
     if (stamps[node] != stamp)
       return;
     for (uint32_t e = first[node]; e != kNone; e = entries[e].next)

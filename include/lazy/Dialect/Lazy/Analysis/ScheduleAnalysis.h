@@ -1,4 +1,5 @@
-//===- ScheduleAnalysis.h - tinygrad 0.9.2's scheduling decisions -*- C++ -*-===//
+//===- ScheduleAnalysis.h - tinygrad 0.9.2's scheduling decisions -*- C++
+//-*-===//
 //
 // The scheduler's one decision route, on a LazyGraph (phases A1-A6 of
 // docs/scheduler-spec.md). Analysis first, IR change second: these
@@ -57,13 +58,13 @@ void writeScheduleMarks(const LazyGraph &graph, const NodeSet &realizes,
 
 /// Structural facts from tinygrad's _recurse_lb walk.
 struct GraphWalk {
-  NodeSet allbufs;               // unrealized bases in DFS pre-order
+  NodeSet allbufs; // unrealized bases in DFS pre-order
   /// Per base: its consumer bases, each once, in first-use order.
   std::vector<llvm::SmallVector<NodeId, 2>> children;
-  NodeSet simplePads;            // bases whose padded views need checking
-  NodeSet doubleReduces;         // reduces reading a view of a same-op reduce
+  NodeSet simplePads;    // bases whose padded views need checking
+  NodeSet doubleReduces; // reduces reading a view of a same-op reduce
   llvm::MapVector<NodeId, NodeId> assignTargets; // target base -> ASSIGN
-  NodeSet realizes;              // what the walk itself must realize
+  NodeSet realizes; // what the walk itself must realize
 };
 
 /// Runs the walk from the graph's outputs. Fails (with a diagnostic at the

@@ -50,8 +50,8 @@ struct OptPlan {
 /// axis; upcast and tile on output axes, unroll on reduce axes; each kind
 /// once per axis; a tile a multiple of its axis's upcast; at most
 /// kMaxElementsPerTrip elements (upcasts times unrolls) per trip.
-FailureOr<OptPlan> readPlan(ArrayRef<Attribute> opts,
-                               const KernelSpace &space, std::string &why);
+FailureOr<OptPlan> readPlan(ArrayRef<Attribute> opts, const KernelSpace &space,
+                            std::string &why);
 
 /// Keeps unrolled code to a size the compiler handles quickly.
 constexpr int64_t kMaxElementsPerTrip = 512;

@@ -1,4 +1,5 @@
-//===- LazyAttrs.h - lazy dialect attributes ---------------------*- C++ -*-===//
+//===- LazyAttrs.h - lazy dialect attributes ---------------------*- C++
+//-*-===//
 
 #ifndef LAZY_DIALECT_LAZY_IR_LAZYATTRS_H
 #define LAZY_DIALECT_LAZY_IR_LAZYATTRS_H

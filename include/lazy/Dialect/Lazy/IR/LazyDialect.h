@@ -1,4 +1,5 @@
-//===- LazyDialect.h - lazy dialect declaration ------------------*- C++ -*-===//
+//===- LazyDialect.h - lazy dialect declaration ------------------*- C++
+//-*-===//
 
 #ifndef LAZY_DIALECT_LAZY_IR_LAZYDIALECT_H
 #define LAZY_DIALECT_LAZY_IR_LAZYDIALECT_H

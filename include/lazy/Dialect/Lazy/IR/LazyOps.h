@@ -1,4 +1,5 @@
-//===- LazyOps.h - lazy dialect operations -----------------------*- C++ -*-===//
+//===- LazyOps.h - lazy dialect operations -----------------------*- C++
+//-*-===//
 
 #ifndef LAZY_DIALECT_LAZY_IR_LAZYOPS_H
 #define LAZY_DIALECT_LAZY_IR_LAZYOPS_H
@@ -6,15 +7,15 @@
 #include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyTypes.h"
-#include "mlir/IR/RegionKindInterface.h"
-#include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/ControlFlowInterfaces.h"
-#include "mlir/Interfaces/CallInterfaces.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 

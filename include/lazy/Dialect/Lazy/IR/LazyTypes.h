@@ -1,4 +1,5 @@
-//===- LazyTypes.h - lazy dialect types --------------------------*- C++ -*-===//
+//===- LazyTypes.h - lazy dialect types --------------------------*- C++
+//-*-===//
 
 #ifndef LAZY_DIALECT_LAZY_IR_LAZYTYPES_H
 #define LAZY_DIALECT_LAZY_IR_LAZYTYPES_H

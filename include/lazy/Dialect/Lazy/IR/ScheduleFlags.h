@@ -1,4 +1,5 @@
-//===- ScheduleFlags.h - tinygrad's scheduler flags --------------*- C++ -*-===//
+//===- ScheduleFlags.h - tinygrad's scheduler flags --------------*- C++
+//-*-===//
 //
 // The scheduler flags (ScheduleFlags.def lists them) as one value, read from
 // a module's `lazy.flags` once per pass run and then passed to everything
@@ -21,7 +22,8 @@ namespace mlir::lazy {
 
 /// The flags, tinygrad 0.9.2's defaults in place.
 struct ScheduleFlags {
-#define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc) bool field = def;
+#define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
+  bool field = def;
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
 };
 
@@ -33,7 +35,8 @@ struct ScheduleFlagOverrides {
 
   /// The options of a pass whose ODS options include the scheduler flags
   /// (Lazy_SchedulerFlagOptions in Passes.td) that were given.
-  template <typename PassT> static ScheduleFlagOverrides givenIn(const PassT &p) {
+  template <typename PassT>
+  static ScheduleFlagOverrides givenIn(const PassT &p) {
     ScheduleFlagOverrides given;
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
   if (p.field.hasValue())                                                      \

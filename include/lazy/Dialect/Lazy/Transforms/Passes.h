@@ -1,4 +1,5 @@
-//===- Passes.h - lazy dialect passes ----------------------------*- C++ -*-===//
+//===- Passes.h - lazy dialect passes ----------------------------*- C++
+//-*-===//
 
 #ifndef LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_H
 #define LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_H

@@ -1,4 +1,5 @@
-//===- ScheduleText.h - a scheduled module as text ---------------*- C++ -*-===//
+//===- ScheduleText.h - a scheduled module as text ---------------*- C++
+//-*-===//
 //
 // The two text forms of a schedule (lazy-print-schedule prints them; the
 // C API returns them):
