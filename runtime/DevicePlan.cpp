@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Runtime/DevicePlan.h"
+#include "lazy/Runtime/Tolerance.h"
 
 #include <cmath>
 #include <cstring>
@@ -214,21 +215,14 @@ bool lazy::runtime::compareBuffers(const std::string &dtype,
     worst = INFINITY;
     return false;
   }
-  double rtol, atol;
-  size_t size;
-  if (dtype == "double")
-    rtol = 1e-9, atol = 1e-12, size = 8;
-  else if (dtype == "float")
-    rtol = 1e-4, atol = 1e-5, size = 4;
-  else if (dtype == "half")
-    rtol = 1e-2, atol = 1e-3, size = 2;
-  else if (dtype == "__bf16")
-    rtol = 3e-2, atol = 1e-2, size = 2;
-  else {
+  const FloatTolerance *tolerance = floatTolerance(dtype.c_str());
+  if (!tolerance) {
     bool same = got == want;
     worst = same ? 0 : INFINITY;
     return same;
   }
+  double rtol = tolerance->rtol, atol = tolerance->atol;
+  size_t size = dtype == "double" ? 8 : dtype == "float" ? 4 : 2;
   auto value = [&](const std::vector<uint8_t> &data, size_t i) -> double {
     const uint8_t *p = &data[i * size];
     if (size == 8) {

@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=(-i)
 [ "${1:-}" = "--check" ] && mode=(--dry-run -Werror)
-git ls-files '*.c' '*.cpp' '*.h' | xargs clang-format-22 "${mode[@]}"
+git ls-files --cached --others --exclude-standard '*.c' '*.cpp' '*.h' | xargs clang-format-22 "${mode[@]}"

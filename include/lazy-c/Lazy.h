@@ -139,6 +139,17 @@ LAZY_CAPI_EXPORTED void *lazyCpuProgramLookup(LazyCpuProgram program,
 
 LAZY_CAPI_EXPORTED void lazyCpuProgramDestroy(LazyCpuProgram program);
 
+/// The scheduler flags a module's `lazy.flags` takes, one line each:
+/// "<key> <tinygrad name> <default 0|1>\n" (ScheduleFlags.def); static
+/// storage.
+LAZY_CAPI_EXPORTED const char *lazyScheduleFlags(void);
+
+/// The tolerance of float dtype `elementType` (an MLIR element type name,
+/// "f32"; runtime/Tolerance.h): returns 1 and sets `rtol` and `atol`, or
+/// returns 0 for a dtype compared bit for bit.
+LAZY_CAPI_EXPORTED int lazyFloatTolerance(const char *elementType, double *rtol,
+                                          double *atol);
+
 /// lazy-mlir's version ("0.1.0 (LLVM 22.x.y)"), static storage.
 LAZY_CAPI_EXPORTED const char *lazyVersion(void);
 

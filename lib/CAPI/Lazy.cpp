@@ -17,6 +17,7 @@
 #include "lazy/Dialect/Lazy/Transforms/ScheduleText.h"
 #include "lazy/InitAll.h"
 #include "lazy/Runtime/CpuProgram.h"
+#include "lazy/Runtime/Tolerance.h"
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/NestingLimit.h"
 
@@ -314,6 +315,27 @@ void *lazyCpuProgramLookup(LazyCpuProgram program, const char *function) {
 
 void lazyCpuProgramDestroy(LazyCpuProgram program) {
   delete static_cast<lz::CpuProgram *>(program.ptr);
+}
+
+const char *lazyScheduleFlags(void) {
+  static const std::string lines = [] {
+    std::string text;
+#define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, description)         \
+  text += std::string(key) + " " + tinygrad + " " + (def ? "1" : "0") + "\n";
+#include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
+    return text;
+  }();
+  return lines.c_str();
+}
+
+int lazyFloatTolerance(const char *elementType, double *rtol, double *atol) {
+  const ::lazy::runtime::FloatTolerance *tolerance =
+      elementType ? ::lazy::runtime::floatTolerance(elementType) : nullptr;
+  if (!tolerance)
+    return 0;
+  *rtol = tolerance->rtol;
+  *atol = tolerance->atol;
+  return 1;
 }
 
 const char *lazyVersion(void) { return "0.1.0 (LLVM " LLVM_VERSION_STRING ")"; }

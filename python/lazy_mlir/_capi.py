@@ -9,6 +9,7 @@ non-editable `pip install ./python`), else in `build/lib` of this checkout.
 """
 
 import ctypes
+import functools
 import os
 import threading
 
@@ -151,12 +152,40 @@ def library():
             lib.lazyCpuProgramDestroy.restype = None
             lib.lazyVersion.argtypes = []
             lib.lazyVersion.restype = ctypes.c_char_p
+            lib.lazyScheduleFlags.argtypes = []
+            lib.lazyScheduleFlags.restype = ctypes.c_char_p
+            lib.lazyFloatTolerance.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double),
+                                               ctypes.POINTER(ctypes.c_double)]
+            lib.lazyFloatTolerance.restype = ctypes.c_int
             _library = lib
         return _library
 
 
 def version():
     return library().lazyVersion().decode()
+
+
+@functools.lru_cache(maxsize=None)
+def schedule_flags():
+    """The scheduler flags a module's `lazy.flags` takes, as the library
+    declares them (ScheduleFlags.def): (key, tinygrad name, default)."""
+    flags = []
+    for line in library().lazyScheduleFlags().decode().splitlines():
+        key, tinygrad, default = line.split()
+        flags.append((key, tinygrad, default == "1"))
+    return tuple(flags)
+
+
+@functools.lru_cache(maxsize=None)
+def float_tolerance(element_type):
+    """(rtol, atol) of a float MLIR element type ("f32"), as lazy-run
+    --check uses them (runtime/Tolerance.h); None for a dtype compared bit
+    for bit."""
+    rtol, atol = ctypes.c_double(), ctypes.c_double()
+    if not library().lazyFloatTolerance(element_type.encode(), ctypes.byref(rtol),
+                                        ctypes.byref(atol)):
+        return None
+    return rtol.value, atol.value
 
 
 class Session:

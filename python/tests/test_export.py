@@ -49,6 +49,19 @@ def test_flags_follow_context_vars_and_overrides():
         scheduler_flags({"FUSE_EVERYTHING": 1})
 
 
+def test_flags_and_tolerances_come_from_the_library():
+    """One list of flags (ScheduleFlags.def) and one table of tolerances
+    (runtime/Tolerance.h), read through the C API."""
+    from lazy_mlir import _capi
+    assert _capi.schedule_flags() == (
+        ("multi_output", "MULTIOUTPUT", True), ("fuse_conv_bw", "FUSE_CONV_BW", False),
+        ("fuse_arange", "FUSE_ARANGE", False), ("use_copy_kernel", "USE_COPY_KERNEL", False))
+    assert tuple(scheduler_flags()) == tuple(key for key, _, _ in _capi.schedule_flags())
+    assert _capi.float_tolerance("f32") == (1e-4, 1e-5)
+    assert _capi.float_tolerance("bf16") == (3e-2, 1e-2)
+    assert _capi.float_tolerance("si32") is None
+
+
 def test_use_copy_kernel_is_a_cached_getenv(monkeypatch):
     monkeypatch.setenv("USE_COPY_KERNEL", "1")
     getenv.cache_clear()

@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/IR/RngSeeds.h"
 #include "lazy/InitAll.h"
 #include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/HostFunctions.h"
@@ -623,27 +624,25 @@ public:
       provisional.push_back(candidate);
       op.setSeed(candidate++);
     }
-    if (auto base = module->getAttrOfType<IntegerAttr>(
-            mlir::lazy::LazyDialect::kRngSeedAttrName))
-      last = base.getInt();
+    seeds.emplace(module);
   }
 
   /// Gives the real seeds in the order of the scheduled `graph`'s items,
   /// and writes them there.
   LogicalResult finish(func::FuncOp graph) {
     llvm::DenseSet<int64_t> pending(provisional.begin(), provisional.end());
-    auto next = [&](int64_t draw) -> FailureOr<int64_t> {
-      if (last == std::numeric_limits<int64_t>::max())
-        return graph.emitError("the custom_random seeds run past the "
-                               "largest i64");
+    auto next = [&](int64_t draw, Operation *at) -> FailureOr<int64_t> {
+      FailureOr<int64_t> seed = seeds->next(at);
+      if (failed(seed))
+        return failure();
       pending.erase(draw);
-      return real[draw] = ++last;
+      return real[draw] = *seed;
     };
     WalkResult walked = graph.walk([&](mlir::lazy::ExtOp item) {
       if (item.getKind() != "custom" || !item.getSeed() ||
           !pending.contains(int64_t(*item.getSeed())))
         return WalkResult::advance();
-      FailureOr<int64_t> seed = next(int64_t(*item.getSeed()));
+      FailureOr<int64_t> seed = next(int64_t(*item.getSeed()), item);
       if (failed(seed))
         return WalkResult::interrupt();
       item.setSeed(*seed);
@@ -652,7 +651,7 @@ public:
     if (walked.wasInterrupted())
       return failure();
     for (int64_t draw : provisional)
-      if (pending.contains(draw) && failed(next(draw)))
+      if (pending.contains(draw) && failed(next(draw, graph)))
         return failure();
     return success();
   }
@@ -669,7 +668,7 @@ public:
 private:
   SmallVector<int64_t> provisional;      // per seedless draw, in graph order
   llvm::DenseMap<int64_t, int64_t> real; // provisional -> real seed
-  int64_t last = 0; // tinygrad's Tensor._seed: the last seed given out
+  std::optional<mlir::lazy::RngSeedCounter> seeds; // set by stamp()
 };
 
 } // namespace

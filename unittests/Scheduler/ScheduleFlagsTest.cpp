@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -125,13 +125,15 @@ TEST_F(ModuleFlags, UnknownAndNonBoolFlagsAreRejected) {
     message = diag.str();
     return success();
   });
-  EXPECT_FALSE(parse(R"(module attributes {lazy.flags = {fuse_conv = true}} {})"));
+  EXPECT_FALSE(
+      parse(R"(module attributes {lazy.flags = {fuse_conv = true}} {})"));
   EXPECT_NE(message.find("unknown scheduler flag 'fuse_conv'; expected one of "
                          "multi_output, fuse_conv_bw, fuse_arange, "
                          "use_copy_kernel"),
             std::string::npos)
       << message;
-  EXPECT_FALSE(parse(R"(module attributes {lazy.flags = {fuse_arange = 1}} {})"));
+  EXPECT_FALSE(
+      parse(R"(module attributes {lazy.flags = {fuse_arange = 1}} {})"));
   EXPECT_NE(message.find("scheduler flag 'fuse_arange' must be true or false"),
             std::string::npos)
       << message;

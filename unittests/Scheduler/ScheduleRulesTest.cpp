@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ReduceGrouping.h"
 #include "ScheduleRules.h"
+#include "ReduceGrouping.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -93,7 +93,8 @@ func.func @g(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = lazy.neg %a : tensor<4xf32>
   %1 = lazy.assign %a to %0 : tensor<4xf32>, tensor<4xf32>
   return %1 : tensor<4xf32>
-})", &ctx);
+})",
+                                                          &ctx);
   ASSERT_TRUE(bad);
   FailureOr<LazyGraph> built =
       LazyGraph::build(*bad->getOps<func::FuncOp>().begin());
@@ -159,7 +160,8 @@ TEST_F(Rules, ReduceMeetingAReduceIsChasedToItsChild) {
 //===- AssignHazards.cpp --------------------------------------------------===//
 
 TEST_F(Rules, AssignGuardSeesAnotherTarget) {
-  load("(%a: tensor<4xf32>, %b: tensor<1xf32>) -> (tensor<4xf32>, tensor<1xf32>)",
+  load("(%a: tensor<4xf32>, %b: tensor<1xf32>) -> (tensor<4xf32>, "
+       "tensor<1xf32>)",
        R"(
   %na = lazy.neg %a : tensor<4xf32> loc("na")
   %aa = lazy.assign %na to %a : tensor<4xf32>, tensor<4xf32> loc("assign_a")
@@ -173,9 +175,9 @@ TEST_F(Rules, AssignGuardSeesAnotherTarget) {
   // at realized buffers.
   EXPECT_TRUE(readsOtherAssignTarget(*graph, *walk, realizes, node("sum"),
                                      NodeSet{node("assign_b")}));
-  EXPECT_FALSE(readsOtherAssignTarget(
-      *graph, *walk, realizes, node("sum"),
-      NodeSet{node("assign_a"), node("assign_b")}));
+  EXPECT_FALSE(
+      readsOtherAssignTarget(*graph, *walk, realizes, node("sum"),
+                             NodeSet{node("assign_a"), node("assign_b")}));
 }
 
 //===- DoubleReduceMerge.cpp ----------------------------------------------===//
@@ -211,7 +213,8 @@ TEST_F(Rules, MergeThroughARenumberingReshapeIsFlagged) {
   %2 = lazy.reduce_sum %1 axes [1] : tensor<1x4xf32> -> tensor<1x1xf32> loc("outer")
   return %2 : tensor<1x1xf32>)");
   NodeId outer = node("outer");
-  ::lazy::st::TrackerId between = graph->node(graph->node(outer).srcs[0]).tracker;
+  ::lazy::st::TrackerId between =
+      graph->node(graph->node(outer).srcs[0]).tracker;
   // Axis 1 of the reshaped (1, 4) is the kept axis 0 of the inner (4, 1).
   EXPECT_TRUE(mergeRenumbersAxes(*graph, node("inner"), between, {1}));
   EXPECT_FALSE(mergeRenumbersAxes(*graph, node("inner"), between, {0, 1}));

@@ -112,9 +112,8 @@ bool replayPlan(const std::string &dir, GpuDevice &device,
 std::string planVendor(const std::string &dir);
 
 /// Whether `got` matches `want` for tinygrad dtype `dtype`: integers and
-/// bools bit for bit, floats within the tolerance lazy-run --check uses
-/// (f64 1e-9/1e-12, f32 1e-4/1e-5, f16 1e-2/1e-3, bf16 3e-2/1e-2, atol
-/// scaled by the largest |want|); NaN must meet NaN. `worst` receives the
+/// bools bit for bit, floats within their tolerance (Tolerance.h); NaN
+/// must meet NaN. `worst` receives the
 /// largest absolute difference.
 bool compareBuffers(const std::string &dtype, const std::vector<uint8_t> &got,
                     const std::vector<uint8_t> &want, double &worst);

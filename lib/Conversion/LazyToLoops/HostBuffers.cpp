@@ -9,6 +9,7 @@
 
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/IR/RngSeeds.h"
 #include "lazy/Interpreter/HostFunctions.h"
 #include "lazy/Interpreter/Interpreter.h"
 
@@ -90,12 +91,7 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
   }
   SmallVector<Operation *> dead;
   SmallVector<Value> allocations;
-  // tinygrad's Tensor._seed: the last seed given out.
-  int64_t nextSeed = 0;
-  if (auto module = func->getParentOfType<ModuleOp>())
-    if (auto base =
-            module->getAttrOfType<IntegerAttr>(LazyDialect::kRngSeedAttrName))
-      nextSeed = base.getInt();
+  RngSeedCounter seeds(func);
   for (Operation &op : llvm::make_early_inc_range(body)) {
     OpBuilder b(&op);
     Location loc = op.getLoc();
@@ -155,11 +151,12 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
         if (!dtype || *dtype == interp::DType::BFloat16)
           return ext.emitOpError("custom_random cannot fill ")
                  << element << " (numpy has no such dtype; tinygrad fails too)";
-        if (!ext.getSeed() && nextSeed == std::numeric_limits<int64_t>::max())
-          return ext.emitOpError("numbers its seed past the largest i64 "
-                                 "(lazy.rng_seed is too large)");
-        int64_t seed = ext.getSeed() ? int64_t(*ext.getSeed()) : ++nextSeed;
-        target.customRandom(b, loc, out, seed, int32_t(*dtype));
+        FailureOr<int64_t> seed = ext.getSeed()
+                                      ? FailureOr<int64_t>(*ext.getSeed())
+                                      : seeds.next(ext);
+        if (failed(seed))
+          return failure();
+        target.customRandom(b, loc, out, *seed, int32_t(*dtype));
       }
       host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {

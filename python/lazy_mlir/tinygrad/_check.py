@@ -27,20 +27,11 @@ type of the same width, bf16 as its raw bits in uint16.
 
 Comparison: integers and bools bit-exact. Floats: NaN must meet NaN, an
 infinity the same infinity, and finite values must satisfy
-`|got - want| <= atol * max(1, max|want|) + rtol * |want|` with
-
-    dtype   rtol    atol     why
-    f64     1e-9    1e-12    reassociated sums only
-    f32     1e-4    1e-5     sums in another order (a training step's
-                             backward and Adam update amplify a 1e-7
-                             reassociation to ~5e-5); exp2/log2/sin/sqrt
-                             within a few ulp of tinygrad's approximations
-    f16     1e-2    1e-3     11-bit mantissa; tinygrad may round
-                             intermediates differently
-    bf16    3e-2    1e-2     8-bit mantissa (a few ulp = 1e-2 relative)
-
-The atol is scaled by the output's largest finite magnitude, so that
-catastrophic cancellation in large sums is judged against the sum's size.
+`|got - want| <= atol * max(1, max|want|) + rtol * |want|` with the rtol
+and atol lazy-run --check uses (include/lazy/Runtime/Tolerance.h says
+why each is what it is; read through the C API). The atol is scaled by the
+output's largest finite magnitude, so that catastrophic cancellation in
+large sums is judged against the sum's size.
 """
 
 import os
@@ -51,10 +42,8 @@ import tempfile
 
 import numpy as np
 
+from .. import _capi
 from . import _script
-
-#: (rtol, atol) per MLIR element type; see the module docstring.
-TOLERANCES = {"f64": (1e-9, 1e-12), "f32": (1e-4, 1e-5), "f16": (1e-2, 1e-3), "bf16": (3e-2, 1e-2)}
 
 _NUMPY = {"i1": np.bool_, "si8": np.int8, "ui8": np.uint8, "si16": np.int16, "ui16": np.uint16,
           "si32": np.int32, "ui32": np.uint32, "si64": np.int64, "ui64": np.uint64,
@@ -195,10 +184,11 @@ def compare(elt, want, got):
         got = bf16_bits_to_f32(got) if got.dtype.itemsize == 2 and got.dtype.kind in "ui" else got
     elif got.dtype != want.dtype:
         return False, f"dtype {got.dtype} != {want.dtype}"
-    if elt not in TOLERANCES:
+    tolerance = _capi.float_tolerance(elt)
+    if tolerance is None:
         bad = int(np.count_nonzero(got != want))
         return bad == 0, "exact" if bad == 0 else f"{bad} of {want.size} elements differ"
-    rtol, atol = TOLERANCES[elt]
+    rtol, atol = tolerance
     w = want.astype(np.float64)
     g = got.astype(np.float64)
     wn, gn = np.isnan(w), np.isnan(g)

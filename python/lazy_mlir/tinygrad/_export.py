@@ -52,10 +52,6 @@ ELEMENT_TYPES = {
     dtypes.float32: "f32", dtypes.float64: "f64",
 }
 
-#: The module's `lazy.flags` keys, in the order they are printed.
-FLAG_NAMES = ("multi_output", "fuse_conv_bw", "fuse_arange", "use_copy_kernel")
-_FLAG_ALIASES = {"MULTIOUTPUT": "multi_output", "FUSE_CONV_BW": "fuse_conv_bw",
-                 "FUSE_ARANGE": "fuse_arange", "USE_COPY_KERNEL": "use_copy_kernel"}
 
 _OP_NAMES = {}
 for _enum in (UnaryOps, BinaryOps, TernaryOps):
@@ -75,21 +71,27 @@ _CONVERTING = {UnaryOps.CAST, UnaryOps.BITCAST, MetaOps.COPY, MetaOps.VIEW,
                BinaryOps.CMPLT, BinaryOps.CMPNE}
 
 
+def flag_names():
+    """The module's `lazy.flags` keys, in the order they are printed: the
+    library's list (ScheduleFlags.def)."""
+    return tuple(key for key, _, _ in _capi.schedule_flags())
+
+
 def scheduler_flags(overrides=None):
-    """The four scheduler flags, read as tinygrad 0.9.2's schedule.py reads
-    them: MULTIOUTPUT, FUSE_CONV_BW and FUSE_ARANGE are ContextVars (so
-    `Context(...)` and `X.value = ...` count), USE_COPY_KERNEL is a cached
-    `getenv`. `overrides` (keys as printed, or the tinygrad names) wins."""
-    flags = {
-        "multi_output": bool(_helpers.MULTIOUTPUT),
-        "fuse_conv_bw": bool(_helpers.FUSE_CONV_BW),
-        "fuse_arange": bool(_helpers.FUSE_ARANGE),
-        "use_copy_kernel": bool(getenv("USE_COPY_KERNEL")),
-    }
+    """The scheduler flags (the library's list, ScheduleFlags.def), read as
+    tinygrad 0.9.2's schedule.py reads them: MULTIOUTPUT, FUSE_CONV_BW and
+    FUSE_ARANGE are ContextVars of tinygrad.helpers (so `Context(...)` and
+    `X.value = ...` count), USE_COPY_KERNEL is a cached `getenv`.
+    `overrides` (keys as printed, or the tinygrad names) wins."""
+    flags, aliases = {}, {}
+    for key, tinygrad, _ in _capi.schedule_flags():
+        variable = getattr(_helpers, tinygrad, None)
+        flags[key] = bool(variable) if variable is not None else bool(getenv(tinygrad))
+        aliases[tinygrad] = key
     for key, value in (overrides or {}).items():
-        name = _FLAG_ALIASES.get(key, key)
+        name = aliases.get(key, key)
         if name not in flags:
-            raise ExportError(f"unknown scheduler flag {key!r} (known: {', '.join(FLAG_NAMES)})")
+            raise ExportError(f"unknown scheduler flag {key!r} (known: {', '.join(flags)})")
         flags[name] = bool(value)
     return flags
 
@@ -450,7 +452,7 @@ class _Exporter:
             results = f" -> {result_types[0]}"
         else:
             results = " -> (" + ", ".join(result_types) + ")"
-        flag_text = ", ".join(f"{k} = {'true' if flags[k] else 'false'}" for k in FLAG_NAMES)
+        flag_text = ", ".join(f"{k} = {'true' if flags[k] else 'false'}" for k in flag_names())
         # tinygrad seeds the k-th custom_random it runs with Tensor._seed + k;
         # lazy-run continues from the counter as it is now.
         seed_text = ""
@@ -659,8 +661,8 @@ class _CompactExporter(_Exporter):
         """(int64 words as an array, string table as bytes)."""
         results = self.walk(outs)
         module_attrs = [self.string("lazy.default_device"), _STRING, self.string(self.default_device),
-                        self.string("lazy.flags"), _DICT, len(FLAG_NAMES)]
-        for name in FLAG_NAMES:
+                        self.string("lazy.flags"), _DICT, len(flag_names())]
+        for name in flag_names():
             module_attrs += (self.string(name), _BOOL, 1 if flags[name] else 0)
         count = 2
         if self.has_custom:

@@ -23,7 +23,6 @@ with `@graph(name, ...)`:
 import contextlib
 
 GRAPHS = {}
-SCHEDULER_FLAGS = ("MULTIOUTPUT", "FUSE_CONV_BW", "FUSE_ARANGE", "USE_COPY_KERNEL")
 
 
 class Entry:
@@ -83,7 +82,9 @@ def build(name):
     if not isinstance(result, dict):
         result = {"outputs": list(result) if isinstance(result, (list, tuple)) else [result]}
     result = dict(result)
-    flags = {k: v for k, v in entry.flags.items() if k in SCHEDULER_FLAGS}
+    from lazy_mlir import _capi
+    tinygrad_names = {tinygrad for _, tinygrad, _ in _capi.schedule_flags()}
+    flags = {k: v for k, v in entry.flags.items() if k in tinygrad_names}
     result["flags"] = {**flags, **(result.get("flags") or {})}
     result["fill"] = {**entry.fill, **(result.get("fill") or {})}
     return result

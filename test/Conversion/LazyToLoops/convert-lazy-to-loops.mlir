@@ -216,7 +216,7 @@ module attributes {lazy.rng_seed = 5 : i64} {
 module attributes {lazy.rng_seed = 9223372036854775807 : i64} {
   func.func @counter_overflow() -> !lazy.buffer<4xf32> {
     %b = lazy.alloc : !lazy.buffer<4xf32>
-    // expected-error @+1 {{'lazy.ext' op numbers its seed past the largest i64 (lazy.rng_seed is too large)}}
+    // expected-error @+1 {{'lazy.ext' op numbers its custom_random seed past the largest i64 (the module's lazy.rng_seed is too large)}}
     %r = lazy.ext "custom" outs(%b : !lazy.buffer<4xf32>) {arg = "custom_random"}
     return %r : !lazy.buffer<4xf32>
   }
