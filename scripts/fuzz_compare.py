@@ -29,6 +29,8 @@ are compared with tinygrad's own (`python3 -m lazy_mlir.tinygrad check`).
   python3 scripts/fuzz_compare.py --runs 500 --seed 1 --out /tmp/fuzz
   python3 scripts/fuzz_compare.py --runs 200 --check-run build/bin/lazy-run
   python3 scripts/fuzz_compare.py --runs 100 --check-numerics
+  python3 scripts/fuzz_compare.py --runs 200 --check-run build/bin/lazy-run \
+      --fusion aggressive
 """
 
 import argparse
@@ -45,7 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz_schedule import warned_mismatch  # noqa: E402  (one table of warned differences)
+from fuzz_schedule import warned_mismatch, with_fusion  # noqa: E402  (one table of warned differences)
 
 SHAPES = [(4,), (8,), (2, 3), (3, 4), (4, 4), (2, 3, 4), (4, 1, 3), (2, 2, 2, 2), (1, 6),
           (1, 2, 4, 4), (2, 3, 3, 3)]
@@ -340,8 +342,14 @@ def main(argv):
                         help="also compare each identical program's values in the reference "
                              "interpreter with tinygrad's (`python3 -m lazy_mlir.tinygrad check`, "
                              "in a fresh process; slower)")
+    parser.add_argument("--fusion", choices=("tinygrad", "aggressive"), default="tinygrad",
+                        help="with aggressive (needs --check-run), each program whose schedule "
+                             "is tinygrad's is also scheduled with fusion=aggressive and run "
+                             "against the reference interpreter")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
+    if args.fusion != "tinygrad" and not args.check_run:
+        parser.error("--fusion=aggressive needs --check-run (its schedules are not tinygrad's)")
     global VERBOSE
     VERBOSE = args.verbose
     os.environ.setdefault("CLANG", "1")
@@ -390,7 +398,8 @@ def main(argv):
             if args.check_numerics:
                 outcomes.append(("numerics", check_numerics(source, seed, text, args.lazy_opt)))
             if args.check_run:
-                outcomes.append(("run", check_run(args.check_run, args.run_device, text)))
+                outcomes.append(("run", check_run(args.check_run, args.run_device,
+                                                  with_fusion(text, args.fusion))))
             for kind, outcome in outcomes:
                 counts[outcome] = counts.get(outcome, 0) + 1
                 if "FAILED" not in outcome and "DIFFER" not in outcome:

@@ -12,7 +12,9 @@ keep them parseable and verifiable, so that the passes see them:
   * a constant changed;
   * an op removed, its uses given an earlier value of the same type;
 
-then runs lazy-opt with the given pass options on each mutant or, with
+then runs lazy-opt with the given pass options on each mutant (with
+--fusion=aggressive, every mutant's lazy.flags ask for fusion=aggressive,
+which lazy-schedule and lazy-run follow) or, with
 --check-run, `lazy-run --check` (schedule, compile for the CPU, run, and
 compare with the reference interpreter; --run-device=emulate compiles the
 GPU kernels instead and runs them in lazy-run's emulator). A run is a failure when the tool
@@ -47,6 +49,26 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+
+_FLAGS = re.compile(r"lazy\.flags = \{([^}]*)\}")
+
+
+def with_fusion(text, fusion):
+    """The module `text` with its lazy.flags asking for the `fusion`
+    policy (a module without lazy.flags gets them)."""
+    if fusion == "tinygrad":
+        return text
+    entry = f'fusion = "{fusion}"'
+    if _FLAGS.search(text):
+        return _FLAGS.sub(lambda m: "lazy.flags = {" + ", ".join(
+            p for p in (m.group(1).strip(), entry) if p) + "}", text, count=1)
+    if text.lstrip().startswith("module attributes {"):
+        return text.replace("module attributes {", "module attributes {lazy.flags = {"
+                            + entry + "}, ", 1)
+    if text.lstrip().startswith("module {"):
+        return text.replace("module {", "module attributes {lazy.flags = {" + entry + "}} {", 1)
+    return "module attributes {lazy.flags = {" + entry + "}} {\n" + text + "\n}\n"
+
 
 # `%5 = lazy.add %3, %4 : tensor<...> loc(...)`: name, op, result type.
 DEFINITION = re.compile(r"^\s+(%\w+) = lazy\.(\w+) (.*) : (.*?)(?: loc\(.*\))?$")
@@ -201,6 +223,8 @@ def main():
     ap.add_argument("--run-device", default="cpu", choices=("cpu", "emulate"),
                     help="lazy-run's --device with --check-run: the CPU "
                          "build, or the GPU kernels in the emulator")
+    ap.add_argument("--fusion", choices=("tinygrad", "aggressive"), default="tinygrad",
+                    help="the fusion policy each mutant's lazy.flags ask for")
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--minutes", type=float, default=None,
                     help="stop after this much wall time (runs as many as fit, "
@@ -224,7 +248,7 @@ def main():
         if deadline and time.monotonic() > deadline:
             break
         runs += 1
-        text = mutant(rng, rng.choice(graphs))
+        text = with_fusion(mutant(rng, rng.choice(graphs)), args.fusion)
         try:
             if args.check_run:
                 with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:

@@ -140,8 +140,8 @@ LAZY_CAPI_EXPORTED void *lazyCpuProgramLookup(LazyCpuProgram program,
 LAZY_CAPI_EXPORTED void lazyCpuProgramDestroy(LazyCpuProgram program);
 
 /// The scheduler flags a module's `lazy.flags` takes, one line each:
-/// "<key> <tinygrad name> <default 0|1>\n" (ScheduleFlags.def); static
-/// storage.
+/// "<key> <tinygrad name> <default 0|1>\n" for a bool, "<key> - tinygrad\n"
+/// for the fusion policy (ScheduleFlags.def); static storage.
 LAZY_CAPI_EXPORTED const char *lazyScheduleFlags(void);
 
 /// The tolerance of float dtype `elementType` (an MLIR element type name,

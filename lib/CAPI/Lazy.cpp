@@ -322,6 +322,8 @@ const char *lazyScheduleFlags(void) {
     std::string text;
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, description)         \
   text += std::string(key) + " " + tinygrad + " " + (def ? "1" : "0") + "\n";
+#define LAZY_POLICY_FLAG(field, key, option, description)                      \
+  text += std::string(key) + " - tinygrad\n";
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
     return text;
   }();

@@ -168,11 +168,13 @@ def version():
 @functools.lru_cache(maxsize=None)
 def schedule_flags():
     """The scheduler flags a module's `lazy.flags` takes, as the library
-    declares them (ScheduleFlags.def): (key, tinygrad name, default)."""
+    declares them (ScheduleFlags.def): (key, tinygrad name, default), the
+    default a bool, or for a policy its default's name (tinygrad name
+    "-")."""
     flags = []
     for line in library().lazyScheduleFlags().decode().splitlines():
         key, tinygrad, default = line.split()
-        flags.append((key, tinygrad, default == "1"))
+        flags.append((key, tinygrad, default == "1" if default in ("0", "1") else default))
     return tuple(flags)
 
 

@@ -132,6 +132,33 @@ def test_check_matches(tmp_path, lazy_interp):
     assert sorted(os.listdir(keep)) == ["graph.mlir", "in0.npy", "in1.npy", "out"]
 
 
+def test_fusion_option_of_export_and_check(tmp_path, lazy_opt):
+    """--fusion=aggressive asks for it in the module's lazy.flags (export),
+    and makes check run the fused kernels (lazy-run on the CPU) against
+    tinygrad instead of the interpreter."""
+    path = script(tmp_path, "fuse.py", """
+        from tinygrad import Tensor
+        def build():
+            x, y = Tensor.empty(8, 16), Tensor.empty(8, 1)
+            z = (y * 2 + 1).expand(8, 16)
+            return [(x * z).sum(axis=1), (x + z).max(axis=1)]
+    """)
+    proc = run("export", path, "--fusion=aggressive")
+    assert proc.returncode == 0, proc.stderr
+    assert 'use_copy_kernel = false, fusion = "aggressive"}' in proc.stdout
+    printed = subprocess.run([lazy_opt, "--lazy-schedule", "--lazy-print-schedule", "-o", os.devnull, "-"],
+                             input=proc.stdout, capture_output=True, text=True)
+    assert printed.stdout.splitlines()[-1] == "moved: 2 kernels, 1152 bytes", printed.stdout
+    keep = tmp_path / "keep"
+    proc = run("check", path, "--fusion=aggressive", "--keep", str(keep), "-v")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "lazy-run" in proc.stdout.splitlines()[0]
+    assert proc.stdout.splitlines()[-1] == "2 outputs match, 0 differ"
+    assert 'fusion = "aggressive"' in (keep / "graph.mlir").read_text()
+    proc = run("export", path, "--fusion=greedy")
+    assert proc.returncode == 2 and "invalid choice: 'greedy'" in proc.stderr
+
+
 FAKE_INTERP = """#!{python}
 import sys, os, numpy as np
 out = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--output-dir=")][0]

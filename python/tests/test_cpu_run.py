@@ -27,11 +27,15 @@ LAZY_RUN = tool_path("lazy-run")
 UNSUPPORTED = (LAZY_RUN_REFUSALS["cpu"], LAZY_RUN_REFUSALS["interpreter"])
 
 
-def exported(name):
-    """Corpus graph `name`, built afresh and exported."""
+def exported(name, fusion="tinygrad"):
+    """Corpus graph `name`, built afresh and exported (with the `fusion`
+    policy the module's flags give lazy-run)."""
     fresh()
     built = registry.build(name)
-    return export(built["outputs"], flags=built["flags"], seen=built.get("seen"))
+    flags = dict(built["flags"])
+    if fusion != "tinygrad":
+        flags["fusion"] = fusion
+    return export(built["outputs"], flags=flags, seen=built.get("seen"))
 
 
 def lazy_run(text, *args, timeout=300):
@@ -66,15 +70,19 @@ def filled_inputs(text, fill, folder):
     return args
 
 
-def check_against_interpreter(name, device, unsupported):
+def check_against_interpreter(name, device, unsupported, fusion="tinygrad"):
     """Exports corpus graph `name`, runs `lazy-run --check --device=DEVICE`
     on it (inputs drawn as the entry's fill says, where it has one) and
     asserts that every output matches the interpreter; skips with
     lazy-run's reason when the graph is refused for a reason in
-    `unsupported`."""
+    `unsupported`. With fusion="aggressive", lazy-run schedules with
+    fusion=aggressive (the module's flags) and the interpreter evaluates the
+    graph itself: the fused kernels must compute the unfused graph."""
     if not os.access(LAZY_RUN, os.X_OK):
         pytest.skip(f"{LAZY_RUN} is not built")
-    text = exported(name)
+    text = exported(name, fusion)
+    if fusion != "tinygrad":
+        assert f'fusion = "{fusion}"' in text
     with tempfile.TemporaryDirectory() as folder:
         inputs = filled_inputs(text, GRAPHS[name].fill, folder)
         proc = lazy_run(text, "--check", f"--device={device}", *inputs)
@@ -90,3 +98,8 @@ def check_against_interpreter(name, device, unsupported):
 @pytest.mark.parametrize("name", NAMES)
 def test_cpu_matches_interpreter(name):
     check_against_interpreter(name, "cpu", UNSUPPORTED)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cpu_matches_interpreter_aggressive(name):
+    check_against_interpreter(name, "cpu", UNSUPPORTED, fusion="aggressive")

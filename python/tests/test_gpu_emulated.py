@@ -23,3 +23,8 @@ UNSUPPORTED = (LAZY_RUN_REFUSALS["gpu"], LAZY_RUN_REFUSALS["interpreter"])
 @pytest.mark.parametrize("name", NAMES)
 def test_emulated_gpu_matches_interpreter(name):
     check_against_interpreter(name, "emulate", UNSUPPORTED)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_emulated_gpu_matches_interpreter_aggressive(name):
+    check_against_interpreter(name, "emulate", UNSUPPORTED, fusion="aggressive")

@@ -15,7 +15,7 @@ from conftest import fresh
 from corpus import registry
 from lazy_mlir import REPO_ROOT, _capi
 from lazy_mlir.tinygrad import _bridge, _hook
-from lazy_mlir.tinygrad._canonical import canonical_items
+from lazy_mlir.tinygrad._canonical import canonical_items, moved_line
 from lazy_mlir.tinygrad._compare import (_copy_kernel_env, _plan_lines, _with_plan, differences,
                                          export_built, tinygrad_schedule)
 from lazy_mlir.tinygrad._export import ExportError, collect_outputs, scheduler_flags
@@ -121,7 +121,7 @@ def test_bridge_gives_tinygrads_schedule(name, session):
         errors = [line for line in str(error).splitlines() if "error:" in line]
         got = [f"ERROR {errors[0] if errors else error}"]
     else:
-        got = _with_plan(canonical_items(items), _plan_lines(items))
+        got = _with_plan(canonical_items(items), _plan_lines(items)) + [moved_line(items)]
     assert not differences(want, got), f"{name}:\n" + "\n".join(differences(want, got))
 
 

@@ -34,6 +34,7 @@ struct FlagInfo {
 const FlagInfo kFlags[] = {
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, description)         \
   {key, option, tinygrad, def},
+#define LAZY_POLICY_FLAG(field, key, option, description)
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
 };
 
@@ -61,6 +62,10 @@ TEST(ScheduleFlags, GroupOptionsAreExactlyTheFlags) {
   std::set<std::string> expected;
   for (const FlagInfo &flag : kFlags)
     expected.insert(withDefault(flag));
+#define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, description)
+#define LAZY_POLICY_FLAG(field, key, option, description)                      \
+  expected.insert(std::string(option) + "=tinygrad");
+#include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
   EXPECT_EQ(printedOptions(*createLazyGroup()), expected);
 }
 
@@ -76,8 +81,9 @@ TEST(ScheduleFlags, DefaultsAreTinygrads) {
   EXPECT_FALSE(flags.fuseConvBw);
   EXPECT_FALSE(flags.fuseArange);
   EXPECT_FALSE(flags.useCopyKernel);
+  EXPECT_EQ(flags.fusion, FusionPolicy::Tinygrad);
   EXPECT_EQ(scheduleFlagKeys(),
-            "multi_output, fuse_conv_bw, fuse_arange, use_copy_kernel");
+            "multi_output, fuse_conv_bw, fuse_arange, use_copy_kernel, fusion");
 }
 
 class ModuleFlags : public ::testing::Test {
@@ -97,8 +103,17 @@ protected:
 TEST_F(ModuleFlags, OptionOverModuleOverDefault) {
   OwningOpRef<ModuleOp> module = parse(
       R"(module attributes {lazy.flags = {multi_output = false, fuse_arange = true}} {})");
+  OwningOpRef<ModuleOp> aggressive =
+      parse(R"(module attributes {lazy.flags = {fusion = "aggressive"}} {})");
+  ASSERT_TRUE(aggressive);
+  EXPECT_EQ(readScheduleFlags(*aggressive).fusion, FusionPolicy::Aggressive);
+  ScheduleFlagOverrides tinygrad;
+  tinygrad.fusion = FusionPolicy::Tinygrad;
+  EXPECT_EQ(readScheduleFlags(*aggressive, tinygrad).fusion,
+            FusionPolicy::Tinygrad);
   ASSERT_TRUE(module);
   ScheduleFlags read = readScheduleFlags(*module);
+  EXPECT_EQ(read.fusion, FusionPolicy::Tinygrad);
   EXPECT_FALSE(read.multiOutput); // the module's
   EXPECT_TRUE(read.fuseArange);   // the module's
   EXPECT_FALSE(read.fuseConvBw);  // the default
@@ -129,12 +144,18 @@ TEST_F(ModuleFlags, UnknownAndNonBoolFlagsAreRejected) {
       parse(R"(module attributes {lazy.flags = {fuse_conv = true}} {})"));
   EXPECT_NE(message.find("unknown scheduler flag 'fuse_conv'; expected one of "
                          "multi_output, fuse_conv_bw, fuse_arange, "
-                         "use_copy_kernel"),
+                         "use_copy_kernel, fusion"),
             std::string::npos)
       << message;
   EXPECT_FALSE(
       parse(R"(module attributes {lazy.flags = {fuse_arange = 1}} {})"));
   EXPECT_NE(message.find("scheduler flag 'fuse_arange' must be true or false"),
+            std::string::npos)
+      << message;
+  EXPECT_FALSE(
+      parse(R"(module attributes {lazy.flags = {fusion = "greedy"}} {})"));
+  EXPECT_NE(message.find("scheduler flag 'fusion' must be \"tinygrad\" or "
+                         "\"aggressive\""),
             std::string::npos)
       << message;
 }

@@ -265,6 +265,60 @@ TEST_F(Rules, BuffersSharingAReduceShareAGroup) {
   EXPECT_TRUE(succeeded(checkOutputsGrouped(*graph, shared.outputGroups)));
 }
 
+//===- AggressiveFusion.cpp -----------------------------------------------===//
+
+/// A (64, 1) base computed from three (64, 1) buffers, expanded and read by
+/// `consumers` reduces.
+static std::string expandedBase(int consumers) {
+  std::string body = R"(
+  %0 = lazy.add %a, %b : tensor<64x1xf32> loc("add")
+  %1 = lazy.mul %0, %c : tensor<64x1xf32> loc("base")
+  %2 = lazy.view %1 as <[(64, 8):(1, 0)]> : tensor<64x1xf32> -> tensor<64x8xf32>)";
+  std::string results, types;
+  for (int i = 0; i < consumers; ++i) {
+    std::string n = std::to_string(i);
+    body += "\n  %m" + n + " = lazy.mul %x, %2 : tensor<64x8xf32>\n  %r" + n +
+            " = lazy.reduce_sum %m" + n +
+            " axes [1] : tensor<64x8xf32> -> tensor<64x1xf32>";
+    results += (i ? ", %r" : "%r") + n;
+    types += i ? ", tensor<64x1xf32>" : "tensor<64x1xf32>";
+  }
+  return body + "\n  return " + results + " : " + types;
+}
+
+TEST_F(Rules, ExpandedBaseIsRecomputedWhenThatMovesFewerBytes) {
+  for (int consumers : {1, 3}) {
+    std::string types;
+    for (int i = 0; i < consumers; ++i)
+      types += i ? ", tensor<64x1xf32>" : "tensor<64x1xf32>";
+    load("(%a: tensor<64x1xf32>, %b: tensor<64x1xf32>, %c: tensor<64x1xf32>, "
+         "%x: tensor<64x8xf32>) -> (" +
+             types + ")",
+         expandedBase(consumers));
+    SchedulePlan plan =
+        computeGroups(*graph, *walk, computeRealizes(*graph, *walk), {});
+    ASSERT_TRUE(plan.realizes.contains(node("base"))) << consumers;
+    recomputeRealizedBases(*graph, *walk, plan);
+    // Stored: 256 + 768 + n * 256 bytes; recomputed: n * 768.
+    EXPECT_EQ(plan.realizes.contains(node("base")), consumers == 3)
+        << consumers;
+  }
+}
+
+TEST_F(Rules, AggressivePolicyRunsAfterTinygradsRules) {
+  load("(%a: tensor<64x1xf32>, %b: tensor<64x1xf32>, %c: tensor<64x1xf32>, "
+       "%x: tensor<64x8xf32>) -> (tensor<64x1xf32>)",
+       expandedBase(1));
+  ScheduleFlags aggressive;
+  aggressive.fusion = FusionPolicy::Aggressive;
+  SchedulePlan tinygrad =
+      computeGroups(*graph, *walk, computeRealizes(*graph, *walk), {});
+  SchedulePlan fused =
+      computeGroups(*graph, *walk, computeRealizes(*graph, *walk), aggressive);
+  EXPECT_EQ(tinygrad.outputGroups.size(), 2u);
+  EXPECT_EQ(fused.outputGroups.size(), 1u);
+}
+
 TEST_F(Rules, AnOutputInNoGroupIsAnError) {
   load("(%a: tensor<4xf32>) -> tensor<4xf32>", R"(
   %0 = lazy.neg %a : tensor<4xf32> loc("neg")

@@ -28,6 +28,8 @@ def _parser():
     exp.add_argument("script", help="Python file defining build() -> list of Tensors")
     exp.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     exp.add_argument("--device", help="tinygrad default device to build on (default: tinygrad's choice)")
+    exp.add_argument("--fusion", choices=("tinygrad", "aggressive"), default=None,
+                     help="the fusion policy the module's lazy.flags ask for (default: tinygrad)")
     chk = sub.add_parser("check", help="compare lazy-interp with tinygrad on SCRIPT's graph")
     chk.add_argument("script", help="Python file defining build() -> list of Tensors")
     chk.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
@@ -35,6 +37,9 @@ def _parser():
     chk.add_argument("--interp", default=None, help="lazy-interp binary (default: build/bin/lazy-interp)")
     chk.add_argument("--keep", metavar="DIR", help="keep graph.mlir, inputs and outputs in DIR")
     chk.add_argument("-v", "--verbose", action="store_true", help="print the lazy-interp command")
+    chk.add_argument("--fusion", choices=("tinygrad", "aggressive"), default=None,
+                     help="aggressive: schedule with fusion=aggressive and run the fused kernels "
+                          "(lazy-run, CPU) instead of lazy-interp (default: tinygrad)")
     cmp = sub.add_parser("compare", help="compare lazy-opt's schedule with tinygrad's on SCRIPT's graph")
     cmp.add_argument("script", help="Python file defining build() -> list of Tensors")
     cmp.add_argument("--device", default=None, help="tinygrad device (default: CLANG)")
@@ -50,13 +55,18 @@ def _select_device(device, default):
         os.environ[default] = "1"
 
 
+def _with_fusion(flags, fusion):
+    """The script's flags, with the --fusion policy when one was given."""
+    return {**(flags or {}), "fusion": fusion} if fusion else flags
+
+
 def _export(args):
     _select_device(args.device, None)
     module = _script.load_script(args.script)
     built = _script.call_build(module, args.script)
     from ._export import ExportError, export
     try:
-        text = export(built.outputs, flags=built.flags, seen=built.seen)
+        text = export(built.outputs, flags=_with_fusion(built.flags, args.fusion), seen=built.seen)
     except ExportError as exc:
         raise _script.UserError(str(exc)) from None
     if args.output == "-":
@@ -80,7 +90,8 @@ def _check(args):
     _select_device(args.device, "CLANG")
     from ._check import run_check
     interp = args.interp or tool_path("lazy-interp")
-    return run_check(args.script, args.seed, interp, keep_dir=args.keep, verbose=args.verbose)
+    return run_check(args.script, args.seed, interp, keep_dir=args.keep, verbose=args.verbose,
+                     fusion=args.fusion)
 
 
 def _compare(args):

@@ -128,6 +128,18 @@ class _KernelPrinter:
         return " ".join([head, *srcs])
 
 
+def moved_line(schedule):
+    """The last line lazy-print-schedule prints for a schedule: its kernels
+    and the bytes they move (each kernel's distinct buffers, whole)."""
+    kernels = nbytes = 0
+    for si in schedule:
+        if si.ast.op is MetaOps.KERNEL:
+            kernels += 1
+            distinct = {id(b): b for b in si.bufs}
+            nbytes += sum(b.nbytes for b in distinct.values())
+    return f"moved: {kernels} kernels, {nbytes} bytes"
+
+
 def canonical_items(schedule):
     """Canonical text lines of a list of tinygrad ScheduleItems."""
     lines = []

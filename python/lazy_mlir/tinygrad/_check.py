@@ -236,6 +236,12 @@ def check_outputs(outputs, flags=None, seen=None, fill=None, seed=0, interp=None
     flags = scheduler_flags(flags)
     graph = export_graph(outs, flags=flags, seen=seen)
     inputs = fill_inputs(graph, seed, fill)
+    # With fusion=aggressive the graph's own values are not in question but
+    # the fused kernels are: lazy-run schedules (as the module's flags say),
+    # compiles and runs them on the CPU, with lazy-interp's options.
+    tool = "lazy-interp"
+    if flags["fusion"] != "tinygrad":
+        interp, tool = tool_path("lazy-run"), "lazy-run"
 
     own_dir = work is None
     work = work or tempfile.mkdtemp(prefix="lazy-check-")
@@ -257,10 +263,10 @@ def check_outputs(outputs, flags=None, seen=None, fill=None, seed=0, interp=None
         try:
             proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
         except subprocess.TimeoutExpired:
-            raise InterpError("lazy-interp timed out after 600 s") from None
+            raise InterpError(f"{tool} timed out after 600 s") from None
         if proc.returncode != 0:
             message = (proc.stderr or proc.stdout).strip()
-            raise InterpError(f"lazy-interp failed (exit {proc.returncode}): {message}")
+            raise InterpError(f"{tool} failed (exit {proc.returncode}): {message}")
 
         want = _tinygrad("realize the outputs", realize_outputs, graph.outs, flags)
         results = []
@@ -269,7 +275,7 @@ def check_outputs(outputs, flags=None, seen=None, fill=None, seed=0, interp=None
             path = os.path.join(out_dir, f"out{i}.npy")
             label = f"out{i} {tuple(lb.shape)} {elt}"
             if not os.path.exists(path):
-                ok, detail = False, "lazy-interp wrote no file"
+                ok, detail = False, f"{tool} wrote no file"
             else:
                 try:
                     got = np.load(path, allow_pickle=False)
@@ -284,7 +290,7 @@ def check_outputs(outputs, flags=None, seen=None, fill=None, seed=0, interp=None
             shutil.rmtree(work, ignore_errors=True)
 
 
-def run_check(script_path, seed, interp, keep_dir=None, verbose=False, printer=print):
+def run_check(script_path, seed, interp, keep_dir=None, verbose=False, printer=print, fusion=None):
     """The `check` command; returns the exit status."""
     if not os.path.exists(interp):
         raise _script.UserError(f"lazy-interp not found at {interp}, build it (ninja -C build lazy-interp)")
@@ -292,7 +298,8 @@ def run_check(script_path, seed, interp, keep_dir=None, verbose=False, printer=p
     built = _script.call_build(module, script_path)
     from ._export import ExportError
     try:
-        results = check_outputs(built.outputs, built.flags, built.seen, built.fill, seed, interp,
+        flags = {**(built.flags or {}), "fusion": fusion} if fusion else built.flags
+        results = check_outputs(built.outputs, flags, built.seen, built.fill, seed, interp,
                                 work=keep_dir, printer=printer if verbose else None)
     except ExportError as exc:
         raise _script.UserError(str(exc)) from None

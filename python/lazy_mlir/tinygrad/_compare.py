@@ -21,7 +21,7 @@ import subprocess
 import time
 
 from . import _script
-from ._canonical import canonical_items, view_text  # noqa: F401 - re-exported
+from ._canonical import canonical_items, moved_line, view_text  # noqa: F401 - re-exported
 
 
 def _plan_lines(schedule):
@@ -69,6 +69,7 @@ def tinygrad_schedule(built):
     elapsed = time.perf_counter() - start
     planned = memory_planner(schedule)
     lines = _with_plan(canonical_items(schedule), _plan_lines(planned))
+    lines.append(moved_line(planned))
     return lines, elapsed
 
 

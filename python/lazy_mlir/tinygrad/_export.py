@@ -71,6 +71,10 @@ _CONVERTING = {UnaryOps.CAST, UnaryOps.BITCAST, MetaOps.COPY, MetaOps.VIEW,
                BinaryOps.CMPLT, BinaryOps.CMPNE}
 
 
+#: The fusion policies of the `fusion` flag (ScheduleFlags.def).
+FUSION_POLICIES = ("tinygrad", "aggressive")
+
+
 def flag_names():
     """The module's `lazy.flags` keys, in the order they are printed: the
     library's list (ScheduleFlags.def)."""
@@ -81,10 +85,14 @@ def scheduler_flags(overrides=None):
     """The scheduler flags (the library's list, ScheduleFlags.def), read as
     tinygrad 0.9.2's schedule.py reads them: MULTIOUTPUT, FUSE_CONV_BW and
     FUSE_ARANGE are ContextVars of tinygrad.helpers (so `Context(...)` and
-    `X.value = ...` count), USE_COPY_KERNEL is a cached `getenv`.
+    `X.value = ...` count), USE_COPY_KERNEL is a cached `getenv`; `fusion`
+    (a policy, no tinygrad variable) is "tinygrad" unless overridden.
     `overrides` (keys as printed, or the tinygrad names) wins."""
     flags, aliases = {}, {}
-    for key, tinygrad, _ in _capi.schedule_flags():
+    for key, tinygrad, default in _capi.schedule_flags():
+        if not isinstance(default, bool):
+            flags[key] = default
+            continue
         variable = getattr(_helpers, tinygrad, None)
         flags[key] = bool(variable) if variable is not None else bool(getenv(tinygrad))
         aliases[tinygrad] = key
@@ -92,8 +100,31 @@ def scheduler_flags(overrides=None):
         name = aliases.get(key, key)
         if name not in flags:
             raise ExportError(f"unknown scheduler flag {key!r} (known: {', '.join(flags)})")
-        flags[name] = bool(value)
+        if isinstance(flags[name], bool):
+            flags[name] = bool(value)
+        elif value not in FUSION_POLICIES:
+            raise ExportError(f"scheduler flag {name!r} must be one of "
+                              f"{', '.join(FUSION_POLICIES)}, not {value!r}")
+        else:
+            flags[name] = value
     return flags
+
+
+def _flag_items(flags):
+    """(key, value) of the flags a module carries: every bool, and a policy
+    only where it is not the default (so that tinygrad-mode modules read as
+    they always have)."""
+    items = []
+    for key, _, default in _capi.schedule_flags():
+        if isinstance(default, bool) or flags[key] != default:
+            items.append((key, flags[key]))
+    return items
+
+
+def _flag_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return mlir_string(value)
 
 
 _DOUBLE, _DOUBLE_BITS = struct.Struct("<d"), struct.Struct("<q")
@@ -452,7 +483,7 @@ class _Exporter:
             results = f" -> {result_types[0]}"
         else:
             results = " -> (" + ", ".join(result_types) + ")"
-        flag_text = ", ".join(f"{k} = {'true' if flags[k] else 'false'}" for k in flag_names())
+        flag_text = ", ".join(f"{k} = {_flag_text(v)}" for k, v in _flag_items(flags))
         # tinygrad seeds the k-th custom_random it runs with Tensor._seed + k;
         # lazy-run continues from the counter as it is now.
         seed_text = ""
@@ -661,9 +692,12 @@ class _CompactExporter(_Exporter):
         """(int64 words as an array, string table as bytes)."""
         results = self.walk(outs)
         module_attrs = [self.string("lazy.default_device"), _STRING, self.string(self.default_device),
-                        self.string("lazy.flags"), _DICT, len(flag_names())]
-        for name in flag_names():
-            module_attrs += (self.string(name), _BOOL, 1 if flags[name] else 0)
+                        self.string("lazy.flags"), _DICT, len(_flag_items(flags))]
+        for name, value in _flag_items(flags):
+            if isinstance(value, bool):
+                module_attrs += (self.string(name), _BOOL, 1 if value else 0)
+            else:
+                module_attrs += (self.string(name), _STRING, self.string(value))
         count = 2
         if self.has_custom:
             # tinygrad seeds the k-th custom_random it runs with

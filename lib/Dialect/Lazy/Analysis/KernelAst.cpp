@@ -355,7 +355,9 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
         item.computed.push_back(done.buf);
       }
     } else if (n.kind == NodeOp::Contiguous || n.kind == NodeOp::Assign) {
-      if (!inGroup(done.buf))
+      // A CONTIGUOUS that fusion=aggressive did not realize is its source's
+      // value; an ASSIGN always writes its target.
+      if (!inGroup(done.buf) && n.kind == NodeOp::Assign)
         return error(done.buf) << "must be an output of its kernel";
       result = done.srcs()[0];
     } else {

@@ -12,6 +12,7 @@
 //   DoubleReduceMerge.cpp  FUSE_CONV_BW (A4)
 //   ArangeFolding.cpp      FUSE_ARANGE (A5)
 //   MultiOutput.cpp        buffers sharing a reduce share a kernel (A6)
+//   AggressiveFusion.cpp   fusion=aggressive: realizes taken back
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +102,15 @@ std::vector<std::vector<NodeId>>
 formOutputGroups(const LazyGraph &g, const NodeSet &realizes,
                  const llvm::MapVector<NodeId, NodeId> &reduceForOp,
                  const ScheduleFlags &flags);
+
+//===- AggressiveFusion.cpp -----------------------------------------------===//
+
+/// fusion=aggressive, rules 1 and 2: un-realizes the elementwise bases
+/// tinygrad realizes only because a view expands them, and the contiguous
+/// ones no output needs, where recomputing them in their consumers is
+/// cheap and moves fewer bytes.
+void recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
+                            SchedulePlan &plan);
 
 } // namespace mlir::lazy
 

@@ -238,6 +238,19 @@ OperandRange mlir::lazy::itemIns(Operation *item) {
   return cast<ExtOp>(item).getIns();
 }
 
+int64_t mlir::lazy::itemBytesMoved(Operation *item) {
+  SmallVector<Value, 8> seen;
+  int64_t bytes = 0;
+  for (Value buffer : llvm::concat<Value>(itemOuts(item), itemIns(item))) {
+    if (llvm::is_contained(seen, buffer))
+      continue;
+    seen.push_back(buffer);
+    if (auto type = dyn_cast<BufferType>(buffer.getType()))
+      bytes += type.getSizeInBytes();
+  }
+  return bytes;
+}
+
 LogicalResult ExtOp::verify() {
   StringRef kind = getKind();
   if (!llvm::is_contained({"copy", "custom", "empty", "view"}, kind))

@@ -9,10 +9,24 @@
 using namespace mlir;
 using namespace mlir::lazy;
 
+StringRef mlir::lazy::stringifyFusionPolicy(FusionPolicy policy) {
+  return policy == FusionPolicy::Aggressive ? "aggressive" : "tinygrad";
+}
+
+std::optional<FusionPolicy> mlir::lazy::parseFusionPolicy(StringRef text) {
+  if (text == "tinygrad")
+    return FusionPolicy::Tinygrad;
+  if (text == "aggressive")
+    return FusionPolicy::Aggressive;
+  return std::nullopt;
+}
+
 StringRef mlir::lazy::scheduleFlagKeys() {
   static const std::string keys = [] {
     std::string joined;
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
+  joined += (joined.empty() ? "" : ", ") + std::string(key);
+#define LAZY_POLICY_FLAG(field, key, option, desc)                             \
   joined += (joined.empty() ? "" : ", ") + std::string(key);
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
     return joined;
@@ -25,16 +39,24 @@ mlir::lazy::verifyScheduleFlags(DictionaryAttr flags,
                                 function_ref<InFlightDiagnostic()> emitError) {
   for (NamedAttribute flag : flags) {
     StringRef name = flag.getName().getValue();
-    bool known = false;
+    bool isBool = false, isPolicy = false;
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
-  known = known || name == key;
+  isBool = isBool || name == key;
+#define LAZY_POLICY_FLAG(field, key, option, desc)                             \
+  isPolicy = isPolicy || name == key;
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
-    if (!known)
+    if (!isBool && !isPolicy)
       return emitError() << "unknown scheduler flag '" << name
                          << "'; expected one of " << scheduleFlagKeys();
-    if (!isa<BoolAttr>(flag.getValue()))
+    if (isBool && !isa<BoolAttr>(flag.getValue()))
       return emitError() << "scheduler flag '" << name
                          << "' must be true or false";
+    if (isPolicy) {
+      auto text = dyn_cast<StringAttr>(flag.getValue());
+      if (!text || !parseFusionPolicy(text.getValue()))
+        return emitError() << "scheduler flag '" << name
+                           << "' must be \"tinygrad\" or \"aggressive\"";
+    }
   }
   return success();
 }
@@ -49,12 +71,17 @@ mlir::lazy::readScheduleFlags(Operation *op,
       module
           ? module->getAttrOfType<DictionaryAttr>(LazyDialect::kFlagsAttrName)
           : DictionaryAttr();
-  // The dialect verified the dictionary: every value is a bool.
+  // The dialect verified the dictionary: every value is of its flag's kind.
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
   if (overrides.field)                                                         \
     flags.field = *overrides.field;                                            \
   else if (auto value = dict ? dict.getAs<BoolAttr>(key) : BoolAttr())         \
     flags.field = value.getValue();
+#define LAZY_POLICY_FLAG(field, key, option, desc)                             \
+  if (overrides.field)                                                         \
+    flags.field = *overrides.field;                                            \
+  else if (auto value = dict ? dict.getAs<StringAttr>(key) : StringAttr())     \
+    flags.field = parseFusionPolicy(value.getValue()).value_or(flags.field);
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
   return flags;
 }

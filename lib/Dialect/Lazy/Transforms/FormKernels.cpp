@@ -394,12 +394,6 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
                           << aliasedAssignReadWarning();
   }
 
-  if (report)
-    func.emitRemark() << items.size() << " items, " << plans.size()
-                      << " distinct kernels: " << built << " groups lowered, "
-                      << repeats
-                      << " launched an earlier group's kernel unlowered";
-
   // Kernels are built in parallel (when the context allows threads), each
   // detached, then inserted before the function in order of first use:
   // the same module as building them one by one.
@@ -624,6 +618,18 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
   oldBody.erase();
   func.setFunctionType(FunctionType::get(ctx, argTypes, resultTypes));
   func.setAllResultAttrs(resultAttrs);
+  if (report) {
+    int64_t launches = 0, bytes = 0;
+    for (auto launch : schedule.getBody().front().getOps<LaunchOp>()) {
+      ++launches;
+      bytes += itemBytesMoved(launch);
+    }
+    func.emitRemark() << items.size() << " items, " << plans.size()
+                      << " distinct kernels: " << built << " groups lowered, "
+                      << repeats
+                      << " launched an earlier group's kernel unlowered; "
+                      << launches << " launches move " << bytes << " bytes";
+  }
   return success();
 }
 

@@ -427,6 +427,13 @@ void printCanonicalFunction(ModuleOp module, SymbolTable &symbols,
         os << namer.line(ext) << "\n";
     }
   }
+  // What the kernels move: each launch's distinct buffers.
+  int64_t kernels = 0, bytes = 0;
+  for (auto launch : func.getBody().front().getOps<LaunchOp>()) {
+    ++kernels;
+    bytes += itemBytesMoved(launch);
+  }
+  os << "moved: " << kernels << " kernels, " << bytes << " bytes\n";
 }
 
 struct LazyPrintSchedule final

@@ -30,6 +30,13 @@ struct SchedulePipelineOptions
   Option<bool> field{                                                          \
       *this, option,                                                           \
       llvm::cl::desc(tinygrad ": " description " (default " #def ")")};
+#define LAZY_POLICY_FLAG(field, key, option, description)                      \
+  Option<FusionPolicy> field{                                                  \
+      *this, option, llvm::cl::desc(description),                              \
+      llvm::cl::values(                                                        \
+          clEnumValN(FusionPolicy::Tinygrad, "tinygrad", "tinygrad 0.9.2"),    \
+          clEnumValN(FusionPolicy::Aggressive, "aggressive",                   \
+                     "fewer kernels, fewer bytes"))};
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
   Option<bool> planMemory{
       *this, "plan-memory",

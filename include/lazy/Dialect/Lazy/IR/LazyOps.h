@@ -72,6 +72,9 @@ applyMovement(Operation *op, const ::lazy::st::ShapeTracker &tracker);
 /// The buffers a schedule item (lazy.launch or lazy.ext) writes and reads.
 OperandRange itemOuts(Operation *item);
 OperandRange itemIns(Operation *item);
+/// The bytes a schedule item moves: each distinct buffer it writes or
+/// reads, once, at its full size (fusion=aggressive's cost measure).
+int64_t itemBytesMoved(Operation *item);
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYOPS_H

@@ -20,10 +20,19 @@
 
 namespace mlir::lazy {
 
+/// Which kernels the scheduler forms: tinygrad 0.9.2's exactly, or fewer
+/// that move fewer bytes (AggressiveFusion.cpp).
+enum class FusionPolicy { Tinygrad, Aggressive };
+/// "tinygrad" or "aggressive".
+StringRef stringifyFusionPolicy(FusionPolicy policy);
+std::optional<FusionPolicy> parseFusionPolicy(StringRef text);
+
 /// The flags, tinygrad 0.9.2's defaults in place.
 struct ScheduleFlags {
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
   bool field = def;
+#define LAZY_POLICY_FLAG(field, key, option, desc)                             \
+  FusionPolicy field = FusionPolicy::Tinygrad;
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
 };
 
@@ -31,6 +40,8 @@ struct ScheduleFlags {
 struct ScheduleFlagOverrides {
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
   std::optional<bool> field;
+#define LAZY_POLICY_FLAG(field, key, option, desc)                             \
+  std::optional<FusionPolicy> field;
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
 
   /// The options of a pass whose ODS options include the scheduler flags
@@ -41,6 +52,9 @@ struct ScheduleFlagOverrides {
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
   if (p.field.hasValue())                                                      \
     given.field = bool(p.field);
+#define LAZY_POLICY_FLAG(field, key, option, desc)                             \
+  if (p.field.hasValue())                                                      \
+    given.field = FusionPolicy(p.field);
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
     return given;
   }
@@ -50,12 +64,16 @@ struct ScheduleFlagOverrides {
 #define LAZY_BOOL_FLAG(field, key, option, def, tinygrad, desc)                \
   if (later.field)                                                             \
     out.field = later.field;
+#define LAZY_POLICY_FLAG(field, key, option, desc)                             \
+  if (later.field)                                                             \
+    out.field = later.field;
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.def"
     return out;
   }
 };
 
-/// Checks a `lazy.flags` dictionary: known keys, each a bool.
+/// Checks a `lazy.flags` dictionary: known keys, each a bool (a policy: a
+/// string naming one).
 LogicalResult verifyScheduleFlags(DictionaryAttr flags,
                                   function_ref<InFlightDiagnostic()> emitError);
 

@@ -1,0 +1,147 @@
+//===- AggressiveFusion.cpp - fusion=aggressive, beyond tinygrad 0.9.2 ----===//
+//
+// With the `fusion` flag set to "aggressive", these rules run after
+// tinygrad's (ScheduleAnalysis.cpp, before the output groups are formed)
+// and take back realizes that tinygrad's heuristics add. Every kernel still
+// computes exactly the ops of the graph, so results equal the unfused
+// graph's (bit for bit: the same ops in the same order per element).
+//
+//   1. Recompute instead of store. tinygrad realizes the base of every view
+//      that expands it. An elementwise base realized for that reason alone
+//      is computed inside each kernel that reads it instead, when
+//        - nothing else needs its buffer: it is no output, not forced
+//          (contiguous), not held from outside (external) or made by an
+//          earlier schedule (seen), not stored with a reduce, not read by
+//          a copy or buffer_view, and not a pad that UnsafePads.cpp checks;
+//        - it is cheap to recompute: at most kMaxRecomputedOps unrealized
+//          ops below it, none a reduce, reading no assign target (whose
+//          readers lazy-toposort orders against the assign);
+//        - padding stays zero: when a consumer reads it through a masked
+//          view, no op from it down is unsafe to pad (UnsafePads.cpp: the
+//          padded elements would compute recip(0) and the like);
+//        - it moves fewer bytes. With S(x) the bytes of buffer x, B the
+//          base, L its distinct realized leaves (consts are free) and n the
+//          consumers reading it (an upper bound on the kernels that do),
+//          storing costs S(B) + ΣS(L) to compute it and n·S(B) to read it
+//          back; recomputing costs n·ΣS(L). Recompute when
+//          n·ΣS(L) < S(B) + ΣS(L) + n·S(B).
+//      Bases are decided consumers first; a pad reaches a base through
+//      every unrealized node between it and the masked view.
+//   2. Recompute instead of contiguous. tinygrad realizes every CONTIGUOUS
+//      and every base that .contiguous() forced. One that is no output (an
+//      optimizer's fresh zero state, a contiguous copy read by the next op)
+//      is taken back under the conditions and cost model of rule 1; an
+//      unrealized CONTIGUOUS is its source's value (KernelAst.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScheduleRules.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+/// The most unrealized ops a recomputed base may stand for.
+static constexpr unsigned kMaxRecomputedOps = 16;
+
+namespace {
+
+/// Bytes of a node's buffer.
+int64_t bytesOf(const LazyNode &n) { return n.size * n.itemSize; }
+
+/// Whether a realized `b` may be taken back: rule 1's elementwise bases
+/// (realized only because a view expands them) and rule 2's contiguous
+/// ones, when nothing else needs their buffer.
+bool mayTakeBack(const LazyGraph &g, const GraphWalk &w,
+                 const SchedulePlan &plan, NodeId b) {
+  const LazyNode &n = g.node(b);
+  bool contiguous = n.kind == NodeOp::Contiguous ||
+                    (n.kind == NodeOp::Elementwise && n.forcedRealize);
+  if ((n.kind != NodeOp::Elementwise && !contiguous) || n.external || n.seen ||
+      plan.reduceForOp.count(b) || w.simplePads.contains(b) ||
+      w.assignTargets.count(b))
+    return false;
+  if (llvm::any_of(g.outputs(), [&](NodeId o) { return g.baseOf(o) == b; }))
+    return false;
+  return llvm::none_of(w.children[b], [&](NodeId c) {
+    NodeOp kind = g.node(c).kind;
+    return kind == NodeOp::Copy || kind == NodeOp::BufferView ||
+           kind == NodeOp::Assign;
+  });
+}
+
+/// Whether `b`'s value reaches a kernel through a view with a mask (a
+/// pad): read so by a consumer, or by a consumer of an unrealized node
+/// that reads it (whose ops a kernel inlines, views composed).
+bool readThroughMask(const LazyGraph &g, const GraphWalk &w,
+                     const NodeSet &realizes, NodeId b) {
+  SmallVector<NodeId> stack = {b};
+  llvm::DenseSet<NodeId> visited = {b};
+  while (!stack.empty()) {
+    NodeId x = stack.pop_back_val();
+    for (NodeId c : w.children[x]) {
+      for (NodeId src : g.node(c).srcs)
+        if (g.baseOf(src) == x && !g.node(src).isBase() &&
+            llvm::any_of(g.tracker(src).views, [](const ::lazy::st::View &v) {
+              return bool(v.mask);
+            }))
+          return true;
+      if (!realizes.contains(c) && visited.insert(c).second)
+        stack.push_back(c);
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+void mlir::lazy::recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
+                                        SchedulePlan &plan) {
+  NodeSet &realizes = plan.realizes;
+  SmallVector<NodeId> candidates;
+  for (NodeId b : realizes)
+    if (mayTakeBack(g, w, plan, b))
+      candidates.push_back(b);
+  // Consumers first (node ids are topological): when a base is decided,
+  // whether its consumers are inlined, and so the views that reach its
+  // value, is known.
+  llvm::sort(candidates, std::greater<NodeId>());
+  for (NodeId b : candidates) {
+    // Walk the ops below b down to realized buffers.
+    SmallVector<NodeId> stack(
+        llvm::map_range(g.node(b).srcs, [&](NodeId s) { return g.baseOf(s); }));
+    llvm::DenseSet<NodeId> seen(stack.begin(), stack.end());
+    int64_t leafBytes = 0;
+    unsigned ops = 1;
+    bool padded = readThroughMask(g, w, realizes, b);
+    bool ok = !(padded && g.node(b).unsafePad);
+    while (!stack.empty() && ok) {
+      NodeId v = stack.pop_back_val();
+      const LazyNode &n = g.node(v);
+      if (n.kind == NodeOp::Const)
+        continue;
+      if (n.isRealized() || realizes.contains(v)) {
+        ok = !w.assignTargets.count(v);
+        leafBytes += bytesOf(n);
+        continue;
+      }
+      if (n.isReduce() || (n.isMeta() && n.kind != NodeOp::Contiguous) ||
+          (padded && n.unsafePad) || ++ops > kMaxRecomputedOps) {
+        ok = false;
+        break;
+      }
+      for (NodeId src : n.srcs)
+        if (seen.insert(g.baseOf(src)).second)
+          stack.push_back(g.baseOf(src));
+    }
+    if (!ok)
+      continue;
+    int64_t consumers = int64_t(w.children[b].size());
+    int64_t stored =
+        bytesOf(g.node(b)) + leafBytes + consumers * bytesOf(g.node(b));
+    int64_t recomputed = consumers * leafBytes;
+    if (recomputed < stored)
+      realizes.remove(b);
+  }
+}

@@ -1,0 +1,158 @@
+// RUN: lazy-opt %s --split-input-file --lazy-schedule --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=TINYGRAD
+// RUN: lazy-opt %s --split-input-file "--lazy-schedule=fusion=aggressive" --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=AGGRESSIVE
+// RUN: sed 's/use_copy_kernel = false}/use_copy_kernel = false, fusion = "aggressive"}/' %s | lazy-opt --split-input-file --lazy-schedule --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=AGGRESSIVE
+// RUN: sed 's/use_copy_kernel = false}/use_copy_kernel = false, fusion = "aggressive"}/' %s | lazy-opt --split-input-file "--lazy-schedule=fusion=tinygrad" --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=TINYGRAD
+// fusion=aggressive (AggressiveFusion.cpp), given as the pipeline's option
+// or in the module's lazy.flags (the option wins), against tinygrad's
+// schedule of the same graphs.
+
+// Rule 1: an elementwise base that tinygrad realizes only because a view
+// expands it (y * 2 + 1, broadcast along the rows) is recomputed inside
+// the two reduces that read it: one kernel fewer, fewer bytes.
+// TINYGRAD-LABEL: schedule @recompute_expanded
+// TINYGRAD: item 0 KERNEL outs=1 ins=1
+// TINYGRAD: STORE 0 float [(8, 1):(1, 0)]
+// TINYGRAD: item 2 KERNEL
+// TINYGRAD: moved: 3 kernels, 1216 bytes
+// AGGRESSIVE-LABEL: schedule @recompute_expanded
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=2
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(8, 16):(16, 1)]
+// AGGRESSIVE-NEXT: n1 = LOAD 2 float [(8, 16):(1, 0)]
+// AGGRESSIVE-NEXT: n2 = CONST 2.0 float [(8, 16):(0, 0)]
+// AGGRESSIVE-NEXT: n3 = MUL n1 n2
+// AGGRESSIVE: n7 = SUM (1,) n6
+// AGGRESSIVE: item 1 KERNEL outs=1 ins=2
+// AGGRESSIVE: n7 = MAX (1,) n6
+// AGGRESSIVE-NEXT: STORE 0
+// AGGRESSIVE-NEXT: moved: 2 kernels, 1152 bytes
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @recompute_expanded(%x: tensor<8x16xf32>, %y: tensor<8x1xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+    %0 = lazy.const 2.0 : tensor<f32>
+    %1 = lazy.view %0 as <[(8, 1):(0, 0)]> : tensor<f32> -> tensor<8x1xf32>
+    %2 = lazy.mul %y, %1 : tensor<8x1xf32>
+    %3 = lazy.const 1.0 : tensor<f32>
+    %4 = lazy.view %3 as <[(8, 1):(0, 0)]> : tensor<f32> -> tensor<8x1xf32>
+    %5 = lazy.add %2, %4 : tensor<8x1xf32>
+    %6 = lazy.view %5 as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %7 = lazy.mul %x, %6 : tensor<8x16xf32>
+    %8 = lazy.reduce_sum %7 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %9 = lazy.view %8 as <[(8):(1)]> : tensor<8x1xf32> -> tensor<8xf32>
+    %10 = lazy.add %x, %6 : tensor<8x16xf32>
+    %11 = lazy.reduce_max %10 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %12 = lazy.view %11 as <[(8):(1)]> : tensor<8x1xf32> -> tensor<8xf32>
+    return %9, %12 : tensor<8xf32>, tensor<8xf32>
+  }
+}
+
+// -----
+
+// Rule 1 keeps a base that is also an output: its buffer is needed anyway.
+// TINYGRAD-LABEL: schedule @expanded_output
+// TINYGRAD: moved: 2 kernels
+// AGGRESSIVE-LABEL: schedule @expanded_output
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @expanded_output(%x: tensor<8x16xf32>, %y: tensor<8x1xf32>) -> (tensor<8x1xf32>, tensor<8xf32>) {
+    %0 = lazy.exp2 %y : tensor<8x1xf32>
+    %1 = lazy.view %0 as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %2 = lazy.mul %x, %1 : tensor<8x16xf32>
+    %3 = lazy.reduce_sum %2 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %4 = lazy.view %3 as <[(8):(1)]> : tensor<8x1xf32> -> tensor<8xf32>
+    return %0, %4 : tensor<8x1xf32>, tensor<8xf32>
+  }
+}
+
+// -----
+
+// Rule 1 keeps a base whose recomputation would read more bytes than its
+// buffer saves: here a (64, 1) base computed from three (64, 1) buffers
+// operands is read by three consumers: storing it moves 1792 bytes,
+// recomputing 2304.
+// TINYGRAD-LABEL: schedule @costly_recompute
+// TINYGRAD: moved: 4 kernels
+// AGGRESSIVE-LABEL: schedule @costly_recompute
+// AGGRESSIVE: moved: 4 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @costly_recompute(%a: tensor<64x1xf32>, %b: tensor<64x1xf32>, %c: tensor<64x1xf32>, %x: tensor<64x8xf32>) -> (tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x1xf32>) {
+    %0 = lazy.add %a, %b : tensor<64x1xf32>
+    %1 = lazy.mul %0, %c : tensor<64x1xf32>
+    %2 = lazy.view %1 as <[(64, 8):(1, 0)]> : tensor<64x1xf32> -> tensor<64x8xf32>
+    %3 = lazy.mul %x, %2 : tensor<64x8xf32>
+    %4 = lazy.reduce_sum %3 axes [1] : tensor<64x8xf32> -> tensor<64x1xf32>
+    %5 = lazy.add %x, %2 : tensor<64x8xf32>
+    %6 = lazy.reduce_max %5 axes [1] : tensor<64x8xf32> -> tensor<64x1xf32>
+    %9 = lazy.max %x, %2 : tensor<64x8xf32>
+    %10 = lazy.reduce_sum %9 axes [1] : tensor<64x8xf32> -> tensor<64x1xf32>
+    return %4, %6, %10 : tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x1xf32>
+  }
+}
+
+// -----
+
+// Rule 1 keeps a base that an op unsafe to pad computes when a consumer
+// reads it through a pad: recomputed there, the padding would read
+// recip(0) = inf instead of 0.
+// TINYGRAD-LABEL: schedule @unsafe_padded
+// TINYGRAD: moved: 2 kernels
+// AGGRESSIVE-LABEL: schedule @unsafe_padded
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float
+// AGGRESSIVE-NEXT: n1 = RECIP n0
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @unsafe_padded(%y: tensor<4x1xf32>) -> tensor<4x1xf32> {
+    %0 = lazy.recip %y : tensor<4x1xf32>
+    %1 = lazy.view %0 as <[(4, 10):(1, 0) mask [(0, 4), (1, 9)]]> : tensor<4x1xf32> -> tensor<4x10xf32>
+    %2 = lazy.reduce_sum %1 axes [1] : tensor<4x10xf32> -> tensor<4x1xf32>
+    return %2 : tensor<4x1xf32>
+  }
+}
+
+// -----
+
+// Rules 1 and 2 together: the product is inlined into the padded sum
+// (rule 1), so the pad reaches the contiguous recip through it; that one
+// stays realized (recip(0) would read inf in the padding), the contiguous
+// rule notwithstanding.
+// TINYGRAD-LABEL: schedule @pad_through_inlined
+// TINYGRAD: moved: 3 kernels
+// AGGRESSIVE-LABEL: schedule @pad_through_inlined
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(4):(1)]
+// AGGRESSIVE-NEXT: n1 = RECIP n0
+// AGGRESSIVE: item 1 KERNEL outs=1 ins=2
+// AGGRESSIVE: n2 = MUL n0 n1
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @pad_through_inlined(%a: tensor<4xf32>) -> tensor<2x1xf32> {
+    %0 = lazy.recip %a : tensor<4xf32>
+    %1 = lazy.contiguous %0 : tensor<4xf32>
+    %2 = lazy.mul %1, %a : tensor<4xf32>
+    %3 = lazy.view %2 as <[(2, 6):(0, 1) offset -1 mask [(0, 2), (1, 5)]]> : tensor<4xf32> -> tensor<2x6xf32>
+    %4 = lazy.reduce_sum %3 axes [1] : tensor<2x6xf32> -> tensor<2x1xf32>
+    return %4 : tensor<2x1xf32>
+  }
+}
+
+// -----
+
+// Rule 2: a contiguous that no output needs (an optimizer's fresh zero
+// state) is recomputed where it is read: no kernel fills it.
+// TINYGRAD-LABEL: schedule @fresh_state
+// TINYGRAD: item 0 KERNEL outs=1 ins=0
+// TINYGRAD: moved: 2 kernels
+// AGGRESSIVE-LABEL: schedule @fresh_state
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE: moved: 1 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @fresh_state(%g: tensor<16xf32>) -> tensor<16xf32> {
+    %0 = lazy.const 0.0 : tensor<f32>
+    %1 = lazy.view %0 as <[(16):(0)]> : tensor<f32> -> tensor<16xf32>
+    %2 = lazy.contiguous %1 : tensor<16xf32>
+    %3 = lazy.const 0.9 : tensor<f32>
+    %4 = lazy.view %3 as <[(16):(0)]> : tensor<f32> -> tensor<16xf32>
+    %5 = lazy.mul %2, %4 : tensor<16xf32>
+    %6 = lazy.add %5, %g : tensor<16xf32>
+    return %6 : tensor<16xf32>
+  }
+}
