@@ -54,6 +54,21 @@ RankedTensorType kernelTensor(ArrayRef<int64_t> shape, Type elementType) {
   return RankedTensorType::get(shape, elementType);
 }
 
+/// The items of a schedule and their kernels, before any IR is built.
+struct FormedItems {
+  explicit FormedItems(size_t groups)
+      : dedup(groups), kernelOf(groups, SIZE_MAX) {
+    items.reserve(groups); // a ScheduleItem's move may copy
+  }
+  std::vector<ScheduleItem> items;
+  KernelDedup dedup; // the distinct kernels' plans
+  /// Per item: its kernel (an index into dedup.plans()), SIZE_MAX for EXT.
+  std::vector<size_t> kernelOf;
+  /// Per kernel: the item that first needs it (whose AST it is built from).
+  std::vector<size_t> firstUses;
+  unsigned built = 0, repeats = 0; // kernel groups built or repeated
+};
+
 class KernelFormer {
 public:
   KernelFormer(ModuleOp module, func::FuncOp func, const ScheduleFlags &flags,
@@ -72,6 +87,20 @@ public:
   }
 
 private:
+  /// Builds each group's AST (or launches an earlier group's kernel),
+  /// plans the distinct kernels and warns about their hazards.
+  LogicalResult formItems(const LazyGraph &g, const SchedulePlan &plan,
+                          FormedItems &formed);
+  /// Builds the distinct kernels on the context's threads and inserts them
+  /// before the function in order of first use.
+  std::vector<KernelOp> emitKernels(const LazyGraph &g,
+                                    const FormedItems &formed);
+  /// Replaces the function's body by the lazy.schedule of the items.
+  FailureOr<ScheduleOp> emitSchedule(const LazyGraph &g,
+                                     const NodeSet &realizes,
+                                     const FormedItems &formed,
+                                     ArrayRef<KernelOp> kernels);
+
   /// The buffer a node lives in (an ASSIGN shares its target's), made
   /// once per node and once per tensor type.
   BufferType bufferType(const LazyGraph &g, NodeId id);
@@ -293,24 +322,22 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
   return kernel;
 }
 
-LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
-                                bool report) {
+LogicalResult KernelFormer::formItems(const LazyGraph &g,
+                                      const SchedulePlan &plan,
+                                      FormedItems &formed) {
   const NodeSet &realizes = plan.realizes;
   ArrayRef<std::vector<NodeId>> groups = plan.outputGroups;
-  std::vector<ScheduleItem> items;
-  items.reserve(groups.size()); // a ScheduleItem's move may copy
+  std::vector<ScheduleItem> &items = formed.items;
   // Each item is planned right after its AST is built, while the AST is in
   // cache. Each distinct kernel is built once, by the first item that
   // needs it; later items with the same plan launch that one and drop
   // their AST at once, so that the next item reuses its memory.
   KernelAstBuilder builder(g, realizes, flags.useCopyKernel);
-  KernelDedup dedup(groups.size());
-  // The item that first needs each distinct kernel, and each kernel item's
-  // kernel.
-  std::vector<size_t> firstUses;
-  std::vector<size_t> kernelOf(groups.size(), SIZE_MAX);
+  KernelDedup &dedup = formed.dedup;
+  std::vector<size_t> &firstUses = formed.firstUses;
+  std::vector<size_t> &kernelOf = formed.kernelOf;
   std::vector<NodeId> describedInputs;
-  unsigned built = 0, repeats = 0; // kernel groups, for the report
+  unsigned &built = formed.built, &repeats = formed.repeats;
   // Per kernel: outputs that assign in an order-dependent way (equal
   // descriptions and equal plans share them).
   std::vector<SmallVector<unsigned>> orderDependent;
@@ -393,7 +420,14 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
         op->emitWarning() << "'" << op->getName() << "'"
                           << aliasedAssignReadWarning();
   }
+  return success();
+}
 
+std::vector<KernelOp> KernelFormer::emitKernels(const LazyGraph &g,
+                                                const FormedItems &formed) {
+  const std::vector<ScheduleItem> &items = formed.items;
+  const std::deque<KernelPlan> &plans = formed.dedup.plans();
+  ArrayRef<size_t> firstUses = formed.firstUses;
   // Kernels are built in parallel (when the context allows threads), each
   // detached, then inserted before the function in order of first use:
   // the same module as building them one by one.
@@ -409,12 +443,16 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
       });
   for (KernelOp kernel : kernels)
     module.getBody()->getOperations().insert(Block::iterator(func), kernel);
+  return kernels;
+}
 
-  // Buffers Python still references after scheduling (tinygrad's
-  // lb_refcount > 0), which the memory planner must not reuse: nodes marked
-  // `lazy.external` (held from outside the graph) and what they keep alive,
-  // their bases and, for nodes this schedule does not realize (tinygrad
-  // drops the sources of those it does), their sources.
+/// Buffers Python still references after scheduling (tinygrad's
+/// lb_refcount > 0), which the memory planner must not reuse: nodes marked
+/// `lazy.external` (held from outside the graph) and what they keep alive,
+/// their bases and, for nodes this schedule does not realize (tinygrad
+/// drops the sources of those it does), their sources.
+static std::vector<char> externalNodes(const LazyGraph &g,
+                                       const NodeSet &realizes) {
   std::vector<char> external(g.size(), 0);
   {
     SmallVector<NodeId> stack;
@@ -433,7 +471,16 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
         stack.append(n.srcs.begin(), n.srcs.end());
     }
   }
+  return external;
+}
 
+FailureOr<ScheduleOp> KernelFormer::emitSchedule(const LazyGraph &g,
+                                                 const NodeSet &realizes,
+                                                 const FormedItems &formed,
+                                                 ArrayRef<KernelOp> kernels) {
+  const std::vector<ScheduleItem> &items = formed.items;
+  ArrayRef<size_t> kernelOf = formed.kernelOf;
+  std::vector<char> external = externalNodes(g, realizes);
   MLIRContext *ctx = func.getContext();
   Block &oldBody = func.getBody().front();
   Location loc = func.getLoc();
@@ -593,9 +640,11 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
       alloc->setLoc(g.node(id).op->getLoc());
       continue;
     }
-    if (!real)
-      return g.node(id).op->emitOpError(
+    if (!real) {
+      g.node(id).op->emitOpError(
           "is read by a kernel but no schedule item produces it");
+      return failure();
+    }
     placeholder.replaceAllUsesWith(real);
     placeholder.getDefiningOp()->erase();
   }
@@ -618,15 +667,29 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
   oldBody.erase();
   func.setFunctionType(FunctionType::get(ctx, argTypes, resultTypes));
   func.setAllResultAttrs(resultAttrs);
+  return schedule;
+}
+
+LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
+                                bool report) {
+  FormedItems formed(plan.outputGroups.size());
+  if (failed(formItems(g, plan, formed)))
+    return failure();
+  std::vector<KernelOp> kernels = emitKernels(g, formed);
+  FailureOr<ScheduleOp> schedule =
+      emitSchedule(g, plan.realizes, formed, kernels);
+  if (failed(schedule))
+    return failure();
   if (report) {
     int64_t launches = 0, bytes = 0;
-    for (auto launch : schedule.getBody().front().getOps<LaunchOp>()) {
+    for (auto launch : schedule->getBody().front().getOps<LaunchOp>()) {
       ++launches;
       bytes += itemBytesMoved(launch);
     }
-    func.emitRemark() << items.size() << " items, " << plans.size()
-                      << " distinct kernels: " << built << " groups lowered, "
-                      << repeats
+    func.emitRemark() << formed.items.size() << " items, "
+                      << formed.dedup.plans().size()
+                      << " distinct kernels: " << formed.built
+                      << " groups lowered, " << formed.repeats
                       << " launched an earlier group's kernel unlowered; "
                       << launches << " launches move " << bytes << " bytes";
   }
