@@ -398,8 +398,14 @@ def main(argv):
             if args.check_numerics:
                 outcomes.append(("numerics", check_numerics(source, seed, text, args.lazy_opt)))
             if args.check_run:
-                outcomes.append(("run", check_run(args.check_run, args.run_device,
-                                                  with_fusion(text, args.fusion))))
+                outcome = check_run(args.check_run, args.run_device,
+                                    with_fusion(text, args.fusion))
+                # fusion=aggressive must not reject what tinygrad's
+                # schedule runs.
+                if (args.fusion != "tinygrad" and outcome == "run rejected"
+                        and check_run(args.check_run, args.run_device, text) != outcome):
+                    outcome = "run FAILED: rejected with fusion=" + args.fusion + " only"
+                outcomes.append(("run", outcome))
             for kind, outcome in outcomes:
                 counts[outcome] = counts.get(outcome, 0) + 1
                 if "FAILED" not in outcome and "DIFFER" not in outcome:

@@ -156,3 +156,51 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     return %6 : tensor<16xf32>
   }
 }
+
+// -----
+
+// Rule 3: tinygrad stores a matmul by itself when its child reads it
+// transposed; aggressive fusion computes it inside the child's kernel
+// (the transpose pushed into the reduce's input).
+// TINYGRAD-LABEL: schedule @transposed_epilogue
+// TINYGRAD: item 0 KERNEL outs=1 ins=2
+// TINYGRAD: STORE 0 float [(8, 4, 1):(4, 1, 0)]
+// TINYGRAD: moved: 2 kernels, 1280 bytes
+// AGGRESSIVE-LABEL: schedule @transposed_epilogue
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=3
+// AGGRESSIVE: SUM (2,)
+// AGGRESSIVE: STORE 0 float [(4, 8, 1):(8, 1, 0)]
+// AGGRESSIVE-NEXT: moved: 1 kernels, 1024 bytes
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @transposed_epilogue(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %0 = lazy.view %a as <[(8, 4, 16):(16, 0, 1)]> : tensor<8x16xf32> -> tensor<8x4x16xf32>
+    %1 = lazy.view %b as <[(8, 4, 16):(0, 1, 4)]> : tensor<16x4xf32> -> tensor<8x4x16xf32>
+    %2 = lazy.mul %0, %1 : tensor<8x4x16xf32>
+    %3 = lazy.reduce_sum %2 axes [2] : tensor<8x4x16xf32> -> tensor<8x4x1xf32>
+    %4 = lazy.view %3 as <[(4, 8):(1, 4)]> : tensor<8x4x1xf32> -> tensor<4x8xf32>
+    %5 = lazy.add %4, %c : tensor<4x8xf32>
+    return %5 : tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// Rule 3 leaves a reduce that is also an output stored: the transposed
+// add still reads it back.
+// TINYGRAD-LABEL: schedule @transposed_output
+// TINYGRAD: moved: 2 kernels, 1280 bytes
+// AGGRESSIVE-LABEL: schedule @transposed_output
+// AGGRESSIVE: item 1 KERNEL outs=1 ins=2
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(4, 8):(1, 4)]
+// AGGRESSIVE: moved: 2 kernels, 1280 bytes
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @transposed_output(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<4x8xf32>) -> (tensor<8x4x1xf32>, tensor<4x8xf32>) {
+    %0 = lazy.view %a as <[(8, 4, 16):(16, 0, 1)]> : tensor<8x16xf32> -> tensor<8x4x16xf32>
+    %1 = lazy.view %b as <[(8, 4, 16):(0, 1, 4)]> : tensor<16x4xf32> -> tensor<8x4x16xf32>
+    %2 = lazy.mul %0, %1 : tensor<8x4x16xf32>
+    %3 = lazy.reduce_sum %2 axes [2] : tensor<8x4x16xf32> -> tensor<8x4x1xf32>
+    %4 = lazy.view %3 as <[(4, 8):(1, 4)]> : tensor<8x4x1xf32> -> tensor<4x8xf32>
+    %5 = lazy.add %4, %c : tensor<4x8xf32>
+    return %3, %5 : tensor<8x4x1xf32>, tensor<4x8xf32>
+  }
+}

@@ -32,10 +32,24 @@
 //      optimizer's fresh zero state, a contiguous copy read by the next op)
 //      is taken back under the conditions and cost model of rule 1; an
 //      unrealized CONTIGUOUS is its source's value (KernelAst.cpp).
+//   3. Epilogues through a view. tinygrad stores a reduce by itself when
+//      the view its child reads it through is not contiguous (a transposed
+//      matmul, a permuted sum): the child's kernel then loads it back. A
+//      reduce that no output, other buffer of its group or assign needs is
+//      computed inside that kernel instead (the view pushed into the
+//      reduce's input, as tinygrad pushes views on a reduce's output),
+//      when its one child reads it through one view of its own size
+//      without a mask (no element is recomputed) and the chain from there
+//      (single-child, unrealized elementwise ops, each read the same way)
+//      ends at a realized elementwise buffer that is stored with no reduce
+//      and reaches no other reduce, of a rank that keeps every reduced axis
+//      once pushed through (else tinygrad's push-through fails). It saves
+//      the reduce's store and load.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ScheduleRules.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -95,6 +109,98 @@ bool readThroughMask(const LazyGraph &g, const GraphWalk &w,
 }
 
 } // namespace
+
+/// Whether operand `src` reads each element of its base once: of its size,
+/// no mask.
+static bool readsEachOnce(const LazyGraph &g, NodeId src) {
+  const LazyNode &n = g.node(src);
+  if (n.isBase())
+    return true;
+  return n.size == g.node(n.base).size &&
+         llvm::none_of(g.tracker(src).views,
+                       [](const ::lazy::st::View &v) { return bool(v.mask); });
+}
+
+/// The one operand of `consumer` that reads `base`, or -1.
+static NodeId onlyReadOf(const LazyGraph &g, NodeId consumer, NodeId base) {
+  SmallVector<NodeId, 2> reads = readsOf(g, consumer, base);
+  return reads.size() == 1 ? reads[0] : NodeId(-1);
+}
+
+void mlir::lazy::fuseReduceEpilogues(const LazyGraph &g, const GraphWalk &w,
+                                     SchedulePlan &plan) {
+  NodeSet &realizes = plan.realizes;
+  SmallVector<NodeId> reduces;
+  for (NodeId r : realizes) {
+    const LazyNode &n = g.node(r);
+    if (n.isReduce() && !n.forcedRealize && !n.external && !n.seen &&
+        !w.assignTargets.count(r))
+      reduces.push_back(r);
+  }
+  for (NodeId r : reduces) {
+    if (llvm::any_of(g.outputs(), [&](NodeId o) { return g.baseOf(o) == r; }))
+      continue;
+    // r alone in its group.
+    if (llvm::any_of(plan.reduceForOp, [&](const auto &entry) {
+          return entry.second == r && entry.first != r;
+        }))
+      continue;
+    // Down the single-child chain to the realized buffer that would store.
+    NodeId at = r, end = -1;
+    while (true) {
+      if (w.children[at].size() != 1)
+        break;
+      NodeId c = w.children[at][0];
+      NodeId read = onlyReadOf(g, c, at);
+      const LazyNode &cn = g.node(c);
+      if (read < 0 || !readsEachOnce(g, read) ||
+          cn.kind != NodeOp::Elementwise || cn.size != g.node(r).size)
+        break;
+      if (realizes.contains(c)) {
+        end = c;
+        break;
+      }
+      at = c;
+    }
+    if (end < 0 || plan.reduceForOp.count(end) || g.node(end).external ||
+        g.node(end).seen || w.assignTargets.count(end))
+      continue;
+    // Pushed into r's input, the view from the end's shape gains r's
+    // reduced dims; tinygrad's push-through fails when a reduced axis then
+    // lies past that rank.
+    ArrayRef<int64_t> axes = g.node(r).kind == NodeOp::ReduceSum
+                                 ? cast<ReduceSumOp>(g.node(r).op).getAxes()
+                                 : cast<ReduceMaxOp>(g.node(r).op).getAxes();
+    if (axes.empty() || int64_t(g.node(end).shape().size() + axes.size()) <=
+                            *llvm::max_element(axes))
+      continue;
+    // The end's kernel must reach no reduce but r.
+    SmallVector<NodeId> stack = {end};
+    llvm::DenseSet<NodeId> seen = {end};
+    bool alone = true;
+    while (!stack.empty() && alone) {
+      const LazyNode &n = g.node(stack.pop_back_val());
+      for (NodeId src : n.srcs) {
+        NodeId base = g.baseOf(src);
+        const LazyNode &b = g.node(base);
+        if (b.isRealized() || (realizes.contains(base) && base != r) ||
+            !seen.insert(base).second)
+          continue;
+        if (b.isReduce() && base != r) {
+          alone = false;
+          break;
+        }
+        if (base != r)
+          stack.push_back(base);
+      }
+    }
+    if (!alone)
+      continue;
+    realizes.remove(r);
+    plan.reduceForOp.erase(r);
+    plan.reduceForOp[end] = r;
+  }
+}
 
 void mlir::lazy::recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
                                         SchedulePlan &plan) {

@@ -97,8 +97,10 @@ SchedulePlan mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
   if (flags.fuseArange)
     foldAranges(g, w, aranges, plan.reduceForOp, plan.realizes);
   // The fusion-policy seam: tinygrad 0.9.2's decisions end here.
-  if (flags.fusion == FusionPolicy::Aggressive)
+  if (flags.fusion == FusionPolicy::Aggressive) {
+    fuseReduceEpilogues(g, w, plan);
     recomputeRealizedBases(g, w, plan);
+  }
   plan.outputGroups =
       formOutputGroups(g, plan.realizes, plan.reduceForOp, flags);
   return plan;

@@ -111,6 +111,10 @@ formOutputGroups(const LazyGraph &g, const NodeSet &realizes,
 /// cheap and moves fewer bytes.
 void recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
                             SchedulePlan &plan);
+/// fusion=aggressive, rule 3: computes a reduce stored only because its
+/// child reads it through a non-contiguous view inside the child's kernel.
+void fuseReduceEpilogues(const LazyGraph &g, const GraphWalk &w,
+                         SchedulePlan &plan);
 
 } // namespace mlir::lazy
 
