@@ -8,12 +8,12 @@
 
 // Rule 1: an elementwise base that tinygrad realizes only because a view
 // expands it (y * 2 + 1, broadcast along the rows) is recomputed inside
-// the two reduces that read it: one kernel fewer, fewer bytes.
+// the two kernels that read it: one kernel fewer, fewer bytes.
 // TINYGRAD-LABEL: schedule @recompute_expanded
 // TINYGRAD: item 0 KERNEL outs=1 ins=1
 // TINYGRAD: STORE 0 float [(8, 1):(1, 0)]
 // TINYGRAD: item 2 KERNEL
-// TINYGRAD: moved: 3 kernels, 1216 bytes
+// TINYGRAD: moved: 3 kernels, 1696 bytes
 // AGGRESSIVE-LABEL: schedule @recompute_expanded
 // AGGRESSIVE: item 0 KERNEL outs=1 ins=2
 // AGGRESSIVE-NEXT: n0 = LOAD 1 float [(8, 16):(16, 1)]
@@ -22,11 +22,12 @@
 // AGGRESSIVE-NEXT: n3 = MUL n1 n2
 // AGGRESSIVE: n7 = SUM (1,) n6
 // AGGRESSIVE: item 1 KERNEL outs=1 ins=2
-// AGGRESSIVE: n7 = MAX (1,) n6
-// AGGRESSIVE-NEXT: STORE 0
-// AGGRESSIVE-NEXT: moved: 2 kernels, 1152 bytes
+// AGGRESSIVE: n3 = MUL n1 n2
+// AGGRESSIVE: n6 = ADD n0 n5
+// AGGRESSIVE-NEXT: STORE 0 float [(8, 16):(16, 1)] n6
+// AGGRESSIVE-NEXT: moved: 2 kernels, 1632 bytes
 module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
-  func.func @recompute_expanded(%x: tensor<8x16xf32>, %y: tensor<8x1xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  func.func @recompute_expanded(%x: tensor<8x16xf32>, %y: tensor<8x1xf32>) -> (tensor<8xf32>, tensor<8x16xf32>) {
     %0 = lazy.const 2.0 : tensor<f32>
     %1 = lazy.view %0 as <[(8, 1):(0, 0)]> : tensor<f32> -> tensor<8x1xf32>
     %2 = lazy.mul %y, %1 : tensor<8x1xf32>
@@ -38,9 +39,7 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %8 = lazy.reduce_sum %7 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
     %9 = lazy.view %8 as <[(8):(1)]> : tensor<8x1xf32> -> tensor<8xf32>
     %10 = lazy.add %x, %6 : tensor<8x16xf32>
-    %11 = lazy.reduce_max %10 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
-    %12 = lazy.view %11 as <[(8):(1)]> : tensor<8x1xf32> -> tensor<8xf32>
-    return %9, %12 : tensor<8xf32>, tensor<8xf32>
+    return %9, %10 : tensor<8xf32>, tensor<8x16xf32>
   }
 }
 
@@ -67,11 +66,14 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
 // Rule 1 keeps a base whose recomputation would read more bytes than its
 // buffer saves: here a (64, 1) base computed from three (64, 1) buffers
 // operands is read by three consumers: storing it moves 1792 bytes,
-// recomputing 2304.
+// recomputing 2304. (The three reduces then share a kernel: rule 4.)
 // TINYGRAD-LABEL: schedule @costly_recompute
 // TINYGRAD: moved: 4 kernels
 // AGGRESSIVE-LABEL: schedule @costly_recompute
-// AGGRESSIVE: moved: 4 kernels
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=3
+// AGGRESSIVE: STORE 0 float [(64, 1):(1, 0)]
+// AGGRESSIVE-NEXT: item 1 KERNEL outs=3 ins=2
+// AGGRESSIVE: moved: 2 kernels
 module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
   func.func @costly_recompute(%a: tensor<64x1xf32>, %b: tensor<64x1xf32>, %c: tensor<64x1xf32>, %x: tensor<64x8xf32>) -> (tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x1xf32>) {
     %0 = lazy.add %a, %b : tensor<64x1xf32>
@@ -202,5 +204,46 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %4 = lazy.view %3 as <[(4, 8):(1, 4)]> : tensor<8x4x1xf32> -> tensor<4x8xf32>
     %5 = lazy.add %4, %c : tensor<4x8xf32>
     return %3, %5 : tensor<8x4x1xf32>, tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// Rule 4: two reduces of one reduce space that read the same buffers
+// become one kernel with two stores, reading each buffer once.
+// TINYGRAD-LABEL: schedule @siblings
+// TINYGRAD: moved: 2 kernels, 2112 bytes
+// AGGRESSIVE-LABEL: schedule @siblings
+// AGGRESSIVE: item 0 KERNEL outs=2 ins=2
+// AGGRESSIVE: n3 = SUM (1,) n2
+// AGGRESSIVE-NEXT: STORE 0 float [(8, 1):(1, 0)] n3
+// AGGRESSIVE: n5 = MAX (1,) n4
+// AGGRESSIVE-NEXT: STORE 1 float [(8, 1):(1, 0)] n5
+// AGGRESSIVE-NEXT: moved: 1 kernels, 1088 bytes
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @siblings(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>) {
+    %0 = lazy.mul %x, %y : tensor<8x16xf32>
+    %1 = lazy.reduce_sum %0 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %2 = lazy.add %x, %y : tensor<8x16xf32>
+    %3 = lazy.reduce_max %2 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    return %1, %3 : tensor<8x1xf32>, tensor<8x1xf32>
+  }
+}
+
+// -----
+
+// Rule 4 leaves a reduce that reads its sibling (through the expand) in
+// its own kernel: merged, the kernel would read what it writes.
+// TINYGRAD-LABEL: schedule @dependent_siblings
+// TINYGRAD: moved: 2 kernels
+// AGGRESSIVE-LABEL: schedule @dependent_siblings
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @dependent_siblings(%x: tensor<8x16xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>) {
+    %0 = lazy.reduce_max %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %1 = lazy.view %0 as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %2 = lazy.add %x, %1 : tensor<8x16xf32>
+    %3 = lazy.reduce_sum %2 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    return %0, %3 : tensor<8x1xf32>, tensor<8x1xf32>
   }
 }

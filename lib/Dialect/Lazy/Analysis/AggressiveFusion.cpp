@@ -45,12 +45,21 @@
 //      and reaches no other reduce, of a rank that keeps every reduced axis
 //      once pushed through (else tinygrad's push-through fails). It saves
 //      the reduce's store and load.
+//   4. Sibling reduces. Output groups whose single reduce has the same
+//      input shape and axes (so that their outputs share one reduce
+//      space) and that read a realized buffer in common become one
+//      kernel, which reads that buffer once, when neither depends on the
+//      other through any chain of kernels (the schedule stays acyclic) and
+//      neither holds or reads anything an assign writes (whose ordering
+//      edges lazy-toposort adds). Groups are merged greedily in group
+//      order; a merged group sits where its first member was.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ScheduleRules.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -250,4 +259,150 @@ void mlir::lazy::recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
     if (recomputed < stored)
       realizes.remove(b);
   }
+}
+
+namespace {
+/// What rule 4 needs of one output group.
+struct GroupFacts {
+  NodeId reduce = -1;         // its one reduce, -1 when it has none or several
+  SmallVector<NodeId> leaves; // realized nodes it reads, each once
+  bool hazard = false;        // holds an assign or reads an assign target
+};
+} // namespace
+
+void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
+                                     SchedulePlan &plan) {
+  std::vector<std::vector<NodeId>> &groups = plan.outputGroups;
+  size_t n = groups.size();
+  std::vector<int32_t> groupOf(g.size(), -1);
+  for (auto [i, group] : llvm::enumerate(groups))
+    for (NodeId id : group)
+      groupOf[id] = int32_t(i);
+  std::vector<GroupFacts> facts(n);
+  for (auto [i, group] : llvm::enumerate(groups)) {
+    GroupFacts &f = facts[i];
+    SmallVector<NodeId> stack;
+    llvm::DenseSet<NodeId> seen;
+    unsigned reduces = 0;
+    for (NodeId id : group) {
+      NodeOp kind = g.node(id).kind;
+      if (kind != NodeOp::Elementwise && !g.node(id).isReduce())
+        f.hazard = true;
+      if (seen.insert(id).second)
+        stack.push_back(id);
+    }
+    while (!stack.empty()) {
+      NodeId v = stack.pop_back_val();
+      const LazyNode &node = g.node(v);
+      if (node.isReduce()) {
+        ++reduces;
+        f.reduce = v;
+      }
+      for (NodeId src : node.srcs) {
+        NodeId base = g.baseOf(src);
+        if (!seen.insert(base).second)
+          continue;
+        const LazyNode &b = g.node(base);
+        if (b.isRealized() || plan.realizes.contains(base)) {
+          if (b.kind != NodeOp::Const)
+            f.leaves.push_back(base);
+          f.hazard |= w.assignTargets.count(base) != 0;
+          continue;
+        }
+        if (b.isMeta())
+          f.hazard = true;
+        stack.push_back(base);
+      }
+    }
+    if (reduces != 1)
+      f.reduce = -1;
+  }
+
+  // reach[i]: the groups group i reads from, directly or through others.
+  std::vector<llvm::BitVector> reach(n, llvm::BitVector(n));
+  {
+    std::vector<char> done(n, 0);
+    for (size_t root = 0; root < n; ++root) {
+      if (done[root])
+        continue;
+      SmallVector<std::pair<size_t, size_t>> stack = {{root, 0}};
+      while (!stack.empty()) {
+        auto &[i, next] = stack.back();
+        if (next < facts[i].leaves.size()) {
+          int32_t j = groupOf[facts[i].leaves[next++]];
+          if (j >= 0 && size_t(j) != i && !done[j])
+            stack.push_back({size_t(j), 0});
+          continue;
+        }
+        for (NodeId leaf : facts[i].leaves) {
+          int32_t j = groupOf[leaf];
+          if (j >= 0 && size_t(j) != i) {
+            reach[i].set(j);
+            reach[i] |= reach[j];
+          }
+        }
+        done[i] = 1;
+        stack.pop_back();
+      }
+    }
+  }
+
+  auto signature = [&](NodeId r) {
+    return std::make_pair(g.node(g.node(r).srcs[0]).shape(),
+                          g.node(r).kind == NodeOp::ReduceSum
+                              ? cast<ReduceSumOp>(g.node(r).op).getAxes()
+                              : cast<ReduceMaxOp>(g.node(r).op).getAxes());
+  };
+  // Clusters by their first group; members as bits.
+  std::vector<int32_t> clusterOf(n, -1);
+  std::vector<llvm::BitVector> members(n, llvm::BitVector(n));
+  SmallVector<size_t> heads;
+  for (size_t i = 0; i < n; ++i) {
+    clusterOf[i] = int32_t(i);
+    members[i].set(i);
+    const GroupFacts &fi = facts[i];
+    if (fi.reduce < 0 || fi.hazard)
+      continue;
+    for (size_t c : heads) {
+      const GroupFacts &fc = facts[c];
+      if (signature(fc.reduce) != signature(fi.reduce))
+        continue;
+      bool shares = false;
+      for (size_t m = members[c].find_first(); m != size_t(-1) && !shares;
+           m = members[c].find_next(m))
+        shares = llvm::any_of(facts[m].leaves, [&](NodeId leaf) {
+          return llvm::is_contained(fi.leaves, leaf);
+        });
+      // Independent both ways: no member reaches i, i reaches no member.
+      if (!shares || reach[c].test(i) || reach[i].anyCommon(members[c]))
+        continue;
+      // Contract i into c: whoever reached either reaches both.
+      llvm::BitVector merged = reach[c];
+      merged |= reach[i];
+      members[c].set(i);
+      clusterOf[i] = int32_t(c);
+      for (size_t u = 0; u < n; ++u)
+        if (reach[u].anyCommon(members[c])) {
+          reach[u] |= merged;
+          reach[u] |= members[c];
+        }
+      for (size_t m = members[c].find_first(); m != size_t(-1);
+           m = members[c].find_next(m))
+        reach[m] = merged;
+      break;
+    }
+    if (clusterOf[i] == int32_t(i))
+      heads.push_back(i);
+  }
+  std::vector<std::vector<NodeId>> out;
+  for (size_t i = 0; i < n; ++i) {
+    if (clusterOf[i] != int32_t(i))
+      continue;
+    std::vector<NodeId> group;
+    for (size_t m = members[i].find_first(); m != size_t(-1);
+         m = members[i].find_next(m))
+      group.insert(group.end(), groups[m].begin(), groups[m].end());
+    out.push_back(std::move(group));
+  }
+  groups = std::move(out);
 }

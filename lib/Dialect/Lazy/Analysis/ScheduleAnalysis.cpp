@@ -103,6 +103,8 @@ SchedulePlan mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
   }
   plan.outputGroups =
       formOutputGroups(g, plan.realizes, plan.reduceForOp, flags);
+  if (flags.fusion == FusionPolicy::Aggressive)
+    mergeSiblingReduces(g, w, plan);
   return plan;
 }
 

@@ -115,6 +115,10 @@ void recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
 /// child reads it through a non-contiguous view inside the child's kernel.
 void fuseReduceEpilogues(const LazyGraph &g, const GraphWalk &w,
                          SchedulePlan &plan);
+/// fusion=aggressive, rule 4: merges the output groups of independent
+/// sibling reduces that read a buffer in common.
+void mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
+                         SchedulePlan &plan);
 
 } // namespace mlir::lazy
 
