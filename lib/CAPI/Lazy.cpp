@@ -20,6 +20,7 @@
 #include "lazy/Runtime/Tolerance.h"
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/NestingLimit.h"
+#include "lazy/Tools/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -340,4 +341,6 @@ int lazyFloatTolerance(const char *elementType, double *rtol, double *atol) {
   return 1;
 }
 
-const char *lazyVersion(void) { return "0.1.0 (LLVM " LLVM_VERSION_STRING ")"; }
+const char *lazyVersion(void) {
+  return LAZY_MLIR_VERSION " (LLVM " LLVM_VERSION_STRING ")";
+}

@@ -64,6 +64,17 @@ def test_flags_and_tolerances_come_from_the_library():
     assert _capi.float_tolerance("si32") is None
 
 
+def test_package_and_library_versions_agree():
+    """python/pyproject.toml and include/lazy/Tools/Version.h give one
+    version."""
+    import pathlib
+    import re
+    from lazy_mlir import _capi
+    pyproject = (pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    version = re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)
+    assert _capi.version().startswith(version + " (LLVM 22.")
+
+
 def test_fusion_policy_is_written_only_when_aggressive():
     from tinygrad import Tensor
     a = Tensor.empty(4).realize()

@@ -19,6 +19,8 @@
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/NestingLimit.h"
 #include "lazy/Tools/StandardOutput.h"
+#include "lazy/Tools/Version.h"
+#include "llvm/Support/CommandLine.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -152,6 +154,9 @@ static int toolMain(int argc, char **argv) {
   mallopt(M_TOP_PAD, 64 << 20);
 #endif
   mlir::lazy::registerAllPasses();
+  // --version names lazy-mlir before the LLVM it is built on.
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "lazy-mlir " LAZY_MLIR_VERSION "\n"; });
   DialectRegistry registry;
   mlir::lazy::registerAllDialects(registry);
   auto [input, output] = registerAndParseCLIOptions(

@@ -186,17 +186,20 @@ def CheckGpuToolchain : Pass<"lazy-check-gpu-toolchain", "::mlir::ModuleOp"> {
     Run by `lazy-to-nvvm` and `lazy-to-rocdl` before
     `gpu-module-to-binary`, so that a missing tool is one clear error:
 
-    1. nvvm, format=bin: ptxas in `toolkit`/bin or on PATH;
-    2. nvvm: a kernel using a `math` op needs
+    1. the chip is a processor LLVM's NVPTX or AMDGPU backend knows (LLVM
+       itself only warns and compiles for a default one);
+    2. nvvm, format=bin: ptxas in `toolkit`/bin or on PATH;
+    3. nvvm: a kernel using a `math` op needs
        `toolkit`/nvvm/libdevice/libdevice.10.bc (the error names the
        kernel) — without it the calls would stay unresolved;
-    3. rocdl: `toolkit`/amdgcn/bitcode holds ocml, ockl, hip, opencl and
+    4. rocdl: `toolkit`/amdgcn/bitcode holds ocml, ockl, hip, opencl and
        oclc_isa_version_<chip>.bc;
-    4. rocdl, format=bin: `toolkit`/llvm/bin/ld.lld.
+    5. rocdl, format=bin: `toolkit`/llvm/bin/ld.lld.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"nvvm\"", "nvvm or rocdl">,
-    Option<"chip", "chip", "std::string", "\"\"", "GPU chip (rocdl: gfxN)">,
+    Option<"chip", "chip", "std::string", "\"\"",
+           "GPU chip (nvvm: sm_N, rocdl: gfxN)">,
     Option<"format", "format", "std::string", "\"bin\"",
            "the serialization format (isa, bin, ...)">,
     Option<"toolkit", "toolkit", "std::string", "\"\"",

@@ -4,6 +4,8 @@
 // so that a missing tool is one clear error instead of a failure deep in
 // gpu-module-to-binary (or, for libdevice, silently unresolved calls).
 // Rules:
+//   - the chip is one LLVM's NVPTX or AMDGPU backend knows (LLVM itself
+//     only warns and compiles for a default processor);
 //   - nvvm, format=bin: ptxas is in TOOLKIT/bin or on PATH;
 //   - nvvm: a kernel using a math function needs
 //     TOOLKIT/nvvm/libdevice/libdevice.10.bc (the error names the kernel);
@@ -17,9 +19,15 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <memory>
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_CHECKGPUTOOLCHAIN
@@ -55,12 +63,31 @@ struct CheckGpuToolchain final
     }
   }
 
+  /// Whether LLVM's backend for `triple` knows processor `cpu`; true when
+  /// this LLVM has no such backend (gpu-module-to-binary reports that).
+  static bool knownChip(StringRef triple, StringRef cpu) {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargetMCs();
+    std::string error;
+    const llvm::Target *target =
+        llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), error);
+    if (!target)
+      return true;
+    std::unique_ptr<llvm::MCSubtargetInfo> info(
+        target->createMCSubtargetInfo(llvm::Triple(triple), "", ""));
+    return !info || info->isCPUStringValid(cpu);
+  }
+
   void fail(ModuleOp module, const Twine &message) {
     module.emitError(message);
     signalPassFailure();
   }
 
   void checkNvvm(ModuleOp module) {
+    if (!chip.empty() && !knownChip("nvptx64-nvidia-cuda", chip))
+      return fail(module, "lazy-to-nvvm: chip '" + chip +
+                              "' is not a processor LLVM's NVPTX backend "
+                              "knows (e.g. sm_80, sm_90)");
     if (format == "bin" || format == "fatbin") {
       bool inToolkit = !toolkit.empty() && llvm::sys::fs::can_execute(
                                                join(toolkit, "bin", "ptxas"));
@@ -100,6 +127,10 @@ struct CheckGpuToolchain final
     if (!StringRef(chip).starts_with("gfx") || isa.empty())
       return fail(module,
                   "lazy-to-rocdl: chip must be gfx<N>, not '" + chip + "'");
+    if (!knownChip("amdgcn-amd-amdhsa", StringRef(chip).split(':').first))
+      return fail(module, "lazy-to-rocdl: chip '" + chip +
+                              "' is not a processor LLVM's AMDGPU backend "
+                              "knows (e.g. gfx90a, gfx942, gfx1100)");
     for (std::string lib :
          {std::string("ocml"), std::string("ockl"), std::string("hip"),
           std::string("opencl"), "oclc_isa_version_" + isa.str()}) {

@@ -135,7 +135,7 @@ void mlir::lazy::registerGpuPipelines() {
         addPipeline(
             pm, o.kernelPasses() +
                     llvm::formatv(
-                        ",lazy-check-gpu-toolchain{{target=nvvm "
+                        ",lazy-check-gpu-toolchain{{target=nvvm chip={0} "
                         "format={3}{4}}"
                         ",nvvm-attach-target{{chip={0} features={1} O={2}}"
                         ",gpu.module(convert-scf-to-cf,"
