@@ -23,6 +23,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 using namespace lazy::runtime;
@@ -35,6 +36,28 @@ int usage() {
   return 2;
 }
 
+int badArgument(const std::string &what) {
+  std::fprintf(stderr, "lazy-replay: error: %s\n", what.c_str());
+  return usage();
+}
+
+/// Why `dir` is not a plan lazy-replay can read, or "" when it is one.
+std::string whyNotAPlan(const std::string &dir) {
+  struct stat info;
+  if (::stat(dir.c_str(), &info) != 0)
+    return dir + ": " + std::strerror(errno);
+  if (!S_ISDIR(info.st_mode))
+    return dir + " is not a directory (a device plan is a folder that "
+                 "lazy-run --record=DIR writes)";
+  std::string vendor = planVendor(dir);
+  if (vendor.empty())
+    return dir + " is not a device plan (no 'lazy-plan 1' header in " + dir +
+           "/plan.txt; lazy-run --record=DIR writes one)";
+  if (vendor != "cuda" && vendor != "hip")
+    return dir + " is a plan for an unknown vendor '" + vendor + "'";
+  return "";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -43,26 +66,40 @@ int main(int argc, char **argv) {
   std::vector<std::string> plans;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg.rfind("--repeat=", 0) == 0)
-      options.repeat = unsigned(std::strtoul(arg.c_str() + 9, nullptr, 10));
-    else if (arg.rfind("--peak-gbs=", 0) == 0)
-      options.peakGBs = std::strtod(arg.c_str() + 11, nullptr);
-    else if (arg == "--dry-run")
+    char *end = nullptr;
+    if (arg.rfind("--repeat=", 0) == 0) {
+      unsigned long repeat = std::strtoul(arg.c_str() + 9, &end, 10);
+      if (end == arg.c_str() + 9 || *end || arg[9] == '-' || repeat > 1000000)
+        return badArgument("--repeat takes a count up to 1000000, not '" +
+                           arg.substr(9) + "'");
+      options.repeat = unsigned(repeat);
+    } else if (arg.rfind("--peak-gbs=", 0) == 0) {
+      options.peakGBs = std::strtod(arg.c_str() + 11, &end);
+      if (end == arg.c_str() + 11 || *end || !(options.peakGBs > 0))
+        return badArgument("--peak-gbs takes a positive number, not '" +
+                           arg.substr(11) + "'");
+    } else if (arg == "--dry-run") {
       dryRun = true;
-    else if (arg.rfind("--", 0) == 0)
-      return usage();
-    else
+    } else if (arg.rfind("-", 0) == 0) {
+      return badArgument("unknown option '" + arg + "'");
+    } else {
       plans.push_back(arg);
+    }
   }
   if (plans.empty())
-    return usage();
+    return badArgument("no plan folder given");
+  for (const std::string &plan : plans)
+    if (std::string why = whyNotAPlan(plan); !why.empty()) {
+      std::fprintf(stderr, "lazy-replay: error: %s\n", why.c_str());
+      return 1;
+    }
 
   std::unique_ptr<GpuDevice> device;
   std::string vendor = planVendor(plans.front());
   if (dryRun) {
     device = std::make_unique<HostMemoryDevice>();
     options.check = false;
-  } else if (vendor == "cuda" || vendor == "hip") {
+  } else {
     std::string why;
     device = GpuDevice::open(vendor == "cuda" ? GpuDevice::Vendor::Cuda
                                               : GpuDevice::Vendor::Hip,
@@ -73,10 +110,6 @@ int main(int argc, char **argv) {
       return 1;
     }
     std::printf("device: %s\n", device->name().c_str());
-  } else {
-    std::fprintf(stderr, "lazy-replay: error: %s is not a device plan\n",
-                 plans.front().c_str());
-    return 1;
   }
   int failures = 0;
   for (const std::string &plan : plans) {
