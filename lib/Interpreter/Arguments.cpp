@@ -7,6 +7,14 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+/// A shape as numpy prints it: (2, 3), (4,), ().
+static std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
 using namespace mlir;
 using namespace mlir::lazy;
 namespace interp = ::lazy::interp;
@@ -70,9 +78,9 @@ mlir::lazy::prepareArguments(func::FuncOp func, ArrayRef<std::string> specs,
         llvm::raw_string_ostream os(typeText);
         os << type;
         error = "input #" + std::to_string(i) + " has dtype " +
-                interp::dtypeName(given[i]->dtype) + " and " +
-                std::to_string(given[i]->shape.size()) +
-                "-d shape; the argument is '" + typeText + "'";
+                interp::dtypeName(given[i]->dtype) + " and shape " +
+                shapeText(given[i]->shape) + "; the argument is '" + typeText +
+                "'";
         return std::nullopt;
       }
       prepared.values.push_back(std::move(*given[i]));

@@ -43,6 +43,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/InterleavedRange.h"
 
 #include <cmath>
 #include <cstdio>
@@ -1042,8 +1043,10 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     if (input.dtype != *dtype || input.shape != shapeOf(type))
       return func.emitError()
              << "input #" << i << " has dtype "
-             << interp::dtypeName(input.dtype) << " and " << input.shape.size()
-             << "-d shape; the argument is " << type;
+             << interp::dtypeName(input.dtype) << " and shape ("
+             << llvm::interleaved(input.shape, ", ")
+             << (input.shape.size() == 1 ? ",)" : ")") << "; the argument is "
+             << type;
     values[arg] = borrow(input);
   }
 

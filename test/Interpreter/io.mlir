@@ -23,7 +23,7 @@ func.func @f(%a: tensor<2x3xf32>, %b: tensor<3xsi8>) -> (tensor<3x2xf32>, tensor
 // HELP: --input=
 // OUT: out0: float (3, 2) [
 // OUT: out1: char (3) [
-// MISMATCH: error: input #0 has dtype char and 1-d shape; the argument is 'tensor<2x3xf32>'
+// MISMATCH: error: input #0 has dtype char and shape (3,); the argument is 'tensor<2x3xf32>'
 // MISSING: lazy-interp: error: {{.*}}missing.npy: cannot open
 // BAD: lazy-interp: error: {{.*}}bad.npy: not a valid .npy file: missing the \x93NUMPY magic
 // RANGE: lazy-interp: error: --input 7: the function has only 2 arguments
