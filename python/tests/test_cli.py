@@ -159,6 +159,36 @@ def test_fusion_option_of_export_and_check(tmp_path, lazy_opt):
     assert proc.returncode == 2 and "invalid choice: 'greedy'" in proc.stderr
 
 
+def test_script_named_like_a_standard_module(tmp_path):
+    """A script named copy.py, exported from its own folder: tinygrad
+    still gets Python's copy module."""
+    path = script(tmp_path, "copy.py", """
+        from tinygrad import Tensor
+        def build():
+            return [Tensor.empty(4) + 1]
+    """)
+    for command in ("export", "compare"):
+        proc = run(command, path, cwd=str(tmp_path))
+        assert proc.returncode == 0, command + ": " + proc.stderr
+
+
+def test_export_warns_when_every_output_is_realized(tmp_path):
+    path = script(tmp_path, "realized.py", """
+        from tinygrad import Tensor
+        def build():
+            return [(Tensor.empty(4) + 1).realize()]
+    """)
+    proc = run("export", path)
+    assert proc.returncode == 0, proc.stderr
+    assert "every tensor build() returned is already realized" in proc.stderr
+    proc = run("export", script(tmp_path, "fine.py", """
+        from tinygrad import Tensor
+        def build():
+            return [Tensor.empty(4) + 1]
+    """))
+    assert proc.returncode == 0 and "warning" not in proc.stderr
+
+
 FAKE_INTERP = """#!{python}
 import sys, os, numpy as np
 out = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--output-dir=")][0]

@@ -67,8 +67,13 @@ def _export(args):
     from ._export import ExportError, export
     try:
         text = export(built.outputs, flags=_with_fusion(built.flags, args.fusion), seen=built.seen)
+        from ._export import collect_outputs
+        outs = collect_outputs(built.outputs)
     except ExportError as exc:
         raise _script.UserError(str(exc)) from None
+    if outs and all(lb.base.realized is not None for lb in outs):
+        print(f"warning: {args.script}: every tensor build() returned is already realized, "
+              "so the graph computes nothing; return them without .realize()", file=sys.stderr)
     if args.output == "-":
         try:
             sys.stdout.write(text)
@@ -109,6 +114,9 @@ def _compare(args):
 
 def main(argv=None):
     args = _parser().parse_args(argv)
+    # Before anything imports tinygrad: a script's folder or the working
+    # folder may hold a file named like a standard module (copy.py).
+    _script.shadow_guard(args.script)
     commands = {"export": _export, "check": _check, "compare": _compare}
     try:
         return commands[args.command](args)

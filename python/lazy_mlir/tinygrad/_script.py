@@ -44,15 +44,53 @@ def _describe(exc):
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
+def _import_shadowed_standard_modules(folders):
+    """Imports, from the standard library, each standard module that a
+    file in `folders` would shadow (`python3 -m` puts the working folder
+    first on sys.path): a script named copy.py must not stand in for the
+    copy module tinygrad imports. tinygrad itself is not imported here, so
+    that a script can still set its environment variables first."""
+    names = set()
+    for folder in folders:
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        names.update(e[:-3] for e in entries
+                     if e.endswith(".py") and e[:-3] in sys.stdlib_module_names)
+    names -= set(sys.modules)
+    if not names:
+        return
+    saved = list(sys.path)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) not in folders]
+    try:
+        for name in sorted(names):
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - a module this platform lacks
+                pass
+    finally:
+        sys.path[:] = saved
+
+
+def shadow_guard(path):
+    """Imports the standard modules that `path`'s folder or the working
+    folder would shadow (see _import_shadowed_standard_modules)."""
+    _import_shadowed_standard_modules(
+        (os.path.dirname(os.path.abspath(path)), os.getcwd()))
+
+
 def load_script(path):
     """Execute the script at `path` as a fresh module and return it."""
     if not os.path.exists(path):
         raise UserError(f"{path}: no such file")
     if os.path.isdir(path):
         raise UserError(f"{path}: is a directory, expected a Python script")
+    # The script may import modules next to it, after the standard library.
     directory = os.path.dirname(os.path.abspath(path))
+    _import_shadowed_standard_modules((directory, os.getcwd()))
     if directory not in sys.path:
-        sys.path.insert(0, directory)
+        sys.path.append(directory)
     name = "lazy_mlir_user_script"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
