@@ -69,7 +69,7 @@ func.func @huge_argument(%a: tensor<1099511627776x1048576xf32>) -> tensor<109951
 func.func @assign_cycle(%a: tensor<4xf32> {lazy.buffer = 0 : i64}) -> (tensor<4xf32>, tensor<4xf32>) {
   // CYCLE: errors.mlir:[[@LINE-1]]:1: error: cycle detected in graph, prescheduled 2 but only scheduled 0
   // CYCLE-NOT: lazy.schedule
-  // CYCLE: errors.mlir:[[@LINE+3]]:8: note: @assign_cycle_k0 waits on the cycle
+  // CYCLE: errors.mlir:[[@LINE+3]]:8: note: @assign_cycle_k0 is on the cycle
   // CYCLE: lazy-interp: error: the graph cannot be scheduled, so tinygrad 0.9.2 cannot run it either (--schedule-check=false evaluates it anyway)
   %0 = lazy.exp2 %a : tensor<4xf32>
   %1 = lazy.assign %0 to %a : tensor<4xf32>, tensor<4xf32>

@@ -36,11 +36,30 @@ func.func @reader_before_assign(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor
 // expected-error @+1 {{cycle detected in graph, prescheduled 2 but only scheduled 0}}
 func.func @cycle(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0 = lazy.exp2 %a : tensor<4xf32>
-  // expected-note @+1 {{@cycle_k0 waits on the cycle}}
+  // expected-note @+1 {{@cycle_k0 is on the cycle}}
   %1 = lazy.assign %0 to %a : tensor<4xf32>, tensor<4xf32>
-  // expected-note @+1 {{@cycle_k1 waits on the cycle}}
+  // expected-note @+1 {{@cycle_k1 is on the cycle}}
   %2 = lazy.add %1, %a : tensor<4xf32>
   return %1, %2 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A kernel after the cycle (it reads the looping kernel's result) is
+// counted, not named: only the kernels on the cycle are.
+// expected-error @+2 {{cycle detected in graph, prescheduled 3 but only scheduled 0}}
+// expected-note @+1 {{1 other item waits on the cycle}}
+func.func @cycle_and_after(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = lazy.exp2 %a : tensor<4xf32>
+  // expected-note @+1 {{@cycle_and_after_k0 is on the cycle}}
+  %1 = lazy.assign %0 to %a : tensor<4xf32>, tensor<4xf32>
+  // expected-note @+1 {{@cycle_and_after_k1 is on the cycle}}
+  %2 = lazy.add %1, %a : tensor<4xf32>
+  %3 = lazy.const 2.0 : tensor<f32>
+  %4 = lazy.view %3 as <[(4):(0)]> : tensor<f32> -> tensor<4xf32>
+  %5 = lazy.mul %2, %4 : tensor<4xf32>
+  %6 = lazy.contiguous %5 : tensor<4xf32>
+  return %1, %2, %6 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
 // -----

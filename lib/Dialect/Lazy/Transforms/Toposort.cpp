@@ -9,7 +9,8 @@
 //     entered into the order when such an edge first names it, as tinygrad's
 //     defaultdict does;
 //   - breadth-first from the items with no incoming edge, in that order;
-//   - anything left unvisited is a cycle: an error naming its kernels;
+//   - anything left unvisited is a cycle: an error naming the kernels on
+//     it, and counting the items that only wait on it;
 //   - an item ordered after an assign whose target it reads through a
 //     buffer_view (ext "view", which shares the target's memory) sees the
 //     new contents where the graph viewed the old ones: tinygrad's assign
@@ -164,10 +165,44 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
                               << "cycle detected in graph, prescheduled "
                               << items.size() << " but only scheduled "
                               << order.size();
+    // The unscheduled items are those on a cycle and those after one.
+    // Peeling, among them, the items no other unscheduled item waits for
+    // leaves the cycles (and what lies between two).
+    std::vector<char> left(items.size(), 0);
     for (auto [i, degree] : inDegree)
-      if (degree != 0)
+      left[i] = degree != 0;
+    std::vector<unsigned> waiting(items.size(), 0); // unscheduled successors
+    for (unsigned i = 0; i < items.size(); ++i)
+      if (left[i])
+        for (unsigned next : successors[i])
+          waiting[i] += left[next];
+    SmallVector<unsigned> peel;
+    for (unsigned i = 0; i < items.size(); ++i)
+      if (left[i] && waiting[i] == 0)
+        peel.push_back(i);
+    std::vector<SmallVector<unsigned>> predecessors(items.size());
+    for (unsigned i = 0; i < items.size(); ++i)
+      if (left[i])
+        for (unsigned next : successors[i])
+          if (left[next])
+            predecessors[next].push_back(i);
+    unsigned after = 0;
+    while (!peel.empty()) {
+      unsigned i = peel.pop_back_val();
+      left[i] = 0;
+      ++after;
+      for (unsigned p : predecessors[i])
+        if (left[p] && --waiting[p] == 0)
+          peel.push_back(p);
+    }
+    for (unsigned i = 0; i < items.size(); ++i)
+      if (left[i])
         diag.attachNote(items[i]->getLoc())
-            << describe(items[i]) << " waits on the cycle";
+            << describe(items[i]) << " is on the cycle";
+    if (after)
+      diag.attachNote(schedule.getLoc())
+          << after << " other item" << (after == 1 ? "" : "s") << " wait"
+          << (after == 1 ? "s" : "") << " on the cycle";
     return failure();
   }
 

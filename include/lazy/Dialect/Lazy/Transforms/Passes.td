@@ -205,7 +205,7 @@ def LazyToposort : Pass<"lazy-toposort", "::mlir::func::FuncOp"> {
        first named by such an edge);
     3. a breadth-first traversal from the items with no incoming edge emits
        the order; items left over mean a cycle, reported with the kernels
-       involved.
+       on it (the items that only wait on it are counted, not listed).
 
     The ordered items replace the `lazy.schedule` op in the function, each
     allocation placed just before its first user.
