@@ -126,6 +126,13 @@ bool ShapeTracker::consecutive() const {
          views[0].strides == stridesForShape(views[0].shape);
 }
 
+bool ShapeTracker::masked() const {
+  for (const View &v : views)
+    if (v.mask)
+      return true;
+  return false;
+}
+
 ShapeTracker ShapeTracker::reshape(const std::vector<int64_t> &newShape) const {
   ShapeTracker ret = *this;
   if (auto v = views.back().reshape(newShape))

@@ -116,6 +116,17 @@ TEST(ViewTest, Str) {
             "V(shape=(), strides=(), offset=0, mask=None, contiguous=True)");
 }
 
+TEST(ShapeTrackerTest, MaskedWhenAnyViewHasAMask) {
+  ShapeTracker plain = ShapeTracker::fromShape({2, 3}).permute({1, 0});
+  EXPECT_FALSE(plain.masked());
+  ShapeTracker padded = ShapeTracker::fromShape({2, 3}).pad({{0, 0}, {1, 1}});
+  EXPECT_TRUE(padded.masked());
+  // A mask on the inner view of two still masks.
+  ShapeTracker twoViews = padded.permute({1, 0}).reshape({10});
+  ASSERT_EQ(twoViews.views.size(), 2u);
+  EXPECT_TRUE(twoViews.masked());
+}
+
 TEST(ShapeTrackerTest, ReshapeAppendsViewWhenNeeded) {
   ShapeTracker st =
       ShapeTracker::fromShape({2, 3}).permute({1, 0}).reshape({6});

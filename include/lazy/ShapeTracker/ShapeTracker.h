@@ -38,6 +38,8 @@ struct ShapeTracker {
   bool contiguous() const;
   /// One unmasked view with row-major strides (any offset).
   bool consecutive() const;
+  /// Some view has a mask: reading through it yields 0 somewhere (a pad).
+  bool masked() const;
 
   // Movement ops; preconditions are the matching check* functions applied to
   // shape().

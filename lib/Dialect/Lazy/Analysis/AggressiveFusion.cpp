@@ -85,7 +85,7 @@ bool mayTakeBack(const LazyGraph &g, const GraphWalk &w,
       plan.reduceForOp.count(b) || w.simplePads.contains(b) ||
       w.assignTargets.count(b))
     return false;
-  if (llvm::any_of(g.outputs(), [&](NodeId o) { return g.baseOf(o) == b; }))
+  if (g.isOutputBase(b))
     return false;
   return llvm::none_of(w.children[b], [&](NodeId c) {
     NodeOp kind = g.node(c).kind;
@@ -106,9 +106,7 @@ bool readThroughMask(const LazyGraph &g, const GraphWalk &w,
     for (NodeId c : w.children[x]) {
       for (NodeId src : g.node(c).srcs)
         if (g.baseOf(src) == x && !g.node(src).isBase() &&
-            llvm::any_of(g.tracker(src).views, [](const ::lazy::st::View &v) {
-              return bool(v.mask);
-            }))
+            g.tracker(src).masked())
           return true;
       if (!realizes.contains(c) && visited.insert(c).second)
         stack.push_back(c);
@@ -125,9 +123,7 @@ static bool readsEachOnce(const LazyGraph &g, NodeId src) {
   const LazyNode &n = g.node(src);
   if (n.isBase())
     return true;
-  return n.size == g.node(n.base).size &&
-         llvm::none_of(g.tracker(src).views,
-                       [](const ::lazy::st::View &v) { return bool(v.mask); });
+  return n.size == g.node(n.base).size && !g.tracker(src).masked();
 }
 
 /// The one operand of `consumer` that reads `base`, or -1.
@@ -147,7 +143,7 @@ void mlir::lazy::fuseReduceEpilogues(const LazyGraph &g, const GraphWalk &w,
       reduces.push_back(r);
   }
   for (NodeId r : reduces) {
-    if (llvm::any_of(g.outputs(), [&](NodeId o) { return g.baseOf(o) == r; }))
+    if (g.isOutputBase(r))
       continue;
     // r alone in its group.
     if (llvm::any_of(plan.reduceForOp, [&](const auto &entry) {
@@ -177,9 +173,7 @@ void mlir::lazy::fuseReduceEpilogues(const LazyGraph &g, const GraphWalk &w,
     // Pushed into r's input, the view from the end's shape gains r's
     // reduced dims; tinygrad's push-through fails when a reduced axis then
     // lies past that rank.
-    ArrayRef<int64_t> axes = g.node(r).kind == NodeOp::ReduceSum
-                                 ? cast<ReduceSumOp>(g.node(r).op).getAxes()
-                                 : cast<ReduceMaxOp>(g.node(r).op).getAxes();
+    ArrayRef<int64_t> axes = reduceAxesOf(g.node(r));
     if (axes.empty() || int64_t(g.node(end).shape().size() + axes.size()) <=
                             *llvm::max_element(axes))
       continue;
@@ -349,16 +343,13 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
 
   auto signature = [&](NodeId r) {
     return std::make_pair(g.node(g.node(r).srcs[0]).shape(),
-                          g.node(r).kind == NodeOp::ReduceSum
-                              ? cast<ReduceSumOp>(g.node(r).op).getAxes()
-                              : cast<ReduceMaxOp>(g.node(r).op).getAxes());
+                          reduceAxesOf(g.node(r)));
   };
-  // Clusters by their first group; members as bits.
-  std::vector<int32_t> clusterOf(n, -1);
+  // Clusters by their first group (a head); members as bits. A group
+  // merged into a head has no members of its own.
   std::vector<llvm::BitVector> members(n, llvm::BitVector(n));
   SmallVector<size_t> heads;
   for (size_t i = 0; i < n; ++i) {
-    clusterOf[i] = int32_t(i);
     members[i].set(i);
     const GroupFacts &fi = facts[i];
     if (fi.reduce < 0 || fi.hazard)
@@ -380,7 +371,7 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
       llvm::BitVector merged = reach[c];
       merged |= reach[i];
       members[c].set(i);
-      clusterOf[i] = int32_t(c);
+      members[i].reset();
       for (size_t u = 0; u < n; ++u)
         if (reach[u].anyCommon(members[c])) {
           reach[u] |= merged;
@@ -391,12 +382,12 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
         reach[m] = merged;
       break;
     }
-    if (clusterOf[i] == int32_t(i))
+    if (members[i].any())
       heads.push_back(i);
   }
   std::vector<std::vector<NodeId>> out;
   for (size_t i = 0; i < n; ++i) {
-    if (clusterOf[i] != int32_t(i))
+    if (members[i].none())
       continue;
     std::vector<NodeId> group;
     for (size_t m = members[i].find_first(); m != size_t(-1);

@@ -32,9 +32,7 @@ void mlir::lazy::foldAranges(const LazyGraph &g, const GraphWalk &w,
       if (rop == r)
         group.push_back(tr);
     bool keep = llvm::any_of(group, [&](NodeId tr) {
-      return g.node(tr).forcedRealize ||
-             llvm::any_of(g.outputs(),
-                          [&](NodeId o) { return g.baseOf(o) == tr; });
+      return g.node(tr).forcedRealize || g.isOutputBase(tr);
     });
     if (keep)
       continue;

@@ -27,7 +27,8 @@ LogicalResult KernelAstBuilderImpl::finishReduce(
     NodeId buf, st::TrackerId viewId, st::TrackerId input,
     std::optional<NodeView> top, std::optional<NodeView> &result) {
   const LazyNode &n = g.node(buf);
-  std::vector<int64_t> axes = axesOf(n);
+  ArrayRef<int64_t> reduced = reduceAxesOf(n);
+  std::vector<int64_t> axes(reduced.begin(), reduced.end());
   if (!pool.contiguous(viewId)) {
     const st::ShapeTracker &view = pool.get(viewId);
     // The view's padding ends up in the reduce's input: the ops there then

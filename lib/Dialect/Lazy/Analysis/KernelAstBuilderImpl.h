@@ -63,13 +63,6 @@ inline std::vector<int64_t> reduceShape(const std::vector<int64_t> &shape,
   return out;
 }
 
-inline std::vector<int64_t> axesOf(const LazyNode &n) {
-  ArrayRef<int64_t> axes = n.kind == NodeOp::ReduceSum
-                               ? cast<ReduceSumOp>(n.op).getAxes()
-                               : cast<ReduceMaxOp>(n.op).getAxes();
-  return std::vector<int64_t>(axes.begin(), axes.end());
-}
-
 class KernelAstBuilderImpl {
 public:
   bool useCopyKernel = false;

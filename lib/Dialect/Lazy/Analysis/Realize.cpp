@@ -58,8 +58,7 @@ FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
           w.simplePads.insert(n.base); // a pad that may fuse
         else if (base.size < n.size)
           w.realizes.insert(n.base); // realize every expand
-        else if (llvm::any_of(tracker.views,
-                              [](const st::View &v) { return v.mask; }))
+        else if (tracker.masked())
           w.simplePads.insert(n.base);
         buf = n.base;
         continue;

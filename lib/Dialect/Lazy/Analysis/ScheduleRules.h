@@ -20,8 +20,15 @@
 #define LAZY_LIB_DIALECT_LAZY_ANALYSIS_SCHEDULERULES_H
 
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 namespace mlir::lazy {
+
+/// The axes a reduce node reduces.
+inline ArrayRef<int64_t> reduceAxesOf(const LazyNode &n) {
+  return n.kind == NodeOp::ReduceSum ? cast<ReduceSumOp>(n.op).getAxes()
+                                     : cast<ReduceMaxOp>(n.op).getAxes();
+}
 
 /// The distinct operands of `consumer` that read `base` (the base itself or
 /// views of it), in operand order.

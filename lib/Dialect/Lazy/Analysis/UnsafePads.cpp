@@ -64,7 +64,7 @@ void mlir::lazy::realizeUnsafePads(const LazyGraph &g, const GraphWalk &w,
 bool mlir::lazy::padReachesUnsafeOp(const LazyGraph &g,
                                     const st::ShapeTracker &view, NodeId reduce,
                                     function_ref<bool(NodeId)> isLeaf) {
-  if (llvm::none_of(view.views, [](const st::View &v) { return bool(v.mask); }))
+  if (!view.masked())
     return false;
   SmallVector<NodeId> stack = {g.baseOf(g.node(reduce).srcs[0])};
   llvm::DenseSet<NodeId> seen;

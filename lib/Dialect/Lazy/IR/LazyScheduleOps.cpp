@@ -251,6 +251,15 @@ int64_t mlir::lazy::itemBytesMoved(Operation *item) {
   return bytes;
 }
 
+LaunchTraffic mlir::lazy::launchTraffic(Block &block) {
+  LaunchTraffic traffic;
+  for (auto launch : block.getOps<LaunchOp>()) {
+    ++traffic.launches;
+    traffic.bytes += itemBytesMoved(launch);
+  }
+  return traffic;
+}
+
 LogicalResult ExtOp::verify() {
   StringRef kind = getKind();
   if (!llvm::is_contained({"copy", "custom", "empty", "view"}, kind))

@@ -681,17 +681,14 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
   if (failed(schedule))
     return failure();
   if (report) {
-    int64_t launches = 0, bytes = 0;
-    for (auto launch : schedule->getBody().front().getOps<LaunchOp>()) {
-      ++launches;
-      bytes += itemBytesMoved(launch);
-    }
+    LaunchTraffic traffic = launchTraffic(schedule->getBody().front());
     func.emitRemark() << formed.items.size() << " items, "
                       << formed.dedup.plans().size()
                       << " distinct kernels: " << formed.built
                       << " groups lowered, " << formed.repeats
                       << " launched an earlier group's kernel unlowered; "
-                      << launches << " launches move " << bytes << " bytes";
+                      << traffic.launches << " launches move " << traffic.bytes
+                      << " bytes";
   }
   return success();
 }

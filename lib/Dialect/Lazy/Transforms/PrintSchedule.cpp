@@ -428,12 +428,9 @@ void printCanonicalFunction(ModuleOp module, SymbolTable &symbols,
     }
   }
   // What the kernels move: each launch's distinct buffers.
-  int64_t kernels = 0, bytes = 0;
-  for (auto launch : func.getBody().front().getOps<LaunchOp>()) {
-    ++kernels;
-    bytes += itemBytesMoved(launch);
-  }
-  os << "moved: " << kernels << " kernels, " << bytes << " bytes\n";
+  LaunchTraffic traffic = launchTraffic(func.getBody().front());
+  os << "moved: " << traffic.launches << " kernels, " << traffic.bytes
+     << " bytes\n";
 }
 
 struct LazyPrintSchedule final

@@ -128,6 +128,10 @@ public:
 
   /// The base of a node (itself for a base).
   NodeId baseOf(NodeId id) const { return nodes[id].base; }
+  /// Whether `base` is the base of one of the outputs.
+  bool isOutputBase(NodeId base) const {
+    return llvm::any_of(outs, [&](NodeId o) { return baseOf(o) == base; });
+  }
 
   /// The trackers of this graph's nodes and of everything the scheduler
   /// derives from them. The pool only grows and never changes an id's

@@ -75,6 +75,12 @@ OperandRange itemIns(Operation *item);
 /// The bytes a schedule item moves: each distinct buffer it writes or
 /// reads, once, at its full size (fusion=aggressive's cost measure).
 int64_t itemBytesMoved(Operation *item);
+/// The kernels launched in `block` and the bytes they move, summed.
+struct LaunchTraffic {
+  int64_t launches = 0;
+  int64_t bytes = 0;
+};
+LaunchTraffic launchTraffic(Block &block);
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYOPS_H
