@@ -318,6 +318,74 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   return arith::TruncIOp::create(b, loc, s, reduced).getResult();
 }
 
+/// Row mode. With `perBlock`, block b takes rows b, b + gridDim, ...; each
+/// row's computed views come first (their outermost reduces as block
+/// reductions, which every thread of the block reaches together), then its
+/// elements, thread t taking elements t, t + blockDim, ... of the row.
+/// Without, each thread takes whole rows (grid-stride), computing their
+/// views and then their elements alone.
+LogicalResult lowerRows(OpBuilder &b, GpuKernelEmitter &emitter,
+                        StoreGroup &group, const RowSplit &split,
+                        ArrayRef<int64_t> rowShape,
+                        ArrayRef<int64_t> innerShape, bool perBlock, Value tid,
+                        Value bid, Value bdim, Value gdim) {
+  Location loc = group.stores.front().getLoc();
+  Value zero = emitter.zeroIndex(b, loc);
+  // Scatters the row's (or an element's) own indices into a full index.
+  auto scatter = [&](SmallVector<Value> &idx, ArrayRef<Value> part,
+                     bool rowPart) {
+    size_t next = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      if (split.rowAxis[d] == rowPart)
+        idx[d] = part[next++];
+  };
+  auto delinearizeOrZero = [&](OpBuilder &lb, Value flat,
+                               ArrayRef<int64_t> shape) {
+    SmallVector<Value> part = delinearize(lb, loc, flat, shape);
+    for (auto [i, extent] : llvm::enumerate(shape))
+      if (extent == 1)
+        part[i] = zero;
+    return part;
+  };
+  Value rows = arith::ConstantIndexOp::create(b, loc, numElements(rowShape));
+  Value inner = arith::ConstantIndexOp::create(b, loc, numElements(innerShape));
+  Value rowStart = bid, rowStep = gdim, elementStart = tid, elementStep = bdim;
+  if (!perBlock) {
+    rowStart = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, bid, bdim), tid);
+    rowStep = arith::MulIOp::create(b, loc, gdim, bdim);
+    elementStart = zero;
+    elementStep = arith::ConstantIndexOp::create(b, loc, 1);
+  }
+  FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
+      b, loc, rowStart, rows, rowStep, 1, ValueRange{},
+      [&](OpBuilder &rb, ArrayRef<Value> row,
+          ValueRange) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> rowIdx(group.shape.size(), zero);
+        scatter(rowIdx, delinearizeOrZero(rb, row[0], rowShape), true);
+        emitter.blockMode = perBlock;
+        LogicalResult began = emitter.beginRow(rb, split, rowIdx);
+        emitter.blockMode = false;
+        if (failed(began))
+          return failure();
+        FailureOr<SmallVector<Value>> elements = emitUnrolledLoop(
+            rb, loc, elementStart, inner, elementStep, 1, ValueRange{},
+            [&](OpBuilder &eb, ArrayRef<Value> flat,
+                ValueRange) -> FailureOr<SmallVector<Value>> {
+              SmallVector<Value> idx = rowIdx;
+              scatter(idx, delinearizeOrZero(eb, flat[0], innerShape), false);
+              if (failed(emitter.emitStoreGroup(eb, group.stores, idx)))
+                return failure();
+              return SmallVector<Value>{};
+            });
+        emitter.endRow();
+        if (failed(elements))
+          return failure();
+        return SmallVector<Value>{};
+      });
+  return failure(failed(done));
+}
+
 /// The launch geometry of one kernel: blocks of `block` threads, `grid`
 /// blocks, both along x.
 struct Geometry {
@@ -354,10 +422,21 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   // Groups of consecutive stores of one shape, and each group's mode.
   struct Group : StoreGroup {
     bool blockMode = false;
+    /// Row mode: a row kernel's rows (RowSplit), one per block at a time;
+    /// the row's reduces are block reductions, its elements split across
+    /// the threads.
+    std::optional<RowSplit> rows;
+    SmallVector<int64_t> rowShape, innerShape;
   };
-  SmallVector<Group> groups;
-  for (StoreGroup &group : groupStores(body))
-    groups.push_back({std::move(group)});
+  SmallVector<Group, 2> groups;
+  for (StoreGroup &group : groupStores(body)) {
+    Group &g = groups.emplace_back();
+    g.rows = rowSplitOf(group.stores);
+    static_cast<StoreGroup &>(g) = std::move(group);
+    if (g.rows)
+      for (auto [d, extent] : llvm::enumerate(g.shape))
+        (g.rows->rowAxis[d] ? g.rowShape : g.innerShape).push_back(extent);
+  }
   Geometry geometry;
   int64_t maxBlock = 32;
   for (Group &g : groups) {
@@ -366,6 +445,24 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
     for (StoreOp store : g.stores)
       for (Operation *r : outerReduces(store.getValue()))
         longest = std::max(longest, reducedElements(r));
+    if (g.rows) {
+      // Long rows: a block per row. Short ones: a thread per row, whose
+      // reduces add in index order as the CPU's do.
+      g.blockMode = longest >= blockReduceMin;
+      int64_t rows = numElements(g.rowShape);
+      if (g.blockMode) {
+        int64_t work = std::max(longest, numElements(g.innerShape));
+        int64_t threads = std::clamp<int64_t>(
+            llvm::PowerOf2Ceil(llvm::divideCeil(work, reducePerThread)), 32,
+            blockSize);
+        maxBlock = std::max(maxBlock, threads);
+        geometry.grid = std::max(geometry.grid, rows);
+      } else {
+        maxBlock = std::max(
+            maxBlock, std::clamp<int64_t>(roundUp(rows, 32), 32, blockSize));
+      }
+      continue;
+    }
     g.blockMode = longest >= blockReduceMin;
     if (g.blockMode) {
       // Each thread takes at least `reducePerThread` of the reduced
@@ -388,7 +485,8 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   for (Group &g : groups)
     if (!g.blockMode)
       geometry.grid =
-          std::max(geometry.grid, (numElements(g.shape) + geometry.block - 1) /
+          std::max(geometry.grid, (numElements(g.rows ? g.rowShape : g.shape) +
+                                   geometry.block - 1) /
                                       geometry.block);
   geometry.grid = std::clamp<int64_t>(geometry.grid, 1, maxGrid);
 
@@ -411,8 +509,18 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
   Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
   GpuKernelEmitter emitter(buffers, tid, bdim, reduceUnroll);
+  if (llvm::any_of(body, [](Operation &op) { return isComputedView(&op); }))
+    emitter.setZeroIndex(arith::ConstantIndexOp::create(kb, loc, 0));
   for (Group &g : groups) {
     Location gloc = g.stores.front().getLoc();
+    if (g.rows) {
+      if (failed(lowerRows(kb, emitter, g, *g.rows, g.rowShape, g.innerShape,
+                           g.blockMode, tid, bid, bdim, gdim))) {
+        func.erase();
+        return failure();
+      }
+      continue;
+    }
     Value n = arith::ConstantIndexOp::create(kb, gloc, numElements(g.shape));
     Value start, step, storeGuard;
     if (g.blockMode) {

@@ -647,7 +647,7 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
   if (auto view = dyn_cast<ViewOp>(op)) {
     auto c = view.getSrc().getDefiningOp<ConstOp>();
     if (!c)
-      return view.emitOpError("in a kernel must view a lazy.const");
+      return computedView(b, view, idx);
     Value result = arith::ConstantOp::create(b, loc, constAttr(b, c));
     IndexAndValid at = indexOf(b, loc, view.getTracker(), idx);
     if (at.valid) {
@@ -671,6 +671,166 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
   if (Value folded = foldConstSum(b, op, idx))
     return folded;
   return emitReduce(b, op, idx);
+}
+
+Value KernelEmitter::zeroIndex(OpBuilder &b, Location loc) {
+  if (zeroIdx)
+    return zeroIdx;
+  return arith::ConstantIndexOp::create(b, loc, 0);
+}
+
+/// The source index of a view that only expands and reorders its source:
+/// one view without mask or offset whose every non-zero stride is the
+/// contiguous stride of one source axis of the same size (the others of
+/// size 1). Null entries where it is not.
+static std::optional<SmallVector<int64_t>>
+directAxes(const st::ShapeTracker &tracker, ArrayRef<int64_t> srcShape) {
+  if (tracker.views.size() != 1)
+    return std::nullopt;
+  const st::View &v = tracker.views[0];
+  if (v.mask || v.offset != 0)
+    return std::nullopt;
+  std::vector<int64_t> contiguous = st::stridesForShape(
+      std::vector<int64_t>(srcShape.begin(), srcShape.end()));
+  // For each source axis, the view axis that walks it (-1: size 1).
+  SmallVector<int64_t> from(srcShape.size(), -1);
+  for (size_t e = 0; e < v.shape.size(); ++e) {
+    if (v.strides[e] == 0)
+      continue;
+    auto d =
+        llvm::find_if(llvm::seq<size_t>(0, srcShape.size()), [&](size_t d) {
+          return srcShape[d] > 1 && from[d] < 0 &&
+                 contiguous[d] == v.strides[e] && srcShape[d] == v.shape[e];
+        });
+    if (*d == srcShape.size())
+      return std::nullopt;
+    from[*d] = int64_t(e);
+  }
+  for (size_t d = 0; d < srcShape.size(); ++d)
+    if (srcShape[d] > 1 && from[d] < 0)
+      return std::nullopt;
+  return from;
+}
+
+FailureOr<Value> KernelEmitter::computedView(OpBuilder &b, ViewOp view,
+                                             ValueRange idx) {
+  Location loc = view.getLoc();
+  Value src = view.getSrc();
+  ArrayRef<int64_t> srcShape = cast<RankedTensorType>(src.getType()).getShape();
+  st::ShapeTracker tracker = view.getTracker().getTracker();
+  SmallVector<Value> srcIdx;
+  Value valid;
+  if (auto from = directAxes(tracker, srcShape)) {
+    for (int64_t e : *from)
+      srcIdx.push_back(e < 0 ? zeroIndex(b, loc) : idx[size_t(e)]);
+  } else {
+    // The flat position in the source, row-major, clamped to 0 where the
+    // view is invalid so that nothing reads out of bounds.
+    IndexAndValid at = indexOf(b, loc, view.getTracker(), idx);
+    Value flat = at.index;
+    valid = at.valid;
+    if (valid)
+      flat = arith::SelectOp::create(b, loc, valid, flat, zeroIndex(b, loc));
+    srcIdx.resize(srcShape.size());
+    int64_t stride = 1;
+    for (size_t d = srcShape.size(); d-- > 0;) {
+      if (srcShape[d] == 1) {
+        srcIdx[d] = zeroIndex(b, loc);
+        continue;
+      }
+      Value v = flat;
+      if (stride != 1)
+        v = arith::DivUIOp::create(
+            b, loc, v, arith::ConstantIndexOp::create(b, loc, stride));
+      srcIdx[d] = arith::RemUIOp::create(
+          b, loc, v, arith::ConstantIndexOp::create(b, loc, srcShape[d]));
+      stride *= srcShape[d];
+    }
+  }
+  FailureOr<Value> value = evaluate(b, src, srcIdx);
+  if (failed(value) || !valid)
+    return value;
+  Value zero = arith::ConstantOp::create(
+      b, loc, zeroAttr(b, elementOf(view.getResult())));
+  return arith::SelectOp::create(b, loc, valid, *value, zero).getResult();
+}
+
+std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
+  if (stores.empty())
+    return std::nullopt;
+  StoreOp first = stores.front();
+  ArrayRef<int64_t> shape = first.getView().getShape();
+  // The computed views the stores reach, and the reduces on the way.
+  SmallVector<ViewOp> views;
+  SmallVector<Operation *> reduces;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  SmallVector<Value> stack;
+  for (StoreOp store : stores)
+    stack.push_back(store.getValue());
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    if (isComputedView(op))
+      views.push_back(cast<ViewOp>(op));
+    if (isa<ReduceSumOp, ReduceMaxOp>(op))
+      reduces.push_back(op);
+    for (Value operand : op->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        stack.push_back(operand);
+  }
+  if (views.empty())
+    return std::nullopt;
+  RowSplit split;
+  split.rowAxis.assign(shape.size(), false);
+  for (ViewOp view : views) {
+    ArrayRef<int64_t> viewShape = view.getTracker().getShape();
+    if (viewShape.size() != shape.size())
+      return std::nullopt;
+    st::ShapeTracker tracker = view.getTracker().getTracker();
+    std::vector<std::optional<int64_t>> strides =
+        tracker.realStrides(/*ignoreValid=*/false);
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (!strides[d] || *strides[d] != 0)
+        split.rowAxis[d] = true;
+  }
+  // A row axis has the store's extent in every view, and no reduce runs
+  // along it: then each view's value is one per row.
+  for (ViewOp view : views) {
+    ArrayRef<int64_t> viewShape = view.getTracker().getShape();
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (split.rowAxis[d] && viewShape[d] != shape[d])
+        return std::nullopt;
+  }
+  for (Operation *reduce : reduces) {
+    if (cast<RankedTensorType>(reduce->getOperand(0).getType()).getRank() !=
+        int64_t(shape.size()))
+      return std::nullopt;
+    for (int64_t axis : reduceAxes(reduce))
+      if (split.rowAxis[size_t(axis)])
+        return std::nullopt;
+  }
+  llvm::sort(views, [](ViewOp a, ViewOp b) {
+    return a->isBeforeInBlock(b.getOperation());
+  });
+  split.views = std::move(views);
+  return split;
+}
+
+LogicalResult KernelEmitter::beginRow(OpBuilder &b, const RowSplit &split,
+                                      ValueRange rowIdx) {
+  rowScopes = 0;
+  beginElement();
+  for (ViewOp view : split.views)
+    if (failed(evaluate(b, view.getResult(), rowIdx)))
+      return failure();
+  rowScopes = scopes.size();
+  return success();
+}
+
+void KernelEmitter::endRow() {
+  rowScopes = 0;
+  beginElement();
 }
 
 FailureOr<Value> KernelEmitter::evaluate(OpBuilder &b, Value root,
@@ -1284,6 +1444,9 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
     return perLane(b, op->getResult(0), idx);
   }
   if (auto view = dyn_cast<ViewOp>(op)) {
+    if (!view.getSrc().getDefiningOp<ConstOp>())
+      return view.emitOpError("reads a computed value, which a planned "
+                              "kernel cannot hold");
     const AffineIndex *form = laneFormOf(view.getTracker());
     if (!form)
       return perLane(b, op->getResult(0), idx);

@@ -267,6 +267,71 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
   return status;
 }
 
+/// A row kernel's store group (RowSplit): the row axes in a parallel nest
+/// (or loops), each row's computed views first, then the other axes in
+/// sequential loops inside; axes of one element use the emitter's zero.
+LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
+                        const RowSplit &split, bool parallel) {
+  Location loc = group.stores.front().getLoc();
+  auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  Value zero = emitter.zeroIndex(b, loc);
+  SmallVector<size_t> rowAxes, innerAxes;
+  for (auto [d, extent] : llvm::enumerate(group.shape)) {
+    if (extent == 1)
+      continue;
+    (split.rowAxis[d] ? rowAxes : innerAxes).push_back(d);
+  }
+  auto bounds = [&](OpBuilder &ib, ArrayRef<size_t> axes,
+                    SmallVector<Value> &lbs, SmallVector<Value> &ubs,
+                    SmallVector<Value> &steps, SmallVector<int64_t> &trips) {
+    for (size_t d : axes) {
+      lbs.push_back(index(ib, 0));
+      ubs.push_back(index(ib, group.shape[d]));
+      steps.push_back(index(ib, 1));
+      trips.push_back(group.shape[d]);
+    }
+  };
+  LogicalResult status = success();
+  auto row = [&](OpBuilder &rb, ValueRange rowIvs) {
+    SmallVector<Value> rowIdx(group.shape.size(), zero);
+    for (auto [d, iv] : llvm::zip(rowAxes, rowIvs))
+      rowIdx[d] = iv;
+    if (failed(emitter.beginRow(rb, split, rowIdx))) {
+      status = failure();
+      return;
+    }
+    auto element = [&](OpBuilder &eb, ValueRange innerIvs) {
+      SmallVector<Value> idx = rowIdx;
+      for (auto [d, iv] : llvm::zip(innerAxes, innerIvs))
+        idx[d] = iv;
+      if (failed(emitter.emitStoreGroup(eb, group.stores, idx)))
+        status = failure();
+    };
+    SmallVector<Value> lbs, ubs, steps;
+    SmallVector<int64_t> trips;
+    bounds(rb, innerAxes, lbs, ubs, steps, trips);
+    if (lbs.empty())
+      element(rb, {});
+    else
+      forNest(rb, loc, lbs, ubs, steps, element);
+    emitter.endRow();
+  };
+  SmallVector<Value> lbs, ubs, steps;
+  SmallVector<int64_t> trips;
+  bounds(b, rowAxes, lbs, ubs, steps, trips);
+  if (lbs.empty())
+    row(b, {});
+  else if (!parallel)
+    forNest(b, loc, lbs, ubs, steps, row);
+  else
+    scf::ParallelOp::create(
+        b, loc, lbs, ubs, steps,
+        [&](OpBuilder &pb, Location, ValueRange ivs) { row(pb, ivs); });
+  return status;
+}
+
 /// The kernel's plan, when it has one that applies (one store group).
 std::optional<std::pair<KernelSpace, OptPlan>> planOf(KernelOp kernel) {
   ArrayAttr opts = kernel.getOptsAttr();
@@ -297,6 +362,8 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   KernelEmitter emitter(buffers, /*reassociateSums=*/true);
   emitter.setNontemporalMinBytes(nontemporalMinBytes);
   OpBuilder b = OpBuilder::atBlockEnd(entry);
+  if (llvm::any_of(body, [](Operation &op) { return isComputedView(&op); }))
+    emitter.setZeroIndex(arith::ConstantIndexOp::create(b, kernel.getLoc(), 0));
   SmallVector<StoreGroup> groups = groupStores(body);
   if (auto planned = planOf(kernel)) {
     // The verifier accepted the plan, so the stores form one group.
@@ -307,6 +374,11 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
     return success();
   }
   for (StoreGroup &group : groups) {
+    if (std::optional<RowSplit> split = rowSplitOf(group.stores)) {
+      if (failed(lowerRows(b, emitter, group, *split, parallel)))
+        return failure();
+      continue;
+    }
     Location loc = group.stores.front().getLoc();
     SmallVector<Value> lbs, ubs, steps;
     for (int64_t dim : group.shape) {

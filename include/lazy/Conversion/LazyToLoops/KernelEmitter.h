@@ -53,6 +53,22 @@ struct LaneAxis {
   int64_t width;
 };
 
+/// A row kernel: stores that read computed values through views, each
+/// varying only along the row axes (no reduce runs along them). Each row
+/// computes those values once (KernelEmitter::beginRow), then its
+/// elements; a softmax's max and sum become sequential reduces per row.
+struct RowSplit {
+  /// Per axis of the stores' shape.
+  SmallVector<bool> rowAxis;
+  /// The computed views, in body order (each before the views it reads).
+  SmallVector<ViewOp> views;
+};
+
+/// The row split of a store group, or none when it reads no computed view
+/// or its views and reduces do not split into rows (then each element
+/// computes what it reads, which is correct but repeats work).
+std::optional<RowSplit> rowSplitOf(ArrayRef<StoreOp> stores);
+
 class KernelEmitter {
 public:
   /// `buffers` maps the kernel's buffer arguments to memrefs of one
@@ -69,8 +85,24 @@ public:
   /// many bytes are nontemporal (0: none).
   void setNontemporalMinBytes(int64_t bytes) { nontemporalMinBytes = bytes; }
 
-  /// Starts a new output element: nothing computed so far is reused.
-  void beginElement() { scopes.assign(1, Scope()); }
+  /// Starts a new output element: nothing computed for an earlier element
+  /// is reused, only its row's values (beginRow).
+  void beginElement() {
+    scopes.resize(rowScopes);
+    scopes.emplace_back();
+  }
+  /// Starts a row of a row kernel at `rowIdx` (the row axes' indices, the
+  /// others zeroIndex): computes every view of `split` there, in order, so
+  /// that the row's elements (emitStoreGroup until endRow) read them.
+  LogicalResult beginRow(OpBuilder &b, const RowSplit &split,
+                         ValueRange rowIdx);
+  void endRow();
+  /// The index 0 every row's and element's index vectors use for axes of
+  /// one element: the memo matches index vectors by value, so a row's
+  /// (r, 0) and an element's (r, 0) must be the same value. Create it
+  /// where it dominates the kernel body.
+  void setZeroIndex(Value zero) { zeroIdx = zero; }
+  Value zeroIndex(OpBuilder &b, Location loc);
 
   /// The value of `v` at the iteration index `idx` (one index per dimension
   /// of v's shape). Elementwise chains are walked with an explicit stack, so
@@ -130,7 +162,7 @@ protected:
                 bool isSum);
 
   /// How many reduces enclose the value being evaluated.
-  unsigned reduceDepth() const { return scopes.size() - 1; }
+  unsigned reduceDepth() const { return scopes.size() - rowScopes - 1; }
 
 private:
   /// One reduce for every element of a tile (emitStoreTile); its results
@@ -139,6 +171,9 @@ private:
                                ArrayRef<SmallVector<Value>> elements,
                                ArrayRef<int64_t> unroll);
   FailureOr<Value> leaf(OpBuilder &b, Operation *op, ValueRange idx);
+  /// A computed value read through a view: the source at the index the
+  /// view maps `idx` to, 0 outside the view's mask.
+  FailureOr<Value> computedView(OpBuilder &b, ViewOp view, ValueRange idx);
   /// The buffer index and validity of `view` at `idx`: through its affine
   /// form where it has one (IndexExpr.h), looked up once per view.
   IndexAndValid indexOf(OpBuilder &b, Location loc, ShapeTrackerAttr view,
@@ -201,6 +236,9 @@ private:
   SmallVector<Value, 4> viewKey(ShapeTrackerAttr view, ValueRange idx);
   DenseMap<Attribute, std::vector<std::optional<int64_t>>> viewStrides;
   SmallVector<Scope> scopes{Scope()};
+  /// The scopes of the current row (beginRow), which elements keep.
+  size_t rowScopes = 0;
+  Value zeroIdx;
   IRMapping buffers;
   bool reassociateSums;
   /// A tile's top-level reduces by (reduce, element), and the element

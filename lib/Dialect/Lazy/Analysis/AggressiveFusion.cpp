@@ -64,6 +64,7 @@
 
 using namespace mlir;
 using namespace mlir::lazy;
+namespace st = ::lazy::st;
 
 /// The most unrealized ops a recomputed base may stand for.
 static constexpr unsigned kMaxRecomputedOps = 16;
@@ -396,4 +397,240 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
     out.push_back(std::move(group));
   }
   groups = std::move(out);
+}
+
+//===----------------------------------------------------------------------===//
+// Rule 5: row values
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether `view` (from `from`'s shape) only broadcasts it: one view, no
+/// mask or offset, of the same rank, each axis either `from`'s own (same
+/// extent, its contiguous stride) or an expanded axis of extent 1 there.
+bool onlyExpands(const st::ShapeTracker &view, ArrayRef<int64_t> from) {
+  if (view.views.size() != 1)
+    return false;
+  const st::View &v = view.views[0];
+  if (v.mask || v.offset != 0 || v.shape.size() != from.size())
+    return false;
+  std::vector<int64_t> contiguous =
+      st::stridesForShape(std::vector<int64_t>(from.begin(), from.end()));
+  for (size_t d = 0; d < from.size(); ++d) {
+    if (from[d] == 1 ? v.strides[d] != 0
+                     : v.shape[d] != from[d] || v.strides[d] != contiguous[d])
+      return false;
+  }
+  return true;
+}
+
+/// One output group as rule 5 sees it.
+struct RowGroup {
+  std::vector<NodeId> outputs;
+  /// Realized nodes its kernel reads.
+  llvm::SmallDenseSet<NodeId, 8> leaves;
+  bool alive = true;
+};
+
+class RowFusion {
+public:
+  RowFusion(const LazyGraph &g, const GraphWalk &w, SchedulePlan &plan)
+      : g(g), w(w), plan(plan) {}
+
+  void run();
+
+private:
+  bool isLeaf(NodeId base) const {
+    return g.node(base).isRealized() || plan.realizes.contains(base);
+  }
+  /// The unrealized nodes a kernel of `roots` computes, and the leaves it
+  /// reads.
+  void walk(ArrayRef<NodeId> roots, SmallVectorImpl<NodeId> &inner,
+            llvm::SmallDenseSet<NodeId, 8> *leaves) const;
+  /// Rule 5's conditions on a realized base `b` alone in its group.
+  bool mayBeRowValue(NodeId b) const;
+  /// Whether reader group `r`'s kernel can compute `b` per row: every read
+  /// of `b` in it only expands `b`, at a node of the kernel's own shape
+  /// (reached from an output or a row value without a view), along axes
+  /// no reduce of the kernel runs on.
+  bool readsPerRow(const RowGroup &r, NodeId b) const;
+
+  const LazyGraph &g;
+  const GraphWalk &w;
+  SchedulePlan &plan;
+};
+
+void RowFusion::walk(ArrayRef<NodeId> roots, SmallVectorImpl<NodeId> &inner,
+                     llvm::SmallDenseSet<NodeId, 8> *leaves) const {
+  SmallVector<NodeId> stack(roots.begin(), roots.end());
+  llvm::DenseSet<NodeId> seen(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    NodeId v = stack.pop_back_val();
+    inner.push_back(v);
+    for (NodeId src : g.node(v).srcs) {
+      NodeId base = g.baseOf(src);
+      if (!seen.insert(base).second)
+        continue;
+      if (isLeaf(base)) {
+        if (leaves && g.node(base).kind != NodeOp::Const)
+          leaves->insert(base);
+        continue;
+      }
+      stack.push_back(base);
+    }
+  }
+}
+
+bool RowFusion::mayBeRowValue(NodeId b) const {
+  const LazyNode &n = g.node(b);
+  if ((n.kind != NodeOp::Elementwise && !n.isReduce()) || n.external ||
+      n.seen || n.forcedRealize || w.simplePads.contains(b) ||
+      w.assignTargets.count(b) || g.isOutputBase(b))
+    return false;
+  if (llvm::any_of(w.children[b], [&](NodeId c) {
+        NodeOp kind = g.node(c).kind;
+        return kind == NodeOp::Copy || kind == NodeOp::BufferView ||
+               kind == NodeOp::Assign;
+      }))
+    return false;
+  // Its kernel: elementwise ops and reduces of its own rank, each reading
+  // the unrealized ones without a view, at least one reduce, and no leaf
+  // an assign writes.
+  SmallVector<NodeId> inner;
+  walk({b}, inner, nullptr);
+  bool reduces = false;
+  for (NodeId v : inner) {
+    const LazyNode &node = g.node(v);
+    if (node.isMeta())
+      return false;
+    if (node.isReduce()) {
+      reduces = true;
+      if (g.node(node.srcs[0]).shape().size() != n.shape().size())
+        return false;
+    }
+    for (NodeId src : node.srcs) {
+      NodeId base = g.baseOf(src);
+      if (isLeaf(base)) {
+        if (w.assignTargets.count(base))
+          return false;
+        continue;
+      }
+      if (!g.node(src).isBase())
+        return false;
+    }
+  }
+  return reduces;
+}
+
+bool RowFusion::readsPerRow(const RowGroup &r, NodeId b) const {
+  ArrayRef<int64_t> shape = g.node(r.outputs.front()).shape();
+  for (NodeId out : r.outputs) {
+    NodeOp kind = g.node(out).kind;
+    if ((kind != NodeOp::Elementwise && !g.node(out).isReduce()) ||
+        g.node(out).shape() != shape)
+      return false;
+  }
+  ArrayRef<int64_t> from = g.node(b).shape();
+  if (from.size() != shape.size())
+    return false;
+  SmallVector<bool> rowAxis(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d)
+    rowAxis[d] = from[d] > 1;
+  // The nodes of the kernel's own shape: from the outputs and from the
+  // row values (b among them) through edges without a view.
+  SmallVector<NodeId> roots(r.outputs.begin(), r.outputs.end());
+  roots.push_back(b);
+  SmallVector<NodeId> inner;
+  walk(roots, inner, nullptr);
+  for (NodeId v : inner)
+    if (plan.rowValues.contains(v))
+      roots.push_back(v);
+  llvm::DenseSet<NodeId> direct(roots.begin(), roots.end());
+  SmallVector<NodeId> stack(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    const LazyNode &n = g.node(stack.pop_back_val());
+    for (NodeId src : n.srcs)
+      if (g.node(src).isBase() && !isLeaf(src) && src != b &&
+          direct.insert(src).second)
+        stack.push_back(src);
+  }
+  for (NodeId v : inner) {
+    const LazyNode &n = g.node(v);
+    if (n.isReduce()) {
+      if (g.node(n.srcs[0]).shape().size() != shape.size() ||
+          llvm::any_of(reduceAxesOf(n),
+                       [&](int64_t a) { return rowAxis[size_t(a)]; }))
+        return false;
+    }
+    for (NodeId src : n.srcs) {
+      if (g.baseOf(src) != b)
+        continue;
+      if (v == b)
+        continue;
+      // A read of b: an expand, at a node of the kernel's own rows.
+      if (g.node(src).isBase() || !direct.contains(v) ||
+          !onlyExpands(g.tracker(src), from))
+        return false;
+      ArrayRef<int64_t> at = g.node(src).shape();
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (rowAxis[d] && at[d] != shape[d])
+          return false;
+    }
+  }
+  return true;
+}
+
+void RowFusion::run() {
+  std::vector<RowGroup> groups;
+  std::vector<int32_t> groupOf(g.size(), -1);
+  for (auto [i, outputs] : llvm::enumerate(plan.outputGroups)) {
+    RowGroup &r = groups.emplace_back();
+    r.outputs = outputs;
+    SmallVector<NodeId> inner;
+    walk(outputs, inner, &r.leaves);
+    for (NodeId out : outputs)
+      groupOf[out] = int32_t(i);
+  }
+  SmallVector<NodeId> candidates;
+  for (const RowGroup &r : groups)
+    if (r.outputs.size() == 1 && mayBeRowValue(r.outputs.front()))
+      candidates.push_back(r.outputs.front());
+  // Consumers first: a value its reader absorbed is part of that reader
+  // when the values it reads are decided.
+  llvm::sort(candidates, std::greater<NodeId>());
+  for (NodeId b : candidates) {
+    int32_t own = groupOf[b];
+    int32_t reader = -1;
+    bool unique = true;
+    for (auto [i, r] : llvm::enumerate(groups)) {
+      if (!r.alive || int32_t(i) == own || !r.leaves.contains(b))
+        continue;
+      unique = reader < 0;
+      reader = int32_t(i);
+      if (!unique)
+        break;
+    }
+    if (reader < 0 || !unique || !readsPerRow(groups[reader], b))
+      continue;
+    RowGroup &r = groups[reader];
+    r.leaves.erase(b);
+    for (NodeId leaf : groups[own].leaves)
+      r.leaves.insert(leaf);
+    groups[own].alive = false;
+    plan.realizes.remove(b);
+    plan.reduceForOp.erase(b);
+    plan.rowValues.insert(b);
+  }
+  std::vector<std::vector<NodeId>> out;
+  for (RowGroup &r : groups)
+    if (r.alive)
+      out.push_back(std::move(r.outputs));
+  plan.outputGroups = std::move(out);
+}
+
+} // namespace
+
+void mlir::lazy::fuseRowReduces(const LazyGraph &g, const GraphWalk &w,
+                                SchedulePlan &plan) {
+  RowFusion(g, w, plan).run();
 }

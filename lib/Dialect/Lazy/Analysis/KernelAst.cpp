@@ -25,7 +25,7 @@ namespace mlir::lazy::detail {
 
 LogicalResult KernelAstBuilderImpl::finishReduce(
     NodeId buf, st::TrackerId viewId, st::TrackerId input,
-    std::optional<NodeView> top, std::optional<NodeView> &result) {
+    std::optional<NodeView> top, std::optional<NodeView> &result, bool row) {
   const LazyNode &n = g.node(buf);
   ArrayRef<int64_t> reduced = reduceAxesOf(n);
   std::vector<int64_t> axes(reduced.begin(), reduced.end());
@@ -93,7 +93,7 @@ LogicalResult KernelAstBuilderImpl::finishReduce(
           reshape(buf, merged, reduceShape(pool.shape(topInfo.input), newAxes));
       if (failed(key))
         return failure();
-      reduceInfo.set({top->node, *key}, {topInfo.input, newAxes});
+      reduceInfo.set({top->node, *key}, {topInfo.input, newAxes, topInfo.row});
       result.reset();
       return success();
     }
@@ -108,7 +108,7 @@ LogicalResult KernelAstBuilderImpl::finishReduce(
       reshape(buf, viewId, reduceShape(pool.shape(input), axes));
   if (failed(key))
     return failure();
-  reduceInfo.set({buf, *key}, {input, axes});
+  reduceInfo.set({buf, *key}, {input, axes, row});
   result = NodeView{buf, *key};
   return success();
 }
@@ -140,8 +140,9 @@ LogicalResult KernelAstBuilderImpl::recurseReduceops(NodeId out) {
   std::optional<NodeView> returned;
 
   // Starts a call; returns true when it pushed a frame, false when the
-  // result is already in `returned`.
-  auto call = [&](NodeId buf, st::TrackerId view) {
+  // result is already in `returned`. A row value read through a view is
+  // walked at its own shape, and its reduces stay hidden from its reader.
+  auto call = [&](NodeId buf, st::TrackerId view, bool row) {
     returned.reset();
     if (isLeaf(g.baseOf(buf)))
       return false;
@@ -149,17 +150,23 @@ LogicalResult KernelAstBuilderImpl::recurseReduceops(NodeId out) {
       view = pool.compose(g.node(buf).tracker, view);
       buf = g.baseOf(buf);
     }
+    bool rowRoot = readsRowValue(buf, view);
+    if (rowRoot) {
+      view = identityOf(buf);
+      row = true;
+    }
     if (const std::optional<NodeView> *memo = reduceMemo.find({buf, view})) {
-      returned = *memo;
+      if (!rowRoot)
+        returned = *memo;
       return false;
     }
     const LazyNode &n = g.node(buf);
     st::TrackerId input = n.isReduce() ? identityOf(n.srcs[0]) : view;
-    stack.push_back({buf, view, input, 0, {}});
+    stack.push_back({buf, view, input, 0, {}, row, rowRoot});
     return true;
   };
 
-  if (!call(out, g.node(out).tracker))
+  if (!call(out, g.node(out).tracker, false))
     return success();
   bool pending = false; // a child frame just returned into `returned`
   while (!stack.empty()) {
@@ -172,7 +179,7 @@ LogicalResult KernelAstBuilderImpl::recurseReduceops(NodeId out) {
     const LazyNode &n = g.node(f.buf);
     if (f.next < n.srcs.size()) {
       NodeId src = n.srcs[f.next++];
-      if (call(src, f.input))
+      if (call(src, f.input, f.row))
         continue; // stack grew; the child's result arrives later
       if (returned)
         stack.back().top = returned;
@@ -182,12 +189,14 @@ LogicalResult KernelAstBuilderImpl::recurseReduceops(NodeId out) {
     stack.pop_back();
     std::optional<NodeView> result = done.top;
     if (n.isReduce()) {
-      if (failed(
-              finishReduce(done.buf, done.view, done.input, done.top, result)))
+      if (failed(finishReduce(done.buf, done.view, done.input, done.top, result,
+                              done.row)))
         return failure();
     } else {
       reduceMemo.set({done.buf, done.view}, result);
     }
+    if (done.rowRoot)
+      result.reset();
     returned = result;
     pending = true;
   }
@@ -199,22 +208,27 @@ LogicalResult KernelAstBuilderImpl::recurseReduceops(NodeId out) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KernelAstBuilderImpl::padReduces() {
-  // One reduce has nothing to be padded against.
-  if (reduceInfo.entries.size() < 2)
+  // One reduce has nothing to be padded against; a row value's reduces
+  // run apart.
+  if (llvm::count_if(reduceInfo.entries,
+                     [](const auto &entry) { return !entry.second.row; }) < 2)
     return success();
   size_t rank = SIZE_MAX;
   for (auto &[key, info] : reduceInfo.entries)
-    rank = std::min(rank, pool.shape(info.input).size());
+    if (!info.row)
+      rank = std::min(rank, pool.shape(info.input).size());
   for (size_t i = 0; i < rank; ++i) {
     std::vector<int64_t> dims;
     for (auto &[key, info] : reduceInfo.entries)
-      if (!llvm::is_contained(dims, pool.shape(info.input)[i]))
+      if (!info.row && !llvm::is_contained(dims, pool.shape(info.input)[i]))
         dims.push_back(pool.shape(info.input)[i]);
     llvm::sort(dims);
     if (dims.size() == 1 || (dims.size() == 2 && dims[0] == 1))
       continue;
     int64_t max = dims.back();
     for (auto &[key, info] : reduceInfo.entries) {
+      if (info.row)
+        continue;
       int64_t dim = pool.shape(info.input)[i];
       if (dim <= 1 || dim == max)
         continue;
@@ -253,6 +267,17 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
     if (const int32_t *hit = cache.find({buf, view})) {
       returned = *hit;
       return false;
+    }
+    // A row value read through a view: its value at its own shape, then a
+    // View node.
+    st::TrackerId rowView = 0;
+    if (readsRowValue(buf, view)) {
+      rowView = view;
+      view = identityOf(buf);
+      if (const int32_t *hit = cache.find({buf, view})) {
+        returned = addViewNode(buf, *hit, rowView);
+        return false;
+      }
     }
     const LazyNode &n = g.node(buf);
     if (isLeaf(buf)) {
@@ -302,6 +327,8 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
     frame.view = view;
     frame.srcView = srcView;
     frame.rinfo = rinfo;
+    frame.rowView = rowView;
+    frame.readThroughView = rowView != 0;
     stack.push_back(frame);
     return true;
   };
@@ -371,6 +398,8 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
       cache.set({done.buf, done.view}, result);
       item.computed.push_back(done.buf);
     }
+    if (done.readThroughView)
+      result = addViewNode(done.buf, result, done.rowView);
     stack.pop_back();
     returned = result;
     pending = true;
@@ -425,13 +454,16 @@ FailureOr<ScheduleItem> KernelAstBuilderImpl::run(ArrayRef<NodeId> outputs) {
   if (failed(padReduces()))
     return failure();
 
+  // The last reduce's output shape (a row value's reduces aside).
+  const ReduceInfo *lastReduce = nullptr;
+  for (auto &[key, info] : reduceInfo.entries)
+    if (!info.row)
+      lastReduce = &info;
   for (NodeId out : group) {
     st::TrackerId outputView =
-        reduceInfo.empty()
-            ? identityOf(out)
-            : pool.fromShape(reduceShape(
-                  pool.shape(reduceInfo.entries.back().second.input),
-                  reduceInfo.entries.back().second.axes));
+        !lastReduce ? identityOf(out)
+                    : pool.fromShape(reduceShape(pool.shape(lastReduce->input),
+                                                 lastReduce->axes));
     FailureOr<int32_t> value = lowerValue(out, outputView);
     if (failed(value))
       return failure();
@@ -474,8 +506,10 @@ bool mlir::lazy::isIdentityLike(const st::ShapeTracker &view) {
 }
 
 KernelAstBuilder::KernelAstBuilder(const LazyGraph &graph,
-                                   const NodeSet &realizes, bool useCopyKernel)
-    : state(std::make_unique<detail::KernelAstBuilderImpl>(graph, realizes)) {
+                                   const NodeSet &realizes, bool useCopyKernel,
+                                   const NodeSet *rowValues)
+    : state(std::make_unique<detail::KernelAstBuilderImpl>(graph, realizes,
+                                                           rowValues)) {
   state->useCopyKernel = useCopyKernel;
 }
 

@@ -24,6 +24,9 @@ namespace st = ::lazy::st;
 struct ReduceInfo {
   st::TrackerId input;
   std::vector<int64_t> axes;
+  /// Below a row value: it runs per row, apart from the kernel's own
+  /// reduce space (no output view, padding or merging with it).
+  bool row = false;
 };
 
 /// tinygrad's reduce_info: an insertion-ordered map.
@@ -80,9 +83,10 @@ public:
     return device.substr(0, device.find(':'));
   }
 
-  KernelAstBuilderImpl(const LazyGraph &g, const NodeSet &realizes)
-      : g(g), pool(g.trackers()), realizes(realizes), groupStamp(g.size(), 0),
-        reduceMemo(g.size()), cache(g.size()) {}
+  KernelAstBuilderImpl(const LazyGraph &g, const NodeSet &realizes,
+                       const NodeSet *rowValues)
+      : g(g), pool(g.trackers()), realizes(realizes), rowValues(rowValues),
+        groupStamp(g.size(), 0), reduceMemo(g.size()), cache(g.size()) {}
 
   /// Lowers `outputs`; the tables of the previous group are cleared, not
   /// freed.
@@ -131,6 +135,12 @@ private:
     return g.node(base).isRealized() ||
            (realizes.contains(base) && !inGroup(base));
   }
+  /// A row value read through `view` (a base and a view resolved to it)
+  /// other than its own shape's identity: computed at that identity and
+  /// read through the view.
+  bool readsRowValue(NodeId base, st::TrackerId view) const {
+    return rowValues && rowValues->contains(base) && view != identityOf(base);
+  }
   /// The identity tracker of a node's shape: a base node's own tracker is
   /// that (LazyGraph::build), a view's is asked of the pool.
   st::TrackerId identityOf(NodeId n) const {
@@ -177,7 +187,20 @@ private:
   /// view) key, or none when it merged into the reduce below.
   LogicalResult finishReduce(NodeId buf, st::TrackerId view,
                              st::TrackerId input, std::optional<NodeView> top,
-                             std::optional<NodeView> &result);
+                             std::optional<NodeView> &result, bool row);
+  /// A View node reading the computed node `value` of row value `base`
+  /// through `view`, kept in the cache under (base, view).
+  int32_t addViewNode(NodeId base, int32_t value, st::TrackerId view) {
+    AstNode node;
+    node.kind = AstNode::Kind::View;
+    node.source = base;
+    setSrcs(node, {value});
+    node.view = pool.simplify(view);
+    node.shaped = node.view;
+    int32_t index = addNode(node);
+    cache.set({base, view}, index);
+    return index;
+  }
   int32_t addNode(const AstNode &node) {
     nodes.push_back(node);
     return int32_t(nodes.size() - 1);
@@ -190,6 +213,7 @@ private:
   const LazyGraph &g;
   st::TrackerPool &pool;
   const NodeSet &realizes;
+  const NodeSet *rowValues;
   llvm::DenseMap<uint64_t, st::TrackerId> reshapeMemo; // see reshape()
   /// By node: the stamp of the group it is an output of; `stamp` is the
   /// current group's.
@@ -216,8 +240,11 @@ private:
     st::TrackerId input; // what the sources are read with
     unsigned next = 0;
     std::optional<NodeView> top;
+    /// Below a row value (ReduceInfo::row); `rowRoot`: the row value itself,
+    /// whose reduces its reader does not see.
+    bool row = false, rowRoot = false;
   };
-  /// 40 bytes: a chain of 10^5 fused ops is 10^5 frames deep.
+  /// 48 bytes: a chain of 10^5 fused ops is 10^5 frames deep.
   struct ValueFrame {
     NodeId buf;
     st::TrackerId view;    // resolved to the base
@@ -225,6 +252,10 @@ private:
     uint8_t next = 0;      // the next source to lower
     uint8_t numSrcs = 0;   // the sources lowered so far
     const ReduceInfo *rinfo = nullptr;
+    /// A row value's frame: its reader's view (the result is a View node
+    /// on the value), else 0.
+    st::TrackerId rowView = 0;
+    bool readThroughView = false;
     int32_t srcSlots[AstNode::kMaxSrcs];
     void push(int32_t src) { srcSlots[numSrcs++] = src; }
     ArrayRef<int32_t> srcs() const { return ArrayRef(srcSlots, numSrcs); }

@@ -127,6 +127,9 @@ KernelPlan mlir::lazy::planKernel(const LazyGraph &g, const ScheduleItem &item,
       key.insert(key.end(), shape.begin(), shape.end());
       break;
     }
+    case AstNode::Kind::View:
+      key.push_back(uint64_t(node.view));
+      break;
     case AstNode::Kind::Reduce:
       key.push_back(uint64_t(src.kind) | uint64_t(node.numAxes) << 32);
       llvm::append_range(key, item.axesOf(node));
@@ -256,7 +259,10 @@ bool mlir::lazy::detail::KernelAstBuilderImpl::describe(
           describeStack.push_back({base, 0});
         continue;
       }
-      key.append({kOp | uint64_t(n.kind) << 8 | uint64_t(n.srcs.size()) << 16,
+      // A row value lowers differently (read through View nodes).
+      bool row = rowValues && rowValues->contains(node);
+      key.append({kOp | uint64_t(n.kind) << 8 | uint64_t(n.srcs.size()) << 16 |
+                      uint64_t(row) << 24,
                   opaqueWord(n.opName), opaqueWord(n.type.getAsOpaquePointer()),
                   opaqueWord(n.metadata.getAsOpaquePointer()),
                   propertiesWord(n)});

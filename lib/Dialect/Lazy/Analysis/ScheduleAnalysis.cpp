@@ -33,7 +33,8 @@ NodeSet mlir::lazy::readRealizeMarks(const LazyGraph &g) {
 }
 
 void mlir::lazy::writeScheduleMarks(const LazyGraph &g, const NodeSet &realizes,
-                                    ArrayRef<std::vector<NodeId>> groups) {
+                                    ArrayRef<std::vector<NodeId>> groups,
+                                    const NodeSet *rowValues) {
   std::vector<int64_t> position(g.size(), -1), groupOf(g.size(), -1);
   for (auto [index, id] : llvm::enumerate(realizes))
     position[id] = int64_t(index);
@@ -44,6 +45,7 @@ void mlir::lazy::writeScheduleMarks(const LazyGraph &g, const NodeSet &realizes,
   MLIRContext *ctx = g.function().getContext();
   StringAttr realizeName = StringAttr::get(ctx, LazyDialect::kRealizeAttrName);
   StringAttr groupName = StringAttr::get(ctx, LazyDialect::kGroupAttrName);
+  StringAttr rowName = StringAttr::get(ctx, LazyDialect::kRowValueAttrName);
   auto i64 = IntegerType::get(ctx, 64);
   for (NodeId id = 0; id < NodeId(g.size()); ++id) {
     Operation *op = g.node(id).op;
@@ -63,9 +65,15 @@ void mlir::lazy::writeScheduleMarks(const LazyGraph &g, const NodeSet &realizes,
       auto value = dyn_cast_or_null<IntegerAttr>(have);
       return value && value.getType() == i64 && value.getInt() == want;
     };
-    if (holds(realizeName, position[id]) && holds(groupName, groupOf[id]))
+    bool row = rowValues && rowValues->contains(id);
+    if (holds(realizeName, position[id]) && holds(groupName, groupOf[id]) &&
+        bool(attrs.get(rowName)) == row)
       continue;
     NamedAttrList marks(attrs);
+    if (row)
+      marks.set(rowName, UnitAttr::get(ctx));
+    else
+      marks.erase(rowName);
     for (auto [name, want] : {std::pair(realizeName, position[id]),
                               std::pair(groupName, groupOf[id])}) {
       if (holds(name, want))
@@ -103,8 +111,10 @@ SchedulePlan mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
   }
   plan.outputGroups =
       formOutputGroups(g, plan.realizes, plan.reduceForOp, flags);
-  if (flags.fusion == FusionPolicy::Aggressive)
+  if (flags.fusion == FusionPolicy::Aggressive) {
+    fuseRowReduces(g, w, plan);
     mergeSiblingReduces(g, w, plan);
+  }
   return plan;
 }
 
@@ -167,6 +177,16 @@ FailureOr<SchedulePlan> mlir::lazy::readSchedulePlan(const LazyGraph &g) {
                              "mark; run lazy-mark-realize and lazy-group");
     members.push_back({group.getInt(), position[id], id});
   }
+  StringAttr rowName =
+      StringAttr::get(func.getContext(), LazyDialect::kRowValueAttrName);
+  for (NodeId id = 0; id < NodeId(g.size()); ++id)
+    if (Operation *op = g.node(id).op)
+      if (op->getDiscardableAttr(rowName)) {
+        if (position[id] >= 0)
+          return op->emitOpError("is a row value ('lazy.row_value') but "
+                                 "also realized");
+        plan.rowValues.insert(id);
+      }
   llvm::sort(members);
   for (size_t i = 0; i < members.size();) {
     std::vector<NodeId> group;

@@ -126,6 +126,10 @@ void fuseReduceEpilogues(const LazyGraph &g, const GraphWalk &w,
 /// sibling reduces that read a buffer in common.
 void mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
                          SchedulePlan &plan);
+/// fusion=aggressive, rule 5: computes a realized reduce value (a max, a
+/// sum, a mean) inside its one reading kernel, once per row, where that
+/// kernel reads it through an expand (softmax, layernorm: a row kernel).
+void fuseRowReduces(const LazyGraph &g, const GraphWalk &w, SchedulePlan &plan);
 
 } // namespace mlir::lazy
 

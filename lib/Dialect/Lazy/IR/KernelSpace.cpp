@@ -35,6 +35,12 @@ FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
     Operation *op = stack.pop_back_val().getDefiningOp();
     if (!op || !seen.insert(op).second)
       continue;
+    if (isComputedView(op)) {
+      // A row kernel (fusion=aggressive): its reduces run per row, one
+      // after another, which no plan describes yet.
+      why = "it reads a computed value through a view";
+      return failure();
+    }
     if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
       space.reduces.push_back(op);
       continue;

@@ -81,7 +81,7 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   if (name == kForcedRealizeAttrName || name == kSeenAttrName ||
-      name == kExternalAttrName) {
+      name == kExternalAttrName || name == kRowValueAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a unit attribute";
     if (op->getDialect() != this || op->getNumResults() != 1)

@@ -174,7 +174,8 @@ void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
     const ScheduleItem &item = items[firstUses[k]];
     for (int32_t op : plan.ops) {
       const AstNode &node = item.nodes[op];
-      if (node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const)
+      if (node.kind == AstNode::Kind::Load ||
+          node.kind == AstNode::Kind::Const || node.kind == AstNode::Kind::View)
         addTracker(node.view);
       RankedTensorType &type =
           tensorTypes[{node.shaped, elementTypeOf(g, node)}];
@@ -277,6 +278,15 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
               ->getResult(0);
       break;
     }
+    case AstNode::Kind::View: {
+      ViewOp::Properties viewProps;
+      viewProps.tracker = trackerAttr(node.view);
+      values[i] =
+          appendOp(b, bodyOps.view, nodeLoc, typeOf(node.shaped, elementType),
+                   values[plan.opOf[node.srcs()[0]]], &viewProps, noAttrs)
+              ->getResult(0);
+      break;
+    }
     case AstNode::Kind::Reduce: {
       Value input = values[plan.opOf[node.srcs()[0]]];
       Type type = typeOf(node.shaped, elementType);
@@ -332,7 +342,7 @@ LogicalResult KernelFormer::formItems(const LazyGraph &g,
   // cache. Each distinct kernel is built once, by the first item that
   // needs it; later items with the same plan launch that one and drop
   // their AST at once, so that the next item reuses its memory.
-  KernelAstBuilder builder(g, realizes, flags.useCopyKernel);
+  KernelAstBuilder builder(g, realizes, flags.useCopyKernel, &plan.rowValues);
   KernelDedup &dedup = formed.dedup;
   std::vector<size_t> &firstUses = formed.firstUses;
   std::vector<size_t> &kernelOf = formed.kernelOf;

@@ -59,7 +59,8 @@ struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
 
     SchedulePlan plan =
         computeGroups(*graph, *walk, std::move(realizes), flags);
-    writeScheduleMarks(*graph, plan.realizes, plan.outputGroups);
+    writeScheduleMarks(*graph, plan.realizes, plan.outputGroups,
+                       &plan.rowValues);
     return success();
   }
 

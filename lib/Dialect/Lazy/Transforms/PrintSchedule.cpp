@@ -157,8 +157,9 @@ private:
     while (!stack.empty()) {
       Frame &f = stack.back();
       Operation *op = f.v.getDefiningOp();
-      // A const leaf is a lazy.view of a lazy.const: one node.
-      bool leaf = isa<LoadOp>(op) || isa<ViewOp>(op);
+      // A const leaf is a lazy.view of a lazy.const: one node. A view of a
+      // computed value (a row kernel's) is a node reading it.
+      bool leaf = isa<LoadOp>(op) || (isa<ViewOp>(op) && !isComputedView(op));
       if (auto it = names.find(f.v); it != names.end()) {
         last = it->second;
         stack.pop_back();
@@ -197,6 +198,12 @@ private:
     }
     if (auto view = dyn_cast<ViewOp>(op)) {
       auto c = view.getSrc().getDefiningOp<ConstOp>();
+      if (!c) {
+        os << "VIEW " << viewText(view.getTracker());
+        for (const std::string &src : srcs)
+          os << " " << src;
+        return s;
+      }
       os << "CONST " << constText(c.getValue()) << " "
          << dtypeName(type.getElementType()) << " "
          << viewText(view.getTracker());

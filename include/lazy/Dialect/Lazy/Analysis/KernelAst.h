@@ -29,7 +29,9 @@ inline uint64_t opaqueWord(const void *p) { return uint64_t(uintptr_t(p)); }
 /// training step keeps hundreds of ASTs until their kernels are built, and
 /// every page they first touch is a page fault).
 struct AstNode {
-  enum class Kind : uint8_t { Load, Const, Compute, Reduce };
+  /// View: a computed node (the first source) read through `view`, a row
+  /// value of fusion=aggressive (SchedulePlan::rowValues).
+  enum class Kind : uint8_t { Load, Const, Compute, Reduce, View };
   /// Elementwise ops read at most three values (WHERE, MULACC); a reduce
   /// reads one.
   static constexpr unsigned kMaxSrcs = 3;
@@ -38,8 +40,8 @@ struct AstNode {
   /// The graph node this came from: the loaded buffer, the const, or the
   /// op computed (Compute, Reduce).
   NodeId source = -1;
-  /// Load and Const: the ShapeTracker they read through (an id in the
-  /// graph's TrackerPool, as are all trackers here).
+  /// Load, Const and View: the ShapeTracker they read through (an id in
+  /// the graph's TrackerPool, as are all trackers here).
   ::lazy::st::TrackerId view = 0;
   /// Load: the MemBuffer index (outputs first, then inputs).
   int32_t buffer = -1;
@@ -136,8 +138,11 @@ class KernelAstBuilderImpl;
 /// thousands of small groups does not allocate them thousands of times.
 class KernelAstBuilder {
 public:
+  /// `rowValues`: unrealized nodes that kernels compute once at their own
+  /// shape and read through views (SchedulePlan::rowValues).
   KernelAstBuilder(const LazyGraph &graph, const NodeSet &realizes,
-                   bool useCopyKernel = false);
+                   bool useCopyKernel = false,
+                   const NodeSet *rowValues = nullptr);
   ~KernelAstBuilder();
   FailureOr<ScheduleItem> build(ArrayRef<NodeId> group);
   /// Describes what build(group) would compute, up to which graph nodes it

@@ -52,9 +52,11 @@ struct NodeView {
 NodeSet readRealizeMarks(const LazyGraph &graph);
 /// Makes the scheduling marks of the graph's ops exactly these: on each
 /// member of `realizes`, `lazy.realize = <position>`; on each member of
-/// `groups[i]`, `lazy.group = i`; no mark elsewhere.
+/// `groups[i]`, `lazy.group = i`; `lazy.row_value` on each row value; no
+/// mark elsewhere.
 void writeScheduleMarks(const LazyGraph &graph, const NodeSet &realizes,
-                        ArrayRef<std::vector<NodeId>> groups = {});
+                        ArrayRef<std::vector<NodeId>> groups = {},
+                        const NodeSet *rowValues = nullptr);
 
 /// Structural facts from tinygrad's _recurse_lb walk.
 struct GraphWalk {
@@ -97,6 +99,10 @@ struct SchedulePlan {
   NodeSet realizes;
   llvm::MapVector<NodeId, NodeId> reduceForOp; // realized buffer -> reduce
   std::vector<std::vector<NodeId>> outputGroups;
+  /// fusion=aggressive, rule 5: unrealized nodes (reduces and the values
+  /// computed from them) that their one reading kernel computes once per
+  /// row and reads through the expanding view (a row kernel).
+  NodeSet rowValues;
 };
 
 /// A3-A6, starting from `realizes`.

@@ -79,6 +79,10 @@ def Lazy_Dialect : Dialect {
     /// Scheduling decisions, written by lazy-mark-realize and lazy-group.
     static constexpr ::llvm::StringLiteral kRealizeAttrName = "lazy.realize";
     static constexpr ::llvm::StringLiteral kGroupAttrName = "lazy.group";
+    /// A row value of fusion=aggressive (SchedulePlan::rowValues), written
+    /// by lazy-group.
+    static constexpr ::llvm::StringLiteral kRowValueAttrName =
+        "lazy.row_value";
     /// On a lowered kernel: the names of what it fused (tinygrad's
     /// Metadata), an array of strings.
     static constexpr ::llvm::StringLiteral kMetadataAttrName = "lazy.metadata";

@@ -81,6 +81,13 @@ struct LaunchTraffic {
   int64_t bytes = 0;
 };
 LaunchTraffic launchTraffic(Block &block);
+
+/// Whether `op` is a lazy.view of a value a kernel computes (a row
+/// kernel's reduce read again through an expand), not of a lazy.const.
+inline bool isComputedView(Operation *op) {
+  auto view = dyn_cast<ViewOp>(op);
+  return view && !view.getSrc().getDefiningOp<ConstOp>();
+}
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYOPS_H
