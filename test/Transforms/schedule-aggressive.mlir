@@ -2,6 +2,12 @@
 // RUN: lazy-opt %s --split-input-file "--lazy-schedule=fusion=aggressive" --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=AGGRESSIVE
 // RUN: sed 's/use_copy_kernel = false}/use_copy_kernel = false, fusion = "aggressive"}/' %s | lazy-opt --split-input-file --lazy-schedule --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=AGGRESSIVE
 // RUN: sed 's/use_copy_kernel = false}/use_copy_kernel = false, fusion = "aggressive"}/' %s | lazy-opt --split-input-file "--lazy-schedule=fusion=tinygrad" --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=TINYGRAD
+// Staged (lazy-group writes lazy.row_value marks, lazy-form-kernels reads
+// them) as lazy-schedule decides:
+// RUN: lazy-opt %s --split-input-file --lazy-mark-realize "--lazy-group=fusion=aggressive" --lazy-form-kernels -o %t.staged
+// RUN: lazy-opt %s --split-input-file "--lazy-form-kernels=decide=true fusion=aggressive" -o %t.decided
+// RUN: diff %t.staged %t.decided
+// RUN: lazy-opt %s --split-input-file --lazy-mark-realize "--lazy-group=fusion=aggressive" | FileCheck %s --check-prefix=MARKS
 // fusion=aggressive (AggressiveFusion.cpp), given as the pipeline's option
 // or in the module's lazy.flags (the option wins), against tinygrad's
 // schedule of the same graphs.
@@ -245,5 +251,134 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %2 = lazy.add %x, %1 : tensor<8x16xf32>
     %3 = lazy.reduce_sum %2 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
     return %0, %3 : tensor<8x1xf32>, tensor<8x1xf32>
+  }
+}
+
+// -----
+
+// Rule 5a: a softmax's max and sum, which tinygrad stores in kernels of
+// their own, are row values of the output kernel: computed once per row
+// (max, then the sum that reads it) and read through their expands.
+// TINYGRAD-LABEL: schedule @softmax
+// TINYGRAD: moved: 3 kernels, 2208 bytes
+// AGGRESSIVE-LABEL: schedule @softmax
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(8, 16):(16, 1)]
+// AGGRESSIVE-NEXT: n1 = MAX (1,) n0
+// AGGRESSIVE-NEXT: n2 = VIEW [(8, 16):(1, 0)] n1
+// AGGRESSIVE-NEXT: n3 = NEG n2
+// AGGRESSIVE-NEXT: n4 = ADD n0 n3
+// AGGRESSIVE-NEXT: n5 = EXP2 n4
+// AGGRESSIVE-NEXT: n6 = SUM (1,) n5
+// AGGRESSIVE-NEXT: n7 = VIEW [(8, 16):(1, 0)] n6
+// AGGRESSIVE-NEXT: n8 = RECIP n7
+// AGGRESSIVE-NEXT: n9 = MUL n5 n8
+// AGGRESSIVE-NEXT: STORE 0 float [(8, 16):(16, 1)] n9
+// AGGRESSIVE-NEXT: moved: 1 kernels, 1024 bytes
+// MARKS-LABEL: func.func @softmax
+// MARKS: lazy.reduce_max {{.*}} {lazy.row_value}
+// MARKS: lazy.reduce_sum {{.*}} {lazy.row_value}
+// MARKS: lazy.mul {{.*}} {lazy.group = 0 : i64, lazy.realize = 0 : i64}
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %m = lazy.reduce_max %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mv = lazy.view %m as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %n = lazy.neg %mv : tensor<8x16xf32>
+    %d = lazy.add %x, %n : tensor<8x16xf32>
+    %e = lazy.exp2 %d : tensor<8x16xf32>
+    %s = lazy.reduce_sum %e axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %sv = lazy.view %s as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %r = lazy.recip %sv : tensor<8x16xf32>
+    %o = lazy.mul %e, %r : tensor<8x16xf32>
+    return %o : tensor<8x16xf32>
+  }
+}
+
+// -----
+
+// Rule 5a on a layernorm: the mean (a sum times 1/16) and 1/std (which
+// reads the mean) are row values; a value computed from a reduce by
+// elementwise ops is one too.
+// TINYGRAD-LABEL: schedule @layernorm
+// TINYGRAD: moved: 3 kernels
+// AGGRESSIVE-LABEL: schedule @layernorm
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE: n3 = MUL n1 n2
+// AGGRESSIVE-NEXT: n4 = VIEW [(8, 16):(1, 0)] n3
+// AGGRESSIVE: n8 = SUM (1,) n7
+// AGGRESSIVE: n11 = RECIP n10
+// AGGRESSIVE-NEXT: n12 = VIEW [(8, 16):(1, 0)] n11
+// AGGRESSIVE-NEXT: n13 = MUL n6 n12
+// AGGRESSIVE-NEXT: STORE 0 float [(8, 16):(16, 1)] n13
+// AGGRESSIVE-NEXT: moved: 1 kernels, 1024 bytes
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @layernorm(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %c = lazy.const 0.0625 : tensor<f32>
+    %cv = lazy.view %c as <[(8, 1):(0, 0)]> : tensor<f32> -> tensor<8x1xf32>
+    %s = lazy.reduce_sum %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mean = lazy.mul %s, %cv : tensor<8x1xf32>
+    %mv = lazy.view %mean as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %n = lazy.neg %mv : tensor<8x16xf32>
+    %y = lazy.add %x, %n : tensor<8x16xf32>
+    %yy = lazy.mul %y, %y : tensor<8x16xf32>
+    %s2 = lazy.reduce_sum %yy axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %var = lazy.mul %s2, %cv : tensor<8x1xf32>
+    %rs = lazy.sqrt %var : tensor<8x1xf32>
+    %rr = lazy.recip %rs : tensor<8x1xf32>
+    %rv = lazy.view %rr as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %o = lazy.mul %y, %rv : tensor<8x16xf32>
+    return %o : tensor<8x16xf32>
+  }
+}
+
+// -----
+
+// Rule 5b: the row max is read by a row sum (per row) and by a column sum
+// (along the rows it varies over: not per row), so it stays stored, by
+// the row sum's kernel, whose output has its shape: two kernels, not
+// three.
+// TINYGRAD-LABEL: schedule @stored_row_value
+// TINYGRAD: moved: 3 kernels
+// AGGRESSIVE-LABEL: schedule @stored_row_value
+// AGGRESSIVE: item 0 KERNEL outs=2 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 2 float [(8, 16):(16, 1)]
+// AGGRESSIVE-NEXT: n1 = MAX (1,) n0
+// AGGRESSIVE-NEXT: n2 = VIEW [(8, 16):(1, 0)] n1
+// AGGRESSIVE: n5 = SUM (1,) n4
+// AGGRESSIVE-NEXT: STORE 0 float [(8, 1):(1, 0)] n5
+// AGGRESSIVE-NEXT: STORE 1 float [(8, 1):(1, 0)] n1
+// AGGRESSIVE-NEXT: item 1 KERNEL outs=1 ins=2
+// AGGRESSIVE: n1 = LOAD 2 float [(8, 16):(1, 0)]
+// AGGRESSIVE: n4 = SUM (0,) n3
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @stored_row_value(%x: tensor<8x16xf32>) -> (tensor<8x1xf32>, tensor<1x16xf32>) {
+    %m = lazy.reduce_max %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mv = lazy.view %m as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %n = lazy.neg %mv : tensor<8x16xf32>
+    %d = lazy.add %x, %n : tensor<8x16xf32>
+    %rows = lazy.reduce_sum %d axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %cols = lazy.reduce_sum %d axes [0] : tensor<8x16xf32> -> tensor<1x16xf32>
+    return %rows, %cols : tensor<8x1xf32>, tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// Rule 5 leaves a value its only reader reads along its own reduce axis:
+// computed there, it would be computed again for every output.
+// TINYGRAD-LABEL: schedule @read_along_reduce
+// TINYGRAD: moved: 2 kernels
+// AGGRESSIVE-LABEL: schedule @read_along_reduce
+// AGGRESSIVE-NOT: VIEW
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @read_along_reduce(%x: tensor<8x16xf32>) -> tensor<1x16xf32> {
+    %m = lazy.reduce_max %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mv = lazy.view %m as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %n = lazy.neg %mv : tensor<8x16xf32>
+    %d = lazy.add %x, %n : tensor<8x16xf32>
+    %cols = lazy.reduce_sum %d axes [0] : tensor<8x16xf32> -> tensor<1x16xf32>
+    return %cols : tensor<1x16xf32>
   }
 }

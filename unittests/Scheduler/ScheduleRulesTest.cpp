@@ -319,6 +319,51 @@ TEST_F(Rules, AggressivePolicyRunsAfterTinygradsRules) {
   EXPECT_EQ(fused.outputGroups.size(), 1u);
 }
 
+/// A row max read by a row sum, and by a column sum (on its second use).
+static std::string rowMax(bool columns) {
+  std::string body = R"(
+  %m = lazy.reduce_max %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32> loc("max")
+  %mv = lazy.view %m as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+  %n = lazy.neg %mv : tensor<8x16xf32>
+  %d = lazy.add %x, %n : tensor<8x16xf32>
+  %rows = lazy.reduce_sum %d axes [1] : tensor<8x16xf32> -> tensor<8x1xf32> loc("rows"))";
+  if (!columns)
+    return body + "\n  return %rows : tensor<8x1xf32>";
+  return body + R"(
+  %cols = lazy.reduce_sum %d axes [0] : tensor<8x16xf32> -> tensor<1x16xf32> loc("cols")
+  return %rows, %cols : tensor<8x1xf32>, tensor<1x16xf32>)";
+}
+
+TEST_F(Rules, RowValueIsComputedByItsReader) {
+  load("(%x: tensor<8x16xf32>) -> tensor<8x1xf32>", rowMax(false));
+  SchedulePlan plan =
+      computeGroups(*graph, *walk, computeRealizes(*graph, *walk), {});
+  ASSERT_EQ(plan.outputGroups.size(), 2u);
+  fuseRowReduces(*graph, *walk, plan);
+  EXPECT_FALSE(plan.realizes.contains(node("max")));
+  EXPECT_TRUE(plan.rowValues.contains(node("max")));
+  ASSERT_EQ(plan.outputGroups.size(), 1u);
+  EXPECT_EQ(plan.outputGroups[0], std::vector<NodeId>{node("rows")});
+}
+
+TEST_F(Rules, RowValueReadAlongAReduceIsStoredByARowReader) {
+  load("(%x: tensor<8x16xf32>) -> (tensor<8x1xf32>, tensor<1x16xf32>)",
+       rowMax(true));
+  SchedulePlan plan =
+      computeGroups(*graph, *walk, computeRealizes(*graph, *walk), {});
+  ASSERT_EQ(plan.outputGroups.size(), 3u);
+  fuseRowReduces(*graph, *walk, plan);
+  // The column sum reads the max along its own reduce axis: the max stays
+  // stored, now by the row sum's kernel, which computes it per row.
+  EXPECT_TRUE(plan.realizes.contains(node("max")));
+  EXPECT_TRUE(plan.rowValues.contains(node("max")));
+  ASSERT_EQ(plan.outputGroups.size(), 2u);
+  std::vector<NodeId> stored = plan.outputGroups[0];
+  llvm::sort(stored);
+  EXPECT_EQ(stored, (std::vector<NodeId>{node("max"), node("rows")}));
+  EXPECT_EQ(plan.outputGroups[1], std::vector<NodeId>{node("cols")});
+}
+
 TEST_F(Rules, AnOutputInNoGroupIsAnError) {
   load("(%a: tensor<4xf32>) -> tensor<4xf32>", R"(
   %0 = lazy.neg %a : tensor<4xf32> loc("neg")

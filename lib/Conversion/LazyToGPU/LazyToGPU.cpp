@@ -243,6 +243,8 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
                                               ValueRange idx) {
   if (!blockMode || reduceDepth() != 0)
     return KernelEmitter::emitReduce(b, op, idx);
+  if (failed(hoistInvariantViews(b, op, idx)))
+    return failure();
   bool isSum = isa<ReduceSumOp>(op);
   Location loc = op->getLoc();
   Type t = elementOf(op->getResult(0));

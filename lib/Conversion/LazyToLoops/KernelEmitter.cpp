@@ -760,7 +760,9 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
     return std::nullopt;
   StoreOp first = stores.front();
   ArrayRef<int64_t> shape = first.getView().getShape();
-  // The computed views the stores reach, and the reduces on the way.
+  // The computed views the stores reach and the reduces on the way, not
+  // looking into what a computed view reads (that is computed at its own
+  // shape; its reduces hoist what they read, hoistInvariantViews).
   SmallVector<ViewOp> views;
   SmallVector<Operation *> reduces;
   llvm::SmallPtrSet<Operation *, 32> seen;
@@ -771,8 +773,10 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
     Operation *op = stack.pop_back_val().getDefiningOp();
     if (!op || !seen.insert(op).second)
       continue;
-    if (isComputedView(op))
+    if (isComputedView(op)) {
       views.push_back(cast<ViewOp>(op));
+      continue;
+    }
     if (isa<ReduceSumOp, ReduceMaxOp>(op))
       reduces.push_back(op);
     for (Value operand : op->getOperands())
@@ -815,6 +819,48 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
   });
   split.views = std::move(views);
   return split;
+}
+
+LogicalResult KernelEmitter::hoistInvariantViews(OpBuilder &b,
+                                                 Operation *reduce,
+                                                 ValueRange idx) {
+  ArrayRef<int64_t> axes = reduceAxes(reduce);
+  auto inType = cast<RankedTensorType>(reduce->getOperand(0).getType());
+  SmallVector<ViewOp> views;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  SmallVector<Value> stack{reduce->getOperand(0)};
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second ||
+        isa<ReduceSumOp, ReduceMaxOp, LoadOp>(op))
+      continue;
+    if (isComputedView(op)) {
+      auto view = cast<ViewOp>(op);
+      ArrayRef<int64_t> shape = view.getTracker().getShape();
+      std::vector<std::optional<int64_t>> strides =
+          view.getTracker().getTracker().realStrides(/*ignoreValid=*/false);
+      if (shape == inType.getShape() && llvm::all_of(axes, [&](int64_t a) {
+            return strides[size_t(a)] && *strides[size_t(a)] == 0;
+          }))
+        views.push_back(view);
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        stack.push_back(operand);
+  }
+  if (views.empty())
+    return success();
+  llvm::sort(views, [](ViewOp a, ViewOp b) {
+    return a->isBeforeInBlock(b.getOperation());
+  });
+  SmallVector<Value> at(idx.begin(), idx.end());
+  for (int64_t a : axes)
+    at[size_t(a)] = zeroIndex(b, reduce->getLoc());
+  for (ViewOp view : views)
+    if (failed(evaluate(b, view.getResult(), at)))
+      return failure();
+  return success();
 }
 
 LogicalResult KernelEmitter::beginRow(OpBuilder &b, const RowSplit &split,
@@ -927,6 +973,8 @@ FailureOr<Value> KernelEmitter::emitReduceLoops(OpBuilder &b, Operation *op,
   ArrayRef<int64_t> axes = reduceAxes(op);
   ArrayRef<int64_t> inShape =
       cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+  if (failed(hoistInvariantViews(b, op, idx)))
+    return failure();
   Value acc = init ? init
                    : arith::ConstantOp::create(
                          b, loc, reduceInit(b, t, isa<ReduceSumOp>(op)));

@@ -289,3 +289,47 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 // BADPER: error: convert-lazy-to-gpu: reduce-per-thread must be at least 1, not 0
 // RUN: not lazy-opt %s --convert-lazy-to-gpu="index-bits=16" 2>&1 | FileCheck %s --check-prefix=BADBITS
 // BADBITS: error: convert-lazy-to-gpu: index-bits must be 0, 32 or 64, not 16
+
+// -----
+
+// A row kernel (a softmax: its max and sum read back through expands).
+// Short rows: a thread per row, its max, then its sum (reading the max),
+// then its elements, in index order. Long rows (block-reduce-min=8 here)
+// a block per row: the max and the sum are block reductions, one after
+// the other, and the block's threads split the row's elements.
+// CHECK-LABEL: gpu.func @row_softmax(
+// CHECK: %[[TID:.+]] = gpu.thread_id x
+// CHECK: %[[BID:.+]] = gpu.block_id x
+// CHECK: scf.for %[[ROW:.+]] = %{{.+}} to %c4 step
+// CHECK: %[[MAX:.+]] = scf.for {{.*}} -> (f32)
+// CHECK: arith.cmpf ogt
+// CHECK: %[[SUM:.+]] = scf.for {{.*}} -> (f32)
+// CHECK: arith.negf %[[MAX]]
+// CHECK: math.exp2
+// CHECK: scf.for %{{.+}} = %c0 to %c8 step %c1
+// CHECK-NOT: gpu.all_reduce
+// CHECK: arith.divf %{{.+}}, %[[SUM]]
+// CHECK: memref.store
+// SMALL-LABEL: gpu.func @row_softmax(
+// SMALL: %[[TID:.+]] = gpu.thread_id x
+// SMALL: %[[BID:.+]] = gpu.block_id x
+// SMALL: scf.for %{{.+}} = %[[BID]] to %c4 step %grid_dim_x
+// SMALL: %[[MAX:.+]] = gpu.all_reduce maximumf
+// SMALL: arith.negf %[[MAX]]
+// SMALL: %[[SUM:.+]] = gpu.all_reduce add
+// SMALL: scf.for %{{.+}} = %[[TID]] to %c8 step %block_dim_x
+// SMALL: arith.divf %{{.+}}, %[[SUM]]
+// SMALL: memref.store
+lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64} {
+  %x = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %m = lazy.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %mv = lazy.view %m as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %n = lazy.neg %mv : tensor<4x8xf32>
+  %d = lazy.add %x, %n : tensor<4x8xf32>
+  %e = lazy.exp2 %d : tensor<4x8xf32>
+  %s = lazy.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %sv = lazy.view %s as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %r = lazy.recip %sv : tensor<4x8xf32>
+  %o = lazy.mul %e, %r : tensor<4x8xf32>
+  lazy.store %o, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}

@@ -461,3 +461,62 @@ lazy.kernel @one_row(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attr
   %1 = lazy.add %0, %0 : tensor<1x8xf32>
   lazy.store %1, %out0 as <[(1, 8):(0, 1)]> : tensor<1x8xf32>, !lazy.buffer<8xf32>
 }
+
+// -----
+
+// A row kernel (fusion=aggressive's softmax): the rows in parallel; in
+// each, the max, then the sum that reads it, as sequential loops; then the
+// row's elements in a loop reading both.
+// CHECK-LABEL: func.func @row_softmax(
+// CHECK: scf.parallel (%[[ROW:.+]]) =
+// CHECK: %[[MAXKEY:.+]] = scf.for {{.*}} -> (i32)
+// CHECK: %[[MAX:.+]] = scf.if
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[SUM:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[ZERO]]) -> (f32)
+// CHECK: arith.negf %[[MAX]]
+// CHECK: scf.yield
+// CHECK: scf.for %[[COL:.+]] =
+// CHECK: arith.negf %[[MAX]]
+// CHECK: arith.divf %{{.+}}, %[[SUM]]
+// CHECK: memref.store
+// CHECK: scf.reduce
+lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64} {
+  %x = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %m = lazy.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %mv = lazy.view %m as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %n = lazy.neg %mv : tensor<4x8xf32>
+  %d = lazy.add %x, %n : tensor<4x8xf32>
+  %e = lazy.exp2 %d : tensor<4x8xf32>
+  %s = lazy.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %sv = lazy.view %s as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %r = lazy.recip %sv : tensor<4x8xf32>
+  %o = lazy.mul %e, %r : tensor<4x8xf32>
+  lazy.store %o, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// A row value read only inside a reduce (a variance: the sum of squares
+// about the row's mean) is computed before that reduce's loop, once per
+// output element, not once per reduced element.
+// CHECK-LABEL: func.func @hoisted_mean(
+// CHECK: scf.parallel
+// CHECK: %[[S:.+]] = scf.for {{.*}} -> (f32)
+// CHECK: %[[MEAN:.+]] = arith.mulf %[[S]]
+// CHECK: scf.for {{.*}} -> (f32)
+// CHECK-NOT: scf.for
+// CHECK: arith.negf %[[MEAN]]
+// CHECK: memref.store
+lazy.kernel @hoisted_mean(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64} {
+  %x = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %s = lazy.reduce_sum %x axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %c = lazy.const 0.125 : tensor<f32>
+  %cv = lazy.view %c as <[(4, 1):(0, 0)]> : tensor<f32> -> tensor<4x1xf32>
+  %mean = lazy.mul %s, %cv : tensor<4x1xf32>
+  %mv = lazy.view %mean as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %n = lazy.neg %mv : tensor<4x8xf32>
+  %d = lazy.add %x, %n : tensor<4x8xf32>
+  %dd = lazy.mul %d, %d : tensor<4x8xf32>
+  %v = lazy.reduce_sum %dd axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  lazy.store %v, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}

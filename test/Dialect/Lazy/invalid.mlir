@@ -749,6 +749,21 @@ func.func @st_syntax(%x: tensor<4xf32>) {
 
 // -----
 
+func.func @row_value_not_unit(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lazy.row_value' must be a unit attribute}}
+  %0 = lazy.reduce_sum %x axes [1] {lazy.row_value = 1 : i64} : tensor<4x8xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.row_value' only applies to lazy ops with one result}}
+func.func @row_value_on_func() attributes {lazy.row_value} {
+  return
+}
+
+// -----
+
 func.func @forced_realize_not_unit(%x: tensor<4xf32>) {
   // expected-error @+1 {{'lazy.forced_realize' must be a unit attribute}}
   %0 = lazy.contiguous %x {lazy.forced_realize = 1 : i64} : tensor<4xf32>

@@ -153,6 +153,11 @@ protected:
                                    ValueRange idx, ReduceStep step,
                                    Value init = {});
 
+  /// Computes, before a reduce's loops at output index `idx`, the computed
+  /// views its input reads that do not vary along its axes (a row value a
+  /// row value reads: a softmax sum's max), so that the loops read them.
+  LogicalResult hoistInvariantViews(OpBuilder &b, Operation *reduce,
+                                    ValueRange idx);
   /// The reduce's input at the full index `inner`, in a scope of its own.
   FailureOr<Value> evaluateReduceInput(OpBuilder &b, Operation *reduce,
                                        ValueRange inner);

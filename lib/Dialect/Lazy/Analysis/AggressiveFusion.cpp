@@ -53,11 +53,41 @@
 //      neither holds or reads anything an assign writes (whose ordering
 //      edges lazy-toposort adds). Groups are merged greedily in group
 //      order; a merged group sits where its first member was.
+//   5. Row values. tinygrad stores a reduce's value (a softmax's max and
+//      sum, a layernorm's mean and 1/std) in a kernel of its own, because
+//      its readers expand it. A value B alone in its group, computed from
+//      its leaves by elementwise ops and reduces of its own rank that read
+//      each other without views (no meta op, no assign target among its
+//      leaves, no output, not forced or external), becomes a row value
+//      (SchedulePlan::rowValues): a kernel computes it once per row at its
+//      own shape and reads it through the view (a View node; the lowerings
+//      run such a row kernel row by row, KernelEmitter.h's RowSplit).
+//      Candidates are decided consumers first, in one of two forms:
+//        a. computed in every kernel that reads it (at most
+//           kMaxRowReaders), unrealized, when recomputing moves fewer
+//           bytes: with L the leaves of B and n readers, the leaves each
+//           reader does not read already cost less than storing, which
+//           costs S(B) + ΣS(L) + n·S(B);
+//        b. else stored by one reader whose outputs all have B's shape
+//           (the next layer's matmul computes a layernorm's statistics it
+//           reads and stores them for the backward kernels), when the
+//           leaves of B it does not read already cost less than
+//           ΣS(L) + S(B), and no other group lies between them (the
+//           merge keeps the kernel graph acyclic).
+//      Either way each reader's kernel, built with B as a row value, must
+//      be a row kernel (isRowKernel): stores of one shape, the row values
+//      it reads outside them varying only along row axes of the stores'
+//      extent, no reduce of its own along a row axis, and every view a
+//      reduce reads constant along that reduce's axes, so that no row
+//      value is computed more than once per row.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ScheduleRules.h"
+#include "lazy/Dialect/Lazy/Analysis/KernelAst.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
@@ -65,6 +95,9 @@
 using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
+
+/// The most kernels that may each compute one row value (rule 5).
+static constexpr size_t kMaxRowReaders = 8;
 
 /// The most unrealized ops a recomputed base may stand for.
 static constexpr unsigned kMaxRecomputedOps = 16;
@@ -405,25 +438,6 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
 
 namespace {
 
-/// Whether `view` (from `from`'s shape) only broadcasts it: one view, no
-/// mask or offset, of the same rank, each axis either `from`'s own (same
-/// extent, its contiguous stride) or an expanded axis of extent 1 there.
-bool onlyExpands(const st::ShapeTracker &view, ArrayRef<int64_t> from) {
-  if (view.views.size() != 1)
-    return false;
-  const st::View &v = view.views[0];
-  if (v.mask || v.offset != 0 || v.shape.size() != from.size())
-    return false;
-  std::vector<int64_t> contiguous =
-      st::stridesForShape(std::vector<int64_t>(from.begin(), from.end()));
-  for (size_t d = 0; d < from.size(); ++d) {
-    if (from[d] == 1 ? v.strides[d] != 0
-                     : v.shape[d] != from[d] || v.strides[d] != contiguous[d])
-      return false;
-  }
-  return true;
-}
-
 /// One output group as rule 5 sees it.
 struct RowGroup {
   std::vector<NodeId> outputs;
@@ -449,12 +463,21 @@ private:
             llvm::SmallDenseSet<NodeId, 8> *leaves) const;
   /// Rule 5's conditions on a realized base `b` alone in its group.
   bool mayBeRowValue(NodeId b) const;
-  /// Whether reader group `r`'s kernel can compute `b` per row: every read
-  /// of `b` in it only expands `b`, at a node of the kernel's own shape
-  /// (reached from an output or a row value without a view), along axes
-  /// no reduce of the kernel runs on.
-  bool readsPerRow(const RowGroup &r, NodeId b) const;
+  /// Whether the kernel of `outputs`, with the plan's row values, is a row
+  /// kernel the lowerings compute row by row (rowKernel).
+  bool formsRowKernel(ArrayRef<NodeId> outputs, const NodeSet &realizes) const;
+  /// Rule 5's second form: `b`'s group merges into reader `r`'s, which
+  /// computes b per row for itself and stores it for the other readers.
+  bool storeInReader(NodeId b, int32_t own, int32_t r);
+  /// Whether group `to` depends on group `from` through another group.
+  bool dependsIndirectly(int32_t to, int32_t from) const;
 
+  /// Rule 5's first form: `b` computed in each of its readers.
+  bool computeInReaders(NodeId b, int32_t own, ArrayRef<int32_t> readers);
+
+  std::vector<RowGroup> groups;
+  std::vector<int32_t> groupOf;
+  std::vector<int64_t> realizePosition;
   const LazyGraph &g;
   const GraphWalk &w;
   SchedulePlan &plan;
@@ -522,67 +545,172 @@ bool RowFusion::mayBeRowValue(NodeId b) const {
   return reduces;
 }
 
-bool RowFusion::readsPerRow(const RowGroup &r, NodeId b) const {
-  ArrayRef<int64_t> shape = g.node(r.outputs.front()).shape();
-  for (NodeId out : r.outputs) {
-    NodeOp kind = g.node(out).kind;
-    if ((kind != NodeOp::Elementwise && !g.node(out).isReduce()) ||
-        g.node(out).shape() != shape)
-      return false;
-  }
-  ArrayRef<int64_t> from = g.node(b).shape();
-  if (from.size() != shape.size())
+/// Whether a kernel AST computes its row values once per row, as the
+/// lowerings' RowSplit does: its stores of one shape; the views of row
+/// values it reads outside them (the top-level ones) of that rank, varying
+/// only along row axes, of the stores' extent there; its own reduces (not
+/// inside a row value) along no row axis; and every view a reduce reads
+/// constant along that reduce's axes (so that it is computed before the
+/// reduce's loop).
+static bool isRowKernel(const ScheduleItem &item, st::TrackerPool &pool) {
+  if (!item.isKernel || item.stores.empty())
     return false;
-  SmallVector<bool> rowAxis(shape.size());
-  for (size_t d = 0; d < shape.size(); ++d)
-    rowAxis[d] = from[d] > 1;
-  // The nodes of the kernel's own shape: from the outputs and from the
-  // row values (b among them) through edges without a view.
-  SmallVector<NodeId> roots(r.outputs.begin(), r.outputs.end());
-  roots.push_back(b);
-  SmallVector<NodeId> inner;
-  walk(roots, inner, nullptr);
-  for (NodeId v : inner)
-    if (plan.rowValues.contains(v))
-      roots.push_back(v);
-  llvm::DenseSet<NodeId> direct(roots.begin(), roots.end());
-  SmallVector<NodeId> stack(roots.begin(), roots.end());
+  std::vector<int64_t> shape = pool.shape(item.stores.front().second);
+  for (auto &store : item.stores)
+    if (pool.shape(store.second) != shape)
+      return false;
+  auto isReduce = [](const AstNode &n) {
+    return n.kind == AstNode::Kind::Reduce;
+  };
+  // The top-level nodes: reached from the stores without entering a View.
+  std::vector<char> top(item.nodes.size(), 0);
+  SmallVector<int32_t> stack;
+  for (auto &store : item.stores)
+    stack.push_back(store.first);
   while (!stack.empty()) {
-    const LazyNode &n = g.node(stack.pop_back_val());
-    for (NodeId src : n.srcs)
-      if (g.node(src).isBase() && !isLeaf(src) && src != b &&
-          direct.insert(src).second)
-        stack.push_back(src);
+    int32_t i = stack.pop_back_val();
+    if (top[i])
+      continue;
+    top[i] = 1;
+    if (item.nodes[i].kind != AstNode::Kind::View)
+      llvm::append_range(stack, item.nodes[i].srcs());
   }
-  for (NodeId v : inner) {
-    const LazyNode &n = g.node(v);
-    if (n.isReduce()) {
-      if (g.node(n.srcs[0]).shape().size() != shape.size() ||
-          llvm::any_of(reduceAxesOf(n),
+  SmallVector<bool> rowAxis(shape.size(), false);
+  bool anyView = false;
+  for (auto [i, n] : llvm::enumerate(item.nodes)) {
+    if (!top[i] || n.kind != AstNode::Kind::View)
+      continue;
+    anyView = true;
+    const st::ShapeTracker &view = pool.get(n.view);
+    if (view.shape().size() != shape.size())
+      return false;
+    std::vector<std::optional<int64_t>> strides = view.realStrides();
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (!strides[d] || *strides[d] != 0)
+        rowAxis[d] = true;
+  }
+  if (!anyView)
+    return false;
+  for (auto [i, n] : llvm::enumerate(item.nodes)) {
+    if (!top[i])
+      continue;
+    if (n.kind == AstNode::Kind::View) {
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (rowAxis[d] && pool.shape(n.view)[d] != shape[d])
+          return false;
+    } else if (isReduce(n)) {
+      const std::vector<int64_t> &in =
+          pool.shape(item.nodes[n.srcs()[0]].shaped);
+      if (in.size() != shape.size() ||
+          llvm::any_of(item.axesOf(n),
                        [&](int64_t a) { return rowAxis[size_t(a)]; }))
         return false;
     }
-    for (NodeId src : n.srcs) {
-      if (g.baseOf(src) != b)
+  }
+  // Every view a reduce's input reads (up to the next reduce or view) is
+  // constant along the reduce's axes.
+  for (const AstNode &r : item.nodes) {
+    if (!isReduce(r))
+      continue;
+    const std::vector<int64_t> &in = pool.shape(item.nodes[r.srcs()[0]].shaped);
+    SmallVector<int32_t> walk(r.srcs().begin(), r.srcs().end());
+    llvm::SmallDenseSet<int32_t, 16> seen;
+    while (!walk.empty()) {
+      int32_t i = walk.pop_back_val();
+      const AstNode &n = item.nodes[i];
+      if (!seen.insert(i).second || isReduce(n))
         continue;
-      if (v == b)
-        continue;
-      // A read of b: an expand, at a node of the kernel's own rows.
-      if (g.node(src).isBase() || !direct.contains(v) ||
-          !onlyExpands(g.tracker(src), from))
-        return false;
-      ArrayRef<int64_t> at = g.node(src).shape();
-      for (size_t d = 0; d < shape.size(); ++d)
-        if (rowAxis[d] && at[d] != shape[d])
+      if (n.kind == AstNode::Kind::View) {
+        const st::ShapeTracker &view = pool.get(n.view);
+        std::vector<std::optional<int64_t>> strides = view.realStrides();
+        if (view.shape() != in || llvm::any_of(item.axesOf(r), [&](int64_t a) {
+              return !strides[size_t(a)] || *strides[size_t(a)] != 0;
+            }))
           return false;
+        continue;
+      }
+      llvm::append_range(walk, n.srcs());
     }
   }
   return true;
 }
 
+bool RowFusion::formsRowKernel(ArrayRef<NodeId> outputs,
+                               const NodeSet &realizes) const {
+  // A trial: its errors (tinygrad's assertions) only mean "no".
+  ScopedDiagnosticHandler quiet(g.function().getContext(),
+                                [](Diagnostic &) { return success(); });
+  KernelAstBuilder builder(g, realizes, /*useCopyKernel=*/false,
+                           &plan.rowValues);
+  FailureOr<ScheduleItem> item = builder.build(outputs);
+  return succeeded(item) && isRowKernel(*item, g.trackers());
+}
+
+bool RowFusion::dependsIndirectly(int32_t to, int32_t from) const {
+  SmallVector<int32_t> stack;
+  llvm::DenseSet<int32_t> seen = {to};
+  for (NodeId leaf : groups[to].leaves) {
+    int32_t x = groupOf[leaf];
+    if (x >= 0 && x != from && seen.insert(x).second)
+      stack.push_back(x);
+  }
+  while (!stack.empty()) {
+    int32_t x = stack.pop_back_val();
+    for (NodeId leaf : groups[x].leaves) {
+      int32_t y = groupOf[leaf];
+      if (y == from)
+        return true;
+      if (y >= 0 && seen.insert(y).second)
+        stack.push_back(y);
+    }
+  }
+  return false;
+}
+
+bool RowFusion::storeInReader(NodeId b, int32_t own, int32_t r) {
+  RowGroup &reader = groups[r];
+  ArrayRef<int64_t> shape = g.node(b).shape();
+  if (llvm::any_of(reader.outputs, [&](NodeId out) {
+        const LazyNode &n = g.node(out);
+        return n.shape() != shape ||
+               (n.kind != NodeOp::Elementwise && !n.isReduce());
+      }))
+    return false;
+  // Bytes: b's kernel (its leaves and b) and the reader's load of b go;
+  // the reader reads the leaves of b it did not read.
+  int64_t leafBytes = 0, extra = 0;
+  for (NodeId leaf : groups[own].leaves) {
+    leafBytes += bytesOf(g.node(leaf));
+    if (!reader.leaves.contains(leaf))
+      extra += bytesOf(g.node(leaf));
+  }
+  if (extra >= leafBytes + bytesOf(g.node(b)) || dependsIndirectly(r, own))
+    return false;
+  std::vector<NodeId> outputs = reader.outputs;
+  outputs.push_back(b);
+  // In realize order, as lazy-group's marks list a group's members.
+  llvm::sort(outputs, [&](NodeId x, NodeId y) {
+    return realizePosition[x] < realizePosition[y];
+  });
+  plan.rowValues.insert(b);
+  if (!formsRowKernel(outputs, plan.realizes)) {
+    plan.rowValues.remove(b);
+    return false;
+  }
+  reader.outputs = std::move(outputs);
+  reader.leaves.erase(b);
+  for (NodeId leaf : groups[own].leaves)
+    reader.leaves.insert(leaf);
+  groups[own].alive = false;
+  groupOf[b] = r;
+  return true;
+}
+
 void RowFusion::run() {
-  std::vector<RowGroup> groups;
-  std::vector<int32_t> groupOf(g.size(), -1);
+  groupOf.assign(g.size(), -1);
+  realizePosition.assign(g.size(), -1);
+  for (auto [i, id] : llvm::enumerate(plan.realizes))
+    realizePosition[id] = int64_t(i);
   for (auto [i, outputs] : llvm::enumerate(plan.outputGroups)) {
     RowGroup &r = groups.emplace_back();
     r.outputs = outputs;
@@ -600,32 +728,63 @@ void RowFusion::run() {
   llvm::sort(candidates, std::greater<NodeId>());
   for (NodeId b : candidates) {
     int32_t own = groupOf[b];
-    int32_t reader = -1;
-    bool unique = true;
-    for (auto [i, r] : llvm::enumerate(groups)) {
-      if (!r.alive || int32_t(i) == own || !r.leaves.contains(b))
-        continue;
-      unique = reader < 0;
-      reader = int32_t(i);
-      if (!unique)
-        break;
-    }
-    if (reader < 0 || !unique || !readsPerRow(groups[reader], b))
+    SmallVector<int32_t> readers;
+    for (auto [i, r] : llvm::enumerate(groups))
+      if (r.alive && int32_t(i) != own && r.leaves.contains(b))
+        readers.push_back(int32_t(i));
+    if (readers.empty())
       continue;
-    RowGroup &r = groups[reader];
-    r.leaves.erase(b);
-    for (NodeId leaf : groups[own].leaves)
-      r.leaves.insert(leaf);
-    groups[own].alive = false;
-    plan.realizes.remove(b);
-    plan.reduceForOp.erase(b);
-    plan.rowValues.insert(b);
+    if (!computeInReaders(b, own, readers))
+      for (int32_t r : readers)
+        if (storeInReader(b, own, r))
+          break;
   }
   std::vector<std::vector<NodeId>> out;
   for (RowGroup &r : groups)
     if (r.alive)
       out.push_back(std::move(r.outputs));
   plan.outputGroups = std::move(out);
+}
+
+bool RowFusion::computeInReaders(NodeId b, int32_t own,
+                                 ArrayRef<int32_t> readers) {
+  if (readers.size() > kMaxRowReaders)
+    return false;
+  // Bytes: storing b costs its kernel (its leaves and b) and each
+  // reader's read of b; recomputing it costs each reader the leaves of
+  // b it does not read already.
+  const RowGroup &source = groups[own];
+  int64_t leafBytes = 0, extra = 0;
+  for (NodeId leaf : source.leaves)
+    leafBytes += bytesOf(g.node(leaf));
+  for (int32_t r : readers)
+    for (NodeId leaf : source.leaves)
+      if (!groups[r].leaves.contains(leaf))
+        extra += bytesOf(g.node(leaf));
+  int64_t stored = bytesOf(g.node(b)) * int64_t(1 + readers.size()) + leafBytes;
+  if (extra >= stored)
+    return false;
+  // Each reader's kernel, built with b as an unrealized row value, must
+  // be a row kernel.
+  NodeSet trial = plan.realizes;
+  trial.remove(b);
+  plan.rowValues.insert(b);
+  if (!llvm::all_of(readers, [&](int32_t r) {
+        return formsRowKernel(groups[r].outputs, trial);
+      })) {
+    plan.rowValues.remove(b);
+    return false;
+  }
+  for (int32_t i : readers) {
+    RowGroup &r = groups[i];
+    r.leaves.erase(b);
+    for (NodeId leaf : source.leaves)
+      r.leaves.insert(leaf);
+  }
+  groups[own].alive = false;
+  plan.realizes.remove(b);
+  plan.reduceForOp.erase(b);
+  return true;
 }
 
 } // namespace

@@ -271,7 +271,7 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
     // A row value read through a view: its value at its own shape, then a
     // View node.
     st::TrackerId rowView = 0;
-    if (readsRowValue(buf, view)) {
+    if (!isLeaf(buf) && readsRowValue(buf, view)) {
       rowView = view;
       view = identityOf(buf);
       if (const int32_t *hit = cache.find({buf, view})) {

@@ -137,7 +137,8 @@ private:
   }
   /// A row value read through `view` (a base and a view resolved to it)
   /// other than its own shape's identity: computed at that identity and
-  /// read through the view.
+  /// read through the view. (A stored row value is a leaf outside its
+  /// group.)
   bool readsRowValue(NodeId base, st::TrackerId view) const {
     return rowValues && rowValues->contains(base) && view != identityOf(base);
   }

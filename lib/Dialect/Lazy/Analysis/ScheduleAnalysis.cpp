@@ -181,12 +181,8 @@ FailureOr<SchedulePlan> mlir::lazy::readSchedulePlan(const LazyGraph &g) {
       StringAttr::get(func.getContext(), LazyDialect::kRowValueAttrName);
   for (NodeId id = 0; id < NodeId(g.size()); ++id)
     if (Operation *op = g.node(id).op)
-      if (op->getDiscardableAttr(rowName)) {
-        if (position[id] >= 0)
-          return op->emitOpError("is a row value ('lazy.row_value') but "
-                                 "also realized");
+      if (op->getDiscardableAttr(rowName))
         plan.rowValues.insert(id);
-      }
   llvm::sort(members);
   for (size_t i = 0; i < members.size();) {
     std::vector<NodeId> group;

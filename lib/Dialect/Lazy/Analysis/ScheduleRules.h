@@ -127,8 +127,9 @@ void fuseReduceEpilogues(const LazyGraph &g, const GraphWalk &w,
 void mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
                          SchedulePlan &plan);
 /// fusion=aggressive, rule 5: computes a realized reduce value (a max, a
-/// sum, a mean) inside its one reading kernel, once per row, where that
-/// kernel reads it through an expand (softmax, layernorm: a row kernel).
+/// sum, a mean) once per row inside the kernels that read it through an
+/// expand (softmax, layernorm: row kernels), or inside one of them that
+/// stores it for the others.
 void fuseRowReduces(const LazyGraph &g, const GraphWalk &w, SchedulePlan &plan);
 
 } // namespace mlir::lazy

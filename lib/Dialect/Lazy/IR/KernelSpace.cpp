@@ -15,6 +15,13 @@ static ArrayRef<int64_t> shapeOf(Value v) {
 FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
                                                std::string &why) {
   KernelSpace space;
+  // A row kernel (fusion=aggressive): its reduces run per row, one after
+  // another, which no plan describes yet.
+  if (llvm::any_of(kernel.getBody().front(),
+                   [](Operation &op) { return isComputedView(&op); })) {
+    why = "it reads a computed value through a view";
+    return failure();
+  }
   SmallVector<Value> stack;
   bool first = true;
   for (auto store : kernel.getBody().front().getOps<StoreOp>()) {
@@ -35,12 +42,6 @@ FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
     Operation *op = stack.pop_back_val().getDefiningOp();
     if (!op || !seen.insert(op).second)
       continue;
-    if (isComputedView(op)) {
-      // A row kernel (fusion=aggressive): its reduces run per row, one
-      // after another, which no plan describes yet.
-      why = "it reads a computed value through a view";
-      return failure();
-    }
     if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
       space.reduces.push_back(op);
       continue;
