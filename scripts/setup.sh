@@ -9,6 +9,7 @@ DEB_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 libo
               ninja-build ccache cmake g++ clang libgtest-dev libmimalloc-dev
               rocm-device-libs libamdhip64-dev
               clang-format-22 # scripts/format.sh; the source format test
+              graphviz # lazy-print-schedule{format=dot} rendered in a test
               valgrind) # bench/schedule_bench.py --instructions counts with callgrind
 PY_PACKAGES=(tinygrad==0.9.2 numpy pytest lit)
 

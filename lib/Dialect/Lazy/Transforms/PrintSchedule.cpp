@@ -440,6 +440,141 @@ void printCanonicalFunction(ModuleOp module, SymbolTable &symbols,
      << " bytes\n";
 }
 
+/// `s` as the inside of a DOT string (quotes and backslashes escaped).
+std::string dotEscaped(StringRef s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// A buffer type as an edge label: `1024xf32, 4096 B`.
+std::string bufferLabel(BufferType type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type.getSize() << "x" << type.getElementType() << ", "
+     << type.getSizeInBytes() << " B";
+  return s;
+}
+
+/// The graph ops a kernel fused, in body order, each once (loads, stores
+/// and const views left out), at most `limit` then a count.
+std::string fusedOps(KernelOp kernel, size_t limit = 12) {
+  SmallVector<std::string> names;
+  for (Operation &op : kernel.getBody().front()) {
+    if (isa<LoadOp, StoreOp, ConstOp>(op) ||
+        (isa<ViewOp>(op) && !isComputedView(&op)))
+      continue;
+    // The canonical text's names: SUM and MAX for the reduces.
+    std::string name = isa<ReduceSumOp>(op) ? "SUM"
+                       : isa<ReduceMaxOp>(op)
+                           ? "MAX"
+                           : op.getName().stripDialect().upper();
+    if (!llvm::is_contained(names, name))
+      names.push_back(name);
+  }
+  std::string s;
+  for (auto [i, name] : llvm::enumerate(names)) {
+    if (i == limit) {
+      s += " +" + std::to_string(names.size() - limit);
+      break;
+    }
+    s += (i ? " " : "") + name;
+  }
+  return s;
+}
+
+/// A scheduled function as a Graphviz digraph: kernels (boxes named by
+/// their kernel symbol, labelled with the item number, metadata and fused
+/// ops), EXT items (copies as blue folders, the others grey notes), the
+/// function's arguments and results; an edge for each buffer an item reads
+/// from the item that wrote it (or the argument), labelled with its size,
+/// and a dashed red `assign` edge where an item writes over a buffer that
+/// already holds data (its old contents' producer to it).
+void printDotFunction(SymbolTable &symbols, func::FuncOp func,
+                      llvm::raw_ostream &os) {
+  os << "digraph \"schedule @" << dotEscaped(func.getSymName()) << "\" {\n"
+     << "  node [fontname=\"monospace\", fontsize=10];\n"
+     << "  edge [fontname=\"monospace\", fontsize=9];\n";
+  llvm::DenseMap<Operation *, std::string> itemNode;
+  llvm::DenseSet<unsigned> argNodes;
+  // The node that wrote `v`, declaring an argument's node on first use;
+  // empty for fresh memory.
+  auto producer = [&](Value v) -> std::string {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      unsigned n = arg.getArgNumber();
+      if (argNodes.insert(n).second)
+        os << "  a" << n << " [shape=invhouse, label=\"argument " << n
+           << "\"];\n";
+      return "a" + std::to_string(n);
+    }
+    if (Operation *def = v.getDefiningOp())
+      if (isa<LaunchOp, ExtOp>(def))
+        return itemNode.lookup(def);
+    return "";
+  };
+  unsigned index = 0;
+  for (Operation &op : func.getBody().front()) {
+    if (!isa<LaunchOp, ExtOp>(op))
+      continue;
+    std::string id = "i" + std::to_string(index);
+    std::string label, attrs;
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      label =
+          "@" + launch.getKernel().str() + "\\nitem " + std::to_string(index);
+      if (auto kernel = symbols.lookup<KernelOp>(launch.getKernel())) {
+        if (ArrayAttr metadata = kernel.getMetadataAttr()) {
+          std::string names;
+          for (Attribute name : metadata)
+            if (auto str = dyn_cast<StringAttr>(name))
+              names += (names.empty() ? "" : ", ") + str.getValue().str();
+          if (!names.empty())
+            label += "\\n" + dotEscaped(names);
+        }
+        label += "\\n" + fusedOps(kernel);
+      }
+      attrs = "shape=box";
+    } else {
+      auto ext = cast<ExtOp>(op);
+      label = ext.getKind().upper() + "\\nitem " + std::to_string(index);
+      attrs = ext.getKind() == "copy"
+                  ? "shape=folder, style=filled, fillcolor=lightblue"
+                  : "shape=note, style=filled, fillcolor=lightgrey";
+    }
+    // Declare the sources first (argument nodes) so that every edge's ends
+    // exist where it is written.
+    SmallVector<std::pair<std::string, std::string>> reads, assigns;
+    for (Value in : itemIns(&op))
+      if (std::string from = producer(in); !from.empty())
+        reads.push_back({from, bufferLabel(cast<BufferType>(in.getType()))});
+    for (Value out : itemOuts(&op))
+      if (std::string from = producer(out); !from.empty())
+        assigns.push_back({from, bufferLabel(cast<BufferType>(out.getType()))});
+    if (!assigns.empty())
+      attrs += ", style=filled, fillcolor=lightyellow";
+    os << "  " << id << " [" << attrs << ", label=\"" << label << "\"];\n";
+    for (auto &[from, size] : reads)
+      os << "  " << from << " -> " << id << " [label=\"" << size << "\"];\n";
+    for (auto &[from, size] : assigns)
+      os << "  " << from << " -> " << id
+         << " [style=dashed, color=red, label=\"assign " << size << "\"];\n";
+    itemNode[&op] = id;
+    ++index;
+  }
+  if (auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().back()))
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      std::string from = producer(v);
+      if (from.empty())
+        continue;
+      os << "  r" << i << " [shape=house, label=\"result " << i << "\"];\n"
+         << "  " << from << " -> r" << i << ";\n";
+    }
+  os << "}\n";
+}
+
 struct LazyPrintSchedule final
     : mlir::lazy::impl::LazyPrintScheduleBase<LazyPrintSchedule> {
   using LazyPrintScheduleBase::LazyPrintScheduleBase;
@@ -449,10 +584,12 @@ struct LazyPrintSchedule final
       kind = ScheduleTextFormat::Canonical;
     else if (format == "bridge")
       kind = ScheduleTextFormat::Bridge;
+    else if (format == "dot")
+      kind = ScheduleTextFormat::Dot;
     else {
       emitError(getOperation().getLoc())
           << "lazy-print-schedule: unknown format '" << format
-          << "' (expected 'canonical' or 'bridge')";
+          << "' (expected 'canonical', 'bridge' or 'dot')";
       return signalPassFailure();
     }
     if (failed(printSchedule(getOperation(), llvm::outs(), kind, printBuffers)))
@@ -477,6 +614,8 @@ LogicalResult mlir::lazy::printSchedule(ModuleOp module, llvm::raw_ostream &os,
       continue;
     if (format == ScheduleTextFormat::Canonical)
       printCanonicalFunction(module, symbols, func, textOS, buffers);
+    else if (format == ScheduleTextFormat::Dot)
+      printDotFunction(symbols, func, textOS);
     else if (failed(
                  printBridgeFunction(module, symbols, func, textOS, printed)))
       return failure();

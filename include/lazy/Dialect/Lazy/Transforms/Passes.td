@@ -375,14 +375,24 @@ def LazyPrintSchedule : Pass<"lazy-print-schedule", "::mlir::ModuleOp"> {
       out 5
       buf n5:n5@0 n3:n3@0
     ```
+
+    With `format=dot`, each scheduled function is a Graphviz digraph (pipe
+    it to `dot -Tsvg`): kernels are boxes named by their kernel symbol and
+    labelled with the item number, metadata and fused ops; EXT items are
+    folders (copies, blue) or notes; arguments and results are houses;
+    each buffer an item reads is an edge from the item (or argument) that
+    wrote it, labelled with its elements, dtype and bytes; an item that
+    writes over a buffer holding data (an assign) is yellow, with a dashed
+    red `assign` edge from that data's writer.
   }];
   let options = [
     Option<"printBuffers", "buffers", "bool", /*default=*/"false",
            "also print each item's buffers (the memory plan)">,
     Option<"format", "format", "std::string", /*default=*/"\"canonical\"",
-           "`canonical` (the differential harness's text) or `bridge` (each "
+           "`canonical` (the differential harness's text), `bridge` (each "
            "distinct kernel once, then each item's output graph positions "
-           "and buffers: needs lazy-schedule{record-nodes})">
+           "and buffers: needs lazy-schedule{record-nodes}) or `dot` "
+           "(Graphviz)">
   ];
 }
 

@@ -22,7 +22,8 @@
 
 namespace mlir::lazy {
 
-enum class ScheduleTextFormat { Canonical, Bridge };
+/// Dot: Graphviz DOT, one digraph per scheduled function (printDot).
+enum class ScheduleTextFormat { Canonical, Bridge, Dot };
 
 /// Prints every scheduled function of `module`. With `buffers`, the
 /// canonical form also lists each item's buffers (the memory plan); the
