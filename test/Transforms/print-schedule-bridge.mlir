@@ -62,4 +62,4 @@ module attributes {lazy.default_device = "CLANG"} {
 // UNRECORDED: error: 'lazy.launch' op has no 'lazy.nodes'; schedule with lazy-schedule{record-nodes} for the bridge form
 // UNRECORDED-NOT: kernel @
 
-// FORMAT: error: lazy-print-schedule: unknown format 'dots' (expected 'canonical' or 'bridge')
+// FORMAT: error: lazy-print-schedule: unknown format 'dots' (expected 'canonical', 'bridge' or 'dot'); did you mean 'dot'?

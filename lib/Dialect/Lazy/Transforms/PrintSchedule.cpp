@@ -587,9 +587,19 @@ struct LazyPrintSchedule final
     else if (format == "dot")
       kind = ScheduleTextFormat::Dot;
     else {
-      emitError(getOperation().getLoc())
+      InFlightDiagnostic diag =
+          emitError(getOperation().getLoc())
           << "lazy-print-schedule: unknown format '" << format
           << "' (expected 'canonical', 'bridge' or 'dot')";
+      StringRef closest;
+      unsigned best = 3; // suggest within two edits
+      for (StringRef known : {"canonical", "bridge", "dot"})
+        if (unsigned d = StringRef(format).edit_distance(known); d < best) {
+          best = d;
+          closest = known;
+        }
+      if (!closest.empty())
+        diag << "; did you mean '" << closest << "'?";
       return signalPassFailure();
     }
     if (failed(printSchedule(getOperation(), llvm::outs(), kind, printBuffers)))
