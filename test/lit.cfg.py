@@ -23,7 +23,8 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.lazy_tools_dir, config.llvm_tools_dir]
-tools = ["lazy-opt", "lazy-interp", "lazy-run", "lazy-replay", "not", "mlir-runner",
+tools = ["lazy-opt", "lazy-interp", "lazy-run", "lazy-replay", "lazy-lsp-server",
+         "not", "mlir-runner",
          ToolSubst("%mlir_opt", config.mlir_opt, unresolved="fatal")]
 llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 config.substitutions.append(
