@@ -31,8 +31,8 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   mlir::PassManager pm(&context);
-  if (mlir::failed(mlir::parsePassPipeline(argc == 3 ? argv[2] : "lazy-schedule",
-                                           pm, llvm::errs())))
+  if (mlir::failed(mlir::parsePassPipeline(
+          argc == 3 ? argv[2] : "lazy-schedule", pm, llvm::errs())))
     return 1;
   if (mlir::failed(pm.run(*module)))
     return 1;

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -46,8 +47,9 @@ std::string join(StringRef base, StringRef a, StringRef b = "",
 }
 
 struct CheckGpuToolchain final
-    : mlir::lazy::impl::CheckGpuToolchainBase<CheckGpuToolchain> {
-  using Base::Base;
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::CheckGpuToolchainBase<CheckGpuToolchain>> {
+  using WithOptionHints::WithOptionHints;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

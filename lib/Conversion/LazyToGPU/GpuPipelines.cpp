@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -128,7 +129,7 @@ void addPipeline(OpPassManager &pm, const std::string &text) {
 } // namespace
 
 void mlir::lazy::registerGpuPipelines() {
-  PassPipelineRegistration<NvvmOptions>(
+  registerPipelineWithHints<NvvmOptions>(
       "lazy-to-nvvm",
       "schedule, lower kernels to NVVM and serialize them (PTX or cubin)",
       [](OpPassManager &pm, const NvvmOptions &o) {
@@ -147,7 +148,7 @@ void mlir::lazy::registerGpuPipelines() {
                         o.toolkitOption())
                         .str());
       });
-  PassPipelineRegistration<RocdlOptions>(
+  registerPipelineWithHints<RocdlOptions>(
       "lazy-to-rocdl",
       "schedule, lower kernels to ROCDL and serialize them (HSACO or "
       "assembly)",

@@ -38,6 +38,7 @@
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -625,8 +626,9 @@ private:
 };
 
 struct ConvertLazyToGpu final
-    : mlir::lazy::impl::ConvertLazyToGpuBase<ConvertLazyToGpu> {
-  using Base::Base;
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::ConvertLazyToGpuBase<ConvertLazyToGpu>> {
+  using WithOptionHints::WithOptionHints;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -47,7 +48,7 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
 } // namespace
 
 void mlir::lazy::registerCpuPipeline() {
-  PassPipelineRegistration<CpuPipelineOptions>(
+  registerPipelineWithHints<CpuPipelineOptions>(
       "lazy-to-cpu",
       "schedule, lower kernels to loops and everything to the LLVM dialect",
       [](OpPassManager &pm, const CpuPipelineOptions &options) {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -95,7 +96,8 @@ struct ExpandExp2 final : OpRewritePattern<math::Exp2Op> {
 };
 
 struct LazyExpandExp2 final
-    : mlir::lazy::impl::LazyExpandExp2Base<LazyExpandExp2> {
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::LazyExpandExp2Base<LazyExpandExp2>> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandExp2>(&getContext());

@@ -16,6 +16,7 @@
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -527,8 +528,9 @@ private:
 };
 
 struct ConvertLazyToLoops final
-    : mlir::lazy::impl::ConvertLazyToLoopsBase<ConvertLazyToLoops> {
-  using ConvertLazyToLoopsBase::ConvertLazyToLoopsBase;
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::ConvertLazyToLoopsBase<ConvertLazyToLoops>> {
+  using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());

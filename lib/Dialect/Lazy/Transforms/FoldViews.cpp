@@ -26,6 +26,7 @@
 #include "lazy/Dialect/Lazy/Analysis/LazyGraph.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -154,7 +155,8 @@ bool mlir::lazy::foldViews(func::FuncOp func) {
 namespace {
 
 struct LazyFoldViews final
-    : mlir::lazy::impl::LazyFoldViewsBase<LazyFoldViews> {
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::LazyFoldViewsBase<LazyFoldViews>> {
   void runOnOperation() override {
     // A graph already in LazyBuffer form (what the exporter writes) is left
     // as it was: saying so lets the pass manager skip verifying it again.

@@ -25,6 +25,7 @@
 #include "lazy/Dialect/Lazy/Analysis/KernelDedup.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -704,8 +705,9 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
 }
 
 struct LazyFormKernels final
-    : mlir::lazy::impl::LazyFormKernelsBase<LazyFormKernels> {
-  using LazyFormKernelsBase::LazyFormKernelsBase;
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::LazyFormKernelsBase<LazyFormKernels>> {
+  using WithOptionHints::WithOptionHints;
   friend struct mlir::lazy::ScheduleFlagOverrides; // reads the flag options
 
   /// What createLazyFormKernels(config, flags) sets.

@@ -12,6 +12,7 @@
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -24,8 +25,9 @@ using namespace mlir;
 using namespace mlir::lazy;
 
 namespace {
-struct LazyGroup final : mlir::lazy::impl::LazyGroupBase<LazyGroup> {
-  using LazyGroupBase::LazyGroupBase;
+struct LazyGroup final
+    : mlir::lazy::WithOptionHints<mlir::lazy::impl::LazyGroupBase<LazyGroup>> {
+  using WithOptionHints::WithOptionHints;
   friend struct mlir::lazy::ScheduleFlagOverrides; // reads the flag options
 
   void runOnOperation() override {

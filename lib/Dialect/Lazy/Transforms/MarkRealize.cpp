@@ -12,6 +12,7 @@
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYMARKREALIZE
@@ -27,7 +28,8 @@ namespace {
 // and lazy-form-kernels (analyses of a nested pipeline are dropped when it
 // ends).
 struct LazyMarkRealize final
-    : mlir::lazy::impl::LazyMarkRealizeBase<LazyMarkRealize> {
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::LazyMarkRealizeBase<LazyMarkRealize>> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!isGraphFunction(func))

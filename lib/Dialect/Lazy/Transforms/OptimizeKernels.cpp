@@ -37,6 +37,7 @@
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
@@ -346,8 +347,9 @@ LogicalResult parseForced(MLIRContext *ctx, StringRef text, std::string &name,
 }
 
 struct LazyOptimizeKernels final
-    : mlir::lazy::impl::LazyOptimizeKernelsBase<LazyOptimizeKernels> {
-  using LazyOptimizeKernelsBase::LazyOptimizeKernelsBase;
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::LazyOptimizeKernelsBase<LazyOptimizeKernels>> {
+  using WithOptionHints::WithOptionHints;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

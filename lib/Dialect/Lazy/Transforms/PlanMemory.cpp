@@ -20,6 +20,7 @@
 
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -165,8 +166,9 @@ private:
 };
 
 struct LazyPlanMemory final
-    : mlir::lazy::impl::LazyPlanMemoryBase<LazyPlanMemory> {
-  using LazyPlanMemoryBase::LazyPlanMemoryBase;
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::LazyPlanMemoryBase<LazyPlanMemory>> {
+  using WithOptionHints::WithOptionHints;
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();

@@ -16,6 +16,7 @@
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Dialect/Lazy/Transforms/ScheduleText.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -576,8 +577,9 @@ void printDotFunction(SymbolTable &symbols, func::FuncOp func,
 }
 
 struct LazyPrintSchedule final
-    : mlir::lazy::impl::LazyPrintScheduleBase<LazyPrintSchedule> {
-  using LazyPrintScheduleBase::LazyPrintScheduleBase;
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::LazyPrintScheduleBase<LazyPrintSchedule>> {
+  using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
     ScheduleTextFormat kind;
     if (format == "canonical")

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -63,7 +64,7 @@ void buildSchedulePipeline(OpPassManager &pm,
 } // namespace
 
 void mlir::lazy::registerSchedulePipeline() {
-  PassPipelineRegistration<SchedulePipelineOptions>(
+  registerPipelineWithHints<SchedulePipelineOptions>(
       "lazy-schedule",
       "tinygrad 0.9.2's scheduler: fold views, mark realizes, group, form "
       "kernels, order",

@@ -23,6 +23,7 @@
 
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
@@ -239,7 +240,9 @@ LogicalResult orderSchedule(ScheduleOp schedule) {
   return success();
 }
 
-struct LazyToposort final : mlir::lazy::impl::LazyToposortBase<LazyToposort> {
+struct LazyToposort final
+    : mlir::lazy::WithOptionHints<
+          mlir::lazy::impl::LazyToposortBase<LazyToposort>> {
   void runOnOperation() override {
     SmallVector<ScheduleOp> schedules;
     getOperation().walk([&](ScheduleOp s) { schedules.push_back(s); });
