@@ -117,3 +117,32 @@ FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
   }
   return w;
 }
+
+RealizeReasons mlir::lazy::countRealizeReasons(const LazyGraph &g,
+                                               const NodeSet &realizes) {
+  // The bases some view expands, and the sources of copies and
+  // buffer_views (rules 4 and 3), in one pass over the nodes.
+  std::vector<char> expanded(g.size(), 0), copied(g.size(), 0);
+  for (NodeId id = 0; id < NodeId(g.size()); ++id) {
+    const LazyNode &n = g.node(id);
+    if (!n.isBase() && g.node(n.base).size < n.size)
+      expanded[n.base] = 1;
+    if (n.kind == NodeOp::Copy || n.kind == NodeOp::BufferView)
+      copied[g.baseOf(n.srcs[0])] = 1;
+  }
+  RealizeReasons reasons;
+  for (NodeId id : realizes) {
+    const LazyNode &n = g.node(id);
+    if (g.isOutputBase(id))
+      ++reasons.outputs;
+    else if (n.forcedRealize || n.isMeta())
+      ++reasons.metaOrForced;
+    else if (copied[id])
+      ++reasons.copySources;
+    else if (expanded[id])
+      ++reasons.expanded;
+    else
+      ++reasons.otherRules;
+  }
+  return reasons;
+}

@@ -77,9 +77,18 @@ public:
       : module(module), func(func), flags(flags), kernelCounter(kernelCounter),
         bodyOps(module.getContext()) {}
 
+  /// What one function's schedule holds: the figures of the pass's
+  /// statistics and of its report.
+  struct Figures {
+    int64_t items = 0, kernels = 0, launches = 0, opsFused = 0, bytes = 0;
+    unsigned built = 0, repeats = 0;
+    RealizeReasons realizes;
+  };
+
   /// Replaces the body of `func` (whose graph `g` is) by the schedule of
-  /// `plan`. With `report`, remarks on it.
-  LogicalResult run(const LazyGraph &g, const SchedulePlan &plan, bool report);
+  /// `plan`, and says what it holds in `figures`.
+  LogicalResult run(const LazyGraph &g, const SchedulePlan &plan,
+                    Figures &figures);
 
   /// With positions (record-nodes), each launch and ext gets `lazy.nodes`:
   /// the position of each output's graph op.
@@ -682,7 +691,7 @@ FailureOr<ScheduleOp> KernelFormer::emitSchedule(const LazyGraph &g,
 }
 
 LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
-                                bool report) {
+                                Figures &figures) {
   FormedItems formed(plan.outputGroups.size());
   if (failed(formItems(g, plan, formed)))
     return failure();
@@ -691,15 +700,27 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
       emitSchedule(g, plan.realizes, formed, kernels);
   if (failed(schedule))
     return failure();
-  if (report) {
-    LaunchTraffic traffic = launchTraffic(schedule->getBody().front());
-    func.emitRemark() << formed.items.size() << " items, "
-                      << formed.dedup.plans().size()
-                      << " distinct kernels: " << formed.built
-                      << " groups lowered, " << formed.repeats
-                      << " launched an earlier group's kernel unlowered; "
-                      << traffic.launches << " launches move " << traffic.bytes
-                      << " bytes";
+  Block &items = schedule->getBody().front();
+  LaunchTraffic traffic = launchTraffic(items);
+  figures.items = int64_t(formed.items.size());
+  figures.kernels = int64_t(formed.dedup.plans().size());
+  figures.built = formed.built;
+  figures.repeats = formed.repeats;
+  figures.launches = traffic.launches;
+  figures.bytes = traffic.bytes;
+  figures.realizes = countRealizeReasons(g, plan.realizes);
+  // The graph ops each launch's kernel computes (its loads, stores and
+  // const views aside), counted once per kernel.
+  llvm::DenseMap<Attribute, int64_t> opsOf;
+  SymbolTable symbols(module);
+  for (auto launch : items.getOps<LaunchOp>()) {
+    auto [it, inserted] = opsOf.try_emplace(launch.getKernelAttr(), 0);
+    if (inserted)
+      if (auto kernel = symbols.lookup<KernelOp>(launch.getKernel()))
+        for (Operation &op : kernel.getBody().front())
+          it->second += !isa<LoadOp, StoreOp, ConstOp>(op) &&
+                        !(isa<ViewOp>(op) && !isComputedView(&op));
+    figures.opsFused += it->second;
   }
   return success();
 }
@@ -787,7 +808,7 @@ struct LazyFormKernels final
     FailureOr<SchedulePlan> plan = planSchedule(graph, walk, flags);
     if (failed(plan))
       return failure();
-    return former.run(graph, *plan, report);
+    return materialize(former, graph, *plan);
   }
 
   /// The plan lazy-mark-realize and lazy-group printed as marks,
@@ -809,7 +830,37 @@ struct LazyFormKernels final
     FailureOr<SchedulePlan> plan = readSchedulePlan(*graph);
     if (failed(plan))
       return failure();
-    return former.run(*graph, *plan, report);
+    return materialize(former, *graph, *plan);
+  }
+
+  /// Runs the former, then counts what it made into the statistics and,
+  /// with `report`, a remark on the function.
+  LogicalResult materialize(KernelFormer &former, const LazyGraph &graph,
+                            const SchedulePlan &plan) {
+    KernelFormer::Figures f;
+    if (failed(former.run(graph, plan, f)))
+      return failure();
+    numItems += f.items;
+    numKernels += f.kernels;
+    numLaunches += f.launches;
+    numOpsFused += f.opsFused;
+    numBytesMoved += f.bytes;
+    numRealizeOutputs += f.realizes.outputs;
+    numRealizeMeta += f.realizes.metaOrForced;
+    numRealizeCopies += f.realizes.copySources;
+    numRealizeExpanded += f.realizes.expanded;
+    numRealizeOther += f.realizes.otherRules;
+    if (report)
+      graph.function().emitRemark()
+          << f.items << " items, " << f.kernels
+          << " distinct kernels: " << f.built << " groups lowered, "
+          << f.repeats << " launched an earlier group's kernel unlowered; "
+          << f.launches << " launches fuse " << f.opsFused << " ops and move "
+          << f.bytes << " bytes; realized: " << f.realizes.outputs
+          << " outputs, " << f.realizes.metaOrForced << " meta or forced, "
+          << f.realizes.copySources << " copy sources, " << f.realizes.expanded
+          << " expanded, " << f.realizes.otherRules << " by later rules";
+    return success();
   }
 };
 

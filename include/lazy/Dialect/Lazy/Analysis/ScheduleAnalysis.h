@@ -69,6 +69,17 @@ struct GraphWalk {
   NodeSet realizes; // what the walk itself must realize
 };
 
+/// Realized bases by the first of the realize rule's reasons that holds
+/// (Realize.cpp's rules 1-4), the rest realized by the later rules (unsafe
+/// pads, reduce grouping, fusion=aggressive's stored row values): what
+/// lazy-form-kernels' statistics and report give.
+struct RealizeReasons {
+  int64_t outputs = 0, metaOrForced = 0, copySources = 0, expanded = 0,
+          otherRules = 0;
+};
+RealizeReasons countRealizeReasons(const LazyGraph &graph,
+                                   const NodeSet &realizes);
+
 /// Runs the walk from the graph's outputs. Fails (with a diagnostic at the
 /// offending op) on an ASSIGN to something other than a realized base or a
 /// COPY of a non-contiguous view, which tinygrad asserts against.

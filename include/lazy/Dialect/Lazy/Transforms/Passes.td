@@ -181,14 +181,35 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
     Option<"report", "report", "bool", /*default=*/"false",
            "emit a remark per function: its items, its distinct kernels, "
            "how many groups were lowered or launched an earlier group's "
-           "kernel without lowering, and the launches and the bytes they "
-           "move (MLIR's pass statistics are compiled out of release "
-           "builds of LLVM, Debian's among them)">,
+           "kernel without lowering, the launches, the graph ops they fuse "
+           "and the bytes they move, and the realizes by reason: the pass "
+           "statistics' figures (which MLIR compiles out of release builds "
+           "of LLVM, Debian's among them)">,
     Option<"recordNodes", "record-nodes", "bool", /*default=*/"false",
            "mark each launch and ext with `lazy.nodes`: for each output, "
            "the position of the graph op it realizes among the function's "
            "ops as they were before folding (for the tinygrad bridge)">,
   ], Lazy_SchedulerFlagOptions);
+  let statistics = [
+    Statistic<"numItems", "items", "schedule items (kernels and EXT items)">,
+    Statistic<"numKernels", "kernels", "distinct kernels formed">,
+    Statistic<"numLaunches", "launches", "kernel launches">,
+    Statistic<"numOpsFused", "ops-fused",
+              "graph ops the launched kernels compute">,
+    Statistic<"numBytesMoved", "bytes-moved",
+              "bytes the launches move (each one's distinct buffers)">,
+    Statistic<"numRealizeOutputs", "realizes-outputs",
+              "buffers realized: outputs">,
+    Statistic<"numRealizeMeta", "realizes-meta-or-forced",
+              "buffers realized: meta ops and forced realizes">,
+    Statistic<"numRealizeCopies", "realizes-copy-sources",
+              "buffers realized: sources of copies and buffer_views">,
+    Statistic<"numRealizeExpanded", "realizes-expanded",
+              "buffers realized: bases a view expands">,
+    Statistic<"numRealizeOther", "realizes-other-rules",
+              "buffers realized: unsafe pads, reduce grouping, stored row "
+              "values">,
+  ];
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
