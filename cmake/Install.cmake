@@ -19,8 +19,13 @@ set(LAZY_MLIR_EXPORTED_LIBS LazyInitAll MLIRLazyTransforms MLIRLazyAnalysis
   LazyShapeTracker)
 # add_mlir_library installs its own libraries; the plain ones are ours.
 install(TARGETS LazyShapeTracker ARCHIVE DESTINATION lib)
-install(TARGETS lazy-opt lazy-run lazy-interp lazy-replay lazy-lsp-server
-  RUNTIME DESTINATION bin)
+set(LAZY_MLIR_INSTALLED_TOOLS lazy-opt lazy-run lazy-interp lazy-replay
+  lazy-lsp-server)
+# Installed binaries find libMLIR.so and libLLVM.so where MLIR's package
+# has them (the build tree's run path is dropped on install).
+set_target_properties(${LAZY_MLIR_INSTALLED_TOOLS} LazyPlugin PROPERTIES
+  INSTALL_RPATH "\$ORIGIN/../lib;${LLVM_LIBRARY_DIR}")
+install(TARGETS ${LAZY_MLIR_INSTALLED_TOOLS} RUNTIME DESTINATION bin)
 install(TARGETS LazyPlugin LIBRARY DESTINATION lib)
 
 string(REPLACE ";" " " LAZY_MLIR_EXPORTED_LIBS "${LAZY_MLIR_EXPORTED_LIBS}")

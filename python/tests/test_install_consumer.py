@@ -68,3 +68,15 @@ def test_out_of_tree_consumer_builds_and_schedules(installed, tmp_path):
     assert out.startswith("kernels: 5\n")
     out = run(consumer, rows, "lazy-schedule,convert-lazy-to-loops")
     assert out.startswith("kernels: 0\n") and "scf.parallel" in out
+
+
+def test_installed_plugin_loads_into_stock_mlir_opt(installed):
+    mlir_opt = shutil.which("mlir-opt-22")
+    if not mlir_opt:
+        pytest.skip("no mlir-opt-22")
+    plugin = os.path.join(installed, "lib", "LazyPlugin.so")
+    out = run(mlir_opt, f"--load-dialect-plugin={plugin}",
+              f"--load-pass-plugin={plugin}",
+              "--pass-pipeline=builtin.module(lazy-schedule)",
+              os.path.join(REPO_ROOT, "examples", "sum_add.mlir"))
+    assert "lazy.kernel @step_k0" in out
