@@ -147,7 +147,14 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     A float32 or float64 SQRT calls the `llvm.sqrt` intrinsic, correctly
     rounded on both vendors as in tinygrad's CUDA and HIP code: `math.sqrt`
     would become libdevice's `__nv_sqrtf`, which NVVMReflect turns into
-    `sqrt.approx.f32`.
+    `sqrt.approx.f32`. Every float op rounds on its own, as in the
+    reference interpreter, unless `fma` is set (as nvrtc's `--fmad=true`
+    contracts tinygrad's CUDA kernels): then a float sum's accumulation of
+    a product (`acc + a*b`, a matmul's or a convolution's step) is marked
+    `contract` and becomes one fused multiply-add (`fma.rn.f32`,
+    `v_fmac_f32`). It is off by default: fused, the transformer training
+    steps of the corpus leave the interpreter's tolerance on the emulator
+    (gradients off by up to 5e-3), which they meet rounding each op.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
@@ -165,6 +172,8 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     Option<"reducePerThread", "reduce-per-thread", "int64_t", "16",
            "block mode: reduced elements per thread (the block is the "
            "reduce's size over this, a power of two from 32 to block-size)">,
+    Option<"fma", "fma", "bool", "false",
+           "fuse a float sum's acc + a*b into a multiply-add">,
     Option<"indexBits", "index-bits", "int64_t", "64",
            "width of the kernels' index arithmetic: 32, 64, or 0 for 32 "
            "where every index stays below 2^30 (lazy-to-nvvm's default; "

@@ -400,10 +400,11 @@ int64_t roundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 class KernelToGpu {
 public:
   KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid,
-              int64_t unroll, int64_t reduceUnroll, int64_t reducePerThread)
+              int64_t unroll, int64_t reduceUnroll, int64_t reducePerThread,
+              bool fma)
       : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid),
         unroll(unroll), reduceUnroll(reduceUnroll),
-        reducePerThread(reducePerThread) {}
+        reducePerThread(reducePerThread), fma(fma) {}
 
   /// Lowers `kernel` into a new gpu.func at `b`'s insertion point.
   FailureOr<std::pair<gpu::GPUFuncOp, Geometry>> lower(OpBuilder &b,
@@ -412,6 +413,7 @@ public:
 private:
   int64_t blockSize, blockReduceMin, maxGrid, unroll, reduceUnroll,
       reducePerThread;
+  bool fma;
 };
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
@@ -512,6 +514,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
   Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
   GpuKernelEmitter emitter(buffers, tid, bdim, reduceUnroll);
+  emitter.setContractSumOfProducts(fma);
   if (llvm::any_of(body, [](Operation &op) { return isComputedView(&op); }))
     emitter.setZeroIndex(arith::ConstantIndexOp::create(kb, loc, 0));
   for (Group &g : groups) {
@@ -686,7 +689,7 @@ struct ConvertLazyToGpu final
                     b.getUnitAttr());
     OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
     KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,
-                         reduceUnroll, reducePerThread);
+                         reduceUnroll, reducePerThread, fma);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
     for (KernelOp kernel : kernelOps) {
       kb.setInsertionPointToEnd(gpuModule.getBody());

@@ -512,6 +512,14 @@ bool mlir::lazy::nextOffsets(MutableArrayRef<int64_t> offsets,
 
 Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
                              Type t, bool isSum) {
+  // acc + a*b may become one fused multiply-add where the target asks for
+  // it (the GPU, as nvrtc's default --fmad=true does for tinygrad's CUDA
+  // kernels): both ops get `contract`, the product being used only here.
+  if (isSum && contractSumOfProducts && isa<FloatType>(signless(t)))
+    if (auto mul = x.getDefiningOp<arith::MulFOp>(); mul && mul->use_empty()) {
+      mul.setFastmath(arith::FastMathFlags::contract);
+      return addOf(b, loc, acc, x, t, arith::FastMathFlags::contract);
+    }
   return isSum ? addOf(b, loc, acc, x, t) : maxOf(b, loc, acc, x, t);
 }
 

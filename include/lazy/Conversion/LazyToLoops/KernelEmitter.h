@@ -81,6 +81,11 @@ public:
       : buffers(std::move(buffers)), reassociateSums(reassociateSums) {}
   virtual ~KernelEmitter() = default;
 
+  /// A float sum's accumulation of a product (acc + a*b, a dot product's
+  /// step) may contract into a fused multiply-add.
+  void setContractSumOfProducts(bool contract) {
+    contractSumOfProducts = contract;
+  }
   /// Lane mode's unmasked vector stores into buffers of at least this
   /// many bytes are nontemporal (0: none).
   void setNontemporalMinBytes(int64_t bytes) { nontemporalMinBytes = bytes; }
@@ -244,6 +249,7 @@ private:
   /// The scopes of the current row (beginRow), which elements keep.
   size_t rowScopes = 0;
   Value zeroIdx;
+  bool contractSumOfProducts = false;
   IRMapping buffers;
   bool reassociateSums;
   /// A tile's top-level reduces by (reduce, element), and the element
