@@ -11,6 +11,8 @@
 // RUN: lazy-run %s --entry=stored --seed=3 --check --device=emulate | FileCheck %s --check-prefix=TWO
 // RUN: lazy-run %s --entry=chain --seed=4 --check | FileCheck %s
 // RUN: lazy-run %s --entry=chain --seed=4 --check --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=crossed --seed=5 --check | FileCheck %s
+// RUN: lazy-run %s --entry=crossed --seed=5 --check --device=emulate | FileCheck %s
 
 // SCHED-LABEL: schedule @softmax
 // SCHED: VIEW
@@ -79,5 +81,14 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %v3 = lazy.view %s3 as <[(2, 3, 8):(3, 1, 0)]> : tensor<2x3x1xf32> -> tensor<2x3x8xf32>
     %o = lazy.mul %b, %v3 : tensor<2x3x8xf32>
     return %o : tensor<2x3x8xf32>
+  }
+  func.func @crossed(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %mi = lazy.reduce_max %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mj = lazy.reduce_max %x axes [0] : tensor<8x16xf32> -> tensor<1x16xf32>
+    %vi = lazy.view %mi as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %vj = lazy.view %mj as <[(8, 16):(0, 1)]> : tensor<1x16xf32> -> tensor<8x16xf32>
+    %s = lazy.add %vi, %vj : tensor<8x16xf32>
+    %o = lazy.add %x, %s : tensor<8x16xf32>
+    return %o : tensor<8x16xf32>
   }
 }

@@ -382,3 +382,90 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     return %cols : tensor<1x16xf32>
   }
 }
+
+// -----
+
+// Rule 4 leaves a row kernel alone: y's kernel computes the row max as a
+// row value, which is no reduce space the row sum's kernel could share
+// (merged, y would be stored through the sum's (8, 1) view).
+// TINYGRAD-LABEL: schedule @row_kernel_no_sibling
+// TINYGRAD: moved: 3 kernels
+// AGGRESSIVE-LABEL: schedule @row_kernel_no_sibling
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE: STORE 0 float [(8, 16):(16, 1)]
+// AGGRESSIVE: item 1 KERNEL outs=1 ins=1
+// AGGRESSIVE: STORE 0 float [(8, 1):(1, 0)]
+// AGGRESSIVE-NEXT: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @row_kernel_no_sibling(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x1xf32>) {
+    %m = lazy.reduce_max %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mv = lazy.view %m as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %n = lazy.neg %mv : tensor<8x16xf32>
+    %y = lazy.add %x, %n : tensor<8x16xf32>
+    %s = lazy.reduce_sum %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    return %y, %s : tensor<8x16xf32>, tensor<8x1xf32>
+  }
+}
+
+// -----
+
+// Rule 5b stores no row value in a reader when a reader of it holds an
+// assign or reads an assign's target: the column sum reads t's old
+// contents (so runs before the assign) and the row sum reads the assign's
+// result, so storing the max in the row sum's kernel would close a cycle
+// through the assign's ordering edge. The max keeps its own kernel.
+// TINYGRAD-LABEL: schedule @stored_row_value_and_assign
+// TINYGRAD: moved: 4 kernels
+// AGGRESSIVE-LABEL: schedule @stored_row_value_and_assign
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(8, 16):(16, 1)]
+// AGGRESSIVE-NEXT: n1 = MAX (1,) n0
+// AGGRESSIVE-NEXT: STORE 0 float [(8, 1):(1, 0)] n1
+// AGGRESSIVE: moved: 4 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @stored_row_value_and_assign(%x: tensor<8x16xf32>, %t: tensor<8x1xf32>, %y: tensor<8x1xf32>) -> (tensor<8x1xf32>, tensor<1x16xf32>, tensor<8x1xf32>) {
+    %b = lazy.reduce_max %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %bv = lazy.view %b as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %nb = lazy.neg %bv : tensor<8x16xf32>
+    %d = lazy.add %x, %nb : tensor<8x16xf32>
+    %c1 = lazy.const 1.0 : tensor<f32>
+    %c1v = lazy.view %c1 as <[(8, 1):(0, 0)]> : tensor<f32> -> tensor<8x1xf32>
+    %y1 = lazy.add %y, %c1v : tensor<8x1xf32>
+    %a = lazy.assign %y1 to %t : tensor<8x1xf32>, tensor<8x1xf32>
+    %rs = lazy.reduce_sum %d axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %r = lazy.add %rs, %a : tensor<8x1xf32>
+    %tv = lazy.view %t as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %dt = lazy.mul %d, %tv : tensor<8x16xf32>
+    %r2 = lazy.reduce_sum %dt axes [0] : tensor<8x16xf32> -> tensor<1x16xf32>
+    return %r, %r2, %a : tensor<8x1xf32>, tensor<1x16xf32>, tensor<8x1xf32>
+  }
+}
+
+// -----
+
+// Rule 5 never puts values that vary along different axes in one kernel:
+// the row max (along i) and the column max (along j) would each be
+// computed again for every element. The column max (decided first)
+// becomes a row value; the row max keeps its kernel.
+// TINYGRAD-LABEL: schedule @crossed_row_values
+// TINYGRAD: moved: 3 kernels
+// AGGRESSIVE-LABEL: schedule @crossed_row_values
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(8, 16):(16, 1)]
+// AGGRESSIVE-NEXT: n1 = MAX (1,) n0
+// AGGRESSIVE: item 1 KERNEL outs=1 ins=2
+// AGGRESSIVE-NOT: VIEW [(8, 16):(1, 0)]
+// AGGRESSIVE: VIEW [(8, 16):(0, 1)]
+// AGGRESSIVE-NOT: VIEW
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @crossed_row_values(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %mi = lazy.reduce_max %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mj = lazy.reduce_max %x axes [0] : tensor<8x16xf32> -> tensor<1x16xf32>
+    %vi = lazy.view %mi as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %vj = lazy.view %mj as <[(8, 16):(0, 1)]> : tensor<1x16xf32> -> tensor<8x16xf32>
+    %s = lazy.add %vi, %vj : tensor<8x16xf32>
+    %o = lazy.add %x, %s : tensor<8x16xf32>
+    return %o : tensor<8x16xf32>
+  }
+}

@@ -13,6 +13,10 @@
 //     element (tinygrad's multi-output kernels read their inputs once).
 //   - Thread mode: each thread computes elements blockIdx*blockDim+tid,
 //     striding by gridDim*blockDim; reduces inside run sequentially.
+//   - Row mode, for a row kernel (fusion=aggressive's row values): a block
+//     per row, its row values first (long reduces as block reductions,
+//     short ones by every thread alone, in index order), then the row's
+//     elements split across the threads.
 //   - Block mode, for a loop whose value holds a reduce (outside any other
 //     reduce) of at least `block-reduce-min` elements: one output element
 //     per block at a time, striding by gridDim; the block's threads split
@@ -321,17 +325,16 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   return arith::TruncIOp::create(b, loc, s, reduced).getResult();
 }
 
-/// Row mode. With `perBlock`, block b takes rows b, b + gridDim, ...; each
-/// row's computed views come first (their outermost reduces as block
-/// reductions, which every thread of the block reaches together), then its
-/// elements, thread t taking elements t, t + blockDim, ... of the row.
-/// Without, each thread takes whole rows (grid-stride), computing their
-/// views and then their elements alone.
+/// Row mode: block b takes rows b, b + gridDim, ...; each row's computed
+/// views come first, then its elements, thread t taking elements t,
+/// t + blockDim, ... of the row. With `blockReduces` the views' outermost
+/// reduces are block reductions (which every thread of the block reaches
+/// together); without, each thread computes them alone in index order.
 LogicalResult lowerRows(OpBuilder &b, GpuKernelEmitter &emitter,
                         StoreGroup &group, const RowSplit &split,
                         ArrayRef<int64_t> rowShape,
-                        ArrayRef<int64_t> innerShape, bool perBlock, Value tid,
-                        Value bid, Value bdim, Value gdim) {
+                        ArrayRef<int64_t> innerShape, bool blockReduces,
+                        Value tid, Value bid, Value bdim, Value gdim) {
   Location loc = group.stores.front().getLoc();
   Value zero = emitter.zeroIndex(b, loc);
   // Scatters the row's (or an element's) own indices into a full index.
@@ -352,27 +355,19 @@ LogicalResult lowerRows(OpBuilder &b, GpuKernelEmitter &emitter,
   };
   Value rows = arith::ConstantIndexOp::create(b, loc, numElements(rowShape));
   Value inner = arith::ConstantIndexOp::create(b, loc, numElements(innerShape));
-  Value rowStart = bid, rowStep = gdim, elementStart = tid, elementStep = bdim;
-  if (!perBlock) {
-    rowStart = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, bid, bdim), tid);
-    rowStep = arith::MulIOp::create(b, loc, gdim, bdim);
-    elementStart = zero;
-    elementStep = arith::ConstantIndexOp::create(b, loc, 1);
-  }
   FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
-      b, loc, rowStart, rows, rowStep, 1, ValueRange{},
+      b, loc, bid, rows, gdim, 1, ValueRange{},
       [&](OpBuilder &rb, ArrayRef<Value> row,
           ValueRange) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> rowIdx(group.shape.size(), zero);
         scatter(rowIdx, delinearizeOrZero(rb, row[0], rowShape), true);
-        emitter.blockMode = perBlock;
+        emitter.blockMode = blockReduces;
         LogicalResult began = emitter.beginRow(rb, split, rowIdx);
         emitter.blockMode = false;
         if (failed(began))
           return failure();
         FailureOr<SmallVector<Value>> elements = emitUnrolledLoop(
-            rb, loc, elementStart, inner, elementStep, 1, ValueRange{},
+            rb, loc, tid, inner, bdim, 1, ValueRange{},
             [&](OpBuilder &eb, ArrayRef<Value> flat,
                 ValueRange) -> FailureOr<SmallVector<Value>> {
               SmallVector<Value> idx = rowIdx;
@@ -432,6 +427,8 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
     /// the threads.
     std::optional<RowSplit> rows;
     SmallVector<int64_t> rowShape, innerShape;
+    /// Row mode: the row values' outermost reduces are block reductions.
+    bool blockReduces = false;
   };
   SmallVector<Group, 2> groups;
   for (StoreGroup &group : groupStores(body)) {
@@ -451,21 +448,19 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
       for (Operation *r : outerReduces(store.getValue()))
         longest = std::max(longest, reducedElements(r));
     if (g.rows) {
-      // Long rows: a block per row. Short ones: a thread per row, whose
-      // reduces add in index order as the CPU's do.
-      g.blockMode = longest >= blockReduceMin;
-      int64_t rows = numElements(g.rowShape);
-      if (g.blockMode) {
-        int64_t work = std::max(longest, numElements(g.innerShape));
-        int64_t threads = std::clamp<int64_t>(
-            llvm::PowerOf2Ceil(llvm::divideCeil(work, reducePerThread)), 32,
-            blockSize);
-        maxBlock = std::max(maxBlock, threads);
-        geometry.grid = std::max(geometry.grid, rows);
-      } else {
-        maxBlock = std::max(
-            maxBlock, std::clamp<int64_t>(roundUp(rows, 32), 32, blockSize));
-      }
+      // A block per row; its threads split the row's elements. Long
+      // reduces are block reductions; short ones every thread computes
+      // alone, in index order as the CPU does.
+      g.blockMode = true;
+      g.blockReduces = longest >= blockReduceMin;
+      int64_t inner = numElements(g.innerShape);
+      int64_t threads = g.blockReduces
+                            ? llvm::PowerOf2Ceil(llvm::divideCeil(
+                                  std::max(longest, inner), reducePerThread))
+                            : llvm::PowerOf2Ceil(inner);
+      maxBlock =
+          std::max(maxBlock, std::clamp<int64_t>(threads, 32, blockSize));
+      geometry.grid = std::max(geometry.grid, numElements(g.rowShape));
       continue;
     }
     g.blockMode = longest >= blockReduceMin;
@@ -490,8 +485,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   for (Group &g : groups)
     if (!g.blockMode)
       geometry.grid =
-          std::max(geometry.grid, (numElements(g.rows ? g.rowShape : g.shape) +
-                                   geometry.block - 1) /
+          std::max(geometry.grid, (numElements(g.shape) + geometry.block - 1) /
                                       geometry.block);
   geometry.grid = std::clamp<int64_t>(geometry.grid, 1, maxGrid);
 
@@ -521,7 +515,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
     Location gloc = g.stores.front().getLoc();
     if (g.rows) {
       if (failed(lowerRows(kb, emitter, g, *g.rows, g.rowShape, g.innerShape,
-                           g.blockMode, tid, bid, bdim, gdim))) {
+                           g.blockReduces, tid, bid, bdim, gdim))) {
         func.erase();
         return failure();
       }

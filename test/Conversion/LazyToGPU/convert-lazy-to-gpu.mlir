@@ -292,22 +292,22 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 
 // -----
 
-// A row kernel (a softmax: its max and sum read back through expands).
-// Short rows: a thread per row, its max, then its sum (reading the max),
-// then its elements, in index order. Long rows (block-reduce-min=8 here)
-// a block per row: the max and the sum are block reductions, one after
-// the other, and the block's threads split the row's elements.
+// A row kernel (a softmax: its max and sum read back through expands): a
+// block per row, the row's max, then its sum (reading the max), then its
+// elements split across the block's threads. Short rows: every thread
+// computes the max and the sum alone, in index order (no all_reduce).
+// Long rows (block-reduce-min=8 here) make them block reductions.
 // CHECK-LABEL: gpu.func @row_softmax(
 // CHECK: %[[TID:.+]] = gpu.thread_id x
 // CHECK: %[[BID:.+]] = gpu.block_id x
-// CHECK: scf.for %[[ROW:.+]] = %{{.+}} to %c4 step
+// CHECK: scf.for %{{.+}} = %[[BID]] to %c4 step %grid_dim_x
 // CHECK: %[[MAX:.+]] = scf.for {{.*}} -> (f32)
 // CHECK: arith.cmpf ogt
 // CHECK: %[[SUM:.+]] = scf.for {{.*}} -> (f32)
 // CHECK: arith.negf %[[MAX]]
 // CHECK: math.exp2
-// CHECK: scf.for %{{.+}} = %c0 to %c8 step %c1
 // CHECK-NOT: gpu.all_reduce
+// CHECK: scf.for %{{.+}} = %[[TID]] to %c8 step %block_dim_x
 // CHECK: arith.divf %{{.+}}, %[[SUM]]
 // CHECK: memref.store
 // SMALL-LABEL: gpu.func @row_softmax(

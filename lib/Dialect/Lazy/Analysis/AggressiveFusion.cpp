@@ -46,8 +46,9 @@
 //      once pushed through (else tinygrad's push-through fails). It saves
 //      the reduce's store and load.
 //   4. Sibling reduces. Output groups whose single reduce has the same
-//      input shape and axes (so that their outputs share one reduce
-//      space) and that read a realized buffer in common become one
+//      input shape and axes and whose outputs have one shape (so that
+//      they share one reduce space), none a row kernel (rule 5), and that
+//      read a realized buffer in common become one
 //      kernel, which reads that buffer once, when neither depends on the
 //      other through any chain of kernels (the schedule stays acyclic) and
 //      neither holds or reads anything an assign writes (whose ordering
@@ -322,6 +323,10 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
     while (!stack.empty()) {
       NodeId v = stack.pop_back_val();
       const LazyNode &node = g.node(v);
+      // A row kernel (rule 5) is no sibling: its row values' reduces run
+      // per row, apart from any reduce space it could share.
+      if (plan.rowValues.contains(v))
+        f.hazard = true;
       if (node.isReduce()) {
         ++reduces;
         f.reduce = v;
@@ -375,9 +380,10 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
     }
   }
 
-  auto signature = [&](NodeId r) {
-    return std::make_pair(g.node(g.node(r).srcs[0]).shape(),
-                          reduceAxesOf(g.node(r)));
+  auto signature = [&](size_t group) {
+    const LazyNode &r = g.node(facts[group].reduce);
+    return std::make_tuple(g.node(r.srcs[0]).shape(), reduceAxesOf(r),
+                           g.node(groups[group].front()).shape());
   };
   // Clusters by their first group (a head); members as bits. A group
   // merged into a head has no members of its own.
@@ -389,8 +395,7 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
     if (fi.reduce < 0 || fi.hazard)
       continue;
     for (size_t c : heads) {
-      const GroupFacts &fc = facts[c];
-      if (signature(fc.reduce) != signature(fi.reduce))
+      if (signature(c) != signature(i))
         continue;
       bool shares = false;
       for (size_t m = members[c].find_first(); m != size_t(-1) && !shares;
@@ -468,9 +473,15 @@ private:
   bool formsRowKernel(ArrayRef<NodeId> outputs, const NodeSet &realizes) const;
   /// Rule 5's second form: `b`'s group merges into reader `r`'s, which
   /// computes b per row for itself and stores it for the other readers.
-  bool storeInReader(NodeId b, int32_t own, int32_t r);
-  /// Whether group `to` depends on group `from` through another group.
-  bool dependsIndirectly(int32_t to, int32_t from) const;
+  bool storeInReader(NodeId b, int32_t own, int32_t r,
+                     ArrayRef<int32_t> readers);
+
+  /// The groups group `y` waits on: the writers of what it reads and,
+  /// for an assign it holds, the other readers of the target.
+  SmallVector<int32_t> predecessors(int32_t y) const;
+  /// Whether group `to` waits on group `from`, directly (unless
+  /// `skipDirect`) or through others.
+  bool dependsOn(int32_t to, int32_t from, bool skipDirect) const;
 
   /// Rule 5's first form: `b` computed in each of its readers.
   bool computeInReaders(NodeId b, int32_t own, ArrayRef<int32_t> readers);
@@ -575,22 +586,27 @@ static bool isRowKernel(const ScheduleItem &item, st::TrackerPool &pool) {
     if (item.nodes[i].kind != AstNode::Kind::View)
       llvm::append_range(stack, item.nodes[i].srcs());
   }
-  SmallVector<bool> rowAxis(shape.size(), false);
-  bool anyView = false;
+  // The axes each top-level view varies along (extent above 1, a stride
+  // that is not 0). They must be the same for every view: one varying
+  // along fewer axes would be computed again along the others.
+  std::optional<SmallVector<bool>> rowAxes;
   for (auto [i, n] : llvm::enumerate(item.nodes)) {
     if (!top[i] || n.kind != AstNode::Kind::View)
       continue;
-    anyView = true;
     const st::ShapeTracker &view = pool.get(n.view);
     if (view.shape().size() != shape.size())
       return false;
     std::vector<std::optional<int64_t>> strides = view.realStrides();
+    SmallVector<bool> varies(shape.size(), false);
     for (size_t d = 0; d < shape.size(); ++d)
-      if (!strides[d] || *strides[d] != 0)
-        rowAxis[d] = true;
+      varies[d] = view.shape()[d] > 1 && (!strides[d] || *strides[d] != 0);
+    if (rowAxes && *rowAxes != varies)
+      return false;
+    rowAxes = varies;
   }
-  if (!anyView)
+  if (!rowAxes)
     return false;
+  SmallVector<bool> rowAxis = *rowAxes;
   for (auto [i, n] : llvm::enumerate(item.nodes)) {
     if (!top[i])
       continue;
@@ -646,29 +662,57 @@ bool RowFusion::formsRowKernel(ArrayRef<NodeId> outputs,
   return succeeded(item) && isRowKernel(*item, g.trackers());
 }
 
-bool RowFusion::dependsIndirectly(int32_t to, int32_t from) const {
+SmallVector<int32_t> RowFusion::predecessors(int32_t y) const {
+  SmallVector<int32_t> preds;
+  for (NodeId leaf : groups[y].leaves)
+    if (int32_t x = groupOf[leaf]; x >= 0 && x != y)
+      preds.push_back(x);
+  // An assign runs after every other kernel that reads its target's old
+  // contents (lazy-toposort's ordering edges).
+  for (NodeId out : groups[y].outputs) {
+    if (g.node(out).kind != NodeOp::Assign)
+      continue;
+    NodeId target = g.baseOf(g.node(out).srcs[1]);
+    for (auto [x, r] : llvm::enumerate(groups))
+      if (r.alive && int32_t(x) != y && r.leaves.contains(target))
+        preds.push_back(int32_t(x));
+  }
+  return preds;
+}
+
+bool RowFusion::dependsOn(int32_t to, int32_t from, bool skipDirect) const {
   SmallVector<int32_t> stack;
   llvm::DenseSet<int32_t> seen = {to};
-  for (NodeId leaf : groups[to].leaves) {
-    int32_t x = groupOf[leaf];
-    if (x >= 0 && x != from && seen.insert(x).second)
+  for (int32_t x : predecessors(to)) {
+    if (skipDirect && x == from)
+      continue;
+    if (x == from)
+      return true;
+    if (seen.insert(x).second)
       stack.push_back(x);
   }
   while (!stack.empty()) {
-    int32_t x = stack.pop_back_val();
-    for (NodeId leaf : groups[x].leaves) {
-      int32_t y = groupOf[leaf];
+    for (int32_t y : predecessors(stack.pop_back_val())) {
       if (y == from)
         return true;
-      if (y >= 0 && seen.insert(y).second)
+      if (seen.insert(y).second)
         stack.push_back(y);
     }
   }
   return false;
 }
 
-bool RowFusion::storeInReader(NodeId b, int32_t own, int32_t r) {
+bool RowFusion::storeInReader(NodeId b, int32_t own, int32_t r,
+                              ArrayRef<int32_t> readers) {
   RowGroup &reader = groups[r];
+  // Merged, r's kernel writes b: the other readers then wait on r, so r
+  // may not wait on any of them, nor on b's group through another group
+  // (assign ordering edges included).
+  if (dependsOn(r, own, /*skipDirect=*/true) ||
+      llvm::any_of(readers, [&](int32_t x) {
+        return x != r && dependsOn(r, x, /*skipDirect=*/false);
+      }))
+    return false;
   ArrayRef<int64_t> shape = g.node(b).shape();
   if (llvm::any_of(reader.outputs, [&](NodeId out) {
         const LazyNode &n = g.node(out);
@@ -684,7 +728,7 @@ bool RowFusion::storeInReader(NodeId b, int32_t own, int32_t r) {
     if (!reader.leaves.contains(leaf))
       extra += bytesOf(g.node(leaf));
   }
-  if (extra >= leafBytes + bytesOf(g.node(b)) || dependsIndirectly(r, own))
+  if (extra >= leafBytes + bytesOf(g.node(b)))
     return false;
   std::vector<NodeId> outputs = reader.outputs;
   outputs.push_back(b);
@@ -736,7 +780,7 @@ void RowFusion::run() {
       continue;
     if (!computeInReaders(b, own, readers))
       for (int32_t r : readers)
-        if (storeInReader(b, own, r))
+        if (storeInReader(b, own, r, readers))
           break;
   }
   std::vector<std::vector<NodeId>> out;
