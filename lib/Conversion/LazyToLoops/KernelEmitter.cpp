@@ -832,6 +832,11 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
 LogicalResult KernelEmitter::hoistInvariantViews(OpBuilder &b,
                                                  Operation *reduce,
                                                  ValueRange idx) {
+  // Only a kernel with computed views has anything to hoist, and the
+  // lowerings set the zero index exactly then: the others (every kernel
+  // of fusion=tinygrad) skip the walk.
+  if (!zeroIdx)
+    return success();
   ArrayRef<int64_t> axes = reduceAxes(reduce);
   auto inType = cast<RankedTensorType>(reduce->getOperand(0).getType());
   SmallVector<ViewOp> views;

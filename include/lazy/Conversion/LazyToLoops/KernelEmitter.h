@@ -105,7 +105,8 @@ public:
   /// The index 0 every row's and element's index vectors use for axes of
   /// one element: the memo matches index vectors by value, so a row's
   /// (r, 0) and an element's (r, 0) must be the same value. Create it
-  /// where it dominates the kernel body.
+  /// where it dominates the kernel body; set it exactly for kernels with
+  /// computed views (their reduces then hoist those, hoistInvariantViews).
   void setZeroIndex(Value zero) { zeroIdx = zero; }
   Value zeroIndex(OpBuilder &b, Location loc);
 
