@@ -70,29 +70,6 @@ int64_t numElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
-/// The row-major index vector of the flat index `flat` in `shape`.
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat,
-                               ArrayRef<int64_t> shape) {
-  SmallVector<Value> idx(shape.size());
-  int64_t stride = 1;
-  for (int64_t k = shape.size() - 1; k >= 0; --k) {
-    if (shape[k] == 1) {
-      idx[k] = arith::ConstantIndexOp::create(b, loc, 0);
-      continue;
-    }
-    Value v = flat;
-    if (stride != 1)
-      v = arith::DivUIOp::create(
-          b, loc, v, arith::ConstantIndexOp::create(b, loc, stride));
-    if (k != 0)
-      v = arith::RemUIOp::create(
-          b, loc, v, arith::ConstantIndexOp::create(b, loc, shape[k]));
-    idx[k] = v;
-    stride *= shape[k];
-  }
-  return idx;
-}
-
 /// The reduces in `root`'s expression that no other reduce encloses.
 SmallVector<Operation *> outerReduces(Value root) {
   SmallVector<Operation *> found;
@@ -274,7 +251,7 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
         for (Value f : flat) {
           SmallVector<Value> inner(idx.begin(), idx.end());
           for (auto [axis, v] :
-               llvm::zip(axes, delinearize(lb, loc, f, reducedShape)))
+               llvm::zip(axes, delinearizeIndex(lb, loc, f, reducedShape)))
             inner[axis] = v;
           FailureOr<Value> x = evaluateReduceInput(lb, op, inner);
           if (failed(x))
@@ -345,14 +322,6 @@ LogicalResult lowerRows(OpBuilder &b, GpuKernelEmitter &emitter,
       if (split.rowAxis[d] == rowPart)
         idx[d] = part[next++];
   };
-  auto delinearizeOrZero = [&](OpBuilder &lb, Value flat,
-                               ArrayRef<int64_t> shape) {
-    SmallVector<Value> part = delinearize(lb, loc, flat, shape);
-    for (auto [i, extent] : llvm::enumerate(shape))
-      if (extent == 1)
-        part[i] = zero;
-    return part;
-  };
   Value rows = arith::ConstantIndexOp::create(b, loc, numElements(rowShape));
   Value inner = arith::ConstantIndexOp::create(b, loc, numElements(innerShape));
   FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
@@ -360,7 +329,8 @@ LogicalResult lowerRows(OpBuilder &b, GpuKernelEmitter &emitter,
       [&](OpBuilder &rb, ArrayRef<Value> row,
           ValueRange) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> rowIdx(group.shape.size(), zero);
-        scatter(rowIdx, delinearizeOrZero(rb, row[0], rowShape), true);
+        scatter(rowIdx, delinearizeIndex(rb, loc, row[0], rowShape, zero),
+                true);
         emitter.blockMode = blockReduces;
         LogicalResult began = emitter.beginRow(rb, split, rowIdx);
         emitter.blockMode = false;
@@ -371,7 +341,8 @@ LogicalResult lowerRows(OpBuilder &b, GpuKernelEmitter &emitter,
             [&](OpBuilder &eb, ArrayRef<Value> flat,
                 ValueRange) -> FailureOr<SmallVector<Value>> {
               SmallVector<Value> idx = rowIdx;
-              scatter(idx, delinearizeOrZero(eb, flat[0], innerShape), false);
+              scatter(idx, delinearizeIndex(eb, loc, flat[0], innerShape, zero),
+                      false);
               if (failed(emitter.emitStoreGroup(eb, group.stores, idx)))
                 return failure();
               return SmallVector<Value>{};
@@ -509,7 +480,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
   GpuKernelEmitter emitter(buffers, tid, bdim, reduceUnroll);
   emitter.setContractSumOfProducts(fma);
-  if (llvm::any_of(body, [](Operation &op) { return isComputedView(&op); }))
+  if (hasComputedViews(body))
     emitter.setZeroIndex(arith::ConstantIndexOp::create(kb, loc, 0));
   for (Group &g : groups) {
     Location gloc = g.stores.front().getLoc();
@@ -548,7 +519,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
             ValueRange) -> FailureOr<SmallVector<Value>> {
           SmallVector<SmallVector<Value>> elements;
           for (Value f : flat)
-            elements.push_back(delinearize(lb, gloc, f, g.shape));
+            elements.push_back(delinearizeIndex(lb, gloc, f, g.shape));
           if (failed(
                   emitter.emitStoreGroups(lb, g.stores, elements, storeGuard)))
             return failure();

@@ -681,6 +681,30 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
   return emitReduce(b, op, idx);
 }
 
+SmallVector<Value> mlir::lazy::delinearizeIndex(OpBuilder &b, Location loc,
+                                                Value flat,
+                                                ArrayRef<int64_t> shape,
+                                                Value zero) {
+  SmallVector<Value> idx(shape.size());
+  int64_t stride = 1;
+  for (int64_t k = int64_t(shape.size()) - 1; k >= 0; --k) {
+    if (shape[k] == 1) {
+      idx[k] = zero ? zero : arith::ConstantIndexOp::create(b, loc, 0);
+      continue;
+    }
+    Value v = flat;
+    if (stride != 1)
+      v = arith::DivUIOp::create(
+          b, loc, v, arith::ConstantIndexOp::create(b, loc, stride));
+    if (k != 0)
+      v = arith::RemUIOp::create(
+          b, loc, v, arith::ConstantIndexOp::create(b, loc, shape[k]));
+    idx[k] = v;
+    stride *= shape[k];
+  }
+  return idx;
+}
+
 Value KernelEmitter::zeroIndex(OpBuilder &b, Location loc) {
   if (zeroIdx)
     return zeroIdx;
@@ -739,21 +763,7 @@ FailureOr<Value> KernelEmitter::computedView(OpBuilder &b, ViewOp view,
     valid = at.valid;
     if (valid)
       flat = arith::SelectOp::create(b, loc, valid, flat, zeroIndex(b, loc));
-    srcIdx.resize(srcShape.size());
-    int64_t stride = 1;
-    for (size_t d = srcShape.size(); d-- > 0;) {
-      if (srcShape[d] == 1) {
-        srcIdx[d] = zeroIndex(b, loc);
-        continue;
-      }
-      Value v = flat;
-      if (stride != 1)
-        v = arith::DivUIOp::create(
-            b, loc, v, arith::ConstantIndexOp::create(b, loc, stride));
-      srcIdx[d] = arith::RemUIOp::create(
-          b, loc, v, arith::ConstantIndexOp::create(b, loc, srcShape[d]));
-      stride *= srcShape[d];
-    }
+    srcIdx = delinearizeIndex(b, loc, flat, srcShape, zeroIndex(b, loc));
   }
   FailureOr<Value> value = evaluate(b, src, srcIdx);
   if (failed(value) || !valid)
@@ -1505,7 +1515,7 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
     return perLane(b, op->getResult(0), idx);
   }
   if (auto view = dyn_cast<ViewOp>(op)) {
-    if (!view.getSrc().getDefiningOp<ConstOp>())
+    if (isComputedView(view))
       return view.emitOpError("reads a computed value, which a planned "
                               "kernel cannot hold");
     const AffineIndex *form = laneFormOf(view.getTracker());

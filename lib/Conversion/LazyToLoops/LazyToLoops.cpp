@@ -363,7 +363,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   KernelEmitter emitter(buffers, /*reassociateSums=*/true);
   emitter.setNontemporalMinBytes(nontemporalMinBytes);
   OpBuilder b = OpBuilder::atBlockEnd(entry);
-  if (llvm::any_of(body, [](Operation &op) { return isComputedView(&op); }))
+  if (hasComputedViews(body))
     emitter.setZeroIndex(arith::ConstantIndexOp::create(b, kernel.getLoc(), 0));
   SmallVector<StoreGroup> groups = groupStores(body);
   if (auto planned = planOf(kernel)) {

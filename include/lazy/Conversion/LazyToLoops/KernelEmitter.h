@@ -64,6 +64,11 @@ struct RowSplit {
   SmallVector<ViewOp> views;
 };
 
+/// The row-major index vector of `flat`, an index below the number of
+/// elements of `shape`; axes of one element get `zero` (a new 0 if null).
+SmallVector<Value> delinearizeIndex(OpBuilder &b, Location loc, Value flat,
+                                    ArrayRef<int64_t> shape, Value zero = {});
+
 /// The row split of a store group, or none when it reads no computed view
 /// or its views and reduces do not split into rows (then each element
 /// computes what it reads, which is correct but repeats work).

@@ -108,6 +108,16 @@ namespace {
 /// Bytes of a node's buffer.
 int64_t bytesOf(const LazyNode &n) { return n.size * n.itemSize; }
 
+/// Whether a copy, a buffer_view or an assign reads `b`'s buffer, which
+/// must then exist.
+bool readAsBuffer(const LazyGraph &g, const GraphWalk &w, NodeId b) {
+  return llvm::any_of(w.children[b], [&](NodeId c) {
+    NodeOp kind = g.node(c).kind;
+    return kind == NodeOp::Copy || kind == NodeOp::BufferView ||
+           kind == NodeOp::Assign;
+  });
+}
+
 /// Whether a realized `b` may be taken back: rule 1's elementwise bases
 /// (realized only because a view expands them) and rule 2's contiguous
 /// ones, when nothing else needs their buffer.
@@ -120,13 +130,7 @@ bool mayTakeBack(const LazyGraph &g, const GraphWalk &w,
       plan.reduceForOp.count(b) || w.simplePads.contains(b) ||
       w.assignTargets.count(b))
     return false;
-  if (g.isOutputBase(b))
-    return false;
-  return llvm::none_of(w.children[b], [&](NodeId c) {
-    NodeOp kind = g.node(c).kind;
-    return kind == NodeOp::Copy || kind == NodeOp::BufferView ||
-           kind == NodeOp::Assign;
-  });
+  return !g.isOutputBase(b) && !readAsBuffer(g, w, b);
 }
 
 /// Whether `b`'s value reaches a kernel through a view with a mask (a
@@ -519,13 +523,7 @@ bool RowFusion::mayBeRowValue(NodeId b) const {
   const LazyNode &n = g.node(b);
   if ((n.kind != NodeOp::Elementwise && !n.isReduce()) || n.external ||
       n.seen || n.forcedRealize || w.simplePads.contains(b) ||
-      w.assignTargets.count(b) || g.isOutputBase(b))
-    return false;
-  if (llvm::any_of(w.children[b], [&](NodeId c) {
-        NodeOp kind = g.node(c).kind;
-        return kind == NodeOp::Copy || kind == NodeOp::BufferView ||
-               kind == NodeOp::Assign;
-      }))
+      w.assignTargets.count(b) || g.isOutputBase(b) || readAsBuffer(g, w, b))
     return false;
   // Its kernel: elementwise ops and reduces of its own rank, each reading
   // the unrealized ones without a view, at least one reduce, and no leaf
@@ -606,7 +604,7 @@ static bool isRowKernel(const ScheduleItem &item, st::TrackerPool &pool) {
   }
   if (!rowAxes)
     return false;
-  SmallVector<bool> rowAxis = *rowAxes;
+  const SmallVector<bool> &rowAxis = *rowAxes;
   for (auto [i, n] : llvm::enumerate(item.nodes)) {
     if (!top[i])
       continue;

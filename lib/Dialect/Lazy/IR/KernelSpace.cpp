@@ -17,8 +17,7 @@ FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
   KernelSpace space;
   // A row kernel (fusion=aggressive): its reduces run per row, one after
   // another, which no plan describes yet.
-  if (llvm::any_of(kernel.getBody().front(),
-                   [](Operation &op) { return isComputedView(&op); })) {
+  if (hasComputedViews(kernel.getBody().front())) {
     why = "it reads a computed value through a view";
     return failure();
   }

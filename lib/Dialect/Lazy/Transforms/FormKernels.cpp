@@ -718,8 +718,7 @@ LogicalResult KernelFormer::run(const LazyGraph &g, const SchedulePlan &plan,
     if (inserted)
       if (auto kernel = symbols.lookup<KernelOp>(launch.getKernel()))
         for (Operation &op : kernel.getBody().front())
-          it->second += !isa<LoadOp, StoreOp, ConstOp>(op) &&
-                        !(isa<ViewOp>(op) && !isComputedView(&op));
+          it->second += isFusedOp(op);
     figures.opsFused += it->second;
   }
   return success();

@@ -466,8 +466,7 @@ std::string bufferLabel(BufferType type) {
 std::string fusedOps(KernelOp kernel, size_t limit = 12) {
   SmallVector<std::string> names;
   for (Operation &op : kernel.getBody().front()) {
-    if (isa<LoadOp, StoreOp, ConstOp>(op) ||
-        (isa<ViewOp>(op) && !isComputedView(&op)))
+    if (!isFusedOp(op))
       continue;
     // The canonical text's names: SUM and MAX for the reduces.
     std::string name = isa<ReduceSumOp>(op) ? "SUM"

@@ -88,6 +88,17 @@ inline bool isComputedView(Operation *op) {
   auto view = dyn_cast<ViewOp>(op);
   return view && !view.getSrc().getDefiningOp<ConstOp>();
 }
+/// Whether a kernel body reads a computed value through a view (a row
+/// kernel).
+inline bool hasComputedViews(Block &body) {
+  return llvm::any_of(body, [](Operation &op) { return isComputedView(&op); });
+}
+/// Whether `op` in a kernel body is one of the graph's ops the kernel
+/// computes: not a load, store, const or const view.
+inline bool isFusedOp(Operation &op) {
+  return !isa<LoadOp, StoreOp, ConstOp>(op) &&
+         !(isa<ViewOp>(op) && !isComputedView(&op));
+}
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_IR_LAZYOPS_H
