@@ -116,3 +116,15 @@ lazy.kernel @two_reduces(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>)
 // expected-error @+1 {{failed to parse Lazy_OptAttr parameter 'kind'}}
 lazy.kernel @unknown_kind(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 2>]} {
 }
+
+// -----
+
+// A row kernel (it reads a value it computes through a view) takes no plan.
+// expected-error @+1 {{'lazy.kernel' op has a plan but no iteration space: it reads a computed value through a view}}
+lazy.kernel @row_kernel(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64, opts = []} {
+  %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %2 = lazy.view %1 as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %3 = lazy.add %0, %2 : tensor<4x8xf32>
+  lazy.store %3, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
