@@ -387,6 +387,8 @@ buildEmulatorModule(ModuleOp module, llvm::StringSet<> &cooperative) {
 //===----------------------------------------------------------------------===//
 
 class EmulatedDevice final : public GpuDevice {
+  static constexpr size_t kDeviceAlignment = 256;
+
 public:
   EmulatedDevice(std::unique_ptr<ExecutionEngine> engine,
                  OwningOpRef<ModuleOp> emu, llvm::StringSet<> cooperative,
@@ -396,10 +398,15 @@ public:
 
   std::string name() override { return "GPU emulator (CPU threads)"; }
   std::string chip() override { return ""; }
+  /// Zeroed memory aligned as cudaMalloc's and hipMalloc's (256 bytes):
+  /// the kernels' vector loads state the alignment the host code knows.
   bool alloc(size_t bytes, DevicePtr &ptr) override {
-    void *p = std::calloc(std::max<size_t>(bytes, 1), 1);
+    size_t rounded = (std::max<size_t>(bytes, 1) + kDeviceAlignment - 1) /
+                     kDeviceAlignment * kDeviceAlignment;
+    void *p = std::aligned_alloc(kDeviceAlignment, rounded);
     if (!p)
       return failWith("out of host memory");
+    std::memset(p, 0, rounded);
     ptr = reinterpret_cast<DevicePtr>(p);
     return true;
   }
@@ -556,6 +563,7 @@ mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
   if (failed(parsePassPipeline(
           std::string(kSoftBFloat16Passes) +
               ",convert-scf-to-cf,convert-math-to-llvm,"
+              "convert-vector-to-llvm,"
               "expand-strided-metadata,finalize-memref-to-llvm,"
               "convert-arith-to-llvm,"
               "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"

@@ -1,9 +1,11 @@
 // A padded 3x3 convolution (tinygrad 0.9.2's graph of x.conv2d(w, padding=1)
 // on a 1x8x8x8 image): its padded input has an affine index over two views
 // (IndexExpr.h), and its heuristic plan upcasts width and channels and
-// unrolls the window; the result matches the reference interpreter.
+// unrolls the window; the result matches the reference interpreter, and
+// so does the GPU lowering with its GPU plan (tile mode) on the emulator.
 // RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels=target=generic | FileCheck %s --check-prefix=PLAN
 // RUN: lazy-run %s --check | FileCheck %s
+// RUN: lazy-run %s --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-run %s --check --plan=graph_k0:upcast:3:4,graph_k0:upcast:4:2,graph_k0:unroll:6:3,graph_k0:tile:3:4 | FileCheck %s
 // PLAN: opts = [#lazy.opt<upcast, 4, 8>, #lazy.opt<upcast, 2, 8>, #lazy.opt<unroll, 7, 3>]
 // CHECK: out0: match

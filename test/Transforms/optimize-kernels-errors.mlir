@@ -12,7 +12,7 @@
 // UNKNOWN: error: lazy-optimize-kernels: force: 'k:spread:0:2' is not KERNEL:KIND:AXIS:AMOUNT
 // PARTS: error: lazy-optimize-kernels: force: 'k:0:2:3:4' is not KERNEL:KIND:AXIS:AMOUNT
 // FIT: optimize-kernels-errors.mlir:[[@LINE+3]]:1: error: lazy-optimize-kernels: the forced plan does not fit this kernel: step 0 (upcast) takes 3 elements of axis 0, which has 64 (the amount must divide it)
-// TARGET: error: lazy-optimize-kernels: unknown target 'tpu' (host or generic)
+// TARGET: error: lazy-optimize-kernels: unknown target 'tpu' (host, generic or gpu)
 
 lazy.kernel @k(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>

@@ -115,9 +115,14 @@ static cl::opt<std::string>
                            "'block-size=512 block-reduce-min=128'"));
 static cl::list<std::string> plans(
     cl::cat(toolOptions), "plan", cl::CommaSeparated,
-    cl::desc("CPU: force kernels' plans, one step per item: "
+    cl::desc("force kernels' plans, one step per item: "
              "KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (lazy-optimize-kernels' "
              "force option; other kernels get the heuristic's plan)"));
+static cl::opt<std::string> planOptions(
+    cl::cat(toolOptions), "plan-options",
+    cl::desc("GPU: options of lazy-optimize-kernels' GPU plans, as in "
+             "'gpu-min-tiles=1' (every reduce kernel that fits gets a "
+             "register tile)"));
 static cl::opt<bool>
     profile(cl::cat(toolOptions), "profile",
             cl::desc("GPU: time every kernel launch (alone, with the "
@@ -777,9 +782,14 @@ static int toolMain(int argc, char **argv) {
 
   // Schedule, keeping the views results are read through.
   PassManager pm(&context);
+  // GPU kernels get the GPU plans here (the CPU's come with lazy-to-cpu);
+  // forced plans replace the heuristic's for their kernels.
   std::string schedule = "lazy-schedule";
-  if (!plans.empty())
-    schedule += ",lazy-optimize-kernels{force=" + llvm::join(plans, ",") + "}";
+  bool gpuDevice = device != "cpu";
+  if (!plans.empty() || gpuDevice)
+    schedule += std::string(",lazy-optimize-kernels{") +
+                (gpuDevice ? "target=gpu " + planOptions + " " : "") +
+                (plans.empty() ? "" : "force=" + llvm::join(plans, ",")) + "}";
   if (failed(parsePassPipeline(schedule, pm)) || failed(pm.run(*module)))
     return 1;
   phases.mark("schedule");

@@ -137,7 +137,23 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        `known_block_size`. Every loop is grid-stride, so the result does not
        depend on the grid size. A kernel with a block-mode loop has a
        power-of-two block (the all_reduce lowering's cross-warp shuffle
-       needs one on ROCDL).
+       needs one on ROCDL);
+    6. tile mode, for a kernel with a plan (`opts`, lazy-optimize-kernels
+       target=gpu): thread i takes register tiles i, i + gridDim*blockDim,
+       ... (the upcast output axes' tiles in row-major order, so that
+       neighbouring threads take neighbouring tiles of the innermost axis)
+       and computes each as the CPU computes one: the tile's reduces in one
+       loop nest in index order, one accumulator per element (a vector per
+       row of lanes), lanes at most 128 bits of the kernel's widest element;
+       blocks of up to `block-size` threads. A plan's cache tiles are the
+       CPU's and are ignored;
+    7. a vector load or store states the alignment of its 128 bits (or
+       fewer) only where it holds at every launch: the buffer's base is
+       aligned (an allocation or a function argument: 16 bytes, which
+       cudaMalloc, hipMalloc and the emulator exceed; a sub-buffer what its
+       byte offset keeps) and the view's offset and its strides along every
+       axis but the lanes' are multiples of the lanes. Else the vendor
+       backend splits the access (ld.global.v4 needs the alignment stated).
 
     CUSTOM items and copies between buffers of different types are errors.
     With `index-bits=0` the kernels' index arithmetic is 32 bits wide (a
@@ -184,7 +200,7 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::DLTIDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -82,21 +82,29 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       *this, "index-bits",
       llvm::cl::desc("kernels' index width: 32, 64, or 0 for 32 where "
                      "every index fits")};
+  typename Base::template Option<bool> plan{
+      *this, "plan",
+      llvm::cl::desc("give kernels lazy-optimize-kernels' GPU plans "
+                     "(target=gpu: register tiles, 128-bit loads and "
+                     "stores); a plan already on a kernel is kept"),
+      llvm::cl::init(true)};
   typename Base::template Option<bool> fma{
       *this, "fma",
       llvm::cl::desc("fuse a float sum's acc + a*b into a multiply-add (as "
                      "nvrtc's --fmad=true does for tinygrad's kernels)"),
       llvm::cl::init(false)};
 
-  /// lazy-schedule and convert-lazy-to-gpu with these options.
+  /// lazy-schedule, the plans, and convert-lazy-to-gpu with these options.
   std::string kernelPasses() const {
-    return llvm::formatv("lazy-schedule,convert-lazy-to-gpu{{block-size={0} "
+    return llvm::formatv("lazy-schedule,{7}convert-lazy-to-gpu{{block-size={0} "
                          "block-reduce-min={1} unroll={2} index-bits={3} "
                          "reduce-per-thread={4} reduce-unroll={5} fma={6}}",
                          blockSize.getValue(), blockReduceMin.getValue(),
                          unroll.getValue(), indexBits.getValue(),
                          reducePerThread.getValue(), reduceUnroll.getValue(),
-                         fma.getValue() ? "true" : "false")
+                         fma.getValue() ? "true" : "false",
+                         plan.getValue() ? "lazy-optimize-kernels{target=gpu},"
+                                         : "")
         .str();
   }
   /// ` toolkit=DIR`, or nothing when no folder is known.

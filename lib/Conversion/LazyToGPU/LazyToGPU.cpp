@@ -24,6 +24,11 @@
 //     gpu.all_reduce (shuffles and shared memory on both vendors) combines
 //     the partial results. Narrow types are reduced in 32 bits, which gives
 //     the same bits for integers and bool. Thread 0 stores.
+//   - Tile mode, for a kernel with a plan (lazy-optimize-kernels
+//     target=gpu): each thread takes register tiles, grid-stride, and
+//     computes each with KernelEmitter::emitStoreTile as the CPU does
+//     (PlannedTile.h); vector accesses state their alignment where every
+//     launch's buffers and the view's index make it hold (alignmentOf).
 //   - Every loop is grid-stride, so any grid size is correct; the block
 //     size is fixed by the kernel's `known_block_size` (blocks of up to
 //     `block-size` threads in thread mode; in block mode the reduce's size
@@ -40,6 +45,7 @@
 
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
+#include "lazy/Conversion/LazyToLoops/PlannedTile.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -48,6 +54,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -372,23 +379,145 @@ public:
         unroll(unroll), reduceUnroll(reduceUnroll),
         reducePerThread(reducePerThread), fma(fma) {}
 
-  /// Lowers `kernel` into a new gpu.func at `b`'s insertion point.
-  FailureOr<std::pair<gpu::GPUFuncOp, Geometry>> lower(OpBuilder &b,
-                                                       KernelOp kernel);
+  /// Lowers `kernel` into a new gpu.func at `b`'s insertion point. Its
+  /// arguments' bases are aligned to `alignment` bytes (one per argument;
+  /// empty: unknown).
+  FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+  lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment);
 
 private:
+  /// Tile mode, for a kernel with a plan: thread i of the grid takes
+  /// register tiles i, i + gridDim*blockDim, ... (the tiles in row-major
+  /// order of the output axes, so that neighbouring threads take
+  /// neighbouring tiles along the innermost axis) and computes each as
+  /// the CPU computes one (emitStoreTile), its reduces in index order.
+  FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+  lowerPlanned(OpBuilder &b, KernelOp kernel, const KernelSpace &space,
+               const OptPlan &plan, ArrayRef<int64_t> alignment);
+  /// A new gpu.func for `kernel` with `geometry`, its arguments mapped to
+  /// the kernel's buffers in `buffers`.
+  gpu::GPUFuncOp createFunc(OpBuilder &b, KernelOp kernel,
+                            const Geometry &geometry,
+                            ArrayRef<int64_t> alignment, IRMapping &buffers);
+
   int64_t blockSize, blockReduceMin, maxGrid, unroll, reduceUnroll,
       reducePerThread;
   bool fma;
 };
 
-FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
-KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
-  Block &body = kernel.getBody().front();
-  Location loc = kernel.getLoc();
+gpu::GPUFuncOp KernelToGpu::createFunc(OpBuilder &b, KernelOp kernel,
+                                       const Geometry &geometry,
+                                       ArrayRef<int64_t> alignment,
+                                       IRMapping &buffers) {
   SmallVector<Type> argTypes;
   for (Type t : kernel.getArgumentTypes())
     argTypes.push_back(memrefOf(cast<BufferType>(t)));
+  auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getSymName(),
+                                     b.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(geometry.block), 1, 1}));
+  if (auto metadata = kernel.getMetadataAttr())
+    func->setAttr(LazyDialect::kMetadataAttrName, metadata);
+  // The pointers' known alignment, for LLVM: it then merges a thread's
+  // neighbouring scalar loads (a tile row's unrolled reduce steps) into
+  // vector loads.
+  for (auto [i, bytes] : llvm::enumerate(alignment)) {
+    Type element = cast<MemRefType>(argTypes[i]).getElementType();
+    if (bytes > int64_t(llvm::divideCeil(element.getIntOrFloatBitWidth(), 8)))
+      func.setArgAttr(unsigned(i), LLVM::LLVMDialect::getAlignAttrName(),
+                      b.getI64IntegerAttr(bytes));
+  }
+  Block *entry = &func.getBody().front();
+  for (auto [arg, memrefArg] :
+       llvm::zip(kernel.getBody().getArguments(), entry->getArguments()))
+    buffers.map(arg, memrefArg);
+  return func;
+}
+
+/// A GPU thread's vector loads and stores are at most this wide.
+constexpr int64_t kVectorBits = 128;
+
+FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
+                          const KernelSpace &space, const OptPlan &plan,
+                          ArrayRef<int64_t> alignment) {
+  Location loc = kernel.getLoc();
+  Block &body = kernel.getBody().front();
+  SmallVector<StoreGroup> groups = groupStores(body);
+  StoreGroup &group = groups.front();
+  // The widest element any buffer holds bounds the lanes: a vector of it
+  // is at most 128 bits.
+  int64_t widest = 1;
+  for (Type t : kernel.getArgumentTypes())
+    widest = std::max<int64_t>(widest,
+                               itemSize(cast<BufferType>(t).getElementType()));
+  std::optional<LaneAxis> lanes =
+      laneAxisOf(group, space, plan, kVectorBits / (8 * widest),
+                 /*reassociateSums=*/false);
+  TileLayout layout(space, plan, lanes);
+  // Tiles per output axis, and in all.
+  SmallVector<int64_t> tiles;
+  for (size_t d : layout.outputAxes)
+    tiles.push_back(space.shape[d] / plan.upcast[d]);
+  int64_t tileCount = numElements(tiles);
+  Geometry geometry;
+  geometry.block = std::clamp<int64_t>(roundUp(tileCount, 32), 32, blockSize);
+  geometry.grid = std::clamp<int64_t>(
+      llvm::divideCeil(tileCount, geometry.block), 1, maxGrid);
+
+  IRMapping buffers;
+  auto func = createFunc(b, kernel, geometry, alignment, buffers);
+  Block *entry = &func.getBody().front();
+  OpBuilder kb = OpBuilder::atBlockEnd(entry);
+  Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+  Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
+  Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
+  GpuKernelEmitter emitter(buffers, tid, bdim, reduceUnroll);
+  emitter.setContractSumOfProducts(fma);
+  if (!alignment.empty()) {
+    DenseMap<Value, int64_t> known;
+    for (auto [arg, bytes] : llvm::zip(entry->getArguments(), alignment))
+      known[arg] = bytes;
+    emitter.setBufferAlignment(std::move(known));
+  }
+  Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
+  Value start = arith::AddIOp::create(
+      kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
+  Value step = arith::MulIOp::create(kb, loc, gdim, bdim);
+  Value end = arith::ConstantIndexOp::create(kb, loc, tileCount);
+  FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
+      kb, loc, start, end, step, 1, ValueRange{},
+      [&](OpBuilder &lb, ArrayRef<Value> flat,
+          ValueRange) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> bases =
+            delinearizeIndex(lb, loc, flat[0], tiles, zero);
+        for (auto [i, d] : llvm::enumerate(layout.outputAxes))
+          if (plan.upcast[d] > 1)
+            bases[i] = arith::MulIOp::create(
+                lb, loc, bases[i],
+                arith::ConstantIndexOp::create(lb, loc, plan.upcast[d]));
+        if (failed(emitter.emitStoreTile(lb, group.stores,
+                                         layout.elements(lb, loc, bases, zero),
+                                         space.reduces, plan.unroll, lanes)))
+          return failure();
+        return SmallVector<Value>{};
+      });
+  if (failed(done)) {
+    func.erase();
+    return failure();
+  }
+  gpu::ReturnOp::create(kb, loc);
+  return std::make_pair(func, geometry);
+}
+
+FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
+  if (auto planned = kernelPlanOf(kernel))
+    return lowerPlanned(b, kernel, planned->first, planned->second, alignment);
+  Block &body = kernel.getBody().front();
+  Location loc = kernel.getLoc();
 
   // Groups of consecutive stores of one shape, and each group's mode.
   struct Group : StoreGroup {
@@ -460,18 +589,9 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
                                       geometry.block);
   geometry.grid = std::clamp<int64_t>(geometry.grid, 1, maxGrid);
 
-  auto func = gpu::GPUFuncOp::create(b, loc, kernel.getSymName(),
-                                     b.getFunctionType(argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(geometry.block), 1, 1}));
-  if (auto metadata = kernel.getMetadataAttr())
-    func->setAttr(LazyDialect::kMetadataAttrName, metadata);
-  Block *entry = &func.getBody().front();
   IRMapping buffers;
-  for (auto [arg, memrefArg] :
-       llvm::zip(body.getArguments(), entry->getArguments()))
-    buffers.map(arg, memrefArg);
+  auto func = createFunc(b, kernel, geometry, alignment, buffers);
+  Block *entry = &func.getBody().front();
 
   OpBuilder kb = OpBuilder::atBlockEnd(entry);
   Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
@@ -532,6 +652,51 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel) {
   }
   gpu::ReturnOp::create(kb, loc);
   return std::make_pair(func, geometry);
+}
+
+/// What every buffer's base is aligned to, as the host code passes it: a
+/// gpu.alloc (cudaMalloc and hipMalloc give 256 bytes; the emulator's
+/// calloc 16) or a function argument (callers pass such memory).
+constexpr int64_t kBaseAlignment = 16;
+
+/// The alignment in bytes `buffer`'s first byte is known to have: its
+/// base's, kept by a sub-buffer's byte offset as far as the offset's
+/// lowest set bit.
+int64_t alignmentOf(Value buffer) {
+  int64_t align = kBaseAlignment;
+  while (Operation *def = buffer.getDefiningOp()) {
+    if (auto sub = dyn_cast<SubAllocOp>(def)) {
+      if (uint64_t offset = sub.getOffset())
+        align = std::min<int64_t>(align, int64_t(offset & -offset));
+      buffer = sub.getBase();
+    } else if (auto launch = dyn_cast<LaunchOp>(def)) {
+      buffer = launch.getOuts()[cast<OpResult>(buffer).getResultNumber()];
+    } else if (auto ext = dyn_cast<ExtOp>(def)) {
+      buffer = ext.getOuts()[0];
+    } else if (isa<AllocOp>(def)) {
+      break;
+    } else {
+      return 1;
+    }
+  }
+  return align;
+}
+
+/// Per kernel, per argument: the alignment every launch of it gives.
+llvm::StringMap<SmallVector<int64_t>> argumentAlignments(ModuleOp module) {
+  llvm::StringMap<SmallVector<int64_t>> alignments;
+  module.walk([&](LaunchOp launch) {
+    auto [it, first] = alignments.try_emplace(launch.getKernel());
+    SmallVector<int64_t> &known = it->second;
+    for (auto [i, operand] : llvm::enumerate(launch->getOperands())) {
+      int64_t align = alignmentOf(operand);
+      if (first)
+        known.push_back(align);
+      else if (i < known.size())
+        known[i] = std::min(known[i], align);
+    }
+  });
+  return alignments;
 }
 
 /// The GPU side of a schedule: gpu.alloc (the runtime frees allocations
@@ -656,9 +821,12 @@ struct ConvertLazyToGpu final
     KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,
                          reduceUnroll, reducePerThread, fma);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
+    llvm::StringMap<SmallVector<int64_t>> alignments =
+        argumentAlignments(module);
     for (KernelOp kernel : kernelOps) {
       kb.setInsertionPointToEnd(gpuModule.getBody());
-      auto lowered = lowering.lower(kb, kernel);
+      auto lowered =
+          lowering.lower(kb, kernel, alignments.lookup(kernel.getSymName()));
       if (failed(lowered))
         return signalPassFailure();
       kernels[kernel.getSymName()] = *lowered;
@@ -669,12 +837,15 @@ struct ConvertLazyToGpu final
     // back into libdevice.
     gpuModule.walk([](math::SqrtOp sqrt) {
       Type t = sqrt.getType();
-      if (!t.isF32() && !t.isF64())
+      Type element = getElementTypeOrSelf(t);
+      if (!element.isF32() && !element.isF64())
         return;
+      std::string name = element.isF32() ? "f32" : "f64";
+      if (auto vector = dyn_cast<VectorType>(t))
+        name = "v" + std::to_string(vector.getNumElements()) + name;
       OpBuilder sb(sqrt);
       auto call = LLVM::CallIntrinsicOp::create(
-          sb, sqrt.getLoc(), t,
-          sb.getStringAttr(t.isF32() ? "llvm.sqrt.f32" : "llvm.sqrt.f64"),
+          sb, sqrt.getLoc(), t, sb.getStringAttr("llvm.sqrt." + name),
           ValueRange{sqrt.getOperand()});
       sqrt.replaceAllUsesWith(call.getResult(0));
       sqrt.erase();

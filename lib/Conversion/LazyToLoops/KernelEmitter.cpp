@@ -1401,6 +1401,25 @@ const AffineIndex *KernelEmitter::laneFormOf(ShapeTrackerAttr view) {
   return it->second ? &*it->second : nullptr;
 }
 
+llvm::MaybeAlign KernelEmitter::laneAlignment(Value memref,
+                                              const AffineIndex &form) const {
+  auto it = bufferAlignment.find(memref);
+  if (it == bufferAlignment.end())
+    return {};
+  int64_t width = lanes->width;
+  if (form.offset % width != 0)
+    return {};
+  for (auto [d, stride] : llvm::enumerate(form.strides))
+    if (d != lanes->axis && stride % width != 0)
+      return {};
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  int64_t bytes = width * int64_t(element.getIntOrFloatBitWidth() / 8);
+  if (bytes <= 0 || !llvm::isPowerOf2_64(uint64_t(bytes)) ||
+      it->second % bytes != 0)
+    return {};
+  return llvm::Align(uint64_t(bytes));
+}
+
 std::pair<Value, Value> KernelEmitter::laneAccess(OpBuilder &b, Location loc,
                                                   const AffineIndex &form,
                                                   ValueRange idx) {
@@ -1484,13 +1503,18 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
   if (auto load = dyn_cast<LoadOp>(op)) {
     // The lanes from `index` on; lanes outside `mask` (if any) are not
     // read, wherever their index points.
-    auto vectorLoad = [&](Value index, Value mask) -> Value {
-      Value memref = buffers.lookup(load.getBuffer());
+    Value memref = buffers.lookup(load.getBuffer());
+    auto vectorLoad = [&](Value index, Value mask,
+                          llvm::MaybeAlign align = {}) -> Value {
       auto type = VectorType::get({lanes->width}, t);
       if (!mask)
-        return vector::LoadOp::create(b, loc, type, memref, ValueRange{index});
-      return vector::MaskedLoadOp::create(b, loc, type, memref,
-                                          ValueRange{index}, mask, zeros());
+        return vector::LoadOp::create(b, loc, type, memref, ValueRange{index},
+                                      /*nontemporal=*/false, align);
+      auto masked = vector::MaskedLoadOp::create(
+          b, loc, type, memref, ValueRange{index}, mask, zeros());
+      if (align)
+        masked.setAlignment(align->value());
+      return masked;
     };
     // Bools are bytes in memory but bits in a vector register.
     bool bits = t.isInteger(1);
@@ -1500,7 +1524,7 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
         return leaf(b, op, idx);
       if (stride == 1 && !bits) {
         auto [index, mask] = laneAccess(b, loc, *form, idx);
-        return vectorLoad(index, mask);
+        return vectorLoad(index, mask, laneAlignment(memref, *form));
       }
     }
     // No affine form, but the lanes are one aligned run (their first index
@@ -1578,9 +1602,11 @@ void KernelEmitter::emitLaneStore(OpBuilder &b, StoreOp store, Value value,
       !extraGuard) {
     Value vec = broadcastLanes(b, loc, value);
     auto [index, mask] = laneAccess(b, loc, *form, idx);
+    llvm::MaybeAlign align = laneAlignment(memref, *form);
     if (!mask) {
       auto stored =
-          vector::StoreOp::create(b, loc, vec, memref, ValueRange{index});
+          vector::StoreOp::create(b, loc, vec, memref, ValueRange{index},
+                                  /*nontemporal=*/false, align);
       // An output too large to stay in the cache for its readers: skip
       // the read a cached store makes of each line (a quarter of a*b+c's
       // traffic).
@@ -1589,9 +1615,12 @@ void KernelEmitter::emitLaneStore(OpBuilder &b, StoreOp store, Value value,
           type.getNumElements() * int64_t(type.getElementTypeBitWidth() / 8) >=
               nontemporalMinBytes)
         stored.setNontemporal(true);
-    } else
-      vector::MaskedStoreOp::create(b, loc, memref, ValueRange{index}, mask,
-                                    vec);
+    } else {
+      auto stored = vector::MaskedStoreOp::create(b, loc, memref,
+                                                  ValueRange{index}, mask, vec);
+      if (align)
+        stored.setAlignment(align->value());
+    }
     return;
   }
   SmallVector<Value> at(idx.begin(), idx.end());

@@ -13,6 +13,7 @@
 
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
+#include "lazy/Conversion/LazyToLoops/PlannedTile.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
@@ -98,62 +99,6 @@ int64_t workOf(KernelOp kernel) {
 /// Lane vectors are at most this wide (a 512-bit register of f32).
 constexpr int64_t kMaxLanes = 16;
 
-/// The plan's vector lanes, as many as the largest power of two up to
-/// kMaxLanes that divides the axis's upcast, on the first of:
-///   1. the innermost upcast output axis that every store writes
-///      contiguously (stride 1, unmasked along it) and every load reads
-///      contiguously or not at all, some load contiguously (the
-///      heuristic's vector axis);
-///   2. none when every top-level reduce keeps split accumulators (the
-///      dot-product form): the emitter puts the lanes on the innermost
-///      reduce axis instead;
-///   3. the innermost upcast output axis that every store writes
-///      contiguously: the loads that vary otherwise along it are read lane
-///      by lane, the accumulators and arithmetic are still vectors.
-std::optional<LaneAxis> laneAxisOf(const StoreGroup &group,
-                                   const KernelSpace &space,
-                                   const OptPlan &plan) {
-  Block *body = group.stores.front()->getBlock();
-  auto strideAlong = [](ShapeTrackerAttr view, size_t d, bool ignoreValid) {
-    return view.getTracker().realStrides(ignoreValid)[d];
-  };
-  auto lanesOn = [&](bool loadsContiguous) -> std::optional<LaneAxis> {
-    for (size_t d = space.shape.size(); d-- > 0;) {
-      if (space.reduced[d] || plan.upcast[d] < 2)
-        continue;
-      if (!llvm::all_of(group.stores, [&](StoreOp store) {
-            return strideAlong(store.getView(), d, false) == 1;
-          }))
-        continue;
-      if (loadsContiguous) {
-        bool contiguous = false, fits = true;
-        for (auto load : body->getOps<LoadOp>()) {
-          std::optional<int64_t> s = strideAlong(load.getView(), d, true);
-          contiguous |= s == 1;
-          fits &= s == 0 || s == 1;
-        }
-        if (!contiguous || !fits)
-          continue;
-      }
-      int64_t width = 1;
-      while (width * 2 <= kMaxLanes && plan.upcast[d] % (width * 2) == 0)
-        width *= 2;
-      if (width < 2)
-        return std::nullopt;
-      return LaneAxis{d, width};
-    }
-    return std::nullopt;
-  };
-  if (auto lanes = lanesOn(/*loadsContiguous=*/true))
-    return lanes;
-  if (!space.reduces.empty() &&
-      llvm::all_of(space.reduces, [&](Operation *reduce) {
-        return splitCount(reduce, plan.unroll, /*reassociateSums=*/true) > 1;
-      }))
-    return std::nullopt;
-  return lanesOn(/*loadsContiguous=*/false);
-}
-
 /// A kernel with a plan: the output axes' tile blocks in an scf.parallel
 /// (or, without tiles, the point loops themselves), the point loops inside
 /// stepping by their upcast, and each trip one register tile of elements
@@ -164,16 +109,9 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
                            const OptPlan &plan, bool parallel) {
   Location loc = group.stores.front().getLoc();
   size_t rank = space.shape.size();
-  std::optional<LaneAxis> lanes = laneAxisOf(group, space, plan);
-  // An axis's elements per tile: its upcast, over the lanes on the lane
-  // axis.
-  auto tileCount = [&](size_t d) {
-    return lanes && lanes->axis == d ? plan.upcast[d] / lanes->width
-                                     : plan.upcast[d];
-  };
-  auto tileStep = [&](size_t d) {
-    return lanes && lanes->axis == d ? lanes->width : int64_t(1);
-  };
+  std::optional<LaneAxis> lanes =
+      laneAxisOf(group, space, plan, kMaxLanes, /*reassociateSums=*/true);
+  TileLayout layout(space, plan, lanes);
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
@@ -200,27 +138,8 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
       steps.push_back(index(pb, plan.upcast[d]));
     }
     auto trip = [&](OpBuilder &tb, ValueRange ivs) {
-      // Each output axis's indices in the tile (iv + 0 .. iv + upcast - 1;
-      // on the lane axis every lanes' first).
-      SmallVector<SmallVector<Value>> at;
-      for (auto [i, d] : llvm::enumerate(outputAxes)) {
-        SmallVector<Value> &axis = at.emplace_back(1, ivs[i]);
-        for (int64_t u = 1; u < tileCount(d); ++u)
-          axis.push_back(arith::AddIOp::create(tb, loc, ivs[i],
-                                               index(tb, u * tileStep(d))));
-      }
-      Value zero = index(tb, 0);
-      // Every element of the register tile, the last axis fastest.
-      SmallVector<SmallVector<Value>> elements;
-      SmallVector<int64_t> offset(outputAxes.size(), 0), upcasts;
-      for (size_t d : outputAxes)
-        upcasts.push_back(tileCount(d));
-      do {
-        SmallVector<Value> idx(rank, zero);
-        for (auto [i, d] : llvm::enumerate(outputAxes))
-          idx[d] = at[i][size_t(offset[i])];
-        elements.push_back(std::move(idx));
-      } while (nextOffsets(offset, upcasts));
+      SmallVector<SmallVector<Value>> elements =
+          layout.elements(tb, loc, SmallVector<Value>(ivs), index(tb, 0));
       if (failed(emitter.emitStoreTile(tb, group.stores, elements,
                                        space.reduces, plan.unroll, lanes)))
         status = failure();
@@ -333,21 +252,6 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
   return status;
 }
 
-/// The kernel's plan, when it has one that applies (one store group).
-std::optional<std::pair<KernelSpace, OptPlan>> planOf(KernelOp kernel) {
-  ArrayAttr opts = kernel.getOptsAttr();
-  if (!opts)
-    return std::nullopt;
-  std::string why;
-  FailureOr<KernelSpace> space = kernelSpace(kernel, why);
-  if (failed(space))
-    return std::nullopt;
-  FailureOr<OptPlan> plan = readPlan(opts.getValue(), *space, why);
-  if (failed(plan) || plan->empty())
-    return std::nullopt;
-  return std::make_pair(std::move(*space), std::move(*plan));
-}
-
 /// Lowers one kernel into `func`: one scf.parallel per group of
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
@@ -366,7 +270,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   if (hasComputedViews(body))
     emitter.setZeroIndex(arith::ConstantIndexOp::create(b, kernel.getLoc(), 0));
   SmallVector<StoreGroup> groups = groupStores(body);
-  if (auto planned = planOf(kernel)) {
+  if (auto planned = kernelPlanOf(kernel)) {
     // The verifier accepted the plan, so the stores form one group.
     if (failed(lowerPlanned(b, emitter, groups.front(), planned->first,
                             planned->second, parallel)))

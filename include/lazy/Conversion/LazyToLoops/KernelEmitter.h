@@ -94,6 +94,16 @@ public:
   /// Lane mode's unmasked vector stores into buffers of at least this
   /// many bytes are nontemporal (0: none).
   void setNontemporalMinBytes(int64_t bytes) { nontemporalMinBytes = bytes; }
+  /// The known alignment in bytes of each buffer memref's base. Lane
+  /// mode's vector loads and stores then state the vector's size as their
+  /// alignment where it holds: the base is aligned to it and the first
+  /// lane's element index is a multiple of the width (the view's offset and
+  /// its strides along every axis but the lane axis are, and lane-axis
+  /// indices are by construction). A GPU's 128-bit memory instructions need
+  /// it stated; without it they split into scalar ones.
+  void setBufferAlignment(DenseMap<Value, int64_t> alignment) {
+    bufferAlignment = std::move(alignment);
+  }
 
   /// Starts a new output element: nothing computed for an earlier element
   /// is reused, only its row's values (beginRow).
@@ -223,6 +233,9 @@ private:
   /// The view's affine form (one view's own, or affineIndexOf's), looked
   /// up once per view.
   const AffineIndex *laneFormOf(ShapeTrackerAttr view);
+  /// The alignment a lane vector access of `memref` at `form` may state
+  /// (setBufferAlignment), or none.
+  llvm::MaybeAlign laneAlignment(Value memref, const AffineIndex &form) const;
   /// idx[lane axis] + lane, created once per scope.
   Value laneIndex(OpBuilder &b, Location loc, Value base, int64_t lane);
   Value lookupLanes(Value v, ValueRange idx) const;
@@ -268,6 +281,7 @@ private:
   std::optional<LaneAxis> lanes;
   int64_t currentLane = -1;
   int64_t nontemporalMinBytes = 0;
+  DenseMap<Value, int64_t> bufferAlignment;
   DenseMap<Attribute, std::optional<AffineIndex>> laneForms;
 };
 

@@ -30,6 +30,11 @@
 //      vectorizer left scalar in OpenMP's outlined loops (it cannot prove
 //      the buffers distinct);
 //   kernels without a vector axis get no plan (reduces: unless rule 5).
+// target=gpu (convert-lazy-to-gpu's tile mode) instead: G1, an elementwise
+// kernel's vector axis upcast by one 128-bit vector; G2, a reduce's 4-row
+// tile of one vector (or 4x4 elements of two reused output axes), its
+// reduce in index order but for rule 4's windows; G3, at least
+// gpu-min-tiles tiles (gpuPlan).
 // A forced plan (the force option) replaces the heuristic for its kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -71,7 +76,17 @@ constexpr int64_t kWindowUnroll = 4;
 struct TargetDescription {
   unsigned vectorBits = 256;
   uint64_t l2Bytes = 1 << 20;
+  /// A GPU (convert-lazy-to-gpu's tile mode): a thread per register tile,
+  /// vectors of its widest memory access.
+  bool gpu = false;
+  /// A GPU reduce kernel is planned only when its tiles give at least this
+  /// many threads (by default 64 blocks of 256); fewer outputs keep the
+  /// block-wide reduction of the unplanned lowering, which spreads each
+  /// reduce over a block.
+  int64_t gpuMinTiles = 16384;
 };
+/// A GPU register tile's rows and columns: 16 accumulators.
+constexpr int64_t kGpuTileSide = 4;
 
 TargetDescription hostDescription() {
   TargetDescription t;
@@ -168,6 +183,91 @@ dotPlan(const KernelSpace &space, ArrayRef<Strides> loads,
           opt(OptKind::unroll, *red, unroll)};
 }
 
+/// Output elements over the plan's upcasts: the register tiles, which the
+/// GPU gives a thread each.
+int64_t tileCountOf(const KernelSpace &space, ArrayRef<Attribute> plan) {
+  SmallVector<int64_t> upcast(space.shape.size(), 1);
+  for (Attribute a : plan) {
+    auto step = cast<OptAttr>(a);
+    if (step.getKind() == OptKind::upcast)
+      upcast[size_t(step.getAxis())] *= step.getAmount();
+  }
+  int64_t tiles = 1;
+  for (size_t d = 0; d < space.shape.size(); ++d)
+    if (!space.reduced[d])
+      tiles *= space.shape[d] / upcast[d];
+  return tiles;
+}
+
+/// GPU rules G1-G3 (Passes.td), given rule 1's vector axis (if any) with
+/// `lanes` lanes: an elementwise kernel's vector axis upcast by one vector;
+/// a reduce's register tile of kGpuTileSide rows of one vector (or, with no
+/// vector axis, kGpuTileSide by kGpuTileSide elements of two output axes
+/// each reused by a load), reduces in index order; and at least
+/// gpuMinTiles tiles.
+SmallVector<Attribute>
+gpuPlan(const KernelSpace &space, ArrayRef<Strides> loads, int64_t minTiles,
+        std::optional<size_t> vec, int64_t lanes, bool elementwise,
+        function_ref<bool(size_t, size_t)> contiguousAlong,
+        function_ref<Attribute(OptKind, size_t, int64_t)> opt) {
+  size_t rank = space.shape.size();
+  auto isOutputAxis = [&](size_t d) {
+    return !space.reduced[d] && space.shape[d] > 1;
+  };
+  SmallVector<Attribute> plan;
+  if (vec) {
+    if (space.shape[*vec] % lanes != 0)
+      return {};
+    plan.push_back(opt(OptKind::upcast, *vec, lanes));
+    if (elementwise)
+      return plan;
+  }
+  // G2: the rows, innermost first: output axes along which a load that
+  // varies along the vector axis (or, without one, any load that varies)
+  // is constant.
+  SmallVector<size_t> reused;
+  for (size_t d = rank; d-- > 0;) {
+    if ((vec && d == *vec) || !isOutputAxis(d))
+      continue;
+    for (size_t i = 0; i < loads.size(); ++i) {
+      bool varies = vec ? contiguousAlong(i, *vec)
+                        : llvm::any_of(loads[i], [](auto s) { return s != 0; });
+      if (varies && strideIs(loads[i], d, 0)) {
+        reused.push_back(d);
+        break;
+      }
+    }
+  }
+  size_t wanted = vec ? 1 : 2;
+  for (size_t d : reused) {
+    if (wanted == 0)
+      break;
+    if (space.shape[d] % kGpuTileSide == 0) {
+      plan.push_back(opt(OptKind::upcast, d, kGpuTileSide));
+      --wanted;
+    }
+  }
+  if (plan.empty() || (!vec && wanted > 0))
+    return {};
+  // Rule 4: a short window unrolled whole; a longer innermost reduce axis
+  // by kGpuTileSide where that divides it. Either stays in index order
+  // (one accumulator per element), and a tile row's neighbouring loads
+  // along the axis become one vector load where LLVM sees them aligned.
+  for (size_t d = rank; d-- > 0;) {
+    if (!space.reduced[d] || space.shape[d] == 1)
+      continue;
+    if (space.shape[d] <= kWindowUnroll)
+      plan.push_back(opt(OptKind::unroll, d, space.shape[d]));
+    else if (space.shape[d] % kGpuTileSide == 0)
+      plan.push_back(opt(OptKind::unroll, d, kGpuTileSide));
+    break;
+  }
+  // G3: enough threads.
+  if (tileCountOf(space, plan) < minTiles)
+    return {};
+  return plan;
+}
+
 /// The heuristic's plan for a kernel with iteration space `space`.
 SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
                                   const TargetDescription &target) {
@@ -203,6 +303,9 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     return found;
   };
   if (elementwise && (stores.empty() || sixteenBitFloats()))
+    return {};
+  // The GPU lowering reads 16-bit floats one by one (software bfloat16).
+  if (target.gpu && sixteenBitFloats())
     return {};
   // The lanes' element type: the reduce's, or the first store's.
   Type element =
@@ -244,6 +347,9 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   auto opt = [&](OptKind kind, size_t axis, int64_t amount) -> Attribute {
     return OptAttr::get(ctx, kind, int64_t(axis), amount);
   };
+  if (target.gpu)
+    return gpuPlan(space, loads, target.gpuMinTiles, vec, lanes, elementwise,
+                   contiguousAlong, opt);
   if (!vec)
     return elementwise ? SmallVector<Attribute>()
                        : dotPlan(space, loads, trackers, lanes, target, opt);
@@ -357,15 +463,19 @@ struct LazyOptimizeKernels final
     TargetDescription desc;
     if (target == "host") {
       desc = hostDescription();
+    } else if (target == "gpu") {
+      desc.gpu = true;
+      desc.vectorBits = 128;
     } else if (target != "generic") {
       module.emitError() << "lazy-optimize-kernels: unknown target '" << target
-                         << "' (host or generic)";
+                         << "' (host, generic or gpu)";
       return signalPassFailure();
     }
     if (vectorBits)
       desc.vectorBits = vectorBits;
     if (l2Bytes)
       desc.l2Bytes = l2Bytes;
+    desc.gpuMinTiles = gpuMinTiles;
 
     // Each kernel's forced steps, in the order given.
     llvm::StringMap<SmallVector<Attribute>> forced;

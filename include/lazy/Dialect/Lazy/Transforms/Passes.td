@@ -323,6 +323,23 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
        loop vectorizer leaves scalar in OpenMP's outlined loops, where it
        cannot prove the buffers distinct.
 
+    `target=gpu` plans for convert-lazy-to-gpu's tile mode (a thread per
+    register tile; 128-bit vectors):
+
+    G1. A kernel without a reduce (nor 16-bit floats) gets its vector axis
+        (as in 6) upcast by one vector (4 lanes of a 32-bit type): 128-bit
+        loads and stores.
+    G2. A kernel with a reduce gets a register tile of 4 rows (the row axis
+        of 2, upcast by 4) by one vector along the vector axis (1); without
+        a vector axis, 4 by 4 elements of the two innermost output axes
+        along which some load is constant. No reduce axis is unrolled but a
+        short window (4): the reduce stays in index order, as the
+        interpreter adds. No cache tile.
+    G3. A reduce kernel is planned only when it has at least
+        `gpu-min-tiles` tiles (16384, 64 blocks of 256 threads): fewer
+        outputs keep the unplanned lowering, whose block reductions spread
+        each reduce over a block.
+
     Kernels without a reduce keep their plain loops: LLVM vectorizes their
     innermost contiguous loop. `force` sets named kernels' plans instead,
     one step per item in order (`force=k0:upcast:1:16,k0:tile:1:128`;
@@ -330,11 +347,15 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "host (this machine) or generic (fixed figures, for tests)">,
+           "host (this machine), generic (fixed figures, for tests) or gpu "
+           "(convert-lazy-to-gpu's tile mode)">,
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"0",
            "vector register width in bits (0: the target's)">,
     Option<"l2Bytes", "l2-bytes", "uint64_t", /*default=*/"0",
            "L2 cache size per core in bytes (0: the target's)">,
+    Option<"gpuMinTiles", "gpu-min-tiles", "int64_t", /*default=*/"16384",
+           "target=gpu: a reduce kernel is planned only when it has at "
+           "least this many register tiles (threads)">,
     ListOption<"force", "force", "std::string",
                "plans for named kernels, one step per item: "
                "KERNEL:KIND:AXIS:AMOUNT, or KERNEL:none for no plan">

@@ -1,0 +1,126 @@
+// RUN: lazy-opt %s --lazy-optimize-kernels=target=gpu --split-input-file | FileCheck %s
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --split-input-file | FileCheck %s --check-prefix=ALL
+// One kernel per GPU rule of lazy-optimize-kernels (target=gpu: 128-bit
+// vectors, a thread per register tile). By default a reduce kernel needs
+// 16384 tiles; gpu-min-tiles=1 plans every one that fits (ALL).
+
+// G2: a matmul (space (512, 512, 512), axis 2 reduced): the vector axis 1
+// takes one 128-bit vector (4 f32 lanes), the row axis 0 four rows: a 4x4
+// tile, 16384 of them; the reduce axis is unrolled by 4, in index order.
+// No cache tile (rule 3 is the CPU's).
+// CHECK-LABEL: lazy.kernel @mm
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>, %in1: !lazy.buffer<262144xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(512, 512, 512):(512, 0, 1)]> : !lazy.buffer<262144xf32> -> tensor<512x512x512xf32>
+  %1 = lazy.load %in1 as <[(512, 512, 512):(0, 1, 512)]> : !lazy.buffer<262144xf32> -> tensor<512x512x512xf32>
+  %2 = lazy.mul %0, %1 : tensor<512x512x512xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<512x512x512xf32> -> tensor<512x512x1xf32>
+  lazy.store %3, %out0 as <[(512, 512, 1):(512, 1, 0)]> : tensor<512x512x1xf32>, !lazy.buffer<262144xf32>
+}
+
+// -----
+
+// G3: a small matmul has 256 tiles of 4x4, too few threads: no plan (the
+// block-wide reduction spreads each output over a block instead).
+// CHECK-LABEL: lazy.kernel @small
+// CHECK-SAME: attributes {num_outputs = 1 : i64} {
+// ALL-LABEL: lazy.kernel @small
+// ALL-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+lazy.kernel @small(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<4096xf32>, %in1: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64, 64, 64):(64, 0, 1)]> : !lazy.buffer<4096xf32> -> tensor<64x64x64xf32>
+  %1 = lazy.load %in1 as <[(64, 64, 64):(0, 1, 64)]> : !lazy.buffer<4096xf32> -> tensor<64x64x64xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x64x64xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<64x64x64xf32> -> tensor<64x64x1xf32>
+  lazy.store %3, %out0 as <[(64, 64, 1):(64, 1, 0)]> : tensor<64x64x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// G2 without a vector axis: A @ B.T reads both operands along the reduce
+// axis, so no output axis is contiguous for the loads; the two output
+// axes each reused by a load are upcast by 4 (a 4x4 tile of scalars, its
+// lanes on the store's contiguous axis), the reduce unrolled by 4 but
+// kept in index order (one accumulator per element: split accumulators
+// would reorder the sum).
+// CHECK-LABEL: lazy.kernel @dot
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+lazy.kernel @dot(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<131072xf32>, %in1: !lazy.buffer<131072xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(512, 512, 256):(256, 0, 1)]> : !lazy.buffer<131072xf32> -> tensor<512x512x256xf32>
+  %1 = lazy.load %in1 as <[(512, 512, 256):(0, 256, 1)]> : !lazy.buffer<131072xf32> -> tensor<512x512x256xf32>
+  %2 = lazy.mul %0, %1 : tensor<512x512x256xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<512x512x256xf32> -> tensor<512x512x1xf32>
+  lazy.store %3, %out0 as <[(512, 512, 1):(512, 1, 0)]> : tensor<512x512x1xf32>, !lazy.buffer<262144xf32>
+}
+
+// -----
+
+// Rule 4 on the GPU: a convolution (tinygrad's padded 3x3 kernel, space
+// (1,1,8,8,8,8,3,3), axes 5-7 reduced): output columns (axis 4) take one
+// vector, output channels (axis 2) four rows, the window's innermost
+// axis of 3 is unrolled whole.
+// ALL-LABEL: lazy.kernel @conv
+// ALL-SAME: opts = [#lazy.opt<upcast, 4, 4>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>]}
+lazy.kernel @conv(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>, %in1: !lazy.buffer<576xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(1, 1, 1, 8, 4, 10, 4, 10):(0, 0, 0, 64, 0, 8, 0, 1) offset -9 mask [(0, 1), (0, 1), (0, 1), (0, 8), (0, 4), (1, 9), (0, 4), (1, 9)], (1, 1, 8, 8, 8, 8, 3, 3):(0, 0, 0, 40, 1, 1600, 440, 11)]> : !lazy.buffer<512xf32> -> tensor<1x1x8x8x8x8x3x3xf32>
+  %1 = lazy.load %in1 as <[(1, 1, 8, 8, 8, 8, 3, 3):(0, 0, 72, 0, 0, 9, 3, 1)]> : !lazy.buffer<576xf32> -> tensor<1x1x8x8x8x8x3x3xf32>
+  %2 = lazy.mul %0, %1 : tensor<1x1x8x8x8x8x3x3xf32>
+  %3 = lazy.reduce_sum %2 axes [5, 6, 7] : tensor<1x1x8x8x8x8x3x3xf32> -> tensor<1x1x8x8x8x1x1x1xf32>
+  lazy.store %3, %out0 as <[(1, 1, 8, 8, 8, 1, 1, 1):(0, 0, 64, 8, 1, 0, 0, 0)]> : tensor<1x1x8x8x8x1x1x1xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// A row sum: no output axis with a reused load, and 4096 outputs: no
+// plan, even with gpu-min-tiles=1 (a block reduces each row).
+// CHECK-LABEL: lazy.kernel @rowsum
+// CHECK-SAME: attributes {num_outputs = 1 : i64} {
+// ALL-LABEL: lazy.kernel @rowsum
+// ALL-SAME: attributes {num_outputs = 1 : i64} {
+lazy.kernel @rowsum(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<16777216xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4096, 4096):(4096, 1)]> : !lazy.buffer<16777216xf32> -> tensor<4096x4096xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4096x4096xf32> -> tensor<4096x1xf32>
+  lazy.store %1, %out0 as <[(4096, 1):(1, 0)]> : tensor<4096x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// G1: an elementwise kernel's vector axis takes one 128-bit vector: 4
+// lanes of f32, whatever its size (no minimum of tiles).
+// CHECK-LABEL: lazy.kernel @axpy
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>]}
+lazy.kernel @axpy(%out0: !lazy.buffer<96xf32>, %in0: !lazy.buffer<96xf32>, %in1: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(3, 32):(32, 1)]> : !lazy.buffer<96xf32> -> tensor<3x32xf32>
+  %1 = lazy.load %in1 as <[(3, 32):(0, 1)]> : !lazy.buffer<32xf32> -> tensor<3x32xf32>
+  %2 = lazy.add %0, %1 : tensor<3x32xf32>
+  lazy.store %2, %out0 as <[(3, 32):(32, 1)]> : tensor<3x32xf32>, !lazy.buffer<96xf32>
+}
+
+// -----
+
+// G1 with 8-byte elements: a 128-bit vector is 2 lanes.
+// CHECK-LABEL: lazy.kernel @double
+// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 2>]}
+lazy.kernel @double(%out0: !lazy.buffer<64xf64>, %in0: !lazy.buffer<64xf64>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf64> -> tensor<64xf64>
+  %1 = lazy.add %0, %0 : tensor<64xf64>
+  lazy.store %1, %out0 as <[(64):(1)]> : tensor<64xf64>, !lazy.buffer<64xf64>
+}
+
+// -----
+
+// An axis that 4 does not divide, and 16-bit floats (computed one by one
+// in software): no plan.
+// CHECK-LABEL: lazy.kernel @odd
+// CHECK-SAME: attributes {num_outputs = 1 : i64} {
+// CHECK-LABEL: lazy.kernel @half
+// CHECK-SAME: attributes {num_outputs = 1 : i64} {
+lazy.kernel @odd(%out0: !lazy.buffer<30xf32>, %in0: !lazy.buffer<30xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(30):(1)]> : !lazy.buffer<30xf32> -> tensor<30xf32>
+  %1 = lazy.add %0, %0 : tensor<30xf32>
+  lazy.store %1, %out0 as <[(30):(1)]> : tensor<30xf32>, !lazy.buffer<30xf32>
+}
+lazy.kernel @half(%out0: !lazy.buffer<64xf16>, %in0: !lazy.buffer<64xf16>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf16> -> tensor<64xf16>
+  %1 = lazy.add %0, %0 : tensor<64xf16>
+  lazy.store %1, %out0 as <[(64):(1)]> : tensor<64xf16>, !lazy.buffer<64xf16>
+}
