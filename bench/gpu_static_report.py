@@ -13,10 +13,10 @@ the other. ptxas -v gives each kernel's registers.
 
 Per kernel, static figures (the hot loop: the innermost loop with the most
 float arithmetic, or the grid-stride loop of an elementwise kernel):
-  insn/MAC   instructions in the hot loop per multiply-add (fma, or mul
-             feeding add) in it: the cost of a reduce's step;
-  insn/elem  for kernels without a reduce loop: hot-loop instructions per
-             element stored in it;
+  insn/step  a reduce loop's instructions per reduce step in it (a float
+             fma, add or max): a matmul's cost per multiply-add;
+  insn/elem  a loop that stores (or a kernel without loops): its
+             instructions per element stored;
   ld.v4      the hot loop's 128-bit global loads over all its global loads;
   regs       registers per thread (ptxas -v);
   occ        occupancy estimate on sm_90 (65536 registers, 2048 threads, 32
@@ -160,12 +160,15 @@ def hot_loop(body):
 
 
 def loop_figures(loop):
-    """insn, MACs, elements stored, global loads, 128-bit global loads."""
+    """insn, reduce steps, elements stored, global loads, 128-bit global
+    loads. A reduce step is a float multiply-add, add or max (x2 forms
+    count twice)."""
     insn = len(loop)
-    fma = sum(bool(re.match(r"^fma\.rn\.(f32|f64|f16|bf16)", s)) for s in loop)
-    fma += 2 * sum(bool(re.match(r"^fma\.rn\.(f16x2|bf16x2)", s)) for s in loop)
-    muls = sum(bool(re.match(r"^mul(\.rn)?\.(f32|f64)", s)) for s in loop)
-    macs = fma or muls
+    steps = 0
+    for s in loop:
+        m = re.match(r"^(fma\.rn|add(\.rn)?|max(\.NaN)?)\.(f32|f64|f16|bf16|f16x2|bf16x2)\b", s)
+        if m:
+            steps += 2 if m.group(4).endswith("x2") else 1
     stored = 0
     for s in loop:
         m = re.match(r"^st\.global(\.[a-z]+)*?(\.v(\d))?\.[a-z0-9]+", s)
@@ -173,7 +176,7 @@ def loop_figures(loop):
             stored += int(m.group(3) or 1)
     loads = [s for s in loop if s.startswith("ld.global")]
     wide = sum(".v4." in s or ".v2.b64" in s or ".v2.f64" in s for s in loads)
-    return insn, macs, stored, len(loads), wide
+    return insn, steps, stored, len(loads), wide
 
 
 def registers(ptx, arch="sm_90"):
@@ -270,11 +273,13 @@ def figures(entry, ptx, threads, regs_of):
     body = entries(ptx).get(entry)
     if body is None:
         sys.exit(f"entry {entry} not in its PTX")
-    loop = hot_loop(body)
-    insn, macs, stored, loads, wide = loop_figures(loop or [])
+    # A kernel without loops is its own hot loop, run once.
+    loop = hot_loop(body) or [s for s in body if is_instruction(s)]
+    insn, steps, stored, loads, wide = loop_figures(loop)
     regs = regs_of(ptx).get(entry, 0)
-    return dict(insn_mac=insn / macs if macs else float("nan"),
-                insn_elem=insn / stored if (stored and not macs) else float("nan"),
+    # A loop that stores computes elements; one that does not is a reduce's.
+    return dict(insn_mac=insn / steps if (steps and not stored) else float("nan"),
+                insn_elem=insn / stored if stored else float("nan"),
                 v4=(wide, loads), regs=regs, occ=occupancy(regs, threads))
 
 
@@ -295,7 +300,7 @@ def main():
             cache[ptx] = registers(ptx)
         return cache[ptx]
 
-    head = (f"{'':28s} {'insn/MAC':>15s} {'insn/elem':>15s} {'ld.v4':>13s} "
+    head = (f"{'':28s} {'insn/step':>15s} {'insn/elem':>15s} {'ld.v4':>13s} "
             f"{'regs':>9s} {'occ':>11s} {'B/FLOP':>7s}")
     print("lazy-mlir (sm_90 PTX, GPU plans, fma) | tinygrad 0.9.2 CUDA (nvcc -ptx)")
     print(head)

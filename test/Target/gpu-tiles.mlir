@@ -9,12 +9,17 @@
 // loads of A and 16 fused multiply-adds; the tile leaves as four 128-bit
 // stores. Without plans (plan=false) a block computes each output, with
 // scalar loads only. AMD: 128-bit loads and stores too (dwordx4 on CDNA,
-// b128 on RDNA), packed FMAs on CDNA.
+// b128 on RDNA), packed FMAs on CDNA. A row sum (4096 outputs, too few
+// for tiles) stays a block reduction, whose threads read runs of 4
+// elements with one 128-bit load each.
 
 // CHECK: .visible .entry mm_k0(
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-SAME: fma.rn.f32
 // CHECK-SAME: st.global.v4.b32
+// CHECK-SAME: .visible .entry rowsum_k1(
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: shfl.sync.bfly
 // PLAIN: .visible .entry mm_k0(
 // PLAIN-NOT: .v4.
 // PLAIN-SAME: fma.rn.f32
@@ -30,4 +35,9 @@ func.func @mm(%a: tensor<512x1x512xf32>, %b: tensor<1x512x512xf32>) -> tensor<51
   %m = lazy.mul %av, %bv : tensor<512x512x512xf32>
   %s = lazy.reduce_sum %m axes [2] : tensor<512x512x512xf32> -> tensor<512x512x1xf32>
   return %s : tensor<512x512x1xf32>
+}
+
+func.func @rowsum(%x: tensor<4096x4096xf32>) -> tensor<4096x1xf32> {
+  %s = lazy.reduce_sum %x axes [1] : tensor<4096x4096xf32> -> tensor<4096x1xf32>
+  return %s : tensor<4096x1xf32>
 }

@@ -224,9 +224,62 @@ protected:
                               ValueRange idx) override;
 
 private:
+  /// Block mode's lanes for `reduce`: consecutive elements of its
+  /// innermost axis, as many as 128 bits of the widest element loaded
+  /// (4 of 32-bit, 8 of 16-bit types; halved until they divide the axis,
+  /// at least 2), where every load of its input reads that axis
+  /// contiguously or not at all, some contiguously (and nothing else is
+  /// read: no nested reduce, no computed view, no bool or bfloat16, which
+  /// are bytes and software floats); else none.
+  std::optional<LaneAxis> blockLanes(Operation *reduce) const;
+
   Value threadId, blockDim;
   int64_t reduceUnroll;
 };
+
+/// Block mode's loads are at most this wide, and at most this many lanes.
+constexpr int64_t kBlockLoadBytes = 16;
+constexpr int64_t kMaxBlockLanes = 8;
+
+std::optional<LaneAxis> GpuKernelEmitter::blockLanes(Operation *reduce) const {
+  ArrayRef<int64_t> axes = reduceAxes(reduce);
+  ArrayRef<int64_t> inShape =
+      cast<RankedTensorType>(reduce->getOperand(0).getType()).getShape();
+  size_t axis = size_t(axes.back());
+  int64_t widest = 1;
+  bool contiguous = false;
+  SmallVector<Value> stack{reduce->getOperand(0)};
+  DenseSet<Operation *> seen;
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    if (isa<ReduceSumOp, ReduceMaxOp>(op) || isComputedView(op))
+      return std::nullopt;
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      Type element = load.getBuffer().getType().getElementType();
+      if (element.isInteger(1) || element.isBF16())
+        return std::nullopt;
+      widest = std::max(widest, itemSize(element));
+      std::optional<int64_t> stride =
+          load.getView().getTracker().realStrides(/*ignoreValid=*/true)[axis];
+      if (stride != 0 && stride != 1)
+        return std::nullopt;
+      contiguous |= stride == 1;
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      stack.push_back(operand);
+  }
+  if (!contiguous)
+    return std::nullopt;
+  int64_t width = std::min(kMaxBlockLanes, kBlockLoadBytes / widest);
+  while (width >= 2 && inShape[axis] % width != 0)
+    width /= 2;
+  if (width < 2)
+    return std::nullopt;
+  return LaneAxis{axis, width};
+}
 
 FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
                                               ValueRange idx) {
@@ -246,24 +299,39 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
     reducedShape.push_back(inShape[axis]);
 
   // Each thread accumulates elements tid, tid + blockDim, ... of the
-  // flattened reduced axes, `reduceUnroll` of them loaded per trip.
+  // flattened reduced axes, `reduceUnroll` of them loaded per trip; with
+  // lanes, runs of 4 consecutive elements (one 128-bit load each), runs
+  // tid, tid + blockDim, ..., each added in index order.
+  std::optional<LaneAxis> laneAxis = blockLanes(op);
+  int64_t width = laneAxis ? laneAxis->width : 1;
   Value init = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
   Value total =
-      arith::ConstantIndexOp::create(b, loc, numElements(reducedShape));
+      arith::ConstantIndexOp::create(b, loc, numElements(reducedShape) / width);
+  Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
   FailureOr<SmallVector<Value>> accumulated = emitUnrolledLoop(
-      b, loc, threadId, total, blockDim, reduceUnroll, ValueRange{init},
+      b, loc, threadId, total, blockDim,
+      std::max<int64_t>(1, reduceUnroll / width), ValueRange{init},
       [&](OpBuilder &lb, ArrayRef<Value> flat,
           ValueRange acc) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> xs;
         for (Value f : flat) {
+          if (laneAxis)
+            f = arith::MulIOp::create(lb, loc, f, widthValue);
           SmallVector<Value> inner(idx.begin(), idx.end());
           for (auto [axis, v] :
                llvm::zip(axes, delinearizeIndex(lb, loc, f, reducedShape)))
             inner[axis] = v;
-          FailureOr<Value> x = evaluateReduceInput(lb, op, inner);
+          FailureOr<Value> x =
+              laneAxis ? evaluateReduceInputLanes(lb, op, inner, *laneAxis)
+                       : evaluateReduceInput(lb, op, inner);
           if (failed(x))
             return failure();
-          xs.push_back(*x);
+          if (!laneAxis) {
+            xs.push_back(*x);
+            continue;
+          }
+          for (int64_t l = 0; l < width; ++l)
+            xs.push_back(vector::ExtractOp::create(lb, loc, *x, l));
         }
         Value sum = acc[0];
         for (Value x : xs)
@@ -435,6 +503,15 @@ gpu::GPUFuncOp KernelToGpu::createFunc(OpBuilder &b, KernelOp kernel,
   return func;
 }
 
+/// Each of `func`'s memref arguments with its known alignment in bytes.
+DenseMap<Value, int64_t> alignmentOfArguments(gpu::GPUFuncOp func,
+                                              ArrayRef<int64_t> alignment) {
+  DenseMap<Value, int64_t> known;
+  for (auto [arg, bytes] : llvm::zip(func.getArguments(), alignment))
+    known[arg] = bytes;
+  return known;
+}
+
 /// A GPU thread's vector loads and stores are at most this wide.
 constexpr int64_t kVectorBits = 128;
 
@@ -476,12 +553,7 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
   Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
   GpuKernelEmitter emitter(buffers, tid, bdim, reduceUnroll);
   emitter.setContractSumOfProducts(fma);
-  if (!alignment.empty()) {
-    DenseMap<Value, int64_t> known;
-    for (auto [arg, bytes] : llvm::zip(entry->getArguments(), alignment))
-      known[arg] = bytes;
-    emitter.setBufferAlignment(std::move(known));
-  }
+  emitter.setBufferAlignment(alignmentOfArguments(func, alignment));
   Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
   Value start = arith::AddIOp::create(
       kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
@@ -600,6 +672,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
   GpuKernelEmitter emitter(buffers, tid, bdim, reduceUnroll);
   emitter.setContractSumOfProducts(fma);
+  emitter.setBufferAlignment(alignmentOfArguments(func, alignment));
   if (hasComputedViews(body))
     emitter.setZeroIndex(arith::ConstantIndexOp::create(kb, loc, 0));
   for (Group &g : groups) {

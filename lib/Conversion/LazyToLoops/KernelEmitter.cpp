@@ -988,6 +988,21 @@ FailureOr<Value> KernelEmitter::evaluateReduceInput(OpBuilder &b,
   return x;
 }
 
+FailureOr<Value> KernelEmitter::evaluateReduceInputLanes(OpBuilder &b,
+                                                         Operation *reduce,
+                                                         ValueRange inner,
+                                                         LaneAxis laneAxis) {
+  std::optional<LaneAxis> outer = lanes;
+  lanes = laneAxis;
+  scopes.emplace_back();
+  FailureOr<Value> x = evaluateIn(b, reduce->getOperand(0), inner, true);
+  if (succeeded(x))
+    x = broadcastLanes(b, reduce->getLoc(), *x);
+  scopes.pop_back();
+  lanes = outer;
+  return x;
+}
+
 FailureOr<Value> KernelEmitter::emitReduceLoops(OpBuilder &b, Operation *op,
                                                 ValueRange idx, ReduceStep step,
                                                 Value init) {

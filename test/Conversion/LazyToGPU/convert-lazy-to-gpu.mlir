@@ -65,19 +65,18 @@ lazy.kernel @add(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>, %in1
 // CHECK: %[[SUM:.+]] = arith.truncf %[[ALL]] : f32 to f16
 // CHECK: scf.if %[[FIRST]] {
 // CHECK-NEXT: memref.store %[[SUM]]
-// By default: blocks of 1024 / 16 = 64 threads; eight loads, then eight
-// additions in index order; the leftover loop continues from the main
-// loop's partial sum.
+// By default: blocks of 1024 / 16 = 64 threads; the reduced axis is read
+// contiguously, so a thread loads runs of 8 halves (one 128-bit load; no
+// launch here tells its alignment) and adds them in index order; runs
+// tid, tid + 64, ...
 // UNROLL-LABEL: gpu.func @long_sum(
 // UNROLL-SAME: known_block_size = array<i32: 64, 1, 1>
 // UNROLL: %[[MAIN:.+]] = scf.for {{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f16) {
-// UNROLL-COUNT-8: memref.load
-// UNROLL: %[[S1:.+]] = arith.addf %[[ACC]], %{{.+}} : f16
-// UNROLL: %[[S2:.+]] = arith.addf %[[S1]], %{{.+}} : f16
-// UNROLL-COUNT-5: arith.addf
-// UNROLL: %[[S8:.+]] = arith.addf %{{.+}}, %{{.+}} : f16
-// UNROLL-NEXT: scf.yield %[[S8]]
-// UNROLL: scf.for {{.+}} iter_args(%{{.+}} = %[[MAIN]]) -> (f16) {
+// UNROLL: %[[V:.+]] = vector.load %{{.+}} : memref<4096xf16>, vector<8xf16>
+// UNROLL: %[[X0:.+]] = vector.extract %[[V]][0] : f16 from vector<8xf16>
+// UNROLL: %[[S1:.+]] = arith.addf %[[ACC]], %[[X0]] : f16
+// UNROLL-COUNT-7: arith.addf
+// UNROLL-NEXT: scf.yield
 // UNROLL: gpu.all_reduce add
 lazy.kernel @long_sum(%out0: !lazy.buffer<4xf16>, %in0: !lazy.buffer<4096xf16>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf16> -> tensor<4x1024xf16>

@@ -182,6 +182,12 @@ protected:
   /// The reduce's input at the full index `inner`, in a scope of its own.
   FailureOr<Value> evaluateReduceInput(OpBuilder &b, Operation *reduce,
                                        ValueRange inner);
+  /// The same as a vector of `laneAxis.width` lanes from `inner` on along
+  /// `laneAxis.axis` (lane mode; a value the same in every lane is
+  /// broadcast).
+  FailureOr<Value> evaluateReduceInputLanes(OpBuilder &b, Operation *reduce,
+                                            ValueRange inner,
+                                            LaneAxis laneAxis);
 
   /// One accumulation step: acc + x (sum) or max(acc, x).
   Value combine(OpBuilder &b, Location loc, Value acc, Value x, Type t,
