@@ -14,7 +14,8 @@ the other. ptxas -v gives each kernel's registers.
 Per kernel, static figures (the hot loop: the innermost loop with the most
 float arithmetic, or the grid-stride loop of an elementwise kernel):
   insn/step  a reduce loop's instructions per reduce step in it (a float
-             fma, add or max): a matmul's cost per multiply-add;
+             fma, add or max; an mma.sync m16n8k16 is 16*8*16/32 = 64 per
+             lane): a matmul's cost per multiply-add;
   insn/elem  a loop that stores (or a kernel without loops): its
              instructions per element stored;
   ld.v4      the hot loop's 128-bit global loads over all its global loads;
@@ -68,6 +69,12 @@ def matmul():
     return [_rand(4096, 4096) @ _rand(4096, 4096)], None
 
 
+def matmul_half():
+    from tinygrad import dtypes
+    a, b = (_rand(4096, 4096).cast(dtypes.float16).realize() for _ in range(2))
+    return [a @ b], None
+
+
 def elementwise():
     n = 1 << 24
     return [_rand(n) * _rand(n) + _rand(n)], None
@@ -95,6 +102,7 @@ def _corpus(name):
 
 PROGRAMS = [
     ("matmul 4096^3", matmul),
+    ("matmul f16 4096^3", matmul_half),
     ("a*b+c 2^24", elementwise),
     ("row sum 4096^2", row_sum),
     ("softmax 4096^2", softmax),
@@ -106,12 +114,13 @@ PROGRAMS = [
 
 # -- PTX ------------------------------------------------------------------
 
-FLOAT_OP = re.compile(r"^(fma|mul|add|sub|div|max|min|neg|abs|ex2|lg2|sqrt|rcp|sin|cos)"
+FLOAT_OP = re.compile(r"^(mma|fma|mul|add|sub|div|max|min|neg|abs|ex2|lg2|sqrt|rcp|sin|cos)"
                       r"(\.[a-z0-9]+)*\.(f16|f16x2|bf16|bf16x2|f32|f64)\b")
 
 
 def entries(ptx):
     """{entry name: its instruction lines} of a PTX module."""
+    pending_mark = "\0"
     out, name, body, depth = {}, None, [], 0
     for line in ptx.splitlines():
         s = line.strip()
@@ -122,7 +131,18 @@ def entries(ptx):
         if name is None:
             continue
         depth += s.count("{") - s.count("}")
-        if s and not s.startswith("//"):
+        if not s or s.startswith("//"):
+            continue
+        # An instruction continued on the next lines (mma.sync's operand
+        # lists) is joined up to its ';'.
+        if body and body[-1].startswith(pending_mark):
+            body[-1] = body[-1][len(pending_mark):] + " " + s
+            if not s.endswith(";"):
+                body[-1] = pending_mark + body[-1]
+            continue
+        if re.match(r"^[a-z@]", s) and not s.endswith(";") and not s.endswith("{"):
+            body.append(pending_mark + s)
+        else:
             body.append(s)
         if depth <= 0 and "}" in s and any(b.endswith("{") or b == "{" for b in body):
             out[name] = body
@@ -169,6 +189,10 @@ def loop_figures(loop):
         m = re.match(r"^(fma\.rn|add(\.rn)?|max(\.NaN)?)\.(f32|f64|f16|bf16|f16x2|bf16x2)\b", s)
         if m:
             steps += 2 if m.group(4).endswith("x2") else 1
+        m = re.match(r"^mma\.sync\.aligned\.m(\d+)n(\d+)k(\d+)", s)
+        if m:
+            # A warp's m*n*k multiply-adds, a 32nd per lane.
+            steps += int(m.group(1)) * int(m.group(2)) * int(m.group(3)) // 32
     stored = 0
     for s in loop:
         m = re.match(r"^st\.global(\.[a-z]+)*?(\.v(\d))?\.[a-z0-9]+", s)

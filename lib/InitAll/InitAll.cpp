@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -34,7 +35,7 @@ void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
                   math::MathDialect, scf::SCFDialect, cf::ControlFlowDialect,
                   memref::MemRefDialect, tensor::TensorDialect, gpu::GPUDialect,
                   LLVM::LLVMDialect, NVVM::NVVMDialect, ROCDL::ROCDLDialect,
-                  vector::VectorDialect>();
+                  vector::VectorDialect, nvgpu::NVGPUDialect>();
   // Lowering to LLVM through dialect interfaces, the NVVM/ROCDL targets
   // that gpu-module-to-binary serializes with, and LLVM IR translation.
   registerAllExtensions(registry);

@@ -20,6 +20,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
@@ -27,6 +30,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -146,7 +150,7 @@ struct FiberContext {
 
 struct BlockContext {
   explicit BlockContext(unsigned threads)
-      : fibers(threads), slots(threads), done(threads) {}
+      : fibers(threads), slots(threads), done(threads), fragments(threads) {}
   struct Fiber {
     FiberContext context;
     std::vector<char> stack;
@@ -159,6 +163,12 @@ struct BlockContext {
   /// Set by the threads at an all_reduce: how to combine two slots.
   uint64_t (*combine)(uint64_t, uint64_t) = nullptr;
   uint64_t result = 0;
+  /// Set by the threads at a meeting point (an all_reduce, an mma.sync):
+  /// what the scheduler does once all have arrived.
+  void (*resolve)(BlockContext &) = nullptr;
+  /// Per thread at an mma.sync: its A, B and C fragments, and where its D
+  /// fragment goes.
+  std::vector<std::array<void *, 4>> fragments;
 };
 
 BlockContext *currentBlock = nullptr;
@@ -190,6 +200,9 @@ template <typename T, typename Combine> T allReduce(T value, Combine) {
     uint64_t out = 0;
     std::memcpy(&out, &r, sizeof(T));
     return out;
+  };
+  block.resolve = [](BlockContext &b) {
+    b.result = combineAsButterfly(b.slots, b.combine);
   };
   // Wait for the others; the scheduler combines once all have arrived.
   block.fibers[block.current].context.switchTo(block.scheduler);
@@ -226,7 +239,81 @@ struct Or {
   template <typename T> T operator()(T a, T b) const { return a | b; }
 };
 
+/// An IEEE half's value (every half is exact in a float).
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31, exponent = (h >> 10) & 0x1F,
+           mantissa = h & 0x3FF, bits;
+  if (exponent == 0x1F) {
+    bits = sign | 0x7F800000 | (mantissa << 13); // inf or NaN
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {
+    // Subnormal: normalize.
+    int shift = 0;
+    while (!(mantissa & 0x400)) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    bits = sign | (uint32_t(113 - shift) << 23) | ((mantissa & 0x3FF) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// PTX's mma.sync.m16n8k16.row.col.f32.f16.f16.f32 for every warp of the
+/// block, from the fragments its lanes left in the layout PTX gives
+/// (groupID g = lane / 4, t = lane % 4; A's a[2r+j] at row g + 8(r&1),
+/// column 2t + j + 8(r>>1); B's b[2r+j] at row 2t + j + 8r, column g; C's
+/// and D's c[2r+j] at row g + 8r, column 2t + j). Each product is exact
+/// in f32; they are added to C in K order.
+void resolveMma(BlockContext &block) {
+  size_t threads = block.fibers.size();
+  for (size_t w = 0; w + 32 <= threads; w += 32) {
+    float a[16][16], b[16][8], c[16][8];
+    for (unsigned l = 0; l < 32; ++l) {
+      const std::array<void *, 4> &f = block.fragments[w + l];
+      auto *fa = static_cast<const uint16_t *>(f[0]);
+      auto *fb = static_cast<const uint16_t *>(f[1]);
+      auto *fc = static_cast<const float *>(f[2]);
+      unsigned g = l / 4, t = l % 4;
+      for (unsigned r = 0; r < 4; ++r)
+        for (unsigned j = 0; j < 2; ++j)
+          a[g + 8 * (r & 1)][2 * t + j + 8 * (r >> 1)] =
+              halfToFloat(fa[2 * r + j]);
+      for (unsigned r = 0; r < 2; ++r)
+        for (unsigned j = 0; j < 2; ++j) {
+          b[2 * t + j + 8 * r][g] = halfToFloat(fb[2 * r + j]);
+          c[g + 8 * r][2 * t + j] = fc[2 * r + j];
+        }
+    }
+    for (unsigned l = 0; l < 32; ++l) {
+      auto *fd = static_cast<float *>(block.fragments[w + l][3]);
+      unsigned g = l / 4, t = l % 4;
+      for (unsigned r = 0; r < 2; ++r)
+        for (unsigned j = 0; j < 2; ++j) {
+          unsigned m = g + 8 * r, n = 2 * t + j;
+          float acc = c[m][n];
+          for (unsigned k = 0; k < 16; ++k)
+            acc += a[m][k] * b[k][n];
+          fd[2 * r + j] = acc;
+        }
+    }
+  }
+}
+
 extern "C" {
+/// One lane's nvgpu.mma.sync m16n8k16 (f16 in, f32 accumulators): leaves
+/// its fragments and waits for its warp.
+void lazy_emu_mma_m16n8k16_f16_f32(void *a, void *b, void *c, void *d) {
+  BlockContext &block = *currentBlock;
+  block.fragments[block.current] = {a, b, c, d};
+  block.resolve = resolveMma;
+  block.fibers[block.current].context.switchTo(block.scheduler);
+}
+
 float lazy_emu_all_reduce_add_f32(float v) { return allReduce(v, Add()); }
 double lazy_emu_all_reduce_add_f64(double v) { return allReduce(v, Add()); }
 int32_t lazy_emu_all_reduce_add_i32(int32_t v) { return allReduce(v, Add()); }
@@ -260,6 +347,7 @@ struct RuntimeSymbol {
 
 const RuntimeSymbol kRuntimeSymbols[] = {
 #define LAZY_EMU_SYMBOL(name) {#name, reinterpret_cast<void *>(&name)}
+    LAZY_EMU_SYMBOL(lazy_emu_mma_m16n8k16_f16_f32),
     LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_f32),
     LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_f64),
     LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_i32),
@@ -289,6 +377,62 @@ std::string typeSuffix(Type t) {
   if (t.isInteger(64))
     return "i64";
   return "";
+}
+
+/// An nvgpu.mma.sync m16n8k16 (f16 in, f32 accumulators) as a call of the
+/// runtime's lazy_emu_mma_m16n8k16_f16_f32 on fragments in stack memory
+/// (allocated once, at the function's entry), its result read back.
+LogicalResult emulateMma(nvgpu::MmaSyncOp mma, func::FuncOp func,
+                         llvm::StringSet<> &declared, ModuleOp emu) {
+  MLIRContext *ctx = mma.getContext();
+  Type f16 = Float16Type::get(ctx), f32 = Float32Type::get(ctx);
+  auto shapeIs = [](Value v, ArrayRef<int64_t> shape, Type element) {
+    auto t = dyn_cast<VectorType>(v.getType());
+    return t && t.getShape() == shape && t.getElementType() == element;
+  };
+  SmallVector<int64_t> shape;
+  for (Attribute a : mma.getMmaShape())
+    shape.push_back(cast<IntegerAttr>(a).getInt());
+  if (shape != ArrayRef<int64_t>{16, 8, 16} ||
+      !shapeIs(mma.getMatrixA(), {4, 2}, f16) ||
+      !shapeIs(mma.getMatrixB(), {2, 2}, f16) ||
+      !shapeIs(mma.getMatrixC(), {2, 2}, f32))
+    return mma.emitError("the GPU emulator runs nvgpu.mma.sync m16n8k16 of "
+                         "f16 with f32 accumulators only");
+  static constexpr StringLiteral kEntry = "lazy_emu_mma_m16n8k16_f16_f32";
+  auto memref = [&](int64_t n, Type t) { return MemRefType::get({n}, t); };
+  if (declared.insert(kEntry).second) {
+    OpBuilder db = OpBuilder::atBlockBegin(emu.getBody());
+    auto decl =
+        func::FuncOp::create(db, emu.getLoc(), kEntry,
+                             FunctionType::get(ctx,
+                                               {memref(8, f16), memref(4, f16),
+                                                memref(4, f32), memref(4, f32)},
+                                               {}));
+    decl.setPrivate();
+  }
+  Location loc = mma.getLoc();
+  OpBuilder entry = OpBuilder::atBlockBegin(&func.getBody().front());
+  Value slots[] = {memref::AllocaOp::create(entry, loc, memref(8, f16)),
+                   memref::AllocaOp::create(entry, loc, memref(4, f16)),
+                   memref::AllocaOp::create(entry, loc, memref(4, f32)),
+                   memref::AllocaOp::create(entry, loc, memref(4, f32))};
+  OpBuilder b(mma);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value operands[] = {mma.getMatrixA(), mma.getMatrixB(), mma.getMatrixC()};
+  for (auto [value, slot] : llvm::zip(operands, slots)) {
+    auto t = cast<VectorType>(value.getType());
+    Value flat = vector::ShapeCastOp::create(
+        b, loc, VectorType::get({t.getNumElements()}, t.getElementType()),
+        value);
+    vector::StoreOp::create(b, loc, flat, slot, ValueRange{zero});
+  }
+  func::CallOp::create(b, loc, kEntry, TypeRange{}, ValueRange(slots));
+  Value d = vector::LoadOp::create(b, loc, VectorType::get({4}, f32), slots[3],
+                                   ValueRange{zero});
+  mma.getResult().replaceAllUsesWith(
+      vector::ShapeCastOp::create(b, loc, mma.getType(), d).getResult());
+  return success();
 }
 
 /// `<name>_emu(buffers..., bid, tid, bdim, gdim)` for every kernel; the
@@ -369,6 +513,11 @@ buildEmulatorModule(ModuleOp module, llvm::StringSet<> &cooperative) {
                                        ValueRange{reduce.getValue()})
                       .getResult(0);
         reduce.getResult().replaceAllUsesWith(r);
+        toErase.push_back(op);
+        cooperative.insert(kernel.getName());
+      } else if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
+        if (failed(emulateMma(mma, func, declared, *emu)))
+          return WalkResult::interrupt();
         toErase.push_back(op);
         cooperative.insert(kernel.getName());
       }
@@ -541,8 +690,8 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
       if (waiting != threads)
         return failWith("kernel " + kernel +
                         ": threads of a block reached "
-                        "gpu.all_reduce non-uniformly");
-      context.result = combineAsButterfly(context.slots, context.combine);
+                        "gpu.all_reduce or nvgpu.mma.sync non-uniformly");
+      context.resolve(context);
     }
   }
   currentBlock = nullptr;
@@ -563,7 +712,7 @@ mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
   if (failed(parsePassPipeline(
           std::string(kSoftBFloat16Passes) +
               ",convert-scf-to-cf,convert-math-to-llvm,"
-              "convert-vector-to-llvm,"
+              "convert-vector-to-llvm,convert-ub-to-llvm,"
               "expand-strided-metadata,finalize-memref-to-llvm,"
               "convert-arith-to-llvm,"
               "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"

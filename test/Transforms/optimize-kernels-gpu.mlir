@@ -1,5 +1,6 @@
 // RUN: lazy-opt %s --lazy-optimize-kernels=target=gpu --split-input-file | FileCheck %s
 // RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --split-input-file | FileCheck %s --check-prefix=ALL
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu tensor-cores=true" --split-input-file | FileCheck %s --check-prefix=TC
 // One kernel per GPU rule of lazy-optimize-kernels (target=gpu: 128-bit
 // vectors, a thread per register tile). By default a reduce kernel needs
 // 16384 tiles; gpu-min-tiles=1 plans every one that fits (ALL).
@@ -123,4 +124,32 @@ lazy.kernel @half(%out0: !lazy.buffer<64xf16>, %in0: !lazy.buffer<64xf16>) attri
   %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf16> -> tensor<64xf16>
   %1 = lazy.add %0, %0 : tensor<64xf16>
   lazy.store %1, %out0 as <[(64):(1)]> : tensor<64xf16>, !lazy.buffer<64xf16>
+}
+
+// -----
+
+// G0: tinygrad's half matmul (the product of halves cast to f32 and
+// summed): with tensor-cores, `tc` on the reduce axis, the whole plan;
+// without, no plan (16-bit floats). An f32 matmul keeps its register tile.
+// CHECK-LABEL: lazy.kernel @hmm
+// CHECK-SAME: attributes {num_outputs = 1 : i64} {
+// TC-LABEL: lazy.kernel @hmm
+// TC-SAME: opts = [#lazy.opt<tc, 2, 16>]}
+// TC-LABEL: lazy.kernel @mm
+// TC-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+lazy.kernel @hmm(%out0: !lazy.buffer<262144xf16>, %in0: !lazy.buffer<262144xf16>, %in1: !lazy.buffer<262144xf16>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(512, 512, 512):(512, 0, 1)]> : !lazy.buffer<262144xf16> -> tensor<512x512x512xf16>
+  %1 = lazy.load %in1 as <[(512, 512, 512):(0, 1, 512)]> : !lazy.buffer<262144xf16> -> tensor<512x512x512xf16>
+  %2 = lazy.mul %0, %1 : tensor<512x512x512xf16>
+  %3 = lazy.cast %2 : tensor<512x512x512xf16> -> tensor<512x512x512xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<512x512x512xf32> -> tensor<512x512x1xf32>
+  %5 = lazy.cast %4 : tensor<512x512x1xf32> -> tensor<512x512x1xf16>
+  lazy.store %5, %out0 as <[(512, 512, 1):(512, 1, 0)]> : tensor<512x512x1xf16>, !lazy.buffer<262144xf16>
+}
+lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>, %in1: !lazy.buffer<262144xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(512, 512, 512):(512, 0, 1)]> : !lazy.buffer<262144xf32> -> tensor<512x512x512xf32>
+  %1 = lazy.load %in1 as <[(512, 512, 512):(0, 1, 512)]> : !lazy.buffer<262144xf32> -> tensor<512x512x512xf32>
+  %2 = lazy.mul %0, %1 : tensor<512x512x512xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<512x512x512xf32> -> tensor<512x512x1xf32>
+  lazy.store %3, %out0 as <[(512, 512, 1):(512, 1, 0)]> : tensor<512x512x1xf32>, !lazy.buffer<262144xf32>
 }

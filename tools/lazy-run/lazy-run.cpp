@@ -392,7 +392,9 @@ LogicalResult runHostCode(ModuleOp module, const std::string &name,
 FailureOr<std::unique_ptr<::lazy::runtime::GpuDevice>>
 lowerAndEmulate(ModuleOp module) {
   PassManager lower(module.getContext());
-  if (failed(parsePassPipeline("convert-lazy-to-gpu{" + kernelOptions + "}",
+  // The emulator runs nvgpu.mma.sync as NVIDIA's sm_80 and later do.
+  if (failed(parsePassPipeline("convert-lazy-to-gpu{tensor-cores=true " +
+                                   kernelOptions + "}",
                                lower)) ||
       failed(lower.run(module)))
     return failure();
@@ -787,9 +789,13 @@ static int toolMain(int argc, char **argv) {
   std::string schedule = "lazy-schedule";
   bool gpuDevice = device != "cpu";
   if (!plans.empty() || gpuDevice)
-    schedule += std::string(",lazy-optimize-kernels{") +
-                (gpuDevice ? "target=gpu " + planOptions + " " : "") +
-                (plans.empty() ? "" : "force=" + llvm::join(plans, ",")) + "}";
+    schedule +=
+        std::string(",lazy-optimize-kernels{") +
+        (gpuDevice ? "target=gpu tensor-cores=" +
+                         std::string(device == "hip" ? "false" : "true") + " " +
+                         planOptions + " "
+                   : "") +
+        (plans.empty() ? "" : "force=" + llvm::join(plans, ",")) + "}";
   if (failed(parsePassPipeline(schedule, pm)) || failed(pm.run(*module)))
     return 1;
   phases.mark("schedule");

@@ -153,7 +153,12 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        cudaMalloc, hipMalloc and the emulator exceed; a sub-buffer what its
        byte offset keeps) and the view's offset and its strides along every
        axis but the lanes' are multiples of the lanes. Else the vendor
-       backend splits the access (ld.global.v4 needs the alignment stated).
+       backend splits the access (ld.global.v4 needs the alignment stated);
+    8. tensor-core mode, for a `tc` plan (with `tensor-cores`): a block of
+       one warp per 16x8 output tile at a time, an `nvgpu.mma.sync`
+       m16n8k16 per 16 elements of K, fragments built from the operands
+       at the elements PTX's layout gives each lane
+       (TensorCoreKernel.cpp).
 
     CUSTOM items and copies between buffers of different types are errors.
     With `index-bits=0` the kernels' index arithmetic is 32 bits wide (a
@@ -190,6 +195,9 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
            "reduce's size over this, a power of two from 32 to block-size)">,
     Option<"fma", "fma", "bool", "false",
            "fuse a float sum's acc + a*b into a multiply-add">,
+    Option<"tensorCores", "tensor-cores", "bool", "false",
+           "run tensor-core plans (tc) with nvgpu.mma.sync (NVIDIA sm_80 "
+           "and later); without, a tc plan is an error">,
     Option<"indexBits", "index-bits", "int64_t", "64",
            "width of the kernels' index arithmetic: 32, 64, or 0 for 32 "
            "where every index stays below 2^30 (lazy-to-nvvm's default; "
@@ -200,7 +208,8 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::DLTIDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+    "::mlir::nvgpu::NVGPUDialect"
   ];
 }
 

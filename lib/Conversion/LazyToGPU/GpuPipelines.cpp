@@ -94,17 +94,22 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
                      "nvrtc's --fmad=true does for tinygrad's kernels)"),
       llvm::cl::init(false)};
 
-  /// lazy-schedule, the plans, and convert-lazy-to-gpu with these options.
-  std::string kernelPasses() const {
+  /// lazy-schedule, the plans, and convert-lazy-to-gpu with these options;
+  /// `tensorCores`: the chip runs tensor-core plans.
+  std::string kernelPasses(bool tensorCores) const {
+    std::string cores = tensorCores ? "true" : "false";
+    std::string plans =
+        plan.getValue()
+            ? "lazy-optimize-kernels{target=gpu tensor-cores=" + cores + "},"
+            : "";
     return llvm::formatv("lazy-schedule,{7}convert-lazy-to-gpu{{block-size={0} "
                          "block-reduce-min={1} unroll={2} index-bits={3} "
-                         "reduce-per-thread={4} reduce-unroll={5} fma={6}}",
+                         "reduce-per-thread={4} reduce-unroll={5} fma={6} "
+                         "tensor-cores={8}}",
                          blockSize.getValue(), blockReduceMin.getValue(),
                          unroll.getValue(), indexBits.getValue(),
                          reducePerThread.getValue(), reduceUnroll.getValue(),
-                         fma.getValue() ? "true" : "false",
-                         plan.getValue() ? "lazy-optimize-kernels{target=gpu},"
-                                         : "")
+                         fma.getValue() ? "true" : "false", plans, cores)
         .str();
   }
   /// ` toolkit=DIR`, or nothing when no folder is known.
@@ -135,6 +140,14 @@ struct RocdlOptions : GpuPipelineOptions<RocdlOptions> {
   }
 };
 
+/// Whether an NVIDIA chip (sm_XY) has mma.sync's m16n8k16 for f16: sm_80
+/// and later.
+bool hasTensorCores(StringRef chip) {
+  unsigned cc = 0;
+  return chip.consume_front("sm_") &&
+         !chip.take_while(llvm::isDigit).getAsInteger(10, cc) && cc >= 80;
+}
+
 void addPipeline(OpPassManager &pm, const std::string &text) {
   if (failed(parsePassPipeline(text, pm)))
     llvm::report_fatal_error(llvm::Twine("bad GPU pipeline: ") + text);
@@ -148,12 +161,12 @@ void mlir::lazy::registerGpuPipelines() {
       "schedule, lower kernels to NVVM and serialize them (PTX or cubin)",
       [](OpPassManager &pm, const NvvmOptions &o) {
         addPipeline(
-            pm, o.kernelPasses() +
+            pm, o.kernelPasses(hasTensorCores(o.chip)) +
                     llvm::formatv(
                         ",lazy-check-gpu-toolchain{{target=nvvm chip={0} "
                         "format={3}{4}}"
                         ",nvvm-attach-target{{chip={0} features={1} O={2}}"
-                        ",gpu.module(convert-scf-to-cf,"
+                        ",gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,"
                         "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1}"
                         ",canonicalize,cse),reconcile-unrealized-casts,"
                         "gpu-module-to-binary{{format={3}{4}}",
@@ -170,7 +183,7 @@ void mlir::lazy::registerGpuPipelines() {
         std::string features =
             o.features.empty() ? "" : " features=" + o.features.getValue();
         addPipeline(
-            pm, o.kernelPasses() +
+            pm, o.kernelPasses(/*tensorCores=*/false) +
                     llvm::formatv(
                         ",lazy-check-gpu-toolchain{{target=rocdl chip={0} "
                         "format={3}{4}}"

@@ -43,6 +43,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorCoreKernel.h"
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
 #include "lazy/Conversion/LazyToLoops/PlannedTile.h"
@@ -442,10 +443,10 @@ class KernelToGpu {
 public:
   KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid,
               int64_t unroll, int64_t reduceUnroll, int64_t reducePerThread,
-              bool fma)
+              bool fma, bool tensorCores)
       : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid),
         unroll(unroll), reduceUnroll(reduceUnroll),
-        reducePerThread(reducePerThread), fma(fma) {}
+        reducePerThread(reducePerThread), fma(fma), tensorCores(tensorCores) {}
 
   /// Lowers `kernel` into a new gpu.func at `b`'s insertion point. Its
   /// arguments' bases are aligned to `alignment` bytes (one per argument;
@@ -468,9 +469,15 @@ private:
                             const Geometry &geometry,
                             ArrayRef<int64_t> alignment, IRMapping &buffers);
 
+  /// Tensor-core mode, for a `tc` plan: a block of one warp per 16x8
+  /// output tile at a time (TensorCoreKernel.h).
+  FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+  lowerTensorCores(OpBuilder &b, KernelOp kernel, const KernelSpace &space,
+                   size_t k, ArrayRef<int64_t> alignment);
+
   int64_t blockSize, blockReduceMin, maxGrid, unroll, reduceUnroll,
       reducePerThread;
-  bool fma;
+  bool fma, tensorCores;
 };
 
 gpu::GPUFuncOp KernelToGpu::createFunc(OpBuilder &b, KernelOp kernel,
@@ -585,9 +592,50 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
 }
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+KernelToGpu::lowerTensorCores(OpBuilder &b, KernelOp kernel,
+                              const KernelSpace &space, size_t k,
+                              ArrayRef<int64_t> alignment) {
+  Location loc = kernel.getLoc();
+  std::string why;
+  FailureOr<TensorCoreShape> shape = matchTensorCores(space, k, why);
+  if (failed(shape))
+    return kernel.emitOpError("tensor-core plan: ") << why;
+  // One warp per block: the warps of a block would run through different
+  // numbers of tiles.
+  Geometry geometry;
+  geometry.block = 32;
+  geometry.grid =
+      std::clamp<int64_t>(tensorCoreTileCount(space, *shape), 1, maxGrid);
+  IRMapping buffers;
+  auto func = createFunc(b, kernel, geometry, alignment, buffers);
+  OpBuilder kb = OpBuilder::atBlockEnd(&func.getBody().front());
+  Value lane = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+  Value warp = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+  Value warps = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
+  KernelEmitter emitter(buffers);
+  emitter.setContractSumOfProducts(fma);
+  SmallVector<StoreGroup> groups = groupStores(kernel.getBody().front());
+  if (failed(emitTensorCoreTiles(kb, loc, emitter, groups.front().stores, space,
+                                 *shape, warp, warps, lane))) {
+    func.erase();
+    return failure();
+  }
+  gpu::ReturnOp::create(kb, loc);
+  return std::make_pair(func, geometry);
+}
+
+FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
 KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
-  if (auto planned = kernelPlanOf(kernel))
+  if (auto planned = kernelPlanOf(kernel)) {
+    if (std::optional<size_t> k = planned->second.tensorCores) {
+      if (!tensorCores)
+        return kernel.emitOpError(
+            "has a tensor-core plan (tc), which this target does not run "
+            "(convert-lazy-to-gpu tensor-cores: NVIDIA sm_80 and later)");
+      return lowerTensorCores(b, kernel, planned->first, *k, alignment);
+    }
     return lowerPlanned(b, kernel, planned->first, planned->second, alignment);
+  }
   Block &body = kernel.getBody().front();
   Location loc = kernel.getLoc();
 
@@ -892,7 +940,7 @@ struct ConvertLazyToGpu final
                     b.getUnitAttr());
     OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
     KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,
-                         reduceUnroll, reducePerThread, fma);
+                         reduceUnroll, reducePerThread, fma, tensorCores);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
     llvm::StringMap<SmallVector<int64_t>> alignments =
         argumentAlignments(module);

@@ -1324,6 +1324,25 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
   return success();
 }
 
+FailureOr<Value> KernelEmitter::evaluateAt(OpBuilder &b, Value v,
+                                           ValueRange idx) {
+  scopes.emplace_back();
+  FailureOr<Value> x = evaluate(b, v, idx);
+  scopes.pop_back();
+  return x;
+}
+
+LogicalResult
+KernelEmitter::emitStoresOfReduce(OpBuilder &b, ArrayRef<StoreOp> stores,
+                                  ArrayRef<SmallVector<Value>> elements,
+                                  Operation *reduce, ArrayRef<Value> values) {
+  tileReduces.clear();
+  llvm::scope_exit reset([&] { tileReduces.clear(); });
+  for (auto [e, value] : llvm::enumerate(values))
+    tileReduces[{reduce, unsigned(e)}] = value;
+  return emitStoreGroups(b, stores, elements);
+}
+
 LogicalResult KernelEmitter::emitStoreTile(
     OpBuilder &b, ArrayRef<StoreOp> stores,
     ArrayRef<SmallVector<Value>> elements, ArrayRef<Operation *> reduces,

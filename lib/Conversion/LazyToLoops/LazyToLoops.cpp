@@ -270,7 +270,11 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   if (hasComputedViews(body))
     emitter.setZeroIndex(arith::ConstantIndexOp::create(b, kernel.getLoc(), 0));
   SmallVector<StoreGroup> groups = groupStores(body);
-  if (auto planned = kernelPlanOf(kernel)) {
+  // A tensor-core plan is the GPU's: the CPU computes the kernel as is.
+  auto planned = kernelPlanOf(kernel);
+  if (planned && planned->second.tensorCores)
+    planned.reset();
+  if (planned) {
     // The verifier accepted the plan, so the stores form one group.
     if (failed(lowerPlanned(b, emitter, groups.front(), planned->first,
                             planned->second, parallel)))

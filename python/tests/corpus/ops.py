@@ -152,6 +152,20 @@ def _():
             realized(6, dtype=dtypes.int8).sum(), realized(6, dtype=dtypes.bool).any()]
 
 
+@graph("ops/matmul_half")
+def _():
+    # Half matmuls in a shape tinygrad's tensor cores take (its
+    # test_linearizer's), a batch of two: a @ b on halves (products rounded
+    # to half, summed in f32, cast back to half) gets the GPU's
+    # tensor-core plan; the halves cast to f32 first are realized, so that
+    # matmul is f32's. Not here: a.matmul(b, acc_dtype=float) returned as
+    # f32, whose sums of half-rounded products tensor cores (exact
+    # products) leave f32's tolerance (TensorCores.h).
+    a = realized(2, 32, 64, dtype=dtypes.float16)
+    b = realized(2, 64, 16, dtype=dtypes.float16)
+    return [a @ b, a.float() @ b.float()]
+
+
 @graph("ops/reduce_size1_axes")
 def _():
     x = realized(1, 4, 1)

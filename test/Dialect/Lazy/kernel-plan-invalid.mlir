@@ -128,3 +128,56 @@ lazy.kernel @row_kernel(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>)
   %3 = lazy.add %0, %2 : tensor<4x8xf32>
   lazy.store %3, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
 }
+
+// -----
+
+// A tensor-core plan needs the sum of a product of two 16-bit floats: this
+// kernel multiplies f32.
+// expected-error @+1 {{step 0 (tc): a tensor-core plan needs the sum of a product of two f16 or two bf16 operands, cast to f32}}
+lazy.kernel @tc_f32(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<tc, 2, 16>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// expected-error @+1 {{step 1 (tc) is a whole plan: it takes no other step}}
+lazy.kernel @tc_and_upcast(%out0: !lazy.buffer<256xf16>, %in0: !lazy.buffer<512xf16>, %in1: !lazy.buffer<512xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 2>, #lazy.opt<tc, 2, 16>]} {
+  %0 = lazy.load %in0 as <[(16, 16, 32):(32, 0, 1)]> : !lazy.buffer<512xf16> -> tensor<16x16x32xf16>
+  %1 = lazy.load %in1 as <[(16, 16, 32):(0, 32, 1)]> : !lazy.buffer<512xf16> -> tensor<16x16x32xf16>
+  %2 = lazy.mul %0, %1 : tensor<16x16x32xf16>
+  %3 = lazy.cast %2 : tensor<16x16x32xf16> -> tensor<16x16x32xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<16x16x32xf32> -> tensor<16x16x1xf32>
+  %5 = lazy.cast %4 : tensor<16x16x1xf32> -> tensor<16x16x1xf16>
+  lazy.store %5, %out0 as <[(16, 16, 1):(16, 1, 0)]> : tensor<16x16x1xf16>, !lazy.buffer<256xf16>
+}
+
+// -----
+
+// expected-error @+1 {{step 0 (tc) takes 16 elements of its axis a trip, not 8}}
+lazy.kernel @tc_k8(%out0: !lazy.buffer<256xf16>, %in0: !lazy.buffer<512xf16>, %in1: !lazy.buffer<512xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<tc, 2, 8>]} {
+  %0 = lazy.load %in0 as <[(16, 16, 32):(32, 0, 1)]> : !lazy.buffer<512xf16> -> tensor<16x16x32xf16>
+  %1 = lazy.load %in1 as <[(16, 16, 32):(0, 32, 1)]> : !lazy.buffer<512xf16> -> tensor<16x16x32xf16>
+  %2 = lazy.mul %0, %1 : tensor<16x16x32xf16>
+  %3 = lazy.cast %2 : tensor<16x16x32xf16> -> tensor<16x16x32xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<16x16x32xf32> -> tensor<16x16x1xf32>
+  %5 = lazy.cast %4 : tensor<16x16x1xf32> -> tensor<16x16x1xf16>
+  lazy.store %5, %out0 as <[(16, 16, 1):(16, 1, 0)]> : tensor<16x16x1xf16>, !lazy.buffer<256xf16>
+}
+
+// -----
+
+// M (12) is no multiple of 16.
+// expected-error @+1 {{step 0 (tc): a tensor-core plan needs M a multiple of 16, N of 8 and K of 16; they are 12, 16 and 32}}
+lazy.kernel @tc_rows(%out0: !lazy.buffer<192xf16>, %in0: !lazy.buffer<384xf16>, %in1: !lazy.buffer<512xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<tc, 2, 16>]} {
+  %0 = lazy.load %in0 as <[(12, 16, 32):(32, 0, 1)]> : !lazy.buffer<384xf16> -> tensor<12x16x32xf16>
+  %1 = lazy.load %in1 as <[(12, 16, 32):(0, 32, 1)]> : !lazy.buffer<512xf16> -> tensor<12x16x32xf16>
+  %2 = lazy.mul %0, %1 : tensor<12x16x32xf16>
+  %3 = lazy.cast %2 : tensor<12x16x32xf16> -> tensor<12x16x32xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<12x16x32xf32> -> tensor<12x16x1xf32>
+  %5 = lazy.cast %4 : tensor<12x16x1xf32> -> tensor<12x16x1xf16>
+  lazy.store %5, %out0 as <[(12, 16, 1):(16, 1, 0)]> : tensor<12x16x1xf16>, !lazy.buffer<192xf16>
+}

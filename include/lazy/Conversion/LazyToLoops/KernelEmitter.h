@@ -149,6 +149,16 @@ public:
                                 ArrayRef<SmallVector<Value>> elements,
                                 Value extraGuard = {});
 
+  /// `v` (a value of the kernel body outside every reduce) at `idx`, in a
+  /// scope of its own.
+  FailureOr<Value> evaluateAt(OpBuilder &b, Value v, ValueRange idx);
+
+  /// emitStoreGroups with the kernel's top-level `reduce` computed
+  /// already: `values[e]` at `elements[e]` (a tensor-core tile's results).
+  LogicalResult emitStoresOfReduce(OpBuilder &b, ArrayRef<StoreOp> stores,
+                                   ArrayRef<SmallVector<Value>> elements,
+                                   Operation *reduce, ArrayRef<Value> values);
+
   /// A register tile of a store group: the top-level reduces of the
   /// kernel (`reduces`, KernelSpace.h) computed for every element of
   /// `elements` in one shared loop nest, whose axis a steps `unroll[a]`

@@ -1,6 +1,7 @@
 //===- KernelSpace.cpp - a kernel's iteration space and its plan ----------===//
 
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/IR/TensorCores.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -90,7 +91,8 @@ int64_t OptPlan::elementsPerTrip() const {
 }
 
 bool OptPlan::empty() const {
-  return llvm::all_of(upcast, [](int64_t u) { return u == 1; }) &&
+  return !tensorCores &&
+         llvm::all_of(upcast, [](int64_t u) { return u == 1; }) &&
          llvm::all_of(unroll, [](int64_t u) { return u == 1; }) &&
          llvm::all_of(tile, [](int64_t t) { return t == 0; });
 }
@@ -103,7 +105,7 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
   plan.upcast.assign(rank, 1);
   plan.unroll.assign(rank, 1);
   plan.tile.assign(rank, 0);
-  SmallVector<bool> given(3 * rank, false);
+  SmallVector<bool> given(4 * rank, false);
   llvm::raw_string_ostream os(why);
   for (auto [i, attr] : llvm::enumerate(opts)) {
     auto opt = dyn_cast<OptAttr>(attr);
@@ -125,7 +127,8 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
          << " (the amount must divide it)";
       return failure();
     }
-    bool wantsReduce = opt.getKind() == OptKind::unroll;
+    bool wantsReduce =
+        opt.getKind() == OptKind::unroll || opt.getKind() == OptKind::tc;
     if (space.reduced[size_t(axis)] != wantsReduce) {
       os << "step " << i << " (" << kind << ") needs "
          << (wantsReduce ? "a reduce" : "an output") << " axis; axis " << axis
@@ -148,6 +151,24 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
     case OptKind::tile:
       plan.tile[size_t(axis)] = amount;
       break;
+    case OptKind::tc: {
+      if (opts.size() != 1) {
+        os << "step " << i << " (tc) is a whole plan: it takes no other step";
+        return failure();
+      }
+      if (amount != kTensorCoreK) {
+        os << "step " << i << " (tc) takes " << kTensorCoreK
+           << " elements of its axis a trip, not " << amount;
+        return failure();
+      }
+      std::string mismatch;
+      if (failed(matchTensorCores(space, size_t(axis), mismatch))) {
+        os << "step " << i << " (tc): " << mismatch;
+        return failure();
+      }
+      plan.tensorCores = size_t(axis);
+      break;
+    }
     }
   }
   for (size_t d = 0; d < rank; ++d) {

@@ -41,6 +41,7 @@
 
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/IR/TensorCores.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Support/PassOptionHints.h"
 
@@ -84,6 +85,8 @@ struct TargetDescription {
   /// block-wide reduction of the unplanned lowering, which spreads each
   /// reduce over a block.
   int64_t gpuMinTiles = 16384;
+  /// The GPU runs tensor-core plans (rule G0).
+  bool tensorCores = false;
 };
 /// A GPU register tile's rows and columns: 16 accumulators.
 constexpr int64_t kGpuTileSide = 4;
@@ -304,6 +307,17 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   };
   if (elementwise && (stores.empty() || sixteenBitFloats()))
     return {};
+  // G0: a matrix multiply of 16-bit floats on tensor cores.
+  if (target.gpu && target.tensorCores && !elementwise) {
+    for (size_t d = rank; d-- > 0;) {
+      if (!space.reduced[d] || space.shape[d] == 1)
+        continue;
+      std::string why;
+      if (succeeded(matchTensorCores(space, d, why)))
+        return {OptAttr::get(ctx, OptKind::tc, int64_t(d), kTensorCoreK)};
+      break;
+    }
+  }
   // The GPU lowering reads 16-bit floats one by one (software bfloat16).
   if (target.gpu && sixteenBitFloats())
     return {};
@@ -444,7 +458,7 @@ LogicalResult parseForced(MLIRContext *ctx, StringRef text, std::string &name,
       parts[2].getAsInteger(10, axis) || parts[3].getAsInteger(10, amount)) {
     why = "'" + text.str() +
           "' is not KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (kinds: upcast, "
-          "unroll, tile)";
+          "unroll, tile, tc)";
     return failure();
   }
   name = parts[0].str();
@@ -476,6 +490,7 @@ struct LazyOptimizeKernels final
     if (l2Bytes)
       desc.l2Bytes = l2Bytes;
     desc.gpuMinTiles = gpuMinTiles;
+    desc.tensorCores = tensorCores;
 
     // Each kernel's forced steps, in the order given.
     llvm::StringMap<SmallVector<Attribute>> forced;

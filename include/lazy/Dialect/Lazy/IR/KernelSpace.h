@@ -39,6 +39,9 @@ struct OptPlan {
   SmallVector<int64_t> unroll;
   /// Per axis: the cache block of an output axis (0: none).
   SmallVector<int64_t> tile;
+  /// The reduce axis a tensor-core plan (`tc`) computes on tensor cores,
+  /// else none (TensorCores.h).
+  std::optional<size_t> tensorCores;
 
   /// Output elements one loop trip computes.
   int64_t elementsPerTrip() const;

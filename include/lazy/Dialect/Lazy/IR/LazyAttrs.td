@@ -75,7 +75,8 @@ def Lazy_ShapeTrackerAttr : Lazy_Attr<"ShapeTracker", "st"> {
 def Lazy_OptKind : I32EnumAttr<"OptKind", "a kernel transformation", [
     I32EnumAttrCase<"upcast", 0>,
     I32EnumAttrCase<"unroll", 1>,
-    I32EnumAttrCase<"tile", 2>]> {
+    I32EnumAttrCase<"tile", 2>,
+    I32EnumAttrCase<"tc", 3>]> {
   let cppNamespace = "::mlir::lazy";
   let genSpecializedAttr = 0;
 }
@@ -98,6 +99,10 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
     - `tile`: an output axis cut into blocks of `amount` elements whose
       loop runs outside every point loop (a cache block); a multiple of
       the axis's upcast.
+    - `tc`: the kernel's one reduce, over this axis, on tensor cores
+      (TensorCores.h: a sum to f32 of a product of two 16-bit float
+      operands); `amount` is the instruction's K (16). It is the whole
+      plan. Only the GPU lowering (NVIDIA, sm_80 and later) runs it.
 
     ```mlir
     lazy.kernel @mm(...) attributes {num_outputs = 1 : i64,

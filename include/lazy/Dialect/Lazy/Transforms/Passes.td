@@ -326,6 +326,14 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     `target=gpu` plans for convert-lazy-to-gpu's tile mode (a thread per
     register tile; 128-bit vectors):
 
+    G0. With `tensor-cores`, a kernel that is a sum to f32 of a product of
+        two f16 operands over its innermost reduce axis, with an output
+        axis each operand alone varies along (TensorCores.h: M a multiple
+        of 16, N of 8, K of 16), gets `tc` on that axis: the whole plan.
+        Tensor cores multiply exactly: where the graph rounds each product
+        to 16 bits first (tinygrad's half matmul, cast(mul)), the sums
+        differ from the graph's by that rounding, as tinygrad 0.9.2's own
+        TC kernels differ from its other backends (TensorCores.h).
     G1. A kernel without a reduce (nor 16-bit floats) gets its vector axis
         (as in 6) upcast by one vector (4 lanes of a 32-bit type): 128-bit
         loads and stores.
@@ -353,6 +361,8 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
            "vector register width in bits (0: the target's)">,
     Option<"l2Bytes", "l2-bytes", "uint64_t", /*default=*/"0",
            "L2 cache size per core in bytes (0: the target's)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "target=gpu: the GPU has tensor cores (rule G0)">,
     Option<"gpuMinTiles", "gpu-min-tiles", "int64_t", /*default=*/"16384",
            "target=gpu: a reduce kernel is planned only when it has at "
            "least this many register tiles (threads)">,

@@ -1,0 +1,51 @@
+//===- TensorCores.h - which kernels a tensor-core plan fits ---*- C++ -*-===//
+//
+// A `tc` plan step (#lazy.opt<tc, K, 16>) computes a kernel's one reduce as
+// matrix multiply-adds of 16-bit float tiles with f32 accumulation: the
+// kernel is a sum over axis K of a product of two 16-bit float operands,
+// one varying along an output axis M and K but not along N, the other
+// along N and K but not M, accumulated in f32 (tinygrad's
+// `a.matmul(b, acc_dtype=dtypes.float)` on halves: the product cast to
+// f32, or each operand cast before the product). Under tensor cores every
+// product is exact (as the hardware computes it, and tinygrad's TC
+// kernels): where the graph rounds the product to 16 bits first, the
+// results differ by that rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_DIALECT_LAZY_IR_TENSORCORES_H
+#define LAZY_DIALECT_LAZY_IR_TENSORCORES_H
+
+#include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+
+#include <string>
+
+namespace mlir::lazy {
+
+/// The matrix multiply a tensor-core plan computes, in the kernel's space.
+struct TensorCoreShape {
+  /// Axes of the space: rows, columns (output axes), and the reduce axis.
+  size_t m, n, k;
+  /// The kernel's one top-level reduce (a reduce_sum to f32).
+  Operation *reduce;
+  /// The 16-bit float operands: `a` varies along m and k, not n; `b`
+  /// along n and k, not m.
+  Value a, b;
+};
+
+/// The tile one tensor-core instruction computes: m16n8k16.
+constexpr int64_t kTensorCoreM = 16, kTensorCoreN = 8, kTensorCoreK = 16;
+
+/// The matrix multiply of `space`'s kernel over reduce axis `k`, or a
+/// failure with `why`: one reduce_sum to f32 over axis k alone, of
+/// cast(mul(x, y)) or mul(cast(x), cast(y)) with x and y both f16 or both
+/// bf16 (nothing else inside the product: no nested reduce), one output
+/// axis each operand alone varies along (M for x or y, N for the other;
+/// N the one the output is contiguous along when both could be), M a
+/// multiple of 16, N of 8, K of 16.
+FailureOr<TensorCoreShape> matchTensorCores(const KernelSpace &space, size_t k,
+                                            std::string &why);
+
+} // namespace mlir::lazy
+
+#endif // LAZY_DIALECT_LAZY_IR_TENSORCORES_H

@@ -1,0 +1,56 @@
+// Tensor-core kernels (tc plans, nvgpu.mma.sync m16n8k16) on the GPU
+// emulator, which runs each warp's mma.sync from its lanes' fragments in
+// PTX's layout: operands cast to f32 before the product (products exact,
+// as on tensor cores) match the interpreter bit for bit; tinygrad's half
+// matmul (the product rounded to half, then summed in f32) within half's
+// tolerance; a batched matmul (heads as an extra output axis) with a bias
+// added after the sum, and an A operand read transposed.
+// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu tensor-cores=true" | FileCheck %s --check-prefix=PLAN
+// RUN: lazy-run %s --entry=exact --seed=1 --check --device=emulate | FileCheck %s --check-prefix=EXACT
+// RUN: lazy-run %s --entry=half --seed=2 --check --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=batched --seed=3 --check --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=exact --seed=1 --check | FileCheck %s --check-prefix=EXACT
+
+// PLAN-LABEL: lazy.kernel @exact_k0
+// PLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
+// PLAN-LABEL: lazy.kernel @half_k1
+// PLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
+// PLAN-LABEL: lazy.kernel @batched_k2
+// PLAN-SAME: opts = [#lazy.opt<tc, 3, 16>]
+// EXACT: out0: match, max abs error 0.000000e+00 (float)
+// EXACT: all outputs match
+// CHECK: out0: match
+// CHECK: all outputs match
+
+func.func @exact(%a: tensor<32x1x64xf16>, %b: tensor<1x16x64xf16>) -> tensor<32x16x1xf32> {
+  %av = lazy.view %a as <[(32, 16, 64):(64, 0, 1)]> : tensor<32x1x64xf16> -> tensor<32x16x64xf16>
+  %bv = lazy.view %b as <[(32, 16, 64):(0, 1, 16)]> : tensor<1x16x64xf16> -> tensor<32x16x64xf16>
+  %ac = lazy.cast %av : tensor<32x16x64xf16> -> tensor<32x16x64xf32>
+  %bc = lazy.cast %bv : tensor<32x16x64xf16> -> tensor<32x16x64xf32>
+  %m = lazy.mul %ac, %bc : tensor<32x16x64xf32>
+  %s = lazy.reduce_sum %m axes [2] : tensor<32x16x64xf32> -> tensor<32x16x1xf32>
+  return %s : tensor<32x16x1xf32>
+}
+
+func.func @half(%a: tensor<48x1x32xf16>, %b: tensor<1x24x32xf16>) -> tensor<48x24x1xf16> {
+  %av = lazy.view %a as <[(48, 24, 32):(32, 0, 1)]> : tensor<48x1x32xf16> -> tensor<48x24x32xf16>
+  %bv = lazy.view %b as <[(48, 24, 32):(0, 32, 1)]> : tensor<1x24x32xf16> -> tensor<48x24x32xf16>
+  %m = lazy.mul %av, %bv : tensor<48x24x32xf16>
+  %c = lazy.cast %m : tensor<48x24x32xf16> -> tensor<48x24x32xf32>
+  %s = lazy.reduce_sum %c axes [2] : tensor<48x24x32xf32> -> tensor<48x24x1xf32>
+  %h = lazy.cast %s : tensor<48x24x1xf32> -> tensor<48x24x1xf16>
+  return %h : tensor<48x24x1xf16>
+}
+
+// Two heads: (head, row, column, k); A is stored (head, k, row).
+func.func @batched(%a: tensor<2x16x32xf16>, %b: tensor<2x8x16xf16>, %bias: tensor<8xf32>) -> tensor<2x32x8x1xf32> {
+  %av = lazy.view %a as <[(2, 32, 8, 16):(512, 1, 0, 32)]> : tensor<2x16x32xf16> -> tensor<2x32x8x16xf16>
+  %bv = lazy.view %b as <[(2, 32, 8, 16):(128, 0, 16, 1)]> : tensor<2x8x16xf16> -> tensor<2x32x8x16xf16>
+  %ac = lazy.cast %av : tensor<2x32x8x16xf16> -> tensor<2x32x8x16xf32>
+  %bc = lazy.cast %bv : tensor<2x32x8x16xf16> -> tensor<2x32x8x16xf32>
+  %m = lazy.mul %ac, %bc : tensor<2x32x8x16xf32>
+  %s = lazy.reduce_sum %m axes [3] : tensor<2x32x8x16xf32> -> tensor<2x32x8x1xf32>
+  %bb = lazy.view %bias as <[(2, 32, 8, 1):(0, 0, 1, 0)]> : tensor<8xf32> -> tensor<2x32x8x1xf32>
+  %o = lazy.add %s, %bb : tensor<2x32x8x1xf32>
+  return %o : tensor<2x32x8x1xf32>
+}
