@@ -463,11 +463,20 @@ private:
   FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
   lowerPlanned(OpBuilder &b, KernelOp kernel, const KernelSpace &space,
                const OptPlan &plan, ArrayRef<int64_t> alignment);
-  /// A new gpu.func for `kernel` with `geometry`, its arguments mapped to
-  /// the kernel's buffers in `buffers`.
-  gpu::GPUFuncOp createFunc(OpBuilder &b, KernelOp kernel,
-                            const Geometry &geometry,
-                            ArrayRef<int64_t> alignment, IRMapping &buffers);
+  /// A kernel's new gpu.func, a builder at its end, its thread and block
+  /// ids and sizes along x, and the emitter over its buffers (with fma and
+  /// the arguments' alignment).
+  struct KernelFrame {
+    gpu::GPUFuncOp func;
+    OpBuilder builder;
+    Value tid, bid, bdim, gdim;
+    std::unique_ptr<GpuKernelEmitter> emitter;
+  };
+  /// The frame of a new gpu.func for `kernel` with `geometry`, whose
+  /// arguments' bases are aligned to `alignment` bytes.
+  KernelFrame beginKernel(OpBuilder &b, KernelOp kernel,
+                          const Geometry &geometry,
+                          ArrayRef<int64_t> alignment);
 
   /// Tensor-core mode, for a `tc` plan: a block of one warp per 16x8
   /// output tile at a time (TensorCoreKernel.h).
@@ -480,10 +489,18 @@ private:
   bool fma, tensorCores;
 };
 
-gpu::GPUFuncOp KernelToGpu::createFunc(OpBuilder &b, KernelOp kernel,
-                                       const Geometry &geometry,
-                                       ArrayRef<int64_t> alignment,
-                                       IRMapping &buffers) {
+/// Each of `func`'s memref arguments with its known alignment in bytes.
+DenseMap<Value, int64_t> alignmentOfArguments(gpu::GPUFuncOp func,
+                                              ArrayRef<int64_t> alignment) {
+  DenseMap<Value, int64_t> known;
+  for (auto [arg, bytes] : llvm::zip(func.getArguments(), alignment))
+    known[arg] = bytes;
+  return known;
+}
+
+KernelToGpu::KernelFrame KernelToGpu::beginKernel(OpBuilder &b, KernelOp kernel,
+                                                  const Geometry &geometry,
+                                                  ArrayRef<int64_t> alignment) {
   SmallVector<Type> argTypes;
   for (Type t : kernel.getArgumentTypes())
     argTypes.push_back(memrefOf(cast<BufferType>(t)));
@@ -504,19 +521,22 @@ gpu::GPUFuncOp KernelToGpu::createFunc(OpBuilder &b, KernelOp kernel,
                       b.getI64IntegerAttr(bytes));
   }
   Block *entry = &func.getBody().front();
+  IRMapping buffers;
   for (auto [arg, memrefArg] :
        llvm::zip(kernel.getBody().getArguments(), entry->getArguments()))
     buffers.map(arg, memrefArg);
-  return func;
-}
-
-/// Each of `func`'s memref arguments with its known alignment in bytes.
-DenseMap<Value, int64_t> alignmentOfArguments(gpu::GPUFuncOp func,
-                                              ArrayRef<int64_t> alignment) {
-  DenseMap<Value, int64_t> known;
-  for (auto [arg, bytes] : llvm::zip(func.getArguments(), alignment))
-    known[arg] = bytes;
-  return known;
+  Location loc = kernel.getLoc();
+  KernelFrame frame{func, OpBuilder::atBlockEnd(entry), {}, {}, {}, {}, {}};
+  OpBuilder &kb = frame.builder;
+  frame.tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+  frame.bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+  frame.bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
+  frame.gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
+  frame.emitter = std::make_unique<GpuKernelEmitter>(
+      std::move(buffers), frame.tid, frame.bdim, reduceUnroll);
+  frame.emitter->setContractSumOfProducts(fma);
+  frame.emitter->setBufferAlignment(alignmentOfArguments(func, alignment));
+  return frame;
 }
 
 /// A GPU thread's vector loads and stores are at most this wide.
@@ -550,17 +570,11 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
   geometry.grid = std::clamp<int64_t>(
       llvm::divideCeil(tileCount, geometry.block), 1, maxGrid);
 
-  IRMapping buffers;
-  auto func = createFunc(b, kernel, geometry, alignment, buffers);
-  Block *entry = &func.getBody().front();
-  OpBuilder kb = OpBuilder::atBlockEnd(entry);
-  Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
-  Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
-  Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
-  GpuKernelEmitter emitter(buffers, tid, bdim, reduceUnroll);
-  emitter.setContractSumOfProducts(fma);
-  emitter.setBufferAlignment(alignmentOfArguments(func, alignment));
+  KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
+  gpu::GPUFuncOp func = frame.func;
+  OpBuilder &kb = frame.builder;
+  Value tid = frame.tid, bid = frame.bid, bdim = frame.bdim, gdim = frame.gdim;
+  GpuKernelEmitter &emitter = *frame.emitter;
   Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
   Value start = arith::AddIOp::create(
       kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
@@ -606,17 +620,14 @@ KernelToGpu::lowerTensorCores(OpBuilder &b, KernelOp kernel,
   geometry.block = 32;
   geometry.grid =
       std::clamp<int64_t>(tensorCoreTileCount(space, *shape), 1, maxGrid);
-  IRMapping buffers;
-  auto func = createFunc(b, kernel, geometry, alignment, buffers);
-  OpBuilder kb = OpBuilder::atBlockEnd(&func.getBody().front());
-  Value lane = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
-  Value warp = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
-  Value warps = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
-  KernelEmitter emitter(buffers);
-  emitter.setContractSumOfProducts(fma);
+  KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
+  gpu::GPUFuncOp func = frame.func;
+  OpBuilder &kb = frame.builder;
   SmallVector<StoreGroup> groups = groupStores(kernel.getBody().front());
-  if (failed(emitTensorCoreTiles(kb, loc, emitter, groups.front().stores, space,
-                                 *shape, warp, warps, lane))) {
+  // One warp per block: the block is the warp, its threads the lanes.
+  if (failed(emitTensorCoreTiles(kb, loc, *frame.emitter, groups.front().stores,
+                                 space, *shape, /*warp=*/frame.bid,
+                                 /*warps=*/frame.gdim, /*lane=*/frame.tid))) {
     func.erase();
     return failure();
   }
@@ -709,18 +720,11 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
                                       geometry.block);
   geometry.grid = std::clamp<int64_t>(geometry.grid, 1, maxGrid);
 
-  IRMapping buffers;
-  auto func = createFunc(b, kernel, geometry, alignment, buffers);
-  Block *entry = &func.getBody().front();
-
-  OpBuilder kb = OpBuilder::atBlockEnd(entry);
-  Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
-  Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
-  Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
-  GpuKernelEmitter emitter(buffers, tid, bdim, reduceUnroll);
-  emitter.setContractSumOfProducts(fma);
-  emitter.setBufferAlignment(alignmentOfArguments(func, alignment));
+  KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
+  gpu::GPUFuncOp func = frame.func;
+  OpBuilder &kb = frame.builder;
+  Value tid = frame.tid, bid = frame.bid, bdim = frame.bdim, gdim = frame.gdim;
+  GpuKernelEmitter &emitter = *frame.emitter;
   if (hasComputedViews(body))
     emitter.setZeroIndex(arith::ConstantIndexOp::create(kb, loc, 0));
   for (Group &g : groups) {
