@@ -7,6 +7,7 @@
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -35,7 +36,8 @@ void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
                   math::MathDialect, scf::SCFDialect, cf::ControlFlowDialect,
                   memref::MemRefDialect, tensor::TensorDialect, gpu::GPUDialect,
                   LLVM::LLVMDialect, NVVM::NVVMDialect, ROCDL::ROCDLDialect,
-                  vector::VectorDialect, nvgpu::NVGPUDialect>();
+                  vector::VectorDialect, nvgpu::NVGPUDialect,
+                  amdgpu::AMDGPUDialect>();
   // Lowering to LLVM through dialect interfaces, the NVVM/ROCDL targets
   // that gpu-module-to-binary serializes with, and LLVM IR translation.
   registerAllExtensions(registry);

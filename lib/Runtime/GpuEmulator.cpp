@@ -17,6 +17,7 @@
 
 #include "lazy/Conversion/Passes.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -304,14 +305,94 @@ void resolveMma(BlockContext &block) {
   }
 }
 
-extern "C" {
-/// One lane's nvgpu.mma.sync m16n8k16 (f16 in, f32 accumulators): leaves
-/// its fragments and waits for its warp.
-void lazy_emu_mma_m16n8k16_f16_f32(void *a, void *b, void *c, void *d) {
+/// AMD's v_mfma_f32_16x16x16f16 for every 64-lane wave of the block: lane
+/// l's a[i] at row l % 16, column 4 (l / 16) + i; b[i] at row 4 (l / 16)
+/// + i, column l % 16; c[i] and d[i] at row 4 (l / 16) + i, column l % 16.
+void resolveMfma(BlockContext &block) {
+  size_t threads = block.fibers.size();
+  for (size_t w = 0; w + 64 <= threads; w += 64) {
+    float a[16][16], b[16][16], c[16][16];
+    for (unsigned l = 0; l < 64; ++l) {
+      const std::array<void *, 4> &f = block.fragments[w + l];
+      auto *fa = static_cast<const uint16_t *>(f[0]);
+      auto *fb = static_cast<const uint16_t *>(f[1]);
+      auto *fc = static_cast<const float *>(f[2]);
+      unsigned r = l % 16, q = 4 * (l / 16);
+      for (unsigned i = 0; i < 4; ++i) {
+        a[r][q + i] = halfToFloat(fa[i]);
+        b[q + i][r] = halfToFloat(fb[i]);
+        c[q + i][r] = fc[i];
+      }
+    }
+    for (unsigned l = 0; l < 64; ++l) {
+      auto *fd = static_cast<float *>(block.fragments[w + l][3]);
+      unsigned r = l % 16, q = 4 * (l / 16);
+      for (unsigned i = 0; i < 4; ++i) {
+        float acc = c[q + i][r];
+        for (unsigned k = 0; k < 16; ++k)
+          acc += a[q + i][k] * b[k][r];
+        fd[i] = acc;
+      }
+    }
+  }
+}
+
+/// AMD's v_wmma_f32_16x16x16_f16 for every 32-lane wave of the block:
+/// lane l's a[i] at row l % 16, column i; b[i] at row i, column l % 16
+/// (lanes 16-31 repeat lanes 0-15); c[i] and d[i] at row 2i + l / 16,
+/// column l % 16.
+void resolveWmma(BlockContext &block) {
+  size_t threads = block.fibers.size();
+  for (size_t w = 0; w + 32 <= threads; w += 32) {
+    float a[16][16], b[16][16], c[16][16];
+    for (unsigned l = 0; l < 32; ++l) {
+      const std::array<void *, 4> &f = block.fragments[w + l];
+      auto *fa = static_cast<const uint16_t *>(f[0]);
+      auto *fb = static_cast<const uint16_t *>(f[1]);
+      auto *fc = static_cast<const float *>(f[2]);
+      unsigned r = l % 16, h = l / 16;
+      for (unsigned i = 0; i < 16; ++i) {
+        a[r][i] = halfToFloat(fa[i]);
+        b[i][r] = halfToFloat(fb[i]);
+      }
+      for (unsigned i = 0; i < 8; ++i)
+        c[2 * i + h][r] = fc[i];
+    }
+    for (unsigned l = 0; l < 32; ++l) {
+      auto *fd = static_cast<float *>(block.fragments[w + l][3]);
+      unsigned r = l % 16, h = l / 16;
+      for (unsigned i = 0; i < 8; ++i) {
+        unsigned m = 2 * i + h;
+        float acc = c[m][r];
+        for (unsigned k = 0; k < 16; ++k)
+          acc += a[m][k] * b[k][r];
+        fd[i] = acc;
+      }
+    }
+  }
+}
+
+/// One lane's matrix instruction: leaves its fragments and waits for its
+/// warp or wave.
+void meetForMatrix(void *a, void *b, void *c, void *d,
+                   void (*resolve)(BlockContext &)) {
   BlockContext &block = *currentBlock;
   block.fragments[block.current] = {a, b, c, d};
-  block.resolve = resolveMma;
+  block.resolve = resolve;
   block.fibers[block.current].context.switchTo(block.scheduler);
+}
+
+extern "C" {
+/// nvgpu.mma.sync m16n8k16, amdgpu.mfma 16x16x16 and amdgpu.wmma 16x16x16
+/// (f16 in, f32 accumulators).
+void lazy_emu_mma_m16n8k16_f16_f32(void *a, void *b, void *c, void *d) {
+  meetForMatrix(a, b, c, d, resolveMma);
+}
+void lazy_emu_mfma_16x16x16_f16_f32(void *a, void *b, void *c, void *d) {
+  meetForMatrix(a, b, c, d, resolveMfma);
+}
+void lazy_emu_wmma_16x16x16_f16_f32(void *a, void *b, void *c, void *d) {
+  meetForMatrix(a, b, c, d, resolveWmma);
 }
 
 float lazy_emu_all_reduce_add_f32(float v) { return allReduce(v, Add()); }
@@ -348,6 +429,8 @@ struct RuntimeSymbol {
 const RuntimeSymbol kRuntimeSymbols[] = {
 #define LAZY_EMU_SYMBOL(name) {#name, reinterpret_cast<void *>(&name)}
     LAZY_EMU_SYMBOL(lazy_emu_mma_m16n8k16_f16_f32),
+    LAZY_EMU_SYMBOL(lazy_emu_mfma_16x16x16_f16_f32),
+    LAZY_EMU_SYMBOL(lazy_emu_wmma_16x16x16_f16_f32),
     LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_f32),
     LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_f64),
     LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_i32),
@@ -379,60 +462,79 @@ std::string typeSuffix(Type t) {
   return "";
 }
 
-/// An nvgpu.mma.sync m16n8k16 (f16 in, f32 accumulators) as a call of the
-/// runtime's lazy_emu_mma_m16n8k16_f16_f32 on fragments in stack memory
-/// (allocated once, at the function's entry), its result read back.
-LogicalResult emulateMma(nvgpu::MmaSyncOp mma, func::FuncOp func,
-                         llvm::StringSet<> &declared, ModuleOp emu) {
-  MLIRContext *ctx = mma.getContext();
-  Type f16 = Float16Type::get(ctx), f32 = Float32Type::get(ctx);
-  auto shapeIs = [](Value v, ArrayRef<int64_t> shape, Type element) {
-    auto t = dyn_cast<VectorType>(v.getType());
-    return t && t.getShape() == shape && t.getElementType() == element;
+/// A matrix instruction (nvgpu.mma.sync m16n8k16, amdgpu.mfma or
+/// amdgpu.wmma 16x16x16; f16 in, f32 accumulators) as a call of the
+/// runtime's `entry` on its fragments in stack memory (allocated once, at
+/// the function's entry), its result read back.
+LogicalResult emulateMatrixOp(Operation *op, StringRef entry, Value a, Value b,
+                              Value c, func::FuncOp func,
+                              llvm::StringSet<> &declared, ModuleOp emu) {
+  MLIRContext *ctx = op->getContext();
+  auto flatType = [](Value v) {
+    auto t = cast<VectorType>(v.getType());
+    return MemRefType::get({t.getNumElements()}, t.getElementType());
   };
-  SmallVector<int64_t> shape;
-  for (Attribute a : mma.getMmaShape())
-    shape.push_back(cast<IntegerAttr>(a).getInt());
-  if (shape != ArrayRef<int64_t>{16, 8, 16} ||
-      !shapeIs(mma.getMatrixA(), {4, 2}, f16) ||
-      !shapeIs(mma.getMatrixB(), {2, 2}, f16) ||
-      !shapeIs(mma.getMatrixC(), {2, 2}, f32))
-    return mma.emitError("the GPU emulator runs nvgpu.mma.sync m16n8k16 of "
-                         "f16 with f32 accumulators only");
-  static constexpr StringLiteral kEntry = "lazy_emu_mma_m16n8k16_f16_f32";
-  auto memref = [&](int64_t n, Type t) { return MemRefType::get({n}, t); };
-  if (declared.insert(kEntry).second) {
+  Value operands[] = {a, b, c};
+  if (!getElementTypeOrSelf(a.getType()).isF16() ||
+      !getElementTypeOrSelf(b.getType()).isF16() ||
+      !getElementTypeOrSelf(c.getType()).isF32())
+    return op->emitError("the GPU emulator runs matrix instructions of f16 "
+                         "with f32 accumulators only");
+  SmallVector<Type> slotTypes{flatType(a), flatType(b), flatType(c),
+                              flatType(c)};
+  if (declared.insert(entry).second) {
     OpBuilder db = OpBuilder::atBlockBegin(emu.getBody());
-    auto decl =
-        func::FuncOp::create(db, emu.getLoc(), kEntry,
-                             FunctionType::get(ctx,
-                                               {memref(8, f16), memref(4, f16),
-                                                memref(4, f32), memref(4, f32)},
-                                               {}));
+    auto decl = func::FuncOp::create(db, emu.getLoc(), entry,
+                                     FunctionType::get(ctx, slotTypes, {}));
     decl.setPrivate();
   }
-  Location loc = mma.getLoc();
-  OpBuilder entry = OpBuilder::atBlockBegin(&func.getBody().front());
-  Value slots[] = {memref::AllocaOp::create(entry, loc, memref(8, f16)),
-                   memref::AllocaOp::create(entry, loc, memref(4, f16)),
-                   memref::AllocaOp::create(entry, loc, memref(4, f32)),
-                   memref::AllocaOp::create(entry, loc, memref(4, f32))};
-  OpBuilder b(mma);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value operands[] = {mma.getMatrixA(), mma.getMatrixB(), mma.getMatrixC()};
+  Location loc = op->getLoc();
+  OpBuilder top = OpBuilder::atBlockBegin(&func.getBody().front());
+  SmallVector<Value> slots;
+  for (Type t : slotTypes)
+    slots.push_back(memref::AllocaOp::create(top, loc, cast<MemRefType>(t)));
+  OpBuilder builder(op);
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
   for (auto [value, slot] : llvm::zip(operands, slots)) {
     auto t = cast<VectorType>(value.getType());
     Value flat = vector::ShapeCastOp::create(
-        b, loc, VectorType::get({t.getNumElements()}, t.getElementType()),
+        builder, loc, VectorType::get({t.getNumElements()}, t.getElementType()),
         value);
-    vector::StoreOp::create(b, loc, flat, slot, ValueRange{zero});
+    vector::StoreOp::create(builder, loc, flat, slot, ValueRange{zero});
   }
-  func::CallOp::create(b, loc, kEntry, TypeRange{}, ValueRange(slots));
-  Value d = vector::LoadOp::create(b, loc, VectorType::get({4}, f32), slots[3],
-                                   ValueRange{zero});
-  mma.getResult().replaceAllUsesWith(
-      vector::ShapeCastOp::create(b, loc, mma.getType(), d).getResult());
+  func::CallOp::create(builder, loc, entry, TypeRange{}, ValueRange(slots));
+  auto cType = cast<VectorType>(c.getType());
+  Value d = vector::LoadOp::create(
+      builder, loc,
+      VectorType::get({cType.getNumElements()}, cType.getElementType()),
+      slots[3], ValueRange{zero});
+  op->getResult(0).replaceAllUsesWith(
+      vector::ShapeCastOp::create(builder, loc, cType, d).getResult());
   return success();
+}
+
+/// The runtime entry emulating `op`, or none for a shape it lacks.
+std::optional<StringRef> matrixEntry(Operation *op) {
+  auto shapeIs = [](Value v, ArrayRef<int64_t> shape) {
+    return cast<VectorType>(v.getType()).getShape() == shape;
+  };
+  if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
+    SmallVector<int64_t> shape;
+    for (Attribute a : mma.getMmaShape())
+      shape.push_back(cast<IntegerAttr>(a).getInt());
+    if (shape == ArrayRef<int64_t>{16, 8, 16} &&
+        shapeIs(mma.getMatrixA(), {4, 2}) && shapeIs(mma.getMatrixB(), {2, 2}))
+      return StringRef("lazy_emu_mma_m16n8k16_f16_f32");
+  } else if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op)) {
+    if (mfma.getM() == 16 && mfma.getN() == 16 && mfma.getK() == 16 &&
+        mfma.getBlocks() == 1 && shapeIs(mfma.getSourceA(), {4}))
+      return StringRef("lazy_emu_mfma_16x16x16_f16_f32");
+  } else if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op)) {
+    if (wmma.getM() == 16 && wmma.getN() == 16 && wmma.getK() == 16 &&
+        shapeIs(wmma.getSourceA(), {16}) && shapeIs(wmma.getDestC(), {8}))
+      return StringRef("lazy_emu_wmma_16x16x16_f16_f32");
+  }
+  return std::nullopt;
 }
 
 /// `<name>_emu(buffers..., bid, tid, bdim, gdim)` for every kernel; the
@@ -515,8 +617,16 @@ buildEmulatorModule(ModuleOp module, llvm::StringSet<> &cooperative) {
         reduce.getResult().replaceAllUsesWith(r);
         toErase.push_back(op);
         cooperative.insert(kernel.getName());
-      } else if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
-        if (failed(emulateMma(mma, func, declared, *emu)))
+      } else if (isa<nvgpu::MmaSyncOp, amdgpu::MFMAOp, amdgpu::WMMAOp>(op)) {
+        std::optional<StringRef> entry = matrixEntry(op);
+        if (!entry) {
+          op->emitError("the GPU emulator has no emulation of this matrix "
+                        "instruction's shape");
+          return WalkResult::interrupt();
+        }
+        if (failed(emulateMatrixOp(op, *entry, op->getOperand(0),
+                                   op->getOperand(1), op->getOperand(2), func,
+                                   declared, *emu)))
           return WalkResult::interrupt();
         toErase.push_back(op);
         cooperative.insert(kernel.getName());

@@ -1,19 +1,29 @@
 // RUN: lazy-opt %s --lazy-to-nvvm="format=isa" | FileCheck %s
 // RUN: lazy-opt %s --lazy-to-nvvm="format=isa chip=sm_75 features=+ptx70" | FileCheck %s --check-prefix=TURING
-// RUN: lazy-opt %s --lazy-to-rocdl="format=isa" | FileCheck %s --check-prefix=AMD
+// RUN: lazy-opt %s --lazy-to-rocdl="format=isa" | FileCheck %s --check-prefix=GFX942
+// RUN: lazy-opt %s --lazy-to-rocdl="format=isa chip=gfx90a" | FileCheck %s --check-prefix=GFX90A
+// RUN: lazy-opt %s --lazy-to-rocdl="format=isa chip=gfx1100" | FileCheck %s --check-prefix=GFX1100
+// RUN: lazy-opt %s --lazy-to-rocdl="format=isa chip=gfx1030" | FileCheck %s --check-prefix=RDNA2
 // tinygrad's half matmul, 512^3: on sm_90 the GPU plan is tc (sm_80 and
 // later have mma.sync m16n8k16 for f16 with f32 accumulators), and the
 // kernel's inner loop is that instruction. sm_75 has no such shape: no tc
-// plan there. AMD has no tensor-core lowering yet: the kernel compiles
-// without one.
+// plan there. AMD: MFMA 16x16x16 on CDNA (gfx942, gfx90a), WMMA on RDNA3
+// (gfx1100); RDNA2 (gfx1030) has neither.
 // CHECK: .visible .entry hmm_k0(
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // TURING: .target sm_75
 // TURING-SAME: .visible .entry hmm_k0(
 // TURING-NOT: mma.sync
-// AMD: hmm_k0:
-// AMD-NOT: v_mfma
-// AMD: s_endpgm
+// GFX942: hmm_k0:
+// GFX942: v_mfma_f32_16x16x16_f16
+// GFX90A: hmm_k0:
+// GFX90A: v_mfma_f32_16x16x16f16
+// GFX1100: hmm_k0:
+// GFX1100: v_wmma_f32_16x16x16_f16
+// RDNA2: hmm_k0:
+// RDNA2-NOT: v_wmma
+// RDNA2-NOT: v_mfma
+// RDNA2: s_endpgm
 func.func @hmm(%a: tensor<512x1x512xf16>, %b: tensor<1x512x512xf16>) -> tensor<512x512x1xf16> {
   %av = lazy.view %a as <[(512, 512, 512):(512, 0, 1)]> : tensor<512x1x512xf16> -> tensor<512x512x512xf16>
   %bv = lazy.view %b as <[(512, 512, 512):(0, 1, 512)]> : tensor<1x512x512xf16> -> tensor<512x512x512xf16>

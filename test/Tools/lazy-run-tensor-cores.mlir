@@ -4,12 +4,21 @@
 // as on tensor cores) match the interpreter bit for bit; tinygrad's half
 // matmul (the product rounded to half, then summed in f32) within half's
 // tolerance; a batched matmul (heads as an extra output axis) with a bias
-// added after the sum, and an A operand read transposed.
-// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu tensor-cores=true" | FileCheck %s --check-prefix=PLAN
+// added after the sum, and an A operand read transposed. NVIDIA's
+// mma.sync by default; AMD's MFMA (64-lane waves) and WMMA (32) with
+// --tensor-cores.
+// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu tensor-cores=mma-sync" | FileCheck %s --check-prefix=PLAN
 // RUN: lazy-run %s --entry=exact --seed=1 --check --device=emulate | FileCheck %s --check-prefix=EXACT
 // RUN: lazy-run %s --entry=half --seed=2 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=batched --seed=3 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=exact --seed=1 --check | FileCheck %s --check-prefix=EXACT
+// AMD's instructions (16x16 tiles) on the emulator too:
+// RUN: lazy-run %s --entry=exact --seed=4 --check --device=emulate --tensor-cores=mfma | FileCheck %s --check-prefix=EXACT
+// RUN: lazy-run %s --entry=exact --seed=5 --check --device=emulate --tensor-cores=wmma | FileCheck %s --check-prefix=EXACT
+// RUN: lazy-run %s --entry=wide --seed=6 --check --device=emulate --tensor-cores=mfma | FileCheck %s
+// RUN: lazy-run %s --entry=wide --seed=7 --check --device=emulate --tensor-cores=wmma | FileCheck %s
+// RUN: lazy-run %s --entry=wide --seed=8 --check --device=emulate | FileCheck %s
+// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu tensor-cores=wmma" | FileCheck %s --check-prefix=AMDPLAN
 
 // PLAN-LABEL: lazy.kernel @exact_k0
 // PLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
@@ -17,6 +26,10 @@
 // PLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
 // PLAN-LABEL: lazy.kernel @batched_k2
 // PLAN-SAME: opts = [#lazy.opt<tc, 3, 16>]
+// AMDPLAN-LABEL: lazy.kernel @exact_k0
+// AMDPLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
+// AMDPLAN-LABEL: lazy.kernel @wide_k3
+// AMDPLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
 // EXACT: out0: match, max abs error 0.000000e+00 (float)
 // EXACT: all outputs match
 // CHECK: out0: match
@@ -53,4 +66,15 @@ func.func @batched(%a: tensor<2x16x32xf16>, %b: tensor<2x8x16xf16>, %bias: tenso
   %bb = lazy.view %bias as <[(2, 32, 8, 1):(0, 0, 1, 0)]> : tensor<8xf32> -> tensor<2x32x8x1xf32>
   %o = lazy.add %s, %bb : tensor<2x32x8x1xf32>
   return %o : tensor<2x32x8x1xf32>
+}
+
+// tinygrad's half matmul with 32 columns (two 16x16 tiles across N).
+func.func @wide(%a: tensor<32x1x48xf16>, %b: tensor<1x32x48xf16>) -> tensor<32x32x1xf16> {
+  %av = lazy.view %a as <[(32, 32, 48):(48, 0, 1)]> : tensor<32x1x48xf16> -> tensor<32x32x48xf16>
+  %bv = lazy.view %b as <[(32, 32, 48):(0, 48, 1)]> : tensor<1x32x48xf16> -> tensor<32x32x48xf16>
+  %m = lazy.mul %av, %bv : tensor<32x32x48xf16>
+  %c = lazy.cast %m : tensor<32x32x48xf16> -> tensor<32x32x48xf32>
+  %s = lazy.reduce_sum %c axes [2] : tensor<32x32x48xf32> -> tensor<32x32x1xf32>
+  %h = lazy.cast %s : tensor<32x32x1xf32> -> tensor<32x32x1xf16>
+  return %h : tensor<32x32x1xf16>
 }

@@ -1,6 +1,7 @@
 // RUN: lazy-opt %s --lazy-optimize-kernels=target=gpu --split-input-file | FileCheck %s
 // RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --split-input-file | FileCheck %s --check-prefix=ALL
-// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu tensor-cores=true" --split-input-file | FileCheck %s --check-prefix=TC
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu tensor-cores=mma-sync" --split-input-file | FileCheck %s --check-prefix=TC
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu tensor-cores=mfma" --split-input-file | FileCheck %s --check-prefix=AMD
 // One kernel per GPU rule of lazy-optimize-kernels (target=gpu: 128-bit
 // vectors, a thread per register tile). By default a reduce kernel needs
 // 16384 tiles; gpu-min-tiles=1 plans every one that fits (ALL).
@@ -152,4 +153,21 @@ lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>,
   %2 = lazy.mul %0, %1 : tensor<512x512x512xf32>
   %3 = lazy.reduce_sum %2 axes [2] : tensor<512x512x512xf32> -> tensor<512x512x1xf32>
   lazy.store %3, %out0 as <[(512, 512, 1):(512, 1, 0)]> : tensor<512x512x1xf32>, !lazy.buffer<262144xf32>
+}
+
+// -----
+
+// G0's N: 8 columns fit mma.sync's 16x8 tile, not MFMA's or WMMA's 16x16.
+// TC-LABEL: lazy.kernel @narrow_hmm
+// TC-SAME: opts = [#lazy.opt<tc, 2, 16>]}
+// AMD-LABEL: lazy.kernel @narrow_hmm
+// AMD-SAME: attributes {num_outputs = 1 : i64} {
+lazy.kernel @narrow_hmm(%out0: !lazy.buffer<512xf16>, %in0: !lazy.buffer<2048xf16>, %in1: !lazy.buffer<256xf16>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64, 8, 32):(32, 0, 1)]> : !lazy.buffer<2048xf16> -> tensor<64x8x32xf16>
+  %1 = lazy.load %in1 as <[(64, 8, 32):(0, 32, 1)]> : !lazy.buffer<256xf16> -> tensor<64x8x32xf16>
+  %2 = lazy.mul %0, %1 : tensor<64x8x32xf16>
+  %3 = lazy.cast %2 : tensor<64x8x32xf16> -> tensor<64x8x32xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<64x8x32xf32> -> tensor<64x8x1xf32>
+  %5 = lazy.cast %4 : tensor<64x8x1xf32> -> tensor<64x8x1xf16>
+  lazy.store %5, %out0 as <[(64, 8, 1):(8, 1, 0)]> : tensor<64x8x1xf16>, !lazy.buffer<512xf16>
 }

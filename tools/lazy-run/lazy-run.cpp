@@ -123,6 +123,11 @@ static cl::opt<std::string> planOptions(
     cl::desc("GPU: options of lazy-optimize-kernels' GPU plans, as in "
              "'gpu-min-tiles=1' (every reduce kernel that fits gets a "
              "register tile)"));
+static cl::opt<std::string> tensorCores(
+    cl::cat(toolOptions), "tensor-cores",
+    cl::desc("GPU: the tensor-core instruction the kernels' tc plans use "
+             "(none, mma-sync, mfma, wmma; default: mma-sync for cuda and "
+             "emulate, the chip's for hip)"));
 static cl::opt<bool>
     profile(cl::cat(toolOptions), "profile",
             cl::desc("GPU: time every kernel launch (alone, with the "
@@ -386,16 +391,31 @@ LogicalResult runHostCode(ModuleOp module, const std::string &name,
                           std::vector<std::vector<uint8_t>> &resultBuffers,
                           ::lazy::runtime::PlanRecorder *recorder);
 
+/// The tensor-core instruction for `device`: --tensor-cores, else NVIDIA's
+/// mma.sync for cuda and the emulator, the chip's for hip (MFMA on CDNA,
+/// WMMA on RDNA3; gfx942 when no chip is given).
+std::string tensorCoresOf(StringRef device) {
+  if (!tensorCores.empty())
+    return tensorCores;
+  if (device != "hip")
+    return "mma-sync";
+  StringRef amd = chip.empty() ? StringRef("gfx942") : StringRef(chip);
+  if (amd == "gfx908" || amd == "gfx90a" || amd.starts_with("gfx94"))
+    return "mfma";
+  return amd.starts_with("gfx11") ? "wmma" : "none";
+}
+
 /// The GPU lowering without code generation: convert-lazy-to-gpu (with
 /// --kernel-options) on `module`, then its kernels as CPU functions run by
 /// one fiber per GPU thread (GpuEmulator.h).
 FailureOr<std::unique_ptr<::lazy::runtime::GpuDevice>>
 lowerAndEmulate(ModuleOp module) {
   PassManager lower(module.getContext());
-  // The emulator runs nvgpu.mma.sync as NVIDIA's sm_80 and later do.
-  if (failed(parsePassPipeline("convert-lazy-to-gpu{tensor-cores=true " +
-                                   kernelOptions + "}",
-                               lower)) ||
+  // The emulator runs mma.sync, mfma and wmma as the GPUs do.
+  if (failed(parsePassPipeline(
+          "convert-lazy-to-gpu{tensor-cores=" + tensorCoresOf(device) + " " +
+              kernelOptions + "}",
+          lower)) ||
       failed(lower.run(module)))
     return failure();
   return mlir::lazy::createGpuEmulator(module);
@@ -791,8 +811,7 @@ static int toolMain(int argc, char **argv) {
   if (!plans.empty() || gpuDevice)
     schedule +=
         std::string(",lazy-optimize-kernels{") +
-        (gpuDevice ? "target=gpu tensor-cores=" +
-                         std::string(device == "hip" ? "false" : "true") + " " +
+        (gpuDevice ? "target=gpu tensor-cores=" + tensorCoresOf(device) + " " +
                          planOptions + " "
                    : "") +
         (plans.empty() ? "" : "force=" + llvm::join(plans, ",")) + "}";

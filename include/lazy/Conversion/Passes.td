@@ -155,9 +155,10 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        axis but the lanes' are multiples of the lanes. Else the vendor
        backend splits the access (ld.global.v4 needs the alignment stated);
     8. tensor-core mode, for a `tc` plan (with `tensor-cores`): a block of
-       one warp per 16x8 output tile at a time, an `nvgpu.mma.sync`
-       m16n8k16 per 16 elements of K, fragments built from the operands
-       at the elements PTX's layout gives each lane
+       one warp or wave per instruction tile at a time, one instruction
+       per 16 elements of K (`nvgpu.mma.sync` m16n8k16, `amdgpu.mfma` or
+       `amdgpu.wmma` 16x16x16), fragments built from the operands at the
+       elements the instruction's layout gives each lane
        (TensorCoreKernel.cpp).
 
     CUSTOM items and copies between buffers of different types are errors.
@@ -195,9 +196,10 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
            "reduce's size over this, a power of two from 32 to block-size)">,
     Option<"fma", "fma", "bool", "false",
            "fuse a float sum's acc + a*b into a multiply-add">,
-    Option<"tensorCores", "tensor-cores", "bool", "false",
-           "run tensor-core plans (tc) with nvgpu.mma.sync (NVIDIA sm_80 "
-           "and later); without, a tc plan is an error">,
+    Option<"tensorCores", "tensor-cores", "std::string", "\"none\"",
+           "the instruction tensor-core plans (tc) run with: mma-sync "
+           "(NVIDIA sm_80 and later), mfma (AMD CDNA), wmma (AMD RDNA3), or "
+           "none (a tc plan is then an error)">,
     Option<"indexBits", "index-bits", "int64_t", "64",
            "width of the kernels' index arithmetic: 32, 64, or 0 for 32 "
            "where every index stays below 2^30 (lazy-to-nvvm's default; "
@@ -209,7 +211,7 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
-    "::mlir::nvgpu::NVGPUDialect"
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect"
   ];
 }
 

@@ -95,12 +95,13 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       llvm::cl::init(false)};
 
   /// lazy-schedule, the plans, and convert-lazy-to-gpu with these options;
-  /// `tensorCores`: the chip runs tensor-core plans.
-  std::string kernelPasses(bool tensorCores) const {
-    std::string cores = tensorCores ? "true" : "false";
+  /// `cores`: the chip's tensor-core instruction (none, mma-sync, mfma,
+  /// wmma).
+  std::string kernelPasses(StringRef cores) const {
     std::string plans =
         plan.getValue()
-            ? "lazy-optimize-kernels{target=gpu tensor-cores=" + cores + "},"
+            ? "lazy-optimize-kernels{target=gpu tensor-cores=" + cores.str() +
+                  "},"
             : "";
     return llvm::formatv("lazy-schedule,{7}convert-lazy-to-gpu{{block-size={0} "
                          "block-reduce-min={1} unroll={2} index-bits={3} "
@@ -148,6 +149,16 @@ bool hasTensorCores(StringRef chip) {
          !chip.take_while(llvm::isDigit).getAsInteger(10, cc) && cc >= 80;
 }
 
+/// An AMD chip's tensor-core instruction for f16 with f32 accumulators:
+/// MFMA on CDNA (gfx908, gfx90a, gfx94x), WMMA on RDNA3 (gfx11), else none.
+StringRef amdTensorCores(StringRef chip) {
+  if (chip == "gfx908" || chip == "gfx90a" || chip.starts_with("gfx94"))
+    return "mfma";
+  if (chip.starts_with("gfx11"))
+    return "wmma";
+  return "none";
+}
+
 void addPipeline(OpPassManager &pm, const std::string &text) {
   if (failed(parsePassPipeline(text, pm)))
     llvm::report_fatal_error(llvm::Twine("bad GPU pipeline: ") + text);
@@ -161,7 +172,7 @@ void mlir::lazy::registerGpuPipelines() {
       "schedule, lower kernels to NVVM and serialize them (PTX or cubin)",
       [](OpPassManager &pm, const NvvmOptions &o) {
         addPipeline(
-            pm, o.kernelPasses(hasTensorCores(o.chip)) +
+            pm, o.kernelPasses(hasTensorCores(o.chip) ? "mma-sync" : "none") +
                     llvm::formatv(
                         ",lazy-check-gpu-toolchain{{target=nvvm chip={0} "
                         "format={3}{4}}"
@@ -183,12 +194,13 @@ void mlir::lazy::registerGpuPipelines() {
         std::string features =
             o.features.empty() ? "" : " features=" + o.features.getValue();
         addPipeline(
-            pm, o.kernelPasses(/*tensorCores=*/false) +
+            pm, o.kernelPasses(amdTensorCores(o.chip)) +
                     llvm::formatv(
                         ",lazy-check-gpu-toolchain{{target=rocdl chip={0} "
                         "format={3}{4}}"
                         ",rocdl-attach-target{{chip={0} O={1}{2}}"
                         ",gpu.module(convert-scf-to-cf,"
+                        "convert-amdgpu-to-rocdl{{chipset={0}},"
                         "convert-gpu-to-rocdl{{chipset={0} "
                         "use-bare-ptr-memref-call-conv=1},canonicalize,cse),"
                         "reconcile-unrealized-casts,"

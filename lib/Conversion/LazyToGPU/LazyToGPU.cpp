@@ -443,7 +443,7 @@ class KernelToGpu {
 public:
   KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid,
               int64_t unroll, int64_t reduceUnroll, int64_t reducePerThread,
-              bool fma, bool tensorCores)
+              bool fma, std::optional<TensorCoreKind> tensorCores)
       : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid),
         unroll(unroll), reduceUnroll(reduceUnroll),
         reducePerThread(reducePerThread), fma(fma), tensorCores(tensorCores) {}
@@ -486,7 +486,8 @@ private:
 
   int64_t blockSize, blockReduceMin, maxGrid, unroll, reduceUnroll,
       reducePerThread;
-  bool fma, tensorCores;
+  bool fma;
+  std::optional<TensorCoreKind> tensorCores;
 };
 
 /// Each of `func`'s memref arguments with its known alignment in bytes.
@@ -614,20 +615,21 @@ KernelToGpu::lowerTensorCores(OpBuilder &b, KernelOp kernel,
   FailureOr<TensorCoreShape> shape = matchTensorCores(space, k, why);
   if (failed(shape))
     return kernel.emitOpError("tensor-core plan: ") << why;
-  // One warp per block: the warps of a block would run through different
-  // numbers of tiles.
+  // One warp (wave) per block: the warps of a block would run through
+  // different numbers of tiles.
   Geometry geometry;
-  geometry.block = 32;
-  geometry.grid =
-      std::clamp<int64_t>(tensorCoreTileCount(space, *shape), 1, maxGrid);
+  geometry.block = tensorCoreLanes(*tensorCores);
+  geometry.grid = std::clamp<int64_t>(
+      tensorCoreTileCount(space, *shape, *tensorCores), 1, maxGrid);
   KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
   gpu::GPUFuncOp func = frame.func;
   OpBuilder &kb = frame.builder;
   SmallVector<StoreGroup> groups = groupStores(kernel.getBody().front());
   // One warp per block: the block is the warp, its threads the lanes.
   if (failed(emitTensorCoreTiles(kb, loc, *frame.emitter, groups.front().stores,
-                                 space, *shape, /*warp=*/frame.bid,
-                                 /*warps=*/frame.gdim, /*lane=*/frame.tid))) {
+                                 space, *shape, *tensorCores,
+                                 /*group=*/frame.bid,
+                                 /*groups=*/frame.gdim, /*lane=*/frame.tid))) {
     func.erase();
     return failure();
   }
@@ -642,7 +644,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
       if (!tensorCores)
         return kernel.emitOpError(
             "has a tensor-core plan (tc), which this target does not run "
-            "(convert-lazy-to-gpu tensor-cores: NVIDIA sm_80 and later)");
+            "(convert-lazy-to-gpu tensor-cores: mma-sync, mfma or wmma)");
       return lowerTensorCores(b, kernel, planned->first, *k, alignment);
     }
     return lowerPlanned(b, kernel, planned->first, planned->second, alignment);
@@ -943,8 +945,16 @@ struct ConvertLazyToGpu final
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
+    FailureOr<std::optional<TensorCoreKind>> cores =
+        parseTensorCoreKind(tensorCores);
+    if (failed(cores)) {
+      module.emitError("convert-lazy-to-gpu: tensor-cores must be none, "
+                       "mma-sync, mfma or wmma, not '")
+          << tensorCores << "'";
+      return signalPassFailure();
+    }
     KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,
-                         reduceUnroll, reducePerThread, fma, tensorCores);
+                         reduceUnroll, reducePerThread, fma, *cores);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
     llvm::StringMap<SmallVector<int64_t>> alignments =
         argumentAlignments(module);

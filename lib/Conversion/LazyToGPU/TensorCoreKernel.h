@@ -1,4 +1,4 @@
-//===- TensorCoreKernel.h - a tc plan's kernel body on NVIDIA ---*- C++ -*-===//
+//===- TensorCoreKernel.h - a tc plan's kernel body -------------*- C++ -*-===//
 //
 // convert-lazy-to-gpu's tensor-core mode (TensorCoreKernel.cpp states its
 // rules).
@@ -13,20 +13,20 @@
 
 namespace mlir::lazy {
 
-/// The warp tiles of a tensor-core kernel: 16x8 outputs of (M, N), one
-/// element of every other output axis.
+/// The instruction tiles of a tensor-core kernel: 16 x
+/// tensorCoreTileColumns outputs of (M, N), one element of every other
+/// output axis.
 int64_t tensorCoreTileCount(const KernelSpace &space,
-                            const TensorCoreShape &shape);
+                            const TensorCoreShape &shape, TensorCoreKind kind);
 
-/// Emits at `b` the loop of a tensor-core kernel: warp `warp` (of `warps`
-/// a grid-stride step) takes warp tiles warp, warp + warps, ...; `lane` is
-/// the thread's lane (0-31) in its warp.
-LogicalResult emitTensorCoreTiles(OpBuilder &b, Location loc,
-                                  KernelEmitter &emitter,
-                                  ArrayRef<StoreOp> stores,
-                                  const KernelSpace &space,
-                                  const TensorCoreShape &shape, Value warp,
-                                  Value warps, Value lane);
+/// Emits at `b` the loop of a tensor-core kernel: block `group` (of
+/// `groups`, a grid-stride step) takes instruction tiles group, group +
+/// groups, ...; `lane` is the thread's lane in it.
+LogicalResult
+emitTensorCoreTiles(OpBuilder &b, Location loc, KernelEmitter &emitter,
+                    ArrayRef<StoreOp> stores, const KernelSpace &space,
+                    const TensorCoreShape &shape, TensorCoreKind kind,
+                    Value group, Value groups, Value lane);
 
 } // namespace mlir::lazy
 

@@ -12,6 +12,27 @@
 using namespace mlir;
 using namespace mlir::lazy;
 
+FailureOr<std::optional<TensorCoreKind>>
+mlir::lazy::parseTensorCoreKind(StringRef name) {
+  if (name == "none")
+    return std::optional<TensorCoreKind>();
+  if (name == "mma-sync")
+    return std::optional(TensorCoreKind::MmaSync);
+  if (name == "mfma")
+    return std::optional(TensorCoreKind::Mfma);
+  if (name == "wmma")
+    return std::optional(TensorCoreKind::Wmma);
+  return failure();
+}
+
+int64_t mlir::lazy::tensorCoreLanes(TensorCoreKind kind) {
+  return kind == TensorCoreKind::Mfma ? 64 : 32;
+}
+
+int64_t mlir::lazy::tensorCoreTileColumns(TensorCoreKind kind) {
+  return kind == TensorCoreKind::MmaSync ? 8 : 16;
+}
+
 namespace {
 
 Type elementOfValue(Value v) {

@@ -85,8 +85,8 @@ struct TargetDescription {
   /// block-wide reduction of the unplanned lowering, which spreads each
   /// reduce over a block.
   int64_t gpuMinTiles = 16384;
-  /// The GPU runs tensor-core plans (rule G0).
-  bool tensorCores = false;
+  /// The GPU's tensor-core instruction (rule G0), if any.
+  std::optional<TensorCoreKind> tensorCores;
 };
 /// A GPU register tile's rows and columns: 16 accumulators.
 constexpr int64_t kGpuTileSide = 4;
@@ -313,7 +313,10 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       if (!space.reduced[d] || space.shape[d] == 1)
         continue;
       std::string why;
-      if (succeeded(matchTensorCores(space, d, why)))
+      FailureOr<TensorCoreShape> shape = matchTensorCores(space, d, why);
+      if (succeeded(shape) &&
+          space.shape[shape->n] % tensorCoreTileColumns(*target.tensorCores) ==
+              0)
         return {OptAttr::get(ctx, OptKind::tc, int64_t(d), kTensorCoreK)};
       break;
     }
@@ -490,7 +493,15 @@ struct LazyOptimizeKernels final
     if (l2Bytes)
       desc.l2Bytes = l2Bytes;
     desc.gpuMinTiles = gpuMinTiles;
-    desc.tensorCores = tensorCores;
+    FailureOr<std::optional<TensorCoreKind>> cores =
+        parseTensorCoreKind(tensorCores);
+    if (failed(cores)) {
+      module.emitError() << "lazy-optimize-kernels: tensor-cores must be "
+                            "none, mma-sync, mfma or wmma, not '"
+                         << tensorCores << "'";
+      return signalPassFailure();
+    }
+    desc.tensorCores = *cores;
 
     // Each kernel's forced steps, in the order given.
     llvm::StringMap<SmallVector<Attribute>> forced;

@@ -102,7 +102,8 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
     - `tc`: the kernel's one reduce, over this axis, on tensor cores
       (TensorCores.h: a sum to f32 of a product of two 16-bit float
       operands); `amount` is the instruction's K (16). It is the whole
-      plan. Only the GPU lowering (NVIDIA, sm_80 and later) runs it.
+      plan. Only the GPU lowering runs it (NVIDIA sm_80 and later, AMD
+      CDNA and RDNA3).
 
     ```mlir
     lazy.kernel @mm(...) attributes {num_outputs = 1 : i64,

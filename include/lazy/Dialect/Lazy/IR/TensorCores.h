@@ -18,6 +18,7 @@
 
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::lazy {
@@ -33,8 +34,29 @@ struct TensorCoreShape {
   Value a, b;
 };
 
-/// The tile one tensor-core instruction computes: m16n8k16.
+/// The smallest tile of the tensor-core instructions: m16n8k16 (NVIDIA's;
+/// AMD's are 16x16x16).
 constexpr int64_t kTensorCoreM = 16, kTensorCoreN = 8, kTensorCoreK = 16;
+
+/// The matrix instruction a target computes a tc plan with (f16 operands,
+/// f32 accumulators; K 16 each).
+enum class TensorCoreKind {
+  /// NVIDIA sm_80+: mma.sync m16n8k16, a warp of 32 lanes.
+  MmaSync,
+  /// AMD CDNA (gfx908, gfx90a, gfx94x): v_mfma_f32_16x16x16f16, a wave
+  /// of 64 lanes.
+  Mfma,
+  /// AMD RDNA3 (gfx11): v_wmma_f32_16x16x16_f16, a wave of 32 lanes.
+  Wmma,
+};
+
+/// `none` (no kind), `mma-sync`, `mfma` or `wmma`; a failure otherwise.
+FailureOr<std::optional<TensorCoreKind>> parseTensorCoreKind(StringRef name);
+
+/// The lanes that execute one instruction together (one block).
+int64_t tensorCoreLanes(TensorCoreKind kind);
+/// The instruction's output tile: 16 rows by this many columns.
+int64_t tensorCoreTileColumns(TensorCoreKind kind);
 
 /// The matrix multiply of `space`'s kernel over reduce axis `k`, or a
 /// failure with `why`: one reduce_sum to f32 over axis k alone, of

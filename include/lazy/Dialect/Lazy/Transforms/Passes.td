@@ -329,7 +329,8 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     G0. With `tensor-cores`, a kernel that is a sum to f32 of a product of
         two f16 operands over its innermost reduce axis, with an output
         axis each operand alone varies along (TensorCores.h: M a multiple
-        of 16, N of 8, K of 16), gets `tc` on that axis: the whole plan.
+        of 16, N of the instruction's 8 or 16, K of 16), gets `tc` on that
+        axis: the whole plan.
         Tensor cores multiply exactly: where the graph rounds each product
         to 16 bits first (tinygrad's half matmul, cast(mul)), the sums
         differ from the graph's by that rounding, as tinygrad 0.9.2's own
@@ -361,8 +362,10 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
            "vector register width in bits (0: the target's)">,
     Option<"l2Bytes", "l2-bytes", "uint64_t", /*default=*/"0",
            "L2 cache size per core in bytes (0: the target's)">,
-    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
-           "target=gpu: the GPU has tensor cores (rule G0)">,
+    Option<"tensorCores", "tensor-cores", "std::string",
+           /*default=*/"\"none\"",
+           "target=gpu: the GPU's tensor-core instruction (rule G0): none, "
+           "mma-sync (NVIDIA sm_80+), mfma (AMD CDNA), wmma (AMD RDNA3)">,
     Option<"gpuMinTiles", "gpu-min-tiles", "int64_t", /*default=*/"16384",
            "target=gpu: a reduce kernel is planned only when it has at "
            "least this many register tiles (threads)">,
