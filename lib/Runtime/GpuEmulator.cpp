@@ -264,108 +264,94 @@ float halfToFloat(uint16_t h) {
   return f;
 }
 
-/// PTX's mma.sync.m16n8k16.row.col.f32.f16.f16.f32 for every warp of the
-/// block, from the fragments its lanes left in the layout PTX gives
-/// (groupID g = lane / 4, t = lane % 4; A's a[2r+j] at row g + 8(r&1),
-/// column 2t + j + 8(r>>1); B's b[2r+j] at row 2t + j + 8r, column g; C's
-/// and D's c[2r+j] at row g + 8r, column 2t + j). Each product is exact
-/// in f32; they are added to C in K order.
-void resolveMma(BlockContext &block) {
-  size_t threads = block.fibers.size();
-  for (size_t w = 0; w + 32 <= threads; w += 32) {
-    float a[16][16], b[16][8], c[16][8];
-    for (unsigned l = 0; l < 32; ++l) {
-      const std::array<void *, 4> &f = block.fragments[w + l];
-      auto *fa = static_cast<const uint16_t *>(f[0]);
-      auto *fb = static_cast<const uint16_t *>(f[1]);
-      auto *fc = static_cast<const float *>(f[2]);
-      unsigned g = l / 4, t = l % 4;
-      for (unsigned r = 0; r < 4; ++r)
-        for (unsigned j = 0; j < 2; ++j)
-          a[g + 8 * (r & 1)][2 * t + j + 8 * (r >> 1)] =
-              halfToFloat(fa[2 * r + j]);
-      for (unsigned r = 0; r < 2; ++r)
-        for (unsigned j = 0; j < 2; ++j) {
-          b[2 * t + j + 8 * r][g] = halfToFloat(fb[2 * r + j]);
-          c[g + 8 * r][2 * t + j] = fc[2 * r + j];
-        }
-    }
-    for (unsigned l = 0; l < 32; ++l) {
-      auto *fd = static_cast<float *>(block.fragments[w + l][3]);
-      unsigned g = l / 4, t = l % 4;
-      for (unsigned r = 0; r < 2; ++r)
-        for (unsigned j = 0; j < 2; ++j) {
-          unsigned m = g + 8 * r, n = 2 * t + j;
-          float acc = c[m][n];
-          for (unsigned k = 0; k < 16; ++k)
-            acc += a[m][k] * b[k][n];
-          fd[2 * r + j] = acc;
-        }
-    }
-  }
-}
+/// Where a matrix instruction's lanes hold their fragments: element i of
+/// lane l's A fragment is A[row][col] (m, k), of B's B[row][col] (k, n), of
+/// C's and D's C[row][col] (m, n). Each instruction is 16 x n x 16, f16
+/// operands and f32 accumulators.
+struct MatrixLayout {
+  unsigned lanes, n, aCount, bCount, cCount;
+  using Coord = std::pair<unsigned, unsigned> (*)(unsigned l, unsigned i);
+  Coord a, b, c;
+};
 
-/// AMD's v_mfma_f32_16x16x16f16 for every 64-lane wave of the block: lane
-/// l's a[i] at row l % 16, column 4 (l / 16) + i; b[i] at row 4 (l / 16)
-/// + i, column l % 16; c[i] and d[i] at row 4 (l / 16) + i, column l % 16.
-void resolveMfma(BlockContext &block) {
-  size_t threads = block.fibers.size();
-  for (size_t w = 0; w + 64 <= threads; w += 64) {
-    float a[16][16], b[16][16], c[16][16];
-    for (unsigned l = 0; l < 64; ++l) {
-      const std::array<void *, 4> &f = block.fragments[w + l];
-      auto *fa = static_cast<const uint16_t *>(f[0]);
-      auto *fb = static_cast<const uint16_t *>(f[1]);
-      auto *fc = static_cast<const float *>(f[2]);
-      unsigned r = l % 16, q = 4 * (l / 16);
-      for (unsigned i = 0; i < 4; ++i) {
-        a[r][q + i] = halfToFloat(fa[i]);
-        b[q + i][r] = halfToFloat(fb[i]);
-        c[q + i][r] = fc[i];
-      }
-    }
-    for (unsigned l = 0; l < 64; ++l) {
-      auto *fd = static_cast<float *>(block.fragments[w + l][3]);
-      unsigned r = l % 16, q = 4 * (l / 16);
-      for (unsigned i = 0; i < 4; ++i) {
-        float acc = c[q + i][r];
-        for (unsigned k = 0; k < 16; ++k)
-          acc += a[q + i][k] * b[k][r];
-        fd[i] = acc;
-      }
-    }
-  }
-}
+/// PTX's mma.sync.m16n8k16.row.col.f32.f16.f16.f32 (groupID g = l / 4,
+/// t = l % 4): a[2r+j] at row g + 8(r&1), column 2t + j + 8(r>>1); b[2r+j]
+/// at row 2t + j + 8r, column g; c[2r+j] at row g + 8r, column 2t + j.
+constexpr MatrixLayout kMmaSync{
+    32,
+    8,
+    8,
+    4,
+    4,
+    [](unsigned l, unsigned i) {
+      unsigned r = i / 2, j = i % 2;
+      return std::pair(l / 4 + 8 * (r & 1), 2 * (l % 4) + j + 8 * (r >> 1));
+    },
+    [](unsigned l, unsigned i) {
+      return std::pair(2 * (l % 4) + i % 2 + 8 * (i / 2), l / 4);
+    },
+    [](unsigned l, unsigned i) {
+      return std::pair(l / 4 + 8 * (i / 2), 2 * (l % 4) + i % 2);
+    }};
 
-/// AMD's v_wmma_f32_16x16x16_f16 for every 32-lane wave of the block:
-/// lane l's a[i] at row l % 16, column i; b[i] at row i, column l % 16
-/// (lanes 16-31 repeat lanes 0-15); c[i] and d[i] at row 2i + l / 16,
-/// column l % 16.
-void resolveWmma(BlockContext &block) {
+/// AMD's v_mfma_f32_16x16x16f16 (64 lanes): a[i] at row l % 16, column
+/// 4 (l / 16) + i; b[i] at row 4 (l / 16) + i, column l % 16; c[i] at row
+/// 4 (l / 16) + i, column l % 16.
+constexpr MatrixLayout kMfma{
+    64,
+    16,
+    4,
+    4,
+    4,
+    [](unsigned l, unsigned i) { return std::pair(l % 16, 4 * (l / 16) + i); },
+    [](unsigned l, unsigned i) { return std::pair(4 * (l / 16) + i, l % 16); },
+    [](unsigned l, unsigned i) { return std::pair(4 * (l / 16) + i, l % 16); }};
+
+/// AMD's v_wmma_f32_16x16x16_f16 (32 lanes; lanes 16-31 repeat 0-15's A
+/// and B): a[i] at row l % 16, column i; b[i] at row i, column l % 16; c[i]
+/// at row 2i + l / 16, column l % 16.
+constexpr MatrixLayout kWmma{
+    32,
+    16,
+    16,
+    16,
+    8,
+    [](unsigned l, unsigned i) { return std::pair(l % 16, i); },
+    [](unsigned l, unsigned i) { return std::pair(i, l % 16); },
+    [](unsigned l, unsigned i) { return std::pair(2 * i + l / 16, l % 16); }};
+
+/// `layout`'s instruction for every warp or wave of the block, from the
+/// fragments its lanes left: each product exact in f32, added to C in K
+/// order.
+void resolveMatrix(BlockContext &block, const MatrixLayout &layout) {
   size_t threads = block.fibers.size();
-  for (size_t w = 0; w + 32 <= threads; w += 32) {
+  for (size_t w = 0; w + layout.lanes <= threads; w += layout.lanes) {
     float a[16][16], b[16][16], c[16][16];
-    for (unsigned l = 0; l < 32; ++l) {
+    for (unsigned l = 0; l < layout.lanes; ++l) {
       const std::array<void *, 4> &f = block.fragments[w + l];
       auto *fa = static_cast<const uint16_t *>(f[0]);
       auto *fb = static_cast<const uint16_t *>(f[1]);
       auto *fc = static_cast<const float *>(f[2]);
-      unsigned r = l % 16, h = l / 16;
-      for (unsigned i = 0; i < 16; ++i) {
-        a[r][i] = halfToFloat(fa[i]);
-        b[i][r] = halfToFloat(fb[i]);
+      for (unsigned i = 0; i < layout.aCount; ++i) {
+        auto [row, col] = layout.a(l, i);
+        a[row][col] = halfToFloat(fa[i]);
       }
-      for (unsigned i = 0; i < 8; ++i)
-        c[2 * i + h][r] = fc[i];
+      for (unsigned i = 0; i < layout.bCount; ++i) {
+        auto [row, col] = layout.b(l, i);
+        b[row][col] = halfToFloat(fb[i]);
+      }
+      for (unsigned i = 0; i < layout.cCount; ++i) {
+        auto [row, col] = layout.c(l, i);
+        c[row][col] = fc[i];
+      }
     }
-    for (unsigned l = 0; l < 32; ++l) {
+    for (unsigned l = 0; l < layout.lanes; ++l) {
       auto *fd = static_cast<float *>(block.fragments[w + l][3]);
-      unsigned r = l % 16, h = l / 16;
-      for (unsigned i = 0; i < 8; ++i) {
-        unsigned m = 2 * i + h;
-        float acc = c[m][r];
+      for (unsigned i = 0; i < layout.cCount; ++i) {
+        auto [m, n] = layout.c(l, i);
+        float acc = c[m][n];
         for (unsigned k = 0; k < 16; ++k)
-          acc += a[m][k] * b[k][r];
+          acc += a[m][k] * b[k][n];
         fd[i] = acc;
       }
     }
@@ -386,13 +372,16 @@ extern "C" {
 /// nvgpu.mma.sync m16n8k16, amdgpu.mfma 16x16x16 and amdgpu.wmma 16x16x16
 /// (f16 in, f32 accumulators).
 void lazy_emu_mma_m16n8k16_f16_f32(void *a, void *b, void *c, void *d) {
-  meetForMatrix(a, b, c, d, resolveMma);
+  meetForMatrix(a, b, c, d,
+                [](BlockContext &block) { resolveMatrix(block, kMmaSync); });
 }
 void lazy_emu_mfma_16x16x16_f16_f32(void *a, void *b, void *c, void *d) {
-  meetForMatrix(a, b, c, d, resolveMfma);
+  meetForMatrix(a, b, c, d,
+                [](BlockContext &block) { resolveMatrix(block, kMfma); });
 }
 void lazy_emu_wmma_16x16x16_f16_f32(void *a, void *b, void *c, void *d) {
-  meetForMatrix(a, b, c, d, resolveWmma);
+  meetForMatrix(a, b, c, d,
+                [](BlockContext &block) { resolveMatrix(block, kWmma); });
 }
 
 float lazy_emu_all_reduce_add_f32(float v) { return allReduce(v, Add()); }
