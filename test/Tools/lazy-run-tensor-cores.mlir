@@ -19,6 +19,15 @@
 // RUN: lazy-run %s --entry=wide --seed=7 --check --device=emulate --tensor-cores=wmma | FileCheck %s
 // RUN: lazy-run %s --entry=wide --seed=8 --check --device=emulate | FileCheck %s
 // RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu tensor-cores=wmma" | FileCheck %s --check-prefix=AMDPLAN
+// For a GPU (recorded, no GPU needed): sm_90 launches the tc kernel as 9
+// blocks of one warp (3 x 3 tiles of 16x8); sm_75, without mma.sync's
+// shape, gets no tc plan (a block reduction of 256 threads instead).
+// RUN: rm -rf %t && lazy-run %s --entry=half --seed=9 --check --device=cuda --chip=sm_90 --record=%t/sm90 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=SM90 < %t/sm90/plan.txt
+// RUN: lazy-run %s --entry=half --seed=9 --device=cuda --chip=sm_75 --record=%t/sm75 --record-inputs=false
+// RUN: FileCheck %s --check-prefix=SM75 < %t/sm75/plan.txt
+// SM90: launch half_k0 9 1 1 32 1 1
+// SM75: launch half_k0 {{[0-9]+}} 1 1 256 1 1
 
 // PLAN-LABEL: lazy.kernel @exact_k0
 // PLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]

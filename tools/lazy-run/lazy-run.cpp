@@ -392,11 +392,20 @@ LogicalResult runHostCode(ModuleOp module, const std::string &name,
                           ::lazy::runtime::PlanRecorder *recorder);
 
 /// The tensor-core instruction for `device`: --tensor-cores, else NVIDIA's
-/// mma.sync for cuda and the emulator, the chip's for hip (MFMA on CDNA,
-/// WMMA on RDNA3; gfx942 when no chip is given).
+/// mma.sync for the emulator and for cuda (but a --chip before sm_80), the
+/// chip's for hip (MFMA on CDNA, WMMA on RDNA3; gfx942 when no chip is
+/// given).
 std::string tensorCoresOf(StringRef device) {
   if (!tensorCores.empty())
     return tensorCores;
+  if (device == "cuda" && StringRef(chip).starts_with("sm_")) {
+    unsigned cc = 0;
+    StringRef(chip)
+        .drop_front(3)
+        .take_while(llvm::isDigit)
+        .getAsInteger(10, cc);
+    return cc >= 80 ? "mma-sync" : "none";
+  }
   if (device != "hip")
     return "mma-sync";
   StringRef amd = chip.empty() ? StringRef("gfx942") : StringRef(chip);
