@@ -35,6 +35,7 @@
 
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/IR/RngSeeds.h"
+#include "lazy/Dialect/Lazy/IR/TensorCores.h"
 #include "lazy/InitAll.h"
 #include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/HostFunctions.h"
@@ -392,26 +393,21 @@ LogicalResult runHostCode(ModuleOp module, const std::string &name,
                           ::lazy::runtime::PlanRecorder *recorder);
 
 /// The tensor-core instruction for `device`: --tensor-cores, else NVIDIA's
-/// mma.sync for the emulator and for cuda (but a --chip before sm_80), the
-/// chip's for hip (MFMA on CDNA, WMMA on RDNA3; gfx942 when no chip is
-/// given).
+/// mma.sync for the emulator and for cuda (that of a --chip sm_XY given),
+/// the chip's for hip (gfx942 when no chip is given).
 std::string tensorCoresOf(StringRef device) {
   if (!tensorCores.empty())
     return tensorCores;
-  if (device == "cuda" && StringRef(chip).starts_with("sm_")) {
-    unsigned cc = 0;
-    StringRef(chip)
-        .drop_front(3)
-        .take_while(llvm::isDigit)
-        .getAsInteger(10, cc);
-    return cc >= 80 ? "mma-sync" : "none";
-  }
-  if (device != "hip")
-    return "mma-sync";
-  StringRef amd = chip.empty() ? StringRef("gfx942") : StringRef(chip);
-  if (amd == "gfx908" || amd == "gfx90a" || amd.starts_with("gfx94"))
-    return "mfma";
-  return amd.starts_with("gfx11") ? "wmma" : "none";
+  StringRef given = chip;
+  if (device == "hip")
+    return mlir::lazy::tensorCoreKindName(mlir::lazy::tensorCoreKindOfChip(
+                                              given.empty() ? "gfx942" : given))
+        .str();
+  if (device == "cuda" && given.starts_with("sm_"))
+    return mlir::lazy::tensorCoreKindName(
+               mlir::lazy::tensorCoreKindOfChip(given))
+        .str();
+  return "mma-sync";
 }
 
 /// The GPU lowering without code generation: convert-lazy-to-gpu (with

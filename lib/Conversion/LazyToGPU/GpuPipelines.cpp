@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Dialect/Lazy/IR/TensorCores.h"
 #include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -141,24 +142,6 @@ struct RocdlOptions : GpuPipelineOptions<RocdlOptions> {
   }
 };
 
-/// Whether an NVIDIA chip (sm_XY) has mma.sync's m16n8k16 for f16: sm_80
-/// and later.
-bool hasTensorCores(StringRef chip) {
-  unsigned cc = 0;
-  return chip.consume_front("sm_") &&
-         !chip.take_while(llvm::isDigit).getAsInteger(10, cc) && cc >= 80;
-}
-
-/// An AMD chip's tensor-core instruction for f16 with f32 accumulators:
-/// MFMA on CDNA (gfx908, gfx90a, gfx94x), WMMA on RDNA3 (gfx11), else none.
-StringRef amdTensorCores(StringRef chip) {
-  if (chip == "gfx908" || chip == "gfx90a" || chip.starts_with("gfx94"))
-    return "mfma";
-  if (chip.starts_with("gfx11"))
-    return "wmma";
-  return "none";
-}
-
 void addPipeline(OpPassManager &pm, const std::string &text) {
   if (failed(parsePassPipeline(text, pm)))
     llvm::report_fatal_error(llvm::Twine("bad GPU pipeline: ") + text);
@@ -172,19 +155,20 @@ void mlir::lazy::registerGpuPipelines() {
       "schedule, lower kernels to NVVM and serialize them (PTX or cubin)",
       [](OpPassManager &pm, const NvvmOptions &o) {
         addPipeline(
-            pm, o.kernelPasses(hasTensorCores(o.chip) ? "mma-sync" : "none") +
-                    llvm::formatv(
-                        ",lazy-check-gpu-toolchain{{target=nvvm chip={0} "
-                        "format={3}{4}}"
-                        ",nvvm-attach-target{{chip={0} features={1} O={2}}"
-                        ",gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,"
-                        "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1}"
-                        ",canonicalize,cse),reconcile-unrealized-casts,"
-                        "gpu-module-to-binary{{format={3}{4}}",
-                        o.chip.getValue(), o.features.getValue(),
-                        o.optLevel.getValue(), o.format.getValue(),
-                        o.toolkitOption())
-                        .str());
+            pm,
+            o.kernelPasses(tensorCoreKindName(tensorCoreKindOfChip(o.chip))) +
+                llvm::formatv(
+                    ",lazy-check-gpu-toolchain{{target=nvvm chip={0} "
+                    "format={3}{4}}"
+                    ",nvvm-attach-target{{chip={0} features={1} O={2}}"
+                    ",gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,"
+                    "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1}"
+                    ",canonicalize,cse),reconcile-unrealized-casts,"
+                    "gpu-module-to-binary{{format={3}{4}}",
+                    o.chip.getValue(), o.features.getValue(),
+                    o.optLevel.getValue(), o.format.getValue(),
+                    o.toolkitOption())
+                    .str());
       });
   registerPipelineWithHints<RocdlOptions>(
       "lazy-to-rocdl",
@@ -194,19 +178,20 @@ void mlir::lazy::registerGpuPipelines() {
         std::string features =
             o.features.empty() ? "" : " features=" + o.features.getValue();
         addPipeline(
-            pm, o.kernelPasses(amdTensorCores(o.chip)) +
-                    llvm::formatv(
-                        ",lazy-check-gpu-toolchain{{target=rocdl chip={0} "
-                        "format={3}{4}}"
-                        ",rocdl-attach-target{{chip={0} O={1}{2}}"
-                        ",gpu.module(convert-scf-to-cf,"
-                        "convert-amdgpu-to-rocdl{{chipset={0}},"
-                        "convert-gpu-to-rocdl{{chipset={0} "
-                        "use-bare-ptr-memref-call-conv=1},canonicalize,cse),"
-                        "reconcile-unrealized-casts,"
-                        "gpu-module-to-binary{{format={3}{4}}",
-                        o.chip.getValue(), o.optLevel.getValue(), features,
-                        o.format.getValue(), o.toolkitOption())
-                        .str());
+            pm,
+            o.kernelPasses(tensorCoreKindName(tensorCoreKindOfChip(o.chip))) +
+                llvm::formatv(
+                    ",lazy-check-gpu-toolchain{{target=rocdl chip={0} "
+                    "format={3}{4}}"
+                    ",rocdl-attach-target{{chip={0} O={1}{2}}"
+                    ",gpu.module(convert-scf-to-cf,"
+                    "convert-amdgpu-to-rocdl{{chipset={0}},"
+                    "convert-gpu-to-rocdl{{chipset={0} "
+                    "use-bare-ptr-memref-call-conv=1},canonicalize,cse),"
+                    "reconcile-unrealized-casts,"
+                    "gpu-module-to-binary{{format={3}{4}}",
+                    o.chip.getValue(), o.optLevel.getValue(), features,
+                    o.format.getValue(), o.toolkitOption())
+                    .str());
       });
 }

@@ -238,8 +238,10 @@ private:
   int64_t reduceUnroll;
 };
 
-/// Block mode's loads are at most this wide, and at most this many lanes.
-constexpr int64_t kBlockLoadBytes = 16;
+/// A GPU thread's vector loads and stores are at most this wide (block
+/// mode's and tile mode's).
+constexpr int64_t kVectorBytes = 16;
+/// Block mode's runs are at most this many lanes.
 constexpr int64_t kMaxBlockLanes = 8;
 
 std::optional<LaneAxis> GpuKernelEmitter::blockLanes(Operation *reduce) const {
@@ -274,7 +276,7 @@ std::optional<LaneAxis> GpuKernelEmitter::blockLanes(Operation *reduce) const {
   }
   if (!contiguous)
     return std::nullopt;
-  int64_t width = std::min(kMaxBlockLanes, kBlockLoadBytes / widest);
+  int64_t width = std::min(kMaxBlockLanes, kVectorBytes / widest);
   while (width >= 2 && inShape[axis] % width != 0)
     width /= 2;
   if (width < 2)
@@ -301,8 +303,8 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
 
   // Each thread accumulates elements tid, tid + blockDim, ... of the
   // flattened reduced axes, `reduceUnroll` of them loaded per trip; with
-  // lanes, runs of 4 consecutive elements (one 128-bit load each), runs
-  // tid, tid + blockDim, ..., each added in index order.
+  // lanes (blockLanes), runs of that many consecutive elements, one vector
+  // load each, runs tid, tid + blockDim, ..., each added in index order.
   std::optional<LaneAxis> laneAxis = blockLanes(op);
   int64_t width = laneAxis ? laneAxis->width : 1;
   Value init = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
@@ -477,6 +479,11 @@ private:
   KernelFrame beginKernel(OpBuilder &b, KernelOp kernel,
                           const Geometry &geometry,
                           ArrayRef<int64_t> alignment);
+  /// The kernel's end: a gpu.return after the body when `body` succeeded,
+  /// else the half-built gpu.func erased.
+  static FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+  finishKernel(KernelFrame &frame, Location loc, const Geometry &geometry,
+               LogicalResult body);
 
   /// Tensor-core mode, for a `tc` plan: a block of one warp per 16x8
   /// output tile at a time (TensorCoreKernel.h).
@@ -540,8 +547,16 @@ KernelToGpu::KernelFrame KernelToGpu::beginKernel(OpBuilder &b, KernelOp kernel,
   return frame;
 }
 
-/// A GPU thread's vector loads and stores are at most this wide.
-constexpr int64_t kVectorBits = 128;
+FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+KernelToGpu::finishKernel(KernelFrame &frame, Location loc,
+                          const Geometry &geometry, LogicalResult body) {
+  if (failed(body)) {
+    frame.func.erase();
+    return failure();
+  }
+  gpu::ReturnOp::create(frame.builder, loc);
+  return std::make_pair(frame.func, geometry);
+}
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
 KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
@@ -558,7 +573,7 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
     widest = std::max<int64_t>(widest,
                                itemSize(cast<BufferType>(t).getElementType()));
   std::optional<LaneAxis> lanes =
-      laneAxisOf(group, space, plan, kVectorBits / (8 * widest),
+      laneAxisOf(group, space, plan, kVectorBytes / widest,
                  /*reassociateSums=*/false);
   TileLayout layout(space, plan, lanes);
   // Tiles per output axis, and in all.
@@ -572,7 +587,6 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
       llvm::divideCeil(tileCount, geometry.block), 1, maxGrid);
 
   KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
-  gpu::GPUFuncOp func = frame.func;
   OpBuilder &kb = frame.builder;
   Value tid = frame.tid, bid = frame.bid, bdim = frame.bdim, gdim = frame.gdim;
   GpuKernelEmitter &emitter = *frame.emitter;
@@ -598,12 +612,7 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
           return failure();
         return SmallVector<Value>{};
       });
-  if (failed(done)) {
-    func.erase();
-    return failure();
-  }
-  gpu::ReturnOp::create(kb, loc);
-  return std::make_pair(func, geometry);
+  return finishKernel(frame, loc, geometry, failure(failed(done)));
 }
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
@@ -622,19 +631,14 @@ KernelToGpu::lowerTensorCores(OpBuilder &b, KernelOp kernel,
   geometry.grid = std::clamp<int64_t>(
       tensorCoreTileCount(space, *shape, *tensorCores), 1, maxGrid);
   KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
-  gpu::GPUFuncOp func = frame.func;
   OpBuilder &kb = frame.builder;
   SmallVector<StoreGroup> groups = groupStores(kernel.getBody().front());
   // One warp per block: the block is the warp, its threads the lanes.
-  if (failed(emitTensorCoreTiles(kb, loc, *frame.emitter, groups.front().stores,
-                                 space, *shape, *tensorCores,
-                                 /*group=*/frame.bid,
-                                 /*groups=*/frame.gdim, /*lane=*/frame.tid))) {
-    func.erase();
-    return failure();
-  }
-  gpu::ReturnOp::create(kb, loc);
-  return std::make_pair(func, geometry);
+  LogicalResult status = emitTensorCoreTiles(
+      kb, loc, *frame.emitter, groups.front().stores, space, *shape,
+      *tensorCores, /*group=*/frame.bid, /*groups=*/frame.gdim,
+      /*lane=*/frame.tid);
+  return finishKernel(frame, loc, geometry, status);
 }
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
@@ -723,7 +727,6 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   geometry.grid = std::clamp<int64_t>(geometry.grid, 1, maxGrid);
 
   KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
-  gpu::GPUFuncOp func = frame.func;
   OpBuilder &kb = frame.builder;
   Value tid = frame.tid, bid = frame.bid, bdim = frame.bdim, gdim = frame.gdim;
   GpuKernelEmitter &emitter = *frame.emitter;
@@ -733,10 +736,8 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
     Location gloc = g.stores.front().getLoc();
     if (g.rows) {
       if (failed(lowerRows(kb, emitter, g, *g.rows, g.rowShape, g.innerShape,
-                           g.blockReduces, tid, bid, bdim, gdim))) {
-        func.erase();
-        return failure();
-      }
+                           g.blockReduces, tid, bid, bdim, gdim)))
+        return finishKernel(frame, loc, geometry, failure());
       continue;
     }
     Value n = arith::ConstantIndexOp::create(kb, gloc, numElements(g.shape));
@@ -772,18 +773,15 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
             return failure();
           return SmallVector<Value>{};
         });
-    if (failed(done)) {
-      func.erase();
-      return failure();
-    }
+    if (failed(done))
+      return finishKernel(frame, loc, geometry, failure());
   }
-  gpu::ReturnOp::create(kb, loc);
-  return std::make_pair(func, geometry);
+  return finishKernel(frame, loc, geometry, success());
 }
 
 /// What every buffer's base is aligned to, as the host code passes it: a
-/// gpu.alloc (cudaMalloc and hipMalloc give 256 bytes; the emulator's
-/// calloc 16) or a function argument (callers pass such memory).
+/// gpu.alloc (cudaMalloc, hipMalloc and the emulator give 256 bytes) or a
+/// function argument (callers pass such memory).
 constexpr int64_t kBaseAlignment = 16;
 
 /// The alignment in bytes `buffer`'s first byte is known to have: its
@@ -948,9 +946,8 @@ struct ConvertLazyToGpu final
     FailureOr<std::optional<TensorCoreKind>> cores =
         parseTensorCoreKind(tensorCores);
     if (failed(cores)) {
-      module.emitError("convert-lazy-to-gpu: tensor-cores must be none, "
-                       "mma-sync, mfma or wmma, not '")
-          << tensorCores << "'";
+      module.emitError("convert-lazy-to-gpu: tensor-cores must be ")
+          << kTensorCoreKindNames << ", not '" << tensorCores << "'";
       return signalPassFailure();
     }
     KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,

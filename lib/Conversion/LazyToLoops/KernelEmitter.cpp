@@ -982,10 +982,7 @@ FailureOr<Value> KernelEmitter::viewLeaf(OpBuilder &b, Operation *op,
 FailureOr<Value> KernelEmitter::evaluateReduceInput(OpBuilder &b,
                                                     Operation *reduce,
                                                     ValueRange inner) {
-  scopes.emplace_back();
-  FailureOr<Value> x = evaluate(b, reduce->getOperand(0), inner);
-  scopes.pop_back();
-  return x;
+  return evaluateAt(b, reduce->getOperand(0), inner);
 }
 
 FailureOr<Value> KernelEmitter::evaluateReduceInputLanes(OpBuilder &b,

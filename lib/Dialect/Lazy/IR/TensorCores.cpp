@@ -7,22 +7,48 @@
 #include "lazy/Dialect/Lazy/IR/TensorCores.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::lazy;
 
+namespace {
+/// Every kind with its option spelling.
+constexpr std::pair<TensorCoreKind, StringLiteral> kKindNames[] = {
+    {TensorCoreKind::MmaSync, "mma-sync"},
+    {TensorCoreKind::Mfma, "mfma"},
+    {TensorCoreKind::Wmma, "wmma"}};
+} // namespace
+
 FailureOr<std::optional<TensorCoreKind>>
 mlir::lazy::parseTensorCoreKind(StringRef name) {
   if (name == "none")
     return std::optional<TensorCoreKind>();
-  if (name == "mma-sync")
-    return std::optional(TensorCoreKind::MmaSync);
-  if (name == "mfma")
-    return std::optional(TensorCoreKind::Mfma);
-  if (name == "wmma")
-    return std::optional(TensorCoreKind::Wmma);
+  for (auto [kind, spelling] : kKindNames)
+    if (name == spelling)
+      return std::optional(kind);
   return failure();
+}
+
+StringRef mlir::lazy::tensorCoreKindName(std::optional<TensorCoreKind> kind) {
+  for (auto [k, spelling] : kKindNames)
+    if (kind == k)
+      return spelling;
+  return "none";
+}
+
+std::optional<TensorCoreKind> mlir::lazy::tensorCoreKindOfChip(StringRef chip) {
+  unsigned cc = 0;
+  if (chip.consume_front("sm_"))
+    return !chip.take_while(llvm::isDigit).getAsInteger(10, cc) && cc >= 80
+               ? std::optional(TensorCoreKind::MmaSync)
+               : std::nullopt;
+  if (chip == "gfx908" || chip == "gfx90a" || chip.starts_with("gfx94"))
+    return TensorCoreKind::Mfma;
+  if (chip.starts_with("gfx11"))
+    return TensorCoreKind::Wmma;
+  return std::nullopt;
 }
 
 int64_t mlir::lazy::tensorCoreLanes(TensorCoreKind kind) {

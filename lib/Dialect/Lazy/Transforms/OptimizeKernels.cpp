@@ -129,6 +129,15 @@ bool strideIs(const Strides &s, size_t d, int64_t v) {
   return s[d] && *s[d] == v;
 }
 
+/// The innermost reduce axis of more than one element, the one rules 4, 5
+/// and G0 work on; none when every reduce axis has one element.
+std::optional<size_t> innermostReduceAxis(const KernelSpace &space) {
+  for (size_t d = space.shape.size(); d-- > 0;)
+    if (space.reduced[d] && space.shape[d] > 1)
+      return d;
+  return std::nullopt;
+}
+
 /// Rule 5, for a kernel with no vector axis: the dot-product form, whose
 /// innermost reduce axis every load reads contiguously or not at all
 /// (A @ B.T). The lanes go on that axis (unrolled by a vector, split
@@ -140,12 +149,7 @@ dotPlan(const KernelSpace &space, ArrayRef<Strides> loads,
         const TargetDescription &target,
         function_ref<Attribute(OptKind, size_t, int64_t)> opt) {
   size_t rank = space.shape.size();
-  std::optional<size_t> red;
-  for (size_t d = rank; d-- > 0;)
-    if (space.reduced[d] && space.shape[d] > 1) {
-      red = d;
-      break;
-    }
+  std::optional<size_t> red = innermostReduceAxis(space);
   if (!red)
     return {};
   int64_t size = space.shape[*red];
@@ -256,14 +260,11 @@ gpuPlan(const KernelSpace &space, ArrayRef<Strides> loads, int64_t minTiles,
   // by kGpuTileSide where that divides it. Either stays in index order
   // (one accumulator per element), and a tile row's neighbouring loads
   // along the axis become one vector load where LLVM sees them aligned.
-  for (size_t d = rank; d-- > 0;) {
-    if (!space.reduced[d] || space.shape[d] == 1)
-      continue;
-    if (space.shape[d] <= kWindowUnroll)
-      plan.push_back(opt(OptKind::unroll, d, space.shape[d]));
-    else if (space.shape[d] % kGpuTileSide == 0)
-      plan.push_back(opt(OptKind::unroll, d, kGpuTileSide));
-    break;
+  if (std::optional<size_t> red = innermostReduceAxis(space)) {
+    if (space.shape[*red] <= kWindowUnroll)
+      plan.push_back(opt(OptKind::unroll, *red, space.shape[*red]));
+    else if (space.shape[*red] % kGpuTileSide == 0)
+      plan.push_back(opt(OptKind::unroll, *red, kGpuTileSide));
   }
   // G3: enough threads.
   if (tileCountOf(space, plan) < minTiles)
@@ -308,19 +309,15 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   if (elementwise && (stores.empty() || sixteenBitFloats()))
     return {};
   // G0: a matrix multiply of 16-bit floats on tensor cores.
-  if (target.gpu && target.tensorCores && !elementwise) {
-    for (size_t d = rank; d-- > 0;) {
-      if (!space.reduced[d] || space.shape[d] == 1)
-        continue;
+  if (target.gpu && target.tensorCores && !elementwise)
+    if (std::optional<size_t> red = innermostReduceAxis(space)) {
       std::string why;
-      FailureOr<TensorCoreShape> shape = matchTensorCores(space, d, why);
+      FailureOr<TensorCoreShape> shape = matchTensorCores(space, *red, why);
       if (succeeded(shape) &&
           space.shape[shape->n] % tensorCoreTileColumns(*target.tensorCores) ==
               0)
-        return {OptAttr::get(ctx, OptKind::tc, int64_t(d), kTensorCoreK)};
-      break;
+        return {OptAttr::get(ctx, OptKind::tc, int64_t(*red), kTensorCoreK)};
     }
-  }
   // The GPU lowering reads 16-bit floats one by one (software bfloat16).
   if (target.gpu && sixteenBitFloats())
     return {};
@@ -432,13 +429,9 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     }
   }
   // 4. A short innermost reduce axis (a kernel window) is unrolled whole.
-  for (size_t d = rank; d-- > 0;) {
-    if (!space.reduced[d] || space.shape[d] == 1)
-      continue;
-    if (space.shape[d] <= kWindowUnroll)
-      plan.push_back(opt(OptKind::unroll, d, space.shape[d]));
-    break;
-  }
+  if (std::optional<size_t> red = innermostReduceAxis(space))
+    if (space.shape[*red] <= kWindowUnroll)
+      plan.push_back(opt(OptKind::unroll, *red, space.shape[*red]));
   return plan;
 }
 
@@ -497,8 +490,8 @@ struct LazyOptimizeKernels final
         parseTensorCoreKind(tensorCores);
     if (failed(cores)) {
       module.emitError() << "lazy-optimize-kernels: tensor-cores must be "
-                            "none, mma-sync, mfma or wmma, not '"
-                         << tensorCores << "'";
+                         << kTensorCoreKindNames << ", not '" << tensorCores
+                         << "'";
       return signalPassFailure();
     }
     desc.tensorCores = *cores;

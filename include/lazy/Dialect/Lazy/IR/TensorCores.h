@@ -50,8 +50,18 @@ enum class TensorCoreKind {
   Wmma,
 };
 
+/// The spellings the tensor-cores options take, for their messages.
+constexpr StringLiteral kTensorCoreKindNames = "none, mma-sync, mfma or wmma";
+
 /// `none` (no kind), `mma-sync`, `mfma` or `wmma`; a failure otherwise.
 FailureOr<std::optional<TensorCoreKind>> parseTensorCoreKind(StringRef name);
+/// The spelling parseTensorCoreKind reads back.
+StringRef tensorCoreKindName(std::optional<TensorCoreKind> kind);
+
+/// A GPU chip's instruction for f16 with f32 accumulators: mma.sync on
+/// NVIDIA sm_80 and later (`sm_XY`), MFMA on AMD CDNA (gfx908, gfx90a,
+/// gfx94x), WMMA on RDNA3 (gfx11); none on other chips.
+std::optional<TensorCoreKind> tensorCoreKindOfChip(StringRef chip);
 
 /// The lanes that execute one instruction together (one block).
 int64_t tensorCoreLanes(TensorCoreKind kind);
