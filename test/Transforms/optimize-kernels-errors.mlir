@@ -4,6 +4,7 @@
 // RUN: not lazy-opt %s --lazy-optimize-kernels="target=generic force=k:0:2:3:4" 2>&1 | FileCheck %s --check-prefix=PARTS
 // RUN: not lazy-opt %s --lazy-optimize-kernels="target=generic force=k:upcast:0:3" 2>&1 | FileCheck %s --check-prefix=FIT
 // RUN: not lazy-opt %s --lazy-optimize-kernels=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not lazy-opt %s --lazy-optimize-kernels="target=gpu tensor-cores=tpu" 2>&1 | FileCheck %s --check-prefix=CORES
 // Each bad option of lazy-optimize-kernels is an error that names it; the
 // module is not changed.
 
@@ -11,8 +12,9 @@
 // SYNTAX: error: lazy-optimize-kernels: force: 'k:upcast:0' is not KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (kinds: upcast, unroll, tile, tc)
 // UNKNOWN: error: lazy-optimize-kernels: force: 'k:spread:0:2' is not KERNEL:KIND:AXIS:AMOUNT
 // PARTS: error: lazy-optimize-kernels: force: 'k:0:2:3:4' is not KERNEL:KIND:AXIS:AMOUNT
-// FIT: optimize-kernels-errors.mlir:[[@LINE+3]]:1: error: lazy-optimize-kernels: the forced plan does not fit this kernel: step 0 (upcast) takes 3 elements of axis 0, which has 64 (the amount must divide it)
+// FIT: optimize-kernels-errors.mlir:[[@LINE+4]]:1: error: lazy-optimize-kernels: the forced plan does not fit this kernel: step 0 (upcast) takes 3 elements of axis 0, which has 64 (the amount must divide it)
 // TARGET: error: lazy-optimize-kernels: unknown target 'tpu' (host, generic or gpu)
+// CORES: error: lazy-optimize-kernels: tensor-cores must be none, mma-sync, mfma or wmma, not 'tpu'
 
 lazy.kernel @k(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>
