@@ -9,7 +9,10 @@
 // the other on the calling thread; a kernel with an all_reduce runs them
 // as fibers (BlockContext): at an all_reduce every thread
 // leaves its value and yields; once all have, the values are combined in
-// the GPU's butterfly order and every thread resumes with it.
+// the GPU's butterfly order and every thread resumes with it. A
+// gpu.barrier is such a meeting point with nothing to combine, and a
+// kernel's workgroup buffers are extra arguments, one allocation per
+// launch that every thread of the running block shares.
 //
 //===----------------------------------------------------------------------===//
 
@@ -384,6 +387,13 @@ void lazy_emu_wmma_16x16x16_f16_f32(void *a, void *b, void *c, void *d) {
                 [](BlockContext &block) { resolveMatrix(block, kWmma); });
 }
 
+/// gpu.barrier: waits until every thread of the block has arrived.
+void lazy_emu_barrier() {
+  BlockContext &block = *currentBlock;
+  block.resolve = [](BlockContext &) {};
+  block.fibers[block.current].context.switchTo(block.scheduler);
+}
+
 float lazy_emu_all_reduce_add_f32(float v) { return allReduce(v, Add()); }
 double lazy_emu_all_reduce_add_f64(double v) { return allReduce(v, Add()); }
 int32_t lazy_emu_all_reduce_add_i32(int32_t v) { return allReduce(v, Add()); }
@@ -417,6 +427,7 @@ struct RuntimeSymbol {
 
 const RuntimeSymbol kRuntimeSymbols[] = {
 #define LAZY_EMU_SYMBOL(name) {#name, reinterpret_cast<void *>(&name)}
+    LAZY_EMU_SYMBOL(lazy_emu_barrier),
     LAZY_EMU_SYMBOL(lazy_emu_mma_m16n8k16_f16_f32),
     LAZY_EMU_SYMBOL(lazy_emu_mfma_16x16x16_f16_f32),
     LAZY_EMU_SYMBOL(lazy_emu_wmma_16x16x16_f16_f32),
@@ -526,10 +537,20 @@ std::optional<StringRef> matrixEntry(Operation *op) {
   return std::nullopt;
 }
 
-/// `<name>_emu(buffers..., bid, tid, bdim, gdim)` for every kernel; the
-/// kernels that call an all_reduce are added to `cooperative`.
-FailureOr<OwningOpRef<ModuleOp>>
-buildEmulatorModule(ModuleOp module, llvm::StringSet<> &cooperative) {
+/// What the launches need to know of each emulated kernel.
+struct EmulatedKernels {
+  /// Kernels whose threads meet (all_reduce, barrier, matrix instructions):
+  /// their threads run as fibers.
+  llvm::StringSet<> cooperative;
+  /// Per kernel with workgroup buffers, each buffer's bytes.
+  llvm::StringMap<std::vector<size_t>> workgroupBytes;
+};
+
+/// `<name>_emu(buffers..., workgroup buffers..., bid, tid, bdim, gdim)` for
+/// every kernel, described in `kernels`.
+FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module,
+                                                     EmulatedKernels &found) {
+  llvm::StringSet<> &cooperative = found.cooperative;
   MLIRContext *ctx = module.getContext();
   Location loc = module.getLoc();
   OwningOpRef<ModuleOp> emu = ModuleOp::create(loc);
@@ -543,6 +564,20 @@ buildEmulatorModule(ModuleOp module, llvm::StringSet<> &cooperative) {
     if (!kernel.getBody().hasOneBlock())
       return kernel.emitError("the GPU emulator takes single-block kernels");
     SmallVector<Type> types(kernel.getArgumentTypes());
+    // Workgroup buffers become plain memory that the launch allocates.
+    std::vector<size_t> workgroupBytes;
+    for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
+      auto type = cast<MemRefType>(buffer.getType());
+      if (!type.hasStaticShape())
+        return kernel.emitError(
+            "the GPU emulator takes workgroup buffers of static shape");
+      workgroupBytes.push_back(
+          size_t(type.getNumElements()) *
+          llvm::divideCeil(type.getElementTypeBitWidth(), 8));
+      types.push_back(MemRefType::get(type.getShape(), type.getElementType()));
+    }
+    if (!workgroupBytes.empty())
+      found.workgroupBytes[kernel.getName()] = workgroupBytes;
     types.append(4, index);
     auto func = func::FuncOp::create(top, kernel.getLoc(),
                                      (kernel.getName() + "_emu").str(),
@@ -550,12 +585,13 @@ buildEmulatorModule(ModuleOp module, llvm::StringSet<> &cooperative) {
     Block *entry = func.addEntryBlock();
     IRMapping map;
     for (auto [from, to] :
-         llvm::zip(kernel.getArguments(), entry->getArguments()))
+         llvm::zip(kernel.getBody().getArguments(), entry->getArguments()))
       map.map(from, to);
-    Value bid = entry->getArgument(kernel.getNumArguments());
-    Value tid = entry->getArgument(kernel.getNumArguments() + 1);
-    Value bdim = entry->getArgument(kernel.getNumArguments() + 2);
-    Value gdim = entry->getArgument(kernel.getNumArguments() + 3);
+    unsigned ids = kernel.getNumArguments() + unsigned(workgroupBytes.size());
+    Value bid = entry->getArgument(ids);
+    Value tid = entry->getArgument(ids + 1);
+    Value bdim = entry->getArgument(ids + 2);
+    Value gdim = entry->getArgument(ids + 3);
     OpBuilder b = OpBuilder::atBlockEnd(entry);
     for (Operation &op : kernel.getBody().front())
       b.clone(op, map);
@@ -606,6 +642,17 @@ buildEmulatorModule(ModuleOp module, llvm::StringSet<> &cooperative) {
         reduce.getResult().replaceAllUsesWith(r);
         toErase.push_back(op);
         cooperative.insert(kernel.getName());
+      } else if (isa<gpu::BarrierOp>(op)) {
+        if (declared.insert("lazy_emu_barrier").second) {
+          OpBuilder db = OpBuilder::atBlockBegin(emu->getBody());
+          func::FuncOp::create(db, loc, "lazy_emu_barrier",
+                               FunctionType::get(ctx, {}, {}))
+              .setPrivate();
+        }
+        func::CallOp::create(rb, op->getLoc(), "lazy_emu_barrier", TypeRange{},
+                             ValueRange{});
+        toErase.push_back(op);
+        cooperative.insert(kernel.getName());
       } else if (isa<nvgpu::MmaSyncOp, amdgpu::MFMAOp, amdgpu::WMMAOp>(op)) {
         std::optional<StringRef> entry = matrixEntry(op);
         if (!entry) {
@@ -639,10 +686,10 @@ class EmulatedDevice final : public GpuDevice {
 
 public:
   EmulatedDevice(std::unique_ptr<ExecutionEngine> engine,
-                 OwningOpRef<ModuleOp> emu, llvm::StringSet<> cooperative,
+                 OwningOpRef<ModuleOp> emu, EmulatedKernels kernels,
                  unsigned maxBlocks)
       : engine(std::move(engine)), emu(std::move(emu)),
-        cooperative(std::move(cooperative)), maxBlocks(maxBlocks) {}
+        kernels(std::move(kernels)), maxBlocks(maxBlocks) {}
 
   std::string name() override { return "GPU emulator (CPU threads)"; }
   std::string chip() override { return ""; }
@@ -691,8 +738,7 @@ public:
 private:
   std::unique_ptr<ExecutionEngine> engine;
   OwningOpRef<ModuleOp> emu;
-  /// Kernels with an all_reduce: their threads run as fibers.
-  llvm::StringSet<> cooperative;
+  EmulatedKernels kernels;
   unsigned maxBlocks;
 };
 
@@ -727,7 +773,24 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
                     llvm::toString(fn.takeError()));
   unsigned threads = block[0] * block[1] * block[2];
   int64_t blocks = std::min<int64_t>(grid[0], maxBlocks);
-  if (!cooperative.contains(kernel)) {
+  // The workgroup buffers follow the kernel's own: one allocation, which
+  // each block in turn uses (blocks run one after the other).
+  std::vector<std::unique_ptr<char, decltype(&std::free)>> workgroup;
+  std::vector<DevicePtr> allArgs(args, args + numArgs);
+  auto found = kernels.workgroupBytes.find(kernel);
+  if (found != kernels.workgroupBytes.end())
+    for (size_t bytes : found->second) {
+      size_t rounded = (std::max<size_t>(bytes, 1) + kDeviceAlignment - 1) /
+                       kDeviceAlignment * kDeviceAlignment;
+      void *p = std::aligned_alloc(kDeviceAlignment, rounded);
+      if (!p)
+        return failWith("out of host memory");
+      workgroup.emplace_back(static_cast<char *>(p), &std::free);
+      allArgs.push_back(reinterpret_cast<DevicePtr>(p));
+    }
+  args = allArgs.data();
+  numArgs = allArgs.size();
+  if (!kernels.cooperative.contains(kernel)) {
     // No thread waits for another: each runs to its end in turn, on this
     // stack, without the fibers' switches.
     std::vector<void *> pointers(numArgs);
@@ -788,8 +851,8 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
         break;
       if (waiting != threads)
         return failWith("kernel " + kernel +
-                        ": threads of a block reached "
-                        "gpu.all_reduce or nvgpu.mma.sync non-uniformly");
+                        ": threads of a block reached gpu.all_reduce, "
+                        "gpu.barrier or a matrix instruction non-uniformly");
       context.resolve(context);
     }
   }
@@ -802,9 +865,8 @@ bool EmulatedDevice::launch(const std::string &kernel, const unsigned grid[3],
 
 FailureOr<std::unique_ptr<GpuDevice>>
 mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
-  llvm::StringSet<> cooperative;
-  FailureOr<OwningOpRef<ModuleOp>> emu =
-      buildEmulatorModule(module, cooperative);
+  EmulatedKernels kernels;
+  FailureOr<OwningOpRef<ModuleOp>> emu = buildEmulatorModule(module, kernels);
   if (failed(emu))
     return failure();
   PassManager pm(module.getContext());
@@ -833,5 +895,5 @@ mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
     return map;
   });
   return std::unique_ptr<GpuDevice>(std::make_unique<EmulatedDevice>(
-      std::move(*engine), std::move(*emu), std::move(cooperative), maxBlocks));
+      std::move(*engine), std::move(*emu), std::move(kernels), maxBlocks));
 }

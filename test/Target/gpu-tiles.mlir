@@ -3,8 +3,9 @@
 // RUN: lazy-opt %s --lazy-to-rocdl="format=isa fma=true" | FileCheck %s --check-prefix=CDNA
 // RUN: lazy-opt %s --lazy-to-rocdl="format=isa fma=true chip=gfx90a" | FileCheck %s --check-prefix=CDNA
 // RUN: lazy-opt %s --lazy-to-rocdl="format=isa fma=true chip=gfx1100" | FileCheck %s --check-prefix=RDNA
-// The GPU plans in the assembly: a 512^3 matmul gets a 4x4 register tile
-// per thread (lazy-optimize-kernels target=gpu, rule G2). On sm_90 each
+// The GPU plans in the assembly: a 512x516x512 matmul gets a 4x4 register
+// tile per thread (lazy-optimize-kernels target=gpu, rule G2; N = 516 is
+// no multiple of 32, so no shared-memory plan: shared-tiles.mlir has one). On sm_90 each
 // reduced element is one 128-bit load of B's four columns, four scalar
 // loads of A and 16 fused multiply-adds; the tile leaves as four 128-bit
 // stores. Without plans (plan=false) a block computes each output, with
@@ -29,12 +30,12 @@
 // RDNA: global_load_b128
 // RDNA: v_fmac_f32
 // RDNA: global_store_b128
-func.func @mm(%a: tensor<512x1x512xf32>, %b: tensor<1x512x512xf32>) -> tensor<512x512x1xf32> {
-  %av = lazy.view %a as <[(512, 512, 512):(512, 0, 1)]> : tensor<512x1x512xf32> -> tensor<512x512x512xf32>
-  %bv = lazy.view %b as <[(512, 512, 512):(0, 1, 512)]> : tensor<1x512x512xf32> -> tensor<512x512x512xf32>
-  %m = lazy.mul %av, %bv : tensor<512x512x512xf32>
-  %s = lazy.reduce_sum %m axes [2] : tensor<512x512x512xf32> -> tensor<512x512x1xf32>
-  return %s : tensor<512x512x1xf32>
+func.func @mm(%a: tensor<512x1x512xf32>, %b: tensor<1x516x512xf32>) -> tensor<512x516x1xf32> {
+  %av = lazy.view %a as <[(512, 516, 512):(512, 0, 1)]> : tensor<512x1x512xf32> -> tensor<512x516x512xf32>
+  %bv = lazy.view %b as <[(512, 516, 512):(0, 1, 516)]> : tensor<1x516x512xf32> -> tensor<512x516x512xf32>
+  %m = lazy.mul %av, %bv : tensor<512x516x512xf32>
+  %s = lazy.reduce_sum %m axes [2] : tensor<512x516x512xf32> -> tensor<512x516x1xf32>
+  return %s : tensor<512x516x1xf32>
 }
 
 func.func @rowsum(%x: tensor<4096x4096xf32>) -> tensor<4096x1xf32> {

@@ -2,9 +2,11 @@
 // emulator and match the reference interpreter: a matmul (4x4 tiles of
 // 128-bit loads), A @ B.T (a tile of scalar loads), an odd-sized matmul,
 // an elementwise kernel reading at an unaligned offset, and a forced plan.
-// gpu-min-tiles=1 gives these small kernels the plans large ones get.
-// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" | FileCheck %s --check-prefix=PLAN
-// RUN: lazy-run %s --entry=mm --seed=1 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
+// gpu-min-tiles=1 gives these small kernels the plans large ones get;
+// shared-memory=false keeps the matmul's register tile (rule G2) instead
+// of the shared-memory plan (G4, lazy-run-shared-tiles.mlir).
+// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu gpu-min-tiles=1 shared-memory=false" | FileCheck %s --check-prefix=PLAN
+// RUN: lazy-run %s --entry=mm --seed=1 --check --device=emulate "--plan-options=gpu-min-tiles=1 shared-memory=false" | FileCheck %s
 // RUN: lazy-run %s --entry=dot --seed=2 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-run %s --entry=odd --seed=3 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-run %s --entry=shifted --seed=4 --check --device=emulate | FileCheck %s

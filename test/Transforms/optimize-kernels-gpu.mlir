@@ -1,15 +1,24 @@
-// RUN: lazy-opt %s --lazy-optimize-kernels=target=gpu --split-input-file | FileCheck %s
-// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --split-input-file | FileCheck %s --check-prefix=ALL
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu shared-memory=false" --split-input-file | FileCheck %s
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu gpu-min-tiles=1 shared-memory=false" --split-input-file | FileCheck %s --check-prefix=ALL
+// RUN: lazy-opt %s --lazy-optimize-kernels=target=gpu --split-input-file | FileCheck %s --check-prefix=G4
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --split-input-file | FileCheck %s --check-prefix=G4ALL
 // RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu tensor-cores=mma-sync" --split-input-file | FileCheck %s --check-prefix=TC
 // RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu tensor-cores=mfma" --split-input-file | FileCheck %s --check-prefix=AMD
 // One kernel per GPU rule of lazy-optimize-kernels (target=gpu: 128-bit
 // vectors, a thread per register tile). By default a reduce kernel needs
-// 16384 tiles; gpu-min-tiles=1 plans every one that fits (ALL).
+// 16384 tiles; gpu-min-tiles=1 plans every one that fits (ALL). G4 (shared
+// memory for matrix products) is on by default; the CHECK and ALL runs turn
+// it off to show the register tiles of G2, the G4 and G4ALL runs keep it.
 
 // G2: a matmul (space (512, 512, 512), axis 2 reduced): the vector axis 1
 // takes one 128-bit vector (4 f32 lanes), the row axis 0 four rows: a 4x4
 // tile, 16384 of them; the reduce axis is unrolled by 4, in index order.
 // No cache tile (rule 3 is the CPU's).
+// Rule G4 takes the same matmul, a float product of two operands, A
+// varying along axis 0, B along axis 1: blocks of 16x16 threads, each a
+// 4x4 tile (a 64x64 block tile), K staged in shared memory 16 at a time.
+// G4-LABEL: lazy.kernel @mm
+// G4-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
 // CHECK-LABEL: lazy.kernel @mm
 // CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
 lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>, %in1: !lazy.buffer<262144xf32>) attributes {num_outputs = 1 : i64} {
@@ -23,7 +32,12 @@ lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>,
 // -----
 
 // G3: a small matmul has 256 tiles of 4x4, too few threads: no plan (the
-// block-wide reduction spreads each output over a block instead).
+// block-wide reduction spreads each output over a block instead). G3
+// counts G4's threads the same way.
+// G4-LABEL: lazy.kernel @small
+// G4-SAME: attributes {num_outputs = 1 : i64} {
+// G4ALL-LABEL: lazy.kernel @small
+// G4ALL-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
 // CHECK-LABEL: lazy.kernel @small
 // CHECK-SAME: attributes {num_outputs = 1 : i64} {
 // ALL-LABEL: lazy.kernel @small
@@ -43,7 +57,10 @@ lazy.kernel @small(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<4096xf32>, 
 // axes each reused by a load are upcast by 4 (a 4x4 tile of scalars, its
 // lanes on the store's contiguous axis), the reduce unrolled by 4 but
 // kept in index order (one accumulator per element: split accumulators
-// would reorder the sum).
+// would reorder the sum). G4 takes it too: the operands' layout only
+// changes how the block stages them.
+// G4-LABEL: lazy.kernel @dot
+// G4-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
 // CHECK-LABEL: lazy.kernel @dot
 // CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
 lazy.kernel @dot(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<131072xf32>, %in1: !lazy.buffer<131072xf32>) attributes {num_outputs = 1 : i64} {
@@ -59,7 +76,9 @@ lazy.kernel @dot(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<131072xf32>
 // Rule 4 on the GPU: a convolution (tinygrad's padded 3x3 kernel, space
 // (1,1,8,8,8,8,3,3), axes 5-7 reduced): output columns (axis 4) take one
 // vector, output channels (axis 2) four rows, the window's innermost
-// axis of 3 is unrolled whole.
+// axis of 3 is unrolled whole. It reduces three axes: no G4.
+// G4ALL-LABEL: lazy.kernel @conv
+// G4ALL-SAME: opts = [#lazy.opt<upcast, 4, 4>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>]}
 // ALL-LABEL: lazy.kernel @conv
 // ALL-SAME: opts = [#lazy.opt<upcast, 4, 4>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>]}
 lazy.kernel @conv(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>, %in1: !lazy.buffer<576xf32>) attributes {num_outputs = 1 : i64} {
@@ -131,13 +150,16 @@ lazy.kernel @half(%out0: !lazy.buffer<64xf16>, %in0: !lazy.buffer<64xf16>) attri
 
 // G0: tinygrad's half matmul (the product of halves cast to f32 and
 // summed): with tensor-cores, `tc` on the reduce axis, the whole plan;
-// without, no plan (16-bit floats). An f32 matmul keeps its register tile.
+// without, no plan (16-bit floats; G4 takes no cast product). An f32
+// matmul keeps its shared-memory plan.
+// G4-LABEL: lazy.kernel @hmm
+// G4-SAME: attributes {num_outputs = 1 : i64} {
 // CHECK-LABEL: lazy.kernel @hmm
 // CHECK-SAME: attributes {num_outputs = 1 : i64} {
 // TC-LABEL: lazy.kernel @hmm
 // TC-SAME: opts = [#lazy.opt<tc, 2, 16>]}
 // TC-LABEL: lazy.kernel @mm
-// TC-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+// TC-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
 lazy.kernel @hmm(%out0: !lazy.buffer<262144xf16>, %in0: !lazy.buffer<262144xf16>, %in1: !lazy.buffer<262144xf16>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(512, 512, 512):(512, 0, 1)]> : !lazy.buffer<262144xf16> -> tensor<512x512x512xf16>
   %1 = lazy.load %in1 as <[(512, 512, 512):(0, 1, 512)]> : !lazy.buffer<262144xf16> -> tensor<512x512x512xf16>
@@ -170,4 +192,46 @@ lazy.kernel @narrow_hmm(%out0: !lazy.buffer<512xf16>, %in0: !lazy.buffer<2048xf1
   %4 = lazy.reduce_sum %3 axes [2] : tensor<64x8x32xf32> -> tensor<64x8x1xf32>
   %5 = lazy.cast %4 : tensor<64x8x1xf32> -> tensor<64x8x1xf16>
   lazy.store %5, %out0 as <[(64, 8, 1):(8, 1, 0)]> : tensor<64x8x1xf16>, !lazy.buffer<512xf16>
+}
+
+// -----
+
+// G4's sizes: K of 24 takes chunks of 8; M and N of 32 take 8 threads by
+// 4 (a block of 64 threads); N of 48 takes 4 threads by 4 (16 by 4 on M);
+// N of 36 (4 times 9) none, and keeps G2's tile.
+// G4-LABEL: lazy.kernel @chunk8
+// G4-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 8>]}
+// G4ALL-LABEL: lazy.kernel @block8
+// G4ALL-SAME: opts = [#lazy.opt<local, 0, 8>, #lazy.opt<local, 1, 8>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
+// G4ALL-LABEL: lazy.kernel @narrow
+// G4ALL-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
+// G4ALL-LABEL: lazy.kernel @odd_n
+// G4ALL-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+lazy.kernel @chunk8(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<12288xf32>, %in1: !lazy.buffer<12288xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(512, 512, 24):(24, 0, 1)]> : !lazy.buffer<12288xf32> -> tensor<512x512x24xf32>
+  %1 = lazy.load %in1 as <[(512, 512, 24):(0, 1, 512)]> : !lazy.buffer<12288xf32> -> tensor<512x512x24xf32>
+  %2 = lazy.mul %0, %1 : tensor<512x512x24xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<512x512x24xf32> -> tensor<512x512x1xf32>
+  lazy.store %3, %out0 as <[(512, 512, 1):(512, 1, 0)]> : tensor<512x512x1xf32>, !lazy.buffer<262144xf32>
+}
+lazy.kernel @block8(%out0: !lazy.buffer<1024xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<2048xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(32, 32, 64):(64, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<32x32x64xf32>
+  %1 = lazy.load %in1 as <[(32, 32, 64):(0, 1, 32)]> : !lazy.buffer<2048xf32> -> tensor<32x32x64xf32>
+  %2 = lazy.mul %0, %1 : tensor<32x32x64xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<32x32x64xf32> -> tensor<32x32x1xf32>
+  lazy.store %3, %out0 as <[(32, 32, 1):(32, 1, 0)]> : tensor<32x32x1xf32>, !lazy.buffer<1024xf32>
+}
+lazy.kernel @narrow(%out0: !lazy.buffer<24576xf32>, %in0: !lazy.buffer<32768xf32>, %in1: !lazy.buffer<3072xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(512, 48, 64):(64, 0, 1)]> : !lazy.buffer<32768xf32> -> tensor<512x48x64xf32>
+  %1 = lazy.load %in1 as <[(512, 48, 64):(0, 1, 48)]> : !lazy.buffer<3072xf32> -> tensor<512x48x64xf32>
+  %2 = lazy.mul %0, %1 : tensor<512x48x64xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<512x48x64xf32> -> tensor<512x48x1xf32>
+  lazy.store %3, %out0 as <[(512, 48, 1):(48, 1, 0)]> : tensor<512x48x1xf32>, !lazy.buffer<24576xf32>
+}
+lazy.kernel @odd_n(%out0: !lazy.buffer<18432xf32>, %in0: !lazy.buffer<32768xf32>, %in1: !lazy.buffer<2304xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(512, 36, 64):(64, 0, 1)]> : !lazy.buffer<32768xf32> -> tensor<512x36x64xf32>
+  %1 = lazy.load %in1 as <[(512, 36, 64):(0, 1, 36)]> : !lazy.buffer<2304xf32> -> tensor<512x36x64xf32>
+  %2 = lazy.mul %0, %1 : tensor<512x36x64xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<512x36x64xf32> -> tensor<512x36x1xf32>
+  lazy.store %3, %out0 as <[(512, 36, 1):(36, 1, 0)]> : tensor<512x36x1xf32>, !lazy.buffer<18432xf32>
 }

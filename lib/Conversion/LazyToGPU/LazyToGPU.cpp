@@ -23,7 +23,11 @@
 //     the reduced elements, each accumulating its share, and a
 //     gpu.all_reduce (shuffles and shared memory on both vendors) combines
 //     the partial results. Narrow types are reduced in 32 bits, which gives
-//     the same bits for integers and bool. Thread 0 stores.
+//     the same bits for integers and bool. Thread 0 stores. A `group`
+//     plan puts its loop in block mode with a block of its threads.
+//   - Shared-memory mode, for a plan with `local` steps: a block per block
+//     tile of a matrix product, its operands staged in workgroup memory
+//     (SharedTileKernel.cpp).
 //   - Tile mode, for a kernel with a plan (lazy-optimize-kernels
 //     target=gpu): each thread takes register tiles, grid-stride, and
 //     computes each with KernelEmitter::emitStoreTile as the CPU does
@@ -43,6 +47,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SharedTileKernel.h"
 #include "TensorCoreKernel.h"
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
@@ -238,9 +243,6 @@ private:
   int64_t reduceUnroll;
 };
 
-/// A GPU thread's vector loads and stores are at most this wide (block
-/// mode's and tile mode's).
-constexpr int64_t kVectorBytes = 16;
 /// Block mode's runs are at most this many lanes.
 constexpr int64_t kMaxBlockLanes = 8;
 
@@ -276,7 +278,7 @@ std::optional<LaneAxis> GpuKernelEmitter::blockLanes(Operation *reduce) const {
   }
   if (!contiguous)
     return std::nullopt;
-  int64_t width = std::min(kMaxBlockLanes, kVectorBytes / widest);
+  int64_t width = std::min(kMaxBlockLanes, kGpuVectorBytes / widest);
   while (width >= 2 && inShape[axis] % width != 0)
     width /= 2;
   if (width < 2)
@@ -491,6 +493,12 @@ private:
   lowerTensorCores(OpBuilder &b, KernelOp kernel, const KernelSpace &space,
                    size_t k, ArrayRef<int64_t> alignment);
 
+  /// Shared-memory mode, for a plan with `local` steps: a block of
+  /// local(M) x local(N) threads per block tile (SharedTileKernel.h).
+  FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+  lowerShared(OpBuilder &b, KernelOp kernel, const KernelSpace &space,
+              const OptPlan &plan, ArrayRef<int64_t> alignment);
+
   int64_t blockSize, blockReduceMin, maxGrid, unroll, reduceUnroll,
       reducePerThread;
   bool fma;
@@ -573,7 +581,7 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
     widest = std::max<int64_t>(widest,
                                itemSize(cast<BufferType>(t).getElementType()));
   std::optional<LaneAxis> lanes =
-      laneAxisOf(group, space, plan, kVectorBytes / widest,
+      laneAxisOf(group, space, plan, kGpuVectorBytes / widest,
                  /*reassociateSums=*/false);
   TileLayout layout(space, plan, lanes);
   // Tiles per output axis, and in all.
@@ -642,8 +650,34 @@ KernelToGpu::lowerTensorCores(OpBuilder &b, KernelOp kernel,
 }
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+KernelToGpu::lowerShared(OpBuilder &b, KernelOp kernel,
+                         const KernelSpace &space, const OptPlan &plan,
+                         ArrayRef<int64_t> alignment) {
+  Location loc = kernel.getLoc();
+  std::string why;
+  FailureOr<ProductReduce> product = matchProductReduce(space, "local", why);
+  if (failed(product))
+    return kernel.emitOpError("local plan: ") << why;
+  Geometry geometry;
+  geometry.block = plan.threadsPerBlock();
+  geometry.grid = std::clamp<int64_t>(sharedTileCount(space, plan), 1, maxGrid);
+  KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
+  SmallVector<StoreGroup> groups = groupStores(kernel.getBody().front());
+  LogicalResult status = emitSharedTiles(
+      frame.builder, loc, frame.func, *frame.emitter, groups.front().stores,
+      space, plan, *product, /*group=*/frame.bid, /*groups=*/frame.gdim,
+      frame.tid, fma);
+  return finishKernel(frame, loc, geometry, status);
+}
+
+FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
 KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
-  if (auto planned = kernelPlanOf(kernel)) {
+  auto planned = kernelPlanOf(kernel);
+  // A group plan is block mode with its block size (below).
+  int64_t groupThreads = planned ? planned->second.groupThreads : 0;
+  if (planned && !groupThreads) {
+    if (planned->second.hasLocals())
+      return lowerShared(b, kernel, planned->first, planned->second, alignment);
     if (std::optional<size_t> k = planned->second.tensorCores) {
       if (!tensorCores)
         return kernel.emitOpError(
@@ -700,14 +734,17 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
       geometry.grid = std::max(geometry.grid, numElements(g.rowShape));
       continue;
     }
-    g.blockMode = longest >= blockReduceMin;
+    g.blockMode = groupThreads || longest >= blockReduceMin;
     if (g.blockMode) {
       // Each thread takes at least `reducePerThread` of the reduced
       // elements: fewer, busier threads per output spend less of the
-      // kernel in the all_reduce's barriers.
-      int64_t threads = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(llvm::divideCeil(longest, reducePerThread)), 32,
-          blockSize);
+      // kernel in the all_reduce's barriers. A group plan says how many.
+      int64_t threads =
+          groupThreads
+              ? groupThreads
+              : std::clamp<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(
+                                        longest, reducePerThread)),
+                                    32, blockSize);
       maxBlock = std::max(maxBlock, threads);
       geometry.grid = std::max(geometry.grid, n);
     } else {

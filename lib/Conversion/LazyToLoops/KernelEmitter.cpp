@@ -989,12 +989,18 @@ FailureOr<Value> KernelEmitter::evaluateReduceInputLanes(OpBuilder &b,
                                                          Operation *reduce,
                                                          ValueRange inner,
                                                          LaneAxis laneAxis) {
+  return evaluateLanesAt(b, reduce->getOperand(0), inner, laneAxis);
+}
+
+FailureOr<Value> KernelEmitter::evaluateLanesAt(OpBuilder &b, Value v,
+                                                ValueRange idx,
+                                                LaneAxis laneAxis) {
   std::optional<LaneAxis> outer = lanes;
   lanes = laneAxis;
   scopes.emplace_back();
-  FailureOr<Value> x = evaluateIn(b, reduce->getOperand(0), inner, true);
+  FailureOr<Value> x = evaluateIn(b, v, idx, true);
   if (succeeded(x))
-    x = broadcastLanes(b, reduce->getLoc(), *x);
+    x = broadcastLanes(b, v.getLoc(), *x);
   scopes.pop_back();
   lanes = outer;
   return x;

@@ -270,9 +270,10 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   if (hasComputedViews(body))
     emitter.setZeroIndex(arith::ConstantIndexOp::create(b, kernel.getLoc(), 0));
   SmallVector<StoreGroup> groups = groupStores(body);
-  // A tensor-core plan is the GPU's: the CPU computes the kernel as is.
+  // Tensor-core and group plans are the GPU's: the CPU computes the
+  // kernel as is (and ignores a plan's locals).
   auto planned = kernelPlanOf(kernel);
-  if (planned && planned->second.tensorCores)
+  if (planned && (planned->second.tensorCores || planned->second.groupThreads))
     planned.reset();
   if (planned) {
     // The verifier accepted the plan, so the stores form one group.

@@ -112,9 +112,9 @@ lazy.kernel @two_reduces(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>)
 
 // -----
 
-// expected-error @+2 {{expected ::mlir::lazy::OptKind to be one of: upcast, unroll, tile}}
+// expected-error @+2 {{expected ::mlir::lazy::OptKind to be one of: upcast, unroll, tile, tc, local}}
 // expected-error @+1 {{failed to parse Lazy_OptAttr parameter 'kind'}}
-lazy.kernel @unknown_kind(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 2>]} {
+lazy.kernel @unknown_kind(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<bogus, 0, 2>]} {
 }
 
 // -----
@@ -180,4 +180,183 @@ lazy.kernel @tc_rows(%out0: !lazy.buffer<192xf16>, %in0: !lazy.buffer<384xf16>, 
   %4 = lazy.reduce_sum %3 axes [2] : tensor<12x16x32xf32> -> tensor<12x16x1xf32>
   %5 = lazy.cast %4 : tensor<12x16x1xf32> -> tensor<12x16x1xf16>
   lazy.store %5, %out0 as <[(12, 16, 1):(16, 1, 0)]> : tensor<12x16x1xf16>, !lazy.buffer<192xf16>
+}
+
+// -----
+
+// A local plan spreads the product's M and N over threads, both of
+// them.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan spreads axes 0 and 1 (the product's M and N) over threads, and no other; axis 1 has local 1}}
+lazy.kernel @local_one_axis(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<2048xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 32>, #lazy.opt<unroll, 2, 16>]} {
+  %0 = lazy.load %in0 as <[(64, 64, 32):(32, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %1 = lazy.load %in1 as <[(64, 64, 32):(0, 1, 64)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x64x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<64x64x32xf32> -> tensor<64x64x1xf32>
+  lazy.store %3, %out0 as <[(64, 64, 1):(64, 1, 0)]> : tensor<64x64x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// A block tile (local times upcast) divides its axis.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: the block of axis 1 (local 8 times upcast 4) does not divide its 48 elements}}
+lazy.kernel @local_block(%out0: !lazy.buffer<3072xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<1536xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 8>, #lazy.opt<local, 1, 8>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]} {
+  %0 = lazy.load %in0 as <[(64, 48, 32):(32, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<64x48x32xf32>
+  %1 = lazy.load %in1 as <[(64, 48, 32):(0, 1, 48)]> : !lazy.buffer<1536xf32> -> tensor<64x48x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x48x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<64x48x32xf32> -> tensor<64x48x1xf32>
+  lazy.store %3, %out0 as <[(64, 48, 1):(48, 1, 0)]> : tensor<64x48x1xf32>, !lazy.buffer<3072xf32>
+}
+
+// -----
+
+// A block has 32 to 1024 threads.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan's block has 16 threads; it needs 32 to 1024}}
+lazy.kernel @local_few(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<2048xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 4>, #lazy.opt<local, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(64, 64, 32):(32, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %1 = lazy.load %in1 as <[(64, 64, 32):(0, 1, 64)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x64x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<64x64x32xf32> -> tensor<64x64x1xf32>
+  lazy.store %3, %out0 as <[(64, 64, 1):(64, 1, 0)]> : tensor<64x64x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan's block has 2048 threads; it needs 32 to 1024}}
+lazy.kernel @local_many(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<2048xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 64>, #lazy.opt<local, 1, 32>]} {
+  %0 = lazy.load %in0 as <[(64, 64, 32):(32, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %1 = lazy.load %in1 as <[(64, 64, 32):(0, 1, 64)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x64x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<64x64x32xf32> -> tensor<64x64x1xf32>
+  lazy.store %3, %out0 as <[(64, 64, 1):(64, 1, 0)]> : tensor<64x64x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// The staged chunks fit in 48 KiB of shared memory: 128 + 128 elements
+// of 64 rows of K in f32 are 64 KiB.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan stages 65536 bytes of operands per block; at most 49152}}
+lazy.kernel @local_shared(%out0: !lazy.buffer<16384xf32>, %in0: !lazy.buffer<8192xf32>, %in1: !lazy.buffer<8192xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 8>, #lazy.opt<upcast, 1, 8>, #lazy.opt<unroll, 2, 64>]} {
+  %0 = lazy.load %in0 as <[(128, 128, 64):(64, 0, 1)]> : !lazy.buffer<8192xf32> -> tensor<128x128x64xf32>
+  %1 = lazy.load %in1 as <[(128, 128, 64):(0, 1, 128)]> : !lazy.buffer<8192xf32> -> tensor<128x128x64xf32>
+  %2 = lazy.mul %0, %1 : tensor<128x128x64xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<128x128x64xf32> -> tensor<128x128x1xf32>
+  lazy.store %3, %out0 as <[(128, 128, 1):(128, 1, 0)]> : tensor<128x128x1xf32>, !lazy.buffer<16384xf32>
+}
+
+// -----
+
+// A local plan takes no cache tile.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan takes no tile step (axis 1)}}
+lazy.kernel @local_tile(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<2048xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<tile, 1, 16>]} {
+  %0 = lazy.load %in0 as <[(64, 64, 32):(32, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %1 = lazy.load %in1 as <[(64, 64, 32):(0, 1, 64)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x64x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<64x64x32xf32> -> tensor<64x64x1xf32>
+  lazy.store %3, %out0 as <[(64, 64, 1):(64, 1, 0)]> : tensor<64x64x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// The product is plain: a cast product of halves is for tensor cores.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan needs the sum of a plain product of two floats}}
+lazy.kernel @local_cast(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<2048xf16>, %in1: !lazy.buffer<2048xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>]} {
+  %0 = lazy.load %in0 as <[(64, 64, 32):(32, 0, 1)]> : !lazy.buffer<2048xf16> -> tensor<64x64x32xf16>
+  %1 = lazy.load %in1 as <[(64, 64, 32):(0, 1, 64)]> : !lazy.buffer<2048xf16> -> tensor<64x64x32xf16>
+  %2 = lazy.mul %0, %1 : tensor<64x64x32xf16>
+  %3 = lazy.cast %2 : tensor<64x64x32xf16> -> tensor<64x64x32xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<64x64x32xf32> -> tensor<64x64x1xf32>
+  lazy.store %4, %out0 as <[(64, 64, 1):(64, 1, 0)]> : tensor<64x64x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// A local plan needs a product reduce: a row sum has none.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan needs the sum of a product of two operands of one type}}
+lazy.kernel @local_rowsum(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 32>]} {
+  %0 = lazy.load %in0 as <[(64, 64):(64, 1)]> : !lazy.buffer<4096xf32> -> tensor<64x64xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<64x64xf32> -> tensor<64x1xf32>
+  lazy.store %1, %out0 as <[(64, 1):(1, 0)]> : tensor<64x1xf32>, !lazy.buffer<64xf32>
+}
+
+// -----
+
+// Only M and N take register tiles: the batch axis 0 stays one element
+// per block tile.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan upcasts only axes 1 and 2; axis 0 has upcast 2}}
+lazy.kernel @local_batch(%out0: !lazy.buffer<8192xf32>, %in0: !lazy.buffer<4096xf32>, %in1: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 1, 16>, #lazy.opt<local, 2, 16>, #lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(2, 64, 64, 32):(2048, 32, 0, 1)]> : !lazy.buffer<4096xf32> -> tensor<2x64x64x32xf32>
+  %1 = lazy.load %in1 as <[(2, 64, 64, 32):(2048, 0, 1, 64)]> : !lazy.buffer<4096xf32> -> tensor<2x64x64x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<2x64x64x32xf32>
+  %3 = lazy.reduce_sum %2 axes [3] : tensor<2x64x64x32xf32> -> tensor<2x64x64x1xf32>
+  lazy.store %3, %out0 as <[(2, 64, 64, 1):(4096, 64, 1, 0)]> : tensor<2x64x64x1xf32>, !lazy.buffer<8192xf32>
+}
+
+// -----
+
+// `local` is for output axes.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (local) needs an output axis; axis 2 is a reduce axis}}
+lazy.kernel @local_reduce_axis(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<2048xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 2, 16>]} {
+  %0 = lazy.load %in0 as <[(64, 64, 32):(32, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %1 = lazy.load %in1 as <[(64, 64, 32):(0, 1, 64)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x64x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<64x64x32xf32> -> tensor<64x64x1xf32>
+  lazy.store %3, %out0 as <[(64, 64, 1):(64, 1, 0)]> : tensor<64x64x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// A group is a whole plan.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 1 (group) is a whole plan: it takes no other step}}
+lazy.kernel @group_and_upcast(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<group, 2, 64>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// A group is a power of two of threads, 32 to 1024 (it need not divide
+// the axis: its threads stride over the reduced elements).
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (group) takes a power of two of threads from 32 to 1024, not 48}}
+lazy.kernel @group_48(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<group, 2, 48>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (group) takes a power of two of threads from 32 to 1024, not 2048}}
+lazy.kernel @group_2048(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<group, 2, 2048>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// A group is on a reduce axis.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (group) needs a reduce axis; axis 1 is an output axis}}
+lazy.kernel @group_output(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<group, 1, 64>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// A group names the innermost reduce axis (the block splits them all).
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (group) names axis 1; the innermost reduce axis is 2}}
+lazy.kernel @group_outer_axis(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<256xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<group, 1, 32>]} {
+  %0 = lazy.load %in0 as <[(4, 8, 8):(64, 8, 1)]> : !lazy.buffer<256xf32> -> tensor<4x8x8xf32>
+  %1 = lazy.reduce_sum %0 axes [1, 2] : tensor<4x8x8xf32> -> tensor<4x1x1xf32>
+  lazy.store %1, %out0 as <[(4, 1, 1):(1, 0, 0)]> : tensor<4x1x1xf32>, !lazy.buffer<4xf32>
 }

@@ -153,6 +153,12 @@ public:
   /// scope of its own.
   FailureOr<Value> evaluateAt(OpBuilder &b, Value v, ValueRange idx);
 
+  /// `v` (as evaluateAt) as a vector of `laneAxis.width` lanes from `idx`
+  /// on along `laneAxis.axis`; a value the same in every lane is
+  /// broadcast. Loads contiguous along the axis are vector loads.
+  FailureOr<Value> evaluateLanesAt(OpBuilder &b, Value v, ValueRange idx,
+                                   LaneAxis laneAxis);
+
   /// emitStoreGroups with the kernel's top-level `reduce` computed
   /// already: `values[e]` at `elements[e]` (a tensor-core tile's results).
   LogicalResult emitStoresOfReduce(OpBuilder &b, ArrayRef<StoreOp> stores,

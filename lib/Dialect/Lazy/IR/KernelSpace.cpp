@@ -1,6 +1,7 @@
 //===- KernelSpace.cpp - a kernel's iteration space and its plan ----------===//
 
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/IR/ProductReduce.h"
 #include "lazy/Dialect/Lazy/IR/TensorCores.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -90,12 +91,81 @@ int64_t OptPlan::elementsPerTrip() const {
   return ShapedType::getNumElements(upcast);
 }
 
+bool OptPlan::hasLocals() const {
+  return llvm::any_of(local, [](int64_t l) { return l > 1; });
+}
+
+int64_t OptPlan::threadsPerBlock() const {
+  return ShapedType::getNumElements(local);
+}
+
 bool OptPlan::empty() const {
-  return !tensorCores &&
+  return !tensorCores && !hasLocals() && !groupThreads &&
          llvm::all_of(upcast, [](int64_t u) { return u == 1; }) &&
          llvm::all_of(unroll, [](int64_t u) { return u == 1; }) &&
          llvm::all_of(tile, [](int64_t t) { return t == 0; });
 }
+
+namespace {
+/// readPlan's rules for `local` steps (KernelSpace.h).
+LogicalResult checkLocals(const OptPlan &plan, const KernelSpace &space,
+                          llvm::raw_ostream &os) {
+  size_t rank = space.shape.size();
+  std::string why;
+  FailureOr<ProductReduce> product = matchProductReduce(space, "local", why);
+  if (failed(product)) {
+    os << why;
+    return failure();
+  }
+  Type element = cast<RankedTensorType>(product->a.getType()).getElementType();
+  if (product->casts != ProductCasts::None || !isa<FloatType>(element)) {
+    os << "a local plan needs the sum of a plain product of two floats";
+    return failure();
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    bool free = d == product->m || d == product->n;
+    if (free != (plan.local[d] > 1)) {
+      os << "a local plan spreads axes " << product->m << " and " << product->n
+         << " (the product's M and N) over threads, and no "
+         << "other; axis " << d << " has local " << plan.local[d];
+      return failure();
+    }
+    if (!free && !space.reduced[d] && plan.upcast[d] > 1) {
+      os << "a local plan upcasts only axes " << product->m << " and "
+         << product->n << "; axis " << d << " has upcast " << plan.upcast[d];
+      return failure();
+    }
+    if (plan.tile[d]) {
+      os << "a local plan takes no tile step (axis " << d << ")";
+      return failure();
+    }
+    int64_t block = plan.local[d] * plan.upcast[d];
+    if (free && space.shape[d] % block != 0) {
+      os << "the block of axis " << d << " (local " << plan.local[d]
+         << " times upcast " << plan.upcast[d] << ") does not divide its "
+         << space.shape[d] << " elements";
+      return failure();
+    }
+  }
+  int64_t threads = plan.threadsPerBlock();
+  if (threads < kMinLocalThreads || threads > kMaxLocalThreads) {
+    os << "a local plan's block has " << threads << " threads; it needs "
+       << kMinLocalThreads << " to " << kMaxLocalThreads;
+    return failure();
+  }
+  int64_t staged = 0;
+  for (size_t d : {product->m, product->n})
+    staged += plan.local[d] * plan.upcast[d];
+  int64_t bytes = staged * plan.unroll[product->k] *
+                  int64_t(llvm::divideCeil(element.getIntOrFloatBitWidth(), 8));
+  if (bytes > kMaxSharedBytes) {
+    os << "a local plan stages " << bytes << " bytes of operands per block; "
+       << "at most " << kMaxSharedBytes;
+    return failure();
+  }
+  return success();
+}
+} // namespace
 
 FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
                                         const KernelSpace &space,
@@ -105,7 +175,8 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
   plan.upcast.assign(rank, 1);
   plan.unroll.assign(rank, 1);
   plan.tile.assign(rank, 0);
-  SmallVector<bool> given(4 * rank, false);
+  plan.local.assign(rank, 1);
+  SmallVector<bool> given((getMaxEnumValForOptKind() + 1) * rank, false);
   llvm::raw_string_ostream os(why);
   for (auto [i, attr] : llvm::enumerate(opts)) {
     auto opt = dyn_cast<OptAttr>(attr);
@@ -121,14 +192,17 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       return failure();
     }
     int64_t size = space.shape[size_t(axis)];
-    if (amount < 1 || size % amount != 0) {
+    // A group's threads stride over the reduced elements: any count.
+    bool mustDivide = opt.getKind() != OptKind::group;
+    if (amount < 1 || (mustDivide && size % amount != 0)) {
       os << "step " << i << " (" << kind << ") takes " << amount
          << " elements of axis " << axis << ", which has " << size
          << " (the amount must divide it)";
       return failure();
     }
-    bool wantsReduce =
-        opt.getKind() == OptKind::unroll || opt.getKind() == OptKind::tc;
+    bool wantsReduce = opt.getKind() == OptKind::unroll ||
+                       opt.getKind() == OptKind::tc ||
+                       opt.getKind() == OptKind::group;
     if (space.reduced[size_t(axis)] != wantsReduce) {
       os << "step " << i << " (" << kind << ") needs "
          << (wantsReduce ? "a reduce" : "an output") << " axis; axis " << axis
@@ -151,6 +225,34 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
     case OptKind::tile:
       plan.tile[size_t(axis)] = amount;
       break;
+    case OptKind::local:
+      plan.local[size_t(axis)] = amount;
+      break;
+    case OptKind::group: {
+      if (opts.size() != 1) {
+        os << "step " << i << " (group) is a whole plan: it takes no other "
+           << "step";
+        return failure();
+      }
+      if (amount < kMinLocalThreads || amount > kMaxLocalThreads ||
+          !llvm::isPowerOf2_64(uint64_t(amount))) {
+        os << "step " << i << " (group) takes a power of two of threads "
+           << "from " << kMinLocalThreads << " to " << kMaxLocalThreads
+           << ", not " << amount;
+        return failure();
+      }
+      size_t innermost = 0;
+      for (size_t d = 0; d < rank; ++d)
+        if (space.reduced[d])
+          innermost = d;
+      if (size_t(axis) != innermost) {
+        os << "step " << i << " (group) names axis " << axis
+           << "; the innermost reduce axis is " << innermost;
+        return failure();
+      }
+      plan.groupThreads = amount;
+      break;
+    }
     case OptKind::tc: {
       if (opts.size() != 1) {
         os << "step " << i << " (tc) is a whole plan: it takes no other step";
@@ -178,6 +280,8 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       return failure();
     }
   }
+  if (plan.hasLocals() && failed(checkLocals(plan, space, os)))
+    return failure();
   int64_t perTrip = plan.elementsPerTrip();
   for (int64_t u : plan.unroll)
     perTrip *= u;

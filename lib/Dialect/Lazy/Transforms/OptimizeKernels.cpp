@@ -34,13 +34,18 @@
 // kernel's vector axis upcast by one 128-bit vector; G2, a reduce's 4-row
 // tile of one vector (or 4x4 elements of two reused output axes), its
 // reduce in index order but for rule 4's windows; G3, at least
-// gpu-min-tiles tiles (gpuPlan).
+// gpu-min-tiles tiles (gpuPlan); G4, before G2, a float matrix product's
+// operands staged in shared memory: 16x16 (down to 32 in all) threads of
+// 4x4 tiles, K in chunks of 16 (sharedPlan). A reduce kernel left
+// without a plan splits each reduce over a block (the lowering's block
+// mode, whose size a forced `group` step sets).
 // A forced plan (the force option) replaces the heuristic for its kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/IR/ProductReduce.h"
 #include "lazy/Dialect/Lazy/IR/TensorCores.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -85,6 +90,8 @@ struct TargetDescription {
   /// block-wide reduction of the unplanned lowering, which spreads each
   /// reduce over a block.
   int64_t gpuMinTiles = 16384;
+  /// Rule G4: matrix products stage their operands in shared memory.
+  bool gpuSharedMemory = true;
   /// The GPU's tensor-core instruction (rule G0), if any.
   std::optional<TensorCoreKind> tensorCores;
 };
@@ -206,6 +213,52 @@ int64_t tileCountOf(const KernelSpace &space, ArrayRef<Attribute> plan) {
   return tiles;
 }
 
+/// GPU rule G4 (Passes.td): a float matrix product whose M and N each
+/// take the most of 16, 8, 4 or 2 threads by kGpuTileSide elements (at
+/// least kMinLocalThreads in a block) and whose K takes chunks of 16, 8 or
+/// 4 stages its operands in shared memory (`local` steps); none where that
+/// does not divide or gives fewer than `minTiles` threads.
+SmallVector<Attribute>
+sharedPlan(const KernelSpace &space, int64_t minTiles,
+           function_ref<Attribute(OptKind, size_t, int64_t)> opt) {
+  std::optional<size_t> red = innermostReduceAxis(space);
+  if (!red)
+    return {};
+  std::string why;
+  FailureOr<ProductReduce> product =
+      matchProductReduce(space, *red, "local", why);
+  if (failed(product) || product->casts != ProductCasts::None ||
+      !isa<FloatType>(
+          cast<RankedTensorType>(product->a.getType()).getElementType()))
+    return {};
+  auto local = [&](size_t d) -> int64_t {
+    for (int64_t threads : {16, 8, 4, 2})
+      if (space.shape[d] % (threads * kGpuTileSide) == 0)
+        return threads;
+    return 0;
+  };
+  int64_t localM = local(product->m), localN = local(product->n);
+  int64_t chunk = 0;
+  for (int64_t c : {16, 8, 4})
+    if (!chunk && space.shape[*red] % c == 0)
+      chunk = c;
+  if (!localM || !localN || !chunk || localM * localN < kMinLocalThreads)
+    return {};
+  int64_t threads = 1;
+  for (size_t d = 0; d < space.shape.size(); ++d)
+    if (!space.reduced[d])
+      threads *= d == product->m || d == product->n
+                     ? space.shape[d] / kGpuTileSide
+                     : space.shape[d];
+  if (threads < minTiles)
+    return {};
+  return {opt(OptKind::local, product->m, localM),
+          opt(OptKind::local, product->n, localN),
+          opt(OptKind::upcast, product->m, kGpuTileSide),
+          opt(OptKind::upcast, product->n, kGpuTileSide),
+          opt(OptKind::unroll, *red, chunk)};
+}
+
 /// GPU rules G1-G3 (Passes.td), given rule 1's vector axis (if any) with
 /// `lanes` lanes: an elementwise kernel's vector axis upcast by one vector;
 /// a reduce's register tile of kGpuTileSide rows of one vector (or, with no
@@ -213,14 +266,21 @@ int64_t tileCountOf(const KernelSpace &space, ArrayRef<Attribute> plan) {
 /// each reused by a load), reduces in index order; and at least
 /// gpuMinTiles tiles.
 SmallVector<Attribute>
-gpuPlan(const KernelSpace &space, ArrayRef<Strides> loads, int64_t minTiles,
-        std::optional<size_t> vec, int64_t lanes, bool elementwise,
+gpuPlan(const KernelSpace &space, ArrayRef<Strides> loads,
+        const TargetDescription &target, std::optional<size_t> vec,
+        int64_t lanes, bool elementwise,
         function_ref<bool(size_t, size_t)> contiguousAlong,
         function_ref<Attribute(OptKind, size_t, int64_t)> opt) {
   size_t rank = space.shape.size();
   auto isOutputAxis = [&](size_t d) {
     return !space.reduced[d] && space.shape[d] > 1;
   };
+  int64_t minTiles = target.gpuMinTiles;
+  if (!elementwise && target.gpuSharedMemory) {
+    SmallVector<Attribute> shared = sharedPlan(space, minTiles, opt);
+    if (!shared.empty())
+      return shared;
+  }
   SmallVector<Attribute> plan;
   if (vec) {
     if (space.shape[*vec] % lanes != 0)
@@ -362,7 +422,7 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     return OptAttr::get(ctx, kind, int64_t(axis), amount);
   };
   if (target.gpu)
-    return gpuPlan(space, loads, target.gpuMinTiles, vec, lanes, elementwise,
+    return gpuPlan(space, loads, target, vec, lanes, elementwise,
                    contiguousAlong, opt);
   if (!vec)
     return elementwise ? SmallVector<Attribute>()
@@ -486,6 +546,7 @@ struct LazyOptimizeKernels final
     if (l2Bytes)
       desc.l2Bytes = l2Bytes;
     desc.gpuMinTiles = gpuMinTiles;
+    desc.gpuSharedMemory = sharedMemory;
     FailureOr<std::optional<TensorCoreKind>> cores =
         parseTensorCoreKind(tensorCores);
     if (failed(cores)) {

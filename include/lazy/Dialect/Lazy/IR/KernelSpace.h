@@ -39,10 +39,20 @@ struct OptPlan {
   SmallVector<int64_t> unroll;
   /// Per axis: the cache block of an output axis (0: none).
   SmallVector<int64_t> tile;
+  /// Per axis: threads of a GPU block along an output axis (1: none;
+  /// `local` steps, on the M and N axes of a product reduce).
+  SmallVector<int64_t> local;
+  /// Threads of a GPU block that split the kernel's reduce (`group`; 0:
+  /// none).
+  int64_t groupThreads = 0;
   /// The reduce axis a tensor-core plan (`tc`) computes on tensor cores,
   /// else none (TensorCores.h).
   std::optional<size_t> tensorCores;
 
+  /// A shared-memory plan: it has `local` steps.
+  bool hasLocals() const;
+  /// Threads of one block of a shared-memory plan.
+  int64_t threadsPerBlock() const;
   /// Output elements one loop trip computes.
   int64_t elementsPerTrip() const;
   bool empty() const;
@@ -52,9 +62,21 @@ struct OptPlan {
 /// Rules: an axis of the space; an amount of at least 1 that divides the
 /// axis; upcast and tile on output axes, unroll on reduce axes; each kind
 /// once per axis; a tile a multiple of its axis's upcast; at most
-/// kMaxElementsPerTrip elements (upcasts times unrolls) per trip.
+/// kMaxElementsPerTrip elements (upcasts times unrolls) per trip. Locals:
+/// on the two free axes of a float product reduce (ProductReduce.h, no
+/// casts), each axis a multiple of its local times its upcast, no other
+/// axis upcast and no tile, kMinLocalThreads to kMaxLocalThreads threads,
+/// at most kMaxSharedBytes of staged operands per K chunk. Group: a power
+/// of two of threads from kMinLocalThreads to kMaxLocalThreads (it need not
+/// divide the axis) on the innermost reduce axis, the whole plan.
 FailureOr<OptPlan> readPlan(ArrayRef<Attribute> opts, const KernelSpace &space,
                             std::string &why);
+
+/// A shared-memory plan's block: at least a warp, at most what every GPU
+/// runs.
+constexpr int64_t kMinLocalThreads = 32, kMaxLocalThreads = 1024;
+/// A shared-memory plan's staged operands: what every GPU block may hold.
+constexpr int64_t kMaxSharedBytes = 48 * 1024;
 
 /// Keeps unrolled code to a size the compiler handles quickly.
 constexpr int64_t kMaxElementsPerTrip = 512;

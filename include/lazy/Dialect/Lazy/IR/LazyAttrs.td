@@ -76,7 +76,9 @@ def Lazy_OptKind : I32EnumAttr<"OptKind", "a kernel transformation", [
     I32EnumAttrCase<"upcast", 0>,
     I32EnumAttrCase<"unroll", 1>,
     I32EnumAttrCase<"tile", 2>,
-    I32EnumAttrCase<"tc", 3>]> {
+    I32EnumAttrCase<"tc", 3>,
+    I32EnumAttrCase<"local", 4>,
+    I32EnumAttrCase<"group", 5>]> {
   let cppNamespace = "::mlir::lazy";
   let genSpecializedAttr = 0;
 }
@@ -104,11 +106,30 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
       operands); `amount` is the instruction's K (16). It is the whole
       plan. Only the GPU lowering runs it (NVIDIA sm_80 and later, AMD
       CDNA and RDNA3).
+    - `local`: an output axis whose register tiles spread over `amount`
+      threads of one GPU block (tinygrad's LOCAL): a block computes
+      `amount` times the axis's upcast elements along it. Locals come in
+      pairs, on the M and N axes of a kernel whose one reduce is a float
+      sum over K of a plain product of two operands (ProductReduce.h):
+      the block stages both operands' tiles in shared memory, K's unroll
+      elements of K at a time (cooperative loads, barriers), and each
+      thread reads its tile's operands from there. A block has 32 to 1024
+      threads; the CPU lowering ignores locals.
+    - `group`: the kernel's reduce split across `amount` threads of one
+      GPU block (tinygrad's GROUP): a block computes one output at a time,
+      each thread accumulating every amount-th of the reduced elements,
+      a block-wide reduction combining the threads' partial results. On
+      the innermost reduce axis, a power of two from 32 to 1024 (it need
+      not divide the axis), the whole plan. The CPU lowering ignores it.
 
     ```mlir
     lazy.kernel @mm(...) attributes {num_outputs = 1 : i64,
         opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>,
                 #lazy.opt<tile, 1, 128>]} { ... }
+    lazy.kernel @mm_gpu(...) attributes {num_outputs = 1 : i64,
+        opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>,
+                #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>,
+                #lazy.opt<unroll, 2, 16>]} { ... }
     ```
   }];
   let parameters = (ins EnumParameter<Lazy_OptKind>:$kind,

@@ -16,23 +16,16 @@
 #ifndef LAZY_DIALECT_LAZY_IR_TENSORCORES_H
 #define LAZY_DIALECT_LAZY_IR_TENSORCORES_H
 
-#include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/IR/ProductReduce.h"
 
 #include <optional>
 #include <string>
 
 namespace mlir::lazy {
 
-/// The matrix multiply a tensor-core plan computes, in the kernel's space.
-struct TensorCoreShape {
-  /// Axes of the space: rows, columns (output axes), and the reduce axis.
-  size_t m, n, k;
-  /// The kernel's one top-level reduce (a reduce_sum to f32).
-  Operation *reduce;
-  /// The 16-bit float operands: `a` varies along m and k, not n; `b`
-  /// along n and k, not m.
-  Value a, b;
-};
+/// The matrix multiply a tensor-core plan computes, in the kernel's space:
+/// `a` and `b` are its 16-bit float operands.
+using TensorCoreShape = ProductReduce;
 
 /// The smallest tile of the tensor-core instructions: m16n8k16 (NVIDIA's;
 /// AMD's are 16x16x16).

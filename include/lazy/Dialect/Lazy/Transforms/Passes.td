@@ -348,6 +348,19 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
         `gpu-min-tiles` tiles (16384, 64 blocks of 256 threads): fewer
         outputs keep the unplanned lowering, whose block reductions spread
         each reduce over a block.
+    G4. Before G2: a kernel that is a float sum over its innermost reduce
+        axis of a plain product of two operands (ProductReduce.h) gets a
+        shared-memory plan: on M and N `upcast` 4 and `local` the most of
+        16, 8, 4, 2 threads that 4 times it divides (at least 32 threads
+        in all), K unrolled by the largest of 16, 8, 4 that divides it: a
+        block of up to 256 threads stages 64x16 chunks of each operand in
+        shared memory and each thread computes a 4x4 register tile from
+        them (convert-lazy-to-gpu's shared-memory mode). Its threads count
+        towards G3 as tiles. `shared-memory=false` turns G4 off.
+    A reduce kernel the rules leave without a plan keeps the lowering's
+    block mode (tinygrad's GROUP: a block per output splits its reduce),
+    sized by convert-lazy-to-gpu's options for the vendor; a forced
+    `group` step sets a kernel's block size instead.
 
     Kernels without a reduce keep their plain loops: LLVM vectorizes their
     innermost contiguous loop. `force` sets named kernels' plans instead,
@@ -369,6 +382,9 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     Option<"gpuMinTiles", "gpu-min-tiles", "int64_t", /*default=*/"16384",
            "target=gpu: a reduce kernel is planned only when it has at "
            "least this many register tiles (threads)">,
+    Option<"sharedMemory", "shared-memory", "bool", /*default=*/"true",
+           "target=gpu: matrix products stage their operands in shared "
+           "memory (rule G4)">,
     ListOption<"force", "force", "std::string",
                "plans for named kernels, one step per item: "
                "KERNEL:KIND:AXIS:AMOUNT, or KERNEL:none for no plan">

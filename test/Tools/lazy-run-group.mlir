@@ -1,0 +1,26 @@
+// A forced `group` plan sets a reduce kernel's block size in block mode
+// (tinygrad's GROUP): each output's reduce is split over that many threads
+// of one block and combined by a block-wide reduction. Without a plan the
+// row sum's block is 256 threads (one per 16 of its 4096 elements); the
+// plans give 64 and 1024 (more threads than 4096 / 16, which grid-stride
+// over the elements all the same). Both match the reference interpreter
+// on the GPU emulator; the CPU ignores the plan.
+// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu force=rowsum_k0:group:1:64" --convert-lazy-to-gpu | FileCheck %s --check-prefix=GPU
+// RUN: lazy-opt %s --lazy-schedule --convert-lazy-to-gpu | FileCheck %s --check-prefix=PLAIN
+// RUN: lazy-run %s --entry=rowsum --seed=1 --check --device=emulate --plan=rowsum_k0:group:1:64 | FileCheck %s
+// RUN: lazy-run %s --entry=rowsum --seed=2 --check --device=emulate --plan=rowsum_k0:group:1:1024 | FileCheck %s
+// RUN: lazy-run %s --entry=rowsum --seed=3 --check --device=cpu --plan=rowsum_k0:group:1:64 | FileCheck %s
+
+// GPU-LABEL: gpu.func @rowsum_k0(
+// GPU-SAME: known_block_size = array<i32: 64, 1, 1>
+// GPU: gpu.all_reduce add
+// PLAIN-LABEL: gpu.func @rowsum_k0(
+// PLAIN-SAME: known_block_size = array<i32: 256, 1, 1>
+// PLAIN: gpu.all_reduce add
+// CHECK: out0: match
+// CHECK: all outputs match
+
+func.func @rowsum(%x: tensor<8x4096xf32>) -> tensor<8x1xf32> {
+  %s = lazy.reduce_sum %x axes [1] : tensor<8x4096xf32> -> tensor<8x1xf32>
+  return %s : tensor<8x1xf32>
+}
