@@ -8,17 +8,29 @@
 // later have mma.sync m16n8k16 for f16 with f32 accumulators), and the
 // kernel's inner loop is that instruction. sm_75 has no such shape: no tc
 // plan there. AMD: MFMA 16x16x16 on CDNA (gfx942, gfx90a), WMMA on RDNA3
-// (gfx1100); RDNA2 (gfx1030) has neither.
+// (gfx1100); RDNA2 (gfx1030) has neither. 512 is a multiple of 64: block
+// tiles of 64x64, 2x2 warps staging both operands in shared memory 32 of
+// K at a time between barriers, each warp reading its fragments from there
+// (32-bit loads of two halves on sm_90, 64-bit on CDNA, 128-bit on RDNA3)
+// for 8 instructions per 16 of K.
 // CHECK: .visible .entry hmm_k0(
+// CHECK-SAME: bar.sync
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-COUNT-15: mma.sync.aligned.m16n8k16
 // TURING: .target sm_75
 // TURING-SAME: .visible .entry hmm_k0(
 // TURING-NOT: mma.sync
 // GFX942: hmm_k0:
+// GFX942: s_barrier
+// GFX942: ds_read_b64
 // GFX942: v_mfma_f32_16x16x16_f16
 // GFX90A: hmm_k0:
 // GFX90A: v_mfma_f32_16x16x16f16
 // GFX1100: hmm_k0:
+// GFX1100: s_barrier
+// GFX1100: ds_load_b128
 // GFX1100: v_wmma_f32_16x16x16_f16
 // RDNA2: hmm_k0:
 // RDNA2-NOT: v_wmma

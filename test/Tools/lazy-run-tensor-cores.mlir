@@ -19,6 +19,15 @@
 // RUN: lazy-run %s --entry=wide --seed=7 --check --device=emulate --tensor-cores=wmma | FileCheck %s
 // RUN: lazy-run %s --entry=wide --seed=8 --check --device=emulate | FileCheck %s
 // RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu tensor-cores=wmma" | FileCheck %s --check-prefix=AMDPLAN
+// Block tiles (steps beside tc: warps, instruction tiles per warp, K's
+// chunk; operands staged in shared memory): the heuristic's 64x64 blocks
+// of 2x2 warps on a 64^3 matmul on each instruction, and forced ones.
+// RUN: lazy-run %s --entry=square --seed=10 --check --device=emulate | FileCheck %s --check-prefix=EXACT
+// RUN: lazy-run %s --entry=square --seed=11 --check --device=emulate --tensor-cores=mfma | FileCheck %s --check-prefix=EXACT
+// RUN: lazy-run %s --entry=square --seed=12 --check --device=emulate --tensor-cores=wmma | FileCheck %s --check-prefix=EXACT
+// RUN: lazy-run %s --entry=exact --seed=13 --check --device=emulate --plan=exact_k0:tc:2:16,exact_k0:local:0:2,exact_k0:upcast:1:2,exact_k0:unroll:2:32 | FileCheck %s --check-prefix=EXACT
+// RUN: lazy-run %s --entry=exact --seed=14 --check --device=emulate --tensor-cores=mfma --plan=exact_k0:tc:2:16,exact_k0:local:0:2,exact_k0:unroll:2:64 | FileCheck %s --check-prefix=EXACT
+// RUN: lazy-run %s --entry=half --seed=15 --check --device=emulate --plan=half_k0:tc:2:16,half_k0:upcast:0:3,half_k0:upcast:1:3 | FileCheck %s
 // For a GPU (recorded, no GPU needed): sm_90 launches the tc kernel as 9
 // blocks of one warp (3 x 3 tiles of 16x8); sm_75, without mma.sync's
 // shape, gets no tc plan (a block reduction of 256 threads instead).
@@ -35,10 +44,14 @@
 // PLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
 // PLAN-LABEL: lazy.kernel @batched_k2
 // PLAN-SAME: opts = [#lazy.opt<tc, 3, 16>]
+// PLAN-LABEL: lazy.kernel @square_k4
+// PLAN-SAME: opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<local, 0, 2>, #lazy.opt<local, 1, 2>, #lazy.opt<upcast, 0, 2>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 32>]
 // AMDPLAN-LABEL: lazy.kernel @exact_k0
 // AMDPLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
 // AMDPLAN-LABEL: lazy.kernel @wide_k3
 // AMDPLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
+// AMDPLAN-LABEL: lazy.kernel @square_k4
+// AMDPLAN-SAME: opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<local, 0, 2>, #lazy.opt<local, 1, 2>, #lazy.opt<upcast, 0, 2>, #lazy.opt<upcast, 1, 2>, #lazy.opt<unroll, 2, 32>]
 // EXACT: out0: match, max abs error 0.000000e+00 (float)
 // EXACT: all outputs match
 // CHECK: out0: match
@@ -86,4 +99,14 @@ func.func @wide(%a: tensor<32x1x48xf16>, %b: tensor<1x32x48xf16>) -> tensor<32x3
   %s = lazy.reduce_sum %c axes [2] : tensor<32x32x48xf32> -> tensor<32x32x1xf32>
   %h = lazy.cast %s : tensor<32x32x1xf32> -> tensor<32x32x1xf16>
   return %h : tensor<32x32x1xf16>
+}
+
+func.func @square(%a: tensor<64x1x64xf16>, %b: tensor<1x64x64xf16>) -> tensor<64x64x1xf32> {
+  %av = lazy.view %a as <[(64, 64, 64):(64, 0, 1)]> : tensor<64x1x64xf16> -> tensor<64x64x64xf16>
+  %bv = lazy.view %b as <[(64, 64, 64):(0, 1, 64)]> : tensor<1x64x64xf16> -> tensor<64x64x64xf16>
+  %ac = lazy.cast %av : tensor<64x64x64xf16> -> tensor<64x64x64xf32>
+  %bc = lazy.cast %bv : tensor<64x64x64xf16> -> tensor<64x64x64xf32>
+  %m = lazy.mul %ac, %bc : tensor<64x64x64xf32>
+  %s = lazy.reduce_sum %m axes [2] : tensor<64x64x64xf32> -> tensor<64x64x1xf32>
+  return %s : tensor<64x64x1xf32>
 }

@@ -157,7 +157,7 @@ lazy.kernel @half(%out0: !lazy.buffer<64xf16>, %in0: !lazy.buffer<64xf16>) attri
 // CHECK-LABEL: lazy.kernel @hmm
 // CHECK-SAME: attributes {num_outputs = 1 : i64} {
 // TC-LABEL: lazy.kernel @hmm
-// TC-SAME: opts = [#lazy.opt<tc, 2, 16>]}
+// TC-SAME: opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<local, 0, 2>, #lazy.opt<local, 1, 2>, #lazy.opt<upcast, 0, 2>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 32>]}
 // TC-LABEL: lazy.kernel @mm
 // TC-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
 lazy.kernel @hmm(%out0: !lazy.buffer<262144xf16>, %in0: !lazy.buffer<262144xf16>, %in1: !lazy.buffer<262144xf16>) attributes {num_outputs = 1 : i64} {

@@ -159,7 +159,17 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        per 16 elements of K (`nvgpu.mma.sync` m16n8k16, `amdgpu.mfma` or
        `amdgpu.wmma` 16x16x16), fragments built from the operands at the
        elements the instruction's layout gives each lane
-       (TensorCoreKernel.cpp).
+       (TensorCoreKernel.cpp). With block-tile steps (`local` warps,
+       `upcast` instruction tiles per warp, `unroll` of K) a block of
+       warps shares each block tile's operands, staged in workgroup memory
+       a chunk of K at a time between two `gpu.barrier`s, and each warp
+       reads its fragments from there;
+    9. shared-memory mode, for a plan with `local` steps (a float product
+       reduce): a block of local(M) x local(N) threads per block tile, the
+       operands staged in two workgroup buffers per chunk of K between two
+       barriers, each thread's register tile read from them with vector
+       loads (SharedTileKernel.cpp); a `group` plan is block mode with
+       the plan's threads per block.
 
     CUSTOM items and copies between buffers of different types are errors.
     With `index-bits=0` the kernels' index arithmetic is 32 bits wide (a

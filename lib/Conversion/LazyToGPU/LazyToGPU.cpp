@@ -491,7 +491,7 @@ private:
   /// output tile at a time (TensorCoreKernel.h).
   FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
   lowerTensorCores(OpBuilder &b, KernelOp kernel, const KernelSpace &space,
-                   size_t k, ArrayRef<int64_t> alignment);
+                   const OptPlan &plan, ArrayRef<int64_t> alignment);
 
   /// Shared-memory mode, for a plan with `local` steps: a block of
   /// local(M) x local(N) threads per block tile (SharedTileKernel.h).
@@ -625,13 +625,28 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
 KernelToGpu::lowerTensorCores(OpBuilder &b, KernelOp kernel,
-                              const KernelSpace &space, size_t k,
+                              const KernelSpace &space, const OptPlan &plan,
                               ArrayRef<int64_t> alignment) {
   Location loc = kernel.getLoc();
   std::string why;
-  FailureOr<TensorCoreShape> shape = matchTensorCores(space, k, why);
+  FailureOr<TensorCoreShape> shape =
+      matchTensorCores(space, *plan.tensorCores, why);
   if (failed(shape))
     return kernel.emitOpError("tensor-core plan: ") << why;
+  if (hasTensorCoreBlocks(plan)) {
+    // Block tiles: warps of one block share staged operands.
+    Geometry geometry;
+    geometry.block = tensorCoreBlockThreads(plan, *shape, *tensorCores);
+    geometry.grid = std::clamp<int64_t>(
+        tensorCoreBlockCount(space, plan, *shape, *tensorCores), 1, maxGrid);
+    KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
+    SmallVector<StoreGroup> groups = groupStores(kernel.getBody().front());
+    LogicalResult status = emitTensorCoreBlocks(
+        frame.builder, loc, frame.func, *frame.emitter, groups.front().stores,
+        space, plan, *shape, *tensorCores, /*group=*/frame.bid,
+        /*groups=*/frame.gdim, frame.tid);
+    return finishKernel(frame, loc, geometry, status);
+  }
   // One warp (wave) per block: the warps of a block would run through
   // different numbers of tiles.
   Geometry geometry;
@@ -676,15 +691,16 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   // A group plan is block mode with its block size (below).
   int64_t groupThreads = planned ? planned->second.groupThreads : 0;
   if (planned && !groupThreads) {
-    if (planned->second.hasLocals())
-      return lowerShared(b, kernel, planned->first, planned->second, alignment);
-    if (std::optional<size_t> k = planned->second.tensorCores) {
+    if (planned->second.tensorCores) {
       if (!tensorCores)
         return kernel.emitOpError(
             "has a tensor-core plan (tc), which this target does not run "
             "(convert-lazy-to-gpu tensor-cores: mma-sync, mfma or wmma)");
-      return lowerTensorCores(b, kernel, planned->first, *k, alignment);
+      return lowerTensorCores(b, kernel, planned->first, planned->second,
+                              alignment);
     }
+    if (planned->second.hasLocals())
+      return lowerShared(b, kernel, planned->first, planned->second, alignment);
     return lowerPlanned(b, kernel, planned->first, planned->second, alignment);
   }
   Block &body = kernel.getBody().front();

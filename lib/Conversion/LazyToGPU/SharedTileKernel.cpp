@@ -38,6 +38,10 @@ using namespace mlir::lazy;
 
 namespace {
 
+/// A thread's staging runs per chunk, at most, that are emitted one after
+/// the other (no loop).
+constexpr int64_t kMaxUnrolledRuns = 8;
+
 /// Whether some load in `operand` reads contiguously along `axis`.
 bool readsContiguouslyAlong(Value operand, size_t axis) {
   llvm::DenseSet<Operation *> seen;
@@ -78,6 +82,101 @@ llvm::MaybeAlign vectorAlignment(int64_t lanes, int64_t elementBytes) {
 
 } // namespace
 
+Value mlir::lazy::addWorkgroupBuffer(OpBuilder &b, Location loc,
+                                     gpu::GPUFuncOp func, Type element,
+                                     int64_t elements) {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto type = MemRefType::get({elements}, element, MemRefLayoutAttrInterface(),
+                              workgroup);
+  BlockArgument buffer = func.addWorkgroupAttribution(type, loc);
+  func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
+                                   LLVM::LLVMDialect::getAlignAttrName(),
+                                   b.getI64IntegerAttr(kGpuVectorBytes));
+  return buffer;
+}
+
+LogicalResult mlir::lazy::stageOperand(OpBuilder &b, Location loc,
+                                       KernelEmitter &emitter,
+                                       const StagedOperand &staged,
+                                       ArrayRef<Value> base, size_t k, Value k0,
+                                       int64_t chunk, Value tid,
+                                       int64_t threads) {
+  auto cst = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  auto add = [&](OpBuilder &ib, Value x, Value y) -> Value {
+    return arith::AddIOp::create(ib, loc, x, y);
+  };
+  auto mul = [&](OpBuilder &ib, Value x, int64_t c) -> Value {
+    return c == 1 ? x : arith::MulIOp::create(ib, loc, x, cst(ib, c));
+  };
+  Type t = signless(elementOf(staged.operand));
+  int64_t bytes = int64_t(llvm::divideCeil(t.getIntOrFloatBitWidth(), 8));
+  size_t axis = staged.freeAxis;
+  int64_t extent = staged.extent;
+  bool alongK = readsContiguouslyAlong(staged.operand, k) &&
+                !readsContiguouslyAlong(staged.operand, axis);
+  int64_t runExtent = alongK ? chunk : extent;
+  int64_t width = runWidth(runExtent, bytes);
+  int64_t runsPerLine = runExtent / width;
+  int64_t runs = chunk * extent / width;
+  // One run: the operand's elements from run's first on, into the buffer.
+  auto emitRun = [&](OpBuilder &lb, Value run) -> LogicalResult {
+    Value line = arith::DivUIOp::create(lb, loc, run, cst(lb, runsPerLine));
+    Value first = mul(
+        lb, arith::RemUIOp::create(lb, loc, run, cst(lb, runsPerLine)), width);
+    // (kk, free) of the run's first element, and its place in the buffer.
+    Value kk = alongK ? first : line, free = alongK ? line : first;
+    SmallVector<Value> idx(base);
+    idx[k] = add(lb, k0, kk);
+    idx[axis] = add(lb, base[axis], free);
+    Value at = staged.kFastest ? add(lb, mul(lb, free, staged.stride), kk)
+                               : add(lb, mul(lb, kk, staged.stride), free);
+    if (width == 1) {
+      FailureOr<Value> v = emitter.evaluateAt(lb, staged.operand, idx);
+      if (failed(v))
+        return failure();
+      memref::StoreOp::create(lb, loc, *v, staged.buffer, ValueRange{at});
+      return success();
+    }
+    FailureOr<Value> v = emitter.evaluateLanesAt(
+        lb, staged.operand, idx, LaneAxis{alongK ? k : axis, width});
+    if (failed(v))
+      return failure();
+    // A run along the buffer's fastest axis is one vector store; across
+    // it, one store per element, a row apart.
+    if (alongK == staged.kFastest) {
+      vector::StoreOp::create(lb, loc, *v, staged.buffer, ValueRange{at},
+                              /*nontemporal=*/false,
+                              vectorAlignment(width, bytes));
+      return success();
+    }
+    for (int64_t w = 0; w < width; ++w) {
+      Value part = vector::ExtractOp::create(lb, loc, *v, w);
+      memref::StoreOp::create(
+          lb, loc, part, staged.buffer,
+          ValueRange{add(lb, at, cst(lb, w * staged.stride))});
+    }
+    return success();
+  };
+  // Every thread the same number of runs, a few: straight-line code, all
+  // of the thread's loads in flight at once. Otherwise a strided loop.
+  if (runs % threads == 0 && runs / threads <= kMaxUnrolledRuns) {
+    for (int64_t r = 0; r < runs / threads; ++r)
+      if (failed(emitRun(b, r ? add(b, tid, cst(b, r * threads)) : tid)))
+        return failure();
+    return success();
+  }
+  auto loop = scf::ForOp::create(b, loc, tid, cst(b, runs), cst(b, threads));
+  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+  if (failed(emitRun(lb, loop.getInductionVar()))) {
+    loop.erase();
+    return failure();
+  }
+  return success();
+}
+
 int64_t mlir::lazy::sharedTileCount(const KernelSpace &space,
                                     const OptPlan &plan) {
   int64_t tiles = 1;
@@ -93,7 +192,6 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
                             const KernelSpace &space, const OptPlan &plan,
                             const ProductReduce &product, Value group,
                             Value groups, Value tid, bool contract) {
-  MLIRContext *ctx = b.getContext();
   auto cst = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
@@ -112,19 +210,20 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
   Type t = signless(elementOf(product.a));
   int64_t bytes = int64_t(llvm::divideCeil(t.getIntOrFloatBitWidth(), 8));
 
-  // The workgroup buffers, [k][m] and [k][n], aligned for vector access.
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto bufferOf = [&](int64_t freeExtent) {
-    auto type = MemRefType::get({chunk * freeExtent}, t,
-                                MemRefLayoutAttrInterface(), workgroup);
-    BlockArgument buffer = func.addWorkgroupAttribution(type, loc);
-    func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
-                                     LLVM::LLVMDialect::getAlignAttrName(),
-                                     b.getI64IntegerAttr(kGpuVectorBytes));
-    return Value(buffer);
-  };
-  Value sharedA = bufferOf(blockM), sharedB = bufferOf(blockN);
+  // The workgroup buffers, [k][m] and [k][n].
+  StagedOperand stagedA{product.a,
+                        m,
+                        blockM,
+                        addWorkgroupBuffer(b, loc, func, t, chunk * blockM),
+                        /*kFastest=*/false,
+                        blockM};
+  StagedOperand stagedB{product.b,
+                        n,
+                        blockN,
+                        addWorkgroupBuffer(b, loc, func, t, chunk * blockN),
+                        /*kFastest=*/false,
+                        blockN};
+  Value sharedA = stagedA.buffer, sharedB = stagedB.buffer;
 
   // The thread's register tile in the block.
   Value rowThread = arith::DivUIOp::create(b, loc, tid, cst(b, localN));
@@ -161,57 +260,10 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value k0 = kLoop.getInductionVar();
     gpu::BarrierOp::create(kb, loc);
-    // Stages `operand`'s chunk (free axis `axis`, `extent` of it from
-    // base) into `shared` at [k][free].
-    auto stage = [&](Value operand, size_t axis, int64_t extent,
-                     Value shared) -> LogicalResult {
-      bool alongK = readsContiguouslyAlong(operand, k) &&
-                    !readsContiguouslyAlong(operand, axis);
-      int64_t runExtent = alongK ? chunk : extent;
-      int64_t width = runWidth(runExtent, bytes);
-      int64_t runsPerLine = runExtent / width;
-      int64_t runs = chunk * extent / width;
-      auto loop = scf::ForOp::create(kb, loc, tid, cst(kb, runs),
-                                     cst(kb, localM * localN));
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      Value run = loop.getInductionVar();
-      Value line = arith::DivUIOp::create(lb, loc, run, cst(lb, runsPerLine));
-      Value first =
-          mul(lb, arith::RemUIOp::create(lb, loc, run, cst(lb, runsPerLine)),
-              width);
-      // (kk, free) of the run's first element.
-      Value kk = alongK ? first : line, free = alongK ? line : first;
-      SmallVector<Value> idx = base;
-      idx[k] = add(lb, k0, kk);
-      idx[axis] = add(lb, base[axis], free);
-      Value at = add(lb, mul(lb, kk, extent), free);
-      if (width == 1) {
-        FailureOr<Value> v = emitter.evaluateAt(lb, operand, idx);
-        if (failed(v))
-          return failure();
-        memref::StoreOp::create(lb, loc, *v, shared, ValueRange{at});
-        return success();
-      }
-      FailureOr<Value> v = emitter.evaluateLanesAt(
-          lb, operand, idx, LaneAxis{alongK ? k : axis, width});
-      if (failed(v))
-        return failure();
-      if (!alongK) {
-        vector::StoreOp::create(lb, loc, *v, shared, ValueRange{at},
-                                /*nontemporal=*/false,
-                                vectorAlignment(width, bytes));
-        return success();
-      }
-      // A run along K is a column of the [k][free] buffer.
-      for (int64_t w = 0; w < width; ++w) {
-        Value part = vector::ExtractOp::create(lb, loc, *v, w);
-        memref::StoreOp::create(lb, loc, part, shared,
-                                ValueRange{add(lb, at, cst(lb, w * extent))});
-      }
-      return success();
-    };
-    if (failed(stage(product.a, m, blockM, sharedA)) ||
-        failed(stage(product.b, n, blockN, sharedB))) {
+    if (failed(stageOperand(kb, loc, emitter, stagedA, base, k, k0, chunk, tid,
+                            localM * localN)) ||
+        failed(stageOperand(kb, loc, emitter, stagedB, base, k, k0, chunk, tid,
+                            localM * localN))) {
       status = failure();
     } else {
       gpu::BarrierOp::create(kb, loc);

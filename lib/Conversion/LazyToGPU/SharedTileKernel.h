@@ -19,6 +19,36 @@ namespace mlir::lazy {
 /// and store of the GPU lowering stays within.
 constexpr int64_t kGpuVectorBytes = 16;
 
+/// One operand of a product reduce staged in a workgroup buffer, a chunk
+/// of K at a time: the element at (free, kk), free < `extent` along the
+/// operand's own output axis `freeAxis` from the block tile's start and kk
+/// < the chunk, is at kk * stride + free, or with `kFastest` at free *
+/// stride + kk.
+struct StagedOperand {
+  Value operand;
+  size_t freeAxis;
+  int64_t extent;
+  Value buffer;
+  bool kFastest;
+  int64_t stride;
+};
+
+/// A new workgroup buffer of `func`: `elements` of `element`, aligned to
+/// kGpuVectorBytes.
+Value addWorkgroupBuffer(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
+                         Type element, int64_t elements);
+
+/// Emits at `b` the block's staging of `staged`'s chunk [k0, k0 + chunk)
+/// of K (axis `k`) at the block tile starting at `base`: the operand
+/// expression evaluated (KernelEmitter) in runs of up to kGpuVectorBytes
+/// along the axis some load of it reads contiguously (K or its free axis),
+/// thread `tid` of `threads` taking runs tid, tid + threads, ..., so that
+/// neighbouring threads read neighbouring runs.
+LogicalResult stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
+                           const StagedOperand &staged, ArrayRef<Value> base,
+                           size_t k, Value k0, int64_t chunk, Value tid,
+                           int64_t threads);
+
 /// The block tiles of a shared-memory plan: local times upcast elements of
 /// M and N, one element of every other output axis.
 int64_t sharedTileCount(const KernelSpace &space, const OptPlan &plan);

@@ -15,10 +15,23 @@
 //      (fragmentsOf: PTX's, AMD's matrix instruction layouts);
 //   4. the lane's results go through the rest of the kernel (what the
 //      stores compute from the reduce) and are stored one by one.
+// With block tiles (steps beside `tc`: local warps and upcast instruction
+// tiles per warp on M and N, K's unroll a chunk), instead:
+//   5. a block of local(M) x local(N) warps takes a block tile at a time,
+//      each warp upcast(M) x upcast(N) instruction tiles of it, warp w at
+//      row w / local(N), column w % local(N) of the block's warp tiles;
+//   6. per chunk of K: a barrier, the block stages both operands
+//      (SharedTileKernel.h) as rows of K, [m][k] and [n][k], each row
+//      padded by kTensorCoreRowPad, a barrier; then per 16 of K each warp
+//      reads its tiles' fragments from shared memory, one vector load per
+//      run of a lane's consecutive K elements (2 on mma.sync, 4 on MFMA,
+//      8 on WMMA), and issues one instruction per tile, each A fragment
+//      serving upcast(N) of them and each B fragment upcast(M).
 //
 //===----------------------------------------------------------------------===//
 
 #include "TensorCoreKernel.h"
+#include "SharedTileKernel.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -258,6 +271,266 @@ LogicalResult mlir::lazy::emitTensorCoreTiles(OpBuilder &b, Location loc,
       values.push_back(
           vector::ExtractOp::create(tb, loc, flat, int64_t(i)).getResult());
     }
+    if (failed(emitter.emitStoresOfReduce(tb, stores, elements, shape.reduce,
+                                          values)))
+      status = failure();
+  }
+  if (failed(status))
+    tileLoop.erase();
+  return status;
+}
+
+namespace {
+
+/// The block tile's warps and instruction tiles.
+struct BlockTiling {
+  int64_t warpsM, warpsN, tilesM, tilesN, columns, chunk;
+  int64_t blockM() const { return warpsM * tilesM * kTensorCoreM; }
+  int64_t blockN() const { return warpsN * tilesN * columns; }
+};
+
+BlockTiling blockTilingOf(const OptPlan &plan, const TensorCoreShape &shape,
+                          TensorCoreKind kind) {
+  return {plan.local[shape.m],         plan.local[shape.n],
+          plan.upcast[shape.m],        plan.upcast[shape.n],
+          tensorCoreTileColumns(kind), tensorCoreChunk(plan, shape.k)};
+}
+
+/// A run of a lane's fragment elements that are consecutive along K in a
+/// [free][k] buffer: `length` elements from (free, kk).
+struct FragmentRun {
+  Value freeLane;
+  int64_t free;
+  Value kLane;
+  int64_t kk;
+  int64_t length;
+};
+
+/// The fragment's elements (free and K coordinates, in order) as runs of at
+/// most `maxRun`.
+SmallVector<FragmentRun> runsOf(ArrayRef<Coord> coords, bool kIsColumn,
+                                int64_t maxRun) {
+  SmallVector<FragmentRun> runs;
+  for (const Coord &c : coords) {
+    Value freeLane = kIsColumn ? c.rowLane : c.colLane;
+    int64_t free = kIsColumn ? c.row : c.col;
+    Value kLane = kIsColumn ? c.colLane : c.rowLane;
+    int64_t kk = kIsColumn ? c.col : c.row;
+    if (!runs.empty()) {
+      FragmentRun &last = runs.back();
+      if (last.freeLane == freeLane && last.free == free &&
+          last.kLane == kLane && last.kk + last.length == kk &&
+          last.length < maxRun) {
+        ++last.length;
+        continue;
+      }
+    }
+    runs.push_back({freeLane, free, kLane, kk, 1});
+  }
+  return runs;
+}
+
+} // namespace
+
+int64_t mlir::lazy::tensorCoreBlockCount(const KernelSpace &space,
+                                         const OptPlan &plan,
+                                         const TensorCoreShape &shape,
+                                         TensorCoreKind kind) {
+  BlockTiling tiling = blockTilingOf(plan, shape, kind);
+  int64_t blocks = 1;
+  for (size_t d = 0; d < space.shape.size(); ++d)
+    if (!space.reduced[d])
+      blocks *= space.shape[d] / (d == shape.m   ? tiling.blockM()
+                                  : d == shape.n ? tiling.blockN()
+                                                 : 1);
+  return blocks;
+}
+
+int64_t mlir::lazy::tensorCoreBlockThreads(const OptPlan &plan,
+                                           const TensorCoreShape &shape,
+                                           TensorCoreKind kind) {
+  return plan.local[shape.m] * plan.local[shape.n] * tensorCoreLanes(kind);
+}
+
+LogicalResult mlir::lazy::emitTensorCoreBlocks(
+    OpBuilder &b, Location loc, gpu::GPUFuncOp func, KernelEmitter &emitter,
+    ArrayRef<StoreOp> stores, const KernelSpace &space, const OptPlan &plan,
+    const TensorCoreShape &shape, TensorCoreKind kind, Value group,
+    Value groups, Value tid) {
+  auto cst = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  auto add = [&](OpBuilder &ib, Value x, Value y) -> Value {
+    return arith::AddIOp::create(ib, loc, x, y);
+  };
+  auto mul = [&](OpBuilder &ib, Value x, int64_t c) -> Value {
+    return c == 1 ? x : arith::MulIOp::create(ib, loc, x, cst(ib, c));
+  };
+  // base + laneTerm + c, skipping the terms that are absent or 0.
+  auto at = [&](OpBuilder &ib, Value base, Value laneTerm, int64_t c) {
+    Value v = base;
+    if (laneTerm)
+      v = add(ib, v, laneTerm);
+    if (c)
+      v = add(ib, v, cst(ib, c));
+    return v;
+  };
+  size_t rank = space.shape.size();
+  size_t m = shape.m, n = shape.n, k = shape.k;
+  BlockTiling tiling = blockTilingOf(plan, shape, kind);
+  int64_t blockM = tiling.blockM(), blockN = tiling.blockN();
+  if (space.shape[n] % blockN != 0)
+    return emitError(loc, "a tensor-core plan's block tile of ")
+           << blockN << " columns on this target does not divide N ("
+           << space.shape[n] << ")";
+  int64_t lanes = tensorCoreLanes(kind);
+  int64_t threads = tensorCoreBlockThreads(plan, shape, kind);
+  Type t = signless(elementOf(shape.a));
+  int64_t stride = tiling.chunk + kTensorCoreRowPad;
+  StagedOperand stagedA{shape.a,
+                        m,
+                        blockM,
+                        addWorkgroupBuffer(b, loc, func, t, blockM * stride),
+                        /*kFastest=*/true,
+                        stride};
+  StagedOperand stagedB{shape.b,
+                        n,
+                        blockN,
+                        addWorkgroupBuffer(b, loc, func, t, blockN * stride),
+                        /*kFastest=*/true,
+                        stride};
+
+  Value warp = arith::DivUIOp::create(b, loc, tid, cst(b, lanes));
+  Value lane = arith::RemUIOp::create(b, loc, tid, cst(b, lanes));
+  Value warpRow =
+      mul(b, arith::DivUIOp::create(b, loc, warp, cst(b, tiling.warpsN)),
+          tiling.tilesM * kTensorCoreM);
+  Value warpCol =
+      mul(b, arith::RemUIOp::create(b, loc, warp, cst(b, tiling.warpsN)),
+          tiling.tilesN * tiling.columns);
+  Fragments frag = fragmentsOf(b, loc, kind, lane);
+  auto aType = VectorType::get(frag.aType.getShape(), t);
+  auto bType = VectorType::get(frag.bType.getShape(), t);
+  // A lane's runs: at most 16 bytes of consecutive K (their first K is a
+  // multiple of the run's length in every layout: the loads are aligned).
+  int64_t maxRun = kGpuVectorBytes / 2;
+  SmallVector<FragmentRun> aRuns = runsOf(frag.a, /*kIsColumn=*/true, maxRun);
+  SmallVector<FragmentRun> bRuns = runsOf(frag.b, /*kIsColumn=*/false, maxRun);
+
+  SmallVector<size_t> outputAxes;
+  SmallVector<int64_t> tiles, steps;
+  for (size_t d = 0; d < rank; ++d)
+    if (!space.reduced[d]) {
+      outputAxes.push_back(d);
+      steps.push_back(d == m ? blockM : d == n ? blockN : 1);
+      tiles.push_back(space.shape[d] / steps.back());
+    }
+  Value zero = cst(b, 0);
+  auto tileLoop = scf::ForOp::create(
+      b, loc, group, cst(b, ShapedType::getNumElements(tiles)), groups);
+  OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
+  SmallVector<Value> coords =
+      delinearizeIndex(tb, loc, tileLoop.getInductionVar(), tiles, zero);
+  SmallVector<Value> base(rank, zero);
+  for (auto [i, d] : llvm::enumerate(outputAxes))
+    base[d] = mul(tb, coords[i], steps[i]);
+
+  int64_t tileCount = tiling.tilesM * tiling.tilesN;
+  Value init = arith::ConstantOp::create(
+      tb, loc, DenseElementsAttr::get(frag.cType, tb.getF32FloatAttr(0)));
+  auto kLoop = scf::ForOp::create(tb, loc, cst(tb, 0), cst(tb, space.shape[k]),
+                                  cst(tb, tiling.chunk),
+                                  SmallVector<Value>(size_t(tileCount), init));
+  LogicalResult status = success();
+  {
+    OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value k0 = kLoop.getInductionVar();
+    gpu::BarrierOp::create(kb, loc);
+    if (failed(stageOperand(kb, loc, emitter, stagedA, base, k, k0,
+                            tiling.chunk, tid, threads)) ||
+        failed(stageOperand(kb, loc, emitter, stagedB, base, k, k0,
+                            tiling.chunk, tid, threads))) {
+      status = failure();
+    } else {
+      gpu::BarrierOp::create(kb, loc);
+      // A fragment from `buffer`: its runs from the tile's first row (or
+      // column) `first` and K `ks`.
+      auto fragment = [&](Value buffer, ArrayRef<FragmentRun> runs, Value first,
+                          int64_t ks, VectorType type) {
+        SmallVector<Value> parts;
+        for (const FragmentRun &r : runs) {
+          Value row = at(kb, first, r.freeLane, r.free);
+          Value col = at(kb, cst(kb, ks), r.kLane, r.kk);
+          Value index = add(kb, mul(kb, row, stride), col);
+          auto runType = VectorType::get({r.length}, t);
+          Value v = vector::LoadOp::create(
+              kb, loc, runType, buffer, ValueRange{index},
+              /*nontemporal=*/false, llvm::Align(uint64_t(2 * r.length)));
+          for (int64_t e = 0; e < r.length; ++e)
+            parts.push_back(vector::ExtractOp::create(kb, loc, v, e));
+        }
+        return vector::FromElementsOp::create(kb, loc, type, parts).getResult();
+      };
+      SmallVector<Value> accs(kLoop.getRegionIterArgs());
+      auto i32 = [&](int64_t v) { return kb.getI32IntegerAttr(int32_t(v)); };
+      for (int64_t ks = 0; ks < tiling.chunk; ks += kTensorCoreK) {
+        SmallVector<Value> aFrags, bFrags;
+        for (int64_t i = 0; i < tiling.tilesM; ++i)
+          aFrags.push_back(fragment(stagedA.buffer, aRuns,
+                                    at(kb, warpRow, Value(), i * kTensorCoreM),
+                                    ks, aType));
+        for (int64_t j = 0; j < tiling.tilesN; ++j)
+          bFrags.push_back(fragment(
+              stagedB.buffer, bRuns,
+              at(kb, warpCol, Value(), j * tiling.columns), ks, bType));
+        for (int64_t i = 0; i < tiling.tilesM; ++i)
+          for (int64_t j = 0; j < tiling.tilesN; ++j) {
+            Value &acc = accs[size_t(i * tiling.tilesN + j)];
+            switch (kind) {
+            case TensorCoreKind::MmaSync:
+              acc = nvgpu::MmaSyncOp::create(
+                  kb, loc, aFrags[size_t(i)], bFrags[size_t(j)], acc,
+                  ArrayRef<int64_t>{kTensorCoreM, kTensorCoreN, kTensorCoreK});
+              break;
+            case TensorCoreKind::Mfma:
+              acc = amdgpu::MFMAOp::create(
+                  kb, loc, frag.cType, i32(16), i32(16), i32(16), i32(1),
+                  aFrags[size_t(i)], bFrags[size_t(j)], acc);
+              break;
+            case TensorCoreKind::Wmma:
+              acc = amdgpu::WMMAOp::create(kb, loc, frag.cType, i32(16),
+                                           i32(16), i32(16), aFrags[size_t(i)],
+                                           bFrags[size_t(j)], acc);
+              break;
+            }
+          }
+      }
+      scf::YieldOp::create(kb, loc, accs);
+    }
+  }
+  if (succeeded(status)) {
+    SmallVector<SmallVector<Value>> elements;
+    SmallVector<Value> values;
+    auto flatType =
+        VectorType::get({frag.cType.getNumElements()}, tb.getF32Type());
+    for (int64_t i = 0; i < tiling.tilesM; ++i)
+      for (int64_t j = 0; j < tiling.tilesN; ++j) {
+        Value flat = vector::ShapeCastOp::create(
+            tb, loc, flatType,
+            kLoop.getResult(unsigned(i * tiling.tilesN + j)));
+        Value rowFirst =
+            at(tb, add(tb, base[m], warpRow), Value(), i * kTensorCoreM);
+        Value colFirst =
+            at(tb, add(tb, base[n], warpCol), Value(), j * tiling.columns);
+        for (auto [e, c] : llvm::enumerate(frag.c)) {
+          SmallVector<Value> idx = base;
+          idx[m] = at(tb, rowFirst, c.rowLane, c.row);
+          idx[n] = at(tb, colFirst, c.colLane, c.col);
+          elements.push_back(std::move(idx));
+          values.push_back(
+              vector::ExtractOp::create(tb, loc, flat, int64_t(e)).getResult());
+        }
+      }
     if (failed(emitter.emitStoresOfReduce(tb, stores, elements, shape.reduce,
                                           values)))
       status = failure();

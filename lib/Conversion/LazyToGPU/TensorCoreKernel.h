@@ -11,6 +11,8 @@
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
 #include "lazy/Dialect/Lazy/IR/TensorCores.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
 namespace mlir::lazy {
 
 /// The instruction tiles of a tensor-core kernel: 16 x
@@ -27,6 +29,23 @@ emitTensorCoreTiles(OpBuilder &b, Location loc, KernelEmitter &emitter,
                     ArrayRef<StoreOp> stores, const KernelSpace &space,
                     const TensorCoreShape &shape, TensorCoreKind kind,
                     Value group, Value groups, Value lane);
+
+/// A block-tile tc plan's (hasTensorCoreBlocks) block tiles and threads.
+int64_t tensorCoreBlockCount(const KernelSpace &space, const OptPlan &plan,
+                             const TensorCoreShape &shape, TensorCoreKind kind);
+int64_t tensorCoreBlockThreads(const OptPlan &plan,
+                               const TensorCoreShape &shape,
+                               TensorCoreKind kind);
+
+/// Emits at `b` (in `func`, which gains two workgroup buffers) the loop of
+/// a block-tile tc plan: block `group` (of `groups`) takes block tiles
+/// group, group + groups, ...; `tid` is the thread's index in the block.
+LogicalResult
+emitTensorCoreBlocks(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
+                     KernelEmitter &emitter, ArrayRef<StoreOp> stores,
+                     const KernelSpace &space, const OptPlan &plan,
+                     const TensorCoreShape &shape, TensorCoreKind kind,
+                     Value group, Value groups, Value tid);
 
 } // namespace mlir::lazy
 

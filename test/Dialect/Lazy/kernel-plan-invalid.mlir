@@ -144,8 +144,9 @@ lazy.kernel @tc_f32(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %
 
 // -----
 
-// expected-error @+1 {{step 1 (tc) is a whole plan: it takes no other step}}
-lazy.kernel @tc_and_upcast(%out0: !lazy.buffer<256xf16>, %in0: !lazy.buffer<512xf16>, %in1: !lazy.buffer<512xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 2>, #lazy.opt<tc, 2, 16>]} {
+// Beside `tc` a plan takes local and upcast on M and N, unroll on K.
+// expected-error @+1 {{step 0 (tile) on axis 1: a tensor-core plan takes only local and upcast on its M and N axes (0, 1) and unroll on K (2)}}
+lazy.kernel @tc_and_tile(%out0: !lazy.buffer<256xf16>, %in0: !lazy.buffer<512xf16>, %in1: !lazy.buffer<512xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<tile, 1, 8>, #lazy.opt<tc, 2, 16>]} {
   %0 = lazy.load %in0 as <[(16, 16, 32):(32, 0, 1)]> : !lazy.buffer<512xf16> -> tensor<16x16x32xf16>
   %1 = lazy.load %in1 as <[(16, 16, 32):(0, 32, 1)]> : !lazy.buffer<512xf16> -> tensor<16x16x32xf16>
   %2 = lazy.mul %0, %1 : tensor<16x16x32xf16>
@@ -359,4 +360,56 @@ lazy.kernel @group_outer_axis(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<256
   %0 = lazy.load %in0 as <[(4, 8, 8):(64, 8, 1)]> : !lazy.buffer<256xf32> -> tensor<4x8x8xf32>
   %1 = lazy.reduce_sum %0 axes [1, 2] : tensor<4x8x8xf32> -> tensor<4x1x1xf32>
   lazy.store %1, %out0 as <[(4, 1, 1):(1, 0, 0)]> : tensor<4x1x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// A tensor-core plan takes K in chunks of whole instructions.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a tensor-core plan takes K in chunks of a multiple of 16, not 8}}
+lazy.kernel @tc_chunk8(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<4096xf16>, %in1: !lazy.buffer<4096xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<unroll, 2, 8>]} {
+  %0 = lazy.load %in0 as <[(64, 64, 64):(64, 0, 1)]> : !lazy.buffer<4096xf16> -> tensor<64x64x64xf16>
+  %1 = lazy.load %in1 as <[(64, 64, 64):(0, 1, 64)]> : !lazy.buffer<4096xf16> -> tensor<64x64x64xf16>
+  %2 = lazy.mul %0, %1 : tensor<64x64x64xf16>
+  %3 = lazy.cast %2 : tensor<64x64x64xf16> -> tensor<64x64x64xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<64x64x64xf32> -> tensor<64x64x1xf32>
+  lazy.store %4, %out0 as <[(64, 64, 1):(64, 1, 0)]> : tensor<64x64x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// Its block tile (warps times tiles of 16 x 8 or more) divides M x N.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a tensor-core plan's block tile (64 x 8 or more) does not divide M x N (96 x 64)}}
+lazy.kernel @tc_block(%out0: !lazy.buffer<6144xf32>, %in0: !lazy.buffer<3072xf16>, %in1: !lazy.buffer<2048xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<local, 0, 2>, #lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(96, 64, 32):(32, 0, 1)]> : !lazy.buffer<3072xf16> -> tensor<96x64x32xf16>
+  %1 = lazy.load %in1 as <[(96, 64, 32):(0, 1, 64)]> : !lazy.buffer<2048xf16> -> tensor<96x64x32xf16>
+  %2 = lazy.mul %0, %1 : tensor<96x64x32xf16>
+  %3 = lazy.cast %2 : tensor<96x64x32xf16> -> tensor<96x64x32xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<96x64x32xf32> -> tensor<96x64x1xf32>
+  lazy.store %4, %out0 as <[(96, 64, 1):(64, 1, 0)]> : tensor<96x64x1xf32>, !lazy.buffer<6144xf32>
+}
+
+// -----
+
+// At most 16 warps in a block.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a tensor-core plan's block has 32 warps; at most 16}}
+lazy.kernel @tc_warps(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<16384xf16>, %in1: !lazy.buffer<16384xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<local, 0, 8>, #lazy.opt<local, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(512, 512, 32):(32, 0, 1)]> : !lazy.buffer<16384xf16> -> tensor<512x512x32xf16>
+  %1 = lazy.load %in1 as <[(512, 512, 32):(0, 1, 512)]> : !lazy.buffer<16384xf16> -> tensor<512x512x32xf16>
+  %2 = lazy.mul %0, %1 : tensor<512x512x32xf16>
+  %3 = lazy.cast %2 : tensor<512x512x32xf16> -> tensor<512x512x32xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<512x512x32xf32> -> tensor<512x512x1xf32>
+  lazy.store %4, %out0 as <[(512, 512, 1):(512, 1, 0)]> : tensor<512x512x1xf32>, !lazy.buffer<262144xf32>
+}
+
+// -----
+
+// Its staged operands fit in 48 KiB: (256 + 256) rows of 64 + 8 halves.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a tensor-core plan stages 73728 bytes of operands per block; at most 49152}}
+lazy.kernel @tc_shared(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<65536xf16>, %in1: !lazy.buffer<65536xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<local, 0, 4>, #lazy.opt<local, 1, 2>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 8>, #lazy.opt<unroll, 2, 64>]} {
+  %0 = lazy.load %in0 as <[(512, 512, 128):(128, 0, 1)]> : !lazy.buffer<65536xf16> -> tensor<512x512x128xf16>
+  %1 = lazy.load %in1 as <[(512, 512, 128):(0, 1, 512)]> : !lazy.buffer<65536xf16> -> tensor<512x512x128xf16>
+  %2 = lazy.mul %0, %1 : tensor<512x512x128xf16>
+  %3 = lazy.cast %2 : tensor<512x512x128xf16> -> tensor<512x512x128xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<512x512x128xf32> -> tensor<512x512x1xf32>
+  lazy.store %4, %out0 as <[(512, 512, 1):(512, 1, 0)]> : tensor<512x512x1xf32>, !lazy.buffer<262144xf32>
 }

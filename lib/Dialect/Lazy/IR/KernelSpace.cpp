@@ -165,6 +165,64 @@ LogicalResult checkLocals(const OptPlan &plan, const KernelSpace &space,
   }
   return success();
 }
+/// readPlan's rules for the steps beside `tc` (KernelSpace.h).
+LogicalResult checkTensorCoreBlocks(const OptPlan &plan,
+                                    const KernelSpace &space,
+                                    ArrayRef<Attribute> opts,
+                                    llvm::raw_ostream &os) {
+  std::string why;
+  FailureOr<TensorCoreShape> shape =
+      matchTensorCores(space, *plan.tensorCores, why);
+  size_t m = shape->m, n = shape->n, k = shape->k;
+  for (auto [i, attr] : llvm::enumerate(opts)) {
+    auto opt = cast<OptAttr>(attr);
+    size_t axis = size_t(opt.getAxis());
+    bool allowed = opt.getKind() == OptKind::tc ||
+                   ((opt.getKind() == OptKind::local ||
+                     opt.getKind() == OptKind::upcast) &&
+                    (axis == m || axis == n)) ||
+                   (opt.getKind() == OptKind::unroll && axis == k);
+    if (!allowed) {
+      os << "step " << i << " (" << stringifyOptKind(opt.getKind())
+         << ") on axis " << axis << ": a tensor-core plan takes only local "
+         << "and upcast on its M and N axes (" << m << ", " << n
+         << ") and unroll on K (" << k << ")";
+      return failure();
+    }
+  }
+  if (plan.unroll[k] > 1 && plan.unroll[k] % kTensorCoreK != 0) {
+    os << "a tensor-core plan takes K in chunks of a multiple of "
+       << kTensorCoreK << ", not " << plan.unroll[k];
+    return failure();
+  }
+  // Block tiles: warps times instruction tiles of 16 rows and (at least)
+  // kTensorCoreN columns.
+  int64_t blockM = plan.local[m] * plan.upcast[m] * kTensorCoreM;
+  int64_t blockN = plan.local[n] * plan.upcast[n] * kTensorCoreN;
+  if (space.shape[m] % blockM != 0 || space.shape[n] % blockN != 0) {
+    os << "a tensor-core plan's block tile (" << blockM << " x " << blockN
+       << " or more) does not divide M x N (" << space.shape[m] << " x "
+       << space.shape[n] << ")";
+    return failure();
+  }
+  // The staged rows of K, padded (tensorCoreChunk), 16-bit elements; N's
+  // tiles at their widest (16 columns).
+  int64_t bytes = (blockM + plan.local[n] * plan.upcast[n] * 16) *
+                  (tensorCoreChunk(plan, k) + kTensorCoreRowPad) * 2;
+  if (plan.hasLocals() && bytes > kMaxSharedBytes) {
+    os << "a tensor-core plan stages " << bytes << " bytes of operands per "
+       << "block; at most " << kMaxSharedBytes;
+    return failure();
+  }
+  int64_t warps = plan.threadsPerBlock();
+  if (warps > kMaxTensorCoreWarps) {
+    os << "a tensor-core plan's block has " << warps << " warps; at most "
+       << kMaxTensorCoreWarps;
+    return failure();
+  }
+  return success();
+}
+
 } // namespace
 
 FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
@@ -254,10 +312,6 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       break;
     }
     case OptKind::tc: {
-      if (opts.size() != 1) {
-        os << "step " << i << " (tc) is a whole plan: it takes no other step";
-        return failure();
-      }
       if (amount != kTensorCoreK) {
         os << "step " << i << " (tc) takes " << kTensorCoreK
            << " elements of its axis a trip, not " << amount;
@@ -280,8 +334,12 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       return failure();
     }
   }
-  if (plan.hasLocals() && failed(checkLocals(plan, space, os)))
+  if (plan.tensorCores) {
+    if (failed(checkTensorCoreBlocks(plan, space, opts, os)))
+      return failure();
+  } else if (plan.hasLocals() && failed(checkLocals(plan, space, os))) {
     return failure();
+  }
   int64_t perTrip = plan.elementsPerTrip();
   for (int64_t u : plan.unroll)
     perTrip *= u;

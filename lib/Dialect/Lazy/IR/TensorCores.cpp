@@ -50,6 +50,18 @@ std::optional<TensorCoreKind> mlir::lazy::tensorCoreKindOfChip(StringRef chip) {
   return std::nullopt;
 }
 
+int64_t mlir::lazy::tensorCoreChunk(const OptPlan &plan, size_t k) {
+  return plan.unroll[k] > 1 ? plan.unroll[k] : kTensorCoreK;
+}
+
+bool mlir::lazy::hasTensorCoreBlocks(const OptPlan &plan) {
+  auto beyondOne = [](ArrayRef<int64_t> v) {
+    return llvm::any_of(v, [](int64_t x) { return x > 1; });
+  };
+  return plan.tensorCores && (beyondOne(plan.local) || beyondOne(plan.upcast) ||
+                              beyondOne(plan.unroll));
+}
+
 int64_t mlir::lazy::tensorCoreLanes(TensorCoreKind kind) {
   return kind == TensorCoreKind::Mfma ? 64 : 32;
 }

@@ -95,6 +95,8 @@ struct TargetDescription {
   /// The GPU's tensor-core instruction (rule G0), if any.
   std::optional<TensorCoreKind> tensorCores;
 };
+/// A tensor-core block tile's rows and columns (rule G0).
+constexpr int64_t kTensorCoreBlock = 64;
 /// A GPU register tile's rows and columns: 16 accumulators.
 constexpr int64_t kGpuTileSide = 4;
 
@@ -375,8 +377,28 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       FailureOr<TensorCoreShape> shape = matchTensorCores(space, *red, why);
       if (succeeded(shape) &&
           space.shape[shape->n] % tensorCoreTileColumns(*target.tensorCores) ==
-              0)
-        return {OptAttr::get(ctx, OptKind::tc, int64_t(*red), kTensorCoreK)};
+              0) {
+        SmallVector<Attribute> plan{
+            OptAttr::get(ctx, OptKind::tc, int64_t(*red), kTensorCoreK)};
+        // Block tiles of 64x64: 2x2 warps, each 32 rows (2 instruction
+        // tiles) by 32 columns (4 tiles of mma.sync's 8, 2 of AMD's 16),
+        // K staged 32 (or 16) at a time.
+        int64_t columns = tensorCoreTileColumns(*target.tensorCores);
+        if (space.shape[shape->m] % kTensorCoreBlock == 0 &&
+            space.shape[shape->n] % kTensorCoreBlock == 0) {
+          auto step = [&](OptKind kind, size_t axis, int64_t amount) {
+            plan.push_back(OptAttr::get(ctx, kind, int64_t(axis), amount));
+          };
+          step(OptKind::local, shape->m, 2);
+          step(OptKind::local, shape->n, 2);
+          step(OptKind::upcast, shape->m, kTensorCoreBlock / 2 / kTensorCoreM);
+          step(OptKind::upcast, shape->n, kTensorCoreBlock / 2 / columns);
+          step(OptKind::unroll, *red,
+               space.shape[*red] % (2 * kTensorCoreK) == 0 ? 2 * kTensorCoreK
+                                                           : kTensorCoreK);
+        }
+        return plan;
+      }
     }
   // The GPU lowering reads 16-bit floats one by one (software bfloat16).
   if (target.gpu && sixteenBitFloats())

@@ -62,7 +62,10 @@ struct OptPlan {
 /// Rules: an axis of the space; an amount of at least 1 that divides the
 /// axis; upcast and tile on output axes, unroll on reduce axes; each kind
 /// once per axis; a tile a multiple of its axis's upcast; at most
-/// kMaxElementsPerTrip elements (upcasts times unrolls) per trip. Locals:
+/// kMaxElementsPerTrip elements (upcasts times unrolls) per trip. With
+/// `tc`: only local (warps) and upcast (instruction tiles per warp) on its
+/// M and N and unroll on its K (a multiple of 16), the block tile dividing
+/// M x N, at most kMaxTensorCoreWarps warps. Otherwise locals:
 /// on the two free axes of a float product reduce (ProductReduce.h, no
 /// casts), each axis a multiple of its local times its upcast, no other
 /// axis upcast and no tile, kMinLocalThreads to kMaxLocalThreads threads,
@@ -77,6 +80,9 @@ FailureOr<OptPlan> readPlan(ArrayRef<Attribute> opts, const KernelSpace &space,
 constexpr int64_t kMinLocalThreads = 32, kMaxLocalThreads = 1024;
 /// A shared-memory plan's staged operands: what every GPU block may hold.
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
+/// A tensor-core plan's block: at most 16 warps (1024 threads of 64-lane
+/// waves).
+constexpr int64_t kMaxTensorCoreWarps = 16;
 
 /// Keeps unrolled code to a size the compiler handles quickly.
 constexpr int64_t kMaxElementsPerTrip = 512;

@@ -103,9 +103,12 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
       the axis's upcast.
     - `tc`: the kernel's one reduce, over this axis, on tensor cores
       (TensorCores.h: a sum to f32 of a product of two 16-bit float
-      operands); `amount` is the instruction's K (16). It is the whole
-      plan. Only the GPU lowering runs it (NVIDIA sm_80 and later, AMD
-      CDNA and RDNA3).
+      operands); `amount` is the instruction's K (16). Alone, a block of
+      one warp computes one instruction tile at a time. Beside it a plan
+      takes only block-tile steps: `local` warps and `upcast` instruction
+      tiles per warp on the product's M and N, `unroll` on K (a multiple
+      of 16, the chunk of K staged in shared memory at a time). Only the
+      GPU lowering runs it (NVIDIA sm_80 and later, AMD CDNA and RDNA3).
     - `local`: an output axis whose register tiles spread over `amount`
       threads of one GPU block (tinygrad's LOCAL): a block computes
       `amount` times the axis's upcast elements along it. Locals come in

@@ -43,6 +43,18 @@ enum class TensorCoreKind {
   Wmma,
 };
 
+/// A tensor-core plan's chunk of K staged at a time: its unroll of K, or
+/// one instruction's 16.
+int64_t tensorCoreChunk(const OptPlan &plan, size_t k);
+/// A staged row of K is padded by this many 16-bit elements (16 bytes):
+/// rows then start in different shared-memory banks, and stay 16-byte
+/// aligned.
+constexpr int64_t kTensorCoreRowPad = 8;
+/// Whether a tc plan computes block tiles (it has steps beside `tc`):
+/// several warps, several instruction tiles each, operands staged in
+/// shared memory.
+bool hasTensorCoreBlocks(const OptPlan &plan);
+
 /// The spellings the tensor-cores options take, for their messages.
 constexpr StringLiteral kTensorCoreKindNames = "none, mma-sync, mfma or wmma";
 

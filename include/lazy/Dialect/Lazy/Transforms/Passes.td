@@ -330,7 +330,11 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
         two f16 operands over its innermost reduce axis, with an output
         axis each operand alone varies along (TensorCores.h: M a multiple
         of 16, N of the instruction's 8 or 16, K of 16), gets `tc` on that
-        axis: the whole plan.
+        axis; where M and N are multiples of 64, block tiles of 64x64 too:
+        `local` 2 warps on M and N, `upcast` 2 instruction tiles on M and
+        32 columns' worth on N (4 of mma.sync's 8, 2 of AMD's 16), K
+        unrolled by 32 (or 16): the block stages both operands in shared
+        memory and each warp issues 8 (or 4) instructions per 16 of K.
         Tensor cores multiply exactly: where the graph rounds each product
         to 16 bits first (tinygrad's half matmul, cast(mul)), the sums
         differ from the graph's by that rounding, as tinygrad 0.9.2's own
