@@ -156,7 +156,7 @@ def is_instruction(s):
 
 def hot_loop(body):
     """The innermost loop (label .. backward branch) with the most float
-    ops, else the one with the most instructions; None without loops."""
+    ops, the tightest of those; None without loops."""
     labels = {}
     loops = []
     for i, s in enumerate(body):
@@ -171,10 +171,13 @@ def hot_loop(body):
     if not inner:
         return None
 
+    # Most float ops; of regions with as many, the tightest (a rotated
+    # loop's text can span its exit block, which a larger region also
+    # covering the loop's body takes in).
     def score(loop):
         lines = body[loop[0]:loop[1] + 1]
         return (sum(bool(FLOAT_OP.match(s)) for s in lines),
-                sum(is_instruction(s) for s in lines))
+                -sum(is_instruction(s) for s in lines))
     a, b = max(inner, key=score)
     return [s for s in body[a:b + 1] if is_instruction(s)]
 

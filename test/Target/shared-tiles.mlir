@@ -10,7 +10,10 @@
 // two 4 KiB workgroup buffers between two barriers; each step of K then
 // reads the thread's 4 rows and 4 columns with two 128-bit shared loads
 // for 16 fused multiply-adds. The tile's 16 results take the bias and
-// relu and leave as 128-bit stores.
+// relu and leave as 128-bit stores. A 3x3 convolution (8 images of 64
+// channels, 32x32, the input padded by its view) takes the same form: the
+// weights (varying along the output channels) and the input (along rows
+// and columns) staged one 3x3 window of an input channel at a time.
 
 // CHECK: .visible .entry mm_k0(
 // CHECK: .shared .align 16 .b8 __wg_mm_k0_0[4096];
@@ -25,6 +28,10 @@
 // CHECK: fma.rn.f32
 // CHECK: max.f32
 // CHECK: st.global.v4.b32
+// CHECK: .visible .entry conv_k1(
+// CHECK-DAG: bar.sync
+// CHECK-DAG: ld.shared.v4.b32
+// CHECK-DAG: fma.rn.f32
 // CDNA: s_barrier
 // CDNA: global_load_dwordx4
 // CDNA: ds_write_b128
@@ -49,4 +56,12 @@ func.func @mm(%a: tensor<512x1x512xf32>, %b: tensor<1x512x512xf32>, %bias: tenso
   %z = lazy.const 0.0 : tensor<512x512x1xf32>
   %r = lazy.max %y, %z : tensor<512x512x1xf32>
   return %r : tensor<512x512x1xf32>
+}
+
+func.func @conv(%x: tensor<8x64x34x34xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<8x1x64x32x32x1x1x1xf32> {
+  %xv = lazy.view %x as <[(8, 1, 64, 32, 32, 64, 3, 3):(73984, 0, 0, 34, 1, 1156, 34, 1)]> : tensor<8x64x34x34xf32> -> tensor<8x1x64x32x32x64x3x3xf32>
+  %wv = lazy.view %w as <[(8, 1, 64, 32, 32, 64, 3, 3):(0, 0, 576, 0, 0, 9, 3, 1)]> : tensor<64x64x3x3xf32> -> tensor<8x1x64x32x32x64x3x3xf32>
+  %m = lazy.mul %xv, %wv : tensor<8x1x64x32x32x64x3x3xf32>
+  %s = lazy.reduce_sum %m axes [5, 6, 7] : tensor<8x1x64x32x32x64x3x3xf32> -> tensor<8x1x64x32x32x1x1x1xf32>
+  return %s : tensor<8x1x64x32x32x1x1x1xf32>
 }

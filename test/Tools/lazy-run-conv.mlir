@@ -2,12 +2,20 @@
 // on a 1x8x8x8 image): its padded input has an affine index over two views
 // (IndexExpr.h), and its heuristic plan upcasts width and channels and
 // unrolls the window; the result matches the reference interpreter, and
-// so does the GPU lowering with its GPU plan (tile mode) on the emulator.
+// so does the GPU lowering with its GPU plan on the emulator: shared-memory
+// tiles (rule G4), the padded input and the weights staged one 3x3 window
+// of an input channel at a time (GPU); without them (shared-memory=false)
+// a register tile per thread (tile mode).
 // RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels=target=generic | FileCheck %s --check-prefix=PLAN
 // RUN: lazy-run %s --check | FileCheck %s
 // RUN: lazy-run %s --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
+// RUN: lazy-run %s --check --device=emulate "--plan-options=gpu-min-tiles=1 shared-memory=false" | FileCheck %s
+// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --convert-lazy-to-gpu | FileCheck %s --check-prefix=GPU
 // RUN: lazy-run %s --check --plan=graph_k0:upcast:3:4,graph_k0:upcast:4:2,graph_k0:unroll:6:3,graph_k0:tile:3:4 | FileCheck %s
 // PLAN: opts = [#lazy.opt<upcast, 4, 8>, #lazy.opt<upcast, 2, 8>, #lazy.opt<unroll, 7, 3>]
+// GPU: gpu.func @graph_k0({{.*}} workgroup(%{{.+}} : memref<72xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.+}} : memref<576xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 32, 1, 1>}
+// GPU: gpu.barrier
+// GPU: gpu.barrier
 // CHECK: out0: match
 // CHECK: all outputs match
 module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {

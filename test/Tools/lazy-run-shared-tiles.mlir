@@ -3,7 +3,9 @@
 // each gpu.barrier, and match the reference interpreter: a matmul whose N
 // takes 8 threads, A @ B.T under a forced plan of 32 threads, a batched
 // matmul of relu(A) with a bias after it (the operand staged is the relu,
-// the batch one block tile deep), and a K of 12 taken 4 at a time.
+// the batch one block tile deep), a K of 12 taken 4 at a time, and a
+// weight gradient summed over batch and sequence (K two axes, staged two
+// sequences of 8 at a time).
 // gpu-min-tiles=1 gives these small kernels the plans large ones get.
 // RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" | FileCheck %s --check-prefix=PLAN
 // RUN: lazy-run %s --entry=mm --seed=1 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
@@ -12,6 +14,7 @@
 // RUN: lazy-run %s --entry=dot --seed=2 --check --device=cpu --plan=dot_k0:local:0:8,dot_k0:local:1:4,dot_k0:upcast:0:4,dot_k0:upcast:1:4,dot_k0:unroll:2:8 | FileCheck %s
 // RUN: lazy-run %s --entry=bmm --seed=3 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-run %s --entry=short --seed=4 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
+// RUN: lazy-run %s --entry=wgrad --seed=5 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --convert-lazy-to-gpu | FileCheck %s --check-prefix=GPU
 
 // PLAN-LABEL: lazy.kernel @mm_k0
@@ -20,6 +23,8 @@
 // PLAN-SAME: opts = [#lazy.opt<local, 1, 16>, #lazy.opt<local, 2, 16>, #lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 3, 16>]
 // PLAN-LABEL: lazy.kernel @short_k3
 // PLAN-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 4>]
+// PLAN-LABEL: lazy.kernel @wgrad_k4
+// PLAN-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 8>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 2>]
 // CHECK: out0: match
 // CHECK: all outputs match
 
@@ -73,4 +78,12 @@ func.func @short(%a: tensor<64x1x12xf32>, %b: tensor<1x64x12xf32>) -> tensor<64x
   %m = lazy.mul %av, %bv : tensor<64x64x12xf32>
   %s = lazy.reduce_sum %m axes [2] : tensor<64x64x12xf32> -> tensor<64x64x1xf32>
   return %s : tensor<64x64x1xf32>
+}
+
+func.func @wgrad(%x: tensor<4x8x64xf32>, %g: tensor<4x8x32xf32>) -> tensor<64x32x1x1xf32> {
+  %xv = lazy.view %x as <[(64, 32, 4, 8):(1, 0, 512, 64)]> : tensor<4x8x64xf32> -> tensor<64x32x4x8xf32>
+  %gv = lazy.view %g as <[(64, 32, 4, 8):(0, 1, 256, 32)]> : tensor<4x8x32xf32> -> tensor<64x32x4x8xf32>
+  %m = lazy.mul %xv, %gv : tensor<64x32x4x8xf32>
+  %s = lazy.reduce_sum %m axes [2, 3] : tensor<64x32x4x8xf32> -> tensor<64x32x1x1xf32>
+  return %s : tensor<64x32x1x1xf32>
 }

@@ -76,9 +76,13 @@ lazy.kernel @dot(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<131072xf32>
 // Rule 4 on the GPU: a convolution (tinygrad's padded 3x3 kernel, space
 // (1,1,8,8,8,8,3,3), axes 5-7 reduced): output columns (axis 4) take one
 // vector, output channels (axis 2) four rows, the window's innermost
-// axis of 3 is unrolled whole. It reduces three axes: no G4.
+// axis of 3 is unrolled whole. G4 takes it too: the weight (A) varies
+// along the output channels (axis 2), the input (B) along rows and
+// columns (3, 4); 2 threads by 4 channels, 8 rows and 2 threads by 4
+// columns make a block of 32 threads, K staged one 3x3 window of an
+// input channel (9 elements) at a time.
 // G4ALL-LABEL: lazy.kernel @conv
-// G4ALL-SAME: opts = [#lazy.opt<upcast, 4, 4>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>]}
+// G4ALL-SAME: opts = [#lazy.opt<local, 2, 2>, #lazy.opt<local, 3, 8>, #lazy.opt<local, 4, 2>, #lazy.opt<upcast, 2, 4>, #lazy.opt<upcast, 4, 4>]}
 // ALL-LABEL: lazy.kernel @conv
 // ALL-SAME: opts = [#lazy.opt<upcast, 4, 4>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>]}
 lazy.kernel @conv(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>, %in1: !lazy.buffer<576xf32>) attributes {num_outputs = 1 : i64} {

@@ -1,23 +1,28 @@
 //===- SharedTileKernel.cpp - a local plan's kernel body ------------------===//
 //
 // convert-lazy-to-gpu's shared-memory mode, for a kernel whose plan has
-// `local` steps (KernelSpace.h: a float sum over K of a plain product of
-// operands A, varying along M, and B, along N). Rules:
-//   1. a block of local(M) x local(N) threads computes one block tile at
-//      a time, local times upcast elements of M and N and one element of
-//      every other output axis; tiles in row-major order of the output
-//      axes, grid-stride; thread t takes the register tile at row t /
-//      local(N), column t % local(N) of the block's tiles;
-//   2. K goes by chunks of unroll(K) elements: a barrier (the last chunk's
-//      reads are done), every thread stages its share of both operands'
-//      chunks into two workgroup buffers laid out [k][m] and [k][n], a
-//      barrier, then each thread's multiply-adds read its tile's rows and
-//      columns from them, one vector load each per step of K;
+// `local` steps (KernelSpace.h: a float sum over the reduce axes K of a
+// plain product of operands A and B, each varying along output axes of its
+// own: a matmul's M and N, a convolution's output channels and its rows
+// and columns). Rules:
+//   1. a block of threads (the product of the locals) computes one block
+//      tile at a time, local times upcast elements of each own axis and
+//      one element of every other output axis; tiles in row-major order
+//      of the output axes, grid-stride; the thread index splits row-major
+//      over the local axes, A's then B's, so that neighbouring threads
+//      take neighbouring register tiles along B's innermost axis;
+//   2. K (flattened row-major) goes by chunks of sharedChunk elements (the
+//      outermost reduce axis's unroll times the other axes' sizes): a
+//      barrier (the last chunk's reads are done), every thread stages its
+//      share of both operands' chunks into two workgroup buffers laid out
+//      [k][A's block tile] and [k][B's], a barrier, then each thread's
+//      multiply-adds read its tile's rows and columns from them (a vector
+//      load where the upcast axis is its operand's innermost own axis);
 //   3. the staging evaluates each operand expression (KernelEmitter) in
 //      runs of up to 16 bytes along the axis some load of it reads
-//      contiguously (K or its own free axis, whichever is; a vector load
-//      where the view allows), consecutive threads taking consecutive runs
-//      so that a warp's loads coalesce;
+//      contiguously (its innermost own axis, or K where K is one axis; a
+//      vector load where the view allows), consecutive threads taking
+//      consecutive runs so that a warp's loads coalesce;
 //   4. every sum adds its products in K order, as the unplanned kernel
 //      does (a multiply-add may contract into an FMA); the thread's results
 //      go through the rest of the kernel (emitStoresOfReduce).
@@ -80,7 +85,15 @@ llvm::MaybeAlign vectorAlignment(int64_t lanes, int64_t elementBytes) {
   return llvm::Align(uint64_t(bytes));
 }
 
+int64_t bytesOf(Type t) {
+  return int64_t(llvm::divideCeil(t.getIntOrFloatBitWidth(), 8));
+}
+
 } // namespace
+
+int64_t StagedOperand::freeElements() const {
+  return ShapedType::getNumElements(extents);
+}
 
 Value mlir::lazy::addWorkgroupBuffer(OpBuilder &b, Location loc,
                                      gpu::GPUFuncOp func, Type element,
@@ -96,12 +109,11 @@ Value mlir::lazy::addWorkgroupBuffer(OpBuilder &b, Location loc,
   return buffer;
 }
 
-LogicalResult mlir::lazy::stageOperand(OpBuilder &b, Location loc,
-                                       KernelEmitter &emitter,
-                                       const StagedOperand &staged,
-                                       ArrayRef<Value> base, size_t k, Value k0,
-                                       int64_t chunk, Value tid,
-                                       int64_t threads) {
+LogicalResult
+mlir::lazy::stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
+                         const StagedOperand &staged, ArrayRef<Value> base,
+                         ArrayRef<size_t> kAxes, ArrayRef<int64_t> kSizes,
+                         Value k0, int64_t chunk, Value tid, int64_t threads) {
   auto cst = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
@@ -111,15 +123,20 @@ LogicalResult mlir::lazy::stageOperand(OpBuilder &b, Location loc,
   auto mul = [&](OpBuilder &ib, Value x, int64_t c) -> Value {
     return c == 1 ? x : arith::MulIOp::create(ib, loc, x, cst(ib, c));
   };
-  Type t = signless(elementOf(staged.operand));
-  int64_t bytes = int64_t(llvm::divideCeil(t.getIntOrFloatBitWidth(), 8));
-  size_t axis = staged.freeAxis;
-  int64_t extent = staged.extent;
-  bool alongK = readsContiguouslyAlong(staged.operand, k) &&
-                !readsContiguouslyAlong(staged.operand, axis);
-  int64_t runExtent = alongK ? chunk : extent;
+  int64_t bytes = bytesOf(signless(elementOf(staged.operand)));
+  size_t inner = staged.freeAxes.back();
+  int64_t extent = staged.freeElements();
+  // Runs along K need K to be one axis of the space.
+  bool alongK = kAxes.size() == 1 &&
+                readsContiguouslyAlong(staged.operand, kAxes.front()) &&
+                !readsContiguouslyAlong(staged.operand, inner);
+  int64_t runExtent = alongK ? chunk : staged.extents.back();
   int64_t width = runWidth(runExtent, bytes);
-  int64_t runsPerLine = runExtent / width;
+  if (!alongK && !readsContiguouslyAlong(staged.operand, inner))
+    width = 1;
+  // Runs per line: a line is one kk (runs along the free axes) or one free
+  // position (runs along K).
+  int64_t runsPerLine = (alongK ? chunk : extent) / width;
   int64_t runs = chunk * extent / width;
   // One run: the operand's elements from run's first on, into the buffer.
   auto emitRun = [&](OpBuilder &lb, Value run) -> LogicalResult {
@@ -129,8 +146,14 @@ LogicalResult mlir::lazy::stageOperand(OpBuilder &b, Location loc,
     // (kk, free) of the run's first element, and its place in the buffer.
     Value kk = alongK ? first : line, free = alongK ? line : first;
     SmallVector<Value> idx(base);
-    idx[k] = add(lb, k0, kk);
-    idx[axis] = add(lb, base[axis], free);
+    SmallVector<Value> kIdx =
+        delinearizeIndex(lb, loc, add(lb, k0, kk), kSizes);
+    for (auto [axis, v] : llvm::zip(kAxes, kIdx))
+      idx[axis] = v;
+    SmallVector<Value> freeIdx =
+        delinearizeIndex(lb, loc, free, staged.extents);
+    for (auto [axis, v] : llvm::zip(staged.freeAxes, freeIdx))
+      idx[axis] = add(lb, base[axis], v);
     Value at = staged.kFastest ? add(lb, mul(lb, free, staged.stride), kk)
                                : add(lb, mul(lb, kk, staged.stride), free);
     if (width == 1) {
@@ -141,7 +164,8 @@ LogicalResult mlir::lazy::stageOperand(OpBuilder &b, Location loc,
       return success();
     }
     FailureOr<Value> v = emitter.evaluateLanesAt(
-        lb, staged.operand, idx, LaneAxis{alongK ? k : axis, width});
+        lb, staged.operand, idx,
+        LaneAxis{alongK ? kAxes.front() : inner, width});
     if (failed(v))
       return failure();
     // A run along the buffer's fastest axis is one vector store; across
@@ -160,12 +184,25 @@ LogicalResult mlir::lazy::stageOperand(OpBuilder &b, Location loc,
     }
     return success();
   };
-  // Every thread the same number of runs, a few: straight-line code, all
-  // of the thread's loads in flight at once. Otherwise a strided loop.
-  if (runs % threads == 0 && runs / threads <= kMaxUnrolledRuns) {
-    for (int64_t r = 0; r < runs / threads; ++r)
-      if (failed(emitRun(b, r ? add(b, tid, cst(b, r * threads)) : tid)))
+  // A few runs per thread: straight-line code, all of the thread's loads
+  // in flight at once (the last round guarded where the runs do not fill
+  // it). Otherwise a strided loop.
+  int64_t rounds = llvm::divideCeil(runs, threads);
+  if (rounds <= kMaxUnrolledRuns) {
+    for (int64_t r = 0; r < rounds; ++r) {
+      Value run = r ? add(b, tid, cst(b, r * threads)) : tid;
+      if ((r + 1) * threads <= runs) {
+        if (failed(emitRun(b, run)))
+          return failure();
+        continue;
+      }
+      auto inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           run, cst(b, runs));
+      auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+      OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
+      if (failed(emitRun(gb, run)))
         return failure();
+    }
     return success();
   }
   auto loop = scf::ForOp::create(b, loc, tid, cst(b, runs), cst(b, threads));
@@ -175,6 +212,14 @@ LogicalResult mlir::lazy::stageOperand(OpBuilder &b, Location loc,
     return failure();
   }
   return success();
+}
+
+int64_t mlir::lazy::sharedChunk(const KernelSpace &space, const OptPlan &plan,
+                                const ProductReduce &product) {
+  int64_t chunk = plan.unroll[product.kAxes.front()];
+  for (size_t axis : ArrayRef<size_t>(product.kAxes).drop_front())
+    chunk *= space.shape[axis];
+  return chunk;
 }
 
 int64_t mlir::lazy::sharedTileCount(const KernelSpace &space,
@@ -202,43 +247,90 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
     return c == 1 ? x : arith::MulIOp::create(ib, loc, x, cst(ib, c));
   };
   size_t rank = space.shape.size();
-  size_t m = product.m, n = product.n, k = product.k;
-  int64_t localM = plan.local[m], localN = plan.local[n];
-  int64_t upM = plan.upcast[m], upN = plan.upcast[n];
-  int64_t blockM = localM * upM, blockN = localN * upN;
-  int64_t chunk = plan.unroll[k];
+  int64_t chunk = sharedChunk(space, plan, product);
+  int64_t threads = plan.threadsPerBlock();
   Type t = signless(elementOf(product.a));
-  int64_t bytes = int64_t(llvm::divideCeil(t.getIntOrFloatBitWidth(), 8));
+  int64_t bytes = bytesOf(t);
+  SmallVector<int64_t> kSizes;
+  int64_t reduced = 1;
+  for (size_t axis : product.kAxes) {
+    kSizes.push_back(space.shape[axis]);
+    reduced *= space.shape[axis];
+  }
 
-  // The workgroup buffers, [k][m] and [k][n].
-  StagedOperand stagedA{product.a,
-                        m,
-                        blockM,
-                        addWorkgroupBuffer(b, loc, func, t, chunk * blockM),
-                        /*kFastest=*/false,
-                        blockM};
-  StagedOperand stagedB{product.b,
-                        n,
-                        blockN,
-                        addWorkgroupBuffer(b, loc, func, t, chunk * blockN),
-                        /*kFastest=*/false,
-                        blockN};
-  Value sharedA = stagedA.buffer, sharedB = stagedB.buffer;
+  // Each operand's block tile and workgroup buffer, [k][its block tile].
+  auto stagedOf = [&](Value operand, ArrayRef<size_t> axes) {
+    StagedOperand staged{operand, SmallVector<size_t>(axes), {}, {}, false, 0};
+    for (size_t d : axes)
+      staged.extents.push_back(plan.local[d] * plan.upcast[d]);
+    staged.stride = staged.freeElements();
+    staged.buffer =
+        addWorkgroupBuffer(b, loc, func, t, chunk * staged.freeElements());
+    return staged;
+  };
+  StagedOperand stagedA = stagedOf(product.a, product.aAxes);
+  StagedOperand stagedB = stagedOf(product.b, product.bAxes);
 
-  // The thread's register tile in the block.
-  Value rowThread = arith::DivUIOp::create(b, loc, tid, cst(b, localN));
-  Value colThread = arith::RemUIOp::create(b, loc, tid, cst(b, localN));
-  Value rowOffset = mul(b, rowThread, upM), colOffset = mul(b, colThread, upN);
+  // The thread's coordinates over the local axes (A's, then B's), and its
+  // register tile's first element along each own axis.
+  SmallVector<size_t> localAxes;
+  SmallVector<int64_t> localSizes;
+  for (ArrayRef<size_t> axes :
+       {ArrayRef<size_t>(product.aAxes), ArrayRef<size_t>(product.bAxes)})
+    for (size_t d : axes)
+      if (plan.local[d] > 1) {
+        localAxes.push_back(d);
+        localSizes.push_back(plan.local[d]);
+      }
+  Value zero = cst(b, 0);
+  DenseMap<size_t, Value> threadOffset;
+  for (auto [d, coord] :
+       llvm::zip(localAxes, delinearizeIndex(b, loc, tid, localSizes, zero)))
+    threadOffset[d] = mul(b, coord, plan.upcast[d]);
+  // The side's upcast axis (at most one) and its register tile's extent.
+  auto upcastAxis = [&](ArrayRef<size_t> axes) -> std::optional<size_t> {
+    for (size_t d : axes)
+      if (plan.upcast[d] > 1)
+        return d;
+    return std::nullopt;
+  };
+  std::optional<size_t> upAxisA = upcastAxis(product.aAxes);
+  std::optional<size_t> upAxisB = upcastAxis(product.bAxes);
+  int64_t upM = upAxisA ? plan.upcast[*upAxisA] : 1;
+  int64_t upN = upAxisB ? plan.upcast[*upAxisB] : 1;
+  // The thread's first element in a side's flattened block tile, and the
+  // flattened stride of its upcast axis.
+  auto flatStart = [&](OpBuilder &ib, const StagedOperand &staged) {
+    Value at = cst(ib, 0);
+    int64_t stride = 1;
+    for (size_t i = staged.freeAxes.size(); i-- > 0;) {
+      if (Value off = threadOffset.lookup(staged.freeAxes[i]))
+        at = add(ib, at, mul(ib, off, stride));
+      stride *= staged.extents[i];
+    }
+    return at;
+  };
+  auto flatStride = [&](const StagedOperand &staged, std::optional<size_t> d) {
+    int64_t stride = 1;
+    for (size_t i = staged.freeAxes.size(); i-- > 0;) {
+      if (d && staged.freeAxes[i] == *d)
+        return stride;
+      stride *= staged.extents[i];
+    }
+    return int64_t(1);
+  };
+  Value rowStart = flatStart(b, stagedA), colStart = flatStart(b, stagedB);
+  int64_t rowStride = flatStride(stagedA, upAxisA);
+  int64_t colStride = flatStride(stagedB, upAxisB);
 
   SmallVector<size_t> outputAxes;
   SmallVector<int64_t> tiles, steps;
   for (size_t d = 0; d < rank; ++d)
     if (!space.reduced[d]) {
       outputAxes.push_back(d);
-      steps.push_back(d == m ? blockM : d == n ? blockN : 1);
+      steps.push_back(plan.local[d] * plan.upcast[d]);
       tiles.push_back(space.shape[d] / steps.back());
     }
-  Value zero = cst(b, 0);
   auto tileLoop = scf::ForOp::create(
       b, loc, group, cst(b, ShapedType::getNumElements(tiles)), groups);
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
@@ -253,32 +345,44 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
   Value init = arith::ConstantOp::create(
       tb, loc, DenseElementsAttr::get(accType, zeroAttr(tb, t)));
   SmallVector<Value> inits(size_t(upM), init);
-  auto kLoop = scf::ForOp::create(tb, loc, cst(tb, 0), cst(tb, space.shape[k]),
+  auto kLoop = scf::ForOp::create(tb, loc, cst(tb, 0), cst(tb, reduced),
                                   cst(tb, chunk), inits);
   LogicalResult status = success();
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value k0 = kLoop.getInductionVar();
     gpu::BarrierOp::create(kb, loc);
-    if (failed(stageOperand(kb, loc, emitter, stagedA, base, k, k0, chunk, tid,
-                            localM * localN)) ||
-        failed(stageOperand(kb, loc, emitter, stagedB, base, k, k0, chunk, tid,
-                            localM * localN))) {
+    if (failed(stageOperand(kb, loc, emitter, stagedA, base, product.kAxes,
+                            kSizes, k0, chunk, tid, threads)) ||
+        failed(stageOperand(kb, loc, emitter, stagedB, base, product.kAxes,
+                            kSizes, k0, chunk, tid, threads))) {
       status = failure();
     } else {
       gpu::BarrierOp::create(kb, loc);
       SmallVector<Value> accs(kLoop.getRegionIterArgs());
       auto flags = contract ? arith::FastMathFlags::contract
                             : arith::FastMathFlags::none;
+      // `count` elements `stride` apart from `start` of row kk: one vector
+      // load where they are adjacent.
+      auto readTile = [&](const StagedOperand &staged, Value start,
+                          int64_t count, int64_t stride, int64_t kk) {
+        Value first = add(kb, cst(kb, kk * staged.stride), start);
+        auto type = VectorType::get({count}, t);
+        if (stride == 1 || count == 1)
+          return vector::LoadOp::create(
+                     kb, loc, type, staged.buffer, ValueRange{first},
+                     /*nontemporal=*/false, vectorAlignment(count, bytes))
+              .getResult();
+        SmallVector<Value> parts;
+        for (int64_t e = 0; e < count; ++e)
+          parts.push_back(memref::LoadOp::create(
+              kb, loc, staged.buffer,
+              ValueRange{add(kb, first, cst(kb, e * stride))}));
+        return vector::FromElementsOp::create(kb, loc, type, parts).getResult();
+      };
       for (int64_t kk = 0; kk < chunk; ++kk) {
-        Value rows = vector::LoadOp::create(
-            kb, loc, VectorType::get({upM}, t), sharedA,
-            ValueRange{add(kb, cst(kb, kk * blockM), rowOffset)},
-            /*nontemporal=*/false, vectorAlignment(upM, bytes));
-        Value cols = vector::LoadOp::create(
-            kb, loc, accType, sharedB,
-            ValueRange{add(kb, cst(kb, kk * blockN), colOffset)},
-            /*nontemporal=*/false, vectorAlignment(upN, bytes));
+        Value rows = readTile(stagedA, rowStart, upM, rowStride, kk);
+        Value cols = readTile(stagedB, colStart, upN, colStride, kk);
         for (int64_t i = 0; i < upM; ++i) {
           Value a = vector::ExtractOp::create(kb, loc, rows, i);
           Value splat = vector::BroadcastOp::create(kb, loc, accType, a);
@@ -291,13 +395,19 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
     }
   }
   if (succeeded(status)) {
+    // The thread's first output element, then its tile's.
+    SmallVector<Value> first = base;
+    for (size_t d : localAxes)
+      first[d] = add(tb, base[d], threadOffset.lookup(d));
     SmallVector<SmallVector<Value>> elements;
     SmallVector<Value> values;
     for (int64_t i = 0; i < upM; ++i)
       for (int64_t j = 0; j < upN; ++j) {
-        SmallVector<Value> idx = base;
-        idx[m] = add(tb, add(tb, base[m], rowOffset), cst(tb, i));
-        idx[n] = add(tb, add(tb, base[n], colOffset), cst(tb, j));
+        SmallVector<Value> idx = first;
+        if (upAxisA)
+          idx[*upAxisA] = add(tb, first[*upAxisA], cst(tb, i));
+        if (upAxisB)
+          idx[*upAxisB] = add(tb, first[*upAxisB], cst(tb, j));
         elements.push_back(std::move(idx));
         values.push_back(
             vector::ExtractOp::create(tb, loc, kLoop.getResult(unsigned(i)), j)

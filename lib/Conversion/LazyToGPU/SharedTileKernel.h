@@ -1,7 +1,7 @@
 //===- SharedTileKernel.h - a local plan's kernel body ----------*- C++ -*-===//
 //
 // convert-lazy-to-gpu's shared-memory mode (SharedTileKernel.cpp states its
-// rules).
+// rules), and the operand staging that tensor-core block tiles share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,17 +20,20 @@ namespace mlir::lazy {
 constexpr int64_t kGpuVectorBytes = 16;
 
 /// One operand of a product reduce staged in a workgroup buffer, a chunk
-/// of K at a time: the element at (free, kk), free < `extent` along the
-/// operand's own output axis `freeAxis` from the block tile's start and kk
-/// < the chunk, is at kk * stride + free, or with `kFastest` at free *
-/// stride + kk.
+/// of the (flattened) reduce axes at a time. Its block tile spans
+/// `extents[i]` elements of each of its own output axes `freeAxes[i]`
+/// from the block tile's start, flattened row-major into `free`; the
+/// element (free, kk), kk < the chunk, is at kk * stride + free, or with
+/// `kFastest` at free * stride + kk.
 struct StagedOperand {
   Value operand;
-  size_t freeAxis;
-  int64_t extent;
+  SmallVector<size_t> freeAxes;
+  SmallVector<int64_t> extents;
   Value buffer;
   bool kFastest;
   int64_t stride;
+  /// The flattened block tile's elements.
+  int64_t freeElements() const;
 };
 
 /// A new workgroup buffer of `func`: `elements` of `element`, aligned to
@@ -39,18 +42,24 @@ Value addWorkgroupBuffer(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
                          Type element, int64_t elements);
 
 /// Emits at `b` the block's staging of `staged`'s chunk [k0, k0 + chunk)
-/// of K (axis `k`) at the block tile starting at `base`: the operand
-/// expression evaluated (KernelEmitter) in runs of up to kGpuVectorBytes
-/// along the axis some load of it reads contiguously (K or its free axis),
-/// thread `tid` of `threads` taking runs tid, tid + threads, ..., so that
-/// neighbouring threads read neighbouring runs.
+/// of the reduce axes `kAxes` (of sizes `kSizes`, flattened row-major) at
+/// the block tile starting at `base`: the operand expression evaluated
+/// (KernelEmitter) in runs of up to kGpuVectorBytes along the axis some
+/// load of it reads contiguously (its innermost free axis, or K where it
+/// is one axis), thread `tid` of `threads` taking runs tid, tid + threads,
+/// ..., so that neighbouring threads read neighbouring runs.
 LogicalResult stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
                            const StagedOperand &staged, ArrayRef<Value> base,
-                           size_t k, Value k0, int64_t chunk, Value tid,
-                           int64_t threads);
+                           ArrayRef<size_t> kAxes, ArrayRef<int64_t> kSizes,
+                           Value k0, int64_t chunk, Value tid, int64_t threads);
+
+/// A shared-memory plan's chunk of the flattened reduce axes: the unroll
+/// of the outermost reduce axis times the sizes of the others.
+int64_t sharedChunk(const KernelSpace &space, const OptPlan &plan,
+                    const ProductReduce &product);
 
 /// The block tiles of a shared-memory plan: local times upcast elements of
-/// M and N, one element of every other output axis.
+/// each operand's own axes, one element of every other output axis.
 int64_t sharedTileCount(const KernelSpace &space, const OptPlan &plan);
 
 /// Emits at `b` (in `func`, which gains the two workgroup buffers) the loop

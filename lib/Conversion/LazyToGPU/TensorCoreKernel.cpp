@@ -387,18 +387,16 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
   int64_t threads = tensorCoreBlockThreads(plan, shape, kind);
   Type t = signless(elementOf(shape.a));
   int64_t stride = tiling.chunk + kTensorCoreRowPad;
-  StagedOperand stagedA{shape.a,
-                        m,
-                        blockM,
-                        addWorkgroupBuffer(b, loc, func, t, blockM * stride),
-                        /*kFastest=*/true,
-                        stride};
-  StagedOperand stagedB{shape.b,
-                        n,
-                        blockN,
-                        addWorkgroupBuffer(b, loc, func, t, blockN * stride),
-                        /*kFastest=*/true,
-                        stride};
+  StagedOperand stagedA{
+      shape.a,           {m},
+      {blockM},          addWorkgroupBuffer(b, loc, func, t, blockM * stride),
+      /*kFastest=*/true, stride};
+  StagedOperand stagedB{
+      shape.b,           {n},
+      {blockN},          addWorkgroupBuffer(b, loc, func, t, blockN * stride),
+      /*kFastest=*/true, stride};
+  SmallVector<size_t> kAxes{k};
+  SmallVector<int64_t> kSizes{space.shape[k]};
 
   Value warp = arith::DivUIOp::create(b, loc, tid, cst(b, lanes));
   Value lane = arith::RemUIOp::create(b, loc, tid, cst(b, lanes));
@@ -446,9 +444,9 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value k0 = kLoop.getInductionVar();
     gpu::BarrierOp::create(kb, loc);
-    if (failed(stageOperand(kb, loc, emitter, stagedA, base, k, k0,
+    if (failed(stageOperand(kb, loc, emitter, stagedA, base, kAxes, kSizes, k0,
                             tiling.chunk, tid, threads)) ||
-        failed(stageOperand(kb, loc, emitter, stagedB, base, k, k0,
+        failed(stageOperand(kb, loc, emitter, stagedB, base, kAxes, kSizes, k0,
                             tiling.chunk, tid, threads))) {
       status = failure();
     } else {

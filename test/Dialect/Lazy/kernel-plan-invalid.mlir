@@ -185,15 +185,41 @@ lazy.kernel @tc_rows(%out0: !lazy.buffer<192xf16>, %in0: !lazy.buffer<384xf16>, 
 
 // -----
 
-// A local plan spreads the product's M and N over threads, both of
-// them.
-// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan spreads axes 0 and 1 (the product's M and N) over threads, and no other; axis 1 has local 1}}
-lazy.kernel @local_one_axis(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<2048xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 32>, #lazy.opt<unroll, 2, 16>]} {
-  %0 = lazy.load %in0 as <[(64, 64, 32):(32, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
-  %1 = lazy.load %in1 as <[(64, 64, 32):(0, 1, 64)]> : !lazy.buffer<2048xf32> -> tensor<64x64x32xf32>
-  %2 = lazy.mul %0, %1 : tensor<64x64x32xf32>
-  %3 = lazy.reduce_sum %2 axes [2] : tensor<64x64x32xf32> -> tensor<64x64x1xf32>
-  lazy.store %3, %out0 as <[(64, 64, 1):(64, 1, 0)]> : tensor<64x64x1xf32>, !lazy.buffer<4096xf32>
+// Threads go only along the operands' own axes: the batch axis 0 (both
+// operands vary along it) takes none.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan spreads only the operands' own axes over threads (A's 1; B's 2); axis 0 has local 2}}
+lazy.kernel @local_shared_axis(%out0: !lazy.buffer<8192xf32>, %in0: !lazy.buffer<4096xf32>, %in1: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 2>, #lazy.opt<local, 1, 16>, #lazy.opt<local, 2, 16>]} {
+  %0 = lazy.load %in0 as <[(2, 64, 64, 32):(2048, 32, 0, 1)]> : !lazy.buffer<4096xf32> -> tensor<2x64x64x32xf32>
+  %1 = lazy.load %in1 as <[(2, 64, 64, 32):(2048, 0, 1, 64)]> : !lazy.buffer<4096xf32> -> tensor<2x64x64x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<2x64x64x32xf32>
+  %3 = lazy.reduce_sum %2 axes [3] : tensor<2x64x64x32xf32> -> tensor<2x64x64x1xf32>
+  lazy.store %3, %out0 as <[(2, 64, 64, 1):(4096, 64, 1, 0)]> : tensor<2x64x64x1xf32>, !lazy.buffer<8192xf32>
+}
+
+// -----
+
+// A convolution-like product: A (axis 0) against B (axes 1 and 2) over
+// the reduce axes 3 and 4. One upcast axis per operand.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan upcasts at most one own axis of each operand (A's 0; B's 1, 2)}}
+lazy.kernel @local_two_upcasts(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<576xf32>, %in1: !lazy.buffer<576xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 8>, #lazy.opt<local, 2, 4>, #lazy.opt<upcast, 1, 2>, #lazy.opt<upcast, 2, 2>]} {
+  %0 = lazy.load %in0 as <[(64, 8, 8, 3, 3):(9, 0, 0, 3, 1)]> : !lazy.buffer<576xf32> -> tensor<64x8x8x3x3xf32>
+  %1 = lazy.load %in1 as <[(64, 8, 8, 3, 3):(0, 8, 1, 8, 1)]> : !lazy.buffer<576xf32> -> tensor<64x8x8x3x3xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x8x8x3x3xf32>
+  %3 = lazy.reduce_sum %2 axes [3, 4] : tensor<64x8x8x3x3xf32> -> tensor<64x8x8x1x1xf32>
+  lazy.store %3, %out0 as <[(64, 8, 8, 1, 1):(64, 8, 1, 0, 0)]> : tensor<64x8x8x1x1xf32>, !lazy.buffer<4096xf32>
+}
+
+// -----
+
+// Its chunk of K is whole windows of the inner reduce axes: only the
+// outermost (3) unrolls.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan unrolls only the outermost reduce axis (3): its chunk of K is whole windows of the others; axis 4 has unroll 3}}
+lazy.kernel @local_inner_unroll(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<576xf32>, %in1: !lazy.buffer<576xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 4>, #lazy.opt<local, 2, 8>, #lazy.opt<unroll, 4, 3>]} {
+  %0 = lazy.load %in0 as <[(64, 8, 8, 3, 3):(9, 0, 0, 3, 1)]> : !lazy.buffer<576xf32> -> tensor<64x8x8x3x3xf32>
+  %1 = lazy.load %in1 as <[(64, 8, 8, 3, 3):(0, 8, 1, 8, 1)]> : !lazy.buffer<576xf32> -> tensor<64x8x8x3x3xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x8x8x3x3xf32>
+  %3 = lazy.reduce_sum %2 axes [3, 4] : tensor<64x8x8x3x3xf32> -> tensor<64x8x8x1x1xf32>
+  lazy.store %3, %out0 as <[(64, 8, 8, 1, 1):(64, 8, 1, 0, 0)]> : tensor<64x8x8x1x1xf32>, !lazy.buffer<4096xf32>
 }
 
 // -----
@@ -283,7 +309,7 @@ lazy.kernel @local_rowsum(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<4096xf
 
 // Only M and N take register tiles: the batch axis 0 stays one element
 // per block tile.
-// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan upcasts only axes 1 and 2; axis 0 has upcast 2}}
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan upcasts only the operands' own axes (A's 1; B's 2); axis 0 has upcast 2}}
 lazy.kernel @local_batch(%out0: !lazy.buffer<8192xf32>, %in0: !lazy.buffer<4096xf32>, %in1: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 1, 16>, #lazy.opt<local, 2, 16>, #lazy.opt<upcast, 0, 2>]} {
   %0 = lazy.load %in0 as <[(2, 64, 64, 32):(2048, 32, 0, 1)]> : !lazy.buffer<4096xf32> -> tensor<2x64x64x32xf32>
   %1 = lazy.load %in1 as <[(2, 64, 64, 32):(2048, 0, 1, 64)]> : !lazy.buffer<4096xf32> -> tensor<2x64x64x32xf32>

@@ -122,17 +122,28 @@ LogicalResult checkLocals(const OptPlan &plan, const KernelSpace &space,
     os << "a local plan needs the sum of a plain product of two floats";
     return failure();
   }
+  auto isOwn = [&](ArrayRef<size_t> axes, size_t d) {
+    return llvm::is_contained(axes, d);
+  };
+  auto ownAxes = [&] {
+    std::string text;
+    llvm::raw_string_ostream ts(text);
+    ts << "A's ";
+    llvm::interleaveComma(product->aAxes, ts);
+    ts << "; B's ";
+    llvm::interleaveComma(product->bAxes, ts);
+    return text;
+  };
   for (size_t d = 0; d < rank; ++d) {
-    bool free = d == product->m || d == product->n;
-    if (free != (plan.local[d] > 1)) {
-      os << "a local plan spreads axes " << product->m << " and " << product->n
-         << " (the product's M and N) over threads, and no "
-         << "other; axis " << d << " has local " << plan.local[d];
+    bool own = isOwn(product->aAxes, d) || isOwn(product->bAxes, d);
+    if (!own && plan.local[d] > 1) {
+      os << "a local plan spreads only the operands' own axes over threads ("
+         << ownAxes() << "); axis " << d << " has local " << plan.local[d];
       return failure();
     }
-    if (!free && !space.reduced[d] && plan.upcast[d] > 1) {
-      os << "a local plan upcasts only axes " << product->m << " and "
-         << product->n << "; axis " << d << " has upcast " << plan.upcast[d];
+    if (!own && !space.reduced[d] && plan.upcast[d] > 1) {
+      os << "a local plan upcasts only the operands' own axes (" << ownAxes()
+         << "); axis " << d << " has upcast " << plan.upcast[d];
       return failure();
     }
     if (plan.tile[d]) {
@@ -140,23 +151,48 @@ LogicalResult checkLocals(const OptPlan &plan, const KernelSpace &space,
       return failure();
     }
     int64_t block = plan.local[d] * plan.upcast[d];
-    if (free && space.shape[d] % block != 0) {
+    if (own && space.shape[d] % block != 0) {
       os << "the block of axis " << d << " (local " << plan.local[d]
          << " times upcast " << plan.upcast[d] << ") does not divide its "
          << space.shape[d] << " elements";
       return failure();
     }
   }
+  for (ArrayRef<size_t> axes :
+       {ArrayRef<size_t>(product->aAxes), ArrayRef<size_t>(product->bAxes)})
+    if (llvm::count_if(axes, [&](size_t d) { return plan.upcast[d] > 1; }) >
+        1) {
+      os << "a local plan upcasts at most one own axis of each operand ("
+         << ownAxes() << ")";
+      return failure();
+    }
+  for (size_t d : ArrayRef<size_t>(product->kAxes).drop_front())
+    if (plan.unroll[d] > 1) {
+      os << "a local plan unrolls only the outermost reduce axis ("
+         << product->kAxes.front() << "): its chunk of K is whole windows of "
+         << "the others; axis " << d << " has unroll " << plan.unroll[d];
+      return failure();
+    }
   int64_t threads = plan.threadsPerBlock();
   if (threads < kMinLocalThreads || threads > kMaxLocalThreads) {
     os << "a local plan's block has " << threads << " threads; it needs "
        << kMinLocalThreads << " to " << kMaxLocalThreads;
     return failure();
   }
+  // The chunk of K staged at a time (the outermost reduce axis's unroll
+  // times the others' sizes) of both operands' block tiles.
+  int64_t chunk = plan.unroll[product->kAxes.front()];
+  for (size_t d : ArrayRef<size_t>(product->kAxes).drop_front())
+    chunk *= space.shape[d];
   int64_t staged = 0;
-  for (size_t d : {product->m, product->n})
-    staged += plan.local[d] * plan.upcast[d];
-  int64_t bytes = staged * plan.unroll[product->k] *
+  for (ArrayRef<size_t> axes :
+       {ArrayRef<size_t>(product->aAxes), ArrayRef<size_t>(product->bAxes)}) {
+    int64_t tile = 1;
+    for (size_t d : axes)
+      tile *= plan.local[d] * plan.upcast[d];
+    staged += tile;
+  }
+  int64_t bytes = staged * chunk *
                   int64_t(llvm::divideCeil(element.getIntOrFloatBitWidth(), 8));
   if (bytes > kMaxSharedBytes) {
     os << "a local plan stages " << bytes << " bytes of operands per block; "

@@ -56,18 +56,12 @@ FailureOr<SmallVector<bool>> axesOf(Value operand, size_t rank) {
 
 } // namespace
 
-FailureOr<ProductReduce>
-mlir::lazy::matchProductReduce(const KernelSpace &space, StringRef what,
+namespace {
+/// matchProductReduce: over axis `k` alone with one own axis per operand,
+/// or (no `k`) over any axes with any own axes.
+FailureOr<ProductReduce> match(const KernelSpace &space,
+                               std::optional<size_t> k, StringRef what,
                                std::string &why) {
-  const bool *first = llvm::find(space.reduced, true);
-  size_t k =
-      first == space.reduced.end() ? 0 : size_t(first - space.reduced.begin());
-  return matchProductReduce(space, k, what, why);
-}
-
-FailureOr<ProductReduce>
-mlir::lazy::matchProductReduce(const KernelSpace &space, size_t k,
-                               StringRef what, std::string &why) {
   llvm::raw_string_ostream os(why);
   size_t rank = space.shape.size();
   if (space.reduces.size() != 1) {
@@ -81,13 +75,15 @@ mlir::lazy::matchProductReduce(const KernelSpace &space, size_t k,
     os << "a " << what << " plan needs a reduce_sum";
     return failure();
   }
-  if (sum.getAxes().size() != 1 || size_t(sum.getAxes().front()) != k) {
-    os << "a " << what << " plan needs the reduce over axis " << k << " alone";
+  if (k && (sum.getAxes().size() != 1 || size_t(sum.getAxes().front()) != *k)) {
+    os << "a " << what << " plan needs the reduce over axis " << *k << " alone";
     return failure();
   }
   ProductReduce shape;
   shape.reduce = reduce;
-  shape.k = k;
+  for (int64_t axis : sum.getAxes())
+    shape.kAxes.push_back(size_t(axis));
+  shape.k = shape.kAxes.back();
   Value x, y;
   Value input = sum.getSrc();
   if (auto cast = input.getDefiningOp<CastOp>()) {
@@ -130,8 +126,10 @@ mlir::lazy::matchProductReduce(const KernelSpace &space, size_t k,
     if ((*yAxes)[d] && !(*xAxes)[d])
       yOwn.push_back(d);
   }
-  if (xOwn.size() != 1 || yOwn.size() != 1) {
-    os << "a " << what << " plan needs one output axis of each operand's own";
+  if (k ? (xOwn.size() != 1 || yOwn.size() != 1)
+        : (xOwn.empty() || yOwn.empty())) {
+    os << "a " << what << " plan needs "
+       << (k ? "one output axis" : "output axes") << " of each operand's own";
     return failure();
   }
   // N (the columns, neighbouring threads' or lanes' outputs) where the
@@ -140,11 +138,26 @@ mlir::lazy::matchProductReduce(const KernelSpace &space, size_t k,
   for (auto store : reduce->getBlock()->getOps<StoreOp>()) {
     std::vector<std::optional<int64_t>> strides =
         store.getView().getTracker().realStrides(/*ignoreValid=*/false);
-    xContiguous |= strides[xOwn[0]] == 1;
+    xContiguous |= strides[xOwn.back()] == 1;
   }
-  shape.m = xContiguous ? yOwn[0] : xOwn[0];
-  shape.n = xContiguous ? xOwn[0] : yOwn[0];
+  shape.aAxes = xContiguous ? yOwn : xOwn;
+  shape.bAxes = xContiguous ? xOwn : yOwn;
+  shape.m = shape.aAxes.back();
+  shape.n = shape.bAxes.back();
   shape.a = xContiguous ? y : x;
   shape.b = xContiguous ? x : y;
   return shape;
+}
+} // namespace
+
+FailureOr<ProductReduce>
+mlir::lazy::matchProductReduce(const KernelSpace &space, StringRef what,
+                               std::string &why) {
+  return match(space, std::nullopt, what, why);
+}
+
+FailureOr<ProductReduce>
+mlir::lazy::matchProductReduce(const KernelSpace &space, size_t k,
+                               StringRef what, std::string &why) {
+  return match(space, k, what, why);
 }

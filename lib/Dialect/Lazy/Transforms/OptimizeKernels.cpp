@@ -95,6 +95,8 @@ struct TargetDescription {
   /// The GPU's tensor-core instruction (rule G0), if any.
   std::optional<TensorCoreKind> tensorCores;
 };
+/// Rule G4's threads per operand of a block, at most.
+constexpr int64_t kSharedSideThreads = 16;
 /// A tensor-core block tile's rows and columns (rule G0).
 constexpr int64_t kTensorCoreBlock = 64;
 /// A GPU register tile's rows and columns: 16 accumulators.
@@ -215,36 +217,60 @@ int64_t tileCountOf(const KernelSpace &space, ArrayRef<Attribute> plan) {
   return tiles;
 }
 
-/// GPU rule G4 (Passes.td): a float matrix product whose M and N each
-/// take the most of 16, 8, 4 or 2 threads by kGpuTileSide elements (at
-/// least kMinLocalThreads in a block) and whose K takes chunks of 16, 8 or
-/// 4 stages its operands in shared memory (`local` steps); none where that
-/// does not divide or gives fewer than `minTiles` threads.
+/// GPU rule G4 (Passes.td): a float product reduce (a matmul, a
+/// convolution, a weight gradient summed over batch and sequence) whose
+/// operands' innermost own axes take kGpuTileSide elements per thread and
+/// whose own axes take up to kSharedSideThreads threads per operand (the
+/// most of 16, 8, 4, 2 on each, innermost first; at least
+/// kMinLocalThreads in a block), its K (flattened) chunks of at least 4
+/// elements: whole windows of the inner reduce axes times the most of 16,
+/// 8, 4, 2 of the outermost that keeps the chunk within 16 elements (or
+/// one window). Operands staged in shared memory (`local` steps); none
+/// where that does not divide or gives fewer than `minTiles` threads.
 SmallVector<Attribute>
 sharedPlan(const KernelSpace &space, int64_t minTiles,
            function_ref<Attribute(OptKind, size_t, int64_t)> opt) {
-  std::optional<size_t> red = innermostReduceAxis(space);
-  if (!red)
-    return {};
   std::string why;
-  FailureOr<ProductReduce> product =
-      matchProductReduce(space, *red, "local", why);
+  FailureOr<ProductReduce> product = matchProductReduce(space, "local", why);
   if (failed(product) || product->casts != ProductCasts::None ||
       !isa<FloatType>(
           cast<RankedTensorType>(product->a.getType()).getElementType()))
     return {};
-  auto local = [&](size_t d) -> int64_t {
-    for (int64_t threads : {16, 8, 4, 2})
-      if (space.shape[d] % (threads * kGpuTileSide) == 0)
-        return threads;
-    return 0;
+  SmallVector<int64_t> local(space.shape.size(), 1);
+  // One operand's threads: its innermost own axis upcast, locals from the
+  // innermost own axis outwards.
+  auto side = [&](ArrayRef<size_t> axes) -> int64_t {
+    size_t inner = axes.back();
+    if (space.shape[inner] % kGpuTileSide != 0)
+      return 0;
+    int64_t budget = kSharedSideThreads, threads = 1;
+    for (size_t d : llvm::reverse(axes)) {
+      int64_t up = d == inner ? kGpuTileSide : 1;
+      for (int64_t l : {16, 8, 4, 2})
+        if (l <= budget && space.shape[d] % (l * up) == 0) {
+          local[d] = l;
+          budget /= l;
+          threads *= l;
+          break;
+        }
+    }
+    return threads;
   };
-  int64_t localM = local(product->m), localN = local(product->n);
-  int64_t chunk = 0;
-  for (int64_t c : {16, 8, 4})
-    if (!chunk && space.shape[*red] % c == 0)
-      chunk = c;
-  if (!localM || !localN || !chunk || localM * localN < kMinLocalThreads)
+  int64_t threadsA = side(product->aAxes), threadsB = side(product->bAxes);
+  if (!threadsA || !threadsB || threadsA * threadsB < kMinLocalThreads)
+    return {};
+  size_t outer = product->kAxes.front();
+  int64_t window = 1;
+  for (size_t d : ArrayRef<size_t>(product->kAxes).drop_front())
+    window *= space.shape[d];
+  int64_t unroll = 1;
+  for (int64_t c : {16, 8, 4, 2})
+    if (space.shape[outer] % c == 0 &&
+        c * window <= std::max<int64_t>(16, window)) {
+      unroll = c;
+      break;
+    }
+  if (unroll * window < 4)
     return {};
   int64_t threads = 1;
   for (size_t d = 0; d < space.shape.size(); ++d)
@@ -254,11 +280,17 @@ sharedPlan(const KernelSpace &space, int64_t minTiles,
                      : space.shape[d];
   if (threads < minTiles)
     return {};
-  return {opt(OptKind::local, product->m, localM),
-          opt(OptKind::local, product->n, localN),
-          opt(OptKind::upcast, product->m, kGpuTileSide),
-          opt(OptKind::upcast, product->n, kGpuTileSide),
-          opt(OptKind::unroll, *red, chunk)};
+  SmallVector<Attribute> plan;
+  for (ArrayRef<size_t> axes :
+       {ArrayRef<size_t>(product->aAxes), ArrayRef<size_t>(product->bAxes)})
+    for (size_t d : axes)
+      if (local[d] > 1)
+        plan.push_back(opt(OptKind::local, d, local[d]));
+  plan.push_back(opt(OptKind::upcast, product->m, kGpuTileSide));
+  plan.push_back(opt(OptKind::upcast, product->n, kGpuTileSide));
+  if (unroll > 1)
+    plan.push_back(opt(OptKind::unroll, outer, unroll));
+  return plan;
 }
 
 /// GPU rules G1-G3 (Passes.td), given rule 1's vector axis (if any) with

@@ -65,11 +65,13 @@ struct OptPlan {
 /// kMaxElementsPerTrip elements (upcasts times unrolls) per trip. With
 /// `tc`: only local (warps) and upcast (instruction tiles per warp) on its
 /// M and N and unroll on its K (a multiple of 16), the block tile dividing
-/// M x N, at most kMaxTensorCoreWarps warps. Otherwise locals:
-/// on the two free axes of a float product reduce (ProductReduce.h, no
-/// casts), each axis a multiple of its local times its upcast, no other
-/// axis upcast and no tile, kMinLocalThreads to kMaxLocalThreads threads,
-/// at most kMaxSharedBytes of staged operands per K chunk. Group: a power
+/// M x N, at most kMaxTensorCoreWarps warps. Otherwise locals: on the
+/// operands' own axes of a float product reduce (ProductReduce.h, no
+/// casts), each a multiple of its local times its upcast, no other output
+/// axis local or upcast, at most one upcast axis per operand, no tile,
+/// only the outermost reduce axis unrolled, kMinLocalThreads to
+/// kMaxLocalThreads threads, at most kMaxSharedBytes of staged operands
+/// per chunk of K. Group: a power
 /// of two of threads from kMinLocalThreads to kMaxLocalThreads (it need not
 /// divide the axis) on the innermost reduce axis, the whole plan.
 FailureOr<OptPlan> readPlan(ArrayRef<Attribute> opts, const KernelSpace &space,

@@ -111,13 +111,16 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
       GPU lowering runs it (NVIDIA sm_80 and later, AMD CDNA and RDNA3).
     - `local`: an output axis whose register tiles spread over `amount`
       threads of one GPU block (tinygrad's LOCAL): a block computes
-      `amount` times the axis's upcast elements along it. Locals come in
-      pairs, on the M and N axes of a kernel whose one reduce is a float
-      sum over K of a plain product of two operands (ProductReduce.h):
-      the block stages both operands' tiles in shared memory, K's unroll
-      elements of K at a time (cooperative loads, barriers), and each
-      thread reads its tile's operands from there. A block has 32 to 1024
-      threads; the CPU lowering ignores locals.
+      `amount` times the axis's upcast elements along it. Locals go on the
+      own axes of the operands of a kernel whose one reduce is a float sum
+      of a plain product of two operands (ProductReduce.h: a matmul's M
+      and N, a convolution's output channels and its rows and columns):
+      the block stages both operands' block tiles in shared memory a chunk
+      of K at a time (the outermost reduce axis's unroll times the other
+      reduce axes' sizes; cooperative loads, barriers), and each thread
+      reads its tile's operands from there. At most one own axis of each
+      operand is upcast. A block has 32 to 1024 threads; the CPU lowering
+      ignores locals. With `tc`, locals count warps.
     - `group`: the kernel's reduce split across `amount` threads of one
       GPU block (tinygrad's GROUP): a block computes one output at a time,
       each thread accumulating every amount-th of the reduced elements,

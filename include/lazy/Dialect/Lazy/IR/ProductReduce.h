@@ -30,8 +30,12 @@ enum class ProductCasts {
 
 /// A kernel's reduce as a matrix product, in the kernel's space.
 struct ProductReduce {
-  /// Axes of the space: rows, columns (output axes), and the reduce axis.
+  /// Axes of the space: rows, columns (output axes), and the reduce axis;
+  /// with several, the innermost of aAxes, bAxes and kAxes.
   size_t m, n, k;
+  /// The output axes `a` alone varies along, those `b` alone varies
+  /// along, and the reduce's axes, outermost first.
+  SmallVector<size_t> aAxes, bAxes, kAxes;
   /// The kernel's one top-level reduce (a reduce_sum).
   Operation *reduce;
   /// The operands (under the casts, if any): `a` varies along m and k,
@@ -48,7 +52,10 @@ struct ProductReduce {
 /// both could be). `what` names the plan in the messages.
 FailureOr<ProductReduce> matchProductReduce(const KernelSpace &space, size_t k,
                                             StringRef what, std::string &why);
-/// The same over the space's first reduce axis (a product reduce has one).
+/// The same over any number of reduce axes (a convolution's channels and
+/// window), each operand with one or more output axes of its own (a
+/// convolution's input its rows and columns, its weight the output
+/// channels); m, n and k the innermost of each.
 FailureOr<ProductReduce> matchProductReduce(const KernelSpace &space,
                                             StringRef what, std::string &why);
 

@@ -352,15 +352,20 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
         `gpu-min-tiles` tiles (16384, 64 blocks of 256 threads): fewer
         outputs keep the unplanned lowering, whose block reductions spread
         each reduce over a block.
-    G4. Before G2: a kernel that is a float sum over its innermost reduce
-        axis of a plain product of two operands (ProductReduce.h) gets a
-        shared-memory plan: on M and N `upcast` 4 and `local` the most of
-        16, 8, 4, 2 threads that 4 times it divides (at least 32 threads
-        in all), K unrolled by the largest of 16, 8, 4 that divides it: a
-        block of up to 256 threads stages 64x16 chunks of each operand in
-        shared memory and each thread computes a 4x4 register tile from
-        them (convert-lazy-to-gpu's shared-memory mode). Its threads count
-        towards G3 as tiles. `shared-memory=false` turns G4 off.
+    G4. Before G2: a kernel that is a float sum of a plain product of two
+        operands (ProductReduce.h: a matmul, a convolution, a weight
+        gradient summed over batch and sequence) gets a shared-memory
+        plan: each operand's innermost own axis `upcast` 4, its own axes
+        `local` the most of 16, 8, 4, 2 threads that divide them
+        (innermost first, at most 16 threads per operand, at least 32 in
+        all), the outermost reduce axis unrolled by the most of 16, 8, 4,
+        2 that keeps the chunk of K (that unroll times the other reduce
+        axes' sizes) within 16 or one window, the chunk at least 4: a
+        block of up to 256 threads stages each operand's block tile (a
+        matmul's 64x16) in shared memory and each thread computes a 4x4
+        register tile from them (convert-lazy-to-gpu's shared-memory
+        mode). Its threads count towards G3 as tiles.
+        `shared-memory=false` turns G4 off.
     A reduce kernel the rules leave without a plan keeps the lowering's
     block mode (tinygrad's GROUP: a block per output splits its reduce),
     sized by convert-lazy-to-gpu's options for the vendor; a forced
