@@ -267,10 +267,18 @@ float halfToFloat(uint16_t h) {
   return f;
 }
 
+/// A bfloat16's value: the top half of a float's bits.
+float bfloatToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 /// Where a matrix instruction's lanes hold their fragments: element i of
 /// lane l's A fragment is A[row][col] (m, k), of B's B[row][col] (k, n), of
 /// C's and D's C[row][col] (m, n). Each instruction is 16 x n x 16, f16
-/// operands and f32 accumulators.
+/// or bf16 operands and f32 accumulators.
 struct MatrixLayout {
   unsigned lanes, n, aCount, bCount, cCount;
   using Coord = std::pair<unsigned, unsigned> (*)(unsigned l, unsigned i);
@@ -326,6 +334,7 @@ constexpr MatrixLayout kWmma{
 /// `layout`'s instruction for every warp or wave of the block, from the
 /// fragments its lanes left: each product exact in f32, added to C in K
 /// order.
+template <float (*toFloat)(uint16_t)>
 void resolveMatrix(BlockContext &block, const MatrixLayout &layout) {
   size_t threads = block.fibers.size();
   for (size_t w = 0; w + layout.lanes <= threads; w += layout.lanes) {
@@ -337,11 +346,11 @@ void resolveMatrix(BlockContext &block, const MatrixLayout &layout) {
       auto *fc = static_cast<const float *>(f[2]);
       for (unsigned i = 0; i < layout.aCount; ++i) {
         auto [row, col] = layout.a(l, i);
-        a[row][col] = halfToFloat(fa[i]);
+        a[row][col] = toFloat(fa[i]);
       }
       for (unsigned i = 0; i < layout.bCount; ++i) {
         auto [row, col] = layout.b(l, i);
-        b[row][col] = halfToFloat(fb[i]);
+        b[row][col] = toFloat(fb[i]);
       }
       for (unsigned i = 0; i < layout.cCount; ++i) {
         auto [row, col] = layout.c(l, i);
@@ -373,19 +382,20 @@ void meetForMatrix(void *a, void *b, void *c, void *d,
 
 extern "C" {
 /// nvgpu.mma.sync m16n8k16, amdgpu.mfma 16x16x16 and amdgpu.wmma 16x16x16
-/// (f16 in, f32 accumulators).
-void lazy_emu_mma_m16n8k16_f16_f32(void *a, void *b, void *c, void *d) {
-  meetForMatrix(a, b, c, d,
-                [](BlockContext &block) { resolveMatrix(block, kMmaSync); });
-}
-void lazy_emu_mfma_16x16x16_f16_f32(void *a, void *b, void *c, void *d) {
-  meetForMatrix(a, b, c, d,
-                [](BlockContext &block) { resolveMatrix(block, kMfma); });
-}
-void lazy_emu_wmma_16x16x16_f16_f32(void *a, void *b, void *c, void *d) {
-  meetForMatrix(a, b, c, d,
-                [](BlockContext &block) { resolveMatrix(block, kWmma); });
-}
+/// (f16 or bf16 in, f32 accumulators).
+#define LAZY_EMU_MATRIX(name, layout, type, toFloat)                           \
+  void lazy_emu_##name##_##type##_f32(void *a, void *b, void *c, void *d) {    \
+    meetForMatrix(a, b, c, d, [](BlockContext &block) {                        \
+      resolveMatrix<toFloat>(block, layout);                                   \
+    });                                                                        \
+  }
+LAZY_EMU_MATRIX(mma_m16n8k16, kMmaSync, f16, halfToFloat)
+LAZY_EMU_MATRIX(mfma_16x16x16, kMfma, f16, halfToFloat)
+LAZY_EMU_MATRIX(wmma_16x16x16, kWmma, f16, halfToFloat)
+LAZY_EMU_MATRIX(mma_m16n8k16, kMmaSync, bf16, bfloatToFloat)
+LAZY_EMU_MATRIX(mfma_16x16x16, kMfma, bf16, bfloatToFloat)
+LAZY_EMU_MATRIX(wmma_16x16x16, kWmma, bf16, bfloatToFloat)
+#undef LAZY_EMU_MATRIX
 
 /// gpu.barrier: waits until every thread of the block has arrived.
 void lazy_emu_barrier() {
@@ -431,6 +441,9 @@ const RuntimeSymbol kRuntimeSymbols[] = {
     LAZY_EMU_SYMBOL(lazy_emu_mma_m16n8k16_f16_f32),
     LAZY_EMU_SYMBOL(lazy_emu_mfma_16x16x16_f16_f32),
     LAZY_EMU_SYMBOL(lazy_emu_wmma_16x16x16_f16_f32),
+    LAZY_EMU_SYMBOL(lazy_emu_mma_m16n8k16_bf16_f32),
+    LAZY_EMU_SYMBOL(lazy_emu_mfma_16x16x16_bf16_f32),
+    LAZY_EMU_SYMBOL(lazy_emu_wmma_16x16x16_bf16_f32),
     LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_f32),
     LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_f64),
     LAZY_EMU_SYMBOL(lazy_emu_all_reduce_add_i32),
@@ -463,7 +476,7 @@ std::string typeSuffix(Type t) {
 }
 
 /// A matrix instruction (nvgpu.mma.sync m16n8k16, amdgpu.mfma or
-/// amdgpu.wmma 16x16x16; f16 in, f32 accumulators) as a call of the
+/// amdgpu.wmma 16x16x16; f16 or bf16 in, f32 accumulators) as a call of the
 /// runtime's `entry` on its fragments in stack memory (allocated once, at
 /// the function's entry), its result read back.
 LogicalResult emulateMatrixOp(Operation *op, StringRef entry, Value a, Value b,
@@ -475,11 +488,11 @@ LogicalResult emulateMatrixOp(Operation *op, StringRef entry, Value a, Value b,
     return MemRefType::get({t.getNumElements()}, t.getElementType());
   };
   Value operands[] = {a, b, c};
-  if (!getElementTypeOrSelf(a.getType()).isF16() ||
-      !getElementTypeOrSelf(b.getType()).isF16() ||
+  Type in = getElementTypeOrSelf(a.getType());
+  if (!(in.isF16() || in.isBF16()) || getElementTypeOrSelf(b.getType()) != in ||
       !getElementTypeOrSelf(c.getType()).isF32())
     return op->emitError("the GPU emulator runs matrix instructions of f16 "
-                         "with f32 accumulators only");
+                         "or bf16 with f32 accumulators only");
   SmallVector<Type> slotTypes{flatType(a), flatType(b), flatType(c),
                               flatType(c)};
   if (declared.insert(entry).second) {
@@ -518,21 +531,29 @@ std::optional<StringRef> matrixEntry(Operation *op) {
   auto shapeIs = [](Value v, ArrayRef<int64_t> shape) {
     return cast<VectorType>(v.getType()).getShape() == shape;
   };
+  // The operands' type: f16 or bf16.
+  Type element = cast<VectorType>(op->getOperand(0).getType()).getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return std::nullopt;
+  bool bf16 = element.isBF16();
   if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
     SmallVector<int64_t> shape;
     for (Attribute a : mma.getMmaShape())
       shape.push_back(cast<IntegerAttr>(a).getInt());
     if (shape == ArrayRef<int64_t>{16, 8, 16} &&
         shapeIs(mma.getMatrixA(), {4, 2}) && shapeIs(mma.getMatrixB(), {2, 2}))
-      return StringRef("lazy_emu_mma_m16n8k16_f16_f32");
+      return StringRef(bf16 ? "lazy_emu_mma_m16n8k16_bf16_f32"
+                            : "lazy_emu_mma_m16n8k16_f16_f32");
   } else if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op)) {
     if (mfma.getM() == 16 && mfma.getN() == 16 && mfma.getK() == 16 &&
         mfma.getBlocks() == 1 && shapeIs(mfma.getSourceA(), {4}))
-      return StringRef("lazy_emu_mfma_16x16x16_f16_f32");
+      return StringRef(bf16 ? "lazy_emu_mfma_16x16x16_bf16_f32"
+                            : "lazy_emu_mfma_16x16x16_f16_f32");
   } else if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op)) {
     if (wmma.getM() == 16 && wmma.getN() == 16 && wmma.getK() == 16 &&
         shapeIs(wmma.getSourceA(), {16}) && shapeIs(wmma.getDestC(), {8}))
-      return StringRef("lazy_emu_wmma_16x16x16_f16_f32");
+      return StringRef(bf16 ? "lazy_emu_wmma_16x16x16_bf16_f32"
+                            : "lazy_emu_wmma_16x16x16_f16_f32");
   }
   return std::nullopt;
 }

@@ -633,6 +633,12 @@ KernelToGpu::lowerTensorCores(OpBuilder &b, KernelOp kernel,
       matchTensorCores(space, *plan.tensorCores, why);
   if (failed(shape))
     return kernel.emitOpError("tensor-core plan: ") << why;
+  Type element = cast<RankedTensorType>(shape->a.getType()).getElementType();
+  if (!tensorCoreKindTakes(*tensorCores, element))
+    return kernel.emitOpError("has a tensor-core plan of ")
+           << element << " operands, which " << tensorCoreKindName(*tensorCores)
+           << " does not take here (MLIR 22's nvgpu.mma.sync lowering takes "
+              "f16 only)";
   if (hasTensorCoreBlocks(plan)) {
     // Block tiles: warps of one block share staged operands.
     Geometry geometry;

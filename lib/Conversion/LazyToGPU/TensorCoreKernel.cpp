@@ -74,7 +74,7 @@ struct Fragments {
 };
 
 Fragments fragmentsOf(OpBuilder &b, Location loc, TensorCoreKind kind,
-                      Value lane) {
+                      Value lane, Type element) {
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -87,7 +87,8 @@ Fragments fragmentsOf(OpBuilder &b, Location loc, TensorCoreKind kind,
   auto times = [&](Value x, int64_t v) -> Value {
     return arith::MulIOp::create(b, loc, x, cst(v));
   };
-  Type f16 = b.getF16Type(), f32 = b.getF32Type();
+  // The operands' 16-bit float type (f16 or bf16).
+  Type f16 = element, f32 = b.getF32Type();
   Fragments f;
   switch (kind) {
   case TensorCoreKind::MmaSync: {
@@ -186,7 +187,8 @@ LogicalResult mlir::lazy::emitTensorCoreTiles(OpBuilder &b, Location loc,
                           "multiple of ")
            << tensorCoreTileColumns(kind) << "; it is " << space.shape[shape.n];
   Value zero = cst(b, 0);
-  Fragments frag = fragmentsOf(b, loc, kind, lane);
+  Fragments frag =
+      fragmentsOf(b, loc, kind, lane, signless(elementOf(shape.a)));
 
   LogicalResult status = success();
   auto tileLoop = scf::ForOp::create(
@@ -406,9 +408,9 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
   Value warpCol =
       mul(b, arith::RemUIOp::create(b, loc, warp, cst(b, tiling.warpsN)),
           tiling.tilesN * tiling.columns);
-  Fragments frag = fragmentsOf(b, loc, kind, lane);
-  auto aType = VectorType::get(frag.aType.getShape(), t);
-  auto bType = VectorType::get(frag.bType.getShape(), t);
+  Fragments frag =
+      fragmentsOf(b, loc, kind, lane, signless(elementOf(shape.a)));
+  VectorType aType = frag.aType, bType = frag.bType;
   // A lane's runs: at most 16 bytes of consecutive K (their first K is a
   // multiple of the run's length in every layout: the loads are aligned).
   int64_t maxRun = kGpuVectorBytes / 2;
