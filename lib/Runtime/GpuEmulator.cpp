@@ -24,6 +24,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -478,10 +480,10 @@ std::string typeSuffix(Type t) {
 /// A matrix instruction (nvgpu.mma.sync m16n8k16, amdgpu.mfma or
 /// amdgpu.wmma 16x16x16; f16 or bf16 in, f32 accumulators) as a call of the
 /// runtime's `entry` on its fragments in stack memory (allocated once, at
-/// the function's entry), its result read back.
-LogicalResult emulateMatrixOp(Operation *op, StringRef entry, Value a, Value b,
-                              Value c, func::FuncOp func,
-                              llvm::StringSet<> &declared, ModuleOp emu) {
+/// the function's entry); returns its result, read back in c's shape.
+FailureOr<Value> emulateMatrixOp(Operation *op, StringRef entry, Value a,
+                                 Value b, Value c, func::FuncOp func,
+                                 llvm::StringSet<> &declared, ModuleOp emu) {
   MLIRContext *ctx = op->getContext();
   auto flatType = [](Value v) {
     auto t = cast<VectorType>(v.getType());
@@ -521,8 +523,61 @@ LogicalResult emulateMatrixOp(Operation *op, StringRef entry, Value a, Value b,
       builder, loc,
       VectorType::get({cType.getNumElements()}, cType.getElementType()),
       slots[3], ValueRange{zero});
-  op->getResult(0).replaceAllUsesWith(
-      vector::ShapeCastOp::create(builder, loc, cType, d).getResult());
+  return vector::ShapeCastOp::create(builder, loc, cType, d).getResult();
+}
+
+/// nvvm.mma.sync m16n8k16 of bf16 (the GPU lowering's form for bf16
+/// fragments, packed in i32 registers) as emulateMatrixOp's call: the
+/// registers unpacked into nvgpu.mma.sync's fragment shapes, the result
+/// struct's fields (read only by llvm.extractvalue) replaced by the
+/// result's elements, those readers added to `toErase`.
+LogicalResult emulateNvvmMma(NVVM::MmaOp mma, func::FuncOp func,
+                             llvm::StringSet<> &declared, ModuleOp emu,
+                             SmallVectorImpl<Operation *> &toErase) {
+  if (mma.getShape().getM() != 16 || mma.getShape().getN() != 8 ||
+      mma.getShape().getK() != 16 ||
+      mma.getMultiplicandAPtxType() != NVVM::MMATypes::bf16 ||
+      mma.getOperandA().size() != 4 || mma.getOperandB().size() != 2 ||
+      mma.getOperandC().size() != 4)
+    return mma.emitError("the GPU emulator runs nvvm.mma.sync m16n8k16 of "
+                         "bf16 with f32 accumulators only");
+  OpBuilder b(mma);
+  Location loc = mma.getLoc();
+  Type bf16 = b.getBF16Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+  // `regs` as one vector of `type`, reshaped to `shape`.
+  auto gather = [&](ValueRange regs, Type element, Type unpacked,
+                    ArrayRef<int64_t> shape) {
+    auto packed = VectorType::get({int64_t(regs.size())}, element);
+    Value v = vector::FromElementsOp::create(b, loc, packed, regs);
+    int64_t count = ShapedType::getNumElements(shape);
+    if (unpacked != element)
+      v = vector::BitCastOp::create(b, loc, VectorType::get({count}, unpacked),
+                                    v);
+    return vector::ShapeCastOp::create(b, loc, VectorType::get(shape, unpacked),
+                                       v)
+        .getResult();
+  };
+  Value a = gather(mma.getOperandA(), i32, bf16, {4, 2});
+  Value bb = gather(mma.getOperandB(), i32, bf16, {2, 2});
+  Value c = gather(mma.getOperandC(), f32, f32, {2, 2});
+  FailureOr<Value> d = emulateMatrixOp(mma, "lazy_emu_mma_m16n8k16_bf16_f32", a,
+                                       bb, c, func, declared, emu);
+  if (failed(d))
+    return failure();
+  OpBuilder after(mma);
+  after.setInsertionPointAfterValue(*d);
+  Value flat =
+      vector::ShapeCastOp::create(after, loc, VectorType::get({4}, f32), *d);
+  for (Operation *user : llvm::make_early_inc_range(mma->getUsers())) {
+    auto field = dyn_cast<LLVM::ExtractValueOp>(user);
+    if (!field || field.getPosition().size() != 1)
+      return mma.emitError("the GPU emulator reads nvvm.mma.sync's result "
+                           "through llvm.extractvalue only");
+    field.getResult().replaceAllUsesWith(
+        vector::ExtractOp::create(after, loc, flat, field.getPosition()[0])
+            .getResult());
+    toErase.push_back(field);
+  }
   return success();
 }
 
@@ -681,11 +736,18 @@ FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module,
                         "instruction's shape");
           return WalkResult::interrupt();
         }
-        if (failed(emulateMatrixOp(op, *entry, op->getOperand(0),
-                                   op->getOperand(1), op->getOperand(2), func,
-                                   declared, *emu)))
+        FailureOr<Value> d =
+            emulateMatrixOp(op, *entry, op->getOperand(0), op->getOperand(1),
+                            op->getOperand(2), func, declared, *emu);
+        if (failed(d))
           return WalkResult::interrupt();
+        op->getResult(0).replaceAllUsesWith(*d);
         toErase.push_back(op);
+        cooperative.insert(kernel.getName());
+      } else if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
+        toErase.push_back(op);
+        if (failed(emulateNvvmMma(mma, func, declared, *emu, toErase)))
+          return WalkResult::interrupt();
         cooperative.insert(kernel.getName());
       }
       return WalkResult::advance();

@@ -4,8 +4,9 @@
 // RUN: lazy-opt %s --lazy-to-rocdl="format=isa chip=gfx90a" | FileCheck %s --check-prefix=GFX90A
 // RUN: lazy-opt %s --lazy-to-rocdl="format=isa chip=gfx1100" | FileCheck %s --check-prefix=GFX1100
 // RUN: lazy-opt %s --lazy-to-rocdl="format=isa chip=gfx1030" | FileCheck %s --check-prefix=RDNA2
-// bfloat16 on AMD: MFMA's and WMMA's bf16 forms (NVIDIA's mma.sync takes
-// f16 only here: no tc plan for bf16 on sm_90).
+// bfloat16: mma.sync's bf16 form (nvvm.mma.sync on packed registers:
+// MLIR 22's nvgpu.mma.sync lowering types f16 fragments only), MFMA's
+// and WMMA's.
 // RUN: sed 's/f16/bf16/g' %s | lazy-opt --lazy-to-rocdl="format=isa" | FileCheck %s --check-prefix=BF16-GFX942
 // RUN: sed 's/f16/bf16/g' %s | lazy-opt --lazy-to-rocdl="format=isa chip=gfx90a" | FileCheck %s --check-prefix=BF16-GFX90A
 // RUN: sed 's/f16/bf16/g' %s | lazy-opt --lazy-to-rocdl="format=isa chip=gfx1100" | FileCheck %s --check-prefix=BF16-GFX1100
@@ -14,7 +15,7 @@
 // BF16-GFX90A: v_mfma_f32_16x16x16bf16_1k
 // BF16-GFX1100: v_wmma_f32_16x16x16_bf16
 // BF16-SM90: .visible .entry hmm_k0(
-// BF16-SM90-NOT: mma.sync
+// BF16-SM90-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // tinygrad's half matmul, 512^3: on sm_90 the GPU plan is tc (sm_80 and
 // later have mma.sync m16n8k16 for f16 with f32 accumulators), and the
 // kernel's inner loop is that instruction. sm_75 has no such shape: no tc

@@ -27,11 +27,10 @@
 // RUN: lazy-run %s --entry=square --seed=12 --check --device=emulate --tensor-cores=wmma | FileCheck %s --check-prefix=EXACT
 // RUN: lazy-run %s --entry=exact --seed=13 --check --device=emulate --plan=exact_k0:tc:2:16,exact_k0:local:0:2,exact_k0:upcast:1:2,exact_k0:unroll:2:32 | FileCheck %s --check-prefix=EXACT
 // RUN: lazy-run %s --entry=exact --seed=14 --check --device=emulate --tensor-cores=mfma --plan=exact_k0:tc:2:16,exact_k0:local:0:2,exact_k0:unroll:2:64 | FileCheck %s --check-prefix=EXACT
-// bfloat16 operands: MFMA's and WMMA's bf16 forms; NVIDIA's is refused
-// with a reason (MLIR 22's nvgpu.mma.sync lowering takes f16 only), and
-// its heuristic gives bf16 no tc plan.
-// RUN: not lazy-run %s --entry=bexact --seed=17 --check --device=emulate --plan=bexact_k0:tc:2:16 2>&1 | FileCheck %s --check-prefix=NOBF16
-// RUN: lazy-run %s --entry=bexact --seed=17 --check --device=emulate | FileCheck %s
+// bfloat16 operands: mma.sync's bf16 form (nvvm.mma.sync on packed
+// registers), MFMA's and WMMA's.
+// RUN: lazy-run %s --entry=bexact --seed=17 --check --device=emulate | FileCheck %s --check-prefix=EXACT
+// RUN: lazy-run %s --entry=bexact --seed=20 --check --device=emulate --plan=bexact_k0:tc:2:16,bexact_k0:local:0:2,bexact_k0:upcast:1:2,bexact_k0:unroll:2:32 | FileCheck %s --check-prefix=EXACT
 // RUN: lazy-run %s --entry=bexact --seed=18 --check --device=emulate --tensor-cores=mfma | FileCheck %s --check-prefix=EXACT
 // RUN: lazy-run %s --entry=bexact --seed=19 --check --device=emulate --tensor-cores=wmma --plan=bexact_k0:tc:2:16,bexact_k0:local:0:2,bexact_k0:unroll:2:32 | FileCheck %s --check-prefix=EXACT
 // RUN: lazy-run %s --entry=half --seed=15 --check --device=emulate --plan=half_k0:tc:2:16,half_k0:upcast:0:3,half_k0:upcast:1:3 | FileCheck %s
@@ -59,7 +58,6 @@
 // AMDPLAN-SAME: opts = [#lazy.opt<tc, 2, 16>]
 // AMDPLAN-LABEL: lazy.kernel @square_k4
 // AMDPLAN-SAME: opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<local, 0, 2>, #lazy.opt<local, 1, 2>, #lazy.opt<upcast, 0, 2>, #lazy.opt<upcast, 1, 2>, #lazy.opt<unroll, 2, 32>]
-// NOBF16: error: 'lazy.kernel' op has a tensor-core plan of 'bf16' operands, which mma-sync does not take here
 // EXACT: out0: match, max abs error 0.000000e+00 (float)
 // EXACT: all outputs match
 // CHECK: out0: match

@@ -59,6 +59,7 @@
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
@@ -633,12 +634,6 @@ KernelToGpu::lowerTensorCores(OpBuilder &b, KernelOp kernel,
       matchTensorCores(space, *plan.tensorCores, why);
   if (failed(shape))
     return kernel.emitOpError("tensor-core plan: ") << why;
-  Type element = cast<RankedTensorType>(shape->a.getType()).getElementType();
-  if (!tensorCoreKindTakes(*tensorCores, element))
-    return kernel.emitOpError("has a tensor-core plan of ")
-           << element << " operands, which " << tensorCoreKindName(*tensorCores)
-           << " does not take here (MLIR 22's nvgpu.mma.sync lowering takes "
-              "f16 only)";
   if (hasTensorCoreBlocks(plan)) {
     // Block tiles: warps of one block share staged operands.
     Geometry geometry;

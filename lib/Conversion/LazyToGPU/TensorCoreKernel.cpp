@@ -35,6 +35,8 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -142,6 +144,55 @@ Fragments fragmentsOf(OpBuilder &b, Location loc, TensorCoreKind kind,
   return f;
 }
 
+/// One mma.sync m16n8k16 with f32 accumulators: nvgpu.mma.sync for f16
+/// operands; for bf16, whose fragments MLIR 22's nvgpu lowering cannot
+/// type, nvvm.mma.sync on the fragments' registers (pairs of bf16 packed
+/// in i32, PTX's .bf16 form; the same fragment layout as f16).
+Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag, Value acc) {
+  Type element = cast<VectorType>(aFrag.getType()).getElementType();
+  if (!element.isBF16())
+    return nvgpu::MmaSyncOp::create(
+        b, loc, aFrag, bFrag, acc,
+        ArrayRef<int64_t>{kTensorCoreM, kTensorCoreN, kTensorCoreK});
+  auto registers = [&](Value frag) {
+    SmallVector<Value> regs;
+    auto shape = cast<VectorType>(frag.getType()).getShape();
+    auto i32x1 = VectorType::get({1}, b.getI32Type());
+    for (int64_t r = 0; r < shape[0]; ++r) {
+      Value pair = vector::ExtractOp::create(b, loc, frag, r);
+      Value packed = vector::BitCastOp::create(b, loc, i32x1, pair);
+      regs.push_back(vector::ExtractOp::create(b, loc, packed, 0));
+    }
+    return regs;
+  };
+  // The accumulators element by element (no shape_cast: the NVVM pipeline
+  // lowers no n-D one).
+  Type f32 = b.getF32Type();
+  SmallVector<Value> c;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t j = 0; j < 2; ++j)
+      c.push_back(
+          vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, j}));
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(
+      b, loc, resultType, registers(aFrag), registers(bFrag), c,
+      ArrayRef<int64_t>{kTensorCoreM, kTensorCoreN, kTensorCoreK}, std::nullopt,
+      std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  Value out = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(cast<VectorType>(acc.getType()),
+                             b.getF32FloatAttr(0)));
+  for (int64_t i = 0; i < 4; ++i)
+    out = vector::InsertOp::create(b, loc,
+                                   LLVM::ExtractValueOp::create(b, loc, d, i),
+                                   out, ArrayRef<int64_t>{i / 2, i % 2});
+  return out;
+}
+
 } // namespace
 
 int64_t mlir::lazy::tensorCoreTileCount(const KernelSpace &space,
@@ -241,9 +292,7 @@ LogicalResult mlir::lazy::emitTensorCoreTiles(OpBuilder &b, Location loc,
       auto i32 = [&](int64_t v) { return kb.getI32IntegerAttr(int32_t(v)); };
       switch (kind) {
       case TensorCoreKind::MmaSync:
-        acc = nvgpu::MmaSyncOp::create(
-            kb, loc, aFrag, bFrag, acc,
-            ArrayRef<int64_t>{kTensorCoreM, kTensorCoreN, kTensorCoreK});
+        acc = mmaSync(kb, loc, aFrag, bFrag, acc);
         break;
       case TensorCoreKind::Mfma:
         acc = amdgpu::MFMAOp::create(kb, loc, frag.cType, i32(16), i32(16),
@@ -488,9 +537,7 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
             Value &acc = accs[size_t(i * tiling.tilesN + j)];
             switch (kind) {
             case TensorCoreKind::MmaSync:
-              acc = nvgpu::MmaSyncOp::create(
-                  kb, loc, aFrags[size_t(i)], bFrags[size_t(j)], acc,
-                  ArrayRef<int64_t>{kTensorCoreM, kTensorCoreN, kTensorCoreK});
+              acc = mmaSync(kb, loc, aFrags[size_t(i)], bFrags[size_t(j)], acc);
               break;
             case TensorCoreKind::Mfma:
               acc = amdgpu::MFMAOp::create(

@@ -62,11 +62,6 @@ bool mlir::lazy::hasTensorCoreBlocks(const OptPlan &plan) {
                               beyondOne(plan.unroll));
 }
 
-bool mlir::lazy::tensorCoreKindTakes(TensorCoreKind kind, Type element) {
-  return element.isF16() ||
-         (element.isBF16() && kind != TensorCoreKind::MmaSync);
-}
-
 int64_t mlir::lazy::tensorCoreLanes(TensorCoreKind kind) {
   return kind == TensorCoreKind::Mfma ? 64 : 32;
 }

@@ -409,10 +409,7 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       FailureOr<TensorCoreShape> shape = matchTensorCores(space, *red, why);
       if (succeeded(shape) &&
           space.shape[shape->n] % tensorCoreTileColumns(*target.tensorCores) ==
-              0 &&
-          tensorCoreKindTakes(
-              *target.tensorCores,
-              cast<RankedTensorType>(shape->a.getType()).getElementType())) {
+              0) {
         SmallVector<Attribute> plan{
             OptAttr::get(ctx, OptKind::tc, int64_t(*red), kTensorCoreK)};
         // Block tiles of 64x64: 2x2 warps, each 32 rows (2 instruction

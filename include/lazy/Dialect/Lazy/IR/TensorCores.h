@@ -68,11 +68,6 @@ StringRef tensorCoreKindName(std::optional<TensorCoreKind> kind);
 /// gfx94x), WMMA on RDNA3 (gfx11); none on other chips.
 std::optional<TensorCoreKind> tensorCoreKindOfChip(StringRef chip);
 
-/// Whether the kind's lowering takes operands of `element` (f16 or bf16):
-/// all but mma.sync take both; MLIR 22's nvgpu.mma.sync lowering deduces
-/// no PTX type for bf16 operands, so NVIDIA takes f16 only.
-bool tensorCoreKindTakes(TensorCoreKind kind, Type element);
-
 /// The lanes that execute one instruction together (one block).
 int64_t tensorCoreLanes(TensorCoreKind kind);
 /// The instruction's output tile: 16 rows by this many columns.
