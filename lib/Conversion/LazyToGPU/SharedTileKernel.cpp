@@ -91,6 +91,41 @@ int64_t bytesOf(Type t) {
 
 } // namespace
 
+Value IndexMath::cst(OpBuilder &b, int64_t v) const {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+Value IndexMath::add(OpBuilder &b, Value x, Value y) const {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value IndexMath::mul(OpBuilder &b, Value x, int64_t c) const {
+  return c == 1 ? x : arith::MulIOp::create(b, loc, x, cst(b, c)).getResult();
+}
+
+BlockTileLoop mlir::lazy::emitBlockTileLoop(OpBuilder &b, Location loc,
+                                            const KernelSpace &space,
+                                            ArrayRef<int64_t> steps,
+                                            Value group, Value groups) {
+  IndexMath im{loc};
+  size_t rank = space.shape.size();
+  SmallVector<size_t> outputAxes;
+  SmallVector<int64_t> tiles;
+  for (size_t d = 0; d < rank; ++d)
+    if (!space.reduced[d]) {
+      outputAxes.push_back(d);
+      tiles.push_back(space.shape[d] / steps[d]);
+    }
+  Value zero = im.cst(b, 0);
+  auto loop = scf::ForOp::create(
+      b, loc, group, im.cst(b, ShapedType::getNumElements(tiles)), groups);
+  OpBuilder tb = OpBuilder::atBlockBegin(loop.getBody());
+  SmallVector<Value> coords =
+      delinearizeIndex(tb, loc, loop.getInductionVar(), tiles, zero);
+  SmallVector<Value> base(rank, zero);
+  for (auto [i, d] : llvm::enumerate(outputAxes))
+    base[d] = im.mul(tb, coords[i], steps[d]);
+  return {loop, std::move(base)};
+}
+
 int64_t StagedOperand::freeElements() const {
   return ShapedType::getNumElements(extents);
 }
@@ -114,14 +149,11 @@ mlir::lazy::stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
                          const StagedOperand &staged, ArrayRef<Value> base,
                          ArrayRef<size_t> kAxes, ArrayRef<int64_t> kSizes,
                          Value k0, int64_t chunk, Value tid, int64_t threads) {
-  auto cst = [&](OpBuilder &ib, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(ib, loc, v);
-  };
-  auto add = [&](OpBuilder &ib, Value x, Value y) -> Value {
-    return arith::AddIOp::create(ib, loc, x, y);
-  };
-  auto mul = [&](OpBuilder &ib, Value x, int64_t c) -> Value {
-    return c == 1 ? x : arith::MulIOp::create(ib, loc, x, cst(ib, c));
+  IndexMath im{loc};
+  auto cst = [&](OpBuilder &ib, int64_t v) { return im.cst(ib, v); };
+  auto add = [&](OpBuilder &ib, Value x, Value y) { return im.add(ib, x, y); };
+  auto mul = [&](OpBuilder &ib, Value x, int64_t c) {
+    return im.mul(ib, x, c);
   };
   int64_t bytes = bytesOf(signless(elementOf(staged.operand)));
   size_t inner = staged.freeAxes.back();
@@ -237,14 +269,11 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
                             const KernelSpace &space, const OptPlan &plan,
                             const ProductReduce &product, Value group,
                             Value groups, Value tid, bool contract) {
-  auto cst = [&](OpBuilder &ib, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(ib, loc, v);
-  };
-  auto add = [&](OpBuilder &ib, Value x, Value y) -> Value {
-    return arith::AddIOp::create(ib, loc, x, y);
-  };
-  auto mul = [&](OpBuilder &ib, Value x, int64_t c) -> Value {
-    return c == 1 ? x : arith::MulIOp::create(ib, loc, x, cst(ib, c));
+  IndexMath im{loc};
+  auto cst = [&](OpBuilder &ib, int64_t v) { return im.cst(ib, v); };
+  auto add = [&](OpBuilder &ib, Value x, Value y) { return im.add(ib, x, y); };
+  auto mul = [&](OpBuilder &ib, Value x, int64_t c) {
+    return im.mul(ib, x, c);
   };
   size_t rank = space.shape.size();
   int64_t chunk = sharedChunk(space, plan, product);
@@ -323,23 +352,14 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
   int64_t rowStride = flatStride(stagedA, upAxisA);
   int64_t colStride = flatStride(stagedB, upAxisB);
 
-  SmallVector<size_t> outputAxes;
-  SmallVector<int64_t> tiles, steps;
+  SmallVector<int64_t> steps;
   for (size_t d = 0; d < rank; ++d)
-    if (!space.reduced[d]) {
-      outputAxes.push_back(d);
-      steps.push_back(plan.local[d] * plan.upcast[d]);
-      tiles.push_back(space.shape[d] / steps.back());
-    }
-  auto tileLoop = scf::ForOp::create(
-      b, loc, group, cst(b, ShapedType::getNumElements(tiles)), groups);
-  OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
-  SmallVector<Value> coords =
-      delinearizeIndex(tb, loc, tileLoop.getInductionVar(), tiles, zero);
-  // The block tile's first element; reduce axes 0.
-  SmallVector<Value> base(rank, zero);
-  for (auto [i, d] : llvm::enumerate(outputAxes))
-    base[d] = mul(tb, coords[i], steps[i]);
+    steps.push_back(plan.local[d] * plan.upcast[d]);
+  BlockTileLoop tiles = emitBlockTileLoop(b, loc, space, steps, group, groups);
+  scf::ForOp tileLoop = tiles.loop;
+  SmallVector<Value> base = tiles.base;
+  // The body's ops follow the base's arithmetic.
+  OpBuilder tb(tileLoop.getBody()->getTerminator());
 
   auto accType = VectorType::get({upN}, t);
   Value init = arith::ConstantOp::create(

@@ -12,12 +12,36 @@
 #include "lazy/Dialect/Lazy/IR/ProductReduce.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::lazy {
 
 /// A GPU thread's widest memory access (128 bits), which every vector load
 /// and store of the GPU lowering stays within.
 constexpr int64_t kGpuVectorBytes = 16;
+
+/// Index arithmetic at `loc`: constants, sums, products by constants (by 1:
+/// the value itself).
+struct IndexMath {
+  Location loc;
+  Value cst(OpBuilder &b, int64_t v) const;
+  Value add(OpBuilder &b, Value x, Value y) const;
+  Value mul(OpBuilder &b, Value x, int64_t c) const;
+};
+
+/// A grid-stride loop over a kernel's block tiles, and each tile's first
+/// element (reduce axes 0).
+struct BlockTileLoop {
+  scf::ForOp loop;
+  SmallVector<Value> base;
+};
+/// The loop at `b` over the block tiles of `steps[d]` elements of each
+/// output axis d (tiles in row-major order): block `group` of `groups`
+/// takes tiles group, group + groups, ...; `base` is computed in its body.
+BlockTileLoop emitBlockTileLoop(OpBuilder &b, Location loc,
+                                const KernelSpace &space,
+                                ArrayRef<int64_t> steps, Value group,
+                                Value groups);
 
 /// One operand of a product reduce staged in a workgroup buffer, a chunk
 /// of the (flattened) reduce axes at a time. Its block tile spans

@@ -46,16 +46,16 @@ using namespace mlir::lazy;
 
 namespace {
 
-/// Per output axis of the space, the instruction tile's extent along it.
+/// Per axis of the space, the instruction tile's extent along it (1 on
+/// reduce axes).
 SmallVector<int64_t> tileSteps(const KernelSpace &space,
                                const TensorCoreShape &shape,
                                TensorCoreKind kind) {
   SmallVector<int64_t> steps;
   for (size_t d = 0; d < space.shape.size(); ++d)
-    if (!space.reduced[d])
-      steps.push_back(d == shape.m   ? kTensorCoreM
-                      : d == shape.n ? tensorCoreTileColumns(kind)
-                                     : 1);
+    steps.push_back(d == shape.m   ? kTensorCoreM
+                    : d == shape.n ? tensorCoreTileColumns(kind)
+                                   : 1);
   return steps;
 }
 
@@ -144,6 +144,40 @@ Fragments fragmentsOf(OpBuilder &b, Location loc, TensorCoreKind kind,
   return f;
 }
 
+/// base + laneTerm + c, skipping the terms that are absent or 0.
+Value offsetBy(OpBuilder &b, Location loc, Value base, Value laneTerm,
+               int64_t c) {
+  Value v = base;
+  if (laneTerm)
+    v = arith::AddIOp::create(b, loc, v, laneTerm);
+  if (c)
+    v = arith::AddIOp::create(b, loc, v,
+                              arith::ConstantIndexOp::create(b, loc, c));
+  return v;
+}
+
+/// Appends a lane's results of one instruction tile whose first element
+/// is `rowFirst` on M and `colFirst` on N: each result's index (`base`
+/// elsewhere) and its value in the accumulator `acc`, in the flattened
+/// accumulator's order.
+void appendTileResults(OpBuilder &b, Location loc, const Fragments &frag,
+                       const TensorCoreShape &shape, ArrayRef<Value> base,
+                       Value rowFirst, Value colFirst, Value acc,
+                       SmallVectorImpl<SmallVector<Value>> &elements,
+                       SmallVectorImpl<Value> &values) {
+  Value flat = vector::ShapeCastOp::create(
+      b, loc, VectorType::get({frag.cType.getNumElements()}, b.getF32Type()),
+      acc);
+  for (auto [i, c] : llvm::enumerate(frag.c)) {
+    SmallVector<Value> idx(base);
+    idx[shape.m] = offsetBy(b, loc, rowFirst, c.rowLane, c.row);
+    idx[shape.n] = offsetBy(b, loc, colFirst, c.colLane, c.col);
+    elements.push_back(std::move(idx));
+    values.push_back(
+        vector::ExtractOp::create(b, loc, flat, int64_t(i)).getResult());
+  }
+}
+
 /// One mma.sync m16n8k16 with f32 accumulators: nvgpu.mma.sync for f16
 /// operands; for bf16, whose fragments MLIR 22's nvgpu lowering cannot
 /// type, nvvm.mma.sync on the fragments' registers (pairs of bf16 packed
@@ -199,10 +233,10 @@ int64_t mlir::lazy::tensorCoreTileCount(const KernelSpace &space,
                                         const TensorCoreShape &shape,
                                         TensorCoreKind kind) {
   SmallVector<int64_t> steps = tileSteps(space, shape, kind);
-  int64_t tiles = 1, i = 0;
+  int64_t tiles = 1;
   for (size_t d = 0; d < space.shape.size(); ++d)
     if (!space.reduced[d])
-      tiles *= space.shape[d] / steps[size_t(i++)];
+      tiles *= space.shape[d] / steps[d];
   return tiles;
 }
 
@@ -216,44 +250,22 @@ LogicalResult mlir::lazy::emitTensorCoreTiles(OpBuilder &b, Location loc,
   auto cst = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
-  // base + laneTerm + c, skipping the terms that are absent or 0.
   auto at = [&](OpBuilder &ib, Value base, Value laneTerm, int64_t c) {
-    Value v = base;
-    if (laneTerm)
-      v = arith::AddIOp::create(ib, loc, v, laneTerm);
-    if (c)
-      v = arith::AddIOp::create(ib, loc, v, cst(ib, c));
-    return v;
+    return offsetBy(ib, loc, base, laneTerm, c);
   };
-  size_t rank = space.shape.size();
-  SmallVector<size_t> outputAxes;
-  SmallVector<int64_t> tiles, steps = tileSteps(space, shape, kind);
-  for (size_t d = 0; d < rank; ++d)
-    if (!space.reduced[d]) {
-      outputAxes.push_back(d);
-      tiles.push_back(space.shape[d] / steps[outputAxes.size() - 1]);
-    }
   if (space.shape[shape.n] % tensorCoreTileColumns(kind) != 0)
     return emitError(loc, "a tensor-core plan on this target needs N a "
                           "multiple of ")
            << tensorCoreTileColumns(kind) << "; it is " << space.shape[shape.n];
-  Value zero = cst(b, 0);
   Fragments frag =
       fragmentsOf(b, loc, kind, lane, signless(elementOf(shape.a)));
 
   LogicalResult status = success();
-  auto tileLoop = scf::ForOp::create(
-      b, loc, group, cst(b, ShapedType::getNumElements(tiles)), groups);
-  OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
-  SmallVector<Value> coords =
-      delinearizeIndex(tb, loc, tileLoop.getInductionVar(), tiles, zero);
-  // The tile's first output element; reduce axes 0 for now.
-  SmallVector<Value> base(rank, zero);
-  for (auto [i, d] : llvm::enumerate(outputAxes))
-    base[d] = steps[i] > 1
-                  ? arith::MulIOp::create(tb, loc, coords[i], cst(tb, steps[i]))
-                        .getResult()
-                  : coords[i];
+  BlockTileLoop tiles = emitBlockTileLoop(
+      b, loc, space, tileSteps(space, shape, kind), group, groups);
+  scf::ForOp tileLoop = tiles.loop;
+  SmallVector<Value> base = tiles.base;
+  OpBuilder tb(tileLoop.getBody()->getTerminator());
   Value init = arith::ConstantOp::create(
       tb, loc, DenseElementsAttr::get(frag.cType, tb.getF32FloatAttr(0)));
   auto kLoop =
@@ -307,21 +319,10 @@ LogicalResult mlir::lazy::emitTensorCoreTiles(OpBuilder &b, Location loc,
     scf::YieldOp::create(kb, loc, acc);
   }
   if (succeeded(status)) {
-    // The lane's results, in the flattened accumulator's order.
-    Value flat = vector::ShapeCastOp::create(
-        tb, loc,
-        VectorType::get({frag.cType.getNumElements()}, tb.getF32Type()),
-        kLoop.getResult(0));
     SmallVector<SmallVector<Value>> elements;
     SmallVector<Value> values;
-    for (auto [i, c] : llvm::enumerate(frag.c)) {
-      SmallVector<Value> idx = base;
-      idx[shape.m] = at(tb, base[shape.m], c.rowLane, c.row);
-      idx[shape.n] = at(tb, base[shape.n], c.colLane, c.col);
-      elements.push_back(std::move(idx));
-      values.push_back(
-          vector::ExtractOp::create(tb, loc, flat, int64_t(i)).getResult());
-    }
+    appendTileResults(tb, loc, frag, shape, base, base[shape.m], base[shape.n],
+                      kLoop.getResult(0), elements, values);
     if (failed(emitter.emitStoresOfReduce(tb, stores, elements, shape.reduce,
                                           values)))
       status = failure();
@@ -408,23 +409,14 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
     ArrayRef<StoreOp> stores, const KernelSpace &space, const OptPlan &plan,
     const TensorCoreShape &shape, TensorCoreKind kind, Value group,
     Value groups, Value tid) {
-  auto cst = [&](OpBuilder &ib, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(ib, loc, v);
+  IndexMath im{loc};
+  auto cst = [&](OpBuilder &ib, int64_t v) { return im.cst(ib, v); };
+  auto add = [&](OpBuilder &ib, Value x, Value y) { return im.add(ib, x, y); };
+  auto mul = [&](OpBuilder &ib, Value x, int64_t c) {
+    return im.mul(ib, x, c);
   };
-  auto add = [&](OpBuilder &ib, Value x, Value y) -> Value {
-    return arith::AddIOp::create(ib, loc, x, y);
-  };
-  auto mul = [&](OpBuilder &ib, Value x, int64_t c) -> Value {
-    return c == 1 ? x : arith::MulIOp::create(ib, loc, x, cst(ib, c));
-  };
-  // base + laneTerm + c, skipping the terms that are absent or 0.
   auto at = [&](OpBuilder &ib, Value base, Value laneTerm, int64_t c) {
-    Value v = base;
-    if (laneTerm)
-      v = add(ib, v, laneTerm);
-    if (c)
-      v = add(ib, v, cst(ib, c));
-    return v;
+    return offsetBy(ib, loc, base, laneTerm, c);
   };
   size_t rank = space.shape.size();
   size_t m = shape.m, n = shape.n, k = shape.k;
@@ -466,23 +458,13 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
   SmallVector<FragmentRun> aRuns = runsOf(frag.a, /*kIsColumn=*/true, maxRun);
   SmallVector<FragmentRun> bRuns = runsOf(frag.b, /*kIsColumn=*/false, maxRun);
 
-  SmallVector<size_t> outputAxes;
-  SmallVector<int64_t> tiles, steps;
+  SmallVector<int64_t> steps;
   for (size_t d = 0; d < rank; ++d)
-    if (!space.reduced[d]) {
-      outputAxes.push_back(d);
-      steps.push_back(d == m ? blockM : d == n ? blockN : 1);
-      tiles.push_back(space.shape[d] / steps.back());
-    }
-  Value zero = cst(b, 0);
-  auto tileLoop = scf::ForOp::create(
-      b, loc, group, cst(b, ShapedType::getNumElements(tiles)), groups);
-  OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
-  SmallVector<Value> coords =
-      delinearizeIndex(tb, loc, tileLoop.getInductionVar(), tiles, zero);
-  SmallVector<Value> base(rank, zero);
-  for (auto [i, d] : llvm::enumerate(outputAxes))
-    base[d] = mul(tb, coords[i], steps[i]);
+    steps.push_back(d == m ? blockM : d == n ? blockN : 1);
+  BlockTileLoop tiles = emitBlockTileLoop(b, loc, space, steps, group, groups);
+  scf::ForOp tileLoop = tiles.loop;
+  SmallVector<Value> base = tiles.base;
+  OpBuilder tb(tileLoop.getBody()->getTerminator());
 
   int64_t tileCount = tiling.tilesM * tiling.tilesN;
   Value init = arith::ConstantOp::create(
@@ -558,26 +540,13 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
   if (succeeded(status)) {
     SmallVector<SmallVector<Value>> elements;
     SmallVector<Value> values;
-    auto flatType =
-        VectorType::get({frag.cType.getNumElements()}, tb.getF32Type());
     for (int64_t i = 0; i < tiling.tilesM; ++i)
-      for (int64_t j = 0; j < tiling.tilesN; ++j) {
-        Value flat = vector::ShapeCastOp::create(
-            tb, loc, flatType,
-            kLoop.getResult(unsigned(i * tiling.tilesN + j)));
-        Value rowFirst =
-            at(tb, add(tb, base[m], warpRow), Value(), i * kTensorCoreM);
-        Value colFirst =
-            at(tb, add(tb, base[n], warpCol), Value(), j * tiling.columns);
-        for (auto [e, c] : llvm::enumerate(frag.c)) {
-          SmallVector<Value> idx = base;
-          idx[m] = at(tb, rowFirst, c.rowLane, c.row);
-          idx[n] = at(tb, colFirst, c.colLane, c.col);
-          elements.push_back(std::move(idx));
-          values.push_back(
-              vector::ExtractOp::create(tb, loc, flat, int64_t(e)).getResult());
-        }
-      }
+      for (int64_t j = 0; j < tiling.tilesN; ++j)
+        appendTileResults(
+            tb, loc, frag, shape, base,
+            at(tb, add(tb, base[m], warpRow), Value(), i * kTensorCoreM),
+            at(tb, add(tb, base[n], warpCol), Value(), j * tiling.columns),
+            kLoop.getResult(unsigned(i * tiling.tilesN + j)), elements, values);
     if (failed(emitter.emitStoresOfReduce(tb, stores, elements, shape.reduce,
                                           values)))
       status = failure();
