@@ -1,5 +1,6 @@
 // RUN: lazy-opt %s --lazy-to-nvvm="format=isa fma=true" | FileCheck %s
 // RUN: lazy-opt %s --lazy-to-rocdl="format=isa fma=true" | FileCheck %s --check-prefix=CDNA
+// RUN: lazy-opt %s --lazy-to-nvvm="format=isa fma=true double-buffer=true" | FileCheck %s --check-prefix=DOUBLE
 // RUN: lazy-opt %s --lazy-to-rocdl="format=isa fma=true chip=gfx90a" | FileCheck %s --check-prefix=CDNA
 // RUN: lazy-opt %s --lazy-to-rocdl="format=isa fma=true chip=gfx1100" | FileCheck %s --check-prefix=RDNA
 // Shared-memory plans in the assembly (lazy-optimize-kernels target=gpu,
@@ -32,6 +33,13 @@
 // CHECK-DAG: bar.sync
 // CHECK-DAG: ld.shared.v4.b32
 // CHECK-DAG: fma.rn.f32
+// With double-buffer=true the matmul's buffers are two chunks deep (the
+// convolution's staging is not a few loads per thread: it keeps one).
+// DOUBLE: .visible .entry mm_k0(
+// DOUBLE: .shared .align 16 .b8 __wg_mm_k0_0[8192];
+// DOUBLE: .shared .align 16 .b8 __wg_mm_k0_1[8192];
+// DOUBLE: fma.rn.f32
+// DOUBLE: .visible .entry conv_k1(
 // CDNA: s_barrier
 // CDNA: global_load_dwordx4
 // CDNA: ds_write_b128

@@ -16,6 +16,12 @@
 // RUN: lazy-run %s --entry=short --seed=4 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-run %s --entry=wgrad --seed=5 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --convert-lazy-to-gpu | FileCheck %s --check-prefix=GPU
+// Double buffering (convert-lazy-to-gpu double-buffer=true): the same
+// results, each buffer two chunks deep, one barrier per chunk.
+// RUN: lazy-run %s --entry=mm --seed=6 --check --device=emulate --plan-options=gpu-min-tiles=1 --kernel-options=double-buffer=true | FileCheck %s
+// RUN: lazy-run %s --entry=bmm --seed=7 --check --device=emulate --plan-options=gpu-min-tiles=1 --kernel-options=double-buffer=true | FileCheck %s
+// RUN: lazy-run %s --entry=wgrad --seed=8 --check --device=emulate --plan-options=gpu-min-tiles=1 --kernel-options=double-buffer=true | FileCheck %s
+// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --convert-lazy-to-gpu=double-buffer=true | FileCheck %s --check-prefix=DOUBLE
 
 // PLAN-LABEL: lazy.kernel @mm_k0
 // PLAN-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 8>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]
@@ -43,6 +49,22 @@
 // GPU: gpu.barrier
 // GPU-COUNT-16: vector.load %[[A]]{{.*}}vector<4xf32>
 // GPU: gpu.return
+// The double-buffered kernel stages the first chunk before the K loop;
+// each trip loads the next chunk (its start clamped to the last), reads
+// this chunk's half, stores the next into the other half, and meets once.
+// DOUBLE-LABEL: gpu.func @mm_k0(
+// DOUBLE-SAME: workgroup(%[[A:.+]] : memref<2048xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[B:.+]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// DOUBLE: gpu.barrier
+// DOUBLE-NOT: gpu.barrier
+// DOUBLE: scf.for {{.*}} iter_args
+// DOUBLE-NOT: gpu.barrier
+// DOUBLE: arith.minui
+// DOUBLE-NOT: gpu.barrier
+// DOUBLE: vector.load %[[A]]
+// DOUBLE-NOT: gpu.barrier
+// DOUBLE: vector.store {{.*}}, %[[B]]
+// DOUBLE-NEXT: gpu.barrier
+// DOUBLE-NEXT: scf.yield
 
 func.func @mm(%a: tensor<64x1x48xf32>, %b: tensor<1x32x48xf32>) -> tensor<64x32x1xf32> {
   %av = lazy.view %a as <[(64, 32, 48):(48, 0, 1)]> : tensor<64x1x48xf32> -> tensor<64x32x48xf32>

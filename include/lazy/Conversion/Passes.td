@@ -206,6 +206,10 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
            "reduce's size over this, a power of two from 32 to block-size)">,
     Option<"fma", "fma", "bool", "false",
            "fuse a float sum's acc + a*b into a multiply-add">,
+    Option<"doubleBuffer", "double-buffer", "bool", "false",
+           "shared-memory plans: two halves per staging buffer, the next "
+           "chunk's loads in flight during this chunk's multiply-adds (off "
+           "until a GPU shows where it pays)">,
     Option<"tensorCores", "tensor-cores", "std::string", "\"none\"",
            "the instruction tensor-core plans (tc) run with: mma-sync "
            "(NVIDIA sm_80 and later), mfma (AMD CDNA), wmma (AMD RDNA3), or "

@@ -94,6 +94,11 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       llvm::cl::desc("fuse a float sum's acc + a*b into a multiply-add (as "
                      "nvrtc's --fmad=true does for tinygrad's kernels)"),
       llvm::cl::init(false)};
+  typename Base::template Option<bool> doubleBuffer{
+      *this, "double-buffer",
+      llvm::cl::desc("shared-memory plans: double-buffered staging "
+                     "(convert-lazy-to-gpu double-buffer)"),
+      llvm::cl::init(false)};
 
   /// lazy-schedule, the plans, and convert-lazy-to-gpu with these options;
   /// `cores`: the chip's tensor-core instruction (none, mma-sync, mfma,
@@ -107,11 +112,12 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
     return llvm::formatv("lazy-schedule,{7}convert-lazy-to-gpu{{block-size={0} "
                          "block-reduce-min={1} unroll={2} index-bits={3} "
                          "reduce-per-thread={4} reduce-unroll={5} fma={6} "
-                         "tensor-cores={8}}",
+                         "tensor-cores={8} double-buffer={9}}",
                          blockSize.getValue(), blockReduceMin.getValue(),
                          unroll.getValue(), indexBits.getValue(),
                          reducePerThread.getValue(), reduceUnroll.getValue(),
-                         fma.getValue() ? "true" : "false", plans, cores)
+                         fma.getValue() ? "true" : "false", plans, cores,
+                         doubleBuffer.getValue() ? "true" : "false")
         .str();
   }
   /// ` toolkit=DIR`, or nothing when no folder is known.

@@ -448,10 +448,12 @@ class KernelToGpu {
 public:
   KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid,
               int64_t unroll, int64_t reduceUnroll, int64_t reducePerThread,
-              bool fma, std::optional<TensorCoreKind> tensorCores)
+              bool fma, std::optional<TensorCoreKind> tensorCores,
+              bool doubleBuffer)
       : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid),
         unroll(unroll), reduceUnroll(reduceUnroll),
-        reducePerThread(reducePerThread), fma(fma), tensorCores(tensorCores) {}
+        reducePerThread(reducePerThread), fma(fma), doubleBuffer(doubleBuffer),
+        tensorCores(tensorCores) {}
 
   /// Lowers `kernel` into a new gpu.func at `b`'s insertion point. Its
   /// arguments' bases are aligned to `alignment` bytes (one per argument;
@@ -502,7 +504,7 @@ private:
 
   int64_t blockSize, blockReduceMin, maxGrid, unroll, reduceUnroll,
       reducePerThread;
-  bool fma;
+  bool fma, doubleBuffer;
   std::optional<TensorCoreKind> tensorCores;
 };
 
@@ -682,7 +684,7 @@ KernelToGpu::lowerShared(OpBuilder &b, KernelOp kernel,
   LogicalResult status = emitSharedTiles(
       frame.builder, loc, frame.func, *frame.emitter, groups.front().stores,
       space, plan, *product, /*group=*/frame.bid, /*groups=*/frame.gdim,
-      frame.tid, fma);
+      frame.tid, fma, doubleBuffer);
   return finishKernel(frame, loc, geometry, status);
 }
 
@@ -1005,7 +1007,8 @@ struct ConvertLazyToGpu final
       return signalPassFailure();
     }
     KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,
-                         reduceUnroll, reducePerThread, fma, *cores);
+                         reduceUnroll, reducePerThread, fma, *cores,
+                         doubleBuffer);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
     llvm::StringMap<SmallVector<int64_t>> alignments =
         argumentAlignments(module);

@@ -144,76 +144,123 @@ Value mlir::lazy::addWorkgroupBuffer(OpBuilder &b, Location loc,
   return buffer;
 }
 
-LogicalResult
-mlir::lazy::stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
-                         const StagedOperand &staged, ArrayRef<Value> base,
-                         ArrayRef<size_t> kAxes, ArrayRef<int64_t> kSizes,
-                         Value k0, int64_t chunk, Value tid, int64_t threads) {
-  IndexMath im{loc};
-  auto cst = [&](OpBuilder &ib, int64_t v) { return im.cst(ib, v); };
-  auto add = [&](OpBuilder &ib, Value x, Value y) { return im.add(ib, x, y); };
-  auto mul = [&](OpBuilder &ib, Value x, int64_t c) {
-    return im.mul(ib, x, c);
-  };
-  int64_t bytes = bytesOf(signless(elementOf(staged.operand)));
-  size_t inner = staged.freeAxes.back();
-  int64_t extent = staged.freeElements();
-  // Runs along K need K to be one axis of the space.
-  bool alongK = kAxes.size() == 1 &&
-                readsContiguouslyAlong(staged.operand, kAxes.front()) &&
-                !readsContiguouslyAlong(staged.operand, inner);
-  int64_t runExtent = alongK ? chunk : staged.extents.back();
-  int64_t width = runWidth(runExtent, bytes);
-  if (!alongK && !readsContiguouslyAlong(staged.operand, inner))
-    width = 1;
-  // Runs per line: a line is one kk (runs along the free axes) or one free
-  // position (runs along K).
-  int64_t runsPerLine = (alongK ? chunk : extent) / width;
-  int64_t runs = chunk * extent / width;
-  // One run: the operand's elements from run's first on, into the buffer.
-  auto emitRun = [&](OpBuilder &lb, Value run) -> LogicalResult {
-    Value line = arith::DivUIOp::create(lb, loc, run, cst(lb, runsPerLine));
-    Value first = mul(
-        lb, arith::RemUIOp::create(lb, loc, run, cst(lb, runsPerLine)), width);
+namespace {
+/// How a chunk of an operand is staged: runs of `width` elements along K
+/// or along its innermost free axis, `runs` of them, thread tid taking
+/// runs tid, tid + threads, ...; each run's load (the operand evaluated)
+/// and store (into the buffer) as separate steps, so that double
+/// buffering can hold the loads across the multiply-adds.
+class Staging {
+public:
+  Staging(Location loc, KernelEmitter &emitter, const StagedOperand &staged,
+          ArrayRef<Value> base, ArrayRef<size_t> kAxes,
+          ArrayRef<int64_t> kSizes, int64_t chunk, int64_t threads)
+      : im{loc}, emitter(emitter), staged(staged), base(base), kAxes(kAxes),
+        kSizes(kSizes), threads(threads) {
+    bytes = bytesOf(signless(elementOf(staged.operand)));
+    inner = staged.freeAxes.back();
+    int64_t extent = staged.freeElements();
+    // Runs along K need K to be one axis of the space.
+    alongK = kAxes.size() == 1 &&
+             readsContiguouslyAlong(staged.operand, kAxes.front()) &&
+             !readsContiguouslyAlong(staged.operand, inner);
+    width = runWidth(alongK ? chunk : staged.extents.back(), bytes);
+    if (!alongK && !readsContiguouslyAlong(staged.operand, inner))
+      width = 1;
+    // Runs per line: a line is one kk (runs along the free axes) or one
+    // free position (runs along K).
+    runsPerLine = (alongK ? chunk : extent) / width;
+    runs = chunk * extent / width;
+  }
+
+  int64_t runCount() const { return runs; }
+  /// Whether every thread takes the same few runs (straight-line code).
+  bool evenRounds() const {
+    return runs % threads == 0 && runs / threads <= kMaxUnrolledRuns;
+  }
+
+  /// The run's value (a vector of its lanes, or a scalar) and its place in
+  /// the buffer, for the chunk from `k0`.
+  FailureOr<std::pair<Value, Value>> load(OpBuilder &b, Value run, Value k0) {
+    Location loc = im.loc;
+    Value line = arith::DivUIOp::create(b, loc, run, im.cst(b, runsPerLine));
+    Value first = im.mul(
+        b, arith::RemUIOp::create(b, loc, run, im.cst(b, runsPerLine)), width);
     // (kk, free) of the run's first element, and its place in the buffer.
     Value kk = alongK ? first : line, free = alongK ? line : first;
     SmallVector<Value> idx(base);
     SmallVector<Value> kIdx =
-        delinearizeIndex(lb, loc, add(lb, k0, kk), kSizes);
+        delinearizeIndex(b, loc, im.add(b, k0, kk), kSizes);
     for (auto [axis, v] : llvm::zip(kAxes, kIdx))
       idx[axis] = v;
-    SmallVector<Value> freeIdx =
-        delinearizeIndex(lb, loc, free, staged.extents);
+    SmallVector<Value> freeIdx = delinearizeIndex(b, loc, free, staged.extents);
     for (auto [axis, v] : llvm::zip(staged.freeAxes, freeIdx))
-      idx[axis] = add(lb, base[axis], v);
-    Value at = staged.kFastest ? add(lb, mul(lb, free, staged.stride), kk)
-                               : add(lb, mul(lb, kk, staged.stride), free);
-    if (width == 1) {
-      FailureOr<Value> v = emitter.evaluateAt(lb, staged.operand, idx);
-      if (failed(v))
-        return failure();
-      memref::StoreOp::create(lb, loc, *v, staged.buffer, ValueRange{at});
-      return success();
-    }
-    FailureOr<Value> v = emitter.evaluateLanesAt(
-        lb, staged.operand, idx,
-        LaneAxis{alongK ? kAxes.front() : inner, width});
+      idx[axis] = im.add(b, base[axis], v);
+    Value at = staged.kFastest ? im.add(b, im.mul(b, free, staged.stride), kk)
+                               : im.add(b, im.mul(b, kk, staged.stride), free);
+    FailureOr<Value> v =
+        width == 1 ? emitter.evaluateAt(b, staged.operand, idx)
+                   : emitter.evaluateLanesAt(
+                         b, staged.operand, idx,
+                         LaneAxis{alongK ? kAxes.front() : inner, width});
     if (failed(v))
       return failure();
+    return std::make_pair(*v, at);
+  }
+
+  /// Stores a loaded run at `at` (plus `offset`, if any).
+  void store(OpBuilder &b, Value v, Value at, Value offset) {
+    Location loc = im.loc;
+    if (offset)
+      at = im.add(b, at, offset);
+    if (width == 1) {
+      memref::StoreOp::create(b, loc, v, staged.buffer, ValueRange{at});
+      return;
+    }
     // A run along the buffer's fastest axis is one vector store; across
     // it, one store per element, a row apart.
     if (alongK == staged.kFastest) {
-      vector::StoreOp::create(lb, loc, *v, staged.buffer, ValueRange{at},
+      vector::StoreOp::create(b, loc, v, staged.buffer, ValueRange{at},
                               /*nontemporal=*/false,
                               vectorAlignment(width, bytes));
-      return success();
+      return;
     }
     for (int64_t w = 0; w < width; ++w) {
-      Value part = vector::ExtractOp::create(lb, loc, *v, w);
+      Value part = vector::ExtractOp::create(b, loc, v, w);
       memref::StoreOp::create(
-          lb, loc, part, staged.buffer,
-          ValueRange{add(lb, at, cst(lb, w * staged.stride))});
+          b, loc, part, staged.buffer,
+          ValueRange{im.add(b, at, im.cst(b, w * staged.stride))});
     }
+  }
+
+  IndexMath im;
+
+private:
+  KernelEmitter &emitter;
+  const StagedOperand &staged;
+  ArrayRef<Value> base;
+  ArrayRef<size_t> kAxes;
+  ArrayRef<int64_t> kSizes;
+  int64_t threads, bytes, width, runsPerLine, runs;
+  size_t inner;
+  bool alongK;
+};
+} // namespace
+
+LogicalResult
+mlir::lazy::stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
+                         const StagedOperand &staged, ArrayRef<Value> base,
+                         ArrayRef<size_t> kAxes, ArrayRef<int64_t> kSizes,
+                         Value k0, int64_t chunk, Value tid, int64_t threads,
+                         Value offset) {
+  Staging staging(loc, emitter, staged, base, kAxes, kSizes, chunk, threads);
+  IndexMath &im = staging.im;
+  int64_t runs = staging.runCount();
+  auto emitRun = [&](OpBuilder &lb, Value run) -> LogicalResult {
+    FailureOr<std::pair<Value, Value>> v = staging.load(lb, run, k0);
+    if (failed(v))
+      return failure();
+    staging.store(lb, v->first, v->second, offset);
     return success();
   };
   // A few runs per thread: straight-line code, all of the thread's loads
@@ -222,14 +269,14 @@ mlir::lazy::stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
   int64_t rounds = llvm::divideCeil(runs, threads);
   if (rounds <= kMaxUnrolledRuns) {
     for (int64_t r = 0; r < rounds; ++r) {
-      Value run = r ? add(b, tid, cst(b, r * threads)) : tid;
+      Value run = r ? im.add(b, tid, im.cst(b, r * threads)) : tid;
       if ((r + 1) * threads <= runs) {
         if (failed(emitRun(b, run)))
           return failure();
         continue;
       }
       auto inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           run, cst(b, runs));
+                                           run, im.cst(b, runs));
       auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
       OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
       if (failed(emitRun(gb, run)))
@@ -237,13 +284,50 @@ mlir::lazy::stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
     }
     return success();
   }
-  auto loop = scf::ForOp::create(b, loc, tid, cst(b, runs), cst(b, threads));
+  auto loop =
+      scf::ForOp::create(b, loc, tid, im.cst(b, runs), im.cst(b, threads));
   OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
   if (failed(emitRun(lb, loop.getInductionVar()))) {
     loop.erase();
     return failure();
   }
   return success();
+}
+
+bool mlir::lazy::canHoldStaged(Location loc, KernelEmitter &emitter,
+                               const StagedOperand &staged,
+                               ArrayRef<size_t> kAxes, ArrayRef<int64_t> kSizes,
+                               int64_t chunk, int64_t threads) {
+  return Staging(loc, emitter, staged, {}, kAxes, kSizes, chunk, threads)
+      .evenRounds();
+}
+
+FailureOr<StagedValues>
+mlir::lazy::loadStaged(OpBuilder &b, Location loc, KernelEmitter &emitter,
+                       const StagedOperand &staged, ArrayRef<Value> base,
+                       ArrayRef<size_t> kAxes, ArrayRef<int64_t> kSizes,
+                       Value k0, int64_t chunk, Value tid, int64_t threads) {
+  Staging staging(loc, emitter, staged, base, kAxes, kSizes, chunk, threads);
+  StagedValues values;
+  for (int64_t r = 0; r < staging.runCount() / threads; ++r) {
+    Value run =
+        r ? staging.im.add(b, tid, staging.im.cst(b, r * threads)) : tid;
+    FailureOr<std::pair<Value, Value>> v = staging.load(b, run, k0);
+    if (failed(v))
+      return failure();
+    values.push_back(*v);
+  }
+  return values;
+}
+
+void mlir::lazy::storeStaged(OpBuilder &b, Location loc, KernelEmitter &emitter,
+                             const StagedOperand &staged,
+                             ArrayRef<size_t> kAxes, ArrayRef<int64_t> kSizes,
+                             int64_t chunk, int64_t threads,
+                             const StagedValues &values, Value offset) {
+  Staging staging(loc, emitter, staged, {}, kAxes, kSizes, chunk, threads);
+  for (const auto &[v, at] : values)
+    staging.store(b, v, at, offset);
 }
 
 int64_t mlir::lazy::sharedChunk(const KernelSpace &space, const OptPlan &plan,
@@ -263,17 +347,19 @@ int64_t mlir::lazy::sharedTileCount(const KernelSpace &space,
   return tiles;
 }
 
-LogicalResult
-mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
-                            KernelEmitter &emitter, ArrayRef<StoreOp> stores,
-                            const KernelSpace &space, const OptPlan &plan,
-                            const ProductReduce &product, Value group,
-                            Value groups, Value tid, bool contract) {
+LogicalResult mlir::lazy::emitSharedTiles(
+    OpBuilder &b, Location loc, gpu::GPUFuncOp func, KernelEmitter &emitter,
+    ArrayRef<StoreOp> stores, const KernelSpace &space, const OptPlan &plan,
+    const ProductReduce &product, Value group, Value groups, Value tid,
+    bool contract, bool doubleBuffer) {
   IndexMath im{loc};
   auto cst = [&](OpBuilder &ib, int64_t v) { return im.cst(ib, v); };
   auto add = [&](OpBuilder &ib, Value x, Value y) { return im.add(ib, x, y); };
   auto mul = [&](OpBuilder &ib, Value x, int64_t c) {
     return im.mul(ib, x, c);
+  };
+  auto sub = [&](OpBuilder &ib, Value x, Value y) -> Value {
+    return arith::SubIOp::create(ib, loc, x, y);
   };
   size_t rank = space.shape.size();
   int64_t chunk = sharedChunk(space, plan, product);
@@ -293,12 +379,23 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
     for (size_t d : axes)
       staged.extents.push_back(plan.local[d] * plan.upcast[d]);
     staged.stride = staged.freeElements();
-    staged.buffer =
-        addWorkgroupBuffer(b, loc, func, t, chunk * staged.freeElements());
     return staged;
   };
   StagedOperand stagedA = stagedOf(product.a, product.aAxes);
   StagedOperand stagedB = stagedOf(product.b, product.bAxes);
+  // Double buffering where each thread's staging is a few loads it can
+  // hold (and there is a next chunk to load).
+  doubleBuffer = doubleBuffer && reduced > chunk &&
+                 canHoldStaged(loc, emitter, stagedA, product.kAxes, kSizes,
+                               chunk, threads) &&
+                 canHoldStaged(loc, emitter, stagedB, product.kAxes, kSizes,
+                               chunk, threads);
+  // A chunk's elements of each buffer (a half of a double buffer).
+  int64_t sizeA = chunk * stagedA.freeElements();
+  int64_t sizeB = chunk * stagedB.freeElements();
+  int64_t halves = doubleBuffer ? 2 : 1;
+  stagedA.buffer = addWorkgroupBuffer(b, loc, func, t, halves * sizeA);
+  stagedB.buffer = addWorkgroupBuffer(b, loc, func, t, halves * sizeB);
 
   // The thread's coordinates over the local axes (A's, then B's), and its
   // register tile's first element along each own axis.
@@ -365,28 +462,72 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
   Value init = arith::ConstantOp::create(
       tb, loc, DenseElementsAttr::get(accType, zeroAttr(tb, t)));
   SmallVector<Value> inits(size_t(upM), init);
+  LogicalResult status = success();
+  // Double buffering: the first chunk staged before the loop.
+  auto load = [&](OpBuilder &ib, const StagedOperand &staged, Value k0) {
+    return loadStaged(ib, loc, emitter, staged, base, product.kAxes, kSizes, k0,
+                      chunk, tid, threads);
+  };
+  auto store = [&](OpBuilder &ib, const StagedOperand &staged,
+                   const StagedValues &values, Value offset) {
+    storeStaged(ib, loc, emitter, staged, product.kAxes, kSizes, chunk, threads,
+                values, offset);
+  };
+  if (doubleBuffer) {
+    FailureOr<StagedValues> firstA = load(tb, stagedA, cst(tb, 0));
+    FailureOr<StagedValues> firstB = load(tb, stagedB, cst(tb, 0));
+    if (failed(firstA) || failed(firstB)) {
+      tileLoop.erase();
+      return failure();
+    }
+    store(tb, stagedA, *firstA, Value());
+    store(tb, stagedB, *firstB, Value());
+    gpu::BarrierOp::create(tb, loc);
+  }
   auto kLoop = scf::ForOp::create(tb, loc, cst(tb, 0), cst(tb, reduced),
                                   cst(tb, chunk), inits);
-  LogicalResult status = success();
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value k0 = kLoop.getInductionVar();
-    gpu::BarrierOp::create(kb, loc);
-    if (failed(stageOperand(kb, loc, emitter, stagedA, base, product.kAxes,
-                            kSizes, k0, chunk, tid, threads)) ||
-        failed(stageOperand(kb, loc, emitter, stagedB, base, product.kAxes,
-                            kSizes, k0, chunk, tid, threads))) {
-      status = failure();
+    // Where this chunk is read (a half of each double buffer).
+    Value readA, readB;
+    FailureOr<StagedValues> nextA, nextB;
+    if (doubleBuffer) {
+      // The next chunk's loads go out before this chunk's multiply-adds;
+      // the last trip reloads its own chunk (the loads stay uniform).
+      Value parity = arith::RemUIOp::create(
+          kb, loc, arith::DivUIOp::create(kb, loc, k0, cst(kb, chunk)),
+          cst(kb, 2));
+      readA = mul(kb, parity, sizeA);
+      readB = mul(kb, parity, sizeB);
+      Value next = arith::MinUIOp::create(kb, loc, add(kb, k0, cst(kb, chunk)),
+                                          cst(kb, reduced - chunk));
+      nextA = load(kb, stagedA, next);
+      nextB = load(kb, stagedB, next);
+      if (failed(nextA) || failed(nextB))
+        status = failure();
     } else {
       gpu::BarrierOp::create(kb, loc);
+      if (failed(stageOperand(kb, loc, emitter, stagedA, base, product.kAxes,
+                              kSizes, k0, chunk, tid, threads)) ||
+          failed(stageOperand(kb, loc, emitter, stagedB, base, product.kAxes,
+                              kSizes, k0, chunk, tid, threads)))
+        status = failure();
+      else
+        gpu::BarrierOp::create(kb, loc);
+    }
+    if (succeeded(status)) {
       SmallVector<Value> accs(kLoop.getRegionIterArgs());
       auto flags = contract ? arith::FastMathFlags::contract
                             : arith::FastMathFlags::none;
       // `count` elements `stride` apart from `start` of row kk: one vector
       // load where they are adjacent.
       auto readTile = [&](const StagedOperand &staged, Value start,
-                          int64_t count, int64_t stride, int64_t kk) {
+                          int64_t count, int64_t stride, int64_t kk,
+                          Value half) {
         Value first = add(kb, cst(kb, kk * staged.stride), start);
+        if (half)
+          first = add(kb, first, half);
         auto type = VectorType::get({count}, t);
         if (stride == 1 || count == 1)
           return vector::LoadOp::create(
@@ -401,8 +542,8 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
         return vector::FromElementsOp::create(kb, loc, type, parts).getResult();
       };
       for (int64_t kk = 0; kk < chunk; ++kk) {
-        Value rows = readTile(stagedA, rowStart, upM, rowStride, kk);
-        Value cols = readTile(stagedB, colStart, upN, colStride, kk);
+        Value rows = readTile(stagedA, rowStart, upM, rowStride, kk, readA);
+        Value cols = readTile(stagedB, colStart, upN, colStride, kk, readB);
         for (int64_t i = 0; i < upM; ++i) {
           Value a = vector::ExtractOp::create(kb, loc, rows, i);
           Value splat = vector::BroadcastOp::create(kb, loc, accType, a);
@@ -410,6 +551,14 @@ mlir::lazy::emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
           accs[size_t(i)] =
               arith::AddFOp::create(kb, loc, accs[size_t(i)], prod, flags);
         }
+      }
+      if (doubleBuffer) {
+        // The next chunk into the other halves; the barrier keeps them
+        // from the next trip's reads until all have stored, and this
+        // trip's halves from the next trip's stores until all have read.
+        store(kb, stagedA, *nextA, sub(kb, cst(kb, sizeA), readA));
+        store(kb, stagedB, *nextB, sub(kb, cst(kb, sizeB), readB));
+        gpu::BarrierOp::create(kb, loc);
       }
       scf::YieldOp::create(kb, loc, accs);
     }

@@ -72,10 +72,32 @@ Value addWorkgroupBuffer(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
 /// load of it reads contiguously (its innermost free axis, or K where it
 /// is one axis), thread `tid` of `threads` taking runs tid, tid + threads,
 /// ..., so that neighbouring threads read neighbouring runs.
+/// With `offset`, the chunk goes that many elements into the buffer (the
+/// half of a double buffer).
 LogicalResult stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
                            const StagedOperand &staged, ArrayRef<Value> base,
                            ArrayRef<size_t> kAxes, ArrayRef<int64_t> kSizes,
-                           Value k0, int64_t chunk, Value tid, int64_t threads);
+                           Value k0, int64_t chunk, Value tid, int64_t threads,
+                           Value offset = {});
+
+/// Double buffering: a chunk's staging split into its loads, held in
+/// registers across the multiply-adds of the chunk before, and its stores.
+/// It holds where every thread takes the same few runs (canHoldStaged).
+using StagedValues = SmallVector<std::pair<Value, Value>>;
+bool canHoldStaged(Location loc, KernelEmitter &emitter,
+                   const StagedOperand &staged, ArrayRef<size_t> kAxes,
+                   ArrayRef<int64_t> kSizes, int64_t chunk, int64_t threads);
+FailureOr<StagedValues> loadStaged(OpBuilder &b, Location loc,
+                                   KernelEmitter &emitter,
+                                   const StagedOperand &staged,
+                                   ArrayRef<Value> base, ArrayRef<size_t> kAxes,
+                                   ArrayRef<int64_t> kSizes, Value k0,
+                                   int64_t chunk, Value tid, int64_t threads);
+/// The loads' stores (the same kAxes, kSizes, chunk and threads).
+void storeStaged(OpBuilder &b, Location loc, KernelEmitter &emitter,
+                 const StagedOperand &staged, ArrayRef<size_t> kAxes,
+                 ArrayRef<int64_t> kSizes, int64_t chunk, int64_t threads,
+                 const StagedValues &values, Value offset);
 
 /// A shared-memory plan's chunk of the flattened reduce axes: the unroll
 /// of the outermost reduce axis times the sizes of the others.
@@ -90,11 +112,16 @@ int64_t sharedTileCount(const KernelSpace &space, const OptPlan &plan);
 /// of a shared-memory plan's kernel: block `group` (of `groups`, a
 /// grid-stride step) takes block tiles group, group + groups, ...; `tid` is
 /// the thread's index in the block. `contract`: a multiply-add may fuse.
+/// `doubleBuffer`: where each thread's staging is a few loads
+/// (canHoldStaged), two halves per buffer: a chunk's loads go out before
+/// the multiply-adds of the chunk before and are stored into the other
+/// half after them, one barrier per chunk instead of two.
 LogicalResult emitSharedTiles(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
                               KernelEmitter &emitter, ArrayRef<StoreOp> stores,
                               const KernelSpace &space, const OptPlan &plan,
                               const ProductReduce &product, Value group,
-                              Value groups, Value tid, bool contract);
+                              Value groups, Value tid, bool contract,
+                              bool doubleBuffer);
 
 } // namespace mlir::lazy
 
