@@ -239,3 +239,17 @@ lazy.kernel @odd_n(%out0: !lazy.buffer<18432xf32>, %in0: !lazy.buffer<32768xf32>
   %3 = lazy.reduce_sum %2 axes [2] : tensor<512x36x64xf32> -> tensor<512x36x1xf32>
   lazy.store %3, %out0 as <[(512, 36, 1):(36, 1, 0)]> : tensor<512x36x1xf32>, !lazy.buffer<18432xf32>
 }
+
+// -----
+
+// G4 checks its plan as the verifier will: a window of 100 makes a chunk
+// of K longer than 64, so no shared-memory plan (G2's tile instead).
+// G4ALL-LABEL: lazy.kernel @wide_window
+// G4ALL-NOT: #lazy.opt<local
+lazy.kernel @wide_window(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<12800xf32>, %in1: !lazy.buffer<12800xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64, 8, 8, 2, 100):(200, 0, 0, 100, 1)]> : !lazy.buffer<12800xf32> -> tensor<64x8x8x2x100xf32>
+  %1 = lazy.load %in1 as <[(64, 8, 8, 2, 100):(0, 1600, 200, 100, 1)]> : !lazy.buffer<12800xf32> -> tensor<64x8x8x2x100xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x8x8x2x100xf32>
+  %3 = lazy.reduce_sum %2 axes [3, 4] : tensor<64x8x8x2x100xf32> -> tensor<64x8x8x1x1xf32>
+  lazy.store %3, %out0 as <[(64, 8, 8, 1, 1):(64, 8, 1, 0, 0)]> : tensor<64x8x8x1x1xf32>, !lazy.buffer<4096xf32>
+}

@@ -393,6 +393,8 @@ LogicalResult mlir::lazy::emitSharedTiles(
   // A chunk's elements of each buffer (a half of a double buffer).
   int64_t sizeA = chunk * stagedA.freeElements();
   int64_t sizeB = chunk * stagedB.freeElements();
+  // Twice the validated bytes must still fit.
+  doubleBuffer = doubleBuffer && 2 * (sizeA + sizeB) * bytes <= kMaxSharedBytes;
   int64_t halves = doubleBuffer ? 2 : 1;
   stagedA.buffer = addWorkgroupBuffer(b, loc, func, t, halves * sizeA);
   stagedB.buffer = addWorkgroupBuffer(b, loc, func, t, halves * sizeB);

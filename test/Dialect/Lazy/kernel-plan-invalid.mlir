@@ -285,7 +285,7 @@ lazy.kernel @local_tile(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<2048xf
 // -----
 
 // The product is plain: a cast product of halves is for tensor cores.
-// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan needs the sum of a plain product of two floats}}
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan needs the sum of a plain product of two f32 or two f64 operands}}
 lazy.kernel @local_cast(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<2048xf16>, %in1: !lazy.buffer<2048xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>]} {
   %0 = lazy.load %in0 as <[(64, 64, 32):(32, 0, 1)]> : !lazy.buffer<2048xf16> -> tensor<64x64x32xf16>
   %1 = lazy.load %in1 as <[(64, 64, 32):(0, 1, 64)]> : !lazy.buffer<2048xf16> -> tensor<64x64x32xf16>
@@ -438,4 +438,30 @@ lazy.kernel @tc_shared(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<65536
   %3 = lazy.cast %2 : tensor<512x512x128xf16> -> tensor<512x512x128xf32>
   %4 = lazy.reduce_sum %3 axes [2] : tensor<512x512x128xf32> -> tensor<512x512x1xf32>
   lazy.store %4, %out0 as <[(512, 512, 1):(512, 1, 0)]> : tensor<512x512x1xf32>, !lazy.buffer<262144xf32>
+}
+
+// -----
+
+// A tensor-core plan's block tiles fit in 48 KiB even without locals: 64
+// instruction tiles of M per warp stage (1024 + 16) rows of 16 + 8 halves.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a tensor-core plan stages 49920 bytes of operands per block; at most 49152}}
+lazy.kernel @tc_upcast_bytes(%out0: !lazy.buffer<8192xf32>, %in0: !lazy.buffer<16384xf16>, %in1: !lazy.buffer<128xf16>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<upcast, 0, 64>]} {
+  %0 = lazy.load %in0 as <[(1024, 8, 16):(16, 0, 1)]> : !lazy.buffer<16384xf16> -> tensor<1024x8x16xf16>
+  %1 = lazy.load %in1 as <[(1024, 8, 16):(0, 1, 8)]> : !lazy.buffer<128xf16> -> tensor<1024x8x16xf16>
+  %2 = lazy.mul %0, %1 : tensor<1024x8x16xf16>
+  %3 = lazy.cast %2 : tensor<1024x8x16xf16> -> tensor<1024x8x16xf32>
+  %4 = lazy.reduce_sum %3 axes [2] : tensor<1024x8x16xf32> -> tensor<1024x8x1xf32>
+  lazy.store %4, %out0 as <[(1024, 8, 1):(8, 1, 0)]> : tensor<1024x8x1xf32>, !lazy.buffer<8192xf32>
+}
+
+// -----
+
+// A local plan's chunk of K is unrolled whole: a window of 100 is too long.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: a local plan's chunk of K (100 elements: the outermost reduce axis's unroll times the others' sizes) is unrolled whole; at most 64}}
+lazy.kernel @local_long_chunk(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<12800xf32>, %in1: !lazy.buffer<12800xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 2, 2>]} {
+  %0 = lazy.load %in0 as <[(64, 8, 8, 2, 100):(200, 0, 0, 100, 1)]> : !lazy.buffer<12800xf32> -> tensor<64x8x8x2x100xf32>
+  %1 = lazy.load %in1 as <[(64, 8, 8, 2, 100):(0, 1600, 200, 100, 1)]> : !lazy.buffer<12800xf32> -> tensor<64x8x8x2x100xf32>
+  %2 = lazy.mul %0, %1 : tensor<64x8x8x2x100xf32>
+  %3 = lazy.reduce_sum %2 axes [3, 4] : tensor<64x8x8x2x100xf32> -> tensor<64x8x8x1x1xf32>
+  lazy.store %3, %out0 as <[(64, 8, 8, 1, 1):(64, 8, 1, 0, 0)]> : tensor<64x8x8x1x1xf32>, !lazy.buffer<4096xf32>
 }

@@ -118,10 +118,15 @@ LogicalResult checkLocals(const OptPlan &plan, const KernelSpace &space,
     return failure();
   }
   Type element = cast<RankedTensorType>(product->a.getType()).getElementType();
-  if (product->casts != ProductCasts::None || !isa<FloatType>(element)) {
-    os << "a local plan needs the sum of a plain product of two floats";
+  // 16-bit floats are computed in software, one element at a time: the
+  // shared-memory kernel's vector arithmetic is for 32 and 64 bits.
+  if (product->casts != ProductCasts::None ||
+      !(element.isF32() || element.isF64())) {
+    os << "a local plan needs the sum of a plain product of two f32 or two "
+          "f64 operands";
     return failure();
   }
+
   auto isOwn = [&](ArrayRef<size_t> axes, size_t d) {
     return llvm::is_contained(axes, d);
   };
@@ -184,6 +189,13 @@ LogicalResult checkLocals(const OptPlan &plan, const KernelSpace &space,
   int64_t chunk = plan.unroll[product->kAxes.front()];
   for (size_t d : ArrayRef<size_t>(product->kAxes).drop_front())
     chunk *= space.shape[d];
+  // Each step of the chunk is unrolled in the kernel.
+  if (chunk > kMaxLocalChunk) {
+    os << "a local plan's chunk of K (" << chunk << " elements: the "
+       << "outermost reduce axis's unroll times the others' sizes) is "
+       << "unrolled whole; at most " << kMaxLocalChunk;
+    return failure();
+  }
   int64_t staged = 0;
   for (ArrayRef<size_t> axes :
        {ArrayRef<size_t>(product->aAxes), ArrayRef<size_t>(product->bAxes)}) {
@@ -245,7 +257,7 @@ LogicalResult checkTensorCoreBlocks(const OptPlan &plan,
   // tiles at their widest (16 columns).
   int64_t bytes = (blockM + plan.local[n] * plan.upcast[n] * 16) *
                   (tensorCoreChunk(plan, k) + kTensorCoreRowPad) * 2;
-  if (plan.hasLocals() && bytes > kMaxSharedBytes) {
+  if (hasTensorCoreBlocks(plan) && bytes > kMaxSharedBytes) {
     os << "a tensor-core plan stages " << bytes << " bytes of operands per "
        << "block; at most " << kMaxSharedBytes;
     return failure();

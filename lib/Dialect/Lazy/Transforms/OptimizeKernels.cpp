@@ -226,7 +226,9 @@ int64_t tileCountOf(const KernelSpace &space, ArrayRef<Attribute> plan) {
 /// elements: whole windows of the inner reduce axes times the most of 16,
 /// 8, 4, 2 of the outermost that keeps the chunk within 16 elements (or
 /// one window). Operands staged in shared memory (`local` steps); none
-/// where that does not divide or gives fewer than `minTiles` threads.
+/// where that does not divide, gives fewer than `minTiles` threads, or
+/// breaks readPlan's rules (48 KiB staged, a chunk of at most 64, f32 or
+/// f64 operands).
 SmallVector<Attribute>
 sharedPlan(const KernelSpace &space, int64_t minTiles,
            function_ref<Attribute(OptKind, size_t, int64_t)> opt) {
@@ -290,6 +292,10 @@ sharedPlan(const KernelSpace &space, int64_t minTiles,
   plan.push_back(opt(OptKind::upcast, product->n, kGpuTileSide));
   if (unroll > 1)
     plan.push_back(opt(OptKind::unroll, outer, unroll));
+  // The kernel verifier's rules (shared bytes, the chunk's length, the
+  // operands' type) decide the rest: a plan they refuse is none.
+  if (failed(readPlan(plan, space, why)))
+    return {};
   return plan;
 }
 

@@ -82,6 +82,8 @@ FailureOr<OptPlan> readPlan(ArrayRef<Attribute> opts, const KernelSpace &space,
 constexpr int64_t kMinLocalThreads = 32, kMaxLocalThreads = 1024;
 /// A shared-memory plan's staged operands: what every GPU block may hold.
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
+/// A shared-memory plan's chunk of K, whose steps the kernel unrolls.
+constexpr int64_t kMaxLocalChunk = 64;
 /// A tensor-core plan's block: at most 16 warps (1024 threads of 64-lane
 /// waves).
 constexpr int64_t kMaxTensorCoreWarps = 16;
