@@ -174,6 +174,10 @@ public:
   }
 
   int64_t runCount() const { return runs; }
+  /// The run thread `tid` takes in round `r`.
+  Value runOfRound(OpBuilder &b, Value tid, int64_t r) const {
+    return r ? im.add(b, tid, im.cst(b, r * threads)) : tid;
+  }
   /// Whether every thread takes the same few runs (straight-line code).
   bool evenRounds() const {
     return runs % threads == 0 && runs / threads <= kMaxUnrolledRuns;
@@ -269,7 +273,7 @@ mlir::lazy::stageOperand(OpBuilder &b, Location loc, KernelEmitter &emitter,
   int64_t rounds = llvm::divideCeil(runs, threads);
   if (rounds <= kMaxUnrolledRuns) {
     for (int64_t r = 0; r < rounds; ++r) {
-      Value run = r ? im.add(b, tid, im.cst(b, r * threads)) : tid;
+      Value run = staging.runOfRound(b, tid, r);
       if ((r + 1) * threads <= runs) {
         if (failed(emitRun(b, run)))
           return failure();
@@ -310,9 +314,8 @@ mlir::lazy::loadStaged(OpBuilder &b, Location loc, KernelEmitter &emitter,
   Staging staging(loc, emitter, staged, base, kAxes, kSizes, chunk, threads);
   StagedValues values;
   for (int64_t r = 0; r < staging.runCount() / threads; ++r) {
-    Value run =
-        r ? staging.im.add(b, tid, staging.im.cst(b, r * threads)) : tid;
-    FailureOr<std::pair<Value, Value>> v = staging.load(b, run, k0);
+    FailureOr<std::pair<Value, Value>> v =
+        staging.load(b, staging.runOfRound(b, tid, r), k0);
     if (failed(v))
       return failure();
     values.push_back(*v);
@@ -330,21 +333,25 @@ void mlir::lazy::storeStaged(OpBuilder &b, Location loc, KernelEmitter &emitter,
     staging.store(b, v, at, offset);
 }
 
-int64_t mlir::lazy::sharedChunk(const KernelSpace &space, const OptPlan &plan,
-                                const ProductReduce &product) {
-  int64_t chunk = plan.unroll[product.kAxes.front()];
-  for (size_t axis : ArrayRef<size_t>(product.kAxes).drop_front())
-    chunk *= space.shape[axis];
-  return chunk;
+int64_t mlir::lazy::blockTileCount(const KernelSpace &space,
+                                   ArrayRef<int64_t> steps) {
+  int64_t tiles = 1;
+  for (size_t d = 0; d < space.shape.size(); ++d)
+    if (!space.reduced[d])
+      tiles *= space.shape[d] / steps[d];
+  return tiles;
+}
+
+SmallVector<int64_t> mlir::lazy::sharedTileSteps(const OptPlan &plan) {
+  SmallVector<int64_t> steps;
+  for (auto [local, upcast] : llvm::zip(plan.local, plan.upcast))
+    steps.push_back(local * upcast);
+  return steps;
 }
 
 int64_t mlir::lazy::sharedTileCount(const KernelSpace &space,
                                     const OptPlan &plan) {
-  int64_t tiles = 1;
-  for (size_t d = 0; d < space.shape.size(); ++d)
-    if (!space.reduced[d])
-      tiles *= space.shape[d] / (plan.local[d] * plan.upcast[d]);
-  return tiles;
+  return blockTileCount(space, sharedTileSteps(plan));
 }
 
 LogicalResult mlir::lazy::emitSharedTiles(
@@ -361,8 +368,7 @@ LogicalResult mlir::lazy::emitSharedTiles(
   auto sub = [&](OpBuilder &ib, Value x, Value y) -> Value {
     return arith::SubIOp::create(ib, loc, x, y);
   };
-  size_t rank = space.shape.size();
-  int64_t chunk = sharedChunk(space, plan, product);
+  int64_t chunk = localChunk(space, plan, product);
   int64_t threads = plan.threadsPerBlock();
   Type t = signless(elementOf(product.a));
   int64_t bytes = bytesOf(t);
@@ -451,10 +457,8 @@ LogicalResult mlir::lazy::emitSharedTiles(
   int64_t rowStride = flatStride(stagedA, upAxisA);
   int64_t colStride = flatStride(stagedB, upAxisB);
 
-  SmallVector<int64_t> steps;
-  for (size_t d = 0; d < rank; ++d)
-    steps.push_back(plan.local[d] * plan.upcast[d]);
-  BlockTileLoop tiles = emitBlockTileLoop(b, loc, space, steps, group, groups);
+  BlockTileLoop tiles =
+      emitBlockTileLoop(b, loc, space, sharedTileSteps(plan), group, groups);
   scf::ForOp tileLoop = tiles.loop;
   SmallVector<Value> base = tiles.base;
   // The body's ops follow the base's arithmetic.

@@ -99,13 +99,14 @@ void storeStaged(OpBuilder &b, Location loc, KernelEmitter &emitter,
                  ArrayRef<int64_t> kSizes, int64_t chunk, int64_t threads,
                  const StagedValues &values, Value offset);
 
-/// A shared-memory plan's chunk of the flattened reduce axes: the unroll
-/// of the outermost reduce axis times the sizes of the others.
-int64_t sharedChunk(const KernelSpace &space, const OptPlan &plan,
-                    const ProductReduce &product);
+/// The block tiles of `steps[d]` elements of each output axis d.
+int64_t blockTileCount(const KernelSpace &space, ArrayRef<int64_t> steps);
 
-/// The block tiles of a shared-memory plan: local times upcast elements of
-/// each operand's own axes, one element of every other output axis.
+/// A shared-memory plan's block tile per axis: local times upcast elements
+/// (1 on the axes without either).
+SmallVector<int64_t> sharedTileSteps(const OptPlan &plan);
+
+/// The block tiles of a shared-memory plan.
 int64_t sharedTileCount(const KernelSpace &space, const OptPlan &plan);
 
 /// Emits at `b` (in `func`, which gains the two workgroup buffers) the loop

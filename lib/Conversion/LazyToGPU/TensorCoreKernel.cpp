@@ -232,12 +232,7 @@ Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag, Value acc) {
 int64_t mlir::lazy::tensorCoreTileCount(const KernelSpace &space,
                                         const TensorCoreShape &shape,
                                         TensorCoreKind kind) {
-  SmallVector<int64_t> steps = tileSteps(space, shape, kind);
-  int64_t tiles = 1;
-  for (size_t d = 0; d < space.shape.size(); ++d)
-    if (!space.reduced[d])
-      tiles *= space.shape[d] / steps[d];
-  return tiles;
+  return blockTileCount(space, tileSteps(space, shape, kind));
 }
 
 LogicalResult mlir::lazy::emitTensorCoreTiles(OpBuilder &b, Location loc,
@@ -339,6 +334,14 @@ struct BlockTiling {
   int64_t warpsM, warpsN, tilesM, tilesN, columns, chunk;
   int64_t blockM() const { return warpsM * tilesM * kTensorCoreM; }
   int64_t blockN() const { return warpsN * tilesN * columns; }
+  /// The block tile per axis of the space (1 off M and N).
+  SmallVector<int64_t> steps(const KernelSpace &space,
+                             const TensorCoreShape &shape) const {
+    SmallVector<int64_t> steps;
+    for (size_t d = 0; d < space.shape.size(); ++d)
+      steps.push_back(d == shape.m ? blockM() : d == shape.n ? blockN() : 1);
+    return steps;
+  }
 };
 
 BlockTiling blockTilingOf(const OptPlan &plan, const TensorCoreShape &shape,
@@ -388,14 +391,8 @@ int64_t mlir::lazy::tensorCoreBlockCount(const KernelSpace &space,
                                          const OptPlan &plan,
                                          const TensorCoreShape &shape,
                                          TensorCoreKind kind) {
-  BlockTiling tiling = blockTilingOf(plan, shape, kind);
-  int64_t blocks = 1;
-  for (size_t d = 0; d < space.shape.size(); ++d)
-    if (!space.reduced[d])
-      blocks *= space.shape[d] / (d == shape.m   ? tiling.blockM()
-                                  : d == shape.n ? tiling.blockN()
-                                                 : 1);
-  return blocks;
+  return blockTileCount(space,
+                        blockTilingOf(plan, shape, kind).steps(space, shape));
 }
 
 int64_t mlir::lazy::tensorCoreBlockThreads(const OptPlan &plan,
@@ -418,7 +415,6 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
   auto at = [&](OpBuilder &ib, Value base, Value laneTerm, int64_t c) {
     return offsetBy(ib, loc, base, laneTerm, c);
   };
-  size_t rank = space.shape.size();
   size_t m = shape.m, n = shape.n, k = shape.k;
   BlockTiling tiling = blockTilingOf(plan, shape, kind);
   int64_t blockM = tiling.blockM(), blockN = tiling.blockN();
@@ -458,10 +454,8 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
   SmallVector<FragmentRun> aRuns = runsOf(frag.a, /*kIsColumn=*/true, maxRun);
   SmallVector<FragmentRun> bRuns = runsOf(frag.b, /*kIsColumn=*/false, maxRun);
 
-  SmallVector<int64_t> steps;
-  for (size_t d = 0; d < rank; ++d)
-    steps.push_back(d == m ? blockM : d == n ? blockN : 1);
-  BlockTileLoop tiles = emitBlockTileLoop(b, loc, space, steps, group, groups);
+  BlockTileLoop tiles = emitBlockTileLoop(
+      b, loc, space, tiling.steps(space, shape), group, groups);
   scf::ForOp tileLoop = tiles.loop;
   SmallVector<Value> base = tiles.base;
   OpBuilder tb(tileLoop.getBody()->getTerminator());

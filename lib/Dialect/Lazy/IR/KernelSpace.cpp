@@ -186,9 +186,7 @@ LogicalResult checkLocals(const OptPlan &plan, const KernelSpace &space,
   }
   // The chunk of K staged at a time (the outermost reduce axis's unroll
   // times the others' sizes) of both operands' block tiles.
-  int64_t chunk = plan.unroll[product->kAxes.front()];
-  for (size_t d : ArrayRef<size_t>(product->kAxes).drop_front())
-    chunk *= space.shape[d];
+  int64_t chunk = localChunk(space, plan, *product);
   // Each step of the chunk is unrolled in the kernel.
   if (chunk > kMaxLocalChunk) {
     os << "a local plan's chunk of K (" << chunk << " elements: the "

@@ -54,9 +54,6 @@ FailureOr<SmallVector<bool>> axesOf(Value operand, size_t rank) {
   return varies;
 }
 
-} // namespace
-
-namespace {
 /// matchProductReduce: over axis `k` alone with one own axis per operand,
 /// or (no `k`) over any axes with any own axes.
 FailureOr<ProductReduce> match(const KernelSpace &space,
@@ -160,4 +157,12 @@ FailureOr<ProductReduce>
 mlir::lazy::matchProductReduce(const KernelSpace &space, size_t k,
                                StringRef what, std::string &why) {
   return match(space, k, what, why);
+}
+
+int64_t mlir::lazy::localChunk(const KernelSpace &space, const OptPlan &plan,
+                               const ProductReduce &product) {
+  int64_t chunk = plan.unroll[product.kAxes.front()];
+  for (size_t axis : ArrayRef<size_t>(product.kAxes).drop_front())
+    chunk *= space.shape[axis];
+  return chunk;
 }

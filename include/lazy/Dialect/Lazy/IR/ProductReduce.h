@@ -59,6 +59,12 @@ FailureOr<ProductReduce> matchProductReduce(const KernelSpace &space, size_t k,
 FailureOr<ProductReduce> matchProductReduce(const KernelSpace &space,
                                             StringRef what, std::string &why);
 
+/// A local plan's chunk of K, the elements of the flattened reduce axes
+/// its block stages at a time: the outermost reduce axis's unroll times
+/// the other reduce axes' sizes (whole windows).
+int64_t localChunk(const KernelSpace &space, const OptPlan &plan,
+                   const ProductReduce &product);
+
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_IR_PRODUCTREDUCE_H
