@@ -14,8 +14,8 @@
 
 #include "lazy/ShapeTracker/ShapeTracker.h"
 #include "Arith.h"
-#include "Symbolic.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
+#include "lazy/ShapeTracker/Symbolic.h"
 
 #include <algorithm>
 #include <functional>
