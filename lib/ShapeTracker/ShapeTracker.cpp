@@ -58,7 +58,7 @@ std::pair<sym::NodeP, sym::NodeP> trackerExpr(const ShapeTracker &tracker,
     idxs.push_back(sym::var("idx" + std::to_string(i), 0, last.shape[i] - 1));
   auto [idx, valid] = viewExpr(last, idxs, nullptr);
   for (size_t vi = tracker.views.size() - 1; vi-- > 0;) {
-    if (valid->max == 0)
+    if (sym::eq(valid->max, 0))
       return {sym::num(-1), valid};
     View v = tracker.views[vi].minify();
     std::vector<sym::NodeP> inner(v.shape.size());
@@ -227,7 +227,8 @@ ShapeTracker::realStrides(bool ignoreValid) const {
   try {
     std::vector<sym::NodeP> idxs;
     auto [idx, valid] = trackerExpr(*this, idxs);
-    if (idx->min < -kIndexLimit || idx->max >= kIndexLimit)
+    if (!idx->min.isInt() || !idx->max.isInt() ||
+        idx->min.getInt() < -kIndexLimit || idx->max.getInt() >= kIndexLimit)
       throw sym::Error{"index out of int32 range"};
 
     // Read "idx_i * c" terms off the top-level sum.

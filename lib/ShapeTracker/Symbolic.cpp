@@ -56,12 +56,19 @@ NodeP make(Node n) { return std::make_shared<const Node>(std::move(n)); }
 
 /// `create_node`: constant-fold a node whose bounds coincide.
 NodeP create(Node n) {
-  if (n.min > n.max)
+  if (!truthy(le(n.min, n.max)))
     fail("min greater than max");
-  if (n.min == n.max)
-    return num(n.min);
+  if (eq(n.min, n.max)) {
+    if (!n.min.constant())
+      fail("equal symbolic bounds");
+    return num(*n.min.constant());
+  }
   return make(std::move(n));
 }
+
+/// Python `x >= 0` / `x < 0` on a bound, as a bool.
+bool nonNegative(const SInt &x) { return truthy(ge(x, 0)); }
+bool negative(const SInt &x) { return truthy(lt(x, 0)); }
 
 NodeP asNode(const SInt &x) {
   return x.isInt() ? num(x.getInt()) : x.getNode();
@@ -71,7 +78,7 @@ bool isNum(const NodeP &x) { return x->kind == Kind::Num; }
 
 /// `MulNode(a, b)` built directly (bounds only, no folding).
 Node mulNode(const NodeP &a, const SInt &b) {
-  if (a->min < 0)
+  if (!nonNegative(a->min))
     fail("product of a possibly negative node");
   Node n{Kind::Mul};
   n.a = a;
@@ -83,36 +90,37 @@ Node mulNode(const NodeP &a, const SInt &b) {
   } else {
     const NodeP &c = b.getNode();
     n.bNode = c;
-    n.min = c->min >= 0 ? a->min * c->min : a->max * c->min;
-    n.max = c->min >= 0 ? a->max * c->max : a->min * c->max;
+    bool pos = nonNegative(c->min);
+    n.min = pos ? a->min * c->min : a->max * c->min;
+    n.max = pos ? a->max * c->max : a->min * c->max;
   }
   return n;
 }
 
 Node divNode(const NodeP &a, int64_t b) {
-  if (a->min < 0)
+  if (!nonNegative(a->min))
     fail("division of a possibly negative node");
   Node n{Kind::Div};
   n.a = a;
   n.b = b;
-  n.min = floorDiv(a->min, b);
-  n.max = floorDiv(a->max, b);
+  n.min = floordiv(a->min, b);
+  n.max = floordiv(a->max, b);
   return n;
 }
 
 Node modNode(const NodeP &a, int64_t b) {
-  if (a->min < 0)
+  if (!nonNegative(a->min))
     fail("modulo of a possibly negative node");
   Node n{Kind::Mod};
   n.a = a;
   n.b = b;
-  if (a->max - a->min >= b ||
-      (a->min != a->max && floorMod(a->min, b) >= floorMod(a->max, b))) {
+  if (truthy(ge(a->max - a->min, b)) ||
+      (!eq(a->min, a->max) && truthy(ge(mod(a->min, b), mod(a->max, b))))) {
     n.min = 0;
     n.max = b - 1;
   } else {
-    n.min = floorMod(a->min, b);
-    n.max = floorMod(a->max, b);
+    n.min = mod(a->min, b);
+    n.max = mod(a->max, b);
   }
   return n;
 }
@@ -124,12 +132,12 @@ Node ltNode(const NodeP &a, const SInt &b) {
     n.b = b.getInt();
   else
     n.bNode = b.getNode();
-  int64_t bmin = b.min(), bmax = b.max();
+  SInt bmin = b.min(), bmax = b.max();
   if (eq(SInt(a), b)) {
     n.min = n.max = 0;
-  } else if (a->max < bmin) {
+  } else if (truthy(lt(a->max, bmin))) {
     n.min = n.max = 1;
-  } else if (a->min >= bmax) {
+  } else if (truthy(ge(a->min, bmax))) {
     n.min = n.max = 0;
   } else {
     n.min = 0;
@@ -141,8 +149,8 @@ Node ltNode(const NodeP &a, const SInt &b) {
 Node sumNode(std::vector<NodeP> nodes) {
   Node n{Kind::Sum};
   for (auto &x : nodes) {
-    n.min += x->min;
-    n.max += x->max;
+    n.min = n.min + x->min;
+    n.max = n.max + x->max;
   }
   n.nodes = std::move(nodes);
   return n;
@@ -207,7 +215,7 @@ NodeP baseFloorDiv(const NodeP &x, const SInt &bIn, bool factoring) {
       return nodeFloorDiv(x, b->b, factoring);
     if (eq(SInt(x), bIn))
       return num(1);
-    if ((bIn - SInt(x)).min() > 0 && x->min >= 0)
+    if (truthy(gt((bIn - SInt(x)).min(), 0)) && nonNegative(x->min))
       return num(0);
     fail("not supported: node // node");
   }
@@ -218,10 +226,11 @@ NodeP baseFloorDiv(const NodeP &x, const SInt &bIn, bool factoring) {
     return nodeFloorDiv(nodeMul(x, -1), -b, factoring);
   if (b == 1)
     return x;
-  if (x->min < 0) {
+  if (negative(x->min)) {
     // Shift the numerator to be non-negative; factoring is not retried.
-    int64_t offset = floorDiv(x->min, b);
-    return addNode(nodeFloorDiv(addNode(x, -offset * b), b, false), offset);
+    SInt offset = floordiv(x->min, b);
+    return addNode(nodeFloorDiv(addNode(x, -offset * SInt(b)), b, false),
+                   offset);
   }
   return create(divNode(x, b));
 }
@@ -325,7 +334,7 @@ NodeP baseMod(const NodeP &x, const SInt &bIn) {
       return nodeMod(x, b->b);
     if (eq(SInt(x), bIn))
       return num(0);
-    if ((bIn - SInt(x)).min() > 0 && x->min >= 0)
+    if (truthy(gt((bIn - SInt(x)).min(), 0)) && nonNegative(x->min))
       return x;
     fail("not supported: node % node");
   }
@@ -334,10 +343,14 @@ NodeP baseMod(const NodeP &x, const SInt &bIn) {
     fail("modulo by a non-positive number");
   if (b == 1)
     return num(0);
-  if (floorDiv(x->min, b) == floorDiv(x->max, b))
-    return addNode(x, -(b * floorDiv(x->min, b)));
-  if (x->min < 0)
-    return nodeMod(addNode(x, -(floorDiv(x->min, b) * b)), b);
+  // Only plain-int bounds take the shortcuts (tinygrad's isinstance test).
+  if (x->min.isInt() && x->max.isInt()) {
+    int64_t lo = x->min.getInt(), hi = x->max.getInt();
+    if (floorDiv(lo, b) == floorDiv(hi, b))
+      return addNode(x, -(b * floorDiv(lo, b)));
+    if (lo < 0)
+      return nodeMod(addNode(x, -(floorDiv(lo, b) * b)), b);
+  }
   return create(modNode(x, b));
 }
 
@@ -355,7 +368,7 @@ NodeP nodeMod(const NodeP &x, const SInt &b) {
   case Kind::Sum: {
     if (eq(SInt(x), b))
       return num(0);
-    if (b.isNode() && (b - SInt(x)).min() > 0)
+    if (b.isNode() && truthy(gt((b - SInt(x)).min(), 0)))
       return x;
     std::vector<NodeP> parts;
     for (auto &n : x->nodes)
@@ -366,6 +379,12 @@ NodeP nodeMod(const NodeP &x, const SInt &b) {
   default:
     return baseMod(x, b);
   }
+}
+
+/// Python `str(x)`: a node renders as `<key>`.
+std::string pyStr(const SInt &x) {
+  return x.isInt() ? std::to_string(x.getInt())
+                   : "<" + x.getNode()->key() + ">";
 }
 
 std::string joinSorted(const std::vector<NodeP> &nodes, const char *sep,
@@ -389,7 +408,7 @@ std::string renderNode(const Node &n, bool debug) {
   case Kind::Var:
     if (!debug)
       return n.name;
-    return n.name + "[" + std::to_string(n.min) + "-" + std::to_string(n.max) +
+    return n.name + "[" + pyStr(n.min) + "-" + pyStr(n.max) +
            (n.bound ? "=" + std::to_string(*n.bound) : "") + "]";
   case Kind::Mul:
     // A product of two named Variables renders in name order.
@@ -445,8 +464,8 @@ std::optional<int64_t> SInt::constant() const {
   return std::nullopt;
 }
 
-int64_t SInt::min() const { return ref ? ref->min : value; }
-int64_t SInt::max() const { return ref ? ref->max : value; }
+SInt SInt::min() const { return ref ? ref->min : SInt(value); }
+SInt SInt::max() const { return ref ? ref->max : SInt(value); }
 
 const std::string &Node::key() const {
   if (keyCache.empty())
@@ -462,17 +481,18 @@ std::string Node::render() const { return renderNode(*this, false); }
 
 NodeP lazy::st::sym::num(int64_t v) {
   Node n{Kind::Num};
-  n.b = n.min = n.max = v;
+  n.b = v;
+  n.min = n.max = v;
   return make(std::move(n));
 }
 
-NodeP lazy::st::sym::var(const std::string &name, int64_t lo, int64_t hi,
+NodeP lazy::st::sym::var(const std::string &name, int64_t lo, const SInt &hi,
                          std::optional<int64_t> bound) {
-  if (lo < 0 || lo > hi)
+  if (lo < 0 || !truthy(le(lo, hi)))
     fail("invalid variable range");
-  if (lo == hi)
+  if (eq(lo, hi))
     return num(lo);
-  if (bound && (*bound < lo || *bound > hi))
+  if (bound && (*bound < lo || !truthy(le(*bound, hi))))
     fail("bound value outside the variable's range");
   Node n{Kind::Var};
   n.name = name;
@@ -485,7 +505,7 @@ NodeP lazy::st::sym::var(const std::string &name, int64_t lo, int64_t hi,
 NodeP lazy::st::sym::sum(const std::vector<NodeP> &in) {
   std::vector<NodeP> nodes;
   for (auto &x : in)
-    if (x->max != 0 || x->min != 0)
+    if (truthy(x->max) || truthy(x->min))
       nodes.push_back(x);
   if (nodes.empty())
     return num(0);
@@ -533,19 +553,19 @@ NodeP lazy::st::sym::ands(const std::vector<NodeP> &in) {
   if (in.size() == 1)
     return in[0];
   for (auto &x : in)
-    if (x->max == 0 && x->min == 0)
+    if (!truthy(SInt(x)))
       return num(0);
   std::vector<NodeP> nodes;
   for (auto &x : in)
-    if (x->min != x->max)
+    if (!eq(x->min, x->max))
       nodes.push_back(x);
   if (nodes.size() > 1) {
     Node n{Kind::And};
     n.min = nodes[0]->min;
     n.max = nodes[0]->max;
-    for (auto &x : nodes) {
-      n.min = std::min(n.min, x->min);
-      n.max = std::max(n.max, x->max);
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      n.min = pymin(n.min, nodes[i]->min);
+      n.max = pymax(n.max, nodes[i]->max);
     }
     n.nodes = std::move(nodes);
     return create(std::move(n));
@@ -575,7 +595,7 @@ NodeP lazy::st::sym::createLt(const NodeP &lhsIn, const SInt &bIn) {
           fail("not supported: comparison of a product by a node");
       std::vector<NodeP> muls, others;
       for (auto &x : nodes) {
-        if (x->kind == Kind::Mul && x->b > 0 && x->max >= b)
+        if (x->kind == Kind::Mul && x->b > 0 && truthy(ge(x->max, b)))
           muls.push_back(x);
         else
           others.push_back(x);
@@ -585,7 +605,7 @@ NodeP lazy::st::sym::createLt(const NodeP &lhsIn, const SInt &bIn) {
         for (auto &m : muls)
           g = std::gcd(g, m->b);
         NodeP rest = sum(others);
-        if (rest->min >= 0 && rest->max < g) {
+        if (nonNegative(rest->min) && truthy(lt(rest->max, g))) {
           std::vector<NodeP> divided;
           for (auto &m : muls)
             divided.push_back(nodeFloorDiv(m, g, std::nullopt));
@@ -674,7 +694,7 @@ void lazy::st::sym::collectVars(const NodeP &x, std::set<std::string> &out) {
 NodeP lazy::st::sym::unboundVar(const NodeP &v) {
   if (v->kind != Kind::Var || !v->bound)
     fail("cannot unbind a node that is not a bound Variable");
-  return var(v->name, v->min, v->max);
+  return var(v->name, v->min.getInt(), v->max);
 }
 
 NodeP lazy::st::sym::unbind(const NodeP &x) {
@@ -795,7 +815,9 @@ SInt lazy::st::sym::ge(const SInt &a, const SInt &b) {
 bool lazy::st::sym::truthy(const SInt &x) {
   if (x.isInt())
     return x.getInt() != 0;
-  return !(x.getNode()->max == 0 && x.getNode()->min == 0);
+  // not (max == min == 0)
+  const Node &n = *x.getNode();
+  return !(eq(n.max, n.min) && eq(n.min, 0));
 }
 
 bool lazy::st::sym::eq(const SInt &a, const SInt &b) {

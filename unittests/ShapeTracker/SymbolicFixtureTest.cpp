@@ -83,7 +83,8 @@ SInt apply(const std::string &op, const std::vector<SInt> &args,
     if (vars.empty())
       return args[0];
     auto first = vars.begin();
-    return substitute(node(0), {{first->first, num(first->second->min)}});
+    return substitute(node(0),
+                      {{first->first, num(first->second->min.getInt())}});
   }
   ADD_FAILURE() << "unknown op " << op;
   return 0;
@@ -92,8 +93,12 @@ SInt apply(const std::string &op, const std::vector<SInt> &args,
 std::string describe(const SInt &v) {
   if (v.isInt())
     return "I " + std::to_string(v.getInt());
-  return "N " + std::to_string(v.min()) + " " + std::to_string(v.max()) + " " +
-         v.getNode()->key();
+  // Python's str() of a bound: a node renders as <key>.
+  auto str = [](const SInt &x) {
+    return x.isInt() ? std::to_string(x.getInt())
+                     : "<" + x.getNode()->key() + ">";
+  };
+  return "N " + str(v.min()) + " " + str(v.max()) + " " + v.getNode()->key();
 }
 
 TEST(SymbolicFixture, MatchesTinygrad) {

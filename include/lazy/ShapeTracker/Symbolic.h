@@ -42,6 +42,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace lazy::st::sym {
@@ -58,8 +59,9 @@ using NodeP = std::shared_ptr<const Node>;
 /// tinygrad's `sint`: a plain integer, or a node (which may be a NumNode).
 class SInt {
 public:
-  SInt(int64_t v = 0) : value(v) {}
-  SInt(int v) : value(v) {}
+  SInt() = default;
+  template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
+  SInt(T v) : value(static_cast<int64_t>(v)) {}
   SInt(NodeP n);
 
   bool isInt() const { return !ref; }
@@ -69,9 +71,11 @@ public:
   const NodeP &getNode() const { return ref; }
   /// The value when it is an int or a NumNode.
   std::optional<int64_t> constant() const;
-  /// Smallest and largest value (the int itself for an int).
-  int64_t min() const;
-  int64_t max() const;
+  /// Smallest and largest value (the int itself for an int). A bound is
+  /// itself symbolic where a Variable ranges up to a node, as the index of
+  /// a dim of `start_pos + 1` elements does.
+  SInt min() const;
+  SInt max() const;
 
 private:
   int64_t value = 0;
@@ -81,7 +85,8 @@ private:
 struct Node {
   explicit Node(Kind k) : kind(k) {}
   Kind kind;
-  int64_t min = 0, max = 0;
+  /// Bounds: ints, or nodes below a Variable with a node maximum.
+  SInt min, max;
   /// The value of a Num; the integer right operand of Div/Mod, and of
   /// Mul/Lt when bNode is null.
   int64_t b = 0;
@@ -113,7 +118,8 @@ private:
 
 NodeP num(int64_t v);
 /// `Variable(name, lo, hi)`, optionally bound; a NumNode when lo == hi.
-NodeP var(const std::string &name, int64_t lo, int64_t hi,
+/// `hi` may be a node (an index below a symbolic extent).
+NodeP var(const std::string &name, int64_t lo, const SInt &hi,
           std::optional<int64_t> bound = std::nullopt);
 
 /// `Node.sum`: flattens, groups like terms, folds constants.
