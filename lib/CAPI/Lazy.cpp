@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy-c/Lazy.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
 #include "CompactGraph.h"
 
@@ -129,7 +130,9 @@ bool withScheduledModule(
           return;
         OwningOpRef<ModuleOp> module =
             loadGraph(context, input, name, sourceMgr, diagOS);
-        if (!module || failed(pm.run(*module)))
+        if (!module ||
+            failed(mlir::lazy::rejectSymbolicShapes(*module, "lazy-mlir")) ||
+            failed(pm.run(*module)))
           return;
         ok = use(*module, diagOS);
       });

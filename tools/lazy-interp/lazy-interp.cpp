@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/InitAll.h"
 #include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/Interpreter.h"
@@ -145,7 +146,8 @@ static int toolMain(int argc, char **argv) {
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
+  if (!module ||
+      failed(mlir::lazy::rejectSymbolicShapes(*module, "lazy-interp")))
     return 1; // the parser reported the located error
 
   func::FuncOp func;

@@ -764,7 +764,7 @@ static int toolMain(int argc, char **argv) {
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
+  if (!module || failed(mlir::lazy::rejectSymbolicShapes(*module, "lazy-run")))
     return 1;
   phases.mark("parse");
 

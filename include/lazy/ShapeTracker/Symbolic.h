@@ -169,6 +169,8 @@ SInt ge(const SInt &a, const SInt &b);
 bool truthy(const SInt &x);
 /// Python `a == b` (see the file comment).
 bool eq(const SInt &a, const SInt &b);
+inline bool operator==(const SInt &a, const SInt &b) { return eq(a, b); }
+inline bool operator!=(const SInt &a, const SInt &b) { return !eq(a, b); }
 /// Python's builtin `max(a, b)` / `min(a, b)`: `b` replaces `a` when
 /// `b > a` (`b < a`) is truthy.
 SInt pymax(const SInt &a, const SInt &b);

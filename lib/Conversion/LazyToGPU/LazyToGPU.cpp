@@ -53,6 +53,7 @@
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
 #include "lazy/Conversion/LazyToLoops/PlannedTile.h"
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Support/PassOptionHints.h"
 
@@ -945,6 +946,8 @@ struct ConvertLazyToGpu final
   using WithOptionHints::WithOptionHints;
 
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "convert-lazy-to-gpu")))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     if (blockSize < 32 || blockSize > 1024 ||
         !llvm::isPowerOf2_64(uint64_t(int64_t(blockSize)))) {

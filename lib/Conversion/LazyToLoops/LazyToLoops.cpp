@@ -16,6 +16,7 @@
 #include "lazy/Conversion/LazyToLoops/PlannedTile.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Support/PassOptionHints.h"
 
@@ -441,6 +442,8 @@ struct ConvertLazyToLoops final
           mlir::lazy::impl::ConvertLazyToLoopsBase<ConvertLazyToLoops>> {
   using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "convert-lazy-to-loops")))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     for (KernelOp kernel : kernels) {

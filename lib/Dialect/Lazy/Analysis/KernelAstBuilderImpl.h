@@ -74,7 +74,7 @@ public:
   /// else the module's default) up to the first ':' (`CUDA:1` -> `CUDA`).
   std::string deviceType(RankedTensorType type) const {
     std::string device = "CLANG";
-    if (auto attr = dyn_cast_or_null<DeviceAttr>(type.getEncoding()))
+    if (auto attr = dyn_cast_or_null<DeviceAttr>(deviceOf(type)))
       device = attr.getName().str();
     else if (auto module = g.function()->getParentOfType<ModuleOp>())
       if (auto d = module->getAttrOfType<StringAttr>(

@@ -11,6 +11,7 @@
 
 #include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+#include "lazy/Dialect/Lazy/IR/SymbolicSyntax.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -122,21 +123,76 @@ static std::optional<st::ShapeTracker> decodeTracker(ArrayRef<int64_t> enc) {
   return tracker;
 }
 
+/// The stand-in encoding of a symbolic tracker: a marker, then the
+/// outermost shape at the Variables' largest values (what getShape reads).
+static constexpr int64_t kSymbolicMarker = -1;
+
+static SmallVector<int64_t> encodeSymbolic(const st::SymShapeTracker &tracker) {
+  SmallVector<int64_t> out{kSymbolicMarker,
+                           static_cast<int64_t>(tracker.shape().size())};
+  for (const st::SInt &dim : tracker.shape()) {
+    st::SInt hi = dim.max();
+    out.push_back(hi.isInt() ? hi.getInt() : -1);
+  }
+  return out;
+}
+
+bool SymTrackerRef::operator==(const SymTrackerRef &other) const {
+  if (!tracker || !other.tracker)
+    return !tracker && !other.tracker;
+  return tracker == other.tracker || *tracker == *other.tracker;
+}
+
+llvm::hash_code mlir::lazy::hash_value(const SymTrackerRef &ref) {
+  if (!ref.tracker)
+    return llvm::hash_value(0);
+  llvm::hash_code h = llvm::hash_value(ref.tracker->views.size());
+  for (const st::SymView &v : ref.tracker->views) {
+    h = llvm::hash_combine(
+        h, llvm::hash_combine_range(v.shape.begin(), v.shape.end()));
+    h = llvm::hash_combine(
+        h, llvm::hash_combine_range(v.strides.begin(), v.strides.end()));
+    h = llvm::hash_combine(h, v.offset, bool(v.mask));
+    if (v.mask)
+      for (auto &[b, e] : *v.mask)
+        h = llvm::hash_combine(h, b, e);
+  }
+  return h;
+}
+
 ShapeTrackerAttr ShapeTrackerAttr::get(MLIRContext *context,
                                        const st::ShapeTracker &tracker) {
-  return Base::get(context, encodeTracker(tracker));
+  return Base::get(context, encodeTracker(tracker), SymTrackerRef{});
+}
+
+ShapeTrackerAttr ShapeTrackerAttr::get(MLIRContext *context,
+                                       const st::SymShapeTracker &tracker) {
+  if (auto ints = tracker.toTracker())
+    return get(context, *ints);
+  return Base::get(
+      context, encodeSymbolic(tracker),
+      SymTrackerRef{std::make_shared<const st::SymShapeTracker>(tracker)});
 }
 
 st::ShapeTracker ShapeTrackerAttr::getTracker() const {
+  if (isSymbolic())
+    llvm::report_fatal_error("getTracker() on a symbolic #lazy.st: the "
+                             "caller must check isSymbolic() first");
   // The verifier guarantees a well-formed encoding.
   return *decodeTracker(getEncoded());
+}
+
+st::SymShapeTracker ShapeTrackerAttr::getSymTracker() const {
+  if (isSymbolic())
+    return *getSymbolic().tracker;
+  return st::SymShapeTracker::fromTracker(getTracker());
 }
 
 ShapeTrackerAttr
 ShapeTrackerAttr::getFromEncoded(function_ref<InFlightDiagnostic()> emitError,
                                  MLIRContext *context,
                                  ArrayRef<int64_t> encoded) {
-  return getChecked(emitError, context, encoded);
+  return getChecked(emitError, context, encoded, SymTrackerRef{});
 }
 
 //===----------------------------------------------------------------------===//
@@ -189,12 +245,16 @@ static size_t viewStart(ArrayRef<int64_t> enc, int64_t index) {
 
 ArrayRef<int64_t> ShapeTrackerAttr::getShape() const {
   ArrayRef<int64_t> enc = getEncoded();
+  if (isSymbolic())
+    return enc.slice(2, enc[1]);
   size_t pos = viewStart(enc, enc[0] - 1);
   return enc.slice(pos + 1, enc[pos]);
 }
 
 std::optional<std::pair<int64_t, int64_t>>
 ShapeTrackerAttr::getBaseIndexRange() const {
+  if (isSymbolic())
+    return std::nullopt;
   ArrayRef<int64_t> enc = getEncoded();
   size_t pos = viewStart(enc, 0);
   size_t rank = enc[pos];
@@ -270,9 +330,70 @@ mlir::lazy::describeInvalidTracker(const st::ShapeTracker &tracker) {
   return "";
 }
 
+std::string
+mlir::lazy::describeInvalidTracker(const st::SymShapeTracker &tracker) {
+  if (tracker.views.empty())
+    return "a ShapeTracker needs at least one view";
+  try {
+    for (size_t i = 0; i < tracker.views.size(); ++i) {
+      const st::SymView &v = tracker.views[i];
+      std::string where = "view #" + std::to_string(i);
+      if (v.strides.size() != v.shape.size() ||
+          (v.mask && v.mask->size() != v.shape.size()))
+        return where + ": shape, strides and mask must have the same rank";
+      for (const st::SInt &dim : v.shape) {
+        if (!st::sym::truthy(st::sym::ge(dim, 0)))
+          return where + ": dimensions must be non-negative";
+        if (!dim.max().isInt())
+          return where + ": dimension " + sintText(dim) +
+                 " has no integer largest value";
+      }
+      if (v.mask)
+        for (size_t d = 0; d < v.shape.size(); ++d) {
+          auto [b, e] = (*v.mask)[d];
+          using namespace st::sym;
+          if (!(truthy(le(0, b)) && truthy(le(b, e)) &&
+                truthy(le(e, v.shape[d]))))
+            return where + ": mask range (" + sintText(b) + ", " + sintText(e) +
+                   ") of dimension " + std::to_string(d) +
+                   " must satisfy 0 <= begin <= end <= " + sintText(v.shape[d]);
+        }
+      st::SymView canonical =
+          st::SymView::create(v.shape, v.strides, v.offset, v.mask);
+      if (canonical != v) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        printTrackerBody(os, st::SymShapeTracker{{canonical}});
+        return where + " is not canonical; tinygrad's View.create gives " +
+               text;
+      }
+    }
+    // Every Variable is one Variable: a name has one range and binding.
+    std::map<std::string, std::string> seen;
+    for (auto &[key, node] : tracker.vars()) {
+      auto [it, inserted] = seen.emplace(node->name, key);
+      if (!inserted && it->second != key)
+        return "Variable '" + node->name + "' appears as both " +
+               sintText(tracker.vars().at(it->second)) + " and " +
+               sintText(node);
+    }
+  } catch (const st::sym::Error &e) {
+    return std::string("invalid symbolic view: ") + e.what;
+  }
+  return "";
+}
+
 LogicalResult
 ShapeTrackerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         ArrayRef<int64_t> encoded) {
+                         ArrayRef<int64_t> encoded, SymTrackerRef symbolic) {
+  if (symbolic) {
+    std::string problem = describeInvalidTracker(*symbolic.tracker);
+    if (!problem.empty())
+      return emitError() << problem;
+    if (encoded != ArrayRef<int64_t>(encodeSymbolic(*symbolic.tracker)))
+      return emitError() << "malformed ShapeTracker encoding";
+    return success();
+  }
   std::optional<st::ShapeTracker> tracker = decodeTracker(encoded);
   if (!tracker)
     return emitError() << "malformed ShapeTracker encoding";
@@ -312,18 +433,53 @@ void mlir::lazy::printTrackerBody(llvm::raw_ostream &os,
   os << ']';
 }
 
+static void printSInts(llvm::raw_ostream &os, ArrayRef<st::SInt> values) {
+  os << '(';
+  llvm::interleaveComma(values, os,
+                        [&](const st::SInt &x) { printSInt(os, x); });
+  os << ')';
+}
+
+void mlir::lazy::printTrackerBody(llvm::raw_ostream &os,
+                                  const st::SymShapeTracker &tracker) {
+  os << '[';
+  llvm::interleaveComma(tracker.views, os, [&](const st::SymView &v) {
+    printSInts(os, v.shape);
+    os << ':';
+    printSInts(os, v.strides);
+    if (!st::sym::eq(v.offset, 0)) {
+      os << " offset ";
+      printSInt(os, v.offset);
+    }
+    if (v.mask) {
+      os << " mask [";
+      llvm::interleaveComma(*v.mask, os, [&](const auto &range) {
+        os << '(';
+        printSInt(os, range.first);
+        os << ", ";
+        printSInt(os, range.second);
+        os << ')';
+      });
+      os << ']';
+    }
+  });
+  os << ']';
+}
+
 void ShapeTrackerAttr::print(AsmPrinter &printer) const {
   printer << '<';
-  printTrackerBody(printer.getStream(), getTracker());
+  if (isSymbolic())
+    printTrackerBody(printer.getStream(), *getSymbolic().tracker);
+  else
+    printTrackerBody(printer.getStream(), getTracker());
   printer << '>';
 }
 
-static ParseResult parseIntTuple(AsmParser &parser,
-                                 std::vector<int64_t> &values) {
+static ParseResult parseSIntTuple(AsmParser &parser, st::SymShape &values) {
   return parser.parseCommaSeparatedList(AsmParser::Delimiter::Paren,
                                         [&]() -> ParseResult {
-                                          int64_t v;
-                                          if (parser.parseInteger(v))
+                                          st::SInt v;
+                                          if (parseSInt(parser, v))
                                             return failure();
                                           values.push_back(v);
                                           return success();
@@ -331,22 +487,22 @@ static ParseResult parseIntTuple(AsmParser &parser,
 }
 
 Attribute ShapeTrackerAttr::parse(AsmParser &parser, Type) {
-  st::ShapeTracker tracker;
+  st::SymShapeTracker tracker;
   auto parseView = [&]() -> ParseResult {
-    st::View v;
-    if (parseIntTuple(parser, v.shape) || parser.parseColon() ||
-        parseIntTuple(parser, v.strides))
+    st::SymView v;
+    if (parseSIntTuple(parser, v.shape) || parser.parseColon() ||
+        parseSIntTuple(parser, v.strides))
       return failure();
     if (succeeded(parser.parseOptionalKeyword("offset")) &&
-        parser.parseInteger(v.offset))
+        parseSInt(parser, v.offset))
       return failure();
     if (succeeded(parser.parseOptionalKeyword("mask"))) {
-      st::Mask mask;
+      st::SymMask mask;
       if (parser.parseCommaSeparatedList(
               AsmParser::Delimiter::Square, [&]() -> ParseResult {
-                int64_t b, e;
-                if (parser.parseLParen() || parser.parseInteger(b) ||
-                    parser.parseComma() || parser.parseInteger(e) ||
+                st::SInt b, e;
+                if (parser.parseLParen() || parseSInt(parser, b) ||
+                    parser.parseComma() || parseSInt(parser, e) ||
                     parser.parseRParen())
                   return failure();
                 mask.emplace_back(b, e);
@@ -369,6 +525,139 @@ Attribute ShapeTrackerAttr::parse(AsmParser &parser, Type) {
       parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseView) ||
       parser.parseGreater())
     return {};
+  auto emitError = [&] { return parser.emitError(parser.getNameLoc()); };
+  // The contiguous flag is derived, as in the integer decoding.
+  for (st::SymView &v : tracker.views) {
+    try {
+      v.contiguous =
+          st::SymView::create(v.shape, v.strides, v.offset, v.mask).contiguous;
+    } catch (const st::sym::Error &) {
+      v.contiguous = false; // the verifier reports the view
+    }
+  }
+  if (auto ints = tracker.toTracker())
+    return getChecked(emitError, parser.getContext(), encodeTracker(*ints),
+                      SymTrackerRef{});
+  SymTrackerRef ref{std::make_shared<const st::SymShapeTracker>(tracker)};
+  if (std::string problem = describeInvalidTracker(tracker); !problem.empty())
+    return emitError() << problem, Attribute();
+  return getChecked(emitError, parser.getContext(), encodeSymbolic(tracker),
+                    ref);
+}
+
+//===----------------------------------------------------------------------===//
+// SymShapeAttr
+//===----------------------------------------------------------------------===//
+
+namespace lazy::st::sym {
+llvm::hash_code hash_value(const std::vector<SInt> &dims) {
+  return llvm::hash_combine_range(dims.begin(), dims.end());
+}
+} // namespace lazy::st::sym
+
+/// Checks that every Variable name in `vars` stands for one Variable (one
+/// range, one binding), also across calls through `seen`.
+static std::string
+checkOneVariablePerName(const std::map<std::string, st::sym::NodeP> &vars,
+                        std::map<std::string, st::sym::NodeP> &seen) {
+  for (auto &[key, node] : vars) {
+    auto [it, inserted] = seen.emplace(node->name, node);
+    if (!inserted && it->second->key() != key)
+      return "Variable '" + node->name + "' appears as both " +
+             sintText(it->second) + " and " + sintText(node);
+  }
+  return "";
+}
+
+std::map<std::string, st::sym::NodeP> SymShapeAttr::getVariables() const {
+  std::map<std::string, st::sym::NodeP> vars;
+  for (const st::SInt &dim : getDims())
+    if (dim.isNode())
+      st::sym::collectVars(dim.getNode(), vars);
+  return vars;
+}
+
+LogicalResult SymShapeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   st::SymShape dims, DeviceAttr device) {
+  bool symbolic = false;
+  for (const st::SInt &dim : dims) {
+    if (dim.isInt())
+      continue;
+    symbolic = true;
+    if (dim.getNode()->kind == st::sym::Kind::Num)
+      return emitError() << "a constant dim is written as an integer, got "
+                         << sintText(dim);
+    if (!dim.max().isInt() || !dim.min().isInt() || dim.min().getInt() < 0)
+      return emitError() << "dim " << sintText(dim)
+                         << " must range over non-negative integers";
+  }
+  if (!symbolic)
+    return emitError() << "#lazy.sym_shape needs a symbolic dim; a tensor "
+                          "of integer dims has no such encoding";
+  std::map<std::string, st::sym::NodeP> vars, seen;
+  for (const st::SInt &dim : dims)
+    if (dim.isNode())
+      st::sym::collectVars(dim.getNode(), vars);
+  if (std::string problem = checkOneVariablePerName(vars, seen);
+      !problem.empty())
+    return emitError() << problem;
+  return success();
+}
+
+LogicalResult SymShapeAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  const st::SymShape &dims = getDims();
+  if (dims.size() != shape.size())
+    return emitError() << "#lazy.sym_shape of rank " << dims.size()
+                       << " on a tensor of rank " << shape.size();
+  for (size_t d = 0; d < dims.size(); ++d) {
+    int64_t expected = dims[d].max().getInt();
+    if (shape[d] != expected)
+      return emitError() << "dim " << d << " of the tensor must be " << expected
+                         << ", the largest value of " << sintText(dims[d])
+                         << ", got " << shape[d];
+  }
+  return success();
+}
+
+Attribute SymShapeAttr::parse(AsmParser &parser, Type) {
+  st::SymShape dims;
+  if (parser.parseLess() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&]() -> ParseResult {
+                                       st::SInt dim;
+                                       if (parseSInt(parser, dim))
+                                         return failure();
+                                       dims.push_back(dim);
+                                       return success();
+                                     }))
+    return {};
+  DeviceAttr device;
+  if (succeeded(parser.parseOptionalComma())) {
+    std::string name;
+    if (parser.parseKeyword("device") || parser.parseEqual() ||
+        parser.parseString(&name))
+      return {};
+    device = DeviceAttr::getChecked(
+        [&] { return parser.emitError(parser.getNameLoc()); },
+        parser.getContext(), name);
+    if (!device)
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
-                    parser.getContext(), encodeTracker(tracker));
+                    parser.getContext(), dims, device);
+}
+
+void SymShapeAttr::print(AsmPrinter &printer) const {
+  printer << "<[";
+  llvm::interleaveComma(getDims(), printer.getStream(), [&](const st::SInt &d) {
+    printSInt(printer.getStream(), d);
+  });
+  printer << ']';
+  if (getDevice())
+    printer << ", device = \"" << getDevice().getName() << '"';
+  printer << '>';
 }

@@ -41,8 +41,66 @@ void LazyDialect::initialize() {
 
 bool mlir::lazy::hasValidEncoding(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor &&
-         (!tensor.getEncoding() || isa<DeviceAttr>(tensor.getEncoding()));
+  return tensor && (!tensor.getEncoding() ||
+                    isa<DeviceAttr, SymShapeAttr>(tensor.getEncoding()));
+}
+
+Attribute mlir::lazy::deviceOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return {};
+  if (auto sym = dyn_cast_or_null<SymShapeAttr>(tensor.getEncoding()))
+    return sym.getDevice();
+  return tensor.getEncoding();
+}
+
+bool mlir::lazy::hasSymbolicShape(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa_and_nonnull<SymShapeAttr>(tensor.getEncoding());
+}
+
+/// Whether `op` holds a Variable: in a result, operand or block argument
+/// type, or in an attribute (a #lazy.st, or a type or encoding nested in
+/// one, such as a function signature).
+static bool holdsVariable(Operation *op) {
+  auto symbolicAttr = [](Attribute attr) {
+    bool found = false;
+    attr.walk([&](Attribute a) {
+      if (auto st = dyn_cast<ShapeTrackerAttr>(a))
+        found |= st.isSymbolic();
+      found |= isa<SymShapeAttr>(a);
+    });
+    return found;
+  };
+  auto symbolicType = [&](Type type) {
+    bool found = false;
+    type.walk([&](Attribute a) { found |= isa<SymShapeAttr>(a); });
+    return found;
+  };
+  if (llvm::any_of(op->getResultTypes(), symbolicType) ||
+      llvm::any_of(op->getOperandTypes(), symbolicType))
+    return true;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (BlockArgument arg : block.getArguments())
+        if (symbolicType(arg.getType()))
+          return true;
+  return symbolicAttr(op->getAttrDictionary());
+}
+
+LogicalResult mlir::lazy::rejectSymbolicShapes(Operation *root,
+                                               StringRef what) {
+  Operation *found = nullptr;
+  root->walk([&](Operation *op) {
+    if (!holdsVariable(op))
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  if (!found)
+    return success();
+  return found->emitError()
+         << what << " does not take symbolic shapes (tinygrad Variables) yet";
 }
 
 bool mlir::lazy::fitsInBytes(ArrayRef<int64_t> shape, Type element) {
@@ -166,7 +224,7 @@ static std::optional<BufferClaim> claimOf(Type type, bool isSubBuffer) {
         !fitsInBytes(tensor.getShape(), element))
       return std::nullopt;
     return BufferClaim{element, tensor.getNumElements() * itemSize(element),
-                       tensor.getEncoding(), isSubBuffer};
+                       deviceOf(tensor), isSubBuffer};
   }
   if (auto buffer = dyn_cast<BufferType>(type))
     return BufferClaim{buffer.getElementType(), buffer.getSizeInBytes(),

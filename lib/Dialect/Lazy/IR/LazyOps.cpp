@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/IR/SymbolicSyntax.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -44,8 +45,7 @@ static std::string shapeText(ArrayRef<int64_t> shape) {
 /// Both tensors live on the same device (have the same encoding).
 static LogicalResult verifyDevicesMatch(Operation *op, Type a, Type b,
                                         StringRef what) {
-  if (cast<RankedTensorType>(a).getEncoding() !=
-      cast<RankedTensorType>(b).getEncoding())
+  if (deviceOf(a) != deviceOf(b))
     return op->emitOpError() << what << " must be on the same device";
   return success();
 }
@@ -67,6 +67,44 @@ static LogicalResult verifyMovement(Operation *op) {
   if (getElementTypeOrSelf(src) != getElementTypeOrSelf(res))
     return op->emitOpError("result dtype must equal the source dtype");
   return verifyDevicesMatch(op, src, res, "source and result");
+}
+
+/// The dims of a tensor type: its #lazy.sym_shape's, else the static ones.
+static st::SymShape symbolicShapeOf(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  if (auto sym = dyn_cast_or_null<SymShapeAttr>(tensor.getEncoding()))
+    return sym.getDims();
+  return st::SymShape(tensor.getShape().begin(), tensor.getShape().end());
+}
+
+static std::string symbolicShapeText(const st::SymShape &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + sintText(shape[i]);
+  return s + ")";
+}
+
+/// The result's symbolic dims equal `expected` (tinygrad's `==`).
+static LogicalResult verifySymbolicResultShape(Operation *op,
+                                               const st::SymShape &expected) {
+  st::SymShape actual = symbolicShapeOf(op->getResult(0).getType());
+  if (!st::symEqual(actual, expected))
+    return op->emitOpError()
+           << "result shape must be " << symbolicShapeText(expected) << ", got "
+           << symbolicShapeText(actual);
+  return success();
+}
+
+/// Movement ops other than lazy.view take integer shapes only: a
+/// symbolic view is written (and exported) as one lazy.view.
+static LogicalResult verifyIntegerMovement(Operation *op) {
+  if (failed(verifyMovement(op)))
+    return failure();
+  if (hasSymbolicShape(op->getOperand(0).getType()) ||
+      hasSymbolicShape(op->getResult(0).getType()))
+    return op->emitOpError("takes integer shapes only; a view of a symbolic "
+                           "shape is a lazy.view with a symbolic #lazy.st");
+  return success();
 }
 
 static LogicalResult verifyResultShape(Operation *op,
@@ -163,8 +201,8 @@ LogicalResult mlir::lazy::verifySameDevice(Operation *op) {
     if (!tensor)
       continue;
     if (!device)
-      device = tensor.getEncoding();
-    else if (*device != tensor.getEncoding())
+      device = deviceOf(tensor);
+    else if (*device != deviceOf(tensor))
       return op->emitOpError(
           "all operands and results must be on the same device");
   }
@@ -244,7 +282,12 @@ static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes) {
     shape[axes[i]] = 1;
   }
   (void)res;
-  return verifyResultShape(op, shape);
+  if (failed(verifyResultShape(op, shape)))
+    return failure();
+  st::SymShape dims = symbolicShapeOf(src);
+  for (int64_t axis : axes)
+    dims[axis] = 1;
+  return verifySymbolicResultShape(op, dims);
 }
 LogicalResult ReduceSumOp::verify() { return verifyReduce(*this, getAxes()); }
 LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this, getAxes()); }
@@ -446,14 +489,14 @@ static LogicalResult checked(Operation *op, const std::string &problem) {
 }
 
 LogicalResult ReshapeOp::verify() {
-  if (failed(verifyMovement(*this)))
+  if (failed(verifyIntegerMovement(*this)))
     return failure();
   return checked(*this,
                  st::checkReshape(shapeOf(getSrc()), shapeOf(getType())));
 }
 
 LogicalResult PermuteOp::verify() {
-  if (failed(verifyMovement(*this)))
+  if (failed(verifyIntegerMovement(*this)))
     return failure();
   std::vector<int64_t> shape = shapeOf(getSrc());
   std::vector<int64_t> order(getOrder().begin(), getOrder().end());
@@ -466,13 +509,13 @@ LogicalResult PermuteOp::verify() {
 }
 
 LogicalResult ExpandOp::verify() {
-  if (failed(verifyMovement(*this)))
+  if (failed(verifyIntegerMovement(*this)))
     return failure();
   return checked(*this, st::checkExpand(shapeOf(getSrc()), shapeOf(getType())));
 }
 
 LogicalResult PadOp::verify() {
-  if (failed(verifyMovement(*this)))
+  if (failed(verifyIntegerMovement(*this)))
     return failure();
   std::vector<int64_t> shape = shapeOf(getSrc());
   FailureOr<st::Mask> pads =
@@ -485,7 +528,7 @@ LogicalResult PadOp::verify() {
 }
 
 LogicalResult ShrinkOp::verify() {
-  if (failed(verifyMovement(*this)))
+  if (failed(verifyIntegerMovement(*this)))
     return failure();
   std::vector<int64_t> shape = shapeOf(getSrc());
   FailureOr<st::Mask> bounds =
@@ -498,7 +541,7 @@ LogicalResult ShrinkOp::verify() {
 }
 
 LogicalResult StrideOp::verify() {
-  if (failed(verifyMovement(*this)))
+  if (failed(verifyIntegerMovement(*this)))
     return failure();
   std::vector<int64_t> shape = shapeOf(getSrc());
   std::vector<int64_t> factors(getFactors().begin(), getFactors().end());
@@ -517,6 +560,13 @@ LogicalResult ViewOp::verify() {
   ShapeTrackerAttr tracker = getTracker();
   if (failed(verifyResultShape(*this, tracker.getShape())))
     return failure();
+  if (tracker.isSymbolic() || hasSymbolicShape(getType())) {
+    // The view indexes its source's (largest) elements; its outermost
+    // shape is the result's, Variables and all.
+    st::SymShapeTracker sym = tracker.getSymTracker();
+    if (failed(verifySymbolicResultShape(*this, sym.shape())))
+      return failure();
+  }
   int64_t baseSize =
       cast<RankedTensorType>(getSrc().getType()).getNumElements();
   if (auto range = tracker.getBaseIndexRange())

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/LazyGraph.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -68,7 +69,7 @@ Value zeroConstView(OpBuilder &builder, Location loc, RankedTensorType type) {
     zero = builder.getFloatAttr(elementType, 0.0);
   else
     zero = builder.getIntegerAttr(elementType, 0);
-  auto scalarType = RankedTensorType::get({}, elementType, type.getEncoding());
+  auto scalarType = RankedTensorType::get({}, elementType, deviceOf(type));
   Value scalar = ConstOp::create(builder, loc, scalarType, zero);
   std::vector<int64_t> shape = toVector(type.getShape());
   st::ShapeTracker tracker = st::ShapeTracker::fromShape({})
@@ -158,6 +159,8 @@ struct LazyFoldViews final
     : mlir::lazy::WithOptionHints<
           mlir::lazy::impl::LazyFoldViewsBase<LazyFoldViews>> {
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "lazy-fold-views")))
+      return signalPassFailure();
     // A graph already in LazyBuffer form (what the exporter writes) is left
     // as it was: saying so lets the pass manager skip verifying it again.
     if (!foldViews(getOperation()))

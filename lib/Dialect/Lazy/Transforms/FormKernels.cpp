@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/KernelDedup.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -48,7 +49,7 @@ namespace {
 BufferType bufferTypeOf(RankedTensorType type) {
   return BufferType::get(type.getContext(), type.getNumElements(),
                          type.getElementType(),
-                         dyn_cast_or_null<DeviceAttr>(type.getEncoding()));
+                         dyn_cast_or_null<DeviceAttr>(deviceOf(type)));
 }
 
 RankedTensorType kernelTensor(ArrayRef<int64_t> shape, Type elementType) {
@@ -744,6 +745,8 @@ struct LazyFormKernels final
   ScheduleFlagOverrides preset;
 
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "lazy-form-kernels")))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     // Read once for the whole run.
     ScheduleFlags flags = readScheduleFlags(

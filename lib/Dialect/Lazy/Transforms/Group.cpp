@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -31,6 +32,8 @@ struct LazyGroup final
   friend struct mlir::lazy::ScheduleFlagOverrides; // reads the flag options
 
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "lazy-group")))
+      return signalPassFailure();
     // Read once for the whole run.
     flags = readScheduleFlags(getOperation(),
                               ScheduleFlagOverrides::givenIn(*this));

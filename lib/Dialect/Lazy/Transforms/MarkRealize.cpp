@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/ScheduleAnalysis.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -31,6 +32,8 @@ struct LazyMarkRealize final
     : mlir::lazy::WithOptionHints<
           mlir::lazy::impl::LazyMarkRealizeBase<LazyMarkRealize>> {
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "lazy-mark-realize")))
+      return signalPassFailure();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!isGraphFunction(func))
         continue;

@@ -44,6 +44,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/IR/ProductReduce.h"
 #include "lazy/Dialect/Lazy/IR/TensorCores.h"
@@ -588,6 +589,8 @@ struct LazyOptimizeKernels final
   using WithOptionHints::WithOptionHints;
 
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "lazy-optimize-kernels")))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     MLIRContext *ctx = module.getContext();
     TargetDescription desc;

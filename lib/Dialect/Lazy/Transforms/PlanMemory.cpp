@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -171,6 +172,8 @@ struct LazyPlanMemory final
   using WithOptionHints::WithOptionHints;
 
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "lazy-plan-memory")))
+      return signalPassFailure();
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;

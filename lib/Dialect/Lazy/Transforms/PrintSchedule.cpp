@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Dialect/Lazy/Transforms/ScheduleText.h"
@@ -580,6 +581,8 @@ struct LazyPrintSchedule final
           mlir::lazy::impl::LazyPrintScheduleBase<LazyPrintSchedule>> {
   using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "lazy-print-schedule")))
+      return signalPassFailure();
     ScheduleTextFormat kind;
     if (format == "canonical")
       kind = ScheduleTextFormat::Canonical;

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -244,6 +245,8 @@ struct LazyToposort final
     : mlir::lazy::WithOptionHints<
           mlir::lazy::impl::LazyToposortBase<LazyToposort>> {
   void runOnOperation() override {
+    if (failed(rejectSymbolicShapes(getOperation(), "lazy-toposort")))
+      return signalPassFailure();
     SmallVector<ScheduleOp> schedules;
     getOperation().walk([&](ScheduleOp s) { schedules.push_back(s); });
     for (ScheduleOp s : schedules)

@@ -5,11 +5,35 @@
 #define LAZY_DIALECT_LAZY_IR_LAZYATTRS_H
 
 #include "lazy/ShapeTracker/ShapeTracker.h"
+#include "lazy/ShapeTracker/SymView.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/TensorEncoding.h"
+#include "llvm/ADT/Hashing.h"
+
+namespace lazy::st::sym {
+/// Hash of a symbolic shape (a #lazy.sym_shape parameter).
+llvm::hash_code hash_value(const std::vector<SInt> &dims);
+} // namespace lazy::st::sym
 
 namespace mlir::lazy {
+/// The symbolic views of a `#lazy.st`; null for a tracker of plain ints.
+/// Compared by value (tinygrad's `==`), hashed by the entries' renderings.
+struct SymTrackerRef {
+  std::shared_ptr<const ::lazy::st::SymShapeTracker> tracker;
+  bool operator==(const SymTrackerRef &other) const;
+  explicit operator bool() const { return bool(tracker); }
+};
+llvm::hash_code hash_value(const SymTrackerRef &ref);
+
+/// Diagnoses a symbolic tracker that is not tinygrad-canonical. Empty
+/// string when valid.
+std::string describeInvalidTracker(const ::lazy::st::SymShapeTracker &tracker);
+/// Prints symbolic views in the `#lazy.st<...>` body syntax.
+void printTrackerBody(llvm::raw_ostream &os,
+                      const ::lazy::st::SymShapeTracker &tracker);
+
 /// Diagnoses a tracker that is not tinygrad-canonical or that indexes outside
 /// the view below it. Empty string when valid.
 std::string describeInvalidTracker(const ::lazy::st::ShapeTracker &tracker);
@@ -23,6 +47,10 @@ validIndexRange(const ::lazy::st::View &view);
 } // namespace mlir::lazy
 
 #include "lazy/Dialect/Lazy/IR/LazyEnums.h.inc"
+
+namespace mlir::lazy {
+class DeviceAttr;
+} // namespace mlir::lazy
 
 #define GET_ATTRDEF_CLASSES
 #include "lazy/Dialect/Lazy/IR/LazyAttrs.h.inc"

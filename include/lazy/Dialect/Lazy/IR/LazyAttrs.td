@@ -5,6 +5,7 @@
 
 include "lazy/Dialect/Lazy/IR/LazyBase.td"
 include "mlir/IR/EnumAttr.td"
+include "mlir/IR/TensorEncoding.td"
 
 class Lazy_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Lazy_Dialect, name, traits> {
@@ -23,6 +24,33 @@ def Lazy_DeviceAttr : Lazy_Attr<"Device", "device"> {
   let genVerifyDecl = 1;
 }
 
+def Lazy_SymShapeAttr : Lazy_Attr<"SymShape", "sym_shape",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "the symbolic shape of a tensor (a tensor type encoding)";
+  let description = [{
+    A tensor whose shape holds tinygrad Variables (`sint` dims) has the
+    static shape of the dims' largest values, as tinygrad sizes its buffers,
+    and this encoding with the dims themselves, and the device when it is
+    not the module's default:
+
+    ```mlir
+    tensor<2x9xf32, #lazy.sym_shape<[2, (start_pos[1:8=4] + 1)]>>
+    tensor<2x9xf32, #lazy.sym_shape<[2, (start_pos[1:8=4] + 1)], device = "CUDA:1">>
+    ```
+
+    Integer dims equal the static ones; at least one dim is symbolic, as a
+    tensor of integer dims is written without this encoding.
+  }];
+  let parameters = (ins "::lazy::st::SymShape":$dims,
+                        OptionalParameter<"::mlir::lazy::DeviceAttr">:$device);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The Variables of the dims, by key.
+    std::map<std::string, ::lazy::st::sym::NodeP> getVariables() const;
+  }];
+}
+
 def Lazy_ShapeTrackerAttr : Lazy_Attr<"ShapeTracker", "st"> {
   let summary = "a tinygrad ShapeTracker: a stack of strided, masked views";
   let description = [{
@@ -37,29 +65,45 @@ def Lazy_ShapeTrackerAttr : Lazy_Attr<"ShapeTracker", "st"> {
     #lazy.st<[(2, 2):(0, 2) offset 1 mask [(0, 1), (0, 2)], (4):(1)]>
     ```
 
+    Entries may be symbolic (tinygrad's `sint`) over bound or unbound
+    Variables, written `name[min:max]` or `name[min:max=value]`:
+
+    ```mlir
+    #lazy.st<[(2, (start_pos[1:8=4] + 1)):((start_pos[1:8=4] + 1), 1)]>
+    ```
+
     Views are canonical, as tinygrad's `View.create` makes them: size-1
     dimensions have stride 0, a mask covering the whole shape is absent, and
     a view with a zero-sized dimension has zero strides and offset. The
     parser rejects a non-canonical view and names the canonical one.
   }];
-  // The views are stored flattened in the context's allocator (see
-  // LazyAttrs.cpp for the layout) so that the storage is trivially
-  // destructible; getTracker() rebuilds the library object.
-  let parameters = (ins ArrayRefParameter<"int64_t", "encoded views">:$encoded);
+  // Integer views are stored flattened in the context's allocator (see
+  // LazyAttrs.cpp for the layout); getTracker() rebuilds the library
+  // object. Symbolic views are kept as a SymShapeTracker, with `encoded`
+  // holding only the outermost shape at the Variables' largest values.
+  let parameters = (ins ArrayRefParameter<"int64_t", "encoded views">:$encoded,
+                        "::mlir::lazy::SymTrackerRef":$symbolic);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let skipDefaultBuilders = 1;
   let builders = [
-    AttrBuilder<(ins "const ::lazy::st::ShapeTracker &":$tracker)>
+    AttrBuilder<(ins "const ::lazy::st::ShapeTracker &":$tracker)>,
+    AttrBuilder<(ins "const ::lazy::st::SymShapeTracker &":$tracker)>
   ];
   let extraClassDeclaration = [{
-    /// The ShapeTracker this attribute holds.
+    /// The ShapeTracker this attribute holds; only for a tracker of plain
+    /// ints (!isSymbolic()): passes that take symbolic graphs check first.
     ::lazy::st::ShapeTracker getTracker() const;
+    /// Whether some entry is symbolic (holds a Variable).
+    bool isSymbolic() const { return bool(getSymbolic()); }
+    /// The tracker as symbolic views (plain ints for an integer tracker).
+    ::lazy::st::SymShapeTracker getSymTracker() const;
     /// The user-visible shape (the last view's shape), read off the
-    /// storage without rebuilding the tracker.
+    /// storage without rebuilding the tracker; symbolic dims at their
+    /// largest values.
     ::llvm::ArrayRef<int64_t> getShape() const;
     /// validIndexRange of the first view (the one indexing the base
-    /// buffer), read off the storage.
+    /// buffer), read off the storage; nullopt for a symbolic tracker.
     std::optional<std::pair<int64_t, int64_t>> getBaseIndexRange() const;
     /// The attribute of a tracker already in the stored encoding (as
     /// getEncoded returns it; the C API's compact graph carries trackers so),

@@ -10,9 +10,21 @@
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h.inc"
 
 namespace mlir::lazy {
-/// True when `type` is a ranked tensor whose encoding is absent or a
-/// #lazy.device attribute (used by the ODS type constraints).
+/// True when `type` is a ranked tensor whose encoding is absent, a
+/// #lazy.device or a #lazy.sym_shape attribute (used by the ODS type
+/// constraints).
 bool hasValidEncoding(Type type);
+
+/// The device of a tensor type: its #lazy.device encoding or the device of
+/// its #lazy.sym_shape; null for the module's default device.
+Attribute deviceOf(Type type);
+/// Whether a tensor type's shape holds a Variable (#lazy.sym_shape).
+bool hasSymbolicShape(Type type);
+/// For the parts of lazy-mlir that take integer shapes only: emits
+/// "<what> does not take symbolic shapes yet" at the first op under `root`
+/// (itself included) that holds a Variable in a type or a #lazy.st, and
+/// fails; succeeds when there is none.
+LogicalResult rejectSymbolicShapes(Operation *root, StringRef what);
 
 /// Classes of tinygrad dtypes, for isLazyTensor.
 enum DTypeClass : unsigned {
