@@ -73,7 +73,7 @@ def test_export_to_stdout_with_flags_dict(tmp_path):
      "image dtypes cannot be exported: UnaryOps.CAST node of shape (2, 4, 4)"),
     ("from tinygrad import Tensor\nfrom tinygrad.shape.symbolic import Variable\n"
      "def build():\n    return [Tensor.empty(4) * Tensor(Variable('n', 1, 9).bind(2))]\n",
-     "symbolic shapes are not supported yet"),
+     "a CONST of a Variable is not supported yet"),
     ("from tinygrad import Tensor\nFLAGS = {'FUSE_ALL': 1}\ndef build():\n    return [Tensor.empty(2)]\n",
      "unknown scheduler flag 'FUSE_ALL'"),
 ])

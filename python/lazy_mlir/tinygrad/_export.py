@@ -32,7 +32,7 @@ from tinygrad.helpers import getenv
 from tinygrad import helpers as _helpers
 from tinygrad.lazy import LazyBuffer
 from tinygrad.ops import BinaryOps, MetaOps, ReduceOps, TernaryOps, UnaryOps
-from tinygrad.shape.symbolic import Node, NumNode
+from tinygrad.shape.symbolic import DivNode, ModNode, MulNode, Node, NumNode, SumNode, Variable
 
 from .. import _capi
 
@@ -165,16 +165,59 @@ def _int(value, lb):
     if isinstance(value, NumNode):
         return value.b
     if isinstance(value, Node):
-        raise ExportError(f"symbolic shapes are not supported yet: {describe(lb)} uses {value}")
+        raise ExportError(f"symbolic shapes need the text export: {describe(lb)} uses {value}")
     return int(value)
+
+
+_MLIR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+
+
+def _sint_text(value, lb):
+    """A sint in the dialect's syntax (SymbolicSyntax.h): `start_pos[1:8=4]`
+    for a bound Variable, sums, products, floordiv and mod."""
+    if type(value) is int:
+        return str(value)
+    if isinstance(value, NumNode):
+        return str(value.b)
+    if isinstance(value, Variable):
+        if not isinstance(value.min, int) or not isinstance(value.max, int):
+            raise ExportError(f"{describe(lb)} uses {value!r}, a Variable whose range is not two ints")
+        if not _MLIR_NAME.match(value.expr):
+            raise ExportError(f"{describe(lb)} uses the Variable {value.expr!r}, whose name is not an identifier")
+        bound = f"={value._val}" if value._val is not None else ""
+        return f"{value.expr}[{value.min}:{value.max}{bound}]"
+    if isinstance(value, SumNode):
+        return "(" + " + ".join(_sint_text(x, lb) for x in value.nodes) + ")"
+    if isinstance(value, MulNode):
+        return f"({_sint_text(value.a, lb)} * {_sint_text(value.b, lb)})"
+    if isinstance(value, DivNode):
+        return f"({_sint_text(value.a, lb)} floordiv {value.b})"
+    if isinstance(value, ModNode):
+        return f"({_sint_text(value.a, lb)} mod {value.b})"
+    if isinstance(value, Node):
+        raise ExportError(f"{describe(lb)} uses {value}, which has no `lazy` spelling")
+    return str(int(value))
+
+
+def _is_symbolic(value):
+    return isinstance(value, Node) and not isinstance(value, NumNode)
+
+
+def _largest(value, lb):
+    """The largest value of a dim: what the static shape of its type holds."""
+    if not _is_symbolic(value):
+        return _int(value, lb)
+    if not isinstance(value.max, int):
+        raise ExportError(f"{describe(lb)} has the dim {value}, whose largest value is not an int")
+    return value.max
 
 
 def _const_value(value, dtype, lb):
     """A CONST's value as the dialect holds it: a bool, an int wrapped into
     the dtype's range, or a float."""
     if isinstance(value, Node):
-        raise ExportError(f"symbolic shapes are not supported yet: {describe(lb)} "
-                          f"holds the bound Variable {value}")
+        raise ExportError(f"a CONST of a Variable is not supported yet: {describe(lb)} "
+                          f"holds {value}")
     if dtype == dtypes.bool:
         return bool(value)
     if dtypes.is_int(dtype):
@@ -296,29 +339,39 @@ class _Exporter:
         element = ELEMENT_TYPES.get(dtype)
         if element is None:
             raise ExportError(f"dtype {dtype} has no `lazy` spelling: {describe(lb)}")
-        dims = "".join(f"{_int(d, lb)}x" for d in lb.shape)
         device = lb.device
         if not isinstance(device, str):
             raise ExportError(f"device {device!r} is not a single device: {describe(lb)}")
-        encoding = "" if device == self.default_device else f", #lazy.device<{mlir_string(device)}>"
-        text = f"tensor<{dims}{element}{encoding}>"
+        text = f"tensor<{self.dims_text(lb)}{element}{self.encoding_text(lb)}>"
         self.types[key] = text
         return text
+
+    def dims_text(self, lb):
+        """The static dims of lb's type: a symbolic dim at its largest value,
+        as tinygrad sizes buffers."""
+        return "".join(f"{_largest(d, lb)}x" for d in lb.shape)
+
+    def encoding_text(self, lb):
+        device = lb.device
+        on_default = device == self.default_device
+        if any(_is_symbolic(d) for d in lb.shape):
+            dims = ", ".join(_sint_text(d, lb) for d in lb.shape)
+            device_text = "" if on_default else f", device = {mlir_string(device)}"
+            return f", #lazy.sym_shape<[{dims}]{device_text}>"
+        return "" if on_default else f", #lazy.device<{mlir_string(device)}>"
 
     def st_text(self, st, lb):
         entry = self.st_texts.get(id(st))
         if entry is not None:
             return entry[1]
+        sint = lambda x: _sint_text(x, lb)
         views = []
         for v in st.views:
-            shape = ", ".join(str(_int(d, lb)) for d in v.shape)
-            strides = ", ".join(str(_int(d, lb)) for d in v.strides)
-            text = f"({shape}):({strides})"
-            offset = _int(v.offset, lb)
-            if offset != 0:
-                text += f" offset {offset}"
+            text = f"({', '.join(map(sint, v.shape))}):({', '.join(map(sint, v.strides))})"
+            if not (isinstance(v.offset, (int, NumNode)) and _int(v.offset, lb) == 0):
+                text += f" offset {sint(v.offset)}"
             if v.mask is not None:
-                text += " mask [" + ", ".join(f"({_int(b, lb)}, {_int(e, lb)})" for b, e in v.mask) + "]"
+                text += " mask [" + ", ".join(f"({sint(b)}, {sint(e)})" for b, e in v.mask) + "]"
             views.append(text)
         text = "<[" + ", ".join(views) + "]>"
         self.st_texts[id(st)] = (st, text)
@@ -353,8 +406,6 @@ class _Exporter:
     def argument_buffer(self, lb):
         """(buffer number, byte offset or None) of a realized node: its
         Buffer's root numbered by first appearance."""
-        for d in lb.shape:
-            _int(d, lb)
         buffer = lb.buffer
         root = buffer.base
         number = self.buffer_numbers.get(id(root))
@@ -387,8 +438,6 @@ class _Exporter:
         mnemonic = _OP_NAMES.get(op)
         if mnemonic is None:
             raise ExportError(f"{type(op).__name__}.{op.name} has no `lazy` op: {describe(lb)}")
-        if not all(type(d) is int for d in lb.shape):
-            self.st_text(lb.st, lb)  # rejects symbolic shapes
         if op not in (MetaOps.COPY, MetaOps.CUSTOM):
             for s in lb.srcs:
                 if s.device != lb.device:
@@ -557,6 +606,8 @@ class _CompactExporter(_Exporter):
         key = (lb.shape, id(lb.dtype), lb.device)
         ref = self.type_refs.get(key)
         if ref is None:
+            if any(_is_symbolic(d) for d in lb.shape):
+                raise ExportError(f"symbolic shapes need the text export: {describe(lb)}")
             ref = self.type_refs[key] = self.string(self.type_of(lb))
         return ref
 
