@@ -1185,3 +1185,111 @@ std::string SymShapeTracker::str() const {
     s += (i ? ", " : "") + views[i].str();
   return s + "]";
 }
+
+std::size_t lazy::st::hashValue(const SymShapeTracker &tracker) {
+  std::size_t seed = tracker.views.size();
+  auto mix = [&](const SInt &x) {
+    std::size_t h = x.isInt() ? std::hash<int64_t>{}(x.getInt())
+                              : std::hash<std::string>{}(x.getNode()->key());
+    seed ^= h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+  };
+  for (const SymView &v : tracker.views) {
+    for (const SInt &x : v.shape)
+      mix(x);
+    for (const SInt &x : v.strides)
+      mix(x);
+    mix(v.offset);
+    mix(v.mask ? 1 : 0);
+    if (v.mask)
+      for (auto &[b, e] : *v.mask) {
+        mix(b);
+        mix(e);
+      }
+  }
+  return seed;
+}
+
+bool lazy::st::prodMayBeLess(const SymShape &a, const SymShape &b) noexcept {
+  try {
+    return truthy(lt(pyProd(a), pyProd(b)));
+  } catch (const Error &) {
+    return false;
+  }
+}
+
+bool lazy::st::prodMayBeGreaterEq(const SymShape &a,
+                                  const SymShape &b) noexcept {
+  try {
+    return truthy(ge(pyProd(a), pyProd(b)));
+  } catch (const Error &) {
+    return false;
+  }
+}
+
+SymShape lazy::st::maskExtents(const SymMask &mask) noexcept {
+  SymShape out;
+  for (auto &[b, e] : mask) {
+    try {
+      out.push_back(e - b);
+    } catch (const Error &) {
+      out.push_back(0);
+    }
+  }
+  return out;
+}
+
+bool lazy::st::isIdentityLike(const SymShapeTracker &tracker) noexcept {
+  if (tracker.contiguous())
+    return true;
+  if (tracker.views.size() != 1 || !tracker.views[0].mask)
+    return false;
+  try {
+    const SymMask &mask = *tracker.views[0].mask;
+    return SymShapeTracker::fromShape(tracker.shape()).shrink(mask) ==
+           tracker.shrink(mask);
+  } catch (const Error &) {
+    return false;
+  }
+}
+
+std::pair<SymShapeTracker, VarVals>
+lazy::st::unbindOrKeep(const SymShapeTracker &tracker) noexcept {
+  try {
+    return tracker.unbind();
+  } catch (const Error &) {
+    return {tracker, {}};
+  }
+}
+
+SymShape lazy::st::unbindShape(const SymShape &shape) noexcept {
+  SymShape out;
+  for (const SInt &d : shape) {
+    if (d.isInt()) {
+      out.push_back(d);
+      continue;
+    }
+    std::map<std::string, NodeP> vars, map;
+    collectVars(d.getNode(), vars);
+    for (auto &[k, v] : vars)
+      if (v->bound)
+        map.emplace(k, var(v->name, v->min.getInt(), v->max));
+    try {
+      out.push_back(map.empty() ? d : SInt(sym::substitute(d.getNode(), map)));
+    } catch (const Error &) {
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+std::string lazy::st::variableText(const std::string &key) {
+  // name[lo-hi] or name[lo-hi=v]: the first '-' after '[' separates.
+  std::string s = key;
+  size_t open = s.find('[');
+  if (open != std::string::npos) {
+    size_t dash = s.find('-', open);
+    if (dash != std::string::npos)
+      s[dash] = ':';
+  }
+  return s;
+}

@@ -131,6 +131,34 @@ struct SymShapeTracker {
 /// Python `==` on tuples of sints.
 bool symEqual(const SymShape &a, const SymShape &b);
 
+/// Hash consistent with operator== (views hold no NumNode entries).
+std::size_t hashValue(const SymShapeTracker &tracker);
+
+// Non-throwing queries for code built without exceptions (the scheduler's
+// passes): where tinygrad's own computation would raise, they answer as
+// documented instead.
+
+/// tinygrad's `prod(a) < prod(b)` and `prod(a) >= prod(b)` on sints: true
+/// when it may be true; false when a product overflows.
+bool prodMayBeLess(const SymShape &a, const SymShape &b) noexcept;
+bool prodMayBeGreaterEq(const SymShape &a, const SymShape &b) noexcept;
+/// The extents `end - begin` of a mask.
+SymShape maskExtents(const SymMask &mask) noexcept;
+/// The test for the self operand of an augmented assign: contiguous, or
+/// one masked view equal to the identity inside its mask; false where
+/// tinygrad would raise.
+bool isIdentityLike(const SymShapeTracker &tracker) noexcept;
+/// tracker.unbind(), or the tracker itself and no values when some
+/// Variable is not bound.
+std::pair<SymShapeTracker, VarVals>
+unbindOrKeep(const SymShapeTracker &tracker) noexcept;
+/// The shape with every bound Variable unbound (dims unchanged where a
+/// Variable is unbound).
+SymShape unbindShape(const SymShape &shape) noexcept;
+/// The rendering of an unbound Variable's key (`start_pos[1-8]`) in the
+/// dialect's syntax (`start_pos[1:8]`).
+std::string variableText(const std::string &key);
+
 } // namespace lazy::st
 
 #endif // LAZY_SHAPETRACKER_SYMVIEW_H

@@ -22,10 +22,37 @@ import struct
 
 from tinygrad.dtype import dtypes
 from tinygrad.ops import BufferOps, MetaOps, ReduceOps, UnaryOps
+from tinygrad.shape.symbolic import DivNode, ModNode, MulNode, NumNode, SumNode, Variable
+
+
+def sint_text(value):
+    """A sint as lazy-opt prints it (SymbolicSyntax.h): a Variable as
+    `start_pos[1:8]` (`=4` when bound), a sum's terms sorted, floordiv and
+    mod spelled out; a NumNode as its int."""
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, NumNode):
+        return str(value.b)
+    if isinstance(value, Variable):
+        bound = f"={value._val}" if value._val is not None else ""
+        return f"{value.expr}[{value.min}:{value.max}{bound}]"
+    if isinstance(value, SumNode):
+        return "(" + " + ".join(sorted(sint_text(x) for x in value.nodes)) + ")"
+    if isinstance(value, MulNode):
+        a, b = value.a, value.b
+        # tinygrad renders a product of two Variables in name order
+        if isinstance(a, Variable) and isinstance(b, Variable) and a.expr and b.expr and b.expr < a.expr:
+            a, b = b, a
+        return f"({sint_text(a)} * {sint_text(b)})"
+    if isinstance(value, DivNode):
+        return f"({sint_text(value.a)} floordiv {value.b})"
+    if isinstance(value, ModNode):
+        return f"({sint_text(value.a)} mod {value.b})"
+    return str(value)
 
 
 def _tuple(values):
-    return "(" + ", ".join(str(v) for v in values) + ")"
+    return "(" + ", ".join(sint_text(v) for v in values) + ")"
 
 
 def view_text(st):
@@ -33,11 +60,20 @@ def view_text(st):
     for v in st.views:
         text = f"{_tuple(v.shape)}:{_tuple(v.strides)}"
         if v.offset != 0:
-            text += f" offset {v.offset}"
+            text += f" offset {sint_text(v.offset)}"
         if v.mask is not None:
-            text += " mask [" + ", ".join(f"({b}, {e})" for b, e in v.mask) + "]"
+            text += " mask [" + ", ".join(f"({sint_text(b)}, {sint_text(e)})" for b, e in v.mask) + "]"
         parts.append(text)
     return "[" + ", ".join(parts) + "]"
+
+
+def var_vals_line(var_vals):
+    """The last line for a schedule with Variables: their values, by
+    unbound Variable; None without any."""
+    if not var_vals:
+        return None
+    items = sorted((sint_text(var), int(val)) for var, val in var_vals.items())
+    return "var_vals: " + " ".join(f"{name}={val}" for name, val in items)
 
 
 def _round_bf16(value):

@@ -21,7 +21,7 @@ import subprocess
 import time
 
 from . import _script
-from ._canonical import canonical_items, moved_line, view_text  # noqa: F401 - re-exported
+from ._canonical import canonical_items, moved_line, var_vals_line, view_text  # noqa: F401 - re-exported
 
 
 def _plan_lines(schedule):
@@ -61,7 +61,7 @@ def tinygrad_schedule(built):
     seen = set(seen_buffers(built.seen)) if built.seen else None
     start = time.perf_counter()
     try:
-        schedule, _ = create_schedule_with_vars(outs, seen)
+        schedule, var_vals = create_schedule_with_vars(outs, seen)
     except Exception as exc:  # noqa: BLE001 - tinygrad's own failure is a result
         first = str(exc).strip().splitlines()
         return [f"RAISES {type(exc).__name__}: {first[0] if first else ''}"], \
@@ -70,6 +70,8 @@ def tinygrad_schedule(built):
     planned = memory_planner(schedule)
     lines = _with_plan(canonical_items(schedule), _plan_lines(planned))
     lines.append(moved_line(planned))
+    if (values := var_vals_line(var_vals)) is not None:
+        lines.append(values)
     return lines, elapsed
 
 

@@ -55,7 +55,9 @@ mlir::lazy::orderDependentAssigns(const LazyGraph &g, const ScheduleItem &item,
   const st::TrackerPool &pool = g.trackers();
   for (auto [position, store] : llvm::enumerate(item.stores)) {
     if (g.node(item.outputs[position]).kind != NodeOp::Assign ||
-        isIdentityLike(pool.get(store.second)))
+        (pool.isSymbolic(store.second)
+             ? ::lazy::st::isIdentityLike(pool.getSym(store.second))
+             : isIdentityLike(pool.get(store.second))))
       continue;
     // Loads of a target use its output's buffer number.
     if (llvm::any_of(liveOps, [&](int32_t op) {

@@ -10,6 +10,8 @@
 
 #include "KernelAstBuilderImpl.h"
 #include "ScheduleRules.h"
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
 #include <unordered_map>
 
@@ -282,7 +284,6 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
     const LazyNode &n = g.node(buf);
     if (isLeaf(buf)) {
       st::TrackerId simpleId = pool.simplify(view);
-      const st::ShapeTracker &simple = pool.get(simpleId);
       AstNode leaf;
       leaf.source = buf;
       leaf.view = simpleId;
@@ -297,7 +298,9 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
       if (target != assignTargets.end()) {
         // The old contents of an assign target meet the new ones only
         // through an identity-like view.
-        if (!isIdentityLike(simple)) {
+        if (pool.isSymbolic(simpleId)
+                ? !st::isIdentityLike(pool.getSym(simpleId))
+                : !isIdentityLike(pool.get(simpleId))) {
           error(group[target->second])
               << "self operand of augmented assign must be contiguous; "
                  "help: read it through .contiguous() (a += a.T becomes "
@@ -447,10 +450,15 @@ FailureOr<ScheduleItem> KernelAstBuilderImpl::run(ArrayRef<NodeId> outputs) {
   // what lies below it. Once one output reaches a reduce, all are walked
   // as tinygrad does: the views a reduce is reached through depend on the
   // path.)
-  if (llvm::any_of(group, [&](NodeId out) { return reachesReduce(out); }))
+  if (llvm::any_of(group, [&](NodeId out) { return reachesReduce(out); })) {
+    if (pool.anySymbolic())
+      return error(group.front())
+             << "reduces in a graph with symbolic shapes (tinygrad "
+                "Variables) are not supported yet";
     for (NodeId out : group)
       if (failed(recurseReduceops(out)))
         return failure();
+  }
   if (failed(padReduces()))
     return failure();
 
@@ -470,6 +478,9 @@ FailureOr<ScheduleItem> KernelAstBuilderImpl::run(ArrayRef<NodeId> outputs) {
     const LazyNode &n = g.node(out);
     if (n.kind == NodeOp::Assign)
       if (ShapeTrackerAttr view = cast<AssignOp>(n.op).getViewAttr()) {
+        if (view.isSymbolic() || pool.isSymbolic(outputView))
+          return error(out) << "an assign through a view in a graph with "
+                               "symbolic shapes is not supported yet";
         st::TrackerId assigned = pool.intern(view.getTracker());
         if (ArrayRef<int64_t>(pool.shape(assigned)) != n.shape())
           return error(out) << "its view must not change the output shape";

@@ -146,7 +146,11 @@ private:
   /// that (LazyGraph::build), a view's is asked of the pool.
   st::TrackerId identityOf(NodeId n) const {
     const LazyNode &node = g.node(n);
-    return node.isBase() ? node.tracker : pool.fromShape(node.shape().vec());
+    if (node.isBase())
+      return node.tracker;
+    return hasSymbolicShape(node.type)
+               ? pool.fromSymShape(symbolicShapeOf(node.type))
+               : pool.fromShape(node.shape().vec());
   }
   InFlightDiagnostic error(NodeId n) {
     const LazyNode &node = g.node(n);

@@ -2,6 +2,8 @@
 
 #include "lazy/Dialect/Lazy/Analysis/LazyGraph.h"
 #include "ScheduleRules.h"
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -54,6 +56,22 @@ bool mlir::lazy::viewIsItsBase(const st::ShapeTracker &tracker,
                                ArrayRef<int64_t> baseShape) {
   return tracker.contiguous() &&
          ArrayRef<int64_t>(tracker.shape()) == baseShape;
+}
+
+bool mlir::lazy::symbolicReadsNothing(const st::SymShapeTracker &tracker) {
+  const st::SymView &last = tracker.views.back();
+  return tracker.size() == 0 ||
+         (last.mask && llvm::any_of(*last.mask, [](const auto &r) {
+            return st::sym::eq(r.second - r.first, 0);
+          }));
+}
+
+bool mlir::lazy::symbolicViewFoldsAway(const st::SymShapeTracker &tracker,
+                                       Type baseType) {
+  // tinygrad's rules with its `==` on sints.
+  return symbolicReadsNothing(tracker) ||
+         (tracker.contiguous() &&
+          st::symEqual(tracker.shape(), symbolicShapeOf(baseType)));
 }
 
 bool mlir::lazy::viewFoldsAway(const st::ShapeTracker &tracker,
@@ -113,8 +131,10 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
   auto identity = [&](Type type, ArrayRef<int64_t> shape) {
     auto [it, isNew] = identityOf.try_emplace(type, 0);
     if (isNew)
-      it->second =
-          pool.fromShape(std::vector<int64_t>(shape.begin(), shape.end()));
+      it->second = hasSymbolicShape(type)
+                       ? pool.fromSymShape(symbolicShapeOf(type))
+                       : pool.fromShape(
+                             std::vector<int64_t>(shape.begin(), shape.end()));
     return it->second;
   };
   if (func.isExternal())
@@ -239,7 +259,9 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
       node.base = src;
       auto [it, isNew] = viewOf.try_emplace(view.getTracker(), 0);
       if (isNew)
-        it->second = pool.intern(view.getTracker().getTracker());
+        it->second = view.getTracker().isSymbolic()
+                         ? pool.intern(view.getTracker().getSymTracker())
+                         : pool.intern(view.getTracker().getTracker());
       node.tracker = it->second;
       if (notFolded) {
         // lazy-fold-views erases a view that nothing reads, and replaces one
@@ -250,7 +272,12 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
             foldsAway.try_emplace({view.getTracker(), view.getSrc().getType()});
         if (isNewPair)
           verdict->second =
-              viewFoldsAway(pool.get(node.tracker), graph.nodes[src].shape());
+              pool.isSymbolic(node.tracker) ||
+                      hasSymbolicShape(graph.nodes[src].type)
+                  ? symbolicViewFoldsAway(pool.getSym(node.tracker),
+                                          graph.nodes[src].type)
+                  : viewFoldsAway(pool.get(node.tracker),
+                                  graph.nodes[src].shape());
         if (verdict->second)
           return stopToFold();
       }

@@ -21,6 +21,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ScheduleRules.h"
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
 using namespace mlir;
 using namespace mlir::lazy;
@@ -46,6 +48,27 @@ FailureOr<GraphWalk> mlir::lazy::walkGraph(const LazyGraph &g) {
       if (w.allbufs.contains(buf) || g.node(g.baseOf(buf)).isRealized())
         return success();
       const LazyNode &n = g.node(buf);
+      if (!n.isBase() && (g.trackers().isSymbolic(n.tracker) ||
+                          hasSymbolicShape(g.node(n.base).type))) {
+        // The same rules on sints: a comparison of products holds when it
+        // may hold, and a symbolic base shape never takes the first.
+        const LazyNode &base = g.node(n.base);
+        st::SymShapeTracker tracker = g.trackers().getSym(n.tracker);
+        const st::SymView &last = tracker.views.back();
+        st::SymShape baseShape = symbolicShapeOf(base.type);
+        if (tracker.views.size() == 1 && last.mask &&
+            !hasSymbolicShape(base.type) &&
+            st::prodMayBeGreaterEq(baseShape, st::maskExtents(*last.mask)))
+          w.simplePads.insert(n.base);
+        else if (st::prodMayBeLess(baseShape, tracker.shape()))
+          w.realizes.insert(n.base);
+        else if (llvm::any_of(tracker.views, [](const st::SymView &v) {
+                   return bool(v.mask);
+                 }))
+          w.simplePads.insert(n.base);
+        buf = n.base;
+        continue;
+      }
       if (!n.isBase()) {
         const LazyNode &base = g.node(n.base);
         const st::ShapeTracker &tracker = g.tracker(buf);

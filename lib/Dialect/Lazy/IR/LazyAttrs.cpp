@@ -661,3 +661,10 @@ void SymShapeAttr::print(AsmPrinter &printer) const {
     printer << ", device = \"" << getDevice().getName() << '"';
   printer << '>';
 }
+
+st::SymShape mlir::lazy::symbolicShapeOf(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  if (auto sym = dyn_cast_or_null<SymShapeAttr>(tensor.getEncoding()))
+    return sym.getDims();
+  return st::SymShape(tensor.getShape().begin(), tensor.getShape().end());
+}

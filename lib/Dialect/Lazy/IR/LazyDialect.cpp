@@ -157,6 +157,23 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' only applies to lazy ops with one result";
     return success();
   }
+  if (name == kVarValuesAttrName) {
+    auto values = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!isa<LaunchOp>(op))
+      return op->emitOpError()
+             << "'" << name << "' only applies to lazy.launch";
+    if (!values || values.empty())
+      return op->emitOpError()
+             << "'" << name << "' must be a non-empty dictionary of i64 values";
+    for (NamedAttribute entry : values) {
+      auto value = dyn_cast<IntegerAttr>(entry.getValue());
+      if (!value || !value.getType().isSignlessInteger(64))
+        return op->emitOpError()
+               << "'" << name << "': the value of '"
+               << entry.getName().getValue() << "' must be an i64";
+    }
+    return success();
+  }
   if (name == kNodesAttrName) {
     auto positions = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!positions ||

@@ -69,14 +69,6 @@ static LogicalResult verifyMovement(Operation *op) {
   return verifyDevicesMatch(op, src, res, "source and result");
 }
 
-/// The dims of a tensor type: its #lazy.sym_shape's, else the static ones.
-static st::SymShape symbolicShapeOf(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  if (auto sym = dyn_cast_or_null<SymShapeAttr>(tensor.getEncoding()))
-    return sym.getDims();
-  return st::SymShape(tensor.getShape().begin(), tensor.getShape().end());
-}
-
 static std::string symbolicShapeText(const st::SymShape &shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i)

@@ -34,6 +34,12 @@ std::string nodeText(const Node &n) {
     return s + "]";
   }
   case Kind::Mul:
+    // A product of two Variables prints in name order, as tinygrad
+    // renders it.
+    if (n.bNode && n.a->kind == Kind::Var && n.bNode->kind == Kind::Var &&
+        !n.a->name.empty() && !n.bNode->name.empty() &&
+        n.bNode->name < n.a->name)
+      return "(" + sub(n.bNode) + " * " + sub(n.a) + ")";
     return "(" + sub(n.a) + " * " + sintText(n.rhs()) + ")";
   case Kind::Div:
     return "(" + sub(n.a) + " floordiv " + std::to_string(n.b) + ")";

@@ -79,6 +79,49 @@ Value zeroConstView(OpBuilder &builder, Location loc, RankedTensorType type) {
                         ShapeTrackerAttr::get(builder.getContext(), tracker));
 }
 
+/// The _view rules for a view that holds Variables. Only views of a base
+/// are taken (the form the exporter writes); a symbolic view of a view is
+/// left for the scheduler to report.
+void foldSymbolicView(ViewOp view, SmallVectorImpl<Operation *> &folded,
+                      llvm::DenseSet<std::pair<Attribute, Type>> &keptViews) {
+  if (view.getSrc().getDefiningOp<ViewOp>())
+    return;
+  std::pair<Attribute, Type> key{view.getTracker(), view.getSrc().getType()};
+  if (keptViews.contains(key))
+    return;
+  st::SymShapeTracker tracker = view.getTracker().getSymTracker();
+  OpBuilder builder(view);
+  Value replacement;
+  if (symbolicReadsNothing(tracker)) {
+    // tinygrad's const(0, shape): a rank-0 zero expanded to the shape.
+    RankedTensorType type = view.getType();
+    Type elementType = type.getElementType();
+    TypedAttr zero;
+    if (elementType.isInteger(1))
+      zero = builder.getBoolAttr(false);
+    else if (isa<FloatType>(elementType))
+      zero = builder.getFloatAttr(elementType, 0.0);
+    else
+      zero = builder.getIntegerAttr(elementType, 0);
+    Value scalar = ConstOp::create(
+        builder, view.getLoc(),
+        RankedTensorType::get({}, elementType, deviceOf(type)), zero);
+    st::SymShape shape = symbolicShapeOf(type);
+    st::SymShapeTracker expanded{
+        {st::SymView::create(shape, st::SymShape(shape.size(), 0))}};
+    replacement =
+        ViewOp::create(builder, view.getLoc(), type, scalar,
+                       ShapeTrackerAttr::get(view.getContext(), expanded));
+  } else if (symbolicViewFoldsAway(tracker, view.getSrc().getType())) {
+    replacement = view.getSrc();
+  } else {
+    keptViews.insert(key);
+    return;
+  }
+  view.getResult().replaceAllUsesWith(replacement);
+  folded.push_back(view);
+}
+
 } // namespace
 
 bool mlir::lazy::foldViews(func::FuncOp func) {
@@ -106,6 +149,13 @@ bool mlir::lazy::foldViews(func::FuncOp func) {
       viewKey = {view.getTracker(), view.getSrc().getType()};
       if (keptViews.contains(*viewKey))
         return;
+    }
+    if (auto view = dyn_cast<ViewOp>(op);
+        view &&
+        (view.getTracker().isSymbolic() || hasSymbolicShape(view.getType()) ||
+         hasSymbolicShape(view.getSrc().getType()))) {
+      foldSymbolicView(view, folded, keptViews);
+      return;
     }
     auto [base, tracker] = baseAndTracker(op->getOperand(0));
     // A view of a base is already in LazyBuffer form: keep its tracker
@@ -159,8 +209,6 @@ struct LazyFoldViews final
     : mlir::lazy::WithOptionHints<
           mlir::lazy::impl::LazyFoldViewsBase<LazyFoldViews>> {
   void runOnOperation() override {
-    if (failed(rejectSymbolicShapes(getOperation(), "lazy-fold-views")))
-      return signalPassFailure();
     // A graph already in LazyBuffer form (what the exporter writes) is left
     // as it was: saying so lets the pass manager skip verifying it again.
     if (!foldViews(getOperation()))

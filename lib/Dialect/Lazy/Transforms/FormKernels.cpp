@@ -52,6 +52,20 @@ BufferType bufferTypeOf(RankedTensorType type) {
                          dyn_cast_or_null<DeviceAttr>(deviceOf(type)));
 }
 
+/// The kernel tensor type of a value of tracker `id`'s shape: a symbolic
+/// shape keeps its (unbound) Variables in a #lazy.sym_shape.
+RankedTensorType kernelTensorOf(const st::TrackerPool &pool, st::TrackerId id,
+                                Type elementType) {
+  if (pool.isSymbolic(id)) {
+    st::SymShape dims = st::unbindShape(pool.symShape(id));
+    if (llvm::any_of(dims, [](const st::SInt &d) { return d.isNode(); }))
+      return RankedTensorType::get(
+          pool.shape(id), elementType,
+          SymShapeAttr::get(elementType.getContext(), dims, DeviceAttr()));
+  }
+  return RankedTensorType::get(pool.shape(id), elementType);
+}
+
 RankedTensorType kernelTensor(ArrayRef<int64_t> shape, Type elementType) {
   return RankedTensorType::get(shape, elementType);
 }
@@ -176,10 +190,16 @@ void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
                                       ArrayRef<size_t> firstUses) {
   MLIRContext *ctx = func.getContext();
   st::TrackerPool &pool = g.trackers();
+  // A kernel reads and writes through unbound Variables (tinygrad's
+  // st.unbind()): one kernel serves every value; the values go to the
+  // launch.
   auto addTracker = [&](st::TrackerId id) {
     ShapeTrackerAttr &attr = trackerAttrs[id];
     if (!attr)
-      attr = ShapeTrackerAttr::get(ctx, pool.get(id));
+      attr = pool.isSymbolic(id)
+                 ? ShapeTrackerAttr::get(
+                       ctx, st::unbindOrKeep(pool.getSym(id)).first)
+                 : ShapeTrackerAttr::get(ctx, pool.get(id));
   };
   for (auto [k, plan] : llvm::enumerate(plans)) {
     const ScheduleItem &item = items[firstUses[k]];
@@ -191,7 +211,7 @@ void KernelFormer::prepareKernelAttrs(const LazyGraph &g,
       RankedTensorType &type =
           tensorTypes[{node.shaped, elementTypeOf(g, node)}];
       if (!type)
-        type = kernelTensor(pool.shape(node.shaped), elementTypeOf(g, node));
+        type = kernelTensorOf(pool, node.shaped, elementTypeOf(g, node));
     }
     for (auto &store : plan.stores)
       addTracker(store.second);
@@ -210,6 +230,40 @@ static Operation *appendOp(OpBuilder &b, OperationName name, Location loc,
                                     OpaqueProperties(props),
                                     /*successors=*/{}, /*numRegions=*/0);
   return b.insert(op);
+}
+
+/// The values of the Variables a kernel item reads and writes through
+/// (tinygrad's var_vals: its stores', loads' and consts' trackers and its
+/// outputs' shapes, unbound), keyed by the unbound Variable
+/// (`start_pos[1:8]`); null when there are none.
+static DictionaryAttr varValuesOf(const LazyGraph &g,
+                                  const ScheduleItem &item) {
+  const st::TrackerPool &pool = g.trackers();
+  if (!pool.anySymbolic())
+    return {};
+  st::VarVals values;
+  auto add = [&](st::TrackerId id) {
+    if (pool.isSymbolic(id))
+      for (auto &[key, value] : st::unbindOrKeep(pool.getSym(id)).second)
+        values.emplace(key, value);
+  };
+  for (const AstNode &node : item.nodes)
+    if (node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const ||
+        node.kind == AstNode::Kind::View)
+      add(node.view);
+  for (auto &store : item.stores)
+    add(store.second);
+  for (NodeId out : item.outputs)
+    add(g.node(out).tracker);
+  if (values.empty())
+    return {};
+  MLIRContext *ctx = g.function().getContext();
+  SmallVector<NamedAttribute> entries;
+  for (auto &[key, value] : values)
+    entries.push_back(
+        NamedAttribute(StringAttr::get(ctx, st::variableText(key)),
+                       IntegerAttr::get(IntegerType::get(ctx, 64), value)));
+  return DictionaryAttr::get(ctx, entries);
 }
 
 KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
@@ -575,6 +629,10 @@ FailureOr<ScheduleOp> KernelFormer::emitSchedule(const LazyGraph &g,
         // MetaOps.VIEW: a sub-buffer of its source's buffer at the source
         // view's offset.
         const LazyNode &src = g.node(n.srcs[0]);
+        if (g.trackers().isSymbolic(g.node(n.srcs[0]).tracker))
+          return n.op->emitOpError("a buffer view of a symbolic view is not "
+                                   "supported yet"),
+                 failure();
         int64_t offset =
             g.tracker(n.srcs[0]).views.front().offset * src.itemSize;
         outs.push_back(SubAllocOp::create(sb, n.op->getLoc(),
@@ -598,6 +656,8 @@ FailureOr<ScheduleOp> KernelFormer::emitSchedule(const LazyGraph &g,
       operands.append(ins);
       op = appendOp(sb, launchName, itemLoc, ValueRange(outs).getTypes(),
                     operands, &props, noAttrs);
+      if (DictionaryAttr values = varValuesOf(g, item))
+        op->setAttr(LazyDialect::kVarValuesAttrName, values);
     } else {
       StringRef kind;
       Attribute arg;
@@ -675,9 +735,13 @@ FailureOr<ScheduleOp> KernelFormer::emitSchedule(const LazyGraph &g,
   SmallVector<Attribute> resultAttrs;
   for (NodeId out : g.outputs()) {
     NamedAttrList attrs;
-    if (!g.node(out).isBase())
+    if (!g.node(out).isBase()) {
+      st::TrackerId id = g.node(out).tracker;
       attrs.set(LazyDialect::kResultViewAttrName,
-                ShapeTrackerAttr::get(ctx, g.tracker(out)));
+                g.trackers().isSymbolic(id)
+                    ? ShapeTrackerAttr::get(ctx, g.trackers().getSym(id))
+                    : ShapeTrackerAttr::get(ctx, g.tracker(out)));
+    }
     resultAttrs.push_back(attrs.getDictionary(ctx));
   }
 
@@ -745,12 +809,18 @@ struct LazyFormKernels final
   ScheduleFlagOverrides preset;
 
   void runOnOperation() override {
-    if (failed(rejectSymbolicShapes(getOperation(), "lazy-form-kernels")))
-      return signalPassFailure();
     ModuleOp module = getOperation();
     // Read once for the whole run.
     ScheduleFlags flags = readScheduleFlags(
         module, preset.overriddenBy(ScheduleFlagOverrides::givenIn(*this)));
+    // Symbolic shapes are scheduled as tinygrad 0.9.2 does; the aggressive
+    // policy and the two-pass form (marks) take integer shapes only.
+    if ((flags.fusion != FusionPolicy::Tinygrad || !decide) &&
+        failed(rejectSymbolicShapes(module,
+                                    flags.fusion != FusionPolicy::Tinygrad
+                                        ? "lazy-form-kernels{fusion=aggressive}"
+                                        : "lazy-form-kernels{decide=false}")))
+      return signalPassFailure();
     // Graph-level functions: tensors in and out, no schedule yet.
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>())

@@ -172,8 +172,6 @@ struct LazyPlanMemory final
   using WithOptionHints::WithOptionHints;
 
   void runOnOperation() override {
-    if (failed(rejectSymbolicShapes(getOperation(), "lazy-plan-memory")))
-      return signalPassFailure();
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;

@@ -117,7 +117,10 @@ std::string constText(Attribute value) {
 std::string viewText(ShapeTrackerAttr view) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  printTrackerBody(os, view.getTracker());
+  if (view.isSymbolic())
+    printTrackerBody(os, view.getSymTracker());
+  else
+    printTrackerBody(os, view.getTracker());
   return s;
 }
 
@@ -440,6 +443,21 @@ void printCanonicalFunction(ModuleOp module, SymbolTable &symbols,
   LaunchTraffic traffic = launchTraffic(func.getBody().front());
   os << "moved: " << traffic.launches << " kernels, " << traffic.bytes
      << " bytes\n";
+  // tinygrad's var_vals: every launch's Variable values, merged.
+  std::map<std::string, int64_t> values;
+  func.walk([&](LaunchOp launch) {
+    if (auto dict = launch->getAttrOfType<DictionaryAttr>(
+            LazyDialect::kVarValuesAttrName))
+      for (NamedAttribute entry : dict)
+        if (auto v = dyn_cast<IntegerAttr>(entry.getValue()))
+          values.emplace(entry.getName().str(), v.getInt());
+  });
+  if (!values.empty()) {
+    os << "var_vals:";
+    for (auto &[name, value] : values)
+      os << " " << name << "=" << value;
+    os << "\n";
+  }
 }
 
 /// `s` as the inside of a DOT string (quotes and backslashes escaped).
@@ -581,8 +599,6 @@ struct LazyPrintSchedule final
           mlir::lazy::impl::LazyPrintScheduleBase<LazyPrintSchedule>> {
   using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
-    if (failed(rejectSymbolicShapes(getOperation(), "lazy-print-schedule")))
-      return signalPassFailure();
     ScheduleTextFormat kind;
     if (format == "canonical")
       kind = ScheduleTextFormat::Canonical;

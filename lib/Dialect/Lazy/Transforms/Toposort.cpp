@@ -245,8 +245,6 @@ struct LazyToposort final
     : mlir::lazy::WithOptionHints<
           mlir::lazy::impl::LazyToposortBase<LazyToposort>> {
   void runOnOperation() override {
-    if (failed(rejectSymbolicShapes(getOperation(), "lazy-toposort")))
-      return signalPassFailure();
     SmallVector<ScheduleOp> schedules;
     getOperation().walk([&](ScheduleOp s) { schedules.push_back(s); });
     for (ScheduleOp s : schedules)

@@ -101,6 +101,12 @@ bool viewIsItsBase(const ::lazy::st::ShapeTracker &tracker,
 bool viewFoldsAway(const ::lazy::st::ShapeTracker &tracker,
                    ArrayRef<int64_t> baseShape);
 
+/// readsNothing and viewFoldsAway for a view or base that holds
+/// Variables (tinygrad's `==` on sints).
+bool symbolicReadsNothing(const ::lazy::st::SymShapeTracker &tracker);
+bool symbolicViewFoldsAway(const ::lazy::st::SymShapeTracker &tracker,
+                           Type baseType);
+
 /// A graph-level function: a body whose values are tensors (a tensor
 /// argument or result, or a lazy op). Scheduling passes leave any other
 /// function alone.

@@ -27,6 +27,9 @@ struct SymTrackerRef {
 };
 llvm::hash_code hash_value(const SymTrackerRef &ref);
 
+/// The dims of a tensor type: its #lazy.sym_shape's, else the static ones.
+::lazy::st::SymShape symbolicShapeOf(Type type);
+
 /// Diagnoses a symbolic tracker that is not tinygrad-canonical. Empty
 /// string when valid.
 std::string describeInvalidTracker(const ::lazy::st::SymShapeTracker &tracker);

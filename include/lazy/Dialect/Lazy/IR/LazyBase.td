@@ -95,6 +95,11 @@ def Lazy_Dialect : Dialect {
     /// that a caller holding the graph (the tinygrad bridge) can tell which
     /// of its nodes each item computes.
     static constexpr ::llvm::StringLiteral kNodesAttrName = "lazy.nodes";
+    /// On a lazy.launch of a kernel that reads or writes through
+    /// Variables: their values for this launch (tinygrad's var_vals), by
+    /// unbound Variable, `{"start_pos[1:8]" = 4 : i64}`.
+    static constexpr ::llvm::StringLiteral kVarValuesAttrName =
+        "lazy.var_vals";
     static constexpr ::llvm::StringLiteral kForcedRealizeAttrName =
         "lazy.forced_realize";
     static constexpr ::llvm::StringLiteral kDefaultDeviceAttrName =
