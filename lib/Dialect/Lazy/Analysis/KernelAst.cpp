@@ -25,12 +25,110 @@ namespace mlir::lazy::detail {
 // _recurse_reduceops
 //===----------------------------------------------------------------------===//
 
+FailureOr<st::TrackerId>
+KernelAstBuilderImpl::reshapeSym(NodeId at, st::TrackerId t,
+                                 const st::SymShape &shape) {
+  if (st::symEqual(pool.symShape(t), shape))
+    return t;
+  try {
+    return pool.intern(pool.getSym(t).reshape(shape));
+  } catch (const st::sym::Error &e) {
+    return error(at) << "cannot be lowered into a kernel (tinygrad fails "
+                        "here too): "
+                     << e.what;
+  }
+}
+
+FailureOr<std::pair<st::TrackerId, std::vector<int64_t>>>
+KernelAstBuilderImpl::pushViewIntoInputSym(NodeId buf, st::TrackerId viewId,
+                                           st::TrackerId input,
+                                           ArrayRef<int64_t> axes) {
+  try {
+    st::SymShapeTracker view = pool.getSym(viewId);
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < int64_t(pool.symShape(input).size()); ++i)
+      if (!llvm::is_contained(axes, i))
+        perm.push_back(i);
+    perm.insert(perm.end(), axes.begin(), axes.end());
+    st::SymShapeTracker permuted = pool.getSym(input).permute(perm);
+    st::SymShape rshape(permuted.shape().end() - axes.size(),
+                        permuted.shape().end());
+    size_t extendedRank = view.shape().size() + rshape.size();
+    if (int64_t(extendedRank) <= *llvm::max_element(axes))
+      return error(buf)
+             << "cannot be lowered into a kernel (tinygrad fails here too): "
+                "its output is read through a view of rank "
+             << view.shape().size() << "; pushed into its input, that gives "
+             << "rank " << extendedRank << ", which has no reduced axis "
+             << *llvm::max_element(axes) << " (invalid permutation)";
+    // tinygrad's prod and strides_for_shape of the reduced dims.
+    st::SInt prshape = 1;
+    for (const st::SInt &d : rshape)
+      prshape = prshape * d;
+    st::SymShape rstrides =
+        st::SymShapeTracker::fromShape(rshape).views.back().strides;
+    st::SymShapeTracker extended;
+    for (const st::SymView &v : view.views) {
+      st::SymShape shape = v.shape, strides;
+      shape.insert(shape.end(), rshape.begin(), rshape.end());
+      for (const st::SInt &s : v.strides)
+        strides.push_back(s * prshape);
+      strides.insert(strides.end(), rstrides.begin(), rstrides.end());
+      std::optional<st::SymMask> mask;
+      if (v.mask) {
+        mask = *v.mask;
+        for (const st::SInt &s : rshape)
+          mask->push_back({0, s});
+      }
+      extended.views.push_back(
+          st::SymView::create(shape, strides, v.offset * prshape, mask));
+    }
+    st::TrackerId newInput = pool.intern(permuted + extended);
+    int64_t rank = int64_t(pool.symShape(newInput).size());
+    std::vector<int64_t> newAxes;
+    for (int64_t i = rank - int64_t(rshape.size()); i < rank; ++i)
+      newAxes.push_back(i);
+    return std::make_pair(newInput, newAxes);
+  } catch (const st::sym::Error &e) {
+    return error(buf) << "cannot be lowered into a kernel (tinygrad fails "
+                         "here too): "
+                      << e.what;
+  }
+}
+
 LogicalResult KernelAstBuilderImpl::finishReduce(
     NodeId buf, st::TrackerId viewId, st::TrackerId input,
     std::optional<NodeView> top, std::optional<NodeView> &result, bool row) {
   const LazyNode &n = g.node(buf);
   ArrayRef<int64_t> reduced = reduceAxesOf(n);
   std::vector<int64_t> axes(reduced.begin(), reduced.end());
+  if (pool.anySymbolic()) {
+    // The same steps on sints (tinygrad's _recurse_reduceops with
+    // Variables in the shapes).
+    if (!pool.contiguous(viewId)) {
+      auto pushed = pushViewIntoInputSym(buf, viewId, input, axes);
+      if (failed(pushed))
+        return failure();
+      std::tie(input, axes) = *pushed;
+    } else if (top) {
+      ReduceInfo topInfo = *reduceInfo.find(*top);
+      if (isDoubleReduce(g, buf) && g.baseOf(n.srcs[0]) == top->node)
+        return error(buf) << "merging a double reduce in a graph with "
+                             "symbolic shapes is not supported yet";
+      FailureOr<st::TrackerId> reshaped =
+          reshapeSym(buf, input, reduceSymShape(topInfo.input, topInfo.axes));
+      if (failed(reshaped))
+        return failure();
+      input = *reshaped;
+    }
+    FailureOr<st::TrackerId> key =
+        reshapeSym(buf, viewId, reduceSymShape(input, axes));
+    if (failed(key))
+      return failure();
+    reduceInfo.set({buf, *key}, {input, axes, row});
+    result = NodeView{buf, *key};
+    return success();
+  }
   if (!pool.contiguous(viewId)) {
     const st::ShapeTracker &view = pool.get(viewId);
     // The view's padding ends up in the reduce's input: the ops there then
@@ -219,6 +317,29 @@ LogicalResult KernelAstBuilderImpl::padReduces() {
   for (auto &[key, info] : reduceInfo.entries)
     if (!info.row)
       rank = std::min(rank, pool.shape(info.input).size());
+  if (pool.anySymbolic()) {
+    // With Variables, only inputs that already agree (tinygrad's `==`)
+    // are taken: tinygrad sorts and compares the dims as sints.
+    for (size_t i = 0; i < rank; ++i) {
+      std::vector<st::SInt> dims;
+      for (auto &[key, info] : reduceInfo.entries) {
+        if (info.row)
+          continue;
+        st::SInt dim = pool.symShape(info.input)[i];
+        if (!llvm::any_of(
+                dims, [&](const st::SInt &d) { return st::sym::eq(d, dim); }))
+          dims.push_back(dim);
+      }
+      bool one = llvm::any_of(
+          dims, [](const st::SInt &d) { return st::sym::eq(d, 1); });
+      if (dims.size() == 1 || (dims.size() == 2 && one))
+        continue;
+      return error(reduceInfo.entries.front().first.node)
+             << "padding the reduce inputs of one kernel to a common "
+                "symbolic shape is not supported yet";
+    }
+    return success();
+  }
   for (size_t i = 0; i < rank; ++i) {
     std::vector<int64_t> dims;
     for (auto &[key, info] : reduceInfo.entries)
@@ -380,7 +501,10 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
         node.numAxes = uint32_t(axes.size());
         item.axes.insert(item.axes.end(), axes.begin(), axes.end());
         node.shaped =
-            pool.fromShape(reduceShape(pool.shape(done.rinfo->input), axes));
+            pool.anySymbolic()
+                ? pool.fromSymShape(reduceSymShape(done.rinfo->input, axes))
+                : pool.fromShape(
+                      reduceShape(pool.shape(done.rinfo->input), axes));
         result = addNode(node);
         cache.set({done.buf, done.view}, result);
         item.computed.push_back(done.buf);
@@ -451,10 +575,6 @@ FailureOr<ScheduleItem> KernelAstBuilderImpl::run(ArrayRef<NodeId> outputs) {
   // as tinygrad does: the views a reduce is reached through depend on the
   // path.)
   if (llvm::any_of(group, [&](NodeId out) { return reachesReduce(out); })) {
-    if (pool.anySymbolic())
-      return error(group.front())
-             << "reduces in a graph with symbolic shapes (tinygrad "
-                "Variables) are not supported yet";
     for (NodeId out : group)
       if (failed(recurseReduceops(out)))
         return failure();
@@ -470,8 +590,11 @@ FailureOr<ScheduleItem> KernelAstBuilderImpl::run(ArrayRef<NodeId> outputs) {
   for (NodeId out : group) {
     st::TrackerId outputView =
         !lastReduce ? identityOf(out)
-                    : pool.fromShape(reduceShape(pool.shape(lastReduce->input),
-                                                 lastReduce->axes));
+        : pool.anySymbolic()
+            ? pool.fromSymShape(
+                  reduceSymShape(lastReduce->input, lastReduce->axes))
+            : pool.fromShape(
+                  reduceShape(pool.shape(lastReduce->input), lastReduce->axes));
     FailureOr<int32_t> value = lowerValue(out, outputView);
     if (failed(value))
       return failure();

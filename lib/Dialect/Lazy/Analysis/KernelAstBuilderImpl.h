@@ -176,6 +176,24 @@ private:
     return result;
   }
 
+  /// reshape() to a symbolic shape (graphs with Variables).
+  FailureOr<st::TrackerId> reshapeSym(NodeId at, st::TrackerId t,
+                                      const st::SymShape &shape);
+  /// The shape of tracker `t` with the dims among `axes` set to 1, on
+  /// sints.
+  st::SymShape reduceSymShape(st::TrackerId t, ArrayRef<int64_t> axes) const {
+    st::SymShape out = pool.symShape(t);
+    for (int64_t a : axes)
+      if (a >= 0 && a < int64_t(out.size()))
+        out[size_t(a)] = 1;
+    return out;
+  }
+  /// finishReduce's pushing of a non-contiguous output view into the
+  /// reduce's input, on sints: the new input and axes.
+  FailureOr<std::pair<st::TrackerId, std::vector<int64_t>>>
+  pushViewIntoInputSym(NodeId buf, st::TrackerId viewId, st::TrackerId input,
+                       ArrayRef<int64_t> axes);
+
   /// Whether base node `root` is a reduce or reads one through nodes no
   /// other item realizes. It does not depend on the group: the answers are
   /// kept, and filled only as far as the nodes asked about.
