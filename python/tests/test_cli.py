@@ -72,8 +72,8 @@ def test_export_to_stdout_with_flags_dict(tmp_path):
      "def build():\n    return [Tensor.empty(2, 4, 4).lazydata.cast(dtypes.imagef((2, 4, 4)))]\n",
      "image dtypes cannot be exported: UnaryOps.CAST node of shape (2, 4, 4)"),
     ("from tinygrad import Tensor\nfrom tinygrad.shape.symbolic import Variable\n"
-     "def build():\n    return [Tensor.empty(4) * Tensor(Variable('n', 1, 9).bind(2))]\n",
-     "a CONST of a Variable is not supported yet"),
+     "def build():\n    return [Tensor.empty(4) * Tensor(Variable('n 1', 1, 9).bind(2))]\n",
+     "whose name is not an identifier"),
     ("from tinygrad import Tensor\nFLAGS = {'FUSE_ALL': 1}\ndef build():\n    return [Tensor.empty(2)]\n",
      "unknown scheduler flag 'FUSE_ALL'"),
 ])

@@ -290,13 +290,24 @@ def test_symbolic_products_and_devices(lazy_opt):
     verify(lazy_opt, text)
 
 
-def test_symbolic_rejections():
-    """What has no spelling yet is refused, not mis-exported: a CONST of a
-    Variable; and the compact form takes integer shapes only."""
+def test_symbolic_const(lazy_opt):
+    """A CONST of a bound Variable (Tensor(Variable(...).bind(n)))."""
     from tinygrad.shape.symbolic import Variable
     v = Variable("n", 1, 8).bind(3)
-    with pytest.raises(ExportError, match="a CONST of a Variable is not supported yet: MetaOps.CONST node"):
-        export(Tensor.empty(4) * Tensor(v).cast(dtypes.float32))
+    text = export(Tensor.empty(4) * Tensor(v).cast(dtypes.float32))
+    assert "lazy.const n[1:8=3] : tensor<si32>" in text
+    verify(lazy_opt, text)
+
+
+def test_symbolic_rejections():
+    """What has no spelling is refused, not mis-exported: a Variable whose
+    name is no identifier; and the compact form takes no Variables."""
+    from tinygrad.shape.symbolic import Variable
+    with pytest.raises(ExportError, match="whose name is not an identifier"):
+        export(Tensor.empty(4) * Tensor(Variable("n 1", 1, 8).bind(3)).cast(dtypes.float32))
+    v = Variable("n", 1, 8).bind(3)
+    with pytest.raises(ExportError, match="a CONST of a Variable needs the text export"):
+        _export.export_graph(Tensor.empty(4) * Tensor(v).cast(dtypes.float32), compact=True)
     lb = Tensor.empty(8).lazydata
     with pytest.raises(ExportError, match="symbolic shapes need the text export"):
         _export.export_graph(lb.shrink(((0, v),)).e(UnaryOps.NEG), compact=True)

@@ -60,3 +60,19 @@ func.func @plus_one(%a: tensor<3x3xf32> {lazy.buffer = 0 : i64}) -> tensor<3x10x
   %3 = lazy.add %0, %2 : tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10=3]]>>
   return %3 : tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10=3]]>>
 }
+
+// A const of a bound Variable (test_tensor_variable's Tensor(a) + 3): the
+// kernel holds the unbound Variable, the launch its value.
+// CHECK-LABEL: lazy.kernel @variable_const_k{{[0-9]+}}
+// CHECK: lazy.const a[0:10] : tensor<si32>
+// CHECK-LABEL: func.func @variable_const
+// CHECK: lazy.launch {{.*}} {lazy.var_vals = {"a[0:10]" = 1 : i64}}
+// TEXT-LABEL: schedule @variable_const
+// TEXT: n0 = CONST a[0:10] int [():()]
+// TEXT: var_vals: a[0:10]=1
+func.func @variable_const() -> tensor<si32> {
+  %0 = lazy.const a[0:10=1] : tensor<si32>
+  %1 = lazy.const 3 : tensor<si32>
+  %2 = lazy.add %0, %1 : tensor<si32>
+  return %2 : tensor<si32>
+}

@@ -85,6 +85,8 @@ def _round_bf16(value):
 
 
 def const_text(value, dtype):
+    if isinstance(value, Variable):
+        return sint_text(value)
     if dtype == dtypes.bool:
         return "True" if value else "False"
     if dtypes.is_int(dtype):

@@ -216,7 +216,7 @@ def _const_value(value, dtype, lb):
     """A CONST's value as the dialect holds it: a bool, an int wrapped into
     the dtype's range, or a float."""
     if isinstance(value, Node):
-        raise ExportError(f"a CONST of a Variable is not supported yet: {describe(lb)} "
+        raise ExportError(f"a CONST of a Variable needs the text export: {describe(lb)} "
                           f"holds {value}")
     if dtype == dtypes.bool:
         return bool(value)
@@ -465,7 +465,11 @@ class _Exporter:
         attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
 
         if op is MetaOps.CONST:
-            body = f"lazy.const {_const_literal(lb.arg, lb.dtype, lb)}{attr_text} : {result_type}"
+            if isinstance(lb.arg, Variable):  # Tensor(Variable(...).bind(n))
+                literal = _sint_text(lb.arg, lb)
+            else:
+                literal = _const_literal(lb.arg, lb.dtype, lb)
+            body = f"lazy.const {literal}{attr_text} : {result_type}"
         elif op is MetaOps.EMPTY:
             body = f"lazy.empty{attr_text} : {result_type}"
         elif op is MetaOps.CUSTOM:

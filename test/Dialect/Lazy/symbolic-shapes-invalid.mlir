@@ -113,3 +113,19 @@ func.func @device_mismatch(%x: tensor<8xf32, #lazy.sym_shape<[x[1:8]], device = 
   %0 = lazy.view %x as <[(x[1:8]):(1)]> : tensor<8xf32, #lazy.sym_shape<[x[1:8]], device = "CUDA">> -> tensor<8xf32, #lazy.sym_shape<[x[1:8]]>>
   return
 }
+
+// -----
+
+func.func @variable_const_float() {
+  // expected-error @+1 {{a Variable's const has an integer dtype, got 'f32'}}
+  %0 = lazy.const n[1:8=3] : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @variable_const_bound() {
+  // expected-error @+1 {{Variable 'n' is bound to 9, outside its range [1, 8]}}
+  %0 = lazy.const n[1:8=9] : tensor<si32>
+  return
+}

@@ -52,3 +52,13 @@ func.func private @sints() attributes {
   e = #lazy.st<[(((x[0:5] * 0) + 4)):(1)]>,
   f = #lazy.st<[((x[1:9] + -1)):(1)]>
 }
+
+// A const of a Variable (tinygrad's Tensor(Variable("n", 1, 8).bind(3))).
+// CHECK-LABEL: func.func @variable_const
+// CHECK: lazy.const n[1:8=3] : tensor<si32>
+// CHECK: lazy.const n[1:8] : tensor<si64>
+func.func @variable_const() -> (tensor<si32>, tensor<si64>) {
+  %0 = lazy.const n[1:8=3] : tensor<si32>
+  %1 = lazy.const n[1:8] : tensor<si64>
+  return %0, %1 : tensor<si32>, tensor<si64>
+}

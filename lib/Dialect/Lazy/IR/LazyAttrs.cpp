@@ -668,3 +668,36 @@ st::SymShape mlir::lazy::symbolicShapeOf(Type type) {
     return sym.getDims();
   return st::SymShape(tensor.getShape().begin(), tensor.getShape().end());
 }
+
+//===----------------------------------------------------------------------===//
+// SymIntAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult SymIntAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 st::SInt value, Type type) {
+  if (!value.isNode() || value.getNode()->kind != st::sym::Kind::Var)
+    return emitError() << "a #lazy.sint is a Variable, got " << sintText(value);
+  auto intType = dyn_cast<IntegerType>(type);
+  if (!intType || intType.getWidth() < 2)
+    return emitError() << "a Variable's const has an integer dtype, got "
+                       << type;
+  return success();
+}
+
+Attribute SymIntAttr::parse(AsmParser &parser, Type type) {
+  st::SInt value;
+  StringRef name;
+  if (parser.parseLess() || parser.parseKeyword(&name) ||
+      parseVariableAfterName(parser, name, value) || parser.parseGreater())
+    return {};
+  if (!type)
+    type = IntegerType::get(parser.getContext(), 32);
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), value, type);
+}
+
+void SymIntAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  printSInt(printer.getStream(), getValue());
+  printer << '>';
+}

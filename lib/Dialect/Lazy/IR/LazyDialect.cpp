@@ -68,7 +68,7 @@ static bool holdsVariable(Operation *op) {
     attr.walk([&](Attribute a) {
       if (auto st = dyn_cast<ShapeTrackerAttr>(a))
         found |= st.isSymbolic();
-      found |= isa<SymShapeAttr>(a);
+      found |= isa<SymShapeAttr, SymIntAttr>(a);
     });
     return found;
   };

@@ -290,8 +290,14 @@ LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this, getAxes()); }
 
 LogicalResult ConstOp::verify() {
   // The printer relies on the value being a bool, integer or float literal
-  // of exactly the element type.
+  // of exactly the element type, or a Variable of an integer type.
   Type elementType = getType().getElementType();
+  if (auto sym = dyn_cast<SymIntAttr>(getValue())) {
+    if (sym.getType() != elementType)
+      return emitOpError() << "Variable value of type " << sym.getType()
+                           << " must have the element type " << elementType;
+    return success();
+  }
   bool isLiteral = isa<FloatType>(elementType) ? isa<FloatAttr>(getValue())
                                                : isa<IntegerAttr>(getValue());
   if (getValue().getType() != elementType || !isLiteral)
@@ -309,15 +315,22 @@ ParseResult ConstOp::parse(OpAsmParser &parser, OperationState &result) {
   std::optional<bool> boolValue;
   std::optional<APInt> intValue;
   std::optional<double> floatValue;
-  if (succeeded(parser.parseOptionalKeyword("true")))
-    boolValue = true;
-  else if (succeeded(parser.parseOptionalKeyword("false")))
-    boolValue = false;
-  else if (succeeded(parser.parseOptionalKeyword("nan")))
-    floatValue = std::numeric_limits<double>::quiet_NaN();
-  else if (succeeded(parser.parseOptionalKeyword("inf")))
-    floatValue = std::numeric_limits<double>::infinity();
-  else {
+  std::optional<st::SInt> variable;
+  StringRef word;
+  if (succeeded(parser.parseOptionalKeyword(&word))) {
+    if (word == "true" || word == "false") {
+      boolValue = word == "true";
+    } else if (word == "nan" || word == "inf") {
+      floatValue = word == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                                 : std::numeric_limits<double>::infinity();
+    } else {
+      // A Variable: `name[lo:hi]` or `name[lo:hi=value]`.
+      st::SInt v;
+      if (parseVariableAfterName(parser, word, v))
+        return failure();
+      variable = v;
+    }
+  } else {
     bool negative = succeeded(parser.parseOptionalMinus());
     APInt integer;
     OptionalParseResult parsedInt = parser.parseOptionalDecimalInteger(integer);
@@ -345,6 +358,16 @@ ParseResult ConstOp::parse(OpAsmParser &parser, OperationState &result) {
   result.addTypes(type);
   Type elementType = type.getElementType();
   Builder &b = parser.getBuilder();
+
+  if (variable) {
+    auto value =
+        SymIntAttr::getChecked([&] { return parser.emitError(loc); },
+                               parser.getContext(), *variable, elementType);
+    if (!value)
+      return failure();
+    result.addAttribute("value", value);
+    return success();
+  }
 
   if (elementType.isInteger(1)) {
     if (!boolValue)
@@ -387,7 +410,9 @@ ParseResult ConstOp::parse(OpAsmParser &parser, OperationState &result) {
 void ConstOp::print(OpAsmPrinter &printer) {
   Attribute value = getValue();
   printer << ' ';
-  if (auto boolAttr = dyn_cast<BoolAttr>(value)) {
+  if (auto sym = dyn_cast<SymIntAttr>(value)) {
+    printSInt(printer.getStream(), sym.getValue());
+  } else if (auto boolAttr = dyn_cast<BoolAttr>(value)) {
     printer << (boolAttr.getValue() ? "true" : "false");
   } else if (auto intAttr = dyn_cast<IntegerAttr>(value)) {
     intAttr.getValue().print(printer.getStream(),

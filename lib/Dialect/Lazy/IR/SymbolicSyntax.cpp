@@ -165,6 +165,11 @@ void mlir::lazy::printSInt(llvm::raw_ostream &os, const SInt &value) {
   os << sintText(value);
 }
 
+ParseResult mlir::lazy::parseVariableAfterName(AsmParser &parser,
+                                               StringRef name, SInt &value) {
+  return parseVariable(parser, name, value);
+}
+
 ParseResult mlir::lazy::parseSInt(AsmParser &parser, SInt &value) {
   if (parseNode(parser, value, 0))
     return failure();

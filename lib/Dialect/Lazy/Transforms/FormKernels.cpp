@@ -232,6 +232,27 @@ static Operation *appendOp(OpBuilder &b, OperationName name, Location loc,
   return b.insert(op);
 }
 
+/// A const's value in a kernel: a Variable unbound (its value goes to the
+/// launch, as tinygrad's ConstBuffer holds the unbound Variable).
+static TypedAttr kernelConstValue(TypedAttr value) {
+  auto sym = dyn_cast<SymIntAttr>(value);
+  if (!sym)
+    return value;
+  st::SInt unbound = st::unbindShape({sym.getValue()}).front();
+  return SymIntAttr::get(value.getContext(), unbound, sym.getType());
+}
+
+/// Whether a graph holds a Variable: in a tracker or a const.
+static bool hasVariables(const LazyGraph &g) {
+  if (g.trackers().anySymbolic())
+    return true;
+  for (NodeId id = 0; id < NodeId(g.size()); ++id)
+    if (g.node(id).kind == NodeOp::Const &&
+        isa<SymIntAttr>(cast<ConstOp>(g.node(id).op).getValue()))
+      return true;
+  return false;
+}
+
 /// The values of the Variables a kernel item reads and writes through
 /// (tinygrad's var_vals: its stores', loads' and consts' trackers and its
 /// outputs' shapes, unbound), keyed by the unbound Variable
@@ -239,18 +260,25 @@ static Operation *appendOp(OpBuilder &b, OperationName name, Location loc,
 static DictionaryAttr varValuesOf(const LazyGraph &g,
                                   const ScheduleItem &item) {
   const st::TrackerPool &pool = g.trackers();
-  if (!pool.anySymbolic())
-    return {};
   st::VarVals values;
   auto add = [&](st::TrackerId id) {
     if (pool.isSymbolic(id))
       for (auto &[key, value] : st::unbindOrKeep(pool.getSym(id)).second)
         values.emplace(key, value);
   };
-  for (const AstNode &node : item.nodes)
+  for (const AstNode &node : item.nodes) {
     if (node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const ||
         node.kind == AstNode::Kind::View)
       add(node.view);
+    // A const of a Variable (a ConstBuffer of the unbound Variable).
+    if (node.kind == AstNode::Kind::Const)
+      if (auto sym = dyn_cast<SymIntAttr>(
+              cast<ConstOp>(g.node(node.source).op).getValue())) {
+        const st::sym::NodeP &var = sym.getValue().getNode();
+        if (var->bound)
+          values.emplace(st::sym::unboundVar(var)->key(), *var->bound);
+      }
+  }
   for (auto &store : item.stores)
     add(store.second);
   for (NodeId out : item.outputs)
@@ -330,7 +358,7 @@ KernelOp KernelFormer::emitKernel(const LazyGraph &g, const ScheduleItem &item,
     }
     case AstNode::Kind::Const: {
       ConstOp::Properties constProps;
-      constProps.value = cast<ConstOp>(src.op).getValue();
+      constProps.value = kernelConstValue(cast<ConstOp>(src.op).getValue());
       Value c = appendOp(b, bodyOps.constant, nodeLoc,
                          kernelTensor(src.shape(), elementType), {},
                          &constProps, noAttrs)
@@ -597,6 +625,7 @@ FailureOr<ScheduleOp> KernelFormer::emitSchedule(const LazyGraph &g,
                          ctx, {nodePositions->lookup(g.node(owner).op)}));
     return alloc;
   };
+  const bool withVariables = hasVariables(g);
   std::vector<FlatSymbolRefAttr> kernelRefs;
   for (KernelOp kernel : kernels)
     kernelRefs.push_back(SymbolRefAttr::get(kernel));
@@ -656,7 +685,8 @@ FailureOr<ScheduleOp> KernelFormer::emitSchedule(const LazyGraph &g,
       operands.append(ins);
       op = appendOp(sb, launchName, itemLoc, ValueRange(outs).getTypes(),
                     operands, &props, noAttrs);
-      if (DictionaryAttr values = varValuesOf(g, item))
+      if (DictionaryAttr values =
+              withVariables ? varValuesOf(g, item) : DictionaryAttr())
         op->setAttr(LazyDialect::kVarValuesAttrName, values);
     } else {
       StringRef kind;

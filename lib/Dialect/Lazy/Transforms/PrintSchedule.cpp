@@ -15,6 +15,7 @@
 
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/IR/SymbolicSyntax.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Dialect/Lazy/Transforms/ScheduleText.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -104,6 +105,8 @@ std::string pythonFloat(double v) {
 }
 
 std::string constText(Attribute value) {
+  if (auto sym = dyn_cast<SymIntAttr>(value))
+    return sintText(sym.getValue());
   if (auto b = dyn_cast<BoolAttr>(value))
     return b.getValue() ? "True" : "False";
   if (auto i = dyn_cast<IntegerAttr>(value)) {

@@ -6,6 +6,7 @@
 include "lazy/Dialect/Lazy/IR/LazyBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/TensorEncoding.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 class Lazy_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Lazy_Dialect, name, traits> {
@@ -49,6 +50,24 @@ def Lazy_SymShapeAttr : Lazy_Attr<"SymShape", "sym_shape",
     /// The Variables of the dims, by key.
     std::map<std::string, ::lazy::st::sym::NodeP> getVariables() const;
   }];
+}
+
+def Lazy_SymIntAttr : Lazy_Attr<"SymInt", "sint", [TypedAttrInterface]> {
+  let summary = "a tinygrad Variable as a const's value";
+  let description = [{
+    The value of a `lazy.const` that is a Variable (tinygrad's
+    `Tensor(Variable("n", 1, 8).bind(3))`), of an integer element type:
+
+    ```mlir
+    %n = lazy.const n[1:8=3] : tensor<i32>
+    ```
+
+    A kernel holds the unbound Variable (`n[1:8]`) and its launch the value.
+  }];
+  let parameters = (ins "::lazy::st::sym::SInt":$value,
+                        AttributeSelfTypeParameter<"">:$type);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
 }
 
 def Lazy_ShapeTrackerAttr : Lazy_Attr<"ShapeTracker", "st"> {

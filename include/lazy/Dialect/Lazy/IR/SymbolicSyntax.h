@@ -37,6 +37,9 @@ namespace mlir::lazy {
 void printSInt(llvm::raw_ostream &os, const ::lazy::st::sym::SInt &value);
 std::string sintText(const ::lazy::st::sym::SInt &value);
 ParseResult parseSInt(AsmParser &parser, ::lazy::st::sym::SInt &value);
+/// The rest of a Variable, `[lo:hi]` or `[lo:hi=bound]`, after its name.
+ParseResult parseVariableAfterName(AsmParser &parser, StringRef name,
+                                   ::lazy::st::sym::SInt &value);
 
 } // namespace mlir::lazy
 
