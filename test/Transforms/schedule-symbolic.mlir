@@ -76,3 +76,22 @@ func.func @variable_const() -> tensor<si32> {
   %2 = lazy.add %0, %1 : tensor<si32>
   return %2 : tensor<si32>
 }
+
+// test_symbolic_ops' matmul: (3, i) @ (i, 5), a sum over the Variable's
+// axis; the kernel's output has integer dims.
+// TEXT-LABEL: schedule @matmul
+// TEXT: item 0 KERNEL outs=1 ins=2
+// TEXT-NEXT: n0 = LOAD 1 float [(3, 5, i[1:10]):(i[1:10], 0, 1)]
+// TEXT-NEXT: n1 = LOAD 2 float [(3, 5, i[1:10]):(0, 1, 5)]
+// TEXT-NEXT: n2 = MUL n0 n1
+// TEXT-NEXT: n3 = SUM (2,) n2
+// TEXT-NEXT: STORE 0 float [(3, 5, 1):(5, 1, 0)] n3
+// TEXT: var_vals: i[1:10]=3
+func.func @matmul(%a: tensor<3x3xf32> {lazy.buffer = 0 : i64}, %b: tensor<3x5xf32> {lazy.buffer = 1 : i64}) -> tensor<3x5xf32> {
+  %0 = lazy.view %a as <[(3, 5, i[1:10=3]):(i[1:10=3], 0, 1)]> : tensor<3x3xf32> -> tensor<3x5x10xf32, #lazy.sym_shape<[3, 5, i[1:10=3]]>>
+  %1 = lazy.view %b as <[(3, 5, i[1:10=3]):(0, 1, 5)]> : tensor<3x5xf32> -> tensor<3x5x10xf32, #lazy.sym_shape<[3, 5, i[1:10=3]]>>
+  %2 = lazy.mul %0, %1 : tensor<3x5x10xf32, #lazy.sym_shape<[3, 5, i[1:10=3]]>>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<3x5x10xf32, #lazy.sym_shape<[3, 5, i[1:10=3]]>> -> tensor<3x5x1xf32>
+  %4 = lazy.view %3 as <[(3, 5):(5, 1)]> : tensor<3x5x1xf32> -> tensor<3x5xf32>
+  return %4 : tensor<3x5xf32>
+}
