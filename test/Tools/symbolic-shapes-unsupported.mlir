@@ -1,17 +1,15 @@
 // Graphs with symbolic shapes (tinygrad Variables) schedule (see
 // Transforms/schedule-symbolic.mlir), but the aggressive fusion policy,
-// the two-pass form, the kernel optimizer, the lowerings and the runners
-// are not built for them yet: each says so at the first op holding a
+// the kernel optimizer, the lowerings and the runners are not built for
+// them yet: each says so at the first op holding a
 // Variable, exits non-zero and does not crash.
 // RUN: not lazy-opt --lazy-schedule=fusion=aggressive %s 2>&1 | FileCheck %s --check-prefix=AGGRESSIVE
-// RUN: not lazy-opt --lazy-mark-realize %s 2>&1 | FileCheck %s --check-prefix=MARK
 // RUN: not lazy-opt --convert-lazy-to-loops %s 2>&1 | FileCheck %s --check-prefix=LOOPS
 // RUN: not lazy-opt --lazy-optimize-kernels %s 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: not lazy-run %s 2>&1 | FileCheck %s --check-prefix=EXEC
 // RUN: not lazy-interp %s 2>&1 | FileCheck %s --check-prefix=INTERP
 
-// AGGRESSIVE: symbolic-shapes-unsupported.mlir:[[@LINE+10]]:{{[0-9]+}}: error: lazy-form-kernels{fusion=aggressive} does not take symbolic shapes (tinygrad Variables) yet
-// MARK: symbolic-shapes-unsupported.mlir:[[@LINE+9]]:{{[0-9]+}}: error: lazy-mark-realize does not take symbolic shapes (tinygrad Variables) yet
+// AGGRESSIVE: symbolic-shapes-unsupported.mlir:[[@LINE+9]]:{{[0-9]+}}: error: lazy-form-kernels{fusion=aggressive} does not take symbolic shapes (tinygrad Variables) yet
 // LOOPS: symbolic-shapes-unsupported.mlir:[[@LINE+8]]:{{[0-9]+}}: error: convert-lazy-to-loops does not take symbolic shapes (tinygrad Variables) yet
 // OPT: symbolic-shapes-unsupported.mlir:[[@LINE+7]]:{{[0-9]+}}: error: lazy-optimize-kernels does not take symbolic shapes (tinygrad Variables) yet
 // EXEC: symbolic-shapes-unsupported.mlir:[[@LINE+6]]:{{[0-9]+}}: error: lazy-run does not take symbolic shapes (tinygrad Variables) yet

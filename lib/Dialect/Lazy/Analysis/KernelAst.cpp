@@ -600,10 +600,19 @@ FailureOr<ScheduleItem> KernelAstBuilderImpl::run(ArrayRef<NodeId> outputs) {
       return failure();
     const LazyNode &n = g.node(out);
     if (n.kind == NodeOp::Assign)
-      if (ShapeTrackerAttr view = cast<AssignOp>(n.op).getViewAttr()) {
-        if (view.isSymbolic() || pool.isSymbolic(outputView))
-          return error(out) << "an assign through a view in a graph with "
-                               "symbolic shapes is not supported yet";
+      if (ShapeTrackerAttr view = cast<AssignOp>(n.op).getViewAttr();
+          view && pool.anySymbolic()) {
+        // tinygrad: output_st = out.arg[0].reshape(output_st.shape), the
+        // view having the output's shape, on sints.
+        st::TrackerId assigned = pool.intern(view.getSymTracker());
+        if (!st::symEqual(pool.symShape(assigned), symbolicShapeOf(n.type)))
+          return error(out) << "its view must not change the output shape";
+        FailureOr<st::TrackerId> reshaped =
+            reshapeSym(out, assigned, pool.symShape(outputView));
+        if (failed(reshaped))
+          return failure();
+        outputView = *reshaped;
+      } else if (view) {
         st::TrackerId assigned = pool.intern(view.getTracker());
         if (ArrayRef<int64_t>(pool.shape(assigned)) != n.shape())
           return error(out) << "its view must not change the output shape";

@@ -468,6 +468,12 @@ LogicalResult AssignOp::verify() {
       return emitOpError() << "view shape " << shapeText(view.getShape())
                            << " must equal the value shape "
                            << shapeText(shapeOf(value));
+    if ((view.isSymbolic() || hasSymbolicShape(value)) &&
+        !st::symEqual(view.getSymTracker().shape(), symbolicShapeOf(value)))
+      return emitOpError() << "view shape "
+                           << symbolicShapeText(view.getSymTracker().shape())
+                           << " must equal the value shape "
+                           << symbolicShapeText(symbolicShapeOf(value));
     if (auto range = view.getBaseIndexRange())
       if (range->first < 0 || range->second >= targetSize)
         return emitOpError() << "view reaches indices outside the target's "

@@ -844,12 +844,10 @@ struct LazyFormKernels final
     ScheduleFlags flags = readScheduleFlags(
         module, preset.overriddenBy(ScheduleFlagOverrides::givenIn(*this)));
     // Symbolic shapes are scheduled as tinygrad 0.9.2 does; the aggressive
-    // policy and the two-pass form (marks) take integer shapes only.
-    if ((flags.fusion != FusionPolicy::Tinygrad || !decide) &&
+    // policy takes integer shapes only.
+    if (flags.fusion != FusionPolicy::Tinygrad &&
         failed(rejectSymbolicShapes(module,
-                                    flags.fusion != FusionPolicy::Tinygrad
-                                        ? "lazy-form-kernels{fusion=aggressive}"
-                                        : "lazy-form-kernels{decide=false}")))
+                                    "lazy-form-kernels{fusion=aggressive}")))
       return signalPassFailure();
     // Graph-level functions: tensors in and out, no schedule yet.
     SmallVector<func::FuncOp> funcs;

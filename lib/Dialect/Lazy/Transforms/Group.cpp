@@ -32,8 +32,6 @@ struct LazyGroup final
   friend struct mlir::lazy::ScheduleFlagOverrides; // reads the flag options
 
   void runOnOperation() override {
-    if (failed(rejectSymbolicShapes(getOperation(), "lazy-group")))
-      return signalPassFailure();
     // Read once for the whole run.
     flags = readScheduleFlags(getOperation(),
                               ScheduleFlagOverrides::givenIn(*this));

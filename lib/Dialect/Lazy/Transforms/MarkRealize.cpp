@@ -32,8 +32,6 @@ struct LazyMarkRealize final
     : mlir::lazy::WithOptionHints<
           mlir::lazy::impl::LazyMarkRealizeBase<LazyMarkRealize>> {
   void runOnOperation() override {
-    if (failed(rejectSymbolicShapes(getOperation(), "lazy-mark-realize")))
-      return signalPassFailure();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!isGraphFunction(func))
         continue;
