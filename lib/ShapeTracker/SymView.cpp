@@ -1293,3 +1293,13 @@ std::string lazy::st::variableText(const std::string &key) {
   }
   return s;
 }
+
+std::optional<SymShapeTracker>
+lazy::st::composeOrNull(const SymShapeTracker &a,
+                        const SymShapeTracker &b) noexcept {
+  try {
+    return a + b;
+  } catch (const Error &) {
+    return std::nullopt;
+  }
+}

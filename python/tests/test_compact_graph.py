@@ -41,6 +41,8 @@ def test_native_walk_is_built():
 def test_compact_graph_equals_text(name, session):
     """Every corpus graph: the C++ walk writes the Python walk's words, and
     the module built from them prints as the one parsed from the text."""
+    if GRAPHS[name].symbolic:
+        pytest.skip("the compact form takes no Variables yet (graphs with them use the text)")
     fresh()
     built = registry.build(name)
     outs = collect_outputs(built["outputs"])

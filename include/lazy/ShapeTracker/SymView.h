@@ -152,6 +152,9 @@ bool isIdentityLike(const SymShapeTracker &tracker) noexcept;
 /// Variable is not bound.
 std::pair<SymShapeTracker, VarVals>
 unbindOrKeep(const SymShapeTracker &tracker) noexcept;
+/// a + b (`b` indexes into a's shape), or nullopt where tinygrad raises.
+std::optional<SymShapeTracker> composeOrNull(const SymShapeTracker &a,
+                                             const SymShapeTracker &b) noexcept;
 /// The shape with every bound Variable unbound (dims unchanged where a
 /// Variable is unbound).
 SymShape unbindShape(const SymShape &shape) noexcept;

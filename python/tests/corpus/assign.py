@@ -17,8 +17,8 @@ it too.
 JIT tests: TinyJit realizes its Tensor arguments before each call, and
 from the second call on `x` is realized, so the graph registered is that
 steady-state call (the first call is `add` below). The KV-cache test binds
-a symbolic `start_pos` Variable, which the exporter does not take; its
-steps are registered with the concrete positions the original binds.
+a symbolic `start_pos` Variable: corpus/symbolic.py registers its steps
+so; here they are registered with the concrete positions too.
 """
 
 from tinygrad import Tensor, dtypes

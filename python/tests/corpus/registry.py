@@ -15,6 +15,9 @@ with `@graph(name, ...)`:
   re-expressed graph is known to be the one the original test scheduled.
 * `fill`: how `check` fills the realized inputs (see lazy_mlir.tinygrad._check).
 * `numerics`: True, or a string saying why the numbers are not compared.
+* `symbolic`: the graph holds tinygrad Variables (symbolic shapes); tests
+  that compile its kernels, export it in the compact form or run it
+  through the in-process bridge skip it until those take Variables.
 
 `generate.py` writes each entry out as a stand-alone build() script for
 `python3 -m lazy_mlir.tinygrad export|check`.
@@ -26,7 +29,7 @@ GRAPHS = {}
 
 
 class Entry:
-    def __init__(self, name, fn, flags, context, half, kernels, items, fill, numerics):
+    def __init__(self, name, fn, flags, context, half, kernels, items, fill, numerics, symbolic=False):
         self.name = name
         self.category = name.split("/", 1)[0]
         self.fn = fn
@@ -37,16 +40,18 @@ class Entry:
         self.items = items
         self.fill = dict(fill or {})
         self.numerics = numerics
+        self.symbolic = symbolic
 
     def __repr__(self):
         return f"<corpus {self.name}>"
 
 
-def graph(name, *, flags=None, context=None, half=False, kernels=None, items=None, fill=None, numerics=True):
+def graph(name, *, flags=None, context=None, half=False, kernels=None, items=None, fill=None, numerics=True,
+          symbolic=False):
     def register(fn):
         if name in GRAPHS:
             raise ValueError(f"duplicate corpus graph {name}")
-        GRAPHS[name] = Entry(name, fn, flags, context, half, kernels, items, fill, numerics)
+        GRAPHS[name] = Entry(name, fn, flags, context, half, kernels, items, fill, numerics, symbolic)
         return fn
     return register
 
@@ -92,7 +97,7 @@ def build(name):
 
 def load():
     """Import every corpus module (registering its graphs) and return GRAPHS."""
-    from . import ops, movement, schedule, training, assign, arange  # noqa: F401
+    from . import ops, movement, schedule, training, assign, arange, symbolic  # noqa: F401
     return GRAPHS
 
 

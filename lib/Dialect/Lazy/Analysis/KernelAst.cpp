@@ -601,7 +601,7 @@ FailureOr<ScheduleItem> KernelAstBuilderImpl::run(ArrayRef<NodeId> outputs) {
     const LazyNode &n = g.node(out);
     if (n.kind == NodeOp::Assign)
       if (ShapeTrackerAttr view = cast<AssignOp>(n.op).getViewAttr();
-          view && pool.anySymbolic()) {
+          view && (view.isSymbolic() || pool.anySymbolic())) {
         // tinygrad: output_st = out.arg[0].reshape(output_st.shape), the
         // view having the output's shape, on sints.
         st::TrackerId assigned = pool.intern(view.getSymTracker());

@@ -219,6 +219,11 @@ FailureOr<LazyGraph> LazyGraph::build(func::FuncOp func, bool *notFolded) {
       return op.emitOpError("is not a lazy graph op; the scheduler only "
                             "accepts lazy ops and a return");
     if (opClass.isMovement) {
+      if (auto src = op.getOperand(0).getDefiningOp<ViewOp>();
+          src && src.getTracker().isSymbolic())
+        return op.emitOpError("moves a symbolic view (a view holding tinygrad "
+                              "Variables), which is not supported yet; "
+                              "write one lazy.view of the base");
       if (notFolded)
         return stopToFold();
       return op.emitOpError("is a movement op; run lazy-fold-views before "

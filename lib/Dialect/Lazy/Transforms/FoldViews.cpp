@@ -79,17 +79,24 @@ Value zeroConstView(OpBuilder &builder, Location loc, RankedTensorType type) {
                         ShapeTrackerAttr::get(builder.getContext(), tracker));
 }
 
-/// The _view rules for a view that holds Variables. Only views of a base
-/// are taken (the form the exporter writes); a symbolic view of a view is
-/// left for the scheduler to report.
+/// The _view rules for a view that holds Variables, or reads a view that
+/// does: a view of a view is composed on sints first.
 void foldSymbolicView(ViewOp view, SmallVectorImpl<Operation *> &folded,
                       llvm::DenseSet<std::pair<Attribute, Type>> &keptViews) {
-  if (view.getSrc().getDefiningOp<ViewOp>())
-    return;
-  std::pair<Attribute, Type> key{view.getTracker(), view.getSrc().getType()};
-  if (keptViews.contains(key))
-    return;
+  Value base = view.getSrc();
   st::SymShapeTracker tracker = view.getTracker().getSymTracker();
+  if (auto inner = base.getDefiningOp<ViewOp>()) {
+    // A view of a view: one view of the base, composed on sints. Where
+    // tinygrad would raise, the views stay, for the scheduler to report.
+    std::optional<st::SymShapeTracker> composed =
+        st::composeOrNull(inner.getTracker().getSymTracker(), tracker);
+    if (!composed)
+      return;
+    base = inner.getSrc();
+    tracker = std::move(*composed);
+  } else if (keptViews.contains({view.getTracker(), base.getType()})) {
+    return;
+  }
   OpBuilder builder(view);
   Value replacement;
   if (symbolicReadsNothing(tracker)) {
@@ -112,11 +119,15 @@ void foldSymbolicView(ViewOp view, SmallVectorImpl<Operation *> &folded,
     replacement =
         ViewOp::create(builder, view.getLoc(), type, scalar,
                        ShapeTrackerAttr::get(view.getContext(), expanded));
-  } else if (symbolicViewFoldsAway(tracker, view.getSrc().getType())) {
-    replacement = view.getSrc();
-  } else {
-    keptViews.insert(key);
+  } else if (symbolicViewFoldsAway(tracker, base.getType())) {
+    replacement = base;
+  } else if (base == view.getSrc()) {
+    keptViews.insert({view.getTracker(), base.getType()});
     return;
+  } else {
+    replacement =
+        ViewOp::create(builder, view.getLoc(), view.getType(), base,
+                       ShapeTrackerAttr::get(view.getContext(), tracker));
   }
   view.getResult().replaceAllUsesWith(replacement);
   folded.push_back(view);
@@ -150,11 +161,20 @@ bool mlir::lazy::foldViews(func::FuncOp func) {
       if (keptViews.contains(*viewKey))
         return;
     }
-    if (auto view = dyn_cast<ViewOp>(op);
-        view &&
-        (view.getTracker().isSymbolic() || hasSymbolicShape(view.getType()) ||
-         hasSymbolicShape(view.getSrc().getType()))) {
-      foldSymbolicView(view, folded, keptViews);
+    auto symbolicView = [](Value v) {
+      auto view = v.getDefiningOp<ViewOp>();
+      return view && view.getTracker().isSymbolic();
+    };
+    Value src = op->getOperand(0);
+    bool symbolic =
+        hasSymbolicShape(src.getType()) ||
+        hasSymbolicShape(op->getResult(0).getType()) || symbolicView(src) ||
+        (isa<ViewOp>(op) && cast<ViewOp>(op).getTracker().isSymbolic());
+    if (symbolic) {
+      // Movement ops take integer shapes (their verifiers), so only a
+      // movement op of a symbolic view gets here; the scheduler reports it.
+      if (auto view = dyn_cast<ViewOp>(op))
+        foldSymbolicView(view, folded, keptViews);
       return;
     }
     auto [base, tracker] = baseAndTracker(op->getOperand(0));
