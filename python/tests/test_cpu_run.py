@@ -22,7 +22,8 @@ from lazy_mlir.tinygrad import export
 from lazy_mlir.tinygrad._check import random_values
 
 GRAPHS = registry.load()
-NAMES = sorted(n for n in GRAPHS if GRAPHS[n].numerics is True)
+# Graphs with Variables are not lowered yet (their kernels take none).
+NAMES = sorted(n for n in GRAPHS if GRAPHS[n].numerics is True and not GRAPHS[n].symbolic)
 LAZY_RUN = tool_path("lazy-run")
 UNSUPPORTED = (LAZY_RUN_REFUSALS["cpu"], LAZY_RUN_REFUSALS["interpreter"])
 

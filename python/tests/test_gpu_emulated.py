@@ -16,7 +16,8 @@ from lazy_mlir import LAZY_RUN_REFUSALS
 from test_cpu_run import check_against_interpreter
 
 GRAPHS = registry.load()
-NAMES = sorted(n for n in GRAPHS if GRAPHS[n].numerics is True)
+# Graphs with Variables are not lowered yet (their kernels take none).
+NAMES = sorted(n for n in GRAPHS if GRAPHS[n].numerics is True and not GRAPHS[n].symbolic)
 UNSUPPORTED = (LAZY_RUN_REFUSALS["gpu"], LAZY_RUN_REFUSALS["interpreter"])
 
 

@@ -88,6 +88,20 @@ def random_values(rng, elt, count, fill):
     return values.astype(_NUMPY[elt])
 
 
+def concrete_shape(lb):
+    """lb's shape with each Variable at the value it is bound to (what
+    tinygrad computes for this call; its Buffer is sized for the largest
+    values and holds the result as a prefix)."""
+    from tinygrad.shape.symbolic import Node, NumNode
+    dims = []
+    for d in lb.shape:
+        if isinstance(d, Node):
+            d = d.substitute({v: NumNode(v.val) for v in d.vars()})
+            d = d.b if isinstance(d, NumNode) else d
+        dims.append(int(d))
+    return tuple(dims)
+
+
 def _read_buffer(buffer, elt, shape):
     """The first prod(shape) elements of `buffer` (an ASSIGN's base is
     smaller than the target Buffer it shares and reads as its prefix)."""
@@ -143,7 +157,7 @@ def fill_inputs(graph, seed, fill):
     arrays = []
     for lb, _, _ in graph.args:
         lb.buffer.ensure_allocated()
-        arrays.append(_read_buffer(lb.buffer, element_type(lb.dtype), tuple(lb.shape)))
+        arrays.append(_read_buffer(lb.buffer, element_type(lb.dtype), concrete_shape(lb)))
     return arrays
 
 
@@ -163,7 +177,7 @@ def realize_outputs(outs, flags):
     results = []
     for lb in outs:
         elt = element_type(lb.dtype)
-        shape = tuple(lb.shape)
+        shape = concrete_shape(lb)
         if lb.size == 0:
             results.append(np.zeros(shape, dtype=_NUMPY[elt]))
         elif lb.base is lb and lb.realized is not None and lb.realized.is_allocated():

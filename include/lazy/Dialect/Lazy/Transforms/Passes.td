@@ -39,6 +39,39 @@ def LazyFoldViews : Pass<"lazy-fold-views", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
+def LazyBindVariables : Pass<"lazy-bind-variables", "::mlir::ModuleOp"> {
+  let summary = "Give every tinygrad Variable of a graph a value";
+  let description = [{
+    Rewrites graph functions with symbolic shapes (tinygrad Variables) into
+    the integer graph at one value of each Variable: the value given in
+    `values` (`start_pos=7`), else the value the Variable is bound to.
+
+    1. Every `#lazy.st` is re-created with the values substituted (tinygrad's
+       `View.create`, so the views are canonical integer views).
+    2. Every tensor of a `#lazy.sym_shape` gets the integer shape at the
+       values (the device stays its encoding).
+    3. A `lazy.const` of a Variable becomes an integer const of its value.
+
+    A value outside the Variable's range, a name no Variable has, or a
+    Variable with no value and no binding is an error. The result is what
+    tinygrad computes for those values; the interpreter evaluates graphs
+    with Variables through it (`lazy-interp --var`). Kernels keep their
+    Variables (their launches carry the values).
+
+    ```mlir
+    %v = lazy.view %a as <[(3, i[1:4=2]):(4, 1)]>
+        : tensor<3x4xf32> -> tensor<3x4xf32, #lazy.sym_shape<[3, i[1:4=2]]>>
+    // becomes
+    %v = lazy.view %a as <[(3, 2):(4, 1)]> : tensor<3x4xf32> -> tensor<3x2xf32>
+    ```
+  }];
+  let options = [
+    ListOption<"values", "values", "std::string",
+               "NAME=VALUE for a Variable (default: its bound value)">,
+  ];
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
 // The scheduler flags, with tinygrad 0.9.2's defaults: the options of
 // include/lazy/Dialect/Lazy/IR/ScheduleFlags.def (ScheduleFlagsTest checks
 // that the two lists agree).
