@@ -88,6 +88,15 @@ static bool holdsVariable(Operation *op) {
   return symbolicAttr(op->getAttrDictionary());
 }
 
+bool mlir::lazy::holdsVariables(Operation *root) {
+  return root
+      ->walk([](Operation *op) {
+        return holdsVariable(op) ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 LogicalResult mlir::lazy::rejectSymbolicShapes(Operation *root,
                                                StringRef what) {
   Operation *found = nullptr;

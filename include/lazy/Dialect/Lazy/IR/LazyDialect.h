@@ -20,6 +20,9 @@ bool hasValidEncoding(Type type);
 Attribute deviceOf(Type type);
 /// Whether a tensor type's shape holds a Variable (#lazy.sym_shape).
 bool hasSymbolicShape(Type type);
+/// Whether some op under `root` (itself included) holds a tinygrad
+/// Variable in a type or an attribute.
+bool holdsVariables(Operation *root);
 /// For the parts of lazy-mlir that take integer shapes only: emits
 /// "<what> does not take symbolic shapes yet" at the first op under `root`
 /// (itself included) that holds a Variable in a type or a #lazy.st, and
