@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy-c/Lazy.h"
-#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
 #include "CompactGraph.h"
 
@@ -130,9 +129,7 @@ bool withScheduledModule(
           return;
         OwningOpRef<ModuleOp> module =
             loadGraph(context, input, name, sourceMgr, diagOS);
-        if (!module ||
-            failed(mlir::lazy::rejectSymbolicShapes(*module, "lazy-mlir")) ||
-            failed(pm.run(*module)))
+        if (!module || failed(pm.run(*module)))
           return;
         ok = use(*module, diagOS);
       });

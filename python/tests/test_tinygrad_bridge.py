@@ -15,7 +15,7 @@ from conftest import fresh
 from corpus import registry
 from lazy_mlir import REPO_ROOT, _capi
 from lazy_mlir.tinygrad import _bridge, _hook
-from lazy_mlir.tinygrad._canonical import canonical_items, moved_line
+from lazy_mlir.tinygrad._canonical import canonical_items, moved_line, var_vals_line
 from lazy_mlir.tinygrad._compare import (_copy_kernel_env, _plan_lines, _with_plan, differences,
                                          export_built, tinygrad_schedule)
 from lazy_mlir.tinygrad._export import ExportError, collect_outputs, scheduler_flags
@@ -107,8 +107,10 @@ def test_bridge_gives_tinygrads_schedule(name, session):
     """Every corpus graph: the ScheduleItems the bridge makes from
     lazy-mlir's schedule print as tinygrad's own (ASTs, buffers, memory
     plan), or both refuse the graph."""
-    if GRAPHS[name].symbolic:
-        pytest.skip("the bridge exports the compact form, which takes no Variables yet")
+    if name.startswith("symbolic/llama_decode/attention"):
+        # lazy-opt's plan text equals tinygrad's (test_schedule_compare), but
+        # the bridge's Buffers for it do not yet: an open defect.
+        pytest.skip("the bridge's memory plan after a prescheduled symbolic update differs")
     fresh()
     built = registry.build(name)
     want = _tinygrad_lines(Built(built["outputs"], built.get("seen"), built["flags"], {}))
@@ -118,12 +120,14 @@ def test_bridge_gives_tinygrads_schedule(name, session):
     outs = collect_outputs(built["outputs"])
     seen = set(collect_outputs(built["seen"])) if built.get("seen") else None
     try:
-        items, _, _ = _bridge.schedule(outs, seen, plan_memory=True, flags=built["flags"])
+        items, var_vals, _ = _bridge.schedule(outs, seen, plan_memory=True, flags=built["flags"])
     except _bridge.LazyMlirError as error:
         errors = [line for line in str(error).splitlines() if "error:" in line]
         got = [f"ERROR {errors[0] if errors else error}"]
     else:
         got = _with_plan(canonical_items(items), _plan_lines(items)) + [moved_line(items)]
+        if (values := var_vals_line(var_vals)) is not None:
+            got.append(values)
     assert not differences(want, got), f"{name}:\n" + "\n".join(differences(want, got))
 
 
@@ -265,18 +269,25 @@ def test_compile_mode_runs_lazy_mlirs_kernels(session):
 
 
 def test_refused_graph_raises_or_falls_back(session, monkeypatch):
+    """A graph lazy-mlir refuses raises its error, or with
+    LAZY_MLIR_FALLBACK=1 goes to tinygrad's scheduler with a warning. (Every
+    graph of tinygrad's test files is taken today, so the refusal is
+    simulated.)"""
     from tinygrad import Tensor
-    from tinygrad.shape.symbolic import Variable
     monkeypatch.delenv("LAZY_MLIR_FALLBACK", raising=False)
 
-    def symbolic():
-        v = Variable("n", 1, 8).bind(3)
-        return Tensor.ones(2, 3).contiguous().realize().reshape(2, v).sum(axis=1)
+    def refuse(*args, **kwargs):
+        raise _bridge.LazyMlirError("lazy-mlir cannot schedule this graph:\n<tinygrad graph>:3:5: error: no")
+
+    monkeypatch.setattr(_bridge, "run_lazy_schedule", refuse)
+
+    def graph():
+        return Tensor.ones(2, 3).contiguous().realize().sum(axis=1)
 
     _hook.enable("schedule")
     try:
-        with pytest.raises(ExportError, match="symbolic shapes need the text export"):
-            symbolic().numpy()
+        with pytest.raises(_bridge.LazyMlirError, match="error: no"):
+            graph().numpy()
         # tinygrad 0.9.2's Tensor methods set the Metadata context variable
         # and reset it only when they return: after an exception every later
         # op would carry this call's Metadata.
@@ -285,8 +296,38 @@ def test_refused_graph_raises_or_falls_back(session, monkeypatch):
         monkeypatch.setenv("LAZY_MLIR_FALLBACK", "1")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            assert symbolic().numpy().tolist() == [3.0, 3.0]
+            assert graph().numpy().tolist() == [3.0, 3.0]
         assert any("falling back to tinygrad's scheduler" in str(w.message) for w in caught)
+    finally:
+        _hook.disable()
+
+
+def test_symbolic_shapes_through_the_bridge(session):
+    """Graphs with bound Variables go to lazy-mlir as text (the compact form
+    has no Variables): test_symbolic_ops' matmul at several values, and the
+    kv-cache update of test_assign_kv_cache, give tinygrad's numbers; the
+    schedule's var_vals are tinygrad's."""
+    from tinygrad import Tensor
+    from tinygrad.engine.realize import run_schedule
+    from tinygrad.shape.symbolic import Variable
+    _hook.enable("schedule")
+    try:
+        for i in (1, 3):
+            vi = Variable("i", 1, 10).bind(i)
+            a, b = Tensor.rand(3, i).realize(), Tensor.rand(i, 5).realize()
+            out = a.reshape(3, vi) @ b.reshape(vi, 5)
+            items, var_vals, _ = _bridge.schedule([out.lazydata], set(), plan_memory=False)
+            assert [(v.expr, v.min, v.max, n) for v, n in var_vals.items()] == [("i", 1, 10, i)]
+            run_schedule(items, var_vals)
+            got = np.frombuffer(bytes(out.lazydata.base.realized.as_buffer()), dtype=np.float32)[:15]
+            np.testing.assert_allclose(got.reshape(3, 5), a.numpy() @ b.numpy(), rtol=1e-5, atol=1e-5)
+        cache = Tensor.zeros(2, 8, 1, 1).contiguous().realize()
+        for pos in (3, 4, 5):
+            start_pos = Variable("start_pos", 1, 8).bind(pos)
+            xk = Tensor.ones(2, 1, 1, 1).contiguous().realize()
+            keys = cache.shrink((None, (0, start_pos), None, None)).cat(xk, dim=1).contiguous()
+            cache.assign(keys.pad((None, (0, 8 - start_pos - 1), None, None)).contiguous()).realize()
+        assert cache.flatten().numpy().tolist() == [0, 0, 0, 1, 1, 1, 0, 0] * 2
     finally:
         _hook.disable()
 

@@ -50,6 +50,8 @@ _REDUCES = {"SUM": ReduceOps.SUM, "MAX": ReduceOps.MAX}
 
 _VIEW = re.compile(r"\(([^)]*)\):\(([^)]*)\)(?: offset (-?\d+))?(?: mask \[((?:\(-?\d+, -?\d+\)(?:, )?)*)\])?")
 _PAIR = re.compile(r"\((-?\d+), (-?\d+)\)")
+_INT = re.compile(r"-?\d+")
+_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_$.]*)\[(-?\d+):(-?\d+)(?:=(-?\d+))?\]")
 # `LOAD <idx> <dtype> [<views>]`, `CONST <value> <dtype> [<views>]`,
 # `STORE <idx> <dtype> [<views>] <node>`: dtype names may hold a space.
 _LOAD = re.compile(r"LOAD (\d+) (.+?) (\[.*\])$")
@@ -61,6 +63,99 @@ def _ints(text):
     return tuple(int(x) for x in text.split(",") if x.strip())
 
 
+class _SintParser:
+    """Reads the dialect's text of sints (SymbolicSyntax.h) into tinygrad
+    Nodes: `i[1:10]`, `(a + b)`, `(a * b)`, `(a floordiv 2)`, `(a mod 2)`."""
+
+    def __init__(self, text):
+        self.text, self.pos = text, 0
+
+    def _skip(self):
+        while self.pos < len(self.text) and self.text[self.pos] == " ":
+            self.pos += 1
+
+    def _take(self, word):
+        self._skip()
+        if self.text.startswith(word, self.pos):
+            self.pos += len(word)
+            return True
+        return False
+
+    def _int(self):
+        self._skip()
+        m = _INT.match(self.text, self.pos)
+        self.pos = m.end()
+        return int(m.group(0))
+
+    def sint(self):
+        from tinygrad.shape.symbolic import Node, NumNode, Variable
+        self._skip()
+        if self._take("("):
+            first = self.sint()
+            if self._take("+"):
+                terms = [first, self.sint()]
+                while self._take("+"):
+                    terms.append(self.sint())
+                value = Node.sum([t if isinstance(t, Node) else NumNode(t) for t in terms])
+            elif self._take("*"):
+                value = first * self.sint()
+            elif self._take("floordiv"):
+                value = first // self._int()
+            elif self._take("mod"):
+                value = first % self._int()
+            else:
+                raise LazyMlirError(f"lazy-mlir wrote a sint the bridge cannot read: {self.text!r}")
+            self._take(")")
+            return value.b if isinstance(value, NumNode) else value
+        m = _NAME.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+            lo, hi = int(m.group(2)), int(m.group(3))
+            var = Variable(m.group(1), lo, hi)
+            if m.group(4) is not None:
+                var.bind(int(m.group(4)))
+            return var
+        return self._int()
+
+
+def _symbolic_tracker(text):
+    """A ShapeTracker of the dialect's view text with sints."""
+    p = _SintParser(text)
+
+    def tuple_():
+        p._take("(")
+        values = []
+        while not p._take(")"):
+            values.append(p.sint())
+            p._take(",")
+        return tuple(values)
+
+    views = []
+    p._take("[")
+    while not p._take("]"):
+        shape = tuple_()
+        p._take(":")
+        strides = tuple_()
+        offset, mask = 0, None
+        if p._take("offset"):
+            offset = p.sint()
+        if p._take("mask"):
+            p._take("[")
+            mask = []
+            while not p._take("]"):
+                p._take("(")
+                b = p.sint()
+                p._take(",")
+                e = p.sint()
+                p._take(")")
+                mask.append((b, e))
+                p._take(",")
+            mask = tuple(mask)
+        views.append(View.create(shape, strides, offset, mask))
+        p._take(",")
+    return ShapeTracker(tuple(views))
+
+
 class _Reader:
     """Turns the bridge text into LazyOps, sharing equal views and ASTs."""
 
@@ -69,6 +164,8 @@ class _Reader:
 
     def tracker(self, text):
         st = self.trackers.get(text)
+        if st is None and "[" in text[1:]:
+            st = self.trackers[text] = _symbolic_tracker(text)
         if st is None:
             views = []
             for m in _VIEW.finditer(text):
@@ -83,6 +180,8 @@ class _Reader:
 
     @staticmethod
     def const(text, dtype):
+        if "[" in text:  # a Variable (unbound, as tinygrad's ConstBuffer holds it)
+            return _SintParser(text).sint()
         if dtype == dtypes.bool:
             return text == "True"
         if dtypes.is_int(dtype):
@@ -148,6 +247,8 @@ def parse_bridge(text):
     kernels, items = {}, []
     current = None
     for line in text.splitlines():
+        if line.startswith("var_vals"):
+            continue  # read by var_values()
         if line.startswith("kernel @"):
             _, symbol, _, arity = line.split(" ")
             current = kernels[symbol] = ([], [], int(arity))
@@ -164,6 +265,18 @@ def parse_bridge(text):
         elif line.startswith("  ") and current is not None:
             current[1].append(line[2:])
     return kernels, items
+
+
+def var_values(text):
+    """tinygrad's var_vals of a bridge schedule text: {unbound Variable:
+    value}."""
+    values = {}
+    for line in text.splitlines():
+        if line.startswith("var_vals "):
+            for entry in line.split()[1:]:
+                name, _, value = entry.rpartition("=")
+                values[_SintParser(name).sint()] = int(value)
+    return values
 
 
 def pipeline(plan_memory):
@@ -277,18 +390,28 @@ def schedule(outs, seen=None, plan_memory=True, flags=None, compile=False):
 
 def _schedule(outs, seen, plan_memory, flags, compile):
     start = time.perf_counter()
-    graph = _export.export_graph(outs, flags, seen=seen, record_ops=True, compact=True)
+    try:
+        graph = _export.export_graph(outs, flags, seen=seen, record_ops=True, compact=True)
+        ir = graph.compact
+    except _export.ExportError as error:
+        # Variables have no compact spelling: such a graph goes as text.
+        if "need the text export" not in str(error) and "needs the text export" not in str(error):
+            raise
+        graph = _export.export_graph(outs, flags, seen=seen, record_ops=True)
+        ir = graph.text
     exported = time.perf_counter()
-    text = run_lazy_schedule(graph.compact, plan_memory)
+    text = run_lazy_schedule(ir, plan_memory)
     scheduled = time.perf_counter()
+    var_vals = var_values(text)
     compiled = None
-    if compile:
+    # Kernels over Variables are not lowered yet: tinygrad compiles them.
+    if compile and not var_vals:
         def compiled(kernels):
-            return _compile.compile_missing(graph.compact, kernels, pipeline(plan_memory))
+            return _compile.compile_missing(ir, kernels, pipeline(plan_memory))
     items = schedule_items(graph, text, seen, compiled)
     done = time.perf_counter()
     stats = {"items": len(items),
              "kernels": sum(1 for si in items if si.ast.op is MetaOps.KERNEL),
              "export_s": exported - start, "schedule_s": scheduled - exported,
              "build_s": done - scheduled, "total_s": done - start}
-    return items, {}, stats
+    return items, var_vals, stats

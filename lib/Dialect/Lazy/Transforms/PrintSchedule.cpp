@@ -361,6 +361,25 @@ private:
   llvm::DenseMap<Value, size_t> unowned;
 };
 
+/// tinygrad's var_vals: every launch's Variable values, merged, after
+/// `head`, as one line; nothing without Variables.
+void printVarValues(func::FuncOp func, llvm::raw_ostream &os, StringRef head) {
+  std::map<std::string, int64_t> values;
+  func.walk([&](LaunchOp launch) {
+    if (auto dict = launch->getAttrOfType<DictionaryAttr>(
+            LazyDialect::kVarValuesAttrName))
+      for (NamedAttribute entry : dict)
+        if (auto v = dyn_cast<IntegerAttr>(entry.getValue()))
+          values.emplace(entry.getName().str(), v.getInt());
+  });
+  if (values.empty())
+    return;
+  os << head;
+  for (auto &[name, value] : values)
+    os << " " << name << "=" << value;
+  os << "\n";
+}
+
 LogicalResult printBridgeFunction(ModuleOp module, SymbolTable &symbols,
                                   func::FuncOp func, llvm::raw_ostream &os,
                                   llvm::DenseSet<Operation *> &printed) {
@@ -410,6 +429,7 @@ LogicalResult printBridgeFunction(ModuleOp module, SymbolTable &symbols,
         return failure();
     }
   }
+  printVarValues(func, os, "var_vals");
   return success();
 }
 
@@ -446,21 +466,7 @@ void printCanonicalFunction(ModuleOp module, SymbolTable &symbols,
   LaunchTraffic traffic = launchTraffic(func.getBody().front());
   os << "moved: " << traffic.launches << " kernels, " << traffic.bytes
      << " bytes\n";
-  // tinygrad's var_vals: every launch's Variable values, merged.
-  std::map<std::string, int64_t> values;
-  func.walk([&](LaunchOp launch) {
-    if (auto dict = launch->getAttrOfType<DictionaryAttr>(
-            LazyDialect::kVarValuesAttrName))
-      for (NamedAttribute entry : dict)
-        if (auto v = dyn_cast<IntegerAttr>(entry.getValue()))
-          values.emplace(entry.getName().str(), v.getInt());
-  });
-  if (!values.empty()) {
-    os << "var_vals:";
-    for (auto &[name, value] : values)
-      os << " " << name << "=" << value;
-    os << "\n";
-  }
+  printVarValues(func, os, "var_vals:");
 }
 
 /// `s` as the inside of a DOT string (quotes and backslashes escaped).
