@@ -29,6 +29,18 @@ func.func @view_is_its_base(%x: tensor<4x3xf32, #lazy.sym_shape<[4, i[1:3=2]]>> 
 
 // -----
 
+// A view that reads nothing (an empty mask) is tinygrad's const(0, shape),
+// at the symbolic shape.
+// CHECK-LABEL: func.func @reads_nothing
+// CHECK-NEXT: %[[Z:.*]] = lazy.const 0.000000e+00 : tensor<f32>
+// CHECK-NEXT: lazy.view %[[Z]] as <[(i[1:8=2]):(0)]> : tensor<f32> -> tensor<8xf32, #lazy.sym_shape<[i[1:8=2]]>>
+func.func @reads_nothing(%x: tensor<4xf32> {lazy.buffer = 0 : i64}) -> tensor<8xf32, #lazy.sym_shape<[i[1:8=2]]>> {
+  %0 = lazy.view %x as <[(i[1:8=2]):(0) mask [(0, 0)]]> : tensor<4xf32> -> tensor<8xf32, #lazy.sym_shape<[i[1:8=2]]>>
+  return %0 : tensor<8xf32, #lazy.sym_shape<[i[1:8=2]]>>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @moved_symbolic_view
 // CHECK: lazy.permute
 // ERR: fold-views-symbolic.mlir:[[@LINE+3]]:8: error: 'lazy.permute' op moves a symbolic view (a view holding tinygrad Variables), which is not supported yet; write one lazy.view of the base

@@ -59,7 +59,8 @@ std::pair<Value, st::ShapeTracker> baseAndTracker(Value value) {
 }
 
 /// tinygrad's `const(0, shape)`: a rank-0 const seen through a view that
-/// reshapes it to all-ones and expands it to `type`'s shape.
+/// reshapes it to all-ones and expands it to `type`'s shape (its symbolic
+/// shape, for a #lazy.sym_shape type).
 Value zeroConstView(OpBuilder &builder, Location loc, RankedTensorType type) {
   Type elementType = type.getElementType();
   TypedAttr zero;
@@ -71,6 +72,14 @@ Value zeroConstView(OpBuilder &builder, Location loc, RankedTensorType type) {
     zero = builder.getIntegerAttr(elementType, 0);
   auto scalarType = RankedTensorType::get({}, elementType, deviceOf(type));
   Value scalar = ConstOp::create(builder, loc, scalarType, zero);
+  if (hasSymbolicShape(type)) {
+    st::SymShape shape = symbolicShapeOf(type);
+    st::SymShapeTracker expanded{
+        {st::SymView::create(shape, st::SymShape(shape.size(), 0))}};
+    return ViewOp::create(
+        builder, loc, type, scalar,
+        ShapeTrackerAttr::get(builder.getContext(), expanded));
+  }
   std::vector<int64_t> shape = toVector(type.getShape());
   st::ShapeTracker tracker = st::ShapeTracker::fromShape({})
                                  .reshape(std::vector<int64_t>(shape.size(), 1))
@@ -100,25 +109,7 @@ void foldSymbolicView(ViewOp view, SmallVectorImpl<Operation *> &folded,
   OpBuilder builder(view);
   Value replacement;
   if (symbolicReadsNothing(tracker)) {
-    // tinygrad's const(0, shape): a rank-0 zero expanded to the shape.
-    RankedTensorType type = view.getType();
-    Type elementType = type.getElementType();
-    TypedAttr zero;
-    if (elementType.isInteger(1))
-      zero = builder.getBoolAttr(false);
-    else if (isa<FloatType>(elementType))
-      zero = builder.getFloatAttr(elementType, 0.0);
-    else
-      zero = builder.getIntegerAttr(elementType, 0);
-    Value scalar = ConstOp::create(
-        builder, view.getLoc(),
-        RankedTensorType::get({}, elementType, deviceOf(type)), zero);
-    st::SymShape shape = symbolicShapeOf(type);
-    st::SymShapeTracker expanded{
-        {st::SymView::create(shape, st::SymShape(shape.size(), 0))}};
-    replacement =
-        ViewOp::create(builder, view.getLoc(), type, scalar,
-                       ShapeTrackerAttr::get(view.getContext(), expanded));
+    replacement = zeroConstView(builder, view.getLoc(), view.getType());
   } else if (symbolicViewFoldsAway(tracker, base.getType())) {
     replacement = base;
   } else if (base == view.getSrc()) {
