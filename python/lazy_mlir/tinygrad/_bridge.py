@@ -390,6 +390,7 @@ def schedule(outs, seen=None, plan_memory=True, flags=None, compile=False):
 
 def _schedule(outs, seen, plan_memory, flags, compile):
     start = time.perf_counter()
+    graph = None
     try:
         graph = _export.export_graph(outs, flags, seen=seen, record_ops=True, compact=True)
         ir = graph.compact
@@ -397,6 +398,11 @@ def _schedule(outs, seen, plan_memory, flags, compile):
         # Variables have no compact spelling: such a graph goes as text.
         if "need the text export" not in str(error) and "needs the text export" not in str(error):
             raise
+    if graph is None:
+        # The failed walk's tables hold references to the nodes, which the
+        # text export would count as references from outside the graph
+        # (lazy.external); collected first (the collector is off here).
+        gc.collect()
         graph = _export.export_graph(outs, flags, seen=seen, record_ops=True)
         ir = graph.text
     exported = time.perf_counter()
