@@ -1303,3 +1303,18 @@ lazy::st::composeOrNull(const SymShapeTracker &a,
     return std::nullopt;
   }
 }
+
+bool lazy::st::readsNothing(const SymShapeTracker &tracker) noexcept {
+  try {
+    const SymView &last = tracker.views.back();
+    if (tracker.size() == 0)
+      return true;
+    if (last.mask)
+      for (auto &[b, e] : *last.mask)
+        if (eq(e - b, 0))
+          return true;
+    return false;
+  } catch (const Error &) {
+    return false;
+  }
+}

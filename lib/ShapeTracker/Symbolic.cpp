@@ -41,6 +41,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 #include <unordered_map>
 
@@ -51,6 +52,20 @@ using lazy::st::detail::floorMod;
 namespace {
 
 [[noreturn]] void fail(const char *what) { throw Error{what}; }
+
+int64_t checkedAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    fail("integer overflow");
+  return r;
+}
+
+int64_t checkedMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    fail("integer overflow");
+  return r;
+}
 
 NodeP make(Node n) { return std::make_shared<const Node>(std::move(n)); }
 
@@ -191,7 +206,7 @@ NodeP nodeMul(const NodeP &x, const SInt &b) {
   case Kind::Num:
     // NumNode.__mul__: an int gives a NumNode, a node multiplies by us.
     if (b.isInt())
-      return num(x->b * b.getInt());
+      return num(checkedMul(x->b, b.getInt()));
     return nodeMul(b.getNode(), x->b);
   case Kind::Mul:
     // Two products in one: a * (b * c).
@@ -222,6 +237,8 @@ NodeP baseFloorDiv(const NodeP &x, const SInt &bIn, bool factoring) {
   int64_t b = bIn.getInt();
   if (b == 0)
     fail("division by zero");
+  if (b == std::numeric_limits<int64_t>::min())
+    fail("integer overflow");
   if (b < 0)
     return nodeFloorDiv(nodeMul(x, -1), -b, factoring);
   if (b == 1)
@@ -429,20 +446,6 @@ std::string renderNode(const Node &n, bool debug) {
     return joinSorted(n.nodes, " and ", debug);
   }
   return "";
-}
-
-int64_t checkedAdd(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r))
-    fail("integer overflow");
-  return r;
-}
-
-int64_t checkedMul(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r))
-    fail("integer overflow");
-  return r;
 }
 
 } // namespace
@@ -761,6 +764,8 @@ SInt lazy::st::sym::floordiv(const SInt &a, const SInt &b) {
   if (a.isInt() && b.isInt()) {
     if (b.getInt() == 0)
       fail("division by zero");
+    if (b.getInt() == -1)
+      return checkedMul(a.getInt(), -1); // INT64_MIN // -1 overflows
     return floorDiv(a.getInt(), b.getInt());
   }
   if (a.isNode())
@@ -773,6 +778,8 @@ SInt lazy::st::sym::mod(const SInt &a, const SInt &b) {
   if (a.isInt() && b.isInt()) {
     if (b.getInt() == 0)
       fail("modulo by zero");
+    if (b.getInt() == -1)
+      return int64_t(0); // INT64_MIN % -1 traps in C++
     return floorMod(a.getInt(), b.getInt());
   }
   if (a.isNode())

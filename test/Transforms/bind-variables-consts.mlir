@@ -20,3 +20,12 @@ func.func @unbound() -> tensor<si32> {
   %0 = lazy.const n[1:8] : tensor<si32>
   return %0 : tensor<si32>
 }
+
+// -----
+
+// A value at which a view is not valid: a negative dim.
+// ERR: error: 'lazy.view' op has no valid view at these values: view #0: dimensions must be non-negative
+func.func @negative(%x: tensor<4xf32> {lazy.buffer = 0 : i64}) -> tensor<2xf32> {
+  %0 = lazy.view %x as <[(((n[0:8=5] * -1) + 4)):(1), (2):(1)]> : tensor<4xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

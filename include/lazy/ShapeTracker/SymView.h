@@ -142,6 +142,9 @@ std::size_t hashValue(const SymShapeTracker &tracker);
 /// when it may be true; false when a product overflows.
 bool prodMayBeLess(const SymShape &a, const SymShape &b) noexcept;
 bool prodMayBeGreaterEq(const SymShape &a, const SymShape &b) noexcept;
+/// tinygrad's _view test for a view that reads nothing: a size of 0, or an
+/// outermost mask range of extent 0 (false where tinygrad would raise).
+bool readsNothing(const SymShapeTracker &tracker) noexcept;
 /// The extents `end - begin` of a mask.
 SymShape maskExtents(const SymMask &mask) noexcept;
 /// The test for the self operand of an augmented assign: contiguous, or

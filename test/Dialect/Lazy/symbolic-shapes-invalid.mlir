@@ -129,3 +129,24 @@ func.func @variable_const_bound() {
   %0 = lazy.const n[1:8=9] : tensor<si32>
   return
 }
+
+// -----
+
+// Inside an expression, integers leave the algebra headroom in int64_t.
+// expected-error @+1 {{integer -9223372036854775807 is too large for a symbolic expression (at most 2^62 in magnitude)}}
+func.func private @too_large() attributes {st = #lazy.st<[(4):(1) offset (-9223372036854775807 floordiv -1)]>}
+
+// -----
+
+// So do the integers of a view with a Variable.
+// expected-error @+1 {{a view with a Variable takes integers of at most 2^62 in magnitude}}
+func.func private @too_large_beside() attributes {st = #lazy.st<[(n[1:4], 2):(9223372036854775807, 1)]>}
+
+// -----
+
+// A kernel over Variables takes no plan (the kernel verifier).
+// expected-error @+1 {{'lazy.kernel' op has a plan but no iteration space: it reads or writes through symbolic shapes (tinygrad Variables)}}
+lazy.kernel @planned(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(8):(1) mask [(0, n[1:8])]]> : !lazy.buffer<8xf32> -> tensor<8xf32>
+  lazy.store %0, %out0 as <[(8):(1)]> : tensor<8xf32>, !lazy.buffer<8xf32>
+}

@@ -54,7 +54,7 @@ KernelAstBuilderImpl::pushViewIntoInputSym(NodeId buf, st::TrackerId viewId,
     st::SymShape rshape(permuted.shape().end() - axes.size(),
                         permuted.shape().end());
     size_t extendedRank = view.shape().size() + rshape.size();
-    if (int64_t(extendedRank) <= *llvm::max_element(axes))
+    if (!axes.empty() && int64_t(extendedRank) <= *llvm::max_element(axes))
       return error(buf)
              << "cannot be lowered into a kernel (tinygrad fails here too): "
                 "its output is read through a view of rank "
@@ -150,7 +150,7 @@ LogicalResult KernelAstBuilderImpl::finishReduce(
     // the old ones: when the view has so few dims that an old axis is past
     // the extended rank, that permute fails.
     size_t extendedRank = view.shape().size() + rshape.size();
-    if (int64_t(extendedRank) <= *llvm::max_element(axes))
+    if (!axes.empty() && int64_t(extendedRank) <= *llvm::max_element(axes))
       return error(buf)
              << "cannot be lowered into a kernel (tinygrad fails here too): "
                 "its output is read through a view of rank "

@@ -59,11 +59,7 @@ bool mlir::lazy::viewIsItsBase(const st::ShapeTracker &tracker,
 }
 
 bool mlir::lazy::symbolicReadsNothing(const st::SymShapeTracker &tracker) {
-  const st::SymView &last = tracker.views.back();
-  return tracker.size() == 0 ||
-         (last.mask && llvm::any_of(*last.mask, [](const auto &r) {
-            return st::sym::eq(r.second - r.first, 0);
-          }));
+  return st::readsNothing(tracker);
 }
 
 bool mlir::lazy::symbolicViewFoldsAway(const st::SymShapeTracker &tracker,

@@ -1,6 +1,7 @@
 //===- KernelSpace.cpp - a kernel's iteration space and its plan ----------===//
 
 #include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/ProductReduce.h"
 #include "lazy/Dialect/Lazy/IR/TensorCores.h"
 
@@ -17,6 +18,11 @@ static ArrayRef<int64_t> shapeOf(Value v) {
 FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
                                                std::string &why) {
   KernelSpace space;
+  // Plans divide integer extents: a kernel over tinygrad Variables has none.
+  if (holdsVariables(kernel)) {
+    why = "it reads or writes through symbolic shapes (tinygrad Variables)";
+    return failure();
+  }
   // A row kernel (fusion=aggressive): its reduces run per row, one after
   // another, which no plan describes yet.
   if (hasComputedViews(kernel.getBody().front())) {

@@ -352,8 +352,10 @@ mlir::lazy::describeInvalidTracker(const st::SymShapeTracker &tracker) {
         for (size_t d = 0; d < v.shape.size(); ++d) {
           auto [b, e] = (*v.mask)[d];
           using namespace st::sym;
-          if (!(truthy(le(0, b)) && truthy(le(b, e)) &&
-                truthy(le(e, v.shape[d]))))
+          // tinygrad's pads and shrinks make ranges like (m + 1, m) that are
+          // empty for some values: begin <= end is asked of ints only.
+          bool ordered = !(b.isInt() && e.isInt()) || truthy(le(b, e));
+          if (!(truthy(le(0, b)) && ordered && truthy(le(e, v.shape[d]))))
             return where + ": mask range (" + sintText(b) + ", " + sintText(e) +
                    ") of dimension " + std::to_string(d) +
                    " must satisfy 0 <= begin <= end <= " + sintText(v.shape[d]);
@@ -538,6 +540,22 @@ Attribute ShapeTrackerAttr::parse(AsmParser &parser, Type) {
   if (auto ints = tracker.toTracker())
     return getChecked(emitError, parser.getContext(), encodeTracker(*ints),
                       SymTrackerRef{});
+  // Beside a Variable, the symbolic algebra needs headroom in int64_t.
+  const int64_t limit = int64_t(1) << 62;
+  auto tooLarge = [&](const st::SInt &x) {
+    return x.isInt() && (x.getInt() > limit || x.getInt() < -limit);
+  };
+  for (const st::SymView &v : tracker.views) {
+    bool large = llvm::any_of(v.shape, tooLarge) ||
+                 llvm::any_of(v.strides, tooLarge) || tooLarge(v.offset);
+    if (v.mask)
+      for (auto &[b, e] : *v.mask)
+        large |= tooLarge(b) || tooLarge(e);
+    if (large)
+      return emitError() << "a view with a Variable takes integers of at "
+                            "most 2^62 in magnitude",
+             Attribute();
+  }
   SymTrackerRef ref{std::make_shared<const st::SymShapeTracker>(tracker)};
   if (std::string problem = describeInvalidTracker(tracker); !problem.empty())
     return emitError() << problem, Attribute();
@@ -700,4 +718,61 @@ void SymIntAttr::print(AsmPrinter &printer) const {
   printer << '<';
   printSInt(printer.getStream(), getValue());
   printer << '>';
+}
+
+void mlir::lazy::collectVariables(Operation *op,
+                                  std::map<std::string, st::sym::NodeP> &out) {
+  auto fromType = [&](Type type) {
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      if (auto shape = dyn_cast_or_null<SymShapeAttr>(tensor.getEncoding()))
+        for (auto &kv : shape.getVariables())
+          out.insert(kv);
+  };
+  for (Type t : op->getResultTypes())
+    fromType(t);
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (BlockArgument arg : block.getArguments())
+        fromType(arg.getType());
+  op->getAttrDictionary().walk([&](Attribute attr) {
+    if (auto tracker = dyn_cast<ShapeTrackerAttr>(attr);
+        tracker && tracker.isSymbolic())
+      for (auto &kv : tracker.getSymTracker().vars())
+        out.insert(kv);
+    if (auto value = dyn_cast<SymIntAttr>(attr))
+      st::sym::collectVars(value.getValue().getNode(), out);
+  });
+}
+
+LogicalResult mlir::lazy::verifyVariableBindings(Operation *root) {
+  // By Variable (name and range): its value and the op that first bound it.
+  std::map<std::tuple<std::string, int64_t, std::string>,
+           std::pair<int64_t, Operation *>>
+      values;
+  WalkResult walked = root->walk([&](Operation *op) {
+    std::map<std::string, st::sym::NodeP> vars;
+    collectVariables(op, vars);
+    for (auto &[key, var] : vars) {
+      if (!var->bound) {
+        op->emitError() << "Variable " << sintText(var)
+                        << " is not bound; tinygrad's scheduler takes bound "
+                           "Variables only";
+        return WalkResult::interrupt();
+      }
+      auto [it, inserted] = values.try_emplace(
+          {var->name, var->min.getInt(), sintText(var->max)}, *var->bound, op);
+      if (!inserted && it->second.first != *var->bound) {
+        InFlightDiagnostic diag =
+            op->emitError()
+            << "Variable " << var->name << " is bound to " << *var->bound
+            << " here and to " << it->second.first
+            << " elsewhere (tinygrad's merge_dicts asserts "
+               "one value)";
+        diag.attachNote(it->second.second->getLoc()) << "bound here";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(walked.wasInterrupted());
 }

@@ -28,6 +28,10 @@ FailureOr<SmallVector<bool>> axesOf(Value operand, size_t rank) {
   SmallVector<Value> stack{operand};
   // A const's value is the same at every index: only its mask varies.
   auto read = [&](ShapeTrackerAttr view, bool isConst) {
+    if (view.isSymbolic()) { // no integer strides: every axis may vary
+      varies.assign(rank, true);
+      return;
+    }
     std::vector<std::optional<int64_t>> strides =
         view.getTracker().realStrides(/*ignoreValid=*/false);
     for (size_t d = 0; d < rank && d < strides.size(); ++d)
@@ -133,6 +137,8 @@ FailureOr<ProductReduce> match(const KernelSpace &space,
   // output is contiguous along it.
   bool xContiguous = false;
   for (auto store : reduce->getBlock()->getOps<StoreOp>()) {
+    if (store.getView().isSymbolic())
+      continue;
     std::vector<std::optional<int64_t>> strides =
         store.getView().getTracker().realStrides(/*ignoreValid=*/false);
     xContiguous |= strides[xOwn.back()] == 1;

@@ -21,6 +21,21 @@ namespace {
 /// Deepest nesting of parentheses the parser accepts; tinygrad's shapes
 /// nest a few levels.
 constexpr int kMaxDepth = 32;
+/// Largest magnitude of an integer in a symbolic expression: the algebra
+/// computes in int64_t, and sums and products of a few such values stay
+/// in range or are caught as overflow.
+constexpr int64_t kMaxMagnitude = int64_t(1) << 62;
+
+ParseResult parseBoundedInteger(AsmParser &parser, int64_t &value) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseInteger(value))
+    return failure();
+  if (value > kMaxMagnitude || value < -kMaxMagnitude)
+    return parser.emitError(loc) << "integer " << value
+                                 << " is too large for a symbolic expression "
+                                    "(at most 2^62 in magnitude)";
+  return success();
+}
 
 std::string nodeText(const Node &n) {
   auto sub = [](const NodeP &x) { return nodeText(*x); };
@@ -101,6 +116,13 @@ ParseResult parseNode(AsmParser &parser, SInt &value, int depth) {
   if (intResult.has_value()) {
     if (failed(*intResult))
       return failure();
+    // A whole entry that is an integer is checked by the integer
+    // verifier; inside an expression the algebra needs headroom.
+    if (depth > 0 && (number > kMaxMagnitude || number < -kMaxMagnitude))
+      return parser.emitError(loc)
+             << "integer " << number
+             << " is too large for a symbolic expression (at most 2^62 in "
+                "magnitude)";
     value = number;
     return success();
   }
@@ -132,14 +154,14 @@ ParseResult parseNode(AsmParser &parser, SInt &value, int depth) {
       value = first * rhs;
     } else if (succeeded(parser.parseOptionalKeyword("floordiv"))) {
       int64_t d;
-      if (parser.parseInteger(d))
+      if (parseBoundedInteger(parser, d))
         return failure();
       if (d == 0)
         return parser.emitError(loc) << "division by zero";
       value = sym::floordiv(first, d);
     } else if (succeeded(parser.parseOptionalKeyword("mod"))) {
       int64_t d;
-      if (parser.parseInteger(d))
+      if (parseBoundedInteger(parser, d))
         return failure();
       if (d <= 0)
         return parser.emitError(loc) << "modulo by a non-positive number";

@@ -40,30 +40,6 @@ namespace sym = ::lazy::st::sym;
 
 namespace {
 
-/// The Variables an op holds (types, #lazy.st, #lazy.sint), by key.
-void collectVariables(Operation *op, std::map<std::string, sym::NodeP> &out) {
-  auto fromType = [&](Type type) {
-    if (auto tensor = dyn_cast<RankedTensorType>(type))
-      if (auto shape = dyn_cast_or_null<SymShapeAttr>(tensor.getEncoding()))
-        for (auto &kv : shape.getVariables())
-          out.insert(kv);
-  };
-  for (Type t : op->getResultTypes())
-    fromType(t);
-  for (Region &region : op->getRegions())
-    for (Block &block : region)
-      for (BlockArgument arg : block.getArguments())
-        fromType(arg.getType());
-  op->getAttrDictionary().walk([&](Attribute attr) {
-    if (auto tracker = dyn_cast<ShapeTrackerAttr>(attr);
-        tracker && tracker.isSymbolic())
-      for (auto &kv : tracker.getSymTracker().vars())
-        out.insert(kv);
-    if (auto value = dyn_cast<SymIntAttr>(attr))
-      sym::collectVars(value.getValue().getNode(), out);
-  });
-}
-
 struct LazyBindVariables final
     : mlir::lazy::WithOptionHints<
           mlir::lazy::impl::LazyBindVariablesBase<LazyBindVariables>> {
@@ -170,17 +146,33 @@ struct LazyBindVariables final
         std::optional<st::ShapeTracker> ints = bound.toTracker();
         if (!ints)
           return op->emitOpError("keeps a Variable after binding"), failure();
+        if (std::string problem = describeInvalidTracker(*ints);
+            !problem.empty())
+          return op->emitOpError()
+                     << "has no valid view at these values: " << problem,
+                 failure();
         return ShapeTrackerAttr::get(ctx, *ints);
       } catch (const sym::Error &e) {
         return op->emitOpError() << "cannot bind its view: " << e.what,
                failure();
       }
     };
+    auto bindValue = [&](Value v, Operation *at) {
+      Type type = bindType(v.getType(), values);
+      if (!type) {
+        at->emitOpError() << "has a negative dimension at these values";
+        return false;
+      }
+      v.setType(type);
+      return true;
+    };
     for (BlockArgument arg : func.getArguments())
-      arg.setType(bindType(arg.getType(), values));
+      if (!bindValue(arg, func))
+        return failure();
     WalkResult walked = func.walk([&](Operation *op) {
       for (Value result : op->getResults())
-        result.setType(bindType(result.getType(), values));
+        if (!bindValue(result, op))
+          return WalkResult::interrupt();
       if (auto view = dyn_cast<ViewOp>(op)) {
         FailureOr<ShapeTrackerAttr> bound = bindTracker(view.getTracker(), op);
         if (failed(bound))

@@ -854,6 +854,9 @@ struct LazyFormKernels final
     for (auto func : module.getOps<func::FuncOp>())
       if (isGraphFunction(func))
         funcs.push_back(func);
+    for (func::FuncOp func : funcs)
+      if (failed(verifyVariableBindings(func)))
+        return signalPassFailure();
     // Positions are taken before folding, which erases movement ops.
     std::vector<llvm::DenseMap<Operation *, int64_t>> positions;
     if (recordNodes)

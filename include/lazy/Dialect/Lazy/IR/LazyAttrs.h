@@ -27,6 +27,16 @@ struct SymTrackerRef {
 };
 llvm::hash_code hash_value(const SymTrackerRef &ref);
 
+/// The Variables `op` holds (in its result and block argument types, its
+/// #lazy.st and #lazy.sint attributes), by key.
+void collectVariables(Operation *op,
+                      std::map<std::string, ::lazy::st::sym::NodeP> &out);
+/// tinygrad's scheduler unbinds every Variable and merges their values
+/// (merge_dicts asserts they agree): emits an error at the first op under
+/// `root` holding an unbound Variable or a second value for one, and
+/// fails.
+LogicalResult verifyVariableBindings(Operation *root);
+
 /// The dims of a tensor type: its #lazy.sym_shape's, else the static ones.
 ::lazy::st::SymShape symbolicShapeOf(Type type);
 
