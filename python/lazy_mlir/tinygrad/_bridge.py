@@ -399,10 +399,6 @@ def _schedule(outs, seen, plan_memory, flags, compile):
         if "need the text export" not in str(error) and "needs the text export" not in str(error):
             raise
     if graph is None:
-        # The failed walk's tables hold references to the nodes, which the
-        # text export would count as references from outside the graph
-        # (lazy.external); collected first (the collector is off here).
-        gc.collect()
         graph = _export.export_graph(outs, flags, seen=seen, record_ops=True)
         ir = graph.text
     exported = time.perf_counter()

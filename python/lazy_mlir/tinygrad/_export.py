@@ -865,7 +865,14 @@ def export_graph(tensors, flags=None, seen=None, record_ops=False, compact=False
     outs = collect_outputs(tensors)
     exporter = (_CompactExporter if compact else _Exporter)(Device.DEFAULT, seen,
                                                             record_ops=record_ops)
-    result = exporter.module(outs, scheduler_flags(flags))
+    try:
+        result = exporter.module(outs, scheduler_flags(flags))
+    except ExportError:
+        # The native walk and the exporter reference each other: emptied,
+        # a refused exporter holds no node (the caller may export the same
+        # nodes again, and counts references to them).
+        exporter.__dict__.clear()
+        raise
     args = [(lb, number, offset) for lb, _, number, offset in exporter.args]
     if compact:
         return Graph(None, args, outs, exporter.ops, compact=result)
