@@ -694,12 +694,10 @@ std::optional<SymView> SymView::reshape(const SymShape &newShape) const {
           fail("cannot reshape a non-contiguous view into a symbolic shape");
         continue;
       }
+      std::map<std::string, NodeP> vars;
+      collectVars(so.getNode(), vars);
       VarVals values;
-      for (auto &[k, v] : std::map<std::string, NodeP>([&] {
-             std::map<std::string, NodeP> m;
-             collectVars(so.getNode(), m);
-             return m;
-           }())) {
+      for (auto &[k, v] : vars) {
         if (!v->bound)
           fail("reshape into an unbound Variable");
         values[k] = *v->bound;

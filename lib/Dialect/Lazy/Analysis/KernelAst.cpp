@@ -500,11 +500,7 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
         node.axesBegin = uint32_t(item.axes.size());
         node.numAxes = uint32_t(axes.size());
         item.axes.insert(item.axes.end(), axes.begin(), axes.end());
-        node.shaped =
-            pool.anySymbolic()
-                ? pool.fromSymShape(reduceSymShape(done.rinfo->input, axes))
-                : pool.fromShape(
-                      reduceShape(pool.shape(done.rinfo->input), axes));
+        node.shaped = reduceOutput(done.rinfo->input, axes);
         result = addNode(node);
         cache.set({done.buf, done.view}, result);
         item.computed.push_back(done.buf);
@@ -590,38 +586,35 @@ FailureOr<ScheduleItem> KernelAstBuilderImpl::run(ArrayRef<NodeId> outputs) {
   for (NodeId out : group) {
     st::TrackerId outputView =
         !lastReduce ? identityOf(out)
-        : pool.anySymbolic()
-            ? pool.fromSymShape(
-                  reduceSymShape(lastReduce->input, lastReduce->axes))
-            : pool.fromShape(
-                  reduceShape(pool.shape(lastReduce->input), lastReduce->axes));
+                    : reduceOutput(lastReduce->input, lastReduce->axes);
     FailureOr<int32_t> value = lowerValue(out, outputView);
     if (failed(value))
       return failure();
     const LazyNode &n = g.node(out);
-    if (n.kind == NodeOp::Assign)
-      if (ShapeTrackerAttr view = cast<AssignOp>(n.op).getViewAttr();
-          view && (view.isSymbolic() || pool.anySymbolic())) {
-        // tinygrad: output_st = out.arg[0].reshape(output_st.shape), the
-        // view having the output's shape, on sints.
-        st::TrackerId assigned = pool.intern(view.getSymTracker());
-        if (!st::symEqual(pool.symShape(assigned), symbolicShapeOf(n.type)))
-          return error(out) << "its view must not change the output shape";
-        FailureOr<st::TrackerId> reshaped =
-            reshapeSym(out, assigned, pool.symShape(outputView));
-        if (failed(reshaped))
-          return failure();
-        outputView = *reshaped;
-      } else if (view) {
-        st::TrackerId assigned = pool.intern(view.getTracker());
-        if (ArrayRef<int64_t>(pool.shape(assigned)) != n.shape())
-          return error(out) << "its view must not change the output shape";
-        FailureOr<st::TrackerId> reshaped =
-            reshape(out, assigned, pool.shape(outputView));
-        if (failed(reshaped))
-          return failure();
-        outputView = *reshaped;
-      }
+    ShapeTrackerAttr view = n.kind == NodeOp::Assign
+                                ? cast<AssignOp>(n.op).getViewAttr()
+                                : ShapeTrackerAttr();
+    if (view && (view.isSymbolic() || pool.anySymbolic())) {
+      // tinygrad: output_st = out.arg[0].reshape(output_st.shape), the
+      // view having the output's shape, on sints.
+      st::TrackerId assigned = pool.intern(view.getSymTracker());
+      if (!st::symEqual(pool.symShape(assigned), symbolicShapeOf(n.type)))
+        return error(out) << "its view must not change the output shape";
+      FailureOr<st::TrackerId> reshaped =
+          reshapeSym(out, assigned, pool.symShape(outputView));
+      if (failed(reshaped))
+        return failure();
+      outputView = *reshaped;
+    } else if (view) {
+      st::TrackerId assigned = pool.intern(view.getTracker());
+      if (ArrayRef<int64_t>(pool.shape(assigned)) != n.shape())
+        return error(out) << "its view must not change the output shape";
+      FailureOr<st::TrackerId> reshaped =
+          reshape(out, assigned, pool.shape(outputView));
+      if (failed(reshaped))
+        return failure();
+      outputView = *reshaped;
+    }
     item.stores.push_back({*value, pool.simplify(outputView)});
   }
   if (nodes.size() > kMoveAst) {

@@ -188,6 +188,13 @@ private:
         out[size_t(a)] = 1;
     return out;
   }
+  /// The identity tracker of a reduce's output: its input's shape with the
+  /// reduced dims set to 1 (on sints in a graph with Variables).
+  st::TrackerId reduceOutput(st::TrackerId input, ArrayRef<int64_t> axes) {
+    return pool.anySymbolic()
+               ? pool.fromSymShape(reduceSymShape(input, axes))
+               : pool.fromShape(reduceShape(pool.shape(input), axes));
+  }
   /// finishReduce's pushing of a non-contiguous output view into the
   /// reduce's input, on sints: the new input and axes.
   FailureOr<std::pair<st::TrackerId, std::vector<int64_t>>>

@@ -58,14 +58,10 @@ bool mlir::lazy::viewIsItsBase(const st::ShapeTracker &tracker,
          ArrayRef<int64_t>(tracker.shape()) == baseShape;
 }
 
-bool mlir::lazy::symbolicReadsNothing(const st::SymShapeTracker &tracker) {
-  return st::readsNothing(tracker);
-}
-
 bool mlir::lazy::symbolicViewFoldsAway(const st::SymShapeTracker &tracker,
                                        Type baseType) {
   // tinygrad's rules with its `==` on sints.
-  return symbolicReadsNothing(tracker) ||
+  return st::readsNothing(tracker) ||
          (tracker.contiguous() &&
           st::symEqual(tracker.shape(), symbolicShapeOf(baseType)));
 }

@@ -330,6 +330,20 @@ mlir::lazy::describeInvalidTracker(const st::ShapeTracker &tracker) {
   return "";
 }
 
+/// Checks that every Variable name in `vars` stands for one Variable (one
+/// range, one binding).
+static std::string
+checkOneVariablePerName(const std::map<std::string, st::sym::NodeP> &vars) {
+  std::map<std::string, st::sym::NodeP> seen;
+  for (auto &[key, node] : vars) {
+    auto [it, inserted] = seen.emplace(node->name, node);
+    if (!inserted && it->second->key() != key)
+      return "Variable '" + node->name + "' appears as both " +
+             sintText(it->second) + " and " + sintText(node);
+  }
+  return "";
+}
+
 std::string
 mlir::lazy::describeInvalidTracker(const st::SymShapeTracker &tracker) {
   if (tracker.views.empty())
@@ -370,15 +384,9 @@ mlir::lazy::describeInvalidTracker(const st::SymShapeTracker &tracker) {
                text;
       }
     }
-    // Every Variable is one Variable: a name has one range and binding.
-    std::map<std::string, std::string> seen;
-    for (auto &[key, node] : tracker.vars()) {
-      auto [it, inserted] = seen.emplace(node->name, key);
-      if (!inserted && it->second != key)
-        return "Variable '" + node->name + "' appears as both " +
-               sintText(tracker.vars().at(it->second)) + " and " +
-               sintText(node);
-    }
+    if (std::string problem = checkOneVariablePerName(tracker.vars());
+        !problem.empty())
+      return problem;
   } catch (const st::sym::Error &e) {
     return std::string("invalid symbolic view: ") + e.what;
   }
@@ -573,20 +581,6 @@ llvm::hash_code hash_value(const std::vector<SInt> &dims) {
 }
 } // namespace lazy::st::sym
 
-/// Checks that every Variable name in `vars` stands for one Variable (one
-/// range, one binding), also across calls through `seen`.
-static std::string
-checkOneVariablePerName(const std::map<std::string, st::sym::NodeP> &vars,
-                        std::map<std::string, st::sym::NodeP> &seen) {
-  for (auto &[key, node] : vars) {
-    auto [it, inserted] = seen.emplace(node->name, node);
-    if (!inserted && it->second->key() != key)
-      return "Variable '" + node->name + "' appears as both " +
-             sintText(it->second) + " and " + sintText(node);
-  }
-  return "";
-}
-
 std::map<std::string, st::sym::NodeP> SymShapeAttr::getVariables() const {
   std::map<std::string, st::sym::NodeP> vars;
   for (const st::SInt &dim : getDims())
@@ -612,12 +606,11 @@ LogicalResult SymShapeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!symbolic)
     return emitError() << "#lazy.sym_shape needs a symbolic dim; a tensor "
                           "of integer dims has no such encoding";
-  std::map<std::string, st::sym::NodeP> vars, seen;
+  std::map<std::string, st::sym::NodeP> vars;
   for (const st::SInt &dim : dims)
     if (dim.isNode())
       st::sym::collectVars(dim.getNode(), vars);
-  if (std::string problem = checkOneVariablePerName(vars, seen);
-      !problem.empty())
+  if (std::string problem = checkOneVariablePerName(vars); !problem.empty())
     return emitError() << problem;
   return success();
 }

@@ -108,7 +108,7 @@ void foldSymbolicView(ViewOp view, SmallVectorImpl<Operation *> &folded,
   }
   OpBuilder builder(view);
   Value replacement;
-  if (symbolicReadsNothing(tracker)) {
+  if (st::readsNothing(tracker)) {
     replacement = zeroConstView(builder, view.getLoc(), view.getType());
   } else if (symbolicViewFoldsAway(tracker, base.getType())) {
     replacement = base;

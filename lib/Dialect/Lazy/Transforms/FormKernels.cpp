@@ -260,11 +260,17 @@ static bool hasVariables(const LazyGraph &g) {
 static DictionaryAttr varValuesOf(const LazyGraph &g,
                                   const ScheduleItem &item) {
   const st::TrackerPool &pool = g.trackers();
+  // verifyVariableBindings has checked that every Variable is bound, with
+  // one value: its unbound key takes its bound value.
   st::VarVals values;
+  auto addVariable = [&](const st::sym::NodeP &var) {
+    if (var->bound)
+      values.emplace(st::sym::unboundVar(var)->key(), *var->bound);
+  };
   auto add = [&](st::TrackerId id) {
     if (pool.isSymbolic(id))
-      for (auto &[key, value] : st::unbindOrKeep(pool.getSym(id)).second)
-        values.emplace(key, value);
+      for (auto &entry : pool.getSym(id).vars())
+        addVariable(entry.second);
   };
   for (const AstNode &node : item.nodes) {
     if (node.kind == AstNode::Kind::Load || node.kind == AstNode::Kind::Const ||
@@ -273,11 +279,8 @@ static DictionaryAttr varValuesOf(const LazyGraph &g,
     // A const of a Variable (a ConstBuffer of the unbound Variable).
     if (node.kind == AstNode::Kind::Const)
       if (auto sym = dyn_cast<SymIntAttr>(
-              cast<ConstOp>(g.node(node.source).op).getValue())) {
-        const st::sym::NodeP &var = sym.getValue().getNode();
-        if (var->bound)
-          values.emplace(st::sym::unboundVar(var)->key(), *var->bound);
-      }
+              cast<ConstOp>(g.node(node.source).op).getValue()))
+        addVariable(sym.getValue().getNode());
   }
   for (auto &store : item.stores)
     add(store.second);

@@ -101,9 +101,8 @@ bool viewIsItsBase(const ::lazy::st::ShapeTracker &tracker,
 bool viewFoldsAway(const ::lazy::st::ShapeTracker &tracker,
                    ArrayRef<int64_t> baseShape);
 
-/// readsNothing and viewFoldsAway for a view or base that holds
-/// Variables (tinygrad's `==` on sints).
-bool symbolicReadsNothing(const ::lazy::st::SymShapeTracker &tracker);
+/// viewFoldsAway for a view or base that holds Variables (tinygrad's `==`
+/// on sints; ::lazy::st::readsNothing is the first rule).
 bool symbolicViewFoldsAway(const ::lazy::st::SymShapeTracker &tracker,
                            Type baseType);
 
