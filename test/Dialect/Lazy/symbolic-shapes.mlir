@@ -44,13 +44,16 @@ func.func @reduce_symbolic(%x: tensor<10x5xf32, #lazy.sym_shape<[i[1:10=3], 5]>>
 // CHECK-SAME: d = #lazy.st<[((x[1:9] mod 4)):(1)]>
 // CHECK-SAME: e = #lazy.st<[(4):(1)]>
 // CHECK-SAME: f = #lazy.st<[((-1 + x[1:9])):(1)]>
+// CHECK-SAME: g = #lazy.st<[(n[1:4], 2):(2, 1) mask [((1 + n[1:4]), n[1:4]), (0, 2)]]>
 func.func private @sints() attributes {
   a = #lazy.st<[(x[0:5], 3):(3, 1) offset (x[0:5] * -3)]>,
   b = #lazy.st<[((x[0:5] * y[1:3])):(1)]>,
   c = #lazy.st<[((x[1:9] floordiv 2)):(1)]>,
   d = #lazy.st<[((x[1:9] mod 4)):(1)]>,
   e = #lazy.st<[(((x[0:5] * 0) + 4)):(1)]>,
-  f = #lazy.st<[((x[1:9] + -1)):(1)]>
+  f = #lazy.st<[((x[1:9] + -1)):(1)]>,
+  // A range empty for every value, as tinygrad's pads and shrinks make.
+  g = #lazy.st<[(n[1:4], 2):(2, 1) mask [((n[1:4] + 1), n[1:4]), (0, 2)]]>
 }
 
 // A const of a Variable (tinygrad's Tensor(Variable("n", 1, 8).bind(3))).
