@@ -89,6 +89,14 @@ std::string PlanRecorder::where(DevicePtr ptr) const {
   return std::to_string(bufferOf(ptr)) + " " + std::to_string(offsetOf(ptr));
 }
 
+/// A launch argument: a buffer (its recorded pointer has an id above the
+/// offset bits) or, below them, a Variable's value passed by value.
+static std::string launchArgument(const std::string &where, DevicePtr arg) {
+  if ((arg >> kOffsetBits) == 0)
+    return "v " + std::to_string(arg);
+  return where;
+}
+
 void PlanRecorder::flushLaunch() {
   if (pendingHead.empty())
     return;
@@ -169,7 +177,7 @@ bool PlanRecorder::launch(const std::string &kernel, const unsigned grid[3],
        << grid[2] << " " << block[0] << " " << block[1] << " " << block[2];
   tail << " " << numArgs;
   for (size_t i = 0; i < numArgs; ++i)
-    tail << " " << where(args[i]);
+    tail << " " << launchArgument(where(args[i]), args[i]);
   pendingHead = head.str();
   pendingArgs = tail.str();
   pendingBytes = 0;
@@ -379,9 +387,14 @@ bool runOnce(
       if ((w.size() - 10) % 2 != 0 || n != (w.size() - 10) / 2)
         return fail(s, "malformed launch");
       std::vector<DevicePtr> args(n);
-      for (size_t i = 0; i < n; ++i)
+      for (size_t i = 0; i < n; ++i) {
+        if (w[10 + 2 * i] == "v") {
+          args[i] = DevicePtr(number(w[11 + 2 * i]));
+          continue;
+        }
         if (!at(s, 10 + 2 * i, 0, args[i]))
           return fail(s, "passes an unknown buffer");
+      }
       double seconds = 0;
       if (times
               ? !device.timedLaunch(w[1], grid, block, args.data(), n, seconds)

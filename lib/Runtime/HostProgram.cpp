@@ -217,9 +217,16 @@ mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
       std::vector<DevicePtr> pointers;
       size_t bytes = 0;
       for (Value operand : launch.getKernelOperands()) {
+        // A Variable's value (an index constant) goes by value, in the
+        // argument slot a pointer would take.
+        if (std::optional<int64_t> v = constantIndex(operand)) {
+          pointers.push_back(DevicePtr(*v));
+          continue;
+        }
         auto it = buffers.find(operand);
         if (it == buffers.end())
-          return launch.emitError("passes a value that is not a buffer");
+          return launch.emitError("passes a value that is not a buffer or "
+                                  "an index constant");
         pointers.push_back(it->second.ptr);
         bytes += it->second.bytes;
       }

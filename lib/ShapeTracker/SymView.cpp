@@ -1280,6 +1280,23 @@ SymShape lazy::st::unbindShape(const SymShape &shape) noexcept {
   return out;
 }
 
+std::optional<ShapeTracker> lazy::st::trackerAt(
+    const SymShapeTracker &tracker,
+    const std::map<std::string, int64_t> &valuesByName) noexcept {
+  try {
+    std::map<std::string, sym::NodeP> substitution;
+    for (auto &[key, node] : tracker.vars()) {
+      auto it = valuesByName.find(node->name);
+      if (it == valuesByName.end())
+        return std::nullopt;
+      substitution[key] = sym::num(it->second);
+    }
+    return tracker.substitute(substitution).toTracker();
+  } catch (const sym::Error &) {
+    return std::nullopt;
+  }
+}
+
 std::string lazy::st::variableText(const std::string &key) {
   // name[lo-hi] or name[lo-hi=v]: the first '-' after '[' separates.
   std::string s = key;

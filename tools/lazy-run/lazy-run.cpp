@@ -2,6 +2,7 @@
 //
 // lazy-run GRAPH.mlir [--entry=NAME] [--input=I=PATH.npy ...] [--seed=S]
 //          [--output-dir=DIR] [--check] [--device=cpu|cuda|hip] [--chip=C]
+//          [--var=NAME=VALUE ...]
 //          [--plan=KERNEL:KIND:AXIS:AMOUNT,...]
 //
 // Schedules a graph-level function (lazy-schedule, with the module's flags)
@@ -18,6 +19,12 @@
 // the reference interpreter on the same inputs; lazy-run prints the largest
 // difference per output and exits 1 on any mismatch (integers and bools
 // must be equal; floats within rtol/atol per dtype).
+//
+// A graph with Variables (symbolic shapes) is scheduled and compiled once;
+// its kernels take the Variables as arguments, and the launches pass the
+// values given with --var NAME=VALUE (default: the bound ones), which
+// lazy-bind-variables checks first on a copy of the graph (the --check
+// reference). Results are read at those values.
 //
 // Values marked lazy.seen (an earlier schedule's) are scheduled here too,
 // with a note: lazy-run runs one whole graph.
@@ -154,6 +161,12 @@ static cl::opt<unsigned> compileThreads(
     cl::cat(toolOptions), "compile-threads", cl::init(0),
     cl::desc("CPU: threads that compile the kernels (0: one per hardware "
              "thread)"));
+static cl::list<std::string> variables(
+    cl::cat(toolOptions), "var",
+    cl::desc("a Variable's value for this run, NAME=VALUE (repeatable; "
+             "default: the value the graph binds it to). The schedule and "
+             "its kernels are the same for every value; the launches pass "
+             "the values"));
 static cl::opt<bool> recordInputs(
     cl::cat(toolOptions), "record-inputs", cl::init(true),
     cl::desc("with --record: store the inputs' bytes and the expected "
@@ -703,6 +716,75 @@ private:
   std::optional<mlir::lazy::RngSeedCounter> seeds; // set by stamp()
 };
 
+/// Symbolic shapes: each Variable's value for this run, by name (--var,
+/// else the value the graph binds it to), checked by lazy-bind-variables
+/// on `bound`, a copy of the graph that becomes its integer graph at
+/// those values (the reference --check evaluates).
+FailureOr<std::map<std::string, int64_t>> bindVariables(func::FuncOp graph,
+                                                        ModuleOp bound) {
+  std::string pipeline = "lazy-bind-variables";
+  if (!variables.empty())
+    pipeline += "{values=" + llvm::join(variables, ",") + "}";
+  PassManager pm(bound.getContext());
+  if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(bound)))
+    return failure();
+  std::map<std::string, int64_t> values;
+  graph.walk([&](Operation *op) {
+    std::map<std::string, ::lazy::st::sym::NodeP> held;
+    mlir::lazy::collectVariables(op, held);
+    for (auto &[key, node] : held)
+      if (node->bound)
+        values.emplace(node->name, *node->bound);
+  });
+  for (const std::string &entry : variables) {
+    size_t eq = entry.find('=');
+    int64_t v = 0;
+    if (!StringRef(entry).drop_front(eq + 1).getAsInteger(10, v))
+      values[entry.substr(0, eq)] = v;
+  }
+  return values;
+}
+
+/// Sets every launch's lazy.var_vals to `values` (by Variable name): the
+/// kernels were scheduled at the bound values and serve every value.
+void setLaunchValues(func::FuncOp graph,
+                     const std::map<std::string, int64_t> &values) {
+  graph.walk([&](mlir::lazy::LaunchOp launch) {
+    auto given = launch->getAttrOfType<DictionaryAttr>(
+        mlir::lazy::LazyDialect::kVarValuesAttrName);
+    if (!given)
+      return;
+    Builder b(launch.getContext());
+    SmallVector<NamedAttribute> entries;
+    for (NamedAttribute entry : given) {
+      StringRef key = entry.getName().getValue();
+      auto it =
+          values.find(key.take_until([](char c) { return c == '['; }).str());
+      entries.push_back(
+          it == values.end()
+              ? entry
+              : b.getNamedAttr(key, b.getI64IntegerAttr(it->second)));
+    }
+    launch->setAttr(mlir::lazy::LazyDialect::kVarValuesAttrName,
+                    b.getDictionaryAttr(entries));
+  });
+}
+
+/// A result's view at the Variables' values (by name).
+FailureOr<::lazy::st::ShapeTracker>
+viewAt(mlir::lazy::ShapeTrackerAttr view,
+       const std::map<std::string, int64_t> &values, Location loc) {
+  if (!view.isSymbolic())
+    return view.getTracker();
+  std::optional<::lazy::st::ShapeTracker> ints =
+      ::lazy::st::trackerAt(view.getSymTracker(), values);
+  if (!ints)
+    return emitError(loc, "a result's view has no integer form at these "
+                          "values"),
+           failure();
+  return *ints;
+}
+
 } // namespace
 
 static int toolMain(int argc, char **argv) {
@@ -764,7 +846,7 @@ static int toolMain(int argc, char **argv) {
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module || failed(mlir::lazy::rejectSymbolicShapes(*module, "lazy-run")))
+  if (!module)
     return 1;
   phases.mark("parse");
 
@@ -802,10 +884,24 @@ static int toolMain(int argc, char **argv) {
     return 1;
   RandomSeeds seeds;
   seeds.stamp(*module, graph);
-  // The reference runs on a copy of the unscheduled graph.
+  // The reference runs on a copy of the unscheduled graph; with Variables,
+  // on its integer graph at this run's values.
   OwningOpRef<ModuleOp> unscheduled;
-  if (check)
+  bool symbolic = mlir::lazy::holdsVariables(graph);
+  std::map<std::string, int64_t> values;
+  if (check || symbolic || !variables.empty())
     unscheduled = module->clone();
+  if (symbolic || !variables.empty()) {
+    FailureOr<std::map<std::string, int64_t>> chosen =
+        bindVariables(graph, *unscheduled);
+    if (failed(chosen))
+      return 1;
+    values = std::move(*chosen);
+    // The results' shapes at these values.
+    resultTypes.assign(
+        unscheduled->lookupSymbol<func::FuncOp>(name).getResultTypes().begin(),
+        unscheduled->lookupSymbol<func::FuncOp>(name).getResultTypes().end());
+  }
 
   // Schedule, keeping the views results are read through.
   PassManager pm(&context);
@@ -826,6 +922,8 @@ static int toolMain(int argc, char **argv) {
   graph = module->lookupSymbol<func::FuncOp>(name);
   if (failed(seeds.finish(graph)))
     return 1;
+  if (symbolic)
+    setLaunchValues(graph, values);
   if (device == "cpu" || device == "emulate") {
     // The compiled program allocates its buffers without a way to report a
     // failure: refuse buffers the host cannot hold.
@@ -856,8 +954,15 @@ static int toolMain(int argc, char **argv) {
   for (unsigned i = 0; i < graph.getNumResults(); ++i) {
     auto view = graph.getResultAttrOfType<mlir::lazy::ShapeTrackerAttr>(
         i, mlir::lazy::LazyDialect::kResultViewAttrName);
-    resultViews.push_back(view ? std::optional(view.getTracker())
-                               : std::nullopt);
+    if (!view) {
+      resultViews.push_back(std::nullopt);
+      continue;
+    }
+    FailureOr<::lazy::st::ShapeTracker> at =
+        viewAt(view, values, graph.getLoc());
+    if (failed(at))
+      return 1;
+    resultViews.push_back(*at);
   }
   // Each result's buffer, as bytes.
   std::vector<std::vector<uint8_t>> resultBuffers;

@@ -31,9 +31,18 @@ public:
     loaded.assign(static_cast<const char *>(image), bytes);
     return true;
   }
-  /// "twice" doubles grid[0] floats: args[0] = 2 * args[1].
+  /// "twice" doubles grid[0] floats: args[0] = 2 * args[1]; "times"
+  /// multiplies them by a value (a Variable's, args[2]).
   bool launch(const std::string &kernel, const unsigned grid[3],
               const unsigned[3], const DevicePtr *args, size_t n) override {
+    if (kernel == "times" && n == 3) {
+      auto *out = reinterpret_cast<float *>(at(args[0]));
+      auto *in = reinterpret_cast<const float *>(at(args[1]));
+      for (unsigned i = 0; i < grid[0]; ++i)
+        out[i] = float(args[2]) * in[i];
+      ++launches;
+      return true;
+    }
     if (kernel != "twice" || n != 2)
       return failWith("unknown kernel " + kernel);
     auto *out = reinterpret_cast<float *>(at(args[0]));
@@ -125,6 +134,41 @@ TEST(DevicePlan, RecordsAndReplays) {
   EXPECT_NE(log.find("out1: match"), std::string::npos) << log;
   EXPECT_NE(log.find("kernel twice: "), std::string::npos) << log;
   EXPECT_NE(log.find("% of peak)"), std::string::npos) << log;
+}
+
+TEST(DevicePlan, RecordsVariableValues) {
+  // A kernel over a Variable gets its value by value, in the argument
+  // slot of a pointer: recorded as `v <n>`, replayed as the same value.
+  std::string dir = freshDir("values");
+  {
+    PlanRecorder rec(dir, "cuda", "sm_90", /*withData=*/true);
+    ASSERT_TRUE(rec.ok());
+    ASSERT_TRUE(rec.loadModule("IMAGE", 5));
+    DevicePtr in, out;
+    float values[2] = {1, 2};
+    ASSERT_TRUE(rec.alloc(8, in));
+    ASSERT_TRUE(rec.copyToDevice(in, values, 8));
+    ASSERT_TRUE(rec.alloc(8, out));
+    unsigned grid[3] = {2, 1, 1}, block[3] = {32, 1, 1};
+    DevicePtr args[3] = {out, in, DevicePtr(3)};
+    ASSERT_TRUE(rec.launch("times", grid, block, args, 3));
+    ASSERT_TRUE(rec.synchronize());
+    float got[2];
+    ASSERT_TRUE(rec.copyToHost(got, out, 8));
+    float want[2] = {3, 6};
+    ASSERT_TRUE(rec.expect(0, "float", want, 8));
+  }
+  std::ifstream plan(dir + "/plan.txt");
+  std::string text((std::istreambuf_iterator<char>(plan)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("launch times 2 1 1 32 1 1 0 3 1 0 0 0 v 3\n"),
+            std::string::npos)
+      << text;
+  HostDevice device;
+  bool ok = false;
+  std::string log = replay(dir, device, ok);
+  EXPECT_TRUE(ok) << log;
+  EXPECT_NE(log.find("out0: match"), std::string::npos) << log;
 }
 
 TEST(DevicePlan, ReportsAMismatch) {

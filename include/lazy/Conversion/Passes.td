@@ -37,7 +37,13 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        starting at 0 (sum) or the dtype's lowest value (max);
     5. elementwise ops map to `arith`/`math` by dtype and signedness, with
        tinygrad's semantics (C division and remainder, MAX as `a > b ? a :
-       b`, bool ADD/MUL as or/and).
+       b`, bool ADD/MUL as or/and);
+    6. a kernel over Variables (symbolic shapes) takes each as an `index`
+       argument after its buffers, in key order, named by the function's
+       `lazy.variables`; symbolic dims bound its loops, symbolic strides,
+       offsets and masks are index arithmetic over those arguments, its
+       reduces add in index order, and a call passes its launch's
+       `lazy.var_vals`: one kernel serves every value.
 
     THREEFRY is expanded into tinygrad's 32-bit add/rotate/xor rounds. The
     scheduled function keeps every buffer as bytes (`memref<B x i8>`
@@ -169,7 +175,14 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        operands staged in two workgroup buffers per chunk of K between two
        barriers, each thread's register tile read from them with vector
        loads (SharedTileKernel.cpp); a `group` plan is block mode with
-       the plan's threads per block.
+       the plan's threads per block;
+    10. a kernel over Variables (symbolic shapes) takes each as an `index`
+       argument after its buffers, in key order, named by the function's
+       `lazy.variables`, and `gpu.launch_func` passes its launch's
+       `lazy.var_vals`; it runs in thread mode over the element count at
+       those values, delinearized by its symbolic dims (block and row
+       modes are sized when the kernel is lowered), every symbolic dim at
+       its largest value counting toward `index-bits=0`'s 2^30.
 
     CUSTOM items and copies between buffers of different types are errors.
     With `index-bits=0` the kernels' index arithmetic is 32 bits wide (a

@@ -17,7 +17,8 @@
 //   upload <id> <offset> <bytes> <file>    host bytes to the device
 //   zero <id> <offset> <bytes>             (also an upload not recorded)
 //   copy <id> <offset> <id> <offset> <bytes>
-//   launch <kernel> <gx> <gy> <gz> <bx> <by> <bz> <bytes> <n> (<id> <offset>)*n
+//   launch <kernel> <gx> <gy> <gz> <bx> <by> <bz> <bytes> <n> <arg>*n
+//     each <arg> a buffer, `<id> <offset>`, or a Variable's value, `v <n>`
 //   sync
 //   download <result> <id> <offset> <bytes>
 //   expect <result> <dtype> <file>         what the result should be

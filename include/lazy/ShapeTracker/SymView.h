@@ -161,6 +161,12 @@ std::optional<SymShapeTracker> composeOrNull(const SymShapeTracker &a,
 /// The shape with every bound Variable unbound (dims unchanged where a
 /// Variable is unbound).
 SymShape unbindShape(const SymShape &shape) noexcept;
+/// The integer tracker at the given values of its Variables, by name
+/// (tinygrad's substitute, then every view re-created), or nullopt where
+/// a Variable has no value or tinygrad would raise.
+std::optional<ShapeTracker>
+trackerAt(const SymShapeTracker &tracker,
+          const std::map<std::string, int64_t> &valuesByName) noexcept;
 /// The rendering of an unbound Variable's key (`start_pos[1-8]`) in the
 /// dialect's syntax (`start_pos[1:8]`).
 std::string variableText(const std::string &key);

@@ -40,6 +40,11 @@
 //     block-mode loop always has a power-of-two block: the all_reduce
 //     lowering combines its 32-lane partials with a shuffle whose width is
 //     the number of warps, which ROCDL handles only for powers of two.
+//   - Variables (symbolic shapes): each is an `index` argument after the
+//     buffers, in key order, named by `lazy.variables`; gpu.launch_func
+//     passes the launch's lazy.var_vals. Such a kernel runs in thread mode
+//     over the element count at those values, delinearized by its
+//     symbolic dims (block and row modes are sized when it is lowered).
 //   - Host: each buffer is a `gpu.alloc` of bytes (or a function argument
 //     of bytes) viewed as its dtype with `memref.view`, so buffer views at
 //     any offset and of any dtype are views of the same memory. Copies are
@@ -133,9 +138,27 @@ int64_t largestExtent(ArrayRef<KernelOp> kernels) {
         for (Type t : region.getArgumentTypes())
           see(t);
       for (NamedAttribute attr : op->getAttrs())
-        if (auto st = dyn_cast<ShapeTrackerAttr>(attr.getValue()))
-          for (const ::lazy::st::View &view : st.getTracker().views)
-            largest = std::max(largest, ::lazy::st::prod(view.shape));
+        if (auto st = dyn_cast<ShapeTrackerAttr>(attr.getValue())) {
+          if (!st.isSymbolic()) {
+            for (const ::lazy::st::View &view : st.getTracker().views)
+              largest = std::max(largest, ::lazy::st::prod(view.shape));
+            continue;
+          }
+          // Symbolic dims at their largest values; a dim without an
+          // integer bound needs 64-bit indices.
+          for (const ::lazy::st::SymView &view : st.getSymTracker().views) {
+            int64_t n = 1;
+            for (const ::lazy::st::SInt &d : view.shape) {
+              ::lazy::st::SInt most = d.max();
+              if (!most.isInt() ||
+                  __builtin_mul_overflow(n, most.getInt(), &n)) {
+                n = INT64_MAX;
+                break;
+              }
+            }
+            largest = std::max(largest, n);
+          }
+        }
     });
   return largest;
 }
@@ -524,9 +547,16 @@ KernelToGpu::KernelFrame KernelToGpu::beginKernel(OpBuilder &b, KernelOp kernel,
   SmallVector<Type> argTypes;
   for (Type t : kernel.getArgumentTypes())
     argTypes.push_back(memrefOf(cast<BufferType>(t)));
+  // Variables (symbolic shapes) are `index` arguments after the buffers,
+  // named by an attribute; launches pass their values.
+  SmallVector<::lazy::st::sym::NodeP> variables = kernelVariables(kernel);
+  argTypes.append(variables.size(), b.getIndexType());
   auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getSymName(),
                                      b.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  if (!variables.empty())
+    func->setAttr(LazyDialect::kKernelVariablesAttrName,
+                  kernelVariablesAttr(b, variables));
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(geometry.block), 1, 1}));
   if (auto metadata = kernel.getMetadataAttr())
@@ -535,6 +565,8 @@ KernelToGpu::KernelFrame KernelToGpu::beginKernel(OpBuilder &b, KernelOp kernel,
   // neighbouring scalar loads (a tile row's unrolled reduce steps) into
   // vector loads.
   for (auto [i, bytes] : llvm::enumerate(alignment)) {
+    if (i >= kernel.getBody().getNumArguments())
+      break;
     Type element = cast<MemRefType>(argTypes[i]).getElementType();
     if (bytes > int64_t(llvm::divideCeil(element.getIntOrFloatBitWidth(), 8)))
       func.setArgAttr(unsigned(i), LLVM::LLVMDialect::getAlignAttrName(),
@@ -554,6 +586,9 @@ KernelToGpu::KernelFrame KernelToGpu::beginKernel(OpBuilder &b, KernelOp kernel,
   frame.gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
   frame.emitter = std::make_unique<GpuKernelEmitter>(
       std::move(buffers), frame.tid, frame.bdim, reduceUnroll);
+  frame.emitter->setVariables(variableValues(
+      variables,
+      entry->getArguments().drop_front(kernel.getBody().getNumArguments())));
   frame.emitter->setContractSumOfProducts(fma);
   frame.emitter->setBufferAlignment(alignmentOfArguments(func, alignment));
   return frame;
@@ -721,6 +756,10 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
     /// Row mode: the row values' outermost reduces are block reductions.
     bool blockReduces = false;
   };
+  // A kernel over Variables runs in thread mode, each thread's reduces in
+  // index order over their extents at the launch (block reductions and
+  // rows are sized when the kernel is lowered).
+  bool symbolic = !kernelVariables(kernel).empty();
   SmallVector<Group, 2> groups;
   for (StoreGroup &group : groupStores(body)) {
     Group &g = groups.emplace_back();
@@ -754,7 +793,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
       geometry.grid = std::max(geometry.grid, numElements(g.rowShape));
       continue;
     }
-    g.blockMode = groupThreads || longest >= blockReduceMin;
+    g.blockMode = !symbolic && (groupThreads || longest >= blockReduceMin);
     if (g.blockMode) {
       // Each thread takes at least `reducePerThread` of the reduced
       // elements: fewer, busier threads per output spend less of the
@@ -797,7 +836,18 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
         return finishKernel(frame, loc, geometry, failure());
       continue;
     }
-    Value n = arith::ConstantIndexOp::create(kb, gloc, numElements(g.shape));
+    // Symbolic dims: the element count at the launch's values.
+    ShapeTrackerAttr view = g.stores.front().getView();
+    ::lazy::st::SymShape dims;
+    if (view.isSymbolic())
+      dims = view.getSymTracker().shape();
+    Value n;
+    for (const ::lazy::st::SInt &d : dims) {
+      Value extent = emitSInt(kb, gloc, d, emitter.getVariables());
+      n = n ? arith::MulIOp::create(kb, gloc, n, extent).getResult() : extent;
+    }
+    if (!n)
+      n = arith::ConstantIndexOp::create(kb, gloc, numElements(g.shape));
     Value start, step, storeGuard;
     if (g.blockMode) {
       start = bid;
@@ -824,7 +874,11 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
             ValueRange) -> FailureOr<SmallVector<Value>> {
           SmallVector<SmallVector<Value>> elements;
           for (Value f : flat)
-            elements.push_back(delinearizeIndex(lb, gloc, f, g.shape));
+            elements.push_back(dims.empty()
+                                   ? delinearizeIndex(lb, gloc, f, g.shape)
+                                   : delinearizeSymIndex(lb, gloc, f, dims,
+                                                         emitter.getVariables(),
+                                                         Value()));
           if (failed(
                   emitter.emitStoreGroups(lb, g.stores, elements, storeGuard)))
             return failure();
@@ -910,6 +964,12 @@ public:
     auto cst = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
+    FailureOr<SmallVector<int64_t>> values =
+        launchVariableValues(launch, kernel);
+    if (failed(values))
+      return failure();
+    for (int64_t v : *values)
+      args.push_back(cst(v));
     Value one = cst(1);
     gpu::LaunchFuncOp::create(b, loc, kernel,
                               gpu::KernelDim3{cst(geometry.grid), one, one},
@@ -946,8 +1006,6 @@ struct ConvertLazyToGpu final
   using WithOptionHints::WithOptionHints;
 
   void runOnOperation() override {
-    if (failed(rejectSymbolicShapes(getOperation(), "convert-lazy-to-gpu")))
-      return signalPassFailure();
     ModuleOp module = getOperation();
     if (blockSize < 32 || blockSize > 1024 ||
         !llvm::isPowerOf2_64(uint64_t(int64_t(blockSize)))) {

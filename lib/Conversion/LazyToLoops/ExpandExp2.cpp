@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/Passes.h"
-#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -100,9 +99,6 @@ struct LazyExpandExp2 final
     : mlir::lazy::WithOptionHints<
           mlir::lazy::impl::LazyExpandExp2Base<LazyExpandExp2>> {
   void runOnOperation() override {
-    if (failed(mlir::lazy::rejectSymbolicShapes(getOperation(),
-                                                "lazy-expand-exp2")))
-      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandExp2>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

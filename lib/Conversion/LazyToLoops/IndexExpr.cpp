@@ -7,6 +7,7 @@
 using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
+namespace sym = ::lazy::st::sym;
 
 IndexAndValid mlir::lazy::emitIndexAndValid(OpBuilder &b, Location loc,
                                             const st::ShapeTracker &tracker,
@@ -173,4 +174,173 @@ IndexAndValid mlir::lazy::emitAffineIndexAndValid(OpBuilder &b, Location loc,
         valid ? arith::AndIOp::create(b, loc, valid, holds).getResult() : holds;
   }
   return {emitAffine(b, loc, form.strides, form.offset, idx), valid};
+}
+
+Value mlir::lazy::emitSInt(OpBuilder &b, Location loc, const st::SInt &x,
+                           const VariableValues &vars) {
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  if (std::optional<int64_t> c = x.constant())
+    return cst(*c);
+  // Post-order over the node DAG with an explicit stack (nothing recurses
+  // on expression depth); each node is emitted once.
+  llvm::DenseMap<const sym::Node *, Value> done;
+  SmallVector<std::pair<sym::NodeP, bool>> stack{{x.getNode(), false}};
+  auto operands = [](const sym::Node &n) {
+    SmallVector<sym::NodeP> ops;
+    if (n.a)
+      ops.push_back(n.a);
+    if (n.bNode)
+      ops.push_back(n.bNode);
+    ops.append(n.nodes.begin(), n.nodes.end());
+    return ops;
+  };
+  auto truth = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, cst(0))
+        .getResult();
+  };
+  auto asIndex = [&](Value cond) {
+    return arith::SelectOp::create(b, loc, cond, cst(1), cst(0)).getResult();
+  };
+  while (!stack.empty()) {
+    auto [node, expanded] = stack.back();
+    const sym::Node *n = node.get();
+    if (done.count(n)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      stack.back().second = true;
+      for (const sym::NodeP &m : operands(*n))
+        if (!done.count(m.get()))
+          stack.push_back({m, false});
+      continue;
+    }
+    stack.pop_back();
+    Value a = n->a ? done.lookup(n->a.get()) : Value();
+    Value rhs = n->bNode ? done.lookup(n->bNode.get()) : cst(n->b);
+    Value v;
+    switch (n->kind) {
+    case sym::Kind::Num:
+      v = cst(n->b);
+      break;
+    case sym::Kind::Var:
+      v = vars.lookup(node->bound ? sym::unboundVar(node)->key() : n->key());
+      assert(v && "a kernel Variable without its argument");
+      break;
+    case sym::Kind::Mul:
+      v = arith::MulIOp::create(b, loc, a, rhs);
+      break;
+    case sym::Kind::Div:
+      v = arith::FloorDivSIOp::create(b, loc, a, rhs);
+      break;
+    case sym::Kind::Mod: {
+      // Python's modulo: a - (a // b) * b.
+      Value q = arith::FloorDivSIOp::create(b, loc, a, rhs);
+      v = arith::SubIOp::create(b, loc, a,
+                                arith::MulIOp::create(b, loc, q, rhs));
+      break;
+    }
+    case sym::Kind::Lt:
+      v = asIndex(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, rhs));
+      break;
+    case sym::Kind::Sum:
+      for (const sym::NodeP &m : n->nodes) {
+        Value term = done.lookup(m.get());
+        v = v ? arith::AddIOp::create(b, loc, v, term).getResult() : term;
+      }
+      if (!v)
+        v = cst(0);
+      break;
+    case sym::Kind::And: {
+      Value all;
+      for (const sym::NodeP &m : n->nodes) {
+        Value t = truth(done.lookup(m.get()));
+        all = all ? arith::AndIOp::create(b, loc, all, t).getResult() : t;
+      }
+      v = all ? asIndex(all) : cst(1);
+      break;
+    }
+    }
+    done[n] = v;
+  }
+  return done.lookup(x.getNode().get());
+}
+
+IndexAndValid mlir::lazy::emitSymIndexAndValid(
+    OpBuilder &b, Location loc, const st::SymShapeTracker &tracker,
+    ValueRange outerIdx, const VariableValues &vars) {
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto value = [&](const st::SInt &x) { return emitSInt(b, loc, x, vars); };
+  auto andValid = [&](Value acc, Value cond) {
+    return acc ? arith::AndIOp::create(b, loc, acc, cond).getResult() : cond;
+  };
+  SmallVector<Value> idx(outerIdx.begin(), outerIdx.end());
+  Value valid;
+  for (size_t k = tracker.views.size(); k-- > 0;) {
+    const st::SymView &v = tracker.views[k];
+    if (v.mask)
+      for (size_t d = 0; d < v.shape.size(); ++d) {
+        const auto &[begin, end] = (*v.mask)[d];
+        bool fromStart = begin.constant() == std::optional<int64_t>(0);
+        bool toEnd = st::symEqual({end}, {v.shape[d]});
+        if (!fromStart)
+          valid = andValid(
+              valid, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                           idx[d], value(begin)));
+        if (!toEnd)
+          valid = andValid(
+              valid, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           idx[d], value(end)));
+      }
+    Value flat = value(v.offset);
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      std::optional<int64_t> stride = v.strides[d].constant();
+      if (stride == 0)
+        continue;
+      Value term = stride == 1 ? idx[d]
+                               : arith::MulIOp::create(b, loc, idx[d],
+                                                       value(v.strides[d]))
+                                     .getResult();
+      flat = arith::AddIOp::create(b, loc, flat, term);
+    }
+    if (k == 0)
+      return {flat, valid};
+    // Unflatten into the (symbolic) shape of the view below.
+    idx = delinearizeSymIndex(b, loc, flat, tracker.views[k - 1].shape, vars,
+                              Value());
+  }
+  return {cst(0), valid};
+}
+
+SmallVector<Value> mlir::lazy::delinearizeSymIndex(OpBuilder &b, Location loc,
+                                                   Value flat,
+                                                   const st::SymShape &shape,
+                                                   const VariableValues &vars,
+                                                   Value zero) {
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // As emitIndexAndValid unflattens: only a masked-out position can have a
+  // negative flat index, and its validity is already false.
+  SmallVector<Value> idx(shape.size());
+  Value inner;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d].constant() == std::optional<int64_t>(1)) {
+      idx[d] = zero ? zero : cst(0);
+      continue;
+    }
+    Value q = inner
+                  ? arith::FloorDivSIOp::create(b, loc, flat, inner).getResult()
+                  : flat;
+    Value size = emitSInt(b, loc, shape[d], vars);
+    idx[d] = arith::RemSIOp::create(b, loc, q, size);
+    inner =
+        inner ? arith::MulIOp::create(b, loc, inner, size).getResult() : size;
+  }
+  return idx;
 }

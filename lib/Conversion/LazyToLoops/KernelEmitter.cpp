@@ -27,6 +27,7 @@
 
 #include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
 #include "lazy/Conversion/LazyToLoops/IndexExpr.h"
+#include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -37,10 +38,12 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
+namespace sym = ::lazy::st::sym;
 
 Type mlir::lazy::signless(Type t) {
   if (auto i = dyn_cast<IntegerType>(t))
@@ -557,7 +560,7 @@ static Value foldConstSum(OpBuilder &b, Operation *op, ValueRange idx) {
     return {};
   auto view = op->getOperand(0).getDefiningOp<ViewOp>();
   auto c = view ? view.getSrc().getDefiningOp<ConstOp>() : ConstOp();
-  if (!c)
+  if (!c || view.getTracker().isSymbolic() || isa<SymIntAttr>(c.getValue()))
     return {};
   int64_t axis = sum.getAxes()[0];
   st::ShapeTracker tracker = view.getTracker().getTracker();
@@ -656,7 +659,7 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
     auto c = view.getSrc().getDefiningOp<ConstOp>();
     if (!c)
       return computedView(b, view, idx);
-    Value result = arith::ConstantOp::create(b, loc, constAttr(b, c));
+    Value result = constValue(b, loc, c);
     IndexAndValid at = indexOf(b, loc, view.getTracker(), idx);
     if (at.valid) {
       Value zero = arith::ConstantOp::create(b, loc, zeroAttr(b, t));
@@ -705,6 +708,84 @@ SmallVector<Value> mlir::lazy::delinearizeIndex(OpBuilder &b, Location loc,
   return idx;
 }
 
+Value KernelEmitter::extentOf(OpBuilder &b, Location loc, Value v, size_t dim) {
+  if (!hasSymbolicShape(v.getType()))
+    return arith::ConstantIndexOp::create(
+        b, loc, cast<RankedTensorType>(v.getType()).getDimSize(int64_t(dim)));
+  return emitSInt(b, loc, symbolicShapeOf(v.getType())[dim], variables);
+}
+
+Value KernelEmitter::constValue(OpBuilder &b, Location loc, ConstOp c) {
+  auto variable = dyn_cast<SymIntAttr>(c.getValue());
+  if (!variable)
+    return arith::ConstantOp::create(b, loc, constAttr(b, c));
+  // A Variable's value, in the const's (integer) type.
+  Type s = signless(c.getType().getElementType());
+  Value v = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), emitSInt(b, loc, variable.getValue(), variables));
+  if (isa<FloatType>(s))
+    return arith::SIToFPOp::create(b, loc, s, v);
+  if (s.isInteger(1))
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, v,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+  unsigned width = s.getIntOrFloatBitWidth();
+  if (width < 64)
+    return arith::TruncIOp::create(b, loc, s, v);
+  return v;
+}
+
+SmallVector<sym::NodeP> mlir::lazy::kernelVariables(KernelOp kernel) {
+  std::map<std::string, sym::NodeP> held;
+  kernel.walk([&](Operation *op) { collectVariables(op, held); });
+  std::map<std::string, sym::NodeP> unbound;
+  for (auto &[key, node] : held) {
+    sym::NodeP free = node->bound ? sym::unboundVar(node) : node;
+    unbound.emplace(free->key(), free);
+  }
+  SmallVector<sym::NodeP> variables;
+  for (auto &[key, node] : unbound)
+    variables.push_back(node);
+  return variables;
+}
+
+ArrayAttr mlir::lazy::kernelVariablesAttr(Builder &b,
+                                          ArrayRef<sym::NodeP> variables) {
+  SmallVector<Attribute> names;
+  for (const sym::NodeP &v : variables)
+    names.push_back(b.getStringAttr(st::variableText(v->key())));
+  return b.getArrayAttr(names);
+}
+
+VariableValues mlir::lazy::variableValues(ArrayRef<sym::NodeP> variables,
+                                          ValueRange args) {
+  VariableValues values;
+  for (auto [v, arg] : llvm::zip(variables, args))
+    values[v->key()] = arg;
+  return values;
+}
+
+FailureOr<SmallVector<int64_t>>
+mlir::lazy::launchVariableValues(LaunchOp launch, Operation *callee) {
+  SmallVector<int64_t> values;
+  auto names =
+      callee->getAttrOfType<ArrayAttr>(LazyDialect::kKernelVariablesAttrName);
+  if (!names)
+    return values;
+  auto given =
+      launch->getAttrOfType<DictionaryAttr>(LazyDialect::kVarValuesAttrName);
+  for (Attribute name : names) {
+    StringRef text = cast<StringAttr>(name).getValue();
+    auto value = given ? given.getAs<IntegerAttr>(text) : IntegerAttr();
+    if (!value)
+      return launch.emitOpError("gives no value for the kernel's Variable ")
+             << text << " (its " << LazyDialect::kVarValuesAttrName
+             << " attribute)";
+    values.push_back(value.getInt());
+  }
+  return values;
+}
+
 Value KernelEmitter::zeroIndex(OpBuilder &b, Location loc) {
   if (zeroIdx)
     return zeroIdx;
@@ -749,10 +830,14 @@ FailureOr<Value> KernelEmitter::computedView(OpBuilder &b, ViewOp view,
   Location loc = view.getLoc();
   Value src = view.getSrc();
   ArrayRef<int64_t> srcShape = cast<RankedTensorType>(src.getType()).getShape();
-  st::ShapeTracker tracker = view.getTracker().getTracker();
+  bool symbolic =
+      view.getTracker().isSymbolic() || hasSymbolicShape(src.getType());
+  std::optional<SmallVector<int64_t>> from;
+  if (!symbolic)
+    from = directAxes(view.getTracker().getTracker(), srcShape);
   SmallVector<Value> srcIdx;
   Value valid;
-  if (auto from = directAxes(tracker, srcShape)) {
+  if (from) {
     for (int64_t e : *from)
       srcIdx.push_back(e < 0 ? zeroIndex(b, loc) : idx[size_t(e)]);
   } else {
@@ -763,7 +848,11 @@ FailureOr<Value> KernelEmitter::computedView(OpBuilder &b, ViewOp view,
     valid = at.valid;
     if (valid)
       flat = arith::SelectOp::create(b, loc, valid, flat, zeroIndex(b, loc));
-    srcIdx = delinearizeIndex(b, loc, flat, srcShape, zeroIndex(b, loc));
+    srcIdx =
+        symbolic
+            ? delinearizeSymIndex(b, loc, flat, symbolicShapeOf(src.getType()),
+                                  variables, zeroIndex(b, loc))
+            : delinearizeIndex(b, loc, flat, srcShape, zeroIndex(b, loc));
   }
   FailureOr<Value> value = evaluate(b, src, srcIdx);
   if (failed(value) || !valid)
@@ -778,6 +867,8 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
     return std::nullopt;
   StoreOp first = stores.front();
   ArrayRef<int64_t> shape = first.getView().getShape();
+  if (llvm::any_of(stores, [](StoreOp s) { return s.getView().isSymbolic(); }))
+    return std::nullopt;
   // The computed views the stores reach and the reduces on the way, not
   // looking into what a computed view reads (that is computed at its own
   // shape; its reduces hoist what they read, hoistInvariantViews).
@@ -807,7 +898,8 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
   split.rowAxis.assign(shape.size(), false);
   for (ViewOp view : views) {
     ArrayRef<int64_t> viewShape = view.getTracker().getShape();
-    if (viewShape.size() != shape.size())
+    if (viewShape.size() != shape.size() || view.getTracker().isSymbolic() ||
+        hasSymbolicShape(view.getSrc().getType()))
       return std::nullopt;
     st::ShapeTracker tracker = view.getTracker().getTracker();
     std::vector<std::optional<int64_t>> strides =
@@ -859,6 +951,8 @@ LogicalResult KernelEmitter::hoistInvariantViews(OpBuilder &b,
       continue;
     if (isComputedView(op)) {
       auto view = cast<ViewOp>(op);
+      if (view.getTracker().isSymbolic())
+        continue; // computed at each element instead
       ArrayRef<int64_t> shape = view.getTracker().getShape();
       std::vector<std::optional<int64_t>> strides =
           view.getTracker().getTracker().realStrides(/*ignoreValid=*/false);
@@ -955,7 +1049,8 @@ FailureOr<Value> KernelEmitter::evaluateIn(OpBuilder &b, Value root,
 SmallVector<Value, 4> KernelEmitter::viewKey(ShapeTrackerAttr view,
                                              ValueRange idx) {
   auto [it, inserted] = viewStrides.try_emplace(view);
-  if (inserted)
+  // A symbolic view keeps every axis in its key.
+  if (inserted && !view.isSymbolic())
     it->second = view.getTracker().realStrides(/*ignoreValid=*/false);
   SmallVector<Value, 4> key(idx.begin(), idx.end());
   for (auto [d, stride] : llvm::enumerate(it->second))
@@ -1012,8 +1107,6 @@ FailureOr<Value> KernelEmitter::emitReduceLoops(OpBuilder &b, Operation *op,
   Location loc = op->getLoc();
   Type t = elementOf(op->getResult(0));
   ArrayRef<int64_t> axes = reduceAxes(op);
-  ArrayRef<int64_t> inShape =
-      cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
   if (failed(hoistInvariantViews(b, op, idx)))
     return failure();
   Value acc = init ? init
@@ -1026,7 +1119,7 @@ FailureOr<Value> KernelEmitter::emitReduceLoops(OpBuilder &b, Operation *op,
   OpBuilder::InsertionGuard guard(b);
   for (int64_t axis : axes) {
     Value lo = arith::ConstantIndexOp::create(b, loc, 0);
-    Value hi = arith::ConstantIndexOp::create(b, loc, inShape[axis]);
+    Value hi = extentOf(b, loc, op->getOperand(0), size_t(axis));
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     auto loop = scf::ForOp::create(b, loc, lo, hi, one, ValueRange{acc});
     inner[axis] = loop.getInductionVar();
@@ -1159,8 +1252,9 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
 SmallVector<StoreGroup> mlir::lazy::groupStores(Block &body) {
   SmallVector<StoreGroup> groups;
   for (auto store : body.getOps<StoreOp>()) {
-    ::lazy::st::ShapeTracker view = store.getView().getTracker();
-    SmallVector<int64_t> shape(view.shape().begin(), view.shape().end());
+    // Symbolic dims at their largest values (the loops' bounds are the
+    // stores' symbolic shape).
+    SmallVector<int64_t> shape(store.getView().getShape());
     if (groups.empty() || groups.back().shape != shape)
       groups.push_back({shape, {}});
     groups.back().stores.push_back(store);
@@ -1365,6 +1459,8 @@ LogicalResult KernelEmitter::emitStoreTile(
 
 IndexAndValid KernelEmitter::indexOf(OpBuilder &b, Location loc,
                                      ShapeTrackerAttr view, ValueRange idx) {
+  if (view.isSymbolic())
+    return emitSymIndexAndValid(b, loc, view.getSymTracker(), idx, variables);
   auto [it, inserted] = affineForms.try_emplace(view);
   if (inserted)
     it->second = affineIndexOf(view.getTracker());
@@ -1588,8 +1684,12 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
     if (!c)
       return view.emitOpError("in a kernel must view a lazy.const");
     Value mask = laneAccess(b, loc, *form, idx).second;
-    Value value = constantLike(b, loc, constAttr(b, c),
-                               VectorType::get({lanes->width}, t));
+    auto laneType = VectorType::get({lanes->width}, t);
+    Value value = isa<SymIntAttr>(c.getValue())
+                      ? vector::BroadcastOp::create(b, loc, laneType,
+                                                    constValue(b, loc, c))
+                            .getResult()
+                      : constantLike(b, loc, constAttr(b, c), laneType);
     return arith::SelectOp::create(b, loc, mask, value, zeros()).getResult();
   }
   // A tile's reduce (a vector), else a reduce computed lane by lane.

@@ -5,6 +5,10 @@
 // over that shape whose body computes one element of every store's value
 // (KernelEmitter.h states the per-element rules), then stores each at the
 // index its ShapeTracker gives, guarded by the view's mask.
+// A kernel over Variables (symbolic shapes) takes each as an `index`
+// argument after its buffers, in key order, named by `lazy.variables`: its
+// loops run to the dims' values, its reduces in index order, and calls
+// pass the launch's lazy.var_vals, so one kernel serves every value.
 // The scheduled function becomes byte allocations viewed per buffer (so
 // buffer views of any offset and dtype are views of the same memory),
 // calls, copies and fills (HostBuffers.h).
@@ -256,6 +260,7 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
 /// Lowers one kernel into `func`: one scf.parallel per group of
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
+                          ArrayRef<::lazy::st::sym::NodeP> variables,
                           int64_t parallelMinWork,
                           int64_t nontemporalMinBytes) {
   bool parallel = workOf(kernel) >= parallelMinWork;
@@ -265,7 +270,12 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   for (auto [arg, memrefArg] :
        llvm::zip(body.getArguments(), entry->getArguments()))
     buffers.map(arg, memrefArg);
-  KernelEmitter emitter(buffers, /*reassociateSums=*/true);
+  // A kernel over Variables sums in index order: how many elements a sum
+  // adds is known only at the launch.
+  bool symbolic = !variables.empty();
+  KernelEmitter emitter(buffers, /*reassociateSums=*/!symbolic);
+  emitter.setVariables(variableValues(
+      variables, entry->getArguments().drop_front(body.getNumArguments())));
   emitter.setNontemporalMinBytes(nontemporalMinBytes);
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   if (hasComputedViews(body))
@@ -291,10 +301,17 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
       continue;
     }
     Location loc = group.stores.front().getLoc();
+    // Symbolic dims loop to their values at the launch.
+    ShapeTrackerAttr view = group.stores.front().getView();
+    ::lazy::st::SymShape dims;
+    if (view.isSymbolic())
+      dims = view.getSymTracker().shape();
     SmallVector<Value> lbs, ubs, steps;
-    for (int64_t dim : group.shape) {
+    for (auto [d, dim] : llvm::enumerate(group.shape)) {
       lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-      ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
+      ubs.push_back(dims.empty()
+                        ? arith::ConstantIndexOp::create(b, loc, dim)
+                        : emitSInt(b, loc, dims[d], emitter.getVariables()));
       steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
     }
     LogicalResult status = success();
@@ -370,6 +387,12 @@ public:
           MemRefType::get(paramType.getShape(), paramType.getElementType()));
       args.push_back(memref::CastOp::create(b, loc, param, m));
     }
+    FailureOr<SmallVector<int64_t>> values =
+        launchVariableValues(launch, callee);
+    if (failed(values))
+      return failure();
+    for (int64_t v : *values)
+      args.push_back(arith::ConstantIndexOp::create(b, loc, v));
     if (profileCalls)
       profileMark(b, loc, "lazy_rt_kernel_begin");
     func::CallOp::create(b, loc, launch.getKernel(), TypeRange{}, args);
@@ -442,20 +465,25 @@ struct ConvertLazyToLoops final
           mlir::lazy::impl::ConvertLazyToLoopsBase<ConvertLazyToLoops>> {
   using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
-    if (failed(rejectSymbolicShapes(getOperation(), "convert-lazy-to-loops")))
-      return signalPassFailure();
     ModuleOp module = getOperation();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     for (KernelOp kernel : kernels) {
       SmallVector<Type> argTypes;
       for (Type t : kernel.getArgumentTypes())
         argTypes.push_back(kernelMemrefOf(t));
+      // Variables (symbolic shapes) are `index` arguments after the
+      // buffers, named by an attribute; launches pass their values.
+      SmallVector<::lazy::st::sym::NodeP> variables = kernelVariables(kernel);
       OpBuilder b(kernel);
+      argTypes.append(variables.size(), b.getIndexType());
       auto func = func::FuncOp::create(b, kernel.getLoc(), kernel.getSymName(),
                                        b.getFunctionType(argTypes, {}));
       if (auto metadata = kernel.getMetadataAttr())
         func->setAttr(LazyDialect::kMetadataAttrName, metadata);
-      if (failed(lowerKernel(kernel, func, parallelMinWork,
+      if (!variables.empty())
+        func->setAttr(LazyDialect::kKernelVariablesAttrName,
+                      kernelVariablesAttr(b, variables));
+      if (failed(lowerKernel(kernel, func, variables, parallelMinWork,
                              nontemporalMinBytes))) {
         func.erase();
         return signalPassFailure();

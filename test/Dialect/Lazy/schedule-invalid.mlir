@@ -293,3 +293,27 @@ func.func @nodes_not_lazy() {
   // expected-error @+1 {{'func.return' op 'lazy.nodes' needs one position per result of a lazy op}}
   func.return {lazy.nodes = array<i64>}
 }
+
+// -----
+
+// A lowered kernel names its Variables; their `index` arguments end its
+// argument list.
+// expected-error @+1 {{'func.func' op 'lazy.variables' names 2 Variables, which need as many trailing index arguments}}
+func.func @too_few_variables(%b: memref<4xf32>, %i: index) attributes {lazy.variables = ["i[1:4]", "j[1:4]"]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'lazy.variables' must be an array of strings on a function}}
+func.func @variables_not_strings(%i: index) attributes {lazy.variables = [3]} {
+  return
+}
+
+// -----
+
+func.func @variables_on_an_op(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lazy.add' op 'lazy.variables' must be an array of strings on a function}}
+  %x = lazy.add %a, %a {lazy.variables = ["i[1:4]"]} : tensor<4xf32>
+  return %x : tensor<4xf32>
+}

@@ -11,8 +11,10 @@
 #define LAZY_CONVERSION_LAZYTOLOOPS_INDEXEXPR_H
 
 #include "lazy/ShapeTracker/ShapeTracker.h"
+#include "lazy/ShapeTracker/SymView.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::lazy {
 
@@ -56,6 +58,34 @@ Value emitAffine(OpBuilder &b, Location loc, ArrayRef<int64_t> coeffs,
 /// emitIndexAndValid through an affine form.
 IndexAndValid emitAffineIndexAndValid(OpBuilder &b, Location loc,
                                       const AffineIndex &form, ValueRange idx);
+
+//===----------------------------------------------------------------------===//
+// Symbolic shapes: kernels over tinygrad Variables
+//===----------------------------------------------------------------------===//
+
+/// The `index` value of each Variable a kernel reads, by the unbound
+/// Variable's key (sym::Node::key(), `start_pos[1-8]`): the kernel's
+/// arguments, which its launches set.
+using VariableValues = llvm::StringMap<Value>;
+
+/// `x` as index arithmetic over `vars`, with Python's floor division and
+/// modulo (tinygrad's symbolic semantics); a comparison or conjunction is
+/// 1 or 0. Every Variable of `x` must be in `vars`.
+Value emitSInt(OpBuilder &b, Location loc, const ::lazy::st::SInt &x,
+               const VariableValues &vars);
+
+/// emitIndexAndValid for symbolic views: the same arithmetic with each
+/// entry emitted by emitSInt, so that the result is the integer tracker's
+/// at the Variables' values.
+IndexAndValid emitSymIndexAndValid(OpBuilder &b, Location loc,
+                                   const ::lazy::st::SymShapeTracker &tracker,
+                                   ValueRange idx, const VariableValues &vars);
+
+/// The row-major index vector of `flat` in `shape`, whose dims may be
+/// symbolic; axes of one element get `zero`.
+SmallVector<Value> delinearizeSymIndex(OpBuilder &b, Location loc, Value flat,
+                                       const ::lazy::st::SymShape &shape,
+                                       const VariableValues &vars, Value zero);
 
 } // namespace mlir::lazy
 

@@ -69,9 +69,9 @@ struct RowSplit {
 SmallVector<Value> delinearizeIndex(OpBuilder &b, Location loc, Value flat,
                                     ArrayRef<int64_t> shape, Value zero = {});
 
-/// The row split of a store group, or none when it reads no computed view
-/// or its views and reduces do not split into rows (then each element
-/// computes what it reads, which is correct but repeats work).
+/// The row split of a store group, or none when it reads no computed view,
+/// holds a symbolic view, or its views and reduces do not split into rows (then
+/// each element computes what it reads, which is correct but repeats work).
 std::optional<RowSplit> rowSplitOf(ArrayRef<StoreOp> stores);
 
 class KernelEmitter {
@@ -104,6 +104,14 @@ public:
   void setBufferAlignment(DenseMap<Value, int64_t> alignment) {
     bufferAlignment = std::move(alignment);
   }
+
+  /// The kernel's Variables (symbolic shapes): views, reduce extents and
+  /// consts of Variables read their values from these (the kernel's
+  /// `index` arguments).
+  void setVariables(VariableValues values) { variables = std::move(values); }
+  const VariableValues &getVariables() const { return variables; }
+  /// A dim of a kernel value's shape (symbolicShapeOf) as an index.
+  Value extentOf(OpBuilder &b, Location loc, Value v, size_t dim);
 
   /// Starts a new output element: nothing computed for an earlier element
   /// is reused, only its row's values (beginRow).
@@ -305,7 +313,26 @@ private:
   int64_t nontemporalMinBytes = 0;
   DenseMap<Value, int64_t> bufferAlignment;
   DenseMap<Attribute, std::optional<AffineIndex>> laneForms;
+  VariableValues variables;
+  /// The value of a const op (a Variable's: its argument, converted).
+  Value constValue(OpBuilder &b, Location loc, ConstOp c);
 };
+
+/// The unbound Variables a kernel reads (symbolic shapes), ordered by key:
+/// its `index` arguments after the buffers.
+SmallVector<::lazy::st::sym::NodeP> kernelVariables(KernelOp kernel);
+/// Their names (`start_pos[1:8]`, as lazy.var_vals spells them), the
+/// LazyDialect::kKernelVariablesAttrName attribute.
+ArrayAttr kernelVariablesAttr(Builder &b,
+                              ArrayRef<::lazy::st::sym::NodeP> variables);
+/// The emitter's map of `variables` to `args` (one each, in order).
+VariableValues variableValues(ArrayRef<::lazy::st::sym::NodeP> variables,
+                              ValueRange args);
+/// A launch's value of each Variable `callee` (a lowered kernel function)
+/// names in its LazyDialect::kKernelVariablesAttrName attribute, from the
+/// launch's lazy.var_vals; an error at the launch where one is missing.
+FailureOr<SmallVector<int64_t>> launchVariableValues(LaunchOp launch,
+                                                     Operation *callee);
 
 /// With reassociateSums, float sums of at least this many elements may add
 /// in any order (LLVM vectorizes them); shorter ones keep index order.

@@ -196,6 +196,24 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
                                   "lazy op";
     return success();
   }
+  if (name == kKernelVariablesAttrName) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!func || !names ||
+        !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitOpError()
+             << "'" << name << "' must be an array of strings on a function";
+    // The names' `index` arguments (integers once lowered to LLVM) end
+    // the argument list.
+    ArrayRef<Type> args = func.getArgumentTypes();
+    if (names.size() > args.size() ||
+        !llvm::all_of(args.take_back(names.size()),
+                      [](Type t) { return t.isIntOrIndex(); }))
+      return op->emitOpError()
+             << "'" << name << "' names " << names.size()
+             << " Variables, which need as many trailing index arguments";
+    return success();
+  }
   if (name == kMetadataAttrName) {
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
     if (!names ||

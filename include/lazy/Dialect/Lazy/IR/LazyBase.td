@@ -100,6 +100,11 @@ def Lazy_Dialect : Dialect {
     /// unbound Variable, `{"start_pos[1:8]" = 4 : i64}`.
     static constexpr ::llvm::StringLiteral kVarValuesAttrName =
         "lazy.var_vals";
+    /// On a lowered kernel function (func.func, gpu.func) that reads
+    /// Variables: their names, in the order of its `index` arguments after
+    /// the buffers, `["start_pos[1:8]"]`; its launches pass their values.
+    static constexpr ::llvm::StringLiteral kKernelVariablesAttrName =
+        "lazy.variables";
     static constexpr ::llvm::StringLiteral kForcedRealizeAttrName =
         "lazy.forced_realize";
     static constexpr ::llvm::StringLiteral kDefaultDeviceAttrName =
