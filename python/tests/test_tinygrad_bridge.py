@@ -264,6 +264,32 @@ def test_compile_mode_runs_lazy_mlirs_kernels(session):
     assert sum(k.calls for k in _compile._kernels.values()) > before
 
 
+def test_compile_mode_runs_symbolic_kernels_under_jit(session):
+    """A TinyJit function over a bound Variable (test_symbolic_jit's
+    matmul) in compile mode: lazy-mlir compiles one kernel that takes i as
+    an argument, and every call, the JIT's replays at other values of i
+    included, runs it with the value tinygrad passes."""
+    from tinygrad import Tensor, TinyJit
+    from tinygrad.shape.symbolic import Variable
+    from lazy_mlir.tinygrad import _compile
+
+    def symbolic_calls():
+        return sum(k.calls for k in _compile._kernels.values() if k.variables == [("i", 1, 10)])
+
+    before = symbolic_calls()
+    _hook.enable("compile")
+    try:
+        jf = TinyJit(lambda a, b: (a @ b).realize())
+        for i in range(1, 6):
+            vi = Variable("i", 1, 10).bind(i)
+            a, b = Tensor.rand(3, i).realize(), Tensor.rand(i, 5).realize()
+            got = jf(a.reshape(3, vi), b.reshape(vi, 5)).numpy()
+            np.testing.assert_allclose(got, a.numpy() @ b.numpy(), rtol=1e-5, atol=1e-5)
+    finally:
+        _hook.disable()
+    assert symbolic_calls() - before == 5
+
+
 def test_refused_graph_raises_or_falls_back(session, monkeypatch):
     """A graph lazy-mlir refuses raises its error, or with
     LAZY_MLIR_FALLBACK=1 goes to tinygrad's scheduler with a warning. (Every

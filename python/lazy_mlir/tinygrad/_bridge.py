@@ -406,8 +406,7 @@ def _schedule(outs, seen, plan_memory, flags, compile):
     scheduled = time.perf_counter()
     var_vals = var_values(text)
     compiled = None
-    # Kernels over Variables are not lowered yet: tinygrad compiles them.
-    if compile and not var_vals:
+    if compile:
         def compiled(kernels):
             return _compile.compile_missing(ir, kernels, pipeline(plan_memory))
     items = schedule_items(graph, text, seen, compiled)

@@ -10,9 +10,16 @@ loop compiles once). Each kernel ScheduleItem carries its compiled kernel
 the kernel with the addresses of tinygrad's buffers. Other items (COPY,
 EMPTY, CUSTOM, VIEW) and kernels on a device other than tinygrad's CLANG
 (host memory) run as tinygrad runs them.
+
+A kernel over Variables (symbolic shapes) takes their values after its
+buffers, in the order of their keys (`name[lo-hi]`), as the lowering
+orders its `index` arguments; the runner reads them from the var_vals
+tinygrad passes each call, so that a TinyJit replay at another value
+runs the same compiled kernel.
 """
 
 import ctypes
+import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -28,20 +35,42 @@ HOST_DEVICES = ("CLANG",)
 _MEMREF = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
 
 
-class CompiledKernel:
-    """One compiled kernel: its function and the program that holds it."""
+# An unbound Variable in a kernel's AST lines: name[lo:hi].
+_VARIABLE = re.compile(r"([A-Za-z_][A-Za-z0-9_$.]*)\[(-?\d+):(-?\d+)\]")
 
-    def __init__(self, program, name, address, arity):
+
+def kernel_variables(lines):
+    """The Variables a kernel's AST lines read, as (name, lo, hi), in the
+    order of the compiled kernel's index arguments (by key, name[lo-hi])."""
+    found = {(m.group(1), int(m.group(2)), int(m.group(3)))
+             for line in lines for m in _VARIABLE.finditer(line)}
+    return sorted(found, key=lambda v: f"{v[0]}[{v[1]}-{v[2]}]")
+
+
+class CompiledKernel:
+    """One compiled kernel: its function and the program that holds it;
+    `variables` are the Variables it takes after its buffers."""
+
+    def __init__(self, program, name, address, arity, variables=()):
         self.program, self.name, self.arity = program, name, arity
-        self.function = ctypes.CFUNCTYPE(None, *(_MEMREF * arity))(address)
+        self.variables = list(variables)
+        self.function = ctypes.CFUNCTYPE(None, *(_MEMREF * arity),
+                                         *([ctypes.c_int64] * len(self.variables)))(address)
         self.calls = 0
 
-    def __call__(self, buffers):
+    def __call__(self, buffers, var_vals=None):
         self.calls += 1
         args = []
         for buf in buffers:
             address = ctypes.addressof(buf._buf)
             args += [address, address, 0, buf.size, 1]
+        if self.variables:
+            values = {(v.expr, v.min, v.max): value for v, value in (var_vals or {}).items()}
+            missing = [v for v in self.variables if v not in values]
+            if missing:
+                from ._bridge import LazyMlirError
+                raise LazyMlirError(f"kernel {self.name} needs a value for the Variables {missing}")
+            args += [values[v] for v in self.variables]
         self.function(*args)
 
 
@@ -59,7 +88,7 @@ class LazyMlirRunner(Runner):
     def __call__(self, rawbufs, var_vals, wait=False):
         import time
         start = time.perf_counter()
-        self.kernel(rawbufs)
+        self.kernel(rawbufs, var_vals)
         return time.perf_counter() - start if wait else None
 
 
@@ -90,7 +119,8 @@ def compile_missing(graph, kernels, pipeline):
             address = program.address(sym[1:])
             if not address:
                 raise LazyMlirError(f"lazy-mlir compiled no function for kernel {sym}")
-            _kernels[key] = CompiledKernel(program, sym[1:], address, arity)
+            _kernels[key] = CompiledKernel(program, sym[1:], address, arity,
+                                           kernel_variables(lines))
     return {sym: _kernels[kernel_key(k[1])] for sym, k in kernels.items()}
 
 
