@@ -847,7 +847,10 @@ struct LazyFormKernels final
     ScheduleFlags flags = readScheduleFlags(
         module, preset.overriddenBy(ScheduleFlagOverrides::givenIn(*this)));
     // Symbolic shapes are scheduled as tinygrad 0.9.2 does; the aggressive
-    // policy takes integer shapes only.
+    // policy takes integer shapes only. It composes views tinygrad never
+    // composes, where tinygrad's symbolic comparisons ("true when it may
+    // be true") give wrong masks: a cat of three Variable-sized parts
+    // fused whole gets the empty mask ((i+j+k), (i+j)) for its middle one.
     if (flags.fusion != FusionPolicy::Tinygrad &&
         failed(rejectSymbolicShapes(module,
                                     "lazy-form-kernels{fusion=aggressive}")))
