@@ -1038,6 +1038,8 @@ struct ConvertLazyToGpu final
           << static_cast<int64_t>(reducePerThread);
       return signalPassFailure();
     }
+    if (failed(verifyLaunchValues(module)))
+      return signalPassFailure();
     SmallVector<KernelOp> kernelOps(module.getOps<KernelOp>());
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToStart(module.getBody());

@@ -786,6 +786,70 @@ mlir::lazy::launchVariableValues(LaunchOp launch, Operation *callee) {
   return values;
 }
 
+LogicalResult mlir::lazy::verifyLaunchValues(ModuleOp module) {
+  WalkResult walked = module.walk([&](LaunchOp launch) {
+    auto given =
+        launch->getAttrOfType<DictionaryAttr>(LazyDialect::kVarValuesAttrName);
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
+        launch, launch.getKernelAttr());
+    if (!kernel)
+      return WalkResult::advance();
+    // The values by Variable name (the keys are `name[lo:hi]`); each of
+    // the kernel's Variables needs one.
+    std::map<std::string, int64_t> values;
+    for (const sym::NodeP &v : kernelVariables(kernel)) {
+      std::string text = st::variableText(v->key());
+      auto value = given ? given.getAs<IntegerAttr>(text) : IntegerAttr();
+      if (!value) {
+        launch.emitOpError("gives no value for the kernel's Variable ")
+            << text << " (its " << LazyDialect::kVarValuesAttrName
+            << " attribute)";
+        return WalkResult::interrupt();
+      }
+      values[v->name] = value.getInt();
+    }
+    if (values.empty())
+      return WalkResult::advance();
+    std::string valuesText;
+    for (auto &[name, v] : values)
+      valuesText +=
+          (valuesText.empty() ? "" : ", ") + name + "=" + std::to_string(v);
+    WalkResult inKernel = kernel.walk([&](Operation *op) {
+      ShapeTrackerAttr view;
+      Value buffer;
+      if (auto load = dyn_cast<LoadOp>(op))
+        view = load.getView(), buffer = load.getBuffer();
+      else if (auto store = dyn_cast<StoreOp>(op))
+        view = store.getView(), buffer = store.getBuffer();
+      if (!view || !view.isSymbolic())
+        return WalkResult::advance();
+      std::optional<st::ShapeTracker> at =
+          st::trackerAt(view.getSymTracker(), values);
+      std::string problem =
+          at ? describeInvalidTracker(*at) : "it has no integer form";
+      if (problem.empty()) {
+        int64_t size = cast<BufferType>(buffer.getType()).getSize();
+        if (auto range = validIndexRange(at->views.front());
+            range && (range->first < 0 || range->second >= size))
+          problem = "it reaches elements [" + std::to_string(range->first) +
+                    ", " + std::to_string(range->second) + "] of a buffer of " +
+                    std::to_string(size);
+      }
+      if (problem.empty())
+        return WalkResult::advance();
+      InFlightDiagnostic diag = launch.emitOpError("runs @")
+                                << kernel.getSymName() << " at " << valuesText
+                                << ", where a view of its " << op->getName()
+                                << " is invalid: " << problem;
+      diag.attachNote(op->getLoc()) << "the view";
+      return WalkResult::interrupt();
+    });
+    return inKernel.wasInterrupted() ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+  });
+  return failure(walked.wasInterrupted());
+}
+
 Value KernelEmitter::zeroIndex(OpBuilder &b, Location loc) {
   if (zeroIdx)
     return zeroIdx;

@@ -466,6 +466,8 @@ struct ConvertLazyToLoops final
   using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyLaunchValues(module)))
+      return signalPassFailure();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     for (KernelOp kernel : kernels) {
       SmallVector<Type> argTypes;

@@ -1,4 +1,4 @@
-// RUN: lazy-opt %s --split-input-file --convert-lazy-to-gpu="unroll=1 reduce-unroll=1 block-reduce-min=2" | FileCheck %s
+// RUN: lazy-opt %s --split-input-file --verify-diagnostics --convert-lazy-to-gpu="unroll=1 reduce-unroll=1 block-reduce-min=2" | FileCheck %s
 // GPU kernels over tinygrad Variables (symbolic shapes): each Variable is
 // an `index` argument after the buffers, named by `lazy.variables`, and
 // gpu.launch_func passes the launch's lazy.var_vals. A grid-stride loop
@@ -45,4 +45,20 @@ lazy.kernel @matmul_k1(%out0: !lazy.buffer<15xf32>, %in0: !lazy.buffer<9xf32>, %
   %2 = lazy.mul %0, %1 : tensor<3x5x10xf32, #lazy.sym_shape<[3, 5, i[1:10]]>>
   %3 = lazy.reduce_sum %2 axes [2] : tensor<3x5x10xf32, #lazy.sym_shape<[3, 5, i[1:10]]>> -> tensor<3x5x1xf32>
   lazy.store %3, %out0 as <[(3, 5, 1):(5, 1, 0)]> : tensor<3x5x1xf32>, !lazy.buffer<15xf32>
+}
+
+// -----
+
+// Each launch is checked at its values first: at i = 5 the (3, i) view
+// of a 9-element buffer reaches element 10, and nothing is lowered.
+lazy.kernel @reads_past(%out0: !lazy.buffer<30xf32>, %in0: !lazy.buffer<9xf32>) attributes {num_outputs = 1 : i64} {
+  // expected-note @+1 {{the view}}
+  %0 = lazy.load %in0 as <[(3, i[1:10]):(3, 1)]> : !lazy.buffer<9xf32> -> tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10]]>>
+  lazy.store %0, %out0 as <[(3, i[1:10]):(i[1:10], 1)]> : tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10]]>>, !lazy.buffer<30xf32>
+}
+func.func @past_the_end(%arg0: !lazy.buffer<9xf32> {lazy.buffer = 0 : i64}) -> !lazy.buffer<30xf32> {
+  %0 = lazy.alloc : !lazy.buffer<30xf32>
+  // expected-error @+1 {{runs @reads_past at i=5, where a view of its lazy.load is invalid: it reaches elements [0, 10] of a buffer of 9}}
+  %1 = lazy.launch @reads_past outs(%0 : !lazy.buffer<30xf32>) ins(%arg0 : !lazy.buffer<9xf32>) {lazy.var_vals = {"i[1:10]" = 5 : i64}}
+  return %1 : !lazy.buffer<30xf32>
 }

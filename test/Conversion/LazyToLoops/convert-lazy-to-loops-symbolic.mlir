@@ -126,3 +126,35 @@ func.func @no_values(%arg0: !lazy.buffer<9xf32> {lazy.buffer = 0 : i64}) -> !laz
   %1 = lazy.launch @needs_i outs(%0 : !lazy.buffer<30xf32>) ins(%arg0 : !lazy.buffer<9xf32>) {lazy.var_vals = {"j[1:10]" = 3 : i64}}
   return %1 : !lazy.buffer<30xf32>
 }
+
+// -----
+
+// Each launch is checked at its values first: at i = 5 the (3, i) view
+// of a 9-element buffer reaches element 10, and nothing is lowered.
+lazy.kernel @reads_past(%out0: !lazy.buffer<30xf32>, %in0: !lazy.buffer<9xf32>) attributes {num_outputs = 1 : i64} {
+  // expected-note @+1 {{the view}}
+  %0 = lazy.load %in0 as <[(3, i[1:10]):(3, 1)]> : !lazy.buffer<9xf32> -> tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10]]>>
+  lazy.store %0, %out0 as <[(3, i[1:10]):(i[1:10], 1)]> : tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10]]>>, !lazy.buffer<30xf32>
+}
+func.func @past_the_end(%arg0: !lazy.buffer<9xf32> {lazy.buffer = 0 : i64}) -> !lazy.buffer<30xf32> {
+  %0 = lazy.alloc : !lazy.buffer<30xf32>
+  // expected-error @+1 {{runs @reads_past at i=5, where a view of its lazy.load is invalid: it reaches elements [0, 10] of a buffer of 9}}
+  %1 = lazy.launch @reads_past outs(%0 : !lazy.buffer<30xf32>) ins(%arg0 : !lazy.buffer<9xf32>) {lazy.var_vals = {"i[1:10]" = 5 : i64}}
+  return %1 : !lazy.buffer<30xf32>
+}
+
+// -----
+
+// At a value where a view's mask is out of order, the view has no
+// integer form that tinygrad's View.create accepts.
+lazy.kernel @bad_mask(%out0: !lazy.buffer<16xf32>, %in0: !lazy.buffer<16xf32>) attributes {num_outputs = 1 : i64} {
+  // expected-note @+1 {{the view}}
+  %0 = lazy.load %in0 as <[(2, 8):(8, 1) mask [(0, 2), (0, (1 + n[1:8]))]]> : !lazy.buffer<16xf32> -> tensor<2x8xf32>
+  lazy.store %0, %out0 as <[(2, 8):(8, 1)]> : tensor<2x8xf32>, !lazy.buffer<16xf32>
+}
+func.func @mask_past_the_shape(%arg0: !lazy.buffer<16xf32> {lazy.buffer = 0 : i64}) -> !lazy.buffer<16xf32> {
+  %0 = lazy.alloc : !lazy.buffer<16xf32>
+  // expected-error @+1 {{runs @bad_mask at n=8, where a view of its lazy.load is invalid: view #0: mask range (0, 9) of dimension 1 must satisfy 0 <= begin <= end <= 8}}
+  %1 = lazy.launch @bad_mask outs(%0 : !lazy.buffer<16xf32>) ins(%arg0 : !lazy.buffer<16xf32>) {lazy.var_vals = {"n[1:8]" = 8 : i64}}
+  return %1 : !lazy.buffer<16xf32>
+}

@@ -334,6 +334,14 @@ VariableValues variableValues(ArrayRef<::lazy::st::sym::NodeP> variables,
 FailureOr<SmallVector<int64_t>> launchVariableValues(LaunchOp launch,
                                                      Operation *callee);
 
+/// Checks every launch of a kernel over Variables at its lazy.var_vals:
+/// each load and store view, at those values, is a valid integer tracker
+/// whose elements stay inside its buffer (the integer schedule's
+/// verifiers, which a symbolic view can only be held to at a value). An
+/// error at the launch otherwise: the lowerings call this first, so that
+/// no compiled kernel reads or writes outside its buffers.
+LogicalResult verifyLaunchValues(ModuleOp module);
+
 /// With reassociateSums, float sums of at least this many elements may add
 /// in any order (LLVM vectorizes them); shorter ones keep index order.
 constexpr int64_t kReorderMinElements = 64;
