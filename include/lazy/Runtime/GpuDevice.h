@@ -48,7 +48,11 @@ public:
   /// Loads a code object (cubin, PTX text with a trailing NUL, HSACO) and
   /// looks up kernels in the last one loaded.
   virtual bool loadModule(const void *image, size_t bytes) = 0;
-  /// Launches `kernel` with one pointer argument per entry of `args`.
+  /// Launches `kernel` with one argument per entry of `args`: a device
+  /// pointer, or a Variable's value for an `index` parameter. Each entry
+  /// is passed through its own kernelParams slot, from which the driver
+  /// reads the parameter's size (8 bytes, or 4 for 32-bit indices: the
+  /// low bytes on these little-endian hosts).
   virtual bool launch(const std::string &kernel, const unsigned grid[3],
                       const unsigned block[3], const DevicePtr *args,
                       size_t numArgs) = 0;
