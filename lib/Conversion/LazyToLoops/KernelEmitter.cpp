@@ -806,6 +806,13 @@ LogicalResult mlir::lazy::verifyLaunchValues(ModuleOp module) {
             << " attribute)";
         return WalkResult::interrupt();
       }
+      // The kernel was formed for the Variable's range only.
+      if (value.getInt() < v->min.getInt() ||
+          !sym::truthy(sym::le(value.getInt(), v->max))) {
+        launch.emitOpError("gives ")
+            << text << " the value " << value.getInt() << ", outside its range";
+        return WalkResult::interrupt();
+      }
       values[v->name] = value.getInt();
     }
     if (values.empty())

@@ -158,3 +158,17 @@ func.func @mask_past_the_shape(%arg0: !lazy.buffer<16xf32> {lazy.buffer = 0 : i6
   %1 = lazy.launch @bad_mask outs(%0 : !lazy.buffer<16xf32>) ins(%arg0 : !lazy.buffer<16xf32>) {lazy.var_vals = {"n[1:8]" = 8 : i64}}
   return %1 : !lazy.buffer<16xf32>
 }
+
+// -----
+
+// A launch's value must lie in its Variable's range.
+lazy.kernel @in_range(%out0: !lazy.buffer<30xf32>, %in0: !lazy.buffer<9xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(3, i[1:10]):(3, 1)]> : !lazy.buffer<9xf32> -> tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10]]>>
+  lazy.store %0, %out0 as <[(3, i[1:10]):(i[1:10], 1)]> : tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10]]>>, !lazy.buffer<30xf32>
+}
+func.func @below_the_range(%arg0: !lazy.buffer<9xf32> {lazy.buffer = 0 : i64}) -> !lazy.buffer<30xf32> {
+  %0 = lazy.alloc : !lazy.buffer<30xf32>
+  // expected-error @+1 {{gives i[1:10] the value 0, outside its range}}
+  %1 = lazy.launch @in_range outs(%0 : !lazy.buffer<30xf32>) ins(%arg0 : !lazy.buffer<9xf32>) {lazy.var_vals = {"i[1:10]" = 0 : i64}}
+  return %1 : !lazy.buffer<30xf32>
+}
