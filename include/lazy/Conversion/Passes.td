@@ -41,9 +41,10 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
     6. a kernel over Variables (symbolic shapes) takes each as an `index`
        argument after its buffers, in key order, named by the function's
        `lazy.variables`; symbolic dims bound its loops, symbolic strides,
-       offsets and masks are index arithmetic over those arguments, its
-       reduces add in index order, and a call passes its launch's
-       `lazy.var_vals`: one kernel serves every value.
+       offsets and masks are index arithmetic over those arguments, a
+       float sum over a symbolic axis reorders only where it is long at
+       every value, and a call passes its launch's `lazy.var_vals`: one
+       kernel serves every value.
 
     THREEFRY is expanded into tinygrad's 32-bit add/rotate/xor rounds. The
     scheduled function keeps every buffer as bytes (`memref<B x i8>`

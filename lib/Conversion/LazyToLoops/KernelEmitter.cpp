@@ -487,11 +487,22 @@ ArrayRef<int64_t> mlir::lazy::reduceAxes(Operation *reduce) {
 }
 
 int64_t mlir::lazy::reducedElementCount(Operation *reduce) {
-  ArrayRef<int64_t> inShape =
-      cast<RankedTensorType>(reduce->getOperand(0).getType()).getShape();
+  Type type = reduce->getOperand(0).getType();
+  ArrayRef<int64_t> inShape = cast<RankedTensorType>(type).getShape();
+  // A symbolic dim counts its smallest value (the reorder thresholds
+  // must hold at every launch).
+  st::SymShape dims;
+  if (hasSymbolicShape(type))
+    dims = symbolicShapeOf(type);
   int64_t count = 1;
-  for (int64_t axis : reduceAxes(reduce))
-    count *= inShape[axis];
+  for (int64_t axis : reduceAxes(reduce)) {
+    if (dims.empty() || dims[size_t(axis)].isInt()) {
+      count *= inShape[axis];
+      continue;
+    }
+    st::SInt least = dims[size_t(axis)].min();
+    count *= least.isInt() ? std::max<int64_t>(least.getInt(), 0) : 0;
+  }
   return count;
 }
 

@@ -7,8 +7,9 @@
 // index its ShapeTracker gives, guarded by the view's mask.
 // A kernel over Variables (symbolic shapes) takes each as an `index`
 // argument after its buffers, in key order, named by `lazy.variables`: its
-// loops run to the dims' values, its reduces in index order, and calls
-// pass the launch's lazy.var_vals, so one kernel serves every value.
+// loops run to the dims' values, a float sum over a symbolic axis
+// reorders only where it is long at every value, and calls pass the
+// launch's lazy.var_vals, so one kernel serves every value.
 // The scheduled function becomes byte allocations viewed per buffer (so
 // buffer views of any offset and dtype are views of the same memory),
 // calls, copies and fills (HostBuffers.h).
@@ -270,10 +271,9 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   for (auto [arg, memrefArg] :
        llvm::zip(body.getArguments(), entry->getArguments()))
     buffers.map(arg, memrefArg);
-  // A kernel over Variables sums in index order: how many elements a sum
-  // adds is known only at the launch.
-  bool symbolic = !variables.empty();
-  KernelEmitter emitter(buffers, /*reassociateSums=*/!symbolic);
+  // A sum over a symbolic axis reorders only if it is long at every value
+  // (reducedElementCount counts the smallest).
+  KernelEmitter emitter(buffers, /*reassociateSums=*/true);
   emitter.setVariables(variableValues(
       variables, entry->getArguments().drop_front(body.getNumArguments())));
   emitter.setNontemporalMinBytes(nontemporalMinBytes);

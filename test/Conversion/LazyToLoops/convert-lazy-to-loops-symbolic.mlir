@@ -36,8 +36,8 @@ func.func @plus_one(%arg0: !lazy.buffer<9xf32> {lazy.buffer = 0 : i64}) -> !lazy
 // -----
 
 // A sum over a symbolic axis (test_symbolic_ops' matmul): the reduce loop
-// runs to the argument, in index order (no reassociation: the length is
-// known only at the launch).
+// runs to the argument, in index order (i[1:10] may be short: a short
+// float sum keeps index order, as over integer axes).
 // CHECK-LABEL: func.func @matmul_k1(
 // CHECK-SAME: %[[I:[^:]+]]: index) attributes {lazy.variables = ["i[1:10]"]}
 // CHECK: scf.for %[[K:.+]] = %{{.+}} to %[[I]] step %{{.+}} iter_args
@@ -52,6 +52,20 @@ lazy.kernel @matmul_k1(%out0: !lazy.buffer<15xf32>, %in0: !lazy.buffer<9xf32>, %
   %2 = lazy.mul %0, %1 : tensor<3x5x10xf32, #lazy.sym_shape<[3, 5, i[1:10]]>>
   %3 = lazy.reduce_sum %2 axes [2] : tensor<3x5x10xf32, #lazy.sym_shape<[3, 5, i[1:10]]>> -> tensor<3x5x1xf32>
   lazy.store %3, %out0 as <[(3, 5, 1):(5, 1, 0)]> : tensor<3x5x1xf32>, !lazy.buffer<15xf32>
+}
+
+// -----
+
+// A float sum reorders (LLVM vectorizes it) only where it is long at every
+// value: over n[64:128] it is, as over an integer axis of 64.
+// CHECK-LABEL: func.func @long_sum_k0(
+// CHECK-SAME: %[[N:[^:]+]]: index) attributes {lazy.variables = ["n[64:128]"]}
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[N]] step %{{.+}} iter_args
+// CHECK: arith.addf %{{.+}}, %{{.+}} fastmath<reassoc> : f32
+lazy.kernel @long_sum_k0(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, n[64:128]):(128, 1)]> : !lazy.buffer<512xf32> -> tensor<4x128xf32, #lazy.sym_shape<[4, n[64:128]]>>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x128xf32, #lazy.sym_shape<[4, n[64:128]]>> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
 }
 
 // -----

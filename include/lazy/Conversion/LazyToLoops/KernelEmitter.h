@@ -348,7 +348,8 @@ constexpr int64_t kReorderMinElements = 64;
 
 /// The axes, in order, that a reduce op reduces.
 ArrayRef<int64_t> reduceAxes(Operation *reduce);
-/// How many input elements meet in each of a reduce's results.
+/// How many input elements meet in each of a reduce's results (at least:
+/// a symbolic dim counts its smallest value).
 int64_t reducedElementCount(Operation *reduce);
 
 /// How many partial sums a register tile keeps per element of `reduce`
