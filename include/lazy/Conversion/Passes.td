@@ -40,7 +40,8 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        b`, bool ADD/MUL as or/and);
     6. a kernel over Variables (symbolic shapes) takes each as an `index`
        argument after its buffers, in key order, named by the function's
-       `lazy.variables`; symbolic dims bound its loops, symbolic strides,
+       `lazy.variables`; symbolic dims bound its loops (a plan takes no
+       step on a symbolic axis), symbolic strides,
        offsets and masks are index arithmetic over those arguments, a
        float sum over a symbolic axis reorders only where it is long at
        every value, and a call passes its launch's `lazy.var_vals`: one

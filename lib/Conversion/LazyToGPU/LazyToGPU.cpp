@@ -727,6 +727,11 @@ KernelToGpu::lowerShared(OpBuilder &b, KernelOp kernel,
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
 KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   auto planned = kernelPlanOf(kernel);
+  if (planned && planned->first.isSymbolic())
+    return kernel.emitOpError(
+        "has a plan but reads through symbolic shapes (tinygrad Variables), "
+        "which the GPU lowering runs without one (lazy-optimize-kernels "
+        "target=gpu gives such kernels none)");
   // A group plan is block mode with its block size (below).
   int64_t groupThreads = planned ? planned->second.groupThreads : 0;
   if (planned && !groupThreads) {

@@ -297,3 +297,66 @@ SmallVector<Value> mlir::lazy::delinearizeSymIndex(OpBuilder &b, Location loc,
   }
   return idx;
 }
+
+std::optional<AffineIndex>
+mlir::lazy::symbolicAffineForm(const st::SymShapeTracker &tracker) {
+  if (tracker.views.size() != 1)
+    return std::nullopt;
+  const st::SymView &v = tracker.views.front();
+  std::optional<int64_t> offset = v.offset.constant();
+  if (!offset)
+    return std::nullopt;
+  AffineIndex form;
+  form.offset = *offset;
+  for (const st::SInt &s : v.strides) {
+    std::optional<int64_t> stride = s.constant();
+    if (!stride)
+      return std::nullopt;
+    form.strides.push_back(*stride);
+  }
+  if (!v.mask)
+    return form;
+  size_t rank = v.shape.size();
+  for (size_t d = 0; d < rank; ++d) {
+    const auto &[begin, end] = (*v.mask)[d];
+    std::optional<int64_t> b = begin.constant(), e = end.constant();
+    bool wholeDim = b == 0 && st::symEqual({end}, {v.shape[d]});
+    if (wholeDim)
+      continue;
+    if (!b || !e)
+      return std::nullopt;
+    // begin <= i (begin - 1 - i < 0) and i < end (i - end < 0).
+    st::AffineCondition lo, hi;
+    lo.coeffs.assign(rank, 0);
+    lo.coeffs[d] = -1;
+    lo.constant = *b - 1;
+    hi.coeffs.assign(rank, 0);
+    hi.coeffs[d] = 1;
+    hi.constant = -*e;
+    form.valid.push_back(std::move(lo));
+    form.valid.push_back(std::move(hi));
+  }
+  return form;
+}
+
+std::vector<std::optional<int64_t>>
+mlir::lazy::integerStrides(const st::SymShapeTracker &tracker,
+                           bool ignoreValid) {
+  if (std::optional<st::ShapeTracker> ints = tracker.toTracker())
+    return ints->realStrides(ignoreValid);
+  size_t rank = tracker.shape().size();
+  std::vector<std::optional<int64_t>> strides(rank);
+  if (tracker.views.size() != 1)
+    return strides;
+  // One view: each axis's own stride, where it is an integer and (unless
+  // ignoring validity) the mask keeps the whole axis.
+  const st::SymView &v = tracker.views.front();
+  for (size_t d = 0; d < rank; ++d) {
+    bool masked =
+        v.mask && !((*v.mask)[d].first.constant() == 0 &&
+                    st::symEqual({(*v.mask)[d].second}, {v.shape[d]}));
+    if (ignoreValid || !masked)
+      strides[d] = v.strides[d].constant();
+  }
+  return strides;
+}

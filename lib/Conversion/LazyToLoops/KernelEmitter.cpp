@@ -746,6 +746,13 @@ Value KernelEmitter::constValue(OpBuilder &b, Location loc, ConstOp c) {
   return v;
 }
 
+std::vector<std::optional<int64_t>>
+mlir::lazy::viewStridesOf(ShapeTrackerAttr view, bool ignoreValid) {
+  if (view.isSymbolic())
+    return integerStrides(view.getSymTracker(), ignoreValid);
+  return view.getTracker().realStrides(ignoreValid);
+}
+
 SmallVector<sym::NodeP> mlir::lazy::kernelVariables(KernelOp kernel) {
   std::map<std::string, sym::NodeP> held;
   kernel.walk([&](Operation *op) { collectVariables(op, held); });
@@ -1131,9 +1138,8 @@ FailureOr<Value> KernelEmitter::evaluateIn(OpBuilder &b, Value root,
 SmallVector<Value, 4> KernelEmitter::viewKey(ShapeTrackerAttr view,
                                              ValueRange idx) {
   auto [it, inserted] = viewStrides.try_emplace(view);
-  // A symbolic view keeps every axis in its key.
-  if (inserted && !view.isSymbolic())
-    it->second = view.getTracker().realStrides(/*ignoreValid=*/false);
+  if (inserted)
+    it->second = viewStridesOf(view, /*ignoreValid=*/false);
   SmallVector<Value, 4> key(idx.begin(), idx.end());
   for (auto [d, stride] : llvm::enumerate(it->second))
     if (d < key.size() && stride && *stride == 0)
@@ -1406,8 +1412,6 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
   Location loc = op->getLoc();
   Type t = elementOf(op->getResult(0));
   ArrayRef<int64_t> axes = reduceAxes(op);
-  ArrayRef<int64_t> inShape =
-      cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
   // Split accumulators: with an unrolled innermost reduce axis, a long sum
   // (reorderable, as in emitReduce) keeps one partial sum per unrolled
   // step, each in index order, added in step order at the end.
@@ -1432,7 +1436,8 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
   OpBuilder::InsertionGuard guard(b);
   for (int64_t axis : axes) {
     Value lo = arith::ConstantIndexOp::create(b, loc, 0);
-    Value hi = arith::ConstantIndexOp::create(b, loc, inShape[axis]);
+    // A symbolic axis runs to its value (plans leave it unrolled by 1).
+    Value hi = extentOf(b, loc, op->getOperand(0), size_t(axis));
     Value step = arith::ConstantIndexOp::create(b, loc, unroll[axis]);
     auto loop = scf::ForOp::create(b, loc, lo, hi, step, accs);
     ivs.push_back(loop.getInductionVar());
@@ -1583,7 +1588,9 @@ Value KernelEmitter::broadcastLanes(OpBuilder &b, Location loc, Value x) {
 
 const AffineIndex *KernelEmitter::laneFormOf(ShapeTrackerAttr view) {
   auto [it, inserted] = laneForms.try_emplace(view);
-  if (inserted) {
+  if (inserted && view.isSymbolic()) {
+    it->second = symbolicAffineForm(view.getSymTracker());
+  } else if (inserted) {
     const st::ShapeTracker &tracker = view.getTracker();
     if (tracker.views.size() == 1) {
       // One view is affine as it stands; its mask gives the conditions
@@ -1741,11 +1748,16 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
         auto [index, mask] = laneAccess(b, loc, *form, idx);
         return vectorLoad(index, mask, laneAlignment(memref, *form));
       }
+    } else if (viewStridesOf(load.getView(), /*ignoreValid=*/false)[axis] ==
+               0) {
+      // No affine form (a symbolic stride on another axis), but the same
+      // element in every lane: one scalar load.
+      return leaf(b, op, idx);
     }
     // No affine form, but the lanes are one aligned run (their first index
     // is a multiple of the width): lane 0's index, then one load, masked
     // as a whole where the run is invalid.
-    if (!bits &&
+    if (!bits && !load.getView().isSymbolic() &&
         load.getView().getTracker().contiguousRuns(axis, lanes->width)) {
       IndexAndValid at = indexOf(b, loc, load.getView(), idx);
       return vectorLoad(at.index,

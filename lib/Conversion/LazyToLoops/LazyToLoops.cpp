@@ -7,9 +7,10 @@
 // index its ShapeTracker gives, guarded by the view's mask.
 // A kernel over Variables (symbolic shapes) takes each as an `index`
 // argument after its buffers, in key order, named by `lazy.variables`: its
-// loops run to the dims' values, a float sum over a symbolic axis
-// reorders only where it is long at every value, and calls pass the
-// launch's lazy.var_vals, so one kernel serves every value.
+// loops run to the dims' values (a plan takes no step on a symbolic
+// axis), a float sum over a symbolic axis reorders only where it is long
+// at every value, and calls pass the launch's lazy.var_vals, so one
+// kernel serves every value.
 // The scheduled function becomes byte allocations viewed per buffer (so
 // buffer views of any offset and dtype are views of the same memory),
 // calls, copies and fills (HostBuffers.h).
@@ -137,10 +138,14 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
     for (auto [d, start] : llvm::zip(outputAxes, starts)) {
       int64_t extent = plan.tile[d] ? plan.tile[d] : space.shape[d];
       lbs.push_back(start);
-      ubs.push_back(plan.tile[d] ? arith::AddIOp::create(pb, loc, start,
-                                                         index(pb, extent))
-                                       .getResult()
-                                 : index(pb, extent));
+      // A symbolic axis (no step of the plan) runs to its value.
+      if (space.isSymbolicAxis(d))
+        ubs.push_back(emitSInt(pb, loc, space.dims[d], emitter.getVariables()));
+      else
+        ubs.push_back(plan.tile[d] ? arith::AddIOp::create(pb, loc, start,
+                                                           index(pb, extent))
+                                         .getResult()
+                                   : index(pb, extent));
       steps.push_back(index(pb, plan.upcast[d]));
     }
     auto trip = [&](OpBuilder &tb, ValueRange ivs) {

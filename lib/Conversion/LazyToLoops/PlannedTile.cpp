@@ -34,7 +34,7 @@ std::optional<LaneAxis> mlir::lazy::laneAxisOf(const StoreGroup &group,
                                                bool reassociateSums) {
   Block *body = group.stores.front()->getBlock();
   auto strideAlong = [](ShapeTrackerAttr view, size_t d, bool ignoreValid) {
-    return view.getTracker().realStrides(ignoreValid)[d];
+    return viewStridesOf(view, ignoreValid)[d];
   };
   auto lanesOn = [&](bool loadsContiguous) -> std::optional<LaneAxis> {
     for (size_t d = space.shape.size(); d-- > 0;) {

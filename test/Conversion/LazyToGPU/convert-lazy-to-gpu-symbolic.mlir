@@ -62,3 +62,14 @@ func.func @past_the_end(%arg0: !lazy.buffer<9xf32> {lazy.buffer = 0 : i64}) -> !
   %1 = lazy.launch @reads_past outs(%0 : !lazy.buffer<30xf32>) ins(%arg0 : !lazy.buffer<9xf32>) {lazy.var_vals = {"i[1:10]" = 5 : i64}}
   return %1 : !lazy.buffer<30xf32>
 }
+
+// -----
+
+// A plan on the integer axes of a kernel over Variables is the CPU's: the
+// GPU lowering runs such kernels without one.
+// expected-error @+1 {{has a plan but reads through symbolic shapes (tinygrad Variables), which the GPU lowering runs without one}}
+lazy.kernel @planned_rows(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<256xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>]} {
+  %0 = lazy.load %in0 as <[(n[1:8], 32):(32, 1)]> : !lazy.buffer<256xf32> -> tensor<8x32xf32, #lazy.sym_shape<[n[1:8], 32]>>
+  %1 = lazy.exp2 %0 : tensor<8x32xf32, #lazy.sym_shape<[n[1:8], 32]>>
+  lazy.store %1, %out0 as <[(n[1:8], 32):(32, 1)]> : tensor<8x32xf32, #lazy.sym_shape<[n[1:8], 32]>>, !lazy.buffer<256xf32>
+}

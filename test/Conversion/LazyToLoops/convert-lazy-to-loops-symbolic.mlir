@@ -70,6 +70,50 @@ lazy.kernel @long_sum_k0(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<512xf32>
 
 // -----
 
+// A plan on the integer axes of a kernel over Variables (a decode step's
+// weighted sum of values, upcast 32 along d): register tiles of two
+// vectors along d, the reduce over the first start_pos + 1 keys a loop to
+// the argument; v is read with vector loads, p (a symbolic stride along
+// the heads, constant along d) with one scalar load broadcast.
+// CHECK-LABEL: func.func @weighted_sum(
+// CHECK-SAME: %[[SP:[^:]+]]: index) attributes {lazy.variables = ["start_pos[1:1023]"]}
+// CHECK: scf.for %[[D:.+]] = %{{.+}} to %{{.+}} step %c32
+// CHECK: %[[KEYS:.+]] = arith.addi %[[SP]], %{{.+}} : index
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[KEYS]] step %{{.+}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// CHECK: %[[P:.+]] = memref.load
+// CHECK: %[[V:.+]] = vector.load {{.*}} vector<16xf32>
+// CHECK: %[[PV:.+]] = vector.broadcast %[[P]] : f32 to vector<16xf32>
+// CHECK: arith.mulf %[[PV]], %[[V]] : vector<16xf32>
+// CHECK-NOT: memref.load
+// CHECK: vector.load {{.*}} vector<16xf32>
+// CHECK: scf.yield
+// CHECK: vector.store
+lazy.kernel @weighted_sum(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<8192xf32>, %in1: !lazy.buffer<524288xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 32>]} {
+  %0 = lazy.load %in0 as <[(8, 64, (1 + start_pos[1:1023])):((1 + start_pos[1:1023]), 0, 1)]> : !lazy.buffer<8192xf32> -> tensor<8x64x1024xf32, #lazy.sym_shape<[8, 64, (1 + start_pos[1:1023])]>>
+  %1 = lazy.load %in1 as <[(8, 64, (1 + start_pos[1:1023])):(64, 1, 512)]> : !lazy.buffer<524288xf32> -> tensor<8x64x1024xf32, #lazy.sym_shape<[8, 64, (1 + start_pos[1:1023])]>>
+  %2 = lazy.mul %0, %1 : tensor<8x64x1024xf32, #lazy.sym_shape<[8, 64, (1 + start_pos[1:1023])]>>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x64x1024xf32, #lazy.sym_shape<[8, 64, (1 + start_pos[1:1023])]>> -> tensor<8x64x1xf32>
+  lazy.store %3, %out0 as <[(8, 64, 1):(64, 1, 0)]> : tensor<8x64x1xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// A planned kernel whose symbolic axis is an output axis: the point loop
+// over it runs to the argument, step 1.
+// CHECK-LABEL: func.func @planned_rows(
+// CHECK-SAME: %[[N:[^:]+]]: index) attributes {lazy.variables = ["n[1:8]"]}
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[N]]) step (%c1)
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c32 step %c16
+// CHECK: vector.load {{.*}} vector<16xf32>
+// CHECK: vector.store
+lazy.kernel @planned_rows(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<256xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>]} {
+  %0 = lazy.load %in0 as <[(n[1:8], 32):(32, 1)]> : !lazy.buffer<256xf32> -> tensor<8x32xf32, #lazy.sym_shape<[n[1:8], 32]>>
+  %1 = lazy.exp2 %0 : tensor<8x32xf32, #lazy.sym_shape<[n[1:8], 32]>>
+  lazy.store %1, %out0 as <[(n[1:8], 32):(32, 1)]> : tensor<8x32xf32, #lazy.sym_shape<[n[1:8], 32]>>, !lazy.buffer<256xf32>
+}
+
+// -----
+
 // A const of a Variable: the argument, converted to the const's type.
 // CHECK-LABEL: func.func @variable_const_k0(
 // CHECK-SAME: %[[OUT:[^:]+]]: memref<1xi32, {{.*}}>, %[[A:[^:]+]]: index) attributes {lazy.variables = ["a[0:10]"]}

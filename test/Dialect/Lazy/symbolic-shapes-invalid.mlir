@@ -144,8 +144,13 @@ func.func private @too_large_beside() attributes {st = #lazy.st<[(n[1:4], 2):(92
 
 // -----
 
-// A kernel over Variables takes no plan (the kernel verifier).
-// expected-error @+1 {{'lazy.kernel' op has a plan but no iteration space: it reads or writes through symbolic shapes (tinygrad Variables)}}
+// A plan takes no step on a symbolic axis (the kernel verifier): its
+// steps divide integer extents.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (upcast) names axis 0, whose extent is symbolic (tinygrad Variables): plans divide integer extents only}}
+lazy.kernel @planned(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(n[1:8]):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32, #lazy.sym_shape<[n[1:8]]>>
+  lazy.store %0, %out0 as <[(n[1:8]):(1)]> : tensor<8xf32, #lazy.sym_shape<[n[1:8]]>>, !lazy.buffer<8xf32>
+}
 lazy.kernel @planned(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
   %0 = lazy.load %in0 as <[(8):(1) mask [(0, n[1:8])]]> : !lazy.buffer<8xf32> -> tensor<8xf32>
   lazy.store %0, %out0 as <[(8):(1)]> : tensor<8xf32>, !lazy.buffer<8xf32>

@@ -81,6 +81,19 @@ IndexAndValid emitSymIndexAndValid(OpBuilder &b, Location loc,
                                    const ::lazy::st::SymShapeTracker &tracker,
                                    ValueRange idx, const VariableValues &vars);
 
+/// The affine form of a symbolic tracker whose index is affine with
+/// integer coefficients: one view of integer strides and offset, each mask
+/// range of integers or the whole dim (which the loops already keep to).
+/// Nullopt otherwise.
+std::optional<AffineIndex>
+symbolicAffineForm(const ::lazy::st::SymShapeTracker &tracker);
+
+/// Per axis, the integer stride of a view's index along it (realStrides;
+/// for a symbolic view from symbolicAffineForm), nullopt where there is
+/// none or, unless `ignoreValid`, the axis takes part in the mask.
+std::vector<std::optional<int64_t>>
+integerStrides(const ::lazy::st::SymShapeTracker &tracker, bool ignoreValid);
+
 /// The row-major index vector of `flat` in `shape`, whose dims may be
 /// symbolic; axes of one element get `zero`.
 SmallVector<Value> delinearizeSymIndex(OpBuilder &b, Location loc, Value flat,

@@ -318,6 +318,12 @@ private:
   Value constValue(OpBuilder &b, Location loc, ConstOp c);
 };
 
+/// Per axis, the integer stride of a view's index along it
+/// (ShapeTracker::realStrides; for a symbolic view integerStrides, from its
+/// affine form), nullopt where there is none.
+std::vector<std::optional<int64_t>> viewStridesOf(ShapeTrackerAttr view,
+                                                  bool ignoreValid);
+
 /// The unbound Variables a kernel reads (symbolic shapes), ordered by key:
 /// its `index` arguments after the buffers.
 SmallVector<::lazy::st::sym::NodeP> kernelVariables(KernelOp kernel);

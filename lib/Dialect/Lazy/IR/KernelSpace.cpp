@@ -18,11 +18,6 @@ static ArrayRef<int64_t> shapeOf(Value v) {
 FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
                                                std::string &why) {
   KernelSpace space;
-  // Plans divide integer extents: a kernel over tinygrad Variables has none.
-  if (holdsVariables(kernel)) {
-    why = "it reads or writes through symbolic shapes (tinygrad Variables)";
-    return failure();
-  }
   // A row kernel (fusion=aggressive): its reduces run per row, one after
   // another, which no plan describes yet.
   if (hasComputedViews(kernel.getBody().front())) {
@@ -33,10 +28,14 @@ FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
   bool first = true;
   for (auto store : kernel.getBody().front().getOps<StoreOp>()) {
     ArrayRef<int64_t> shape = store.getView().getShape();
+    ::lazy::st::SymShape dims = symbolicShapeOf(store.getValue().getType());
     if (first) {
       space.shape.assign(shape.begin(), shape.end());
+      space.dims.assign(dims.begin(), dims.end());
       first = false;
-    } else if (ArrayRef<int64_t>(space.shape) != shape) {
+    } else if (ArrayRef<int64_t>(space.shape) != shape ||
+               !::lazy::st::symEqual(dims,
+                                     {space.dims.begin(), space.dims.end()})) {
       why = "its stores have different shapes";
       return failure();
     }
@@ -67,6 +66,8 @@ FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
     return failure();
   }
   SmallVector<int64_t> full(in.begin(), in.end());
+  ::lazy::st::SymShape fullDims =
+      symbolicShapeOf(space.reduces.front()->getOperand(0).getType());
   SmallVector<bool> reduced(in.size(), false);
   auto axesOf = [](Operation *reduce) {
     if (auto sum = dyn_cast<ReduceSumOp>(reduce))
@@ -77,18 +78,24 @@ FailureOr<KernelSpace> mlir::lazy::kernelSpace(KernelOp kernel,
     reduced[size_t(axis)] = true;
   for (Operation *reduce : space.reduces) {
     if (shapeOf(reduce->getOperand(0)) != ArrayRef<int64_t>(full) ||
+        !::lazy::st::symEqual(symbolicShapeOf(reduce->getOperand(0).getType()),
+                              fullDims) ||
         axesOf(reduce) != axesOf(space.reduces.front())) {
       why = "its reduces read different shapes or axes";
       return failure();
     }
   }
   for (size_t d = 0; d < full.size(); ++d) {
-    if (reduced[d] ? space.shape[d] != 1 : space.shape[d] != full[d]) {
+    if (reduced[d]
+            ? space.shape[d] != 1
+            : space.shape[d] != full[d] ||
+                  !::lazy::st::symEqual({space.dims[d]}, {fullDims[d]})) {
       why = "its stores do not have the shape its reduce produces";
       return failure();
     }
   }
   space.shape = std::move(full);
+  space.dims.assign(fullDims.begin(), fullDims.end());
   space.reduced = std::move(reduced);
   return space;
 }
@@ -299,6 +306,12 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
     if (axis < 0 || axis >= int64_t(rank)) {
       os << "step " << i << " (" << kind << ") names axis " << axis
          << ", outside the kernel's " << rank << " axes";
+      return failure();
+    }
+    if (space.isSymbolicAxis(size_t(axis))) {
+      os << "step " << i << " (" << kind << ") names axis " << axis
+         << ", whose extent is symbolic (tinygrad Variables): plans divide "
+            "integer extents only";
       return failure();
     }
     int64_t size = space.shape[size_t(axis)];

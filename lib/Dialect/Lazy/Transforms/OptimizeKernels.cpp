@@ -40,6 +40,10 @@
 // without a plan splits each reduce over a block (the lowering's block
 // mode, whose size a forced `group` step sets).
 // A forced plan (the force option) replaces the heuristic for its kernel.
+// A kernel over Variables (symbolic shapes) gets the CPU rules on its
+// integer axes only (no rule takes a symbolic axis, rule 5 none at all),
+// reading its views' strides at the Variables' largest values; target=gpu
+// gives it no plan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,12 +146,27 @@ bool strideIs(const Strides &s, size_t d, int64_t v) {
 }
 
 /// The innermost reduce axis of more than one element, the one rules 4, 5
-/// and G0 work on; none when every reduce axis has one element.
+/// and G0 work on; none when every reduce axis has one element. A
+/// symbolic axis takes no step, so it is never the one.
 std::optional<size_t> innermostReduceAxis(const KernelSpace &space) {
   for (size_t d = space.shape.size(); d-- > 0;)
-    if (space.reduced[d] && space.shape[d] > 1)
+    if (space.reduced[d] && space.shape[d] > 1 && !space.isSymbolicAxis(d))
       return d;
   return std::nullopt;
+}
+
+/// The tracker the heuristic reads a view's strides from: the view's own,
+/// or for a symbolic view its integer form at the Variables' largest
+/// values (the plan's decisions are about speed; the lowering reads the
+/// symbolic view itself). None where that form does not exist.
+std::optional<::lazy::st::ShapeTracker> plannedTracker(ShapeTrackerAttr view) {
+  if (!view.isSymbolic())
+    return view.getTracker();
+  std::map<std::string, int64_t> largest;
+  for (auto &[key, node] : view.getSymTracker().vars())
+    if (node->max.isInt())
+      largest[node->name] = node->max.getInt();
+  return ::lazy::st::trackerAt(view.getSymTracker(), largest);
 }
 
 /// Rule 5, for a kernel with no vector axis: the dot-product form, whose
@@ -378,20 +397,33 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
                                   const TargetDescription &target) {
   MLIRContext *ctx = kernel.getContext();
   Block &body = kernel.getBody().front();
+  // A kernel over Variables: plans on its integer axes, for the CPU (the
+  // GPU's plans size their grids when the kernel is lowered).
+  if (space.isSymbolic() && target.gpu)
+    return {};
   SmallVector<Strides> loads;
   SmallVector<::lazy::st::ShapeTracker> trackers;
   SmallVector<int64_t> loadBytes;
   for (auto load : body.getOps<LoadOp>()) {
-    trackers.push_back(load.getView().getTracker());
+    std::optional<::lazy::st::ShapeTracker> tracker =
+        plannedTracker(load.getView());
+    if (!tracker)
+      return {};
+    trackers.push_back(*tracker);
     loads.push_back(stridesOf(trackers.back(), true));
     loadBytes.push_back(itemSize(load.getBuffer().getType().getElementType()));
   }
   SmallVector<Strides> stores;
-  for (auto store : body.getOps<StoreOp>())
-    stores.push_back(stridesOf(store.getView().getTracker(), false));
+  for (auto store : body.getOps<StoreOp>()) {
+    std::optional<::lazy::st::ShapeTracker> tracker =
+        plannedTracker(store.getView());
+    if (!tracker)
+      return {};
+    stores.push_back(stridesOf(*tracker, false));
+  }
   size_t rank = space.shape.size();
   auto isOutputAxis = [&](size_t d) {
-    return !space.reduced[d] && space.shape[d] > 1;
+    return !space.reduced[d] && space.shape[d] > 1 && !space.isSymbolicAxis(d);
   };
 
   bool elementwise = space.reduces.empty();
@@ -486,8 +518,9 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     return gpuPlan(space, loads, target, vec, lanes, elementwise,
                    contiguousAlong, opt);
   if (!vec)
-    return elementwise ? SmallVector<Attribute>()
-                       : dotPlan(space, loads, trackers, lanes, target, opt);
+    return elementwise || space.isSymbolic()
+               ? SmallVector<Attribute>()
+               : dotPlan(space, loads, trackers, lanes, target, opt);
   int64_t vecSize = space.shape[*vec];
   int64_t vecUpcast = vecSize % (2 * lanes) == 0 ? 2 * lanes
                       : vecSize % lanes == 0
@@ -633,18 +666,9 @@ struct LazyOptimizeKernels final
     }
     llvm::StringSet<> used;
     for (KernelOp kernel : module.getOps<KernelOp>()) {
-      // A kernel over tinygrad Variables keeps no plan: the plans' steps
-      // divide integer extents (and its lowering is not built yet).
-      bool symbolic = holdsVariables(kernel);
       auto it = forced.find(kernel.getSymName());
       if (it != forced.end()) {
         used.insert(kernel.getSymName());
-        if (symbolic && !it->second.empty()) {
-          kernel.emitError() << "lazy-optimize-kernels: a kernel over "
-                                "symbolic shapes (tinygrad Variables) takes "
-                                "no plan yet";
-          return signalPassFailure();
-        }
         if (it->second.empty()) {
           kernel.removeOptsAttr();
         } else {
@@ -661,7 +685,7 @@ struct LazyOptimizeKernels final
         ++numPlanned;
         continue;
       }
-      if (kernel.getOptsAttr() || symbolic)
+      if (kernel.getOptsAttr())
         continue;
       std::string why;
       FailureOr<KernelSpace> space = kernelSpace(kernel, why);

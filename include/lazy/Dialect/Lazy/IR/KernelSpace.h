@@ -9,6 +9,11 @@
 // top-level reduces read different shapes or axes, has no space and takes
 // no plan.
 //
+// A kernel over tinygrad Variables has a space too: `shape` holds each
+// symbolic dim at its largest value and `dims` the dim itself. A plan
+// takes no step on a symbolic axis (its steps divide integer extents),
+// so such an axis keeps one loop to its value at the launch.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LAZY_DIALECT_LAZY_IR_KERNELSPACE_H
@@ -22,6 +27,13 @@ namespace mlir::lazy {
 
 struct KernelSpace {
   SmallVector<int64_t> shape;
+  /// Per axis: the dim, a plain int or a Variable expression.
+  SmallVector<::lazy::st::SInt> dims;
+  bool isSymbolicAxis(size_t d) const { return !dims[d].isInt(); }
+  bool isSymbolic() const {
+    return llvm::any_of(dims,
+                        [](const ::lazy::st::SInt &d) { return !d.isInt(); });
+  }
   /// One flag per axis: reduced by the kernel's top-level reduces.
   SmallVector<bool> reduced;
   /// The top-level reduces, in body order.

@@ -408,6 +408,12 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     innermost contiguous loop. `force` sets named kernels' plans instead,
     one step per item in order (`force=k0:upcast:1:16,k0:tile:1:128`;
     `k0:none` for no plan); a plan already on a kernel is kept.
+
+    A kernel over tinygrad Variables (symbolic shapes) is planned on its
+    integer axes only: no rule and no forced step takes a symbolic axis
+    (plans divide integer extents), rule 5 none at all, and its views'
+    strides are read at the Variables' largest values. With `target=gpu`
+    it gets no plan.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
