@@ -290,6 +290,26 @@ def test_compile_mode_runs_symbolic_kernels_under_jit(session):
     assert symbolic_calls() - before == 5
 
 
+def test_compile_mode_passes_two_variables_in_key_order(session):
+    """A kernel over two Variables, n for the rows and m for the columns
+    (m sorts first): the compiled kernel takes them in key order, so every
+    (n, m) with n != m gives numpy's numbers only if the order is right."""
+    from tinygrad import Tensor
+    from tinygrad.shape.symbolic import Variable
+    from lazy_mlir.tinygrad import _compile
+    _hook.enable("compile")
+    try:
+        for n, m in [(2, 3), (3, 1), (1, 4)]:
+            vn, vm = Variable("n", 1, 8).bind(n), Variable("m", 1, 8).bind(m)
+            a, b = Tensor.rand(n, 3).realize(), Tensor.rand(3, m).realize()
+            got = (a.reshape(vn, 3) @ b.reshape(3, vm) + 1).realize().reshape(n, m).numpy()
+            np.testing.assert_allclose(got, a.numpy() @ b.numpy() + 1, rtol=1e-5, atol=1e-5)
+    finally:
+        _hook.disable()
+    two = [k for k in _compile._kernels.values() if len(k.variables) == 2]
+    assert two and two[0].variables == [("m", 1, 8), ("n", 1, 8)] and two[0].calls >= 3
+
+
 def test_refused_graph_raises_or_falls_back(session, monkeypatch):
     """A graph lazy-mlir refuses raises its error, or with
     LAZY_MLIR_FALLBACK=1 goes to tinygrad's scheduler with a warning. (Every

@@ -9,6 +9,12 @@
 // RUN: lazy-run %s --entry=pad_reshape --check --var i=1 | FileCheck %s
 // RUN: lazy-run %s --entry=pad_reshape --check --var i=4 | FileCheck %s
 // RUN: lazy-run %s --entry=pad_reshape --check --var i=2 --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=floor_offset --check --var i=1 | FileCheck %s
+// RUN: lazy-run %s --entry=floor_offset --check --var i=8 | FileCheck %s
+// RUN: lazy-run %s --entry=floor_offset --check --var i=5 --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=pad_zero --check --var a=0 | FileCheck %s
+// RUN: lazy-run %s --entry=pad_zero --check --var a=0 --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=pad_zero --check --var a=3 | FileCheck %s
 // RUN: not lazy-run %s --entry=kv_cache --var start_pos=0 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not lazy-run %s --entry=kv_cache --var end=3 2>&1 | FileCheck %s --check-prefix=NAME
 // RUN: not lazy-run %s --entry=kv_cache --var start_pos=8 2>&1 | FileCheck %s --check-prefix=VIEW
@@ -39,4 +45,20 @@ func.func @pad_reshape(%x: tensor<4x3xf32> {lazy.buffer = 0 : i64}) -> tensor<2x
   %0 = lazy.view %x as <[(i[1:4=3], 4):(3, 1) mask [(0, i[1:4=3]), (0, 3)], (2, (i[1:4=3] * 2)):((i[1:4=3] * 2), 1)]> : tensor<4x3xf32> -> tensor<2x8xf32, #lazy.sym_shape<[2, (i[1:4=3] * 2)]>>
   %1 = lazy.exp2 %0 : tensor<2x8xf32, #lazy.sym_shape<[2, (i[1:4=3] * 2)]>>
   return %1 : tensor<2x8xf32, #lazy.sym_shape<[2, (i[1:4=3] * 2)]>>
+}
+
+// An offset of Python floor division and modulo of the Variable
+// (emitSInt's Div and Mod nodes): (i // 2) + (i % 3).
+func.func @floor_offset(%x: tensor<16xf32> {lazy.buffer = 0 : i64}) -> tensor<8xf32, #lazy.sym_shape<[i[1:8=5]]>> {
+  %0 = lazy.view %x as <[(i[1:8=5]):(1) offset ((i[1:8=5] floordiv 2) + (i[1:8=5] mod 3))]> : tensor<16xf32> -> tensor<8xf32, #lazy.sym_shape<[i[1:8=5]]>>
+  %1 = lazy.exp2 %0 : tensor<8xf32, #lazy.sym_shape<[i[1:8=5]]>>
+  return %1 : tensor<8xf32, #lazy.sym_shape<[i[1:8=5]]>>
+}
+
+// A Variable that can be 0: at a = 0 the (a, 4) view below has no element
+// and the two padded positions read 0 (unflattening divides by at least 1).
+func.func @pad_zero(%x: tensor<4x3xf32> {lazy.buffer = 0 : i64}) -> tensor<18xf32, #lazy.sym_shape<[((a[0:4=2] * 4) + 2)]>> {
+  %0 = lazy.view %x as <[(a[0:4=2], 4):(3, 1) mask [(0, a[0:4=2]), (0, 3)], (((a[0:4=2] * 4) + 2)):(1) offset -1 mask [(1, ((a[0:4=2] * 4) + 1))]]> : tensor<4x3xf32> -> tensor<18xf32, #lazy.sym_shape<[((a[0:4=2] * 4) + 2)]>>
+  %1 = lazy.exp2 %0 : tensor<18xf32, #lazy.sym_shape<[((a[0:4=2] * 4) + 2)]>>
+  return %1 : tensor<18xf32, #lazy.sym_shape<[((a[0:4=2] * 4) + 2)]>>
 }

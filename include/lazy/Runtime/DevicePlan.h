@@ -19,6 +19,8 @@
 //   copy <id> <offset> <id> <offset> <bytes>
 //   launch <kernel> <gx> <gy> <gz> <bx> <by> <bz> <bytes> <n> <arg>*n
 //     each <arg> a buffer, `<id> <offset>`, or a Variable's value, `v <n>`
+//     (recorded pointers are at least 2^40: a smaller argument is a value,
+//     so values of 2^40 or more would be taken for buffers)
 //   sync
 //   download <result> <id> <offset> <bytes>
 //   expect <result> <dtype> <file>         what the result should be

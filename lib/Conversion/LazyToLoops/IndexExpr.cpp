@@ -291,6 +291,11 @@ SmallVector<Value> mlir::lazy::delinearizeSymIndex(OpBuilder &b, Location loc,
                   ? arith::FloorDivSIOp::create(b, loc, flat, inner).getResult()
                   : flat;
     Value size = emitSInt(b, loc, shape[d], vars);
+    // A dim that can be 0 has no valid position at 0, but masked-out ones
+    // still run through here: divide by at least 1 (x86 traps on 0).
+    st::SInt least = shape[d].min();
+    if (!least.isInt() || least.getInt() < 1)
+      size = arith::MaxSIOp::create(b, loc, size, cst(1));
     idx[d] = arith::RemSIOp::create(b, loc, q, size);
     inner =
         inner ? arith::MulIOp::create(b, loc, inner, size).getResult() : size;

@@ -1339,13 +1339,18 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
 
 SmallVector<StoreGroup> mlir::lazy::groupStores(Block &body) {
   SmallVector<StoreGroup> groups;
+  st::SymShape last;
   for (auto store : body.getOps<StoreOp>()) {
-    // Symbolic dims at their largest values (the loops' bounds are the
-    // stores' symbolic shape).
+    // Symbolic dims at their largest values; the loops' bounds are the
+    // stores' symbolic shape, so a group's stores agree on that too ((i)
+    // and (j) of one largest value are two loops).
     SmallVector<int64_t> shape(store.getView().getShape());
-    if (groups.empty() || groups.back().shape != shape)
+    st::SymShape dims = symbolicShapeOf(store.getValue().getType());
+    if (groups.empty() || groups.back().shape != shape ||
+        !st::symEqual(last, dims))
       groups.push_back({shape, {}});
     groups.back().stores.push_back(store);
+    last = std::move(dims);
   }
   return groups;
 }

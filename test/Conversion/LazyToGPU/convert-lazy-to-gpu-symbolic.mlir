@@ -49,6 +49,24 @@ lazy.kernel @matmul_k1(%out0: !lazy.buffer<15xf32>, %in0: !lazy.buffer<9xf32>, %
 
 // -----
 
+// Stores of one largest shape but different symbolic shapes are two
+// grid-stride loops, each over its own Variable's count.
+// CHECK-LABEL: gpu.func @two_k0(
+// CHECK-SAME: %[[A:[^:]+]]: memref<8xf32>, %[[B:[^:]+]]: memref<2xf32>, %{{[^:]+}}: memref<8xf32>, %[[I:[^:]+]]: index, %[[J:[^:]+]]: index)
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[I]] step
+// CHECK: memref.store %{{.+}}, %[[A]]
+// CHECK-NOT: memref.store %{{.+}}, %[[B]]
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[J]] step
+// CHECK: memref.store %{{.+}}, %[[B]]
+lazy.kernel @two_k0(%out0: !lazy.buffer<8xf32>, %out1: !lazy.buffer<2xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 2 : i64} {
+  %0 = lazy.load %in0 as <[(i[1:8]):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32, #lazy.sym_shape<[i[1:8]]>>
+  lazy.store %0, %out0 as <[(i[1:8]):(1)]> : tensor<8xf32, #lazy.sym_shape<[i[1:8]]>>, !lazy.buffer<8xf32>
+  %1 = lazy.load %in0 as <[(j[1:8]):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32, #lazy.sym_shape<[j[1:8]]>>
+  lazy.store %1, %out1 as <[(j[1:8]):(1)]> : tensor<8xf32, #lazy.sym_shape<[j[1:8]]>>, !lazy.buffer<2xf32>
+}
+
+// -----
+
 // Each launch is checked at its values first: at i = 5 the (3, i) view
 // of a 9-element buffer reaches element 10, and nothing is lowered.
 lazy.kernel @reads_past(%out0: !lazy.buffer<30xf32>, %in0: !lazy.buffer<9xf32>) attributes {num_outputs = 1 : i64} {

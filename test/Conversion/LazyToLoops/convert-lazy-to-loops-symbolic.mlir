@@ -114,6 +114,37 @@ lazy.kernel @planned_rows(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<256xf
 
 // -----
 
+// Stores of one largest shape but different symbolic shapes, (i) and (j),
+// are two loops, each to its own Variable: one loop to i would write i
+// elements of the j-sized output.
+// CHECK-LABEL: func.func @two_k0(
+// CHECK-SAME: %[[A:[^:]+]]: memref<8xf32, {{.*}}>, %[[B:[^:]+]]: memref<2xf32, {{.*}}>, %{{[^:]+}}: memref<8xf32, {{.*}}>, %[[I:[^:]+]]: index, %[[J:[^:]+]]: index)
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[I]])
+// CHECK: memref.store %{{.+}}, %[[A]]
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[J]])
+// CHECK: memref.store %{{.+}}, %[[B]]
+lazy.kernel @two_k0(%out0: !lazy.buffer<8xf32>, %out1: !lazy.buffer<2xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 2 : i64} {
+  %0 = lazy.load %in0 as <[(i[1:8]):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32, #lazy.sym_shape<[i[1:8]]>>
+  lazy.store %0, %out0 as <[(i[1:8]):(1)]> : tensor<8xf32, #lazy.sym_shape<[i[1:8]]>>, !lazy.buffer<8xf32>
+  %1 = lazy.load %in0 as <[(j[1:8]):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32, #lazy.sym_shape<[j[1:8]]>>
+  lazy.store %1, %out1 as <[(j[1:8]):(1)]> : tensor<8xf32, #lazy.sym_shape<[j[1:8]]>>, !lazy.buffer<2xf32>
+}
+
+// -----
+
+// Unflattening by a dim that can be 0 (a[0:4]) divides by at least 1: at
+// a = 0 the padded positions still run through it, masked out.
+// CHECK-LABEL: func.func @pad_zero_k0(
+// CHECK-SAME: %[[A:[^:]+]]: index) attributes {lazy.variables = ["a[0:4]"]}
+// CHECK: %[[D:.+]] = arith.maxsi %[[A]], %{{.+}} : index
+// CHECK: arith.remsi %{{.+}}, %[[D]] : index
+lazy.kernel @pad_zero_k0(%out0: !lazy.buffer<18xf32>, %in0: !lazy.buffer<12xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(a[0:4], 4):(3, 1) mask [(0, a[0:4]), (0, 3)], (((a[0:4] * 4) + 2)):(1) offset -1 mask [(1, ((a[0:4] * 4) + 1))]]> : !lazy.buffer<12xf32> -> tensor<18xf32, #lazy.sym_shape<[((a[0:4] * 4) + 2)]>>
+  lazy.store %0, %out0 as <[(((a[0:4] * 4) + 2)):(1)]> : tensor<18xf32, #lazy.sym_shape<[((a[0:4] * 4) + 2)]>>, !lazy.buffer<18xf32>
+}
+
+// -----
+
 // A const of a Variable: the argument, converted to the const's type.
 // CHECK-LABEL: func.func @variable_const_k0(
 // CHECK-SAME: %[[OUT:[^:]+]]: memref<1xi32, {{.*}}>, %[[A:[^:]+]]: index) attributes {lazy.variables = ["a[0:10]"]}
