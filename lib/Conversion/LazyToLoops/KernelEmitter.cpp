@@ -1593,37 +1593,16 @@ Value KernelEmitter::broadcastLanes(OpBuilder &b, Location loc, Value x) {
 
 const AffineIndex *KernelEmitter::laneFormOf(ShapeTrackerAttr view) {
   auto [it, inserted] = laneForms.try_emplace(view);
-  if (inserted && view.isSymbolic()) {
-    it->second = symbolicAffineForm(view.getSymTracker());
-  } else if (inserted) {
-    const st::ShapeTracker &tracker = view.getTracker();
-    if (tracker.views.size() == 1) {
-      // One view is affine as it stands; its mask gives the conditions
-      // begin <= i (begin - 1 - i < 0) and i < end (i - end < 0).
-      const st::View &v = tracker.views.front();
-      AffineIndex form;
-      form.strides.assign(v.strides.begin(), v.strides.end());
-      form.offset = v.offset;
-      size_t rank = v.shape.size();
-      if (v.mask)
-        for (size_t d = 0; d < rank; ++d) {
-          auto [begin, end] = (*v.mask)[d];
-          if (begin == 0 && end == v.shape[d])
-            continue;
-          st::AffineCondition lo, hi;
-          lo.coeffs.assign(rank, 0);
-          lo.coeffs[d] = -1;
-          lo.constant = begin - 1;
-          hi.coeffs.assign(rank, 0);
-          hi.coeffs[d] = 1;
-          hi.constant = -end;
-          form.valid.push_back(std::move(lo));
-          form.valid.push_back(std::move(hi));
-        }
-      it->second = std::move(form);
-    } else {
-      it->second = affineIndexOf(tracker);
-    }
+  if (inserted) {
+    // One view is affine as it stands (symbolicAffineForm, which takes
+    // plain ints too); a stack of views may simplify to one form.
+    if (view.isSymbolic())
+      it->second = symbolicAffineForm(view.getSymTracker());
+    else if (view.getTracker().views.size() == 1)
+      it->second = symbolicAffineForm(
+          st::SymShapeTracker::fromTracker(view.getTracker()));
+    else
+      it->second = affineIndexOf(view.getTracker());
   }
   return it->second ? &*it->second : nullptr;
 }
