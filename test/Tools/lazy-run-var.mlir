@@ -6,6 +6,9 @@
 // RUN: lazy-run %s --entry=kv_cache --check --var start_pos=1 | FileCheck %s
 // RUN: lazy-run %s --entry=kv_cache --check --var start_pos=7 | FileCheck %s
 // RUN: lazy-run %s --entry=kv_cache --check --var start_pos=7 --device=emulate | FileCheck %s
+// A GPU plan on an integer iteration space read through a symbolic view
+// (kv_cache_k1's (2, 8) view with rows 1 + start_pos apart, upcast 4):
+// RUN: lazy-run %s --entry=kv_cache --check --var start_pos=6 --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-run %s --entry=pad_reshape --check --var i=1 | FileCheck %s
 // RUN: lazy-run %s --entry=pad_reshape --check --var i=4 | FileCheck %s
 // RUN: lazy-run %s --entry=pad_reshape --check --var i=2 --device=emulate | FileCheck %s
