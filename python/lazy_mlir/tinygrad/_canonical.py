@@ -18,37 +18,60 @@ float32 const; the dialect stores the float32).
 """
 
 import math
+import re
 import struct
 
 from tinygrad.dtype import dtypes
 from tinygrad.ops import BufferOps, MetaOps, ReduceOps, UnaryOps
-from tinygrad.shape.symbolic import DivNode, ModNode, MulNode, NumNode, SumNode, Variable
+from tinygrad.shape.symbolic import DivNode, ModNode, MulNode, Node, NumNode, SumNode, Variable
 
 
-def sint_text(value):
-    """A sint as lazy-opt prints it (SymbolicSyntax.h): a Variable as
-    `start_pos[1:8]` (`=4` when bound), a sum's terms sorted, floordiv and
-    mod spelled out; a NumNode as its int."""
-    if isinstance(value, int):
+# A Variable name the dialect's sint syntax takes.
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+
+
+def sint_text(value, canonical=True, refuse=None):
+    """A sint in the dialect's syntax (SymbolicSyntax.h): a Variable as
+    `start_pos[1:8]` (`=4` when bound), sums, products, floordiv and mod; a
+    NumNode as its int.
+
+    canonical: as lazy-opt prints it (a sum's terms sorted, a product of
+    two Variables in name order), else in tinygrad's construction order,
+    as the exporter writes it. refuse(why), when given, is called for what
+    the dialect cannot spell (a Variable whose range is not two ints or
+    whose name is not an identifier, another kind of node) and must raise;
+    without it such a value prints as str() does."""
+    def text(x):
+        return sint_text(x, canonical, refuse)
+
+    if type(value) is int:
         return str(value)
     if isinstance(value, NumNode):
         return str(value.b)
     if isinstance(value, Variable):
+        if refuse and not (isinstance(value.min, int) and isinstance(value.max, int)):
+            refuse(f"{value!r}, a Variable whose range is not two ints")
+        if refuse and not VARIABLE_NAME.match(value.expr):
+            refuse(f"the Variable {value.expr!r}, whose name is not an identifier")
         bound = f"={value._val}" if value._val is not None else ""
         return f"{value.expr}[{value.min}:{value.max}{bound}]"
     if isinstance(value, SumNode):
-        return "(" + " + ".join(sorted(sint_text(x) for x in value.nodes)) + ")"
+        terms = [text(x) for x in value.nodes]
+        return "(" + " + ".join(sorted(terms) if canonical else terms) + ")"
     if isinstance(value, MulNode):
         a, b = value.a, value.b
         # tinygrad renders a product of two Variables in name order
-        if isinstance(a, Variable) and isinstance(b, Variable) and a.expr and b.expr and b.expr < a.expr:
+        if (canonical and isinstance(a, Variable) and isinstance(b, Variable) and a.expr
+                and b.expr and b.expr < a.expr):
             a, b = b, a
-        return f"({sint_text(a)} * {sint_text(b)})"
+        return f"({text(a)} * {text(b)})"
     if isinstance(value, DivNode):
-        return f"({sint_text(value.a)} floordiv {value.b})"
+        return f"({text(value.a)} floordiv {value.b})"
     if isinstance(value, ModNode):
-        return f"({sint_text(value.a)} mod {value.b})"
-    return str(value)
+        return f"({text(value.a)} mod {value.b})"
+    if refuse and isinstance(value, Node):
+        refuse(f"{value}, which has no `lazy` spelling")
+    return str(value) if canonical else str(int(value))
 
 
 def _tuple(values):

@@ -35,6 +35,7 @@ from tinygrad.ops import BinaryOps, MetaOps, ReduceOps, TernaryOps, UnaryOps
 from tinygrad.shape.symbolic import DivNode, ModNode, MulNode, Node, NumNode, SumNode, Variable
 
 from .. import _capi
+from ._canonical import sint_text
 
 
 class ExportError(Exception):
@@ -169,34 +170,12 @@ def _int(value, lb):
     return int(value)
 
 
-_MLIR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
-
-
 def _sint_text(value, lb):
-    """A sint in the dialect's syntax (SymbolicSyntax.h): `start_pos[1:8=4]`
-    for a bound Variable, sums, products, floordiv and mod."""
-    if type(value) is int:
-        return str(value)
-    if isinstance(value, NumNode):
-        return str(value.b)
-    if isinstance(value, Variable):
-        if not isinstance(value.min, int) or not isinstance(value.max, int):
-            raise ExportError(f"{describe(lb)} uses {value!r}, a Variable whose range is not two ints")
-        if not _MLIR_NAME.match(value.expr):
-            raise ExportError(f"{describe(lb)} uses the Variable {value.expr!r}, whose name is not an identifier")
-        bound = f"={value._val}" if value._val is not None else ""
-        return f"{value.expr}[{value.min}:{value.max}{bound}]"
-    if isinstance(value, SumNode):
-        return "(" + " + ".join(_sint_text(x, lb) for x in value.nodes) + ")"
-    if isinstance(value, MulNode):
-        return f"({_sint_text(value.a, lb)} * {_sint_text(value.b, lb)})"
-    if isinstance(value, DivNode):
-        return f"({_sint_text(value.a, lb)} floordiv {value.b})"
-    if isinstance(value, ModNode):
-        return f"({_sint_text(value.a, lb)} mod {value.b})"
-    if isinstance(value, Node):
-        raise ExportError(f"{describe(lb)} uses {value}, which has no `lazy` spelling")
-    return str(int(value))
+    """A sint of `lb` as the exporter writes it (sint_text in tinygrad's
+    construction order), ExportError for what the dialect cannot spell."""
+    def refuse(why):
+        raise ExportError(f"{describe(lb)} uses {why}")
+    return sint_text(value, canonical=False, refuse=refuse)
 
 
 def _is_symbolic(value):
