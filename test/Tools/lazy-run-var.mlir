@@ -20,11 +20,14 @@
 // RUN: lazy-run %s --entry=pad_zero --check --var a=3 | FileCheck %s
 // RUN: not lazy-run %s --entry=kv_cache --var start_pos=0 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not lazy-run %s --entry=kv_cache --var end=3 2>&1 | FileCheck %s --check-prefix=NAME
+// RUN: not lazy-run %s --entry=kv_cache --var start_pos 2>&1 | FileCheck %s --check-prefix=FORM
+// RUN: not lazy-run %s --entry=kv_cache --var start_pos=x 2>&1 | FileCheck %s --check-prefix=FORM
 // RUN: not lazy-run %s --entry=kv_cache --var start_pos=8 2>&1 | FileCheck %s --check-prefix=VIEW
 // CHECK: out0: match
 // CHECK: all outputs match
 // RANGE: error: value 0 is outside the range of start_pos[1:8=4]
 // NAME: error: lazy-bind-variables: no Variable is named 'end'
+// FORM: lazy-run: error: --var takes NAME=VALUE (an integer), not 'start_pos{{(=x)?}}'
 // At start_pos = 8 the padded view of the new rows needs a ninth row the
 // cache does not have: the graph is refused, nothing runs.
 // VIEW: error: {{.*}}'lazy.view' op has no valid view at these values

@@ -848,6 +848,13 @@ static int toolMain(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  for (const std::string &entry : variables) {
+    StringRef name = StringRef(entry).split('=').first;
+    int64_t value = 0;
+    if (name.empty() || name.size() == entry.size() ||
+        StringRef(entry).drop_front(name.size() + 1).getAsInteger(10, value))
+      return fail("--var takes NAME=VALUE (an integer), not '" + entry + "'");
+  }
   phases.mark("parse");
 
   func::FuncOp graph;
