@@ -716,12 +716,13 @@ private:
   std::optional<mlir::lazy::RngSeedCounter> seeds; // set by stamp()
 };
 
-/// Symbolic shapes: each Variable's value for this run, by name (--var,
-/// else the value the graph binds it to), checked by lazy-bind-variables
-/// on `bound`, a copy of the graph that becomes its integer graph at
-/// those values (the reference --check evaluates).
-FailureOr<std::map<std::string, int64_t>> bindVariables(func::FuncOp graph,
-                                                        ModuleOp bound) {
+/// Symbolic shapes: each Variable's value for this run, by name (`given`,
+/// the --var values, else the value the graph binds it to), checked by
+/// lazy-bind-variables on `bound`, a copy of the graph that becomes its
+/// integer graph at those values (the reference --check evaluates).
+FailureOr<std::map<std::string, int64_t>>
+bindVariables(func::FuncOp graph, ModuleOp bound,
+              const std::map<std::string, int64_t> &given) {
   std::string pipeline = "lazy-bind-variables";
   if (!variables.empty())
     pipeline += "{values=" + llvm::join(variables, ",") + "}";
@@ -736,12 +737,8 @@ FailureOr<std::map<std::string, int64_t>> bindVariables(func::FuncOp graph,
       if (node->bound)
         values.emplace(node->name, *node->bound);
   });
-  for (const std::string &entry : variables) {
-    size_t eq = entry.find('=');
-    int64_t v = 0;
-    if (!StringRef(entry).drop_front(eq + 1).getAsInteger(10, v))
-      values[entry.substr(0, eq)] = v;
-  }
+  for (auto &[name, value] : given)
+    values[name] = value;
   return values;
 }
 
@@ -848,12 +845,15 @@ static int toolMain(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  // The --var values, by name.
+  std::map<std::string, int64_t> given;
   for (const std::string &entry : variables) {
     StringRef name = StringRef(entry).split('=').first;
     int64_t value = 0;
     if (name.empty() || name.size() == entry.size() ||
         StringRef(entry).drop_front(name.size() + 1).getAsInteger(10, value))
       return fail("--var takes NAME=VALUE (an integer), not '" + entry + "'");
+    given[name.str()] = value;
   }
   phases.mark("parse");
 
@@ -900,14 +900,14 @@ static int toolMain(int argc, char **argv) {
     unscheduled = module->clone();
   if (symbolic || !variables.empty()) {
     FailureOr<std::map<std::string, int64_t>> chosen =
-        bindVariables(graph, *unscheduled);
+        bindVariables(graph, *unscheduled, given);
     if (failed(chosen))
       return 1;
     values = std::move(*chosen);
     // The results' shapes at these values.
-    resultTypes.assign(
-        unscheduled->lookupSymbol<func::FuncOp>(name).getResultTypes().begin(),
-        unscheduled->lookupSymbol<func::FuncOp>(name).getResultTypes().end());
+    auto bound = unscheduled->lookupSymbol<func::FuncOp>(name);
+    resultTypes.assign(bound.getResultTypes().begin(),
+                       bound.getResultTypes().end());
   }
 
   // Schedule, keeping the views results are read through.

@@ -764,7 +764,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   // A kernel over Variables runs in thread mode, each thread's reduces in
   // index order over their extents at the launch (block reductions and
   // rows are sized when the kernel is lowered).
-  bool symbolic = !kernelVariables(kernel).empty();
+  bool symbolic = holdsVariables(kernel);
   SmallVector<Group, 2> groups;
   for (StoreGroup &group : groupStores(body)) {
     Group &g = groups.emplace_back();

@@ -487,19 +487,11 @@ ArrayRef<int64_t> mlir::lazy::reduceAxes(Operation *reduce) {
 }
 
 int64_t mlir::lazy::reducedElementCount(Operation *reduce) {
-  Type type = reduce->getOperand(0).getType();
-  ArrayRef<int64_t> inShape = cast<RankedTensorType>(type).getShape();
-  // A symbolic dim counts its smallest value (the reorder thresholds
-  // must hold at every launch).
-  st::SymShape dims;
-  if (hasSymbolicShape(type))
-    dims = symbolicShapeOf(type);
+  // A symbolic dim counts its smallest value (the reorder thresholds must
+  // hold at every launch); an integer dim's smallest value is itself.
+  st::SymShape dims = symbolicShapeOf(reduce->getOperand(0).getType());
   int64_t count = 1;
   for (int64_t axis : reduceAxes(reduce)) {
-    if (dims.empty() || dims[size_t(axis)].isInt()) {
-      count *= inShape[axis];
-      continue;
-    }
     st::SInt least = dims[size_t(axis)].min();
     count *= least.isInt() ? std::max<int64_t>(least.getInt(), 0) : 0;
   }
@@ -720,9 +712,7 @@ SmallVector<Value> mlir::lazy::delinearizeIndex(OpBuilder &b, Location loc,
 }
 
 Value KernelEmitter::extentOf(OpBuilder &b, Location loc, Value v, size_t dim) {
-  if (!hasSymbolicShape(v.getType()))
-    return arith::ConstantIndexOp::create(
-        b, loc, cast<RankedTensorType>(v.getType()).getDimSize(int64_t(dim)));
+  // emitSInt makes an integer dim a constant.
   return emitSInt(b, loc, symbolicShapeOf(v.getType())[dim], variables);
 }
 
@@ -783,6 +773,19 @@ VariableValues mlir::lazy::variableValues(ArrayRef<sym::NodeP> variables,
   return values;
 }
 
+/// The launch's lazy.var_vals value of the Variable named `text`
+/// (`start_pos[1:8]`), or an error at the launch.
+static FailureOr<int64_t> launchValue(LaunchOp launch, StringRef text) {
+  auto given =
+      launch->getAttrOfType<DictionaryAttr>(LazyDialect::kVarValuesAttrName);
+  auto value = given ? given.getAs<IntegerAttr>(text) : IntegerAttr();
+  if (!value)
+    return launch.emitOpError("gives no value for the kernel's Variable ")
+           << text << " (its " << LazyDialect::kVarValuesAttrName
+           << " attribute)";
+  return value.getInt();
+}
+
 FailureOr<SmallVector<int64_t>>
 mlir::lazy::launchVariableValues(LaunchOp launch, Operation *callee) {
   SmallVector<int64_t> values;
@@ -790,48 +793,37 @@ mlir::lazy::launchVariableValues(LaunchOp launch, Operation *callee) {
       callee->getAttrOfType<ArrayAttr>(LazyDialect::kKernelVariablesAttrName);
   if (!names)
     return values;
-  auto given =
-      launch->getAttrOfType<DictionaryAttr>(LazyDialect::kVarValuesAttrName);
   for (Attribute name : names) {
-    StringRef text = cast<StringAttr>(name).getValue();
-    auto value = given ? given.getAs<IntegerAttr>(text) : IntegerAttr();
-    if (!value)
-      return launch.emitOpError("gives no value for the kernel's Variable ")
-             << text << " (its " << LazyDialect::kVarValuesAttrName
-             << " attribute)";
-    values.push_back(value.getInt());
+    FailureOr<int64_t> value =
+        launchValue(launch, cast<StringAttr>(name).getValue());
+    if (failed(value))
+      return failure();
+    values.push_back(*value);
   }
   return values;
 }
 
 LogicalResult mlir::lazy::verifyLaunchValues(ModuleOp module) {
   WalkResult walked = module.walk([&](LaunchOp launch) {
-    auto given =
-        launch->getAttrOfType<DictionaryAttr>(LazyDialect::kVarValuesAttrName);
     auto kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
         launch, launch.getKernelAttr());
     if (!kernel)
       return WalkResult::advance();
-    // The values by Variable name (the keys are `name[lo:hi]`); each of
-    // the kernel's Variables needs one.
+    // The values by Variable name; each of the kernel's Variables needs
+    // one.
     std::map<std::string, int64_t> values;
     for (const sym::NodeP &v : kernelVariables(kernel)) {
       std::string text = st::variableText(v->key());
-      auto value = given ? given.getAs<IntegerAttr>(text) : IntegerAttr();
-      if (!value) {
-        launch.emitOpError("gives no value for the kernel's Variable ")
-            << text << " (its " << LazyDialect::kVarValuesAttrName
-            << " attribute)";
+      FailureOr<int64_t> value = launchValue(launch, text);
+      if (failed(value))
         return WalkResult::interrupt();
-      }
       // The kernel was formed for the Variable's range only.
-      if (value.getInt() < v->min.getInt() ||
-          !sym::truthy(sym::le(value.getInt(), v->max))) {
+      if (*value < v->min.getInt() || !sym::truthy(sym::le(*value, v->max))) {
         launch.emitOpError("gives ")
-            << text << " the value " << value.getInt() << ", outside its range";
+            << text << " the value " << *value << ", outside its range";
         return WalkResult::interrupt();
       }
-      values[v->name] = value.getInt();
+      values[v->name] = *value;
     }
     if (values.empty())
       return WalkResult::advance();
@@ -1339,18 +1331,17 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
 
 SmallVector<StoreGroup> mlir::lazy::groupStores(Block &body) {
   SmallVector<StoreGroup> groups;
-  st::SymShape last;
+  auto dimsOf = [](StoreOp store) {
+    return symbolicShapeOf(store.getValue().getType());
+  };
   for (auto store : body.getOps<StoreOp>()) {
-    // Symbolic dims at their largest values; the loops' bounds are the
-    // stores' symbolic shape, so a group's stores agree on that too ((i)
-    // and (j) of one largest value are two loops).
-    SmallVector<int64_t> shape(store.getView().getShape());
-    st::SymShape dims = symbolicShapeOf(store.getValue().getType());
-    if (groups.empty() || groups.back().shape != shape ||
-        !st::symEqual(last, dims))
-      groups.push_back({shape, {}});
+    // A group's stores have one symbolic shape, which bounds its loops ((i)
+    // and (j) of one largest value are two groups); `shape` holds its dims
+    // at their largest values.
+    if (groups.empty() ||
+        !st::symEqual(dimsOf(groups.back().stores.front()), dimsOf(store)))
+      groups.push_back({SmallVector<int64_t>(store.getView().getShape()), {}});
     groups.back().stores.push_back(store);
-    last = std::move(dims);
   }
   return groups;
 }
