@@ -10,9 +10,11 @@ numpy runs the same computation in a fresh process with one OpenBLAS thread
 (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, which would slow it).
 Rounds interleave the sides, so that a slow spell of a shared machine slows
 all of them; every figure is the median over the rounds of each side's
-median of --runs runs.
+median of --runs runs, each side first running --warmup times untimed (on
+this VM a fresh process reads 64 MB at half speed for its first several
+runs, numpy as much as lazy-run).
 
-  python3 bench/cpu_bench.py [--rounds 5] [--runs 5] [--only NAME,...]
+  python3 bench/cpu_bench.py [--rounds 5] [--runs 5] [--warmup 10] [--only NAME,...]
 
 Prints per program: milliseconds for lazy-run on 1 and all threads,
 tinygrad and numpy, the ratios, and GFLOP/s or GB/s where they mean
@@ -144,7 +146,9 @@ def tinygrad_runner(outputs):
     return run, compile_time
 
 
-def median_time(fn, runs):
+def median_time(fn, runs, warmup=0):
+    for _ in range(warmup):
+        fn()
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -153,10 +157,11 @@ def median_time(fn, runs):
     return statistics.median(times)
 
 
-def lazy_time(path, runs, threads):
+def lazy_time(path, runs, threads, warmup):
     """The median run time and the compile time (lower + compile), seconds."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    proc = subprocess.run([LAZY_RUN, path, "--seed=1", f"--repeat={runs}", "--timing"],
+    proc = subprocess.run([LAZY_RUN, path, "--seed=1", f"--repeat={runs}", f"--warmup={warmup}",
+                           "--timing"],
                           capture_output=True, text=True, env=env)
     m = re.search(r"time: median ([0-9.]+) ms", proc.stdout)
     phases = dict(re.findall(r"lazy-run: time (\w+) +([0-9.]+) ms", proc.stderr))
@@ -171,6 +176,8 @@ import time, statistics, numpy as np
 rng = np.random.default_rng(1)
 r = lambda *s: rng.random(s, dtype=np.float32)
 {setup}
+for _ in range({warmup}):
+    {expr}
 times = []
 for _ in range({runs}):
     t = time.perf_counter(); {expr}; times.append(time.perf_counter() - t)
@@ -178,11 +185,11 @@ print(statistics.median(times))
 """
 
 
-def numpy_time(setup, expr, runs):
+def numpy_time(setup, expr, runs, warmup):
     env = {k: v for k, v in os.environ.items()
            if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
     env["OPENBLAS_NUM_THREADS"] = "1"
-    proc = subprocess.run([sys.executable, "-c", NUMPY_SNIPPET.format(setup=setup, expr=expr, runs=runs)],
+    proc = subprocess.run([sys.executable, "-c", NUMPY_SNIPPET.format(setup=setup, expr=expr, runs=runs, warmup=warmup)],
                           capture_output=True, text=True, env=env, check=True)
     return float(proc.stdout.strip())
 
@@ -191,6 +198,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=10, help="untimed runs before each side's timed ones")
     ap.add_argument("--only", default="", help="comma-separated program names (substrings)")
     ap.add_argument("--work", default="/tmp/lazy-cpu-bench")
     args = ap.parse_args()
@@ -199,7 +207,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     from lazy_mlir.tinygrad import export
 
-    copy = numpy_time("x=r(64*1024*1024);y=np.empty_like(x)", "np.copyto(y,x)", args.runs)
+    copy = numpy_time("x=r(64*1024*1024);y=np.empty_like(x)", "np.copyto(y,x)", args.runs, args.warmup)
     copy_gbs = 2 * 256 * MB / copy / 1e9
     print(f"copy bandwidth (numpy, 256 MB): {copy_gbs:.1f} GB/s; cores: {os.cpu_count()}")
     print(f"{'program':24s} {'lazy 1t':>9s} {'lazy all':>9s} {'tinygrad':>9s} {'numpy':>9s}"
@@ -218,14 +226,14 @@ def main():
         sides = {"1t": [], "all": [], "tg": [], "np": []}
         compile_times = {"lazy": [], "tg": []}
         for _ in range(args.rounds):
-            sides["tg"].append(median_time(run_tg, args.runs))
-            sides["1t"].append(lazy_time(path, args.runs, 1)[0])
-            run_all, compile_lazy = lazy_time(path, args.runs, os.cpu_count())
+            sides["tg"].append(median_time(run_tg, args.runs, args.warmup))
+            sides["1t"].append(lazy_time(path, args.runs, 1, args.warmup)[0])
+            run_all, compile_lazy = lazy_time(path, args.runs, os.cpu_count(), args.warmup)
             sides["all"].append(run_all)
             compile_times["lazy"].append(compile_lazy)
             compile_times["tg"].append(compile_tg())
             if "np_expr" in info:
-                sides["np"].append(numpy_time(info["numpy"], info["np_expr"], args.runs))
+                sides["np"].append(numpy_time(info["numpy"], info["np_expr"], args.runs, args.warmup))
         compiles.append((name, statistics.median(compile_times["lazy"]),
                          statistics.median(compile_times["tg"])))
         t = {k: statistics.median(v) if v else float("nan") for k, v in sides.items()}

@@ -60,10 +60,12 @@ using Symbols = SmallVector<std::pair<std::string, void *>>;
 
 /// An ExecutionEngine for `module` with `effort` for this host, then code
 /// generation of each of `functions` (so nothing is compiled lazily
-/// later), whose addresses go to `addresses` when given.
+/// later), whose addresses go to `addresses` when given. With
+/// options.objectDir the object goes to `objectName` there.
 llvm::Expected<std::unique_ptr<ExecutionEngine>>
 compileEngine(ModuleOp module, ArrayRef<std::string> functions,
               const CpuProgramOptions &options, Effort effort,
+              StringRef objectName,
               ArrayRef<std::pair<std::string, void *>> extraSymbols = {},
               Symbols *addresses = nullptr) {
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -86,6 +88,7 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
   // The listeners are process-wide: keep the threads off them.
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
+  engineOptions.enableObjectDump = !options.objectDir.empty();
   auto engine = ExecutionEngine::create(module, engineOptions,
                                         std::move(*codegenMachine));
   if (!engine)
@@ -108,6 +111,8 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
     if (addresses)
       addresses->push_back({name, *address});
   }
+  if (!options.objectDir.empty())
+    (*engine)->dumpToObjectFile(options.objectDir + "/" + objectName.str());
   return engine;
 }
 
@@ -200,7 +205,8 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
   size_t count =
       std::min<size_t>(threads * kPartitionsPerThread, kernels.size());
   auto whole = [&]() -> llvm::Expected<std::unique_ptr<CpuProgram>> {
-    auto engine = compileEngine(module, {wrapper}, options, kKernelEffort);
+    auto engine =
+        compileEngine(module, {wrapper}, options, kKernelEffort, "whole.o");
     if (!engine)
       return engine.takeError();
     program->host = std::move(*engine);
@@ -243,8 +249,9 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
   std::atomic<size_t> next{0};
   auto work = [&]() {
     for (size_t p; (p = next.fetch_add(1)) < count;)
-      engines[p] = compileEngine(*parts[p], names[p], options, kKernelEffort,
-                                 {}, &addresses[p]);
+      engines[p] =
+          compileEngine(*parts[p], names[p], options, kKernelEffort,
+                        "part" + std::to_string(p) + ".o", {}, &addresses[p]);
   };
   std::vector<std::thread> workers;
   for (unsigned t = 1; t < std::min<size_t>(threads, count); ++t)
@@ -264,8 +271,8 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
   }
   if (errors)
     return std::move(errors);
-  auto host =
-      compileEngine(*hostPart, {wrapper}, options, kHostEffort, kernelSymbols);
+  auto host = compileEngine(*hostPart, {wrapper}, options, kHostEffort,
+                            "host.o", kernelSymbols);
   if (!host)
     return host.takeError();
   program->host = std::move(*host);

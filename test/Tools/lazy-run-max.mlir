@@ -1,18 +1,20 @@
-// Float max reductions on the CPU (an integer max of order-keyed bits, the
-// in-order loop where a NaN or a zero decides) match the interpreter's
-// in-order acc > x ? acc : x on rows with a NaN inside, a NaN at the end,
-// only negative values, zeros of both signs and -inf.
+// Float max reductions on the CPU (IEEE maximum in any order, the in-order
+// loop where that gives a NaN or a zero) match the interpreter's in-order
+// acc > x ? acc : x on rows with a NaN inside, a NaN at the end, only
+// negative values, zeros of both signs and -inf, in f32 (LLVM's maximum
+// intrinsic) and f16 (arith.maximumf).
 // RUN: lazy-run %s --seed=3 --check | FileCheck %s
 // Bit for bit (signs of zeros, NaNs), against the interpreter's outputs:
 // RUN: rm -rf %t && lazy-run %s --seed=3 --output-dir=%t
 // RUN: lazy-interp %s --seed=3 --output-dir=%t/ref
 // RUN: cmp %t/out0.npy %t/ref/out0.npy && cmp %t/out1.npy %t/ref/out1.npy
 // RUN: cmp %t/out2.npy %t/ref/out2.npy && cmp %t/out3.npy %t/ref/out3.npy
-// RUN: cmp %t/out4.npy %t/ref/out4.npy
-// CHECK-COUNT-5: match
+// RUN: cmp %t/out4.npy %t/ref/out4.npy && cmp %t/out5.npy %t/ref/out5.npy
+// RUN: cmp %t/out6.npy %t/ref/out6.npy
+// CHECK-COUNT-7: match
 // CHECK: all outputs match
 func.func @graph(%x: tensor<4x64xf32> {lazy.buffer = 0 : i64})
-    -> (tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>) {
+    -> (tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf16>, tensor<4x1xf16>) {
   %nan = lazy.const nan : tensor<f32>
   %inside = lazy.view %nan as <[(4, 64):(0, 0) mask [(0, 4), (5, 6)]]> : tensor<f32> -> tensor<4x64xf32>
   %a = lazy.add %x, %inside : tensor<4x64xf32>
@@ -34,5 +36,9 @@ func.func @graph(%x: tensor<4x64xf32> {lazy.buffer = 0 : i64})
   %ninf = lazy.const -inf : tensor<f32>
   %ninfs = lazy.view %ninf as <[(4, 64):(0, 0)]> : tensor<f32> -> tensor<4x64xf32>
   %me = lazy.reduce_max %ninfs axes [1] : tensor<4x64xf32> -> tensor<4x1xf32>
-  return %ma, %mb, %mc, %md, %me : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>
+  %ha = lazy.cast %a : tensor<4x64xf32> -> tensor<4x64xf16>
+  %mha = lazy.reduce_max %ha axes [1] : tensor<4x64xf16> -> tensor<4x1xf16>
+  %hz = lazy.cast %z : tensor<4x64xf32> -> tensor<4x64xf16>
+  %mhz = lazy.reduce_max %hz axes [1] : tensor<4x64xf16> -> tensor<4x1xf16>
+  return %ma, %mb, %mc, %md, %me, %mha, %mhz : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf16>, tensor<4x1xf16>
 }

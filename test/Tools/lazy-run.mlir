@@ -7,6 +7,10 @@
 // --check's tolerance covers: lazy-expand-exp2):
 // RUN: cmp %t/out1.npy %t/ref/out1.npy
 // RUN: lazy-run %s --entry=graph --seed=4 --check --repeat=3 | FileCheck %s --check-prefix=REPEAT
+// RUN: lazy-run %s --entry=graph --seed=4 --check --repeat=2 --warmup=2 | FileCheck %s --check-prefix=WARMUP
+// RUN: rm -rf %t.obj && lazy-run %s --entry=graph --seed=4 --check --compile-threads=1 --dump-objects=%t.obj | FileCheck %s
+// RUN: llvm-nm %t.obj/whole.o | FileCheck %s --check-prefix=OBJ
+// RUN: not lazy-run %s --entry=graph --warmup=2 2>&1 | FileCheck %s --check-prefix=WARMUPALONE
 // RUN: not lazy-run %s --entry=graph --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not lazy-run %s --entry=graph --input=x 2>&1 | FileCheck %s --check-prefix=SPEC
 // RUN: not lazy-run %s --entry=custom 2>&1 | FileCheck %s --check-prefix=CUSTOM
@@ -34,6 +38,14 @@
 // REPEAT: out0: match
 // REPEAT: out1: match
 // REPEAT: all outputs match
+// --dump-objects writes the compiled code (one engine: whole.o).
+// OBJ-DAG: T graph_k0
+// OBJ-DAG: T graph_k1
+// OBJ-DAG: T graph
+// --warmup runs untimed first: only --repeat's runs are counted.
+// WARMUP: time: median {{[0-9.]+}} ms, min {{[0-9.]+}} ms over 2 runs
+// WARMUP: all outputs match
+// WARMUPALONE: lazy-run: error: --warmup needs --repeat
 func.func @graph(%a: tensor<4x8xf32>, %b: tensor<8xsi32>) -> (tensor<4x1xf32>, tensor<8xsi32>) {
   %e = lazy.exp2 %a : tensor<4x8xf32>
   %s = lazy.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>

@@ -112,6 +112,16 @@ static cl::opt<unsigned>
     repeat(cl::cat(toolOptions), "repeat", cl::init(0),
            cl::desc("run the compiled program N more times and print the "
                     "median time (benchmarks)"));
+static cl::opt<unsigned>
+    warmup(cl::cat(toolOptions), "warmup", cl::init(0),
+           cl::desc("with --repeat: first run the program N times untimed "
+                    "(memory reads reach their steady speed only after a few "
+                    "runs over the same buffers)"));
+static cl::opt<std::string> dumpObjects(
+    cl::cat(toolOptions), "dump-objects",
+    cl::desc("CPU: write the compiled object files to this directory "
+             "(whole.o, or part<N>.o and host.o), to read the generated "
+             "code with objdump"));
 static cl::opt<bool> lockstep(
     cl::cat(toolOptions), "lockstep",
     cl::desc("with --device=cuda|hip: also run every kernel on the GPU "
@@ -320,6 +330,12 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   // kernels split over the compile threads (CpuProgram.h).
   mlir::lazy::CpuProgramOptions programOptions;
   programOptions.threads = compileThreads;
+  programOptions.objectDir = dumpObjects;
+  if (!dumpObjects.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpObjects)) {
+      fail(dumpObjects + ": " + ec.message());
+      return failure();
+    }
   programOptions.symbols.push_back(
       {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
   programOptions.symbols.push_back(
@@ -379,7 +395,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     for (Descriptor *&p : copyPtrs)
       packed.push_back(&p);
     std::vector<double> times;
-    for (unsigned r = 0; r < repeat; ++r) {
+    for (unsigned r = 0; r < warmup + repeat; ++r) {
       // The last run is the one profiled.
       cpuProfile.seconds.clear();
       auto start = std::chrono::steady_clock::now();
@@ -388,9 +404,10 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
         fail("running @" + name + ": " + llvm::toString(std::move(err)));
         return failure();
       }
-      times.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
+      if (r >= warmup)
+        times.push_back(std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
     }
     printTimes(times);
   }
@@ -564,7 +581,7 @@ LogicalResult runHostCode(ModuleOp module, const std::string &name,
   // are written in place).
   if (repeat) {
     std::vector<double> times;
-    for (unsigned r = 0; r < repeat; ++r) {
+    for (unsigned r = 0; r < warmup + repeat; ++r) {
       std::vector<::lazy::runtime::DevicePtr> scratch;
       llvm::scope_exit freeScratch([&] {
         for (::lazy::runtime::DevicePtr p : scratch)
@@ -572,13 +589,14 @@ LogicalResult runHostCode(ModuleOp module, const std::string &name,
       });
       auto start = std::chrono::steady_clock::now();
       // Kernels are profiled in the last (warm) run.
-      if (failed(
-              mlir::lazy::runHostProgram(host, gpu, inputs, scratch,
-                                         r + 1 == repeat ? profiler : nullptr)))
+      if (failed(mlir::lazy::runHostProgram(
+              host, gpu, inputs, scratch,
+              r + 1 == warmup + repeat ? profiler : nullptr)))
         return failure();
-      times.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
+      if (r >= warmup)
+        times.push_back(std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
     }
     printTimes(times);
   }
@@ -805,6 +823,8 @@ static int toolMain(int argc, char **argv) {
     return fail("--lockstep runs on a GPU; --record only writes a plan");
   if (!kernelOptions.empty() && device == "cpu")
     return fail("--kernel-options are for the GPU lowering, not --device=cpu");
+  if (warmup && !repeat)
+    return fail("--warmup needs --repeat");
   if (!record.empty() && repeat)
     return fail("--record writes one run; time it with lazy-replay "
                 "--repeat instead of --repeat");

@@ -29,6 +29,10 @@ struct CpuProgramOptions {
   /// Host symbols the program calls, by name, beyond those every program
   /// gets (libomp's, lazy_rt_custom_random).
   std::vector<std::pair<std::string, void *>> symbols;
+  /// When set, each engine's object file is written to this directory
+  /// (`whole.o`, or `part<N>.o` and `host.o` when split), for reading the
+  /// generated code with objdump.
+  std::string objectDir;
 };
 
 class CpuProgram {

@@ -8,9 +8,9 @@
 //     sum, the dtype's lowest value for max), unless a target overrides it;
 //     with reassociateSums (the CPU) float sums of at least
 //     kReorderMinElements elements may reorder, integer max
-//     uses maxsi/maxui, and float max is an integer max of order-keyed
-//     bits, run again in index order where it meets a NaN or gives a zero
-//     (the only results the order can change);
+//     uses maxsi/maxui, and float max is IEEE maximum in any order, run
+//     again in index order where it gives a NaN or a zero (the only results
+//     the order can change);
 //   - a sum over one axis of a const view whose validity is affine (a fused
 //     arange, which tinygrad's linearizer folds too) is the const times the
 //     number of valid elements, counted in closed form, where that product
@@ -30,6 +30,7 @@
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -1255,62 +1256,33 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
     });
   }
   // Float max in index order (acc > x ? acc : x) depends on the order only
-  // through NaNs and the signs of zeros. The fast loop takes the integer
-  // max of an order-preserving key of each value's bits (negative values'
-  // magnitude bits flipped; every NaN above +inf), which LLVM vectorizes;
-  // where the largest key is a NaN's or a zero's, the in-order loop runs
-  // again and gives the exact result.
+  // through NaNs and the signs of zeros. The fast loop takes IEEE maximum
+  // (NaNs propagate) ignoring zeros' signs, which LLVM vectorizes in any
+  // order (maxps and a NaN blend on x86); where that gives a NaN or a zero,
+  // the in-order loop runs again and gives the exact result. Any other
+  // result is the largest value, whose bits no other value shares.
+  // f32 and f64 use LLVM's intrinsic directly: arith-expand, which the CPU
+  // pipeline runs for bfloat16, would turn arith.maximumf into compares
+  // and selects that LLVM does not vectorize.
   auto floatType = cast<FloatType>(signless(t));
-  unsigned width = floatType.getWidth();
-  Type intType = b.getIntegerType(width);
-  APInt infBits =
-      APFloat::getInf(floatType.getFloatSemantics()).bitcastToAPInt();
-  auto intConst = [&](OpBuilder &cb, const APInt &v) -> Value {
-    return arith::ConstantOp::create(cb, loc, cb.getIntegerAttr(intType, v));
-  };
-  APInt magnitude = APInt::getSignedMaxValue(width);
-  // The key of x's bits: b >= 0 ? b : b ^ magnitude (order of the floats
-  // as signed integers), NaNs at the signed maximum.
-  auto keyOf = [&](OpBuilder &kb, Value x) -> Value {
-    Value bits = arith::BitcastOp::create(kb, loc, intType, x);
-    Value abs = arith::AndIOp::create(kb, loc, bits, intConst(kb, magnitude));
-    Value isNan = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt, abs,
-                                        intConst(kb, infBits));
-    Value sign = arith::ShRSIOp::create(kb, loc, bits,
-                                        intConst(kb, APInt(width, width - 1)));
-    Value flip = arith::AndIOp::create(kb, loc, sign, intConst(kb, magnitude));
-    Value ordered = arith::XOrIOp::create(kb, loc, bits, flip);
-    return arith::SelectOp::create(kb, loc, isNan, intConst(kb, magnitude),
-                                   ordered);
-  };
-  // The loop starts at the key of the init (-inf), as the in-order one.
-  APInt negInf =
-      APFloat::getInf(floatType.getFloatSemantics(), true).bitcastToAPInt();
-  APInt initKey = negInf ^ magnitude;
-  FailureOr<Value> fastKey = emitReduceLoops(
-      b, op, idx,
-      [&](OpBuilder &sb, Value acc, Value x) -> Value {
-        return arith::MaxSIOp::create(sb, loc, acc, keyOf(sb, x));
-      },
-      intConst(b, initKey));
-  if (failed(fastKey))
+  bool llvmMaximum = floatType.isF32() || floatType.isF64();
+  FailureOr<Value> fastMax = emitReduceLoops(
+      b, op, idx, [&](OpBuilder &sb, Value acc, Value x) -> Value {
+        if (llvmMaximum)
+          return LLVM::MaximumOp::create(sb, loc, acc, x,
+                                         LLVM::FastmathFlags::nsz);
+        return arith::MaximumFOp::create(sb, loc, acc, x,
+                                         arith::FastMathFlags::nsz);
+      });
+  if (failed(fastMax))
     return failure();
-  // NaN seen (a key above +inf's), +0 (key 0) or -0 (key -1).
-  auto pred = arith::CmpIPredicate::sgt;
+  Value fast = *fastMax;
   Value nanSeen =
-      arith::CmpIOp::create(b, loc, pred, *fastKey, intConst(b, infBits));
-  Value zeroish = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, *fastKey,
-                            intConst(b, APInt::getAllOnes(width))),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, *fastKey,
-                            intConst(b, APInt::getZero(width))));
-  Value special = arith::OrIOp::create(b, loc, nanSeen, zeroish);
-  Value keySign = arith::ShRSIOp::create(b, loc, *fastKey,
-                                         intConst(b, APInt(width, width - 1)));
-  Value unflip = arith::AndIOp::create(b, loc, keySign, intConst(b, magnitude));
-  Value fast = arith::BitcastOp::create(
-      b, loc, floatType, arith::XOrIOp::create(b, loc, *fastKey, unflip));
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, fast, fast);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, 0));
+  Value isZero =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, fast, zero);
+  Value special = arith::OrIOp::create(b, loc, nanSeen, isZero);
   LogicalResult status = success();
   auto ifOp = scf::IfOp::create(
       b, loc, special,
@@ -1815,9 +1787,10 @@ void KernelEmitter::emitLaneStore(OpBuilder &b, StoreOp store, Value value,
                                   /*nontemporal=*/false, align);
       // An output too large to stay in the cache for its readers: skip
       // the read a cached store makes of each line (a quarter of a*b+c's
-      // traffic).
+      // traffic). Only aligned: x86 splits an unaligned one into 8-byte
+      // stores.
       auto type = cast<MemRefType>(memref.getType());
-      if (nontemporalMinBytes > 0 && type.hasStaticShape() &&
+      if (nontemporalMinBytes > 0 && align && type.hasStaticShape() &&
           type.getNumElements() * int64_t(type.getElementTypeBitWidth() / 8) >=
               nontemporalMinBytes)
         stored.setNontemporal(true);

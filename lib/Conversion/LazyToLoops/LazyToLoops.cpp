@@ -263,6 +263,51 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
   return status;
 }
 
+/// x86's widest vector and a cache line.
+constexpr int64_t kCacheLineBytes = 64;
+
+/// The memrefs of `kernel`'s outputs of at least `minBytes` bytes (none
+/// when minBytes is 0), in `entry`'s arguments.
+SmallVector<Value> largeOutputsOf(KernelOp kernel, Block *entry,
+                                  int64_t minBytes) {
+  SmallVector<Value> large;
+  if (minBytes <= 0)
+    return large;
+  for (int64_t i = 0; i < kernel.getNumOutputs(); ++i) {
+    auto type = cast<MemRefType>(entry->getArgument(i).getType());
+    if (type.hasStaticShape() &&
+        type.getNumElements() * int64_t(type.getElementTypeBitWidth() / 8) >=
+            minBytes)
+      large.push_back(entry->getArgument(i));
+  }
+  return large;
+}
+
+/// Whether each of `memrefs`' first elements (aligned pointer plus offset)
+/// is at a multiple of kCacheLineBytes, as an i1.
+Value cacheLineAligned(OpBuilder &b, Location loc, ArrayRef<Value> memrefs) {
+  Value all;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value line = arith::ConstantIndexOp::create(b, loc, kCacheLineBytes);
+  for (Value m : memrefs) {
+    auto type = cast<MemRefType>(m.getType());
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m).getResult();
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, m);
+    Value bytes =
+        arith::MulIOp::create(b, loc, metadata.getOffset(),
+                              arith::ConstantIndexOp::create(
+                                  b, loc, type.getElementTypeBitWidth() / 8));
+    Value address = arith::AddIOp::create(b, loc, base, bytes);
+    Value isAligned = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, address, line), zero);
+    all = all ? arith::AndIOp::create(b, loc, all, isAligned).getResult()
+              : isAligned;
+  }
+  return all;
+}
+
 /// Lowers one kernel into `func`: one scf.parallel per group of
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
@@ -279,12 +324,15 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   // A sum over a symbolic axis reorders only if it is long at every value
   // (reducedElementCount counts the smallest).
   KernelEmitter emitter(buffers, /*reassociateSums=*/true);
-  emitter.setVariables(variableValues(
-      variables, entry->getArguments().drop_front(body.getNumArguments())));
-  emitter.setNontemporalMinBytes(nontemporalMinBytes);
+  auto variableArgs = variableValues(
+      variables, entry->getArguments().drop_front(body.getNumArguments()));
+  emitter.setVariables(variableArgs);
   OpBuilder b = OpBuilder::atBlockEnd(entry);
-  if (hasComputedViews(body))
-    emitter.setZeroIndex(arith::ConstantIndexOp::create(b, kernel.getLoc(), 0));
+  Value zeroIndex;
+  if (hasComputedViews(body)) {
+    zeroIndex = arith::ConstantIndexOp::create(b, kernel.getLoc(), 0);
+    emitter.setZeroIndex(zeroIndex);
+  }
   SmallVector<StoreGroup> groups = groupStores(body);
   // Tensor-core and group plans are the GPU's: the CPU computes the
   // kernel as is (and ignores a plan's locals).
@@ -293,10 +341,48 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
     planned.reset();
   if (planned) {
     // The verifier accepted the plan, so the stores form one group.
-    if (failed(lowerPlanned(b, emitter, groups.front(), planned->first,
-                            planned->second, parallel)))
+    SmallVector<Value> largeOutputs =
+        largeOutputsOf(kernel, entry, nontemporalMinBytes);
+    if (largeOutputs.empty()) {
+      if (failed(lowerPlanned(b, emitter, groups.front(), planned->first,
+                              planned->second, parallel)))
+        return failure();
+      func::ReturnOp::create(b, kernel.getLoc());
+      return success();
+    }
+    // Nontemporal vector stores need addresses aligned to the vector, and
+    // only the call knows its buffers' addresses: the plan is emitted
+    // twice, with nontemporal aligned stores where every large output's
+    // first element is cache-line aligned, with plain stores otherwise (a
+    // nontemporal store LLVM cannot prove aligned becomes 8-byte pieces,
+    // slower than a cached store).
+    Location loc = kernel.getLoc();
+    Value aligned = cacheLineAligned(b, loc, largeOutputs);
+    LogicalResult status = success();
+    auto version = [&](OpBuilder &vb, bool nontemporal) {
+      KernelEmitter versioned(buffers, /*reassociateSums=*/true);
+      versioned.setVariables(variableArgs);
+      if (zeroIndex)
+        versioned.setZeroIndex(zeroIndex);
+      if (nontemporal) {
+        DenseMap<Value, int64_t> alignment;
+        for (Value out : largeOutputs)
+          alignment[out] = kCacheLineBytes;
+        versioned.setBufferAlignment(std::move(alignment));
+        versioned.setNontemporalMinBytes(nontemporalMinBytes);
+      }
+      if (failed(lowerPlanned(vb, versioned, groups.front(), planned->first,
+                              planned->second, parallel)))
+        status = failure();
+      scf::YieldOp::create(vb, loc);
+    };
+    scf::IfOp::create(
+        b, loc, aligned,
+        [&](OpBuilder &tb, Location) { version(tb, /*nontemporal=*/true); },
+        [&](OpBuilder &eb, Location) { version(eb, /*nontemporal=*/false); });
+    if (failed(status))
       return failure();
-    func::ReturnOp::create(b, kernel.getLoc());
+    func::ReturnOp::create(b, loc);
     return success();
   }
   for (StoreGroup &group : groups) {

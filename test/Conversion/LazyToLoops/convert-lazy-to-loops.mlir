@@ -406,21 +406,19 @@ lazy.kernel @f64_to_bf16(%out0: !lazy.buffer<4xbf16>, %in0: !lazy.buffer<4xf64>)
 
 // -----
 
-// A float max: an integer max of order-keyed bits (negative values'
-// magnitude bits flipped, NaNs at the top) from the key of -inf, decoded;
-// where the largest key is a NaN's or a zero's, the in-order loop
-// (acc > x ? acc : x) runs again and gives the result.
+// A float max: IEEE maximum (NaNs propagate) in any order, zeros' signs
+// ignored (LLVM's intrinsic for f32, which vectorizes: arith-expand would
+// turn arith.maximumf into compares); where that gives a NaN or a zero,
+// the in-order loop (acc > x ? acc : x) runs again and gives the result.
 // CHECK-LABEL: func.func @float_max(
-// CHECK: %[[INIT:.+]] = arith.constant -2139095041 : i32
-// CHECK: %[[KEY:.+]] = scf.for {{.*}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (i32)
-// CHECK: %[[BITS:.+]] = arith.bitcast %{{.+}} : f32 to i32
-// CHECK: %[[ISNAN:.+]] = arith.cmpi ugt
-// CHECK: %[[ORD:.+]] = arith.xori %[[BITS]]
-// CHECK: %[[K:.+]] = arith.select %[[ISNAN]], %{{.+}}, %[[ORD]] : i32
-// CHECK: arith.maxsi %[[ACC]], %[[K]] : i32
-// CHECK: %[[NAN:.+]] = arith.cmpi sgt, %[[KEY]], %{{.+}} : i32
-// CHECK: %[[FAST:.+]] = arith.bitcast %{{.+}} : i32 to f32
-// CHECK: %[[MAX:.+]] = scf.if %{{.+}} -> (f32) {
+// CHECK: %[[INIT:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[FAST:.+]] = scf.for {{.*}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (f32)
+// CHECK: %[[X:.+]] = memref.load
+// CHECK: llvm.intr.maximum(%[[ACC]], %[[X]]) {fastmathFlags = #llvm.fastmath<nsz>} : (f32, f32) -> f32
+// CHECK: %[[NAN:.+]] = arith.cmpf uno, %[[FAST]], %[[FAST]] : f32
+// CHECK: %[[ZERO:.+]] = arith.cmpf oeq, %[[FAST]], %{{.+}} : f32
+// CHECK: %[[SPECIAL:.+]] = arith.ori %[[NAN]], %[[ZERO]] : i1
+// CHECK: %[[MAX:.+]] = scf.if %[[SPECIAL]] -> (f32) {
 // CHECK: %[[EXACT:.+]] = scf.for {{.*}} -> (f32)
 // CHECK: arith.cmpf ogt
 // CHECK: arith.select
@@ -432,6 +430,21 @@ lazy.kernel @float_max(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>) a
   %0 = lazy.load %in0 as <[(4, 4):(4, 1)]> : !lazy.buffer<16xf32> -> tensor<4x4xf32>
   %1 = lazy.reduce_max %0 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
   lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// Other float dtypes take arith.maximumf (arith-expand makes it compares
+// and selects, exact and slower).
+// CHECK-LABEL: func.func @half_max(
+// CHECK: scf.for {{.*}} -> (f16)
+// CHECK: arith.maximumf %{{.+}}, %{{.+}} fastmath<nsz> : f16
+// CHECK: arith.cmpf uno
+// CHECK: scf.if
+lazy.kernel @half_max(%out0: !lazy.buffer<4xf16>, %in0: !lazy.buffer<16xf16>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, 4):(4, 1)]> : !lazy.buffer<16xf16> -> tensor<4x4xf16>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x4xf16> -> tensor<4x1xf16>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf16>, !lazy.buffer<4xf16>
 }
 
 // -----
@@ -469,7 +482,7 @@ lazy.kernel @one_row(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attr
 // row's elements in a loop reading both.
 // CHECK-LABEL: func.func @row_softmax(
 // CHECK: scf.parallel (%[[ROW:.+]]) =
-// CHECK: %[[MAXKEY:.+]] = scf.for {{.*}} -> (i32)
+// CHECK: %[[FASTMAX:.+]] = scf.for {{.*}} -> (f32)
 // CHECK: %[[MAX:.+]] = scf.if
 // CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[SUM:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[ZERO]]) -> (f32)
