@@ -13,9 +13,10 @@
 // half the L2, so axis 1 is tiled by the widest fitting block (128).
 // CHECK-LABEL: lazy.kernel @mm
 // CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 1, 128>]
-// 512-bit vectors: two vectors are 32 lanes.
+// 512-bit vectors: two vectors are 32 lanes, and AVX-512's 32 registers
+// hold a tile of 16 accumulators: 8 rows.
 // WIDE-LABEL: lazy.kernel @mm
-// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 1, 128>]
+// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<upcast, 0, 8>, #lazy.opt<tile, 1, 128>]
 // A 16 MiB L2 holds half the panel: no tile.
 // BIGL2-LABEL: lazy.kernel @mm
 // BIGL2-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>]}

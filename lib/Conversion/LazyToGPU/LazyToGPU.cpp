@@ -365,7 +365,7 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
         }
         Value sum = acc[0];
         for (Value x : xs)
-          sum = combine(lb, loc, sum, x, t, isSum);
+          sum = combine(lb, loc, sum, x, t, isSum, contractsSumOfProducts());
         return SmallVector<Value>{sum};
       });
   if (failed(accumulated))

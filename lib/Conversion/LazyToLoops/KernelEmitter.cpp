@@ -518,11 +518,12 @@ bool mlir::lazy::nextOffsets(MutableArrayRef<int64_t> offsets,
 }
 
 Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
-                             Type t, bool isSum) {
+                             Type t, bool isSum, bool contract) {
   // acc + a*b may become one fused multiply-add where the target asks for
   // it (the GPU, as nvrtc's default --fmad=true does for tinygrad's CUDA
-  // kernels): both ops get `contract`, the product being used only here.
-  if (isSum && contractSumOfProducts && isa<FloatType>(signless(t)))
+  // kernels; the CPU's register tiles of long sums): both ops get
+  // `contract`, the product being used only here.
+  if (isSum && contract && isa<FloatType>(signless(t)))
     if (auto mul = x.getDefiningOp<arith::MulFOp>(); mul && mul->use_empty()) {
       mul.setFastmath(arith::FastMathFlags::contract);
       return addOf(b, loc, acc, x, t, arith::FastMathFlags::contract);
@@ -1230,7 +1231,7 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   Location loc = op->getLoc();
   Type t = elementOf(op->getResult(0));
   auto inOrder = [&](OpBuilder &sb, Value acc, Value x) {
-    return combine(sb, loc, acc, x, t, isSum);
+    return combine(sb, loc, acc, x, t, isSum, contractSumOfProducts);
   };
   if (!reassociateSums)
     return emitReduceLoops(b, op, idx, inOrder);
@@ -1380,6 +1381,7 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
   Location loc = op->getLoc();
   Type t = elementOf(op->getResult(0));
   ArrayRef<int64_t> axes = reduceAxes(op);
+  bool longSum = reducedElementCount(op) >= kReorderMinElements;
   // Split accumulators: with an unrolled innermost reduce axis, a long sum
   // (reorderable, as in emitReduce) keeps one partial sum per unrolled
   // step, each in index order, added in step order at the end.
@@ -1448,9 +1450,12 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
       if (lanes)
         x = broadcastLanes(b, loc, *x);
       // In index order: a reassociable sum would let LLVM vectorize the
-      // reduce loop instead of the tile.
+      // reduce loop instead of the tile. A long sum of products (one that
+      // may reorder) contracts into fused multiply-adds on the CPU.
       size_t slot = e * slots + (slots > 1 ? size_t(offset.back()) : size_t(0));
-      accs[slot] = combine(b, loc, accs[slot], *x, t, isSum);
+      accs[slot] = combine(b, loc, accs[slot], *x, t, isSum,
+                           /*contract=*/contractSumOfProducts ||
+                               (reassociateSums && longSum));
     }
   } while (nextOffsets(offset, steps));
   scopes.pop_back();

@@ -91,6 +91,7 @@ public:
   void setContractSumOfProducts(bool contract) {
     contractSumOfProducts = contract;
   }
+  bool contractsSumOfProducts() const { return contractSumOfProducts; }
   /// Lane mode's unmasked vector stores into buffers of at least this
   /// many bytes are nontemporal (0: none).
   void setNontemporalMinBytes(int64_t bytes) { nontemporalMinBytes = bytes; }
@@ -213,9 +214,10 @@ protected:
                                             ValueRange inner,
                                             LaneAxis laneAxis);
 
-  /// One accumulation step: acc + x (sum) or max(acc, x).
+  /// One accumulation step: acc + x (sum) or max(acc, x); with `contract`
+  /// a float acc + a*b may fuse into a multiply-add.
   Value combine(OpBuilder &b, Location loc, Value acc, Value x, Type t,
-                bool isSum);
+                bool isSum, bool contract);
 
   /// How many reduces enclose the value being evaluated.
   unsigned reduceDepth() const { return scopes.size() - rowScopes - 1; }

@@ -13,7 +13,8 @@
 //   2. row axis: the innermost other output axis along which some load that
 //      varies along the vector axis is constant; upcast by 8, 4 or 2, the
 //      most that keeps the tile within kTileVectors vectors and its loads
-//      within kMaxLoadsPerTrip;
+//      within kMaxLoadsPerTrip (both twice that with 512-bit vectors, whose
+//      AVX-512 has 32 registers);
 //   3. when the panel of loads constant along the row axis exceeds half of
 //      L2, the vector axis is tiled by the widest fitting block;
 //   4. the innermost reduce axis, when it has at most kWindowUnroll
@@ -552,9 +553,11 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     // loads within kMaxLoadsPerTrip.
     int64_t rowSize = space.shape[*row], rowUpcast = 1;
     int64_t loadCount = std::max<int64_t>(1, int64_t(loads.size()));
+    // AVX-512's 32 registers hold twice the tile of AVX2's 16.
+    int64_t scale = target.vectorBits >= 512 ? 2 : 1;
     for (int64_t r : {8, 4, 2})
-      if (rowSize % r == 0 && vecUpcast * r <= kTileVectors * lanes &&
-          vecUpcast * r * loadCount <= kMaxLoadsPerTrip) {
+      if (rowSize % r == 0 && vecUpcast * r <= scale * kTileVectors * lanes &&
+          vecUpcast * r * loadCount <= scale * kMaxLoadsPerTrip) {
         rowUpcast = r;
         break;
       }
