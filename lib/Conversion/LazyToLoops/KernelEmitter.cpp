@@ -11,6 +11,10 @@
 //     uses maxsi/maxui, and float max is IEEE maximum in any order, run
 //     again in index order where it gives a NaN or a zero (the only results
 //     the order can change);
+//   - a register tile's long float sums of products (those that may
+//     reorder) contract into fused multiply-adds on the CPU, and with
+//     setPrefetchSteps its vector loads that move a cache line or more
+//     per reduce step are prefetched that many steps ahead;
 //   - a sum over one axis of a const view whose validity is affine (a fused
 //     arange, which tinygrad's linearizer folds too) is the const times the
 //     number of valid elements, counted in closed form, where that product
@@ -1427,6 +1431,10 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
     steps.push_back(unroll[axis]);
   if (reduceLanes)
     steps.back() = 1; // the lanes cover the innermost axis's steps
+  std::optional<size_t> outerPrefetch = prefetchAxis;
+  if (prefetchSteps > 0 && lanes && !reduceLanes && !axes.empty())
+    prefetchAxis = size_t(axes.back());
+  llvm::scope_exit restorePrefetch([&] { prefetchAxis = outerPrefetch; });
   scopes.emplace_back();
   do {
     SmallVector<Value> reduced;
@@ -1660,6 +1668,29 @@ Value KernelEmitter::gatherLanes(OpBuilder &b, Location loc,
       b, loc, VectorType::get({lanes->width}, parts.front().getType()), parts);
 }
 
+void KernelEmitter::prefetchAhead(OpBuilder &b, Location loc, Value memref,
+                                  Value index, int64_t stepBytes,
+                                  int64_t stepElements) {
+  constexpr int64_t kCacheLineBytes = 64;
+  auto type = cast<MemRefType>(memref.getType());
+  if (std::abs(stepBytes) < kCacheLineBytes || !type.hasStaticShape() ||
+      type.getNumElements() == 0)
+    return;
+  // Clamped into the buffer: the last steps prefetch its end again.
+  Value ahead = arith::AddIOp::create(
+      b, loc, index,
+      arith::ConstantIndexOp::create(b, loc, prefetchSteps * stepElements));
+  ahead = arith::MaxSIOp::create(
+      b, loc,
+      arith::MinSIOp::create(
+          b, loc, ahead,
+          arith::ConstantIndexOp::create(b, loc, type.getNumElements() - 1)),
+      arith::ConstantIndexOp::create(b, loc, 0));
+  memref::PrefetchOp::create(b, loc, memref, ValueRange{ahead},
+                             /*isWrite=*/false, /*localityHint=*/3,
+                             /*isDataCache=*/true);
+}
+
 FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
                                          ValueRange idx) {
   Location loc = op->getLoc();
@@ -1698,6 +1729,11 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
         return leaf(b, op, idx);
       if (stride == 1 && !bits) {
         auto [index, mask] = laneAccess(b, loc, *form, idx);
+        if (!mask && prefetchAxis)
+          prefetchAhead(b, loc, memref, index,
+                        form->strides[*prefetchAxis] *
+                            int64_t(t.getIntOrFloatBitWidth() / 8),
+                        form->strides[*prefetchAxis]);
         return vectorLoad(index, mask, laneAlignment(memref, *form));
       }
     } else if (viewStridesOf(load.getView(), /*ignoreValid=*/false)[axis] ==

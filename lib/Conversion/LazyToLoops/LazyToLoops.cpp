@@ -265,6 +265,9 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
 
 /// x86's widest vector and a cache line.
 constexpr int64_t kCacheLineBytes = 64;
+/// How many reduce steps ahead a register tile prefetches loads that move
+/// a cache line or more per step (KernelEmitter::setPrefetchSteps).
+constexpr int64_t kPrefetchSteps = 8;
 
 /// The memrefs of `kernel`'s outputs of at least `minBytes` bytes (none
 /// when minBytes is 0), in `entry`'s arguments.
@@ -324,6 +327,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   // A sum over a symbolic axis reorders only if it is long at every value
   // (reducedElementCount counts the smallest).
   KernelEmitter emitter(buffers, /*reassociateSums=*/true);
+  emitter.setPrefetchSteps(kPrefetchSteps);
   auto variableArgs = variableValues(
       variables, entry->getArguments().drop_front(body.getNumArguments()));
   emitter.setVariables(variableArgs);
@@ -362,6 +366,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
     auto version = [&](OpBuilder &vb, bool nontemporal) {
       KernelEmitter versioned(buffers, /*reassociateSums=*/true);
       versioned.setVariables(variableArgs);
+      versioned.setPrefetchSteps(kPrefetchSteps);
       if (zeroIndex)
         versioned.setZeroIndex(zeroIndex);
       if (nontemporal) {

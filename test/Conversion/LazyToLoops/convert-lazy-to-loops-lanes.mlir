@@ -138,3 +138,27 @@ lazy.kernel @strided_lanes(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<64xf3
   %3 = lazy.reduce_sum %2 axes [2] : tensor<4x8x16xf32> -> tensor<4x8x1xf32>
   lazy.store %3, %out0 as <[(4, 8, 1):(8, 1, 0)]> : tensor<4x8x1xf32>, !lazy.buffer<32xf32>
 }
+
+// -----
+
+// A matmul tile (space (8, 64, 128), axis 2 reduced; lanes on axis 1): %in1
+// moves a row (256 bytes) per reduce step, a new cache line every step, so
+// each of its vector loads is preceded by a prefetch 8 steps (8 rows, 512
+// elements) ahead, clamped into the buffer; %in0, broadcast along the
+// lanes, and the contiguous output are not prefetched.
+// CHECK-LABEL: func.func @mm_prefetch(
+// CHECK: scf.for
+// CHECK: %[[AT:.+]] = arith.addi %{{.+}}, %c512 : index
+// CHECK: %[[LOW:.+]] = arith.minsi %[[AT]], %c8191 : index
+// CHECK: %[[CLAMPED:.+]] = arith.maxsi %[[LOW]], %c0{{.*}} : index
+// CHECK: memref.prefetch %arg2[%[[CLAMPED]]], read, locality<3>, data
+// CHECK: vector.load %arg2
+// CHECK-NOT: memref.prefetch %arg1
+// CHECK: scf.yield
+lazy.kernel @mm_prefetch(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<8192xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(8, 64, 128):(128, 0, 1)]> : !lazy.buffer<1024xf32> -> tensor<8x64x128xf32>
+  %1 = lazy.load %in1 as <[(8, 64, 128):(0, 1, 64)]> : !lazy.buffer<8192xf32> -> tensor<8x64x128xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x64x128xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x64x128xf32> -> tensor<8x64x1xf32>
+  lazy.store %3, %out0 as <[(8, 64, 1):(64, 1, 0)]> : tensor<8x64x1xf32>, !lazy.buffer<512xf32>
+}

@@ -92,6 +92,12 @@ public:
     contractSumOfProducts = contract;
   }
   bool contractsSumOfProducts() const { return contractSumOfProducts; }
+  /// In a register tile's reduce loop, each unmasked vector load whose
+  /// address moves a cache line or more per step of the innermost reduce
+  /// axis is prefetched this many steps ahead (0: none). Such a load (a
+  /// matmul's B, a row per step) touches a new page every step, which the
+  /// hardware prefetchers do not follow.
+  void setPrefetchSteps(int64_t steps) { prefetchSteps = steps; }
   /// Lane mode's unmasked vector stores into buffers of at least this
   /// many bytes are nontemporal (0: none).
   void setNontemporalMinBytes(int64_t bytes) { nontemporalMinBytes = bytes; }
@@ -250,6 +256,11 @@ private:
   /// vector op where scalarOp has one, else lane by lane.
   FailureOr<Value> laneOp(OpBuilder &b, Operation *op, SmallVector<Value> args);
   FailureOr<Value> laneLeaf(OpBuilder &b, Operation *op, ValueRange idx);
+  /// memref.prefetch of `memref` at `index` plus prefetchSteps steps of
+  /// `stepElements`, clamped into the buffer, where a step moves at least
+  /// a cache line (`stepBytes`).
+  void prefetchAhead(OpBuilder &b, Location loc, Value memref, Value index,
+                     int64_t stepBytes, int64_t stepElements);
   /// One scalar per lane as a vector.
   Value gatherLanes(OpBuilder &b, Location loc, ArrayRef<Value> parts);
   /// `v` evaluated lane by lane (scalar code), gathered into a vector.
@@ -313,6 +324,10 @@ private:
   std::optional<LaneAxis> lanes;
   int64_t currentLane = -1;
   int64_t nontemporalMinBytes = 0;
+  int64_t prefetchSteps = 0;
+  /// While a tile's reduce step is evaluated with prefetchSteps: the
+  /// innermost reduce axis, along which loads are prefetched.
+  std::optional<size_t> prefetchAxis;
   DenseMap<Value, int64_t> bufferAlignment;
   DenseMap<Attribute, std::optional<AffineIndex>> laneForms;
   VariableValues variables;
