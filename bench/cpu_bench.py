@@ -16,6 +16,9 @@ runs, numpy as much as lazy-run).
 
   python3 bench/cpu_bench.py [--rounds 5] [--runs 5] [--warmup 10] [--only NAME,...]
 
+Programs marked "aggr" are exported with fusion=aggressive: lazy-run runs
+lazy-mlir's own schedule of them, tinygrad its own.
+
 Prints per program: milliseconds for lazy-run on 1 and all threads,
 tinygrad and numpy, the ratios, and GFLOP/s or GB/s where they mean
 something (the copy bandwidth line first: numpy copying a 256 MB array).
@@ -72,12 +75,19 @@ def elementwise():
                              np_expr="a*b+c")
 
 
-def _square(op, np_expr, reduce_bytes=True):
+def _square(op, np_expr, reduce_bytes=True, flags=None):
     def build():
         x = _rand(4096, 4096)
         return [op(x)], dict(bytes=4 * 4096 * 4096 * (1 if reduce_bytes else 2),
-                             numpy="x=r(4096,4096)", np_expr=np_expr)
+                             numpy="x=r(4096,4096)", np_expr=np_expr, flags=flags)
     return build
+
+
+SOFTMAX_NP = "e=np.exp(x-x.max(1,keepdims=True));e/e.sum(1,keepdims=True)"
+LAYERNORM_NP = "m=x.mean(1,keepdims=True);d=x-m;d/np.sqrt((d*d).mean(1,keepdims=True)+1e-5)"
+# lazy-mlir's own fusion: each is one row kernel (tinygrad still runs its
+# own three-kernel schedule).
+AGGRESSIVE = {"fusion": "aggressive"}
 
 
 def _corpus(name):
@@ -108,12 +118,12 @@ PROGRAMS = [
     ("full sum 4096^2", _square(lambda x: x.sum(), "x.sum()")),
     ("row max 4096^2", _square(lambda x: x.max(1), "x.max(1)")),
     ("full max 4096^2", _square(lambda x: x.max(), "x.max()")),
-    ("softmax 4096^2", _square(lambda x: x.softmax(1),
-                               "e=np.exp(x-x.max(1,keepdims=True));e/e.sum(1,keepdims=True)",
-                               reduce_bytes=False)),
-    ("layernorm 4096^2", _square(lambda x: x.layernorm(1),
-                                 "m=x.mean(1,keepdims=True);d=x-m;d/np.sqrt((d*d).mean(1,keepdims=True)+1e-5)",
-                                 reduce_bytes=False)),
+    ("softmax 4096^2", _square(lambda x: x.softmax(1), SOFTMAX_NP, reduce_bytes=False)),
+    ("layernorm 4096^2", _square(lambda x: x.layernorm(1), LAYERNORM_NP, reduce_bytes=False)),
+    ("softmax 4096^2 aggr", _square(lambda x: x.softmax(1), SOFTMAX_NP, reduce_bytes=False,
+                                    flags=AGGRESSIVE)),
+    ("layernorm 4096^2 aggr", _square(lambda x: x.layernorm(1), LAYERNORM_NP, reduce_bytes=False,
+                                      flags=AGGRESSIVE)),
     ("transformer2 step", _corpus("training/transformer2_adamw")),
     ("convnet step", _corpus("training/convnet_sgd")),
     ("transformer d128 step", transformer_large),

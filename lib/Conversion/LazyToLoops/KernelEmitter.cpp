@@ -1154,6 +1154,13 @@ FailureOr<Value> KernelEmitter::viewLeaf(OpBuilder &b, Operation *op,
   Memo Scope::*memo = laneMode ? &Scope::laneViews : &Scope::views;
   if (Value seen = findIn(memo, v, key))
     return seen;
+  // A row value (computed at the row's scope, beginRow) is the same in
+  // every lane: lane mode reads the scalar. The key holds the lane index
+  // unless the view is constant along the lane axis, so only such a view
+  // finds one.
+  if (laneMode && isComputedView(op))
+    if (Value seen = findIn(&Scope::views, v, key))
+      return seen;
   FailureOr<Value> result = laneMode ? laneLeaf(b, op, idx) : leaf(b, op, idx);
   if (succeeded(result))
     (scopes.back().*memo)[v].push_back({std::move(key), *result});

@@ -509,6 +509,37 @@ lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>
 
 // -----
 
+// A row kernel whose rows are a multiple of 16 f32 (64 bytes): its
+// elements are vectors of 16 lanes, the loop stepping by 16; the row's
+// max and sum stay scalars, computed once per row, and enter the vector
+// arithmetic broadcast.
+// CHECK-LABEL: func.func @row_softmax_lanes(
+// CHECK: scf.parallel (%[[ROW:.+]]) =
+// CHECK: %[[FASTMAX:.+]] = scf.for {{.*}} -> (f32)
+// CHECK: %[[SUM:.+]] = scf.for {{.*}} -> (f32)
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c16{{[_0-9]*}} {
+// CHECK: %[[X:.+]] = vector.load %arg1[%{{.+}}] : memref<64xf32, {{.+}}>, vector<16xf32>
+// CHECK: vector.broadcast %{{.+}} : f32 to vector<16xf32>
+// CHECK: math.exp2 %{{.+}} : vector<16xf32>
+// CHECK: vector.store %{{.+}}, %arg0[%{{.+}}] : memref<64xf32, {{.+}}>, vector<16xf32>
+// CHECK-NOT: memref.store
+// CHECK: scf.reduce
+lazy.kernel @row_softmax_lanes(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64} {
+  %x = lazy.load %in0 as <[(4, 16):(16, 1)]> : !lazy.buffer<64xf32> -> tensor<4x16xf32>
+  %m = lazy.reduce_max %x axes [1] : tensor<4x16xf32> -> tensor<4x1xf32>
+  %mv = lazy.view %m as <[(4, 16):(1, 0)]> : tensor<4x1xf32> -> tensor<4x16xf32>
+  %n = lazy.neg %mv : tensor<4x16xf32>
+  %d = lazy.add %x, %n : tensor<4x16xf32>
+  %e = lazy.exp2 %d : tensor<4x16xf32>
+  %s = lazy.reduce_sum %e axes [1] : tensor<4x16xf32> -> tensor<4x1xf32>
+  %sv = lazy.view %s as <[(4, 16):(1, 0)]> : tensor<4x1xf32> -> tensor<4x16xf32>
+  %r = lazy.recip %sv : tensor<4x16xf32>
+  %o = lazy.mul %e, %r : tensor<4x16xf32>
+  lazy.store %o, %out0 as <[(4, 16):(16, 1)]> : tensor<4x16xf32>, !lazy.buffer<64xf32>
+}
+
+// -----
+
 // A row value read only inside a reduce (a variance: the sum of squares
 // about the row's mean) is computed before that reduce's loop, once per
 // output element, not once per reduced element.
