@@ -4,6 +4,19 @@
 // RUN: lazy-run %s --check --plan=mm_k0:unroll:2:10 | FileCheck %s
 // RUN: lazy-run %s --check --plan=mm_k0:none | FileCheck %s
 // RUN: not lazy-run %s --plan=mm_k0:upcast:1:5 2>&1 | FileCheck %s --check-prefix=BAD
+// --search-plans times each kernel's candidate plans (PlanCandidates.h)
+// and runs with the fastest, which still matches; which one wins is the
+// machine's, so only the candidates' count is checked. A kernel --plan
+// forces is not searched; the search is the CPU's.
+// RUN: lazy-run %s --check --search-plans=6 2>&1 | FileCheck %s --check-prefix=SEARCH
+// RUN: lazy-run %s --check --search-plans=6 --plan=mm_k0:none 2>&1 | FileCheck %s --check-prefix=FORCED
+// RUN: not lazy-run %s --search-plans=6 --device=emulate 2>&1 | FileCheck %s --check-prefix=DEVICE
+// SEARCH: lazy-run: search mm_k0: 3 candidates, heuristic {{[0-9.]+}} us, best {{[0-9.]+}} us ([#lazy.opt<
+// SEARCH: lazy-run: search found --plan=mm_k0:upcast:
+// SEARCH: all outputs match
+// FORCED: lazy-run: search: no kernel has plans to compare
+// FORCED: all outputs match
+// DEVICE: lazy-run: error: --search-plans times CPU kernels: it needs --device=cpu
 // CHECK: out0: match
 // CHECK: all outputs match
 // BAD: error: lazy-optimize-kernels: the forced plan does not fit this kernel: step 0 (upcast) takes 5 elements of axis 1, which has 16

@@ -2,6 +2,7 @@
 // RUN: lazy-opt %s --lazy-optimize-kernels="target=generic vector-bits=512" --split-input-file | FileCheck %s --check-prefix=WIDE
 // RUN: lazy-opt %s --lazy-optimize-kernels="target=generic l2-bytes=16777216" --split-input-file | FileCheck %s --check-prefix=BIGL2
 // RUN: lazy-opt %s --lazy-optimize-kernels="target=generic force=mm:upcast:0:2,mm:unroll:2:4,rowsum:unroll:1:8,planned:none" | FileCheck %s --check-prefix=FORCE
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=generic force=planned:none" --lazy-optimize-kernels=target=generic | FileCheck %s --check-prefix=AGAIN
 // One kernel per rule of lazy-optimize-kernels; the generic target has
 // 256-bit vectors (8 f32 lanes) and a 1 MiB L2. The force run takes the
 // file as one module (force names kernels of the whole module).
@@ -200,11 +201,14 @@ lazy.kernel @narrow_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024x
 
 // -----
 
-// A plan already on a kernel is kept; force with no steps removes it.
+// A plan already on a kernel is kept; force with no steps leaves an empty
+// plan, which a later run of the pass keeps (lazy-to-cpu runs it again).
 // CHECK-LABEL: lazy.kernel @planned
 // CHECK-SAME: opts = [#lazy.opt<upcast, 0, 2>]}
 // FORCE-LABEL: lazy.kernel @planned
-// FORCE-NOT: opts
+// FORCE-SAME: opts = []}
+// AGAIN-LABEL: lazy.kernel @planned
+// AGAIN-SAME: opts = []}
 lazy.kernel @planned(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
   %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>
   lazy.store %0, %out0 as <[(64):(1)]> : tensor<64xf32>, !lazy.buffer<64xf32>

@@ -40,7 +40,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/IR/PlanCandidates.h"
 #include "lazy/Dialect/Lazy/IR/RngSeeds.h"
 #include "lazy/Dialect/Lazy/IR/TensorCores.h"
 #include "lazy/InitAll.h"
@@ -69,6 +72,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -136,6 +140,13 @@ static cl::list<std::string> plans(
     cl::desc("force kernels' plans, one step per item: "
              "KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (lazy-optimize-kernels' "
              "force option; other kernels get the heuristic's plan)"));
+static cl::opt<unsigned> searchPlans(
+    cl::cat(toolOptions), "search-plans", cl::init(0),
+    cl::desc("CPU: time up to N candidate plans per kernel (the "
+             "heuristic's, none, and one step changed at a time: "
+             "PlanCandidates.h), every kernel's i-th candidate in one "
+             "compiled program per round, and run with each kernel's "
+             "fastest; prints the plans found as a --plan list"));
 static cl::opt<std::string> planOptions(
     cl::cat(toolOptions), "plan-options",
     cl::desc("GPU: options of lazy-optimize-kernels' GPU plans, as in "
@@ -283,6 +294,162 @@ void printTimes(std::vector<double> times) {
                                 "{2} runs\n",
                                 times[times.size() / 2] * 1e3,
                                 times.front() * 1e3, times.size());
+}
+
+/// Lowers a copy of the scheduled `module` with lazy-to-cpu, compiles it
+/// and runs @name once untimed and `runs` times on copies of `args`:
+/// each kernel's time, the least over the runs of its calls' sum.
+FailureOr<llvm::StringMap<double>>
+timeKernelsOnCpu(ModuleOp module, const std::string &name,
+                 const std::vector<interp::HostTensor> &args, size_t numResults,
+                 unsigned runs) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  auto graph = copy->lookupSymbol<func::FuncOp>(name);
+  std::vector<std::string> calledKernels;
+  graph.walk([&](mlir::lazy::LaunchOp launch) {
+    calledKernels.push_back(launch.getKernel().str());
+  });
+  graph->setAttr("llvm.emit_c_interface", UnitAttr::get(copy->getContext()));
+  PassManager lower(copy->getContext());
+  if (failed(parsePassPipeline("lazy-to-cpu{profile-calls=true}", lower)) ||
+      failed(lower.run(*copy)))
+    return failure();
+  mlir::lazy::CpuProgramOptions programOptions;
+  programOptions.threads = compileThreads;
+  programOptions.symbols.push_back(
+      {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
+  programOptions.symbols.push_back(
+      {"lazy_rt_kernel_end", reinterpret_cast<void *>(&lazyRunKernelEnd)});
+  auto engine = mlir::lazy::CpuProgram::compile(*copy, name, programOptions);
+  if (!engine) {
+    fail("cannot compile the module: " + llvm::toString(engine.takeError()));
+    return failure();
+  }
+  std::vector<interp::HostTensor> copies = args;
+  std::vector<Descriptor> argDescs;
+  for (interp::HostTensor &t : copies)
+    argDescs.push_back(
+        {t.data.data(), t.data.data(), 0, int64_t(t.data.size()), 1});
+  std::vector<Descriptor *> argPtrs;
+  for (Descriptor &d : argDescs)
+    argPtrs.push_back(&d);
+  std::vector<Descriptor> results(numResults);
+  Descriptor *resultPtr = results.data();
+  SmallVector<void *> packed;
+  if (!results.empty())
+    packed.push_back(&resultPtr);
+  for (Descriptor *&p : argPtrs)
+    packed.push_back(&p);
+  llvm::StringMap<double> best;
+  for (unsigned r = 0; r <= runs; ++r) {
+    cpuProfile.seconds.clear();
+    if (llvm::Error err =
+            (*engine)->invokePacked("_mlir_ciface_" + name, packed)) {
+      fail("running @" + name + ": " + llvm::toString(std::move(err)));
+      return failure();
+    }
+    if (r == 0)
+      continue; // warm-up
+    llvm::StringMap<double> run;
+    for (auto [n, seconds] : llvm::enumerate(cpuProfile.seconds))
+      if (n < calledKernels.size())
+        run[calledKernels[n]] += seconds;
+    for (auto &entry : run) {
+      auto [it, inserted] = best.try_emplace(entry.getKey(), entry.second);
+      if (!inserted)
+        it->second = std::min(it->second, entry.second);
+    }
+  }
+  return best;
+}
+
+/// --search-plans: gives each kernel of the scheduled `module` the fastest
+/// of its candidate plans (PlanCandidates.h), timed on the CPU. Round i
+/// compiles the program with every kernel's i-th candidate (the kernels'
+/// times are independent enough that one program times them all), so N
+/// candidates cost N compiles whatever the number of kernels.
+LogicalResult searchKernelPlans(ModuleOp module, const std::string &name,
+                                const std::vector<interp::HostTensor> &args,
+                                size_t numResults) {
+  MLIRContext *ctx = module.getContext();
+  // The heuristic's plans, from a copy (forced ones are set already).
+  OwningOpRef<ModuleOp> planned = module.clone();
+  PassManager pm(ctx);
+  if (failed(parsePassPipeline("lazy-optimize-kernels", pm)) ||
+      failed(pm.run(*planned)))
+    return failure();
+  struct Searched {
+    mlir::lazy::KernelOp kernel;
+    SmallVector<ArrayAttr> candidates;
+    std::vector<double> seconds;
+  };
+  std::vector<Searched> kernels;
+  size_t rounds = 0;
+  // Kernels whose plan --plan forces are not searched.
+  llvm::StringSet<> forced;
+  for (const std::string &step : plans)
+    forced.insert(StringRef(step).split(':').first);
+  for (auto kernel : module.getOps<mlir::lazy::KernelOp>()) {
+    auto heuristic =
+        planned->lookupSymbol<mlir::lazy::KernelOp>(kernel.getSymName());
+    std::string why;
+    FailureOr<mlir::lazy::KernelSpace> space =
+        mlir::lazy::kernelSpace(kernel, why);
+    if (failed(space) || forced.contains(kernel.getSymName()))
+      continue;
+    SmallVector<Attribute> plan;
+    if (ArrayAttr opts = heuristic.getOptsAttr())
+      plan.assign(opts.begin(), opts.end());
+    SmallVector<ArrayAttr> candidates =
+        mlir::lazy::planCandidates(ctx, plan, *space, searchPlans);
+    if (candidates.size() < 2)
+      continue;
+    rounds = std::max(rounds, candidates.size());
+    kernels.push_back({kernel, std::move(candidates), {}});
+  }
+  if (kernels.empty()) {
+    llvm::errs() << "lazy-run: search: no kernel has plans to compare\n";
+    return success();
+  }
+  for (size_t round = 0; round < rounds; ++round) {
+    // Kernels with fewer candidates repeat their heuristic plan.
+    for (Searched &k : kernels)
+      k.kernel.setOptsAttr(
+          k.candidates[round < k.candidates.size() ? round : 0]);
+    FailureOr<llvm::StringMap<double>> times =
+        timeKernelsOnCpu(module, name, args, numResults, /*runs=*/3);
+    if (failed(times))
+      return failure();
+    for (Searched &k : kernels)
+      if (round < k.candidates.size())
+        k.seconds.push_back(times->lookup(k.kernel.getSymName()));
+  }
+  std::vector<std::string> found;
+  for (Searched &k : kernels) {
+    size_t best = size_t(std::min_element(k.seconds.begin(), k.seconds.end()) -
+                         k.seconds.begin());
+    ArrayAttr plan = k.candidates[best];
+    k.kernel.setOptsAttr(plan);
+    std::string steps;
+    llvm::raw_string_ostream os(steps);
+    if (plan.empty())
+      found.push_back(k.kernel.getSymName().str() + ":none");
+    for (Attribute a : plan) {
+      auto opt = cast<mlir::lazy::OptAttr>(a);
+      found.push_back(llvm::formatv("{0}:{1}:{2}:{3}", k.kernel.getSymName(),
+                                    mlir::lazy::stringifyOptKind(opt.getKind()),
+                                    opt.getAxis(), opt.getAmount())
+                          .str());
+    }
+    llvm::errs() << llvm::formatv(
+        "lazy-run: search {0}: {1} candidates, heuristic {2:f2} us, best "
+        "{3:f2} us ({4})\n",
+        k.kernel.getSymName(), k.candidates.size(), k.seconds[0] * 1e6,
+        k.seconds[best] * 1e6, plan);
+  }
+  llvm::errs() << "lazy-run: search found --plan=" << llvm::join(found, ",")
+               << "\n";
+  return success();
 }
 
 /// Lowers the scheduled module with lazy-to-cpu and runs @name compiled by
@@ -965,6 +1132,14 @@ static int toolMain(int argc, char **argv) {
       return fail("the schedule's buffers need more than " +
                   std::to_string(budget) + " bytes (" +
                   mlir::lazy::describeMemoryBudget() + ")");
+  }
+
+  if (searchPlans) {
+    if (device != "cpu")
+      return fail("--search-plans times CPU kernels: it needs --device=cpu");
+    if (failed(searchKernelPlans(*module, name, args, resultTypes.size())))
+      return 1;
+    phases.mark("search");
   }
 
   std::vector<interp::HostTensor> reference;

@@ -673,7 +673,9 @@ struct LazyOptimizeKernels final
       if (it != forced.end()) {
         used.insert(kernel.getSymName());
         if (it->second.empty()) {
-          kernel.removeOptsAttr();
+          // An empty plan, which a later run of this pass (lazy-to-cpu's)
+          // keeps: without the attribute it would plan the kernel again.
+          kernel.setOptsAttr(ArrayAttr::get(ctx, {}));
         } else {
           std::string why;
           FailureOr<KernelSpace> space = kernelSpace(kernel, why);
