@@ -15,9 +15,9 @@
 // CHECK-LABEL: lazy.kernel @mm
 // CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 1, 128>]
 // 512-bit vectors: two vectors are 32 lanes, and AVX-512's 32 registers
-// hold a tile of 16 accumulators: 8 rows.
+// hold a tile of 32 accumulators: 16 rows.
 // WIDE-LABEL: lazy.kernel @mm
-// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<upcast, 0, 8>, #lazy.opt<tile, 1, 128>]
+// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<upcast, 0, 16>, #lazy.opt<tile, 1, 128>]
 // A 16 MiB L2 holds half the panel: no tile.
 // BIGL2-LABEL: lazy.kernel @mm
 // BIGL2-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>]}
@@ -92,6 +92,24 @@ lazy.kernel @six(%out0: !lazy.buffer<24xf32>, %in0: !lazy.buffer<64xf32>, %in1: 
   %2 = lazy.mul %0, %1 : tensor<4x6x16xf32>
   %3 = lazy.reduce_sum %2 axes [2] : tensor<4x6x16xf32> -> tensor<4x6x1xf32>
   lazy.store %3, %out0 as <[(4, 6, 1):(6, 1, 0)]> : tensor<4x6x1xf32>, !lazy.buffer<24xf32>
+}
+
+// -----
+
+// A product reduce whose vector axis (axis 1, 16 elements) is one 512-bit
+// vector: with 512-bit vectors its rows stop at 8 (16 rows only for rows
+// two vectors wide); with 256-bit ones the axis is two vectors and the
+// tile 4 rows.
+// CHECK-LABEL: lazy.kernel @one_vector_rows
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>]}
+// WIDE-LABEL: lazy.kernel @one_vector_rows
+// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 8>]}
+lazy.kernel @one_vector_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(32, 16, 64):(64, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<32x16x64xf32>
+  %1 = lazy.load %in1 as <[(32, 16, 64):(0, 1, 16)]> : !lazy.buffer<1024xf32> -> tensor<32x16x64xf32>
+  %2 = lazy.mul %0, %1 : tensor<32x16x64xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<32x16x64xf32> -> tensor<32x16x1xf32>
+  lazy.store %3, %out0 as <[(32, 16, 1):(16, 1, 0)]> : tensor<32x16x1xf32>, !lazy.buffer<512xf32>
 }
 
 // -----

@@ -11,10 +11,10 @@
 //      where that divides, else one, else the largest power of two from 4
 //      that divides it;
 //   2. row axis: the innermost other output axis along which some load that
-//      varies along the vector axis is constant; upcast by 8, 4 or 2, the
-//      most that keeps the tile within kTileVectors vectors and its loads
-//      within kMaxLoadsPerTrip (both twice that with 512-bit vectors, whose
-//      AVX-512 has 32 registers);
+//      varies along the vector axis is constant; upcast by 16 (rows two
+//      vectors wide only), 8, 4 or 2, the most that keeps the tile within
+//      kTileVectors vectors and its loads within kMaxLoadsPerTrip (both 4
+//      times that with 512-bit vectors, whose AVX-512 has 32 registers);
 //   3. when the panel of loads constant along the row axis exceeds half of
 //      L2, the vector axis is tiled by the widest fitting block;
 //   4. the innermost reduce axis, when it has at most kWindowUnroll
@@ -553,11 +553,16 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     // loads within kMaxLoadsPerTrip.
     int64_t rowSize = space.shape[*row], rowUpcast = 1;
     int64_t loadCount = std::max<int64_t>(1, int64_t(loads.size()));
-    // AVX-512's 32 registers hold twice the tile of AVX2's 16.
-    int64_t scale = target.vectorBits >= 512 ? 2 : 1;
-    for (int64_t r : {8, 4, 2})
+    // AVX-512's 32 registers hold 4 times the tile of AVX2's 16 (with the
+    // broadcast operand read from memory by each FMA). 16 rows only for
+    // rows two vectors wide (a matmul's 32 accumulators: 16.1 ms against
+    // 23.7 with 8 rows); the conv's one-vector rows ran slower with 16
+    // (4.0 against 2.5 ms).
+    int64_t scale = target.vectorBits >= 512 ? 4 : 1;
+    for (int64_t r : {16, 8, 4, 2})
       if (rowSize % r == 0 && vecUpcast * r <= scale * kTileVectors * lanes &&
-          vecUpcast * r * loadCount <= scale * kMaxLoadsPerTrip) {
+          vecUpcast * r * loadCount <= scale * kMaxLoadsPerTrip &&
+          (r < 16 || vecUpcast >= 2 * lanes)) {
         rowUpcast = r;
         break;
       }
