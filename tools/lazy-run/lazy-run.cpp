@@ -296,6 +296,69 @@ void printTimes(std::vector<double> times) {
                                 times.front() * 1e3, times.size());
 }
 
+/// The packed arguments of one call of a compiled entry through its C
+/// interface: the result descriptors' array, then a rank-1 memref
+/// descriptor over each tensor's bytes. It points into itself: not
+/// copyable.
+struct PackedCall {
+  PackedCall(std::vector<interp::HostTensor> &tensors, size_t numResults)
+      : results(numResults) {
+    for (interp::HostTensor &t : tensors)
+      args.push_back(
+          {t.data.data(), t.data.data(), 0, int64_t(t.data.size()), 1});
+    for (Descriptor &d : args)
+      argPtrs.push_back(&d);
+    resultPtr = results.data();
+    if (!results.empty())
+      packed.push_back(&resultPtr);
+    for (Descriptor *&p : argPtrs)
+      packed.push_back(&p);
+  }
+  PackedCall(const PackedCall &) = delete;
+  PackedCall &operator=(const PackedCall &) = delete;
+
+  std::vector<Descriptor> args, results;
+  std::vector<Descriptor *> argPtrs;
+  Descriptor *resultPtr = nullptr;
+  SmallVector<void *> packed;
+};
+
+/// Compiles a lazy-to-cpu module whose entry is @name for this host
+/// (CpuProgram: LLVM's -O3 and code generation, the kernels split over
+/// the compile threads), with the profile hooks and --dump-objects.
+FailureOr<std::unique_ptr<mlir::lazy::CpuProgram>>
+compileForHost(ModuleOp lowered, const std::string &name) {
+  mlir::lazy::CpuProgramOptions programOptions;
+  programOptions.threads = compileThreads;
+  programOptions.objectDir = dumpObjects;
+  if (!dumpObjects.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpObjects)) {
+      fail(dumpObjects + ": " + ec.message());
+      return failure();
+    }
+  programOptions.symbols.push_back(
+      {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
+  programOptions.symbols.push_back(
+      {"lazy_rt_kernel_end", reinterpret_cast<void *>(&lazyRunKernelEnd)});
+  auto engine = mlir::lazy::CpuProgram::compile(lowered, name, programOptions);
+  if (!engine) {
+    fail("cannot compile the module: " + llvm::toString(engine.takeError()));
+    return failure();
+  }
+  return std::move(*engine);
+}
+
+/// Calls the compiled entry @name once.
+LogicalResult callEntry(mlir::lazy::CpuProgram &program,
+                        const std::string &name, PackedCall &call) {
+  if (llvm::Error err =
+          program.invokePacked("_mlir_ciface_" + name, call.packed)) {
+    fail("running @" + name + ": " + llvm::toString(std::move(err)));
+    return failure();
+  }
+  return success();
+}
+
 /// Lowers a copy of the scheduled `module` with lazy-to-cpu, compiles it
 /// and runs @name once untimed and `runs` times on copies of `args`:
 /// each kernel's time, the least over the runs of its calls' sum.
@@ -314,40 +377,16 @@ timeKernelsOnCpu(ModuleOp module, const std::string &name,
   if (failed(parsePassPipeline("lazy-to-cpu{profile-calls=true}", lower)) ||
       failed(lower.run(*copy)))
     return failure();
-  mlir::lazy::CpuProgramOptions programOptions;
-  programOptions.threads = compileThreads;
-  programOptions.symbols.push_back(
-      {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
-  programOptions.symbols.push_back(
-      {"lazy_rt_kernel_end", reinterpret_cast<void *>(&lazyRunKernelEnd)});
-  auto engine = mlir::lazy::CpuProgram::compile(*copy, name, programOptions);
-  if (!engine) {
-    fail("cannot compile the module: " + llvm::toString(engine.takeError()));
+  auto program = compileForHost(*copy, name);
+  if (failed(program))
     return failure();
-  }
   std::vector<interp::HostTensor> copies = args;
-  std::vector<Descriptor> argDescs;
-  for (interp::HostTensor &t : copies)
-    argDescs.push_back(
-        {t.data.data(), t.data.data(), 0, int64_t(t.data.size()), 1});
-  std::vector<Descriptor *> argPtrs;
-  for (Descriptor &d : argDescs)
-    argPtrs.push_back(&d);
-  std::vector<Descriptor> results(numResults);
-  Descriptor *resultPtr = results.data();
-  SmallVector<void *> packed;
-  if (!results.empty())
-    packed.push_back(&resultPtr);
-  for (Descriptor *&p : argPtrs)
-    packed.push_back(&p);
+  PackedCall call(copies, numResults);
   llvm::StringMap<double> best;
   for (unsigned r = 0; r <= runs; ++r) {
     cpuProfile.seconds.clear();
-    if (llvm::Error err =
-            (*engine)->invokePacked("_mlir_ciface_" + name, packed)) {
-      fail("running @" + name + ": " + llvm::toString(std::move(err)));
+    if (failed(callEntry(**program, name, call)))
       return failure();
-    }
     if (r == 0)
       continue; // warm-up
     llvm::StringMap<double> run;
@@ -493,52 +532,20 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   if (failed(parsePassPipeline(pipeline, lower)) || failed(lower.run(module)))
     return failure();
   phases.mark("lower");
-  // LLVM's -O3 pipeline and code generation for this host's CPU, the
-  // kernels split over the compile threads (CpuProgram.h).
-  mlir::lazy::CpuProgramOptions programOptions;
-  programOptions.threads = compileThreads;
-  programOptions.objectDir = dumpObjects;
-  if (!dumpObjects.empty())
-    if (std::error_code ec = llvm::sys::fs::create_directories(dumpObjects)) {
-      fail(dumpObjects + ": " + ec.message());
-      return failure();
-    }
-  programOptions.symbols.push_back(
-      {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
-  programOptions.symbols.push_back(
-      {"lazy_rt_kernel_end", reinterpret_cast<void *>(&lazyRunKernelEnd)});
-  auto engine = mlir::lazy::CpuProgram::compile(module, name, programOptions);
-  if (!engine) {
-    fail("cannot compile the module: " + llvm::toString(engine.takeError()));
+  auto program = compileForHost(module, name);
+  if (failed(program))
     return failure();
-  }
   phases.mark("compile");
-  std::vector<Descriptor> argDescs;
-  for (interp::HostTensor &t : args)
-    argDescs.push_back(
-        {t.data.data(), t.data.data(), 0, int64_t(t.data.size()), 1});
-  std::vector<Descriptor> results(numResults);
-  std::vector<Descriptor *> argPtrs;
-  for (Descriptor &d : argDescs)
-    argPtrs.push_back(&d);
-  Descriptor *resultPtr = results.data();
-  SmallVector<void *> packed;
-  if (!results.empty())
-    packed.push_back(&resultPtr);
-  for (Descriptor *&p : argPtrs)
-    packed.push_back(&p);
-  if (llvm::Error err =
-          (*engine)->invokePacked("_mlir_ciface_" + name, packed)) {
-    fail("running @" + name + ": " + llvm::toString(std::move(err)));
+  PackedCall call(args, numResults);
+  if (failed(callEntry(**program, name, call)))
     return failure();
-  }
   phases.mark("run");
   // lazy-to-cpu's buffers are static (convert-lazy-to-loops
   // {static-buffers}): results live in the program's globals or in the
   // arguments, nothing is freed, and a later run overwrites them, so they
   // are copied out first. The scheduled function returns buffers: memrefs
   // of the buffer's dtype.
-  for (auto [d, bytes] : llvm::zip(results, itemBytes)) {
+  for (auto [d, bytes] : llvm::zip(call.results, itemBytes)) {
     const uint8_t *begin =
         static_cast<const uint8_t *>(d.aligned) + d.offset * bytes;
     resultBuffers.emplace_back(begin, begin + d.size * bytes);
@@ -547,30 +554,14 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     // Timed re-runs work on copies of the arguments (assign targets are
     // written in place): the first run's results are the ones reported.
     std::vector<interp::HostTensor> copies = args;
-    std::vector<Descriptor> copyDescs;
-    for (interp::HostTensor &t : copies)
-      copyDescs.push_back(
-          {t.data.data(), t.data.data(), 0, int64_t(t.data.size()), 1});
-    std::vector<Descriptor *> copyPtrs;
-    for (Descriptor &d : copyDescs)
-      copyPtrs.push_back(&d);
-    std::vector<Descriptor> scratch(numResults);
-    Descriptor *scratchPtr = scratch.data();
-    packed.clear();
-    if (!scratch.empty())
-      packed.push_back(&scratchPtr);
-    for (Descriptor *&p : copyPtrs)
-      packed.push_back(&p);
+    PackedCall rerun(copies, numResults);
     std::vector<double> times;
     for (unsigned r = 0; r < warmup + repeat; ++r) {
       // The last run is the one profiled.
       cpuProfile.seconds.clear();
       auto start = std::chrono::steady_clock::now();
-      if (llvm::Error err =
-              (*engine)->invokePacked("_mlir_ciface_" + name, packed)) {
-        fail("running @" + name + ": " + llvm::toString(std::move(err)));
+      if (failed(callEntry(**program, name, rerun)))
         return failure();
-      }
       if (r >= warmup)
         times.push_back(std::chrono::duration<double>(
                             std::chrono::steady_clock::now() - start)

@@ -1015,6 +1015,7 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
     return a->isBeforeInBlock(b.getOperation());
   });
   split.views = std::move(views);
+  split.elementReduces = !reduces.empty();
   return split;
 }
 

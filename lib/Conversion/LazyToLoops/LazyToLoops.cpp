@@ -204,26 +204,6 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
 /// A row kernel's element vectors: 512 bits.
 constexpr int64_t kRowVectorBytes = 64;
 
-/// Whether the stores' values read a reduce other than through a computed
-/// view (a row value).
-bool readsReduce(ArrayRef<StoreOp> stores) {
-  llvm::SmallPtrSet<Operation *, 32> seen;
-  SmallVector<Value> stack;
-  for (StoreOp store : stores)
-    stack.push_back(store.getValue());
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val().getDefiningOp();
-    if (!op || !seen.insert(op).second || isComputedView(op))
-      continue;
-    if (isa<ReduceSumOp, ReduceMaxOp>(op))
-      return true;
-    for (Value operand : op->getOperands())
-      if (isa<RankedTensorType>(operand.getType()))
-        stack.push_back(operand);
-  }
-  return false;
-}
-
 LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
                         const RowSplit &split, bool parallel, bool vectorRows) {
   Location loc = group.stores.front().getLoc();
@@ -251,7 +231,7 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
   // lanes divide it and the stores read no reduce of their own (the row's
   // reduces are its row values, computed before).
   std::optional<LaneAxis> laneAxis;
-  if (vectorRows && innerAxes.size() == 1 && !readsReduce(group.stores)) {
+  if (vectorRows && innerAxes.size() == 1 && !split.elementReduces) {
     Type element = group.stores.front().getValue().getType();
     int64_t bytes =
         int64_t(cast<ShapedType>(element).getElementTypeBitWidth() / 8);

@@ -62,6 +62,9 @@ struct RowSplit {
   SmallVector<bool> rowAxis;
   /// The computed views, in body order (each before the views it reads).
   SmallVector<ViewOp> views;
+  /// Whether the stores also read a reduce of their own (not through a
+  /// computed view), which each element computes.
+  bool elementReduces = false;
 };
 
 /// The row-major index vector of `flat`, an index below the number of
