@@ -3,7 +3,8 @@
 // lazy-run GRAPH.mlir [--entry=NAME] [--input=I=PATH.npy ...] [--seed=S]
 //          [--output-dir=DIR] [--check] [--device=cpu|cuda|hip] [--chip=C]
 //          [--var=NAME=VALUE ...]
-//          [--plan=KERNEL:KIND:AXIS:AMOUNT,...]
+//          [--plan=KERNEL:KIND:AXIS:AMOUNT,...] [--search-plans=N]
+//          [--repeat=N [--warmup=N]] [--dump-objects=DIR]
 //
 // Schedules a graph-level function (lazy-schedule, with the module's flags)
 // and runs it. On the CPU the kernels and the scheduled program are lowered
@@ -25,6 +26,11 @@
 // values given with --var NAME=VALUE (default: the bound ones), which
 // lazy-bind-variables checks first on a copy of the graph (the --check
 // reference). Results are read at those values.
+//
+// --search-plans (CPU) times up to N candidate plans per kernel before the
+// run (PlanCandidates.h; round i compiles the program with every kernel's
+// i-th candidate and the profile hooks time each kernel) and runs with
+// each kernel's fastest, printing them as a --plan list.
 //
 // Values marked lazy.seen (an earlier schedule's) are scheduled here too,
 // with a note: lazy-run runs one whole graph.
