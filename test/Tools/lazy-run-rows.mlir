@@ -4,6 +4,10 @@
 // reader, and a chain of row values read inside each other's reduces.
 // RUN: lazy-opt %s --lazy-schedule --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=SCHED
 // RUN: lazy-run %s --entry=softmax --seed=1 --check | FileCheck %s
+// A forced `none` on a row kernel (which has no iteration space, so no
+// plan, not even an empty one) leaves it unplanned:
+// RUN: lazy-run %s --entry=softmax --seed=1 --check --plan=softmax_k0:none | FileCheck %s
+// RUN: lazy-run %s --entry=stored --seed=3 --check --plan=stored_k0:none | FileCheck %s --check-prefix=TWO
 // RUN: lazy-run %s --entry=softmax --seed=1 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=layernorm --seed=2 --check | FileCheck %s
 // RUN: lazy-run %s --entry=layernorm --seed=2 --check --device=emulate | FileCheck %s

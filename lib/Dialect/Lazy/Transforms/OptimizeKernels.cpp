@@ -679,8 +679,14 @@ struct LazyOptimizeKernels final
         used.insert(kernel.getSymName());
         if (it->second.empty()) {
           // An empty plan, which a later run of this pass (lazy-to-cpu's)
-          // keeps: without the attribute it would plan the kernel again.
-          kernel.setOptsAttr(ArrayAttr::get(ctx, {}));
+          // keeps: without the attribute it would plan the kernel again. A
+          // kernel with no iteration space (a row kernel) can hold no plan,
+          // not even an empty one, and no run plans it.
+          std::string why;
+          if (succeeded(kernelSpace(kernel, why)))
+            kernel.setOptsAttr(ArrayAttr::get(ctx, {}));
+          else
+            kernel.removeOptsAttr();
         } else {
           std::string why;
           FailureOr<KernelSpace> space = kernelSpace(kernel, why);
