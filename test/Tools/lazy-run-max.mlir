@@ -11,6 +11,15 @@
 // RUN: cmp %t/out2.npy %t/ref/out2.npy && cmp %t/out3.npy %t/ref/out3.npy
 // RUN: cmp %t/out4.npy %t/ref/out4.npy && cmp %t/out5.npy %t/ref/out5.npy
 // RUN: cmp %t/out6.npy %t/ref/out6.npy
+// The GPU lowering's block reductions (threads take IEEE maximum, then the
+// block reruns in index order where the result is a NaN or a zero) on the
+// emulator, bit for bit too:
+// RUN: lazy-run %s --seed=3 --check --device=emulate | FileCheck %s
+// RUN: rm -rf %t.gpu && lazy-run %s --seed=3 --device=emulate --output-dir=%t.gpu
+// RUN: cmp %t.gpu/out0.npy %t/ref/out0.npy && cmp %t.gpu/out1.npy %t/ref/out1.npy
+// RUN: cmp %t.gpu/out2.npy %t/ref/out2.npy && cmp %t.gpu/out3.npy %t/ref/out3.npy
+// RUN: cmp %t.gpu/out4.npy %t/ref/out4.npy && cmp %t.gpu/out5.npy %t/ref/out5.npy
+// RUN: cmp %t.gpu/out6.npy %t/ref/out6.npy
 // CHECK-COUNT-7: match
 // CHECK: all outputs match
 func.func @graph(%x: tensor<4x64xf32> {lazy.buffer = 0 : i64})

@@ -23,7 +23,10 @@
 //     the reduced elements, each accumulating its share, and a
 //     gpu.all_reduce (shuffles and shared memory on both vendors) combines
 //     the partial results. Narrow types are reduced in 32 bits, which gives
-//     the same bits for integers and bool. Thread 0 stores. A `group`
+//     the same bits for integers and bool. A float max is IEEE maximum
+//     across the threads, rerun in index order by every thread where the
+//     block's result is a NaN or a zero (the results the order decides).
+//     Thread 0 stores. A `group`
 //     plan puts its loop in block mode with a block of its threads.
 //   - Shared-memory mode, for a plan with `local` steps: a block per block
 //     tile of a matrix product, its operands staged in workgroup memory
@@ -334,6 +337,11 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   // load each, runs tid, tid + blockDim, ..., each added in index order.
   std::optional<LaneAxis> laneAxis = blockLanes(op);
   int64_t width = laneAxis ? laneAxis->width : 1;
+  // A float max in index order (acc > x ? acc : x) depends on the order
+  // through NaNs and zeros' signs only: the threads take IEEE maximum
+  // (NaNs propagate, -0 below +0), and where the block's result is a NaN
+  // or a zero every thread runs the reduce again in index order.
+  bool floatMax = !isSum && isa<FloatType>(s);
   Value init = arith::ConstantOp::create(b, loc, reduceInit(b, t, isSum));
   Value total =
       arith::ConstantIndexOp::create(b, loc, numElements(reducedShape) / width);
@@ -365,7 +373,10 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
         }
         Value sum = acc[0];
         for (Value x : xs)
-          sum = combine(lb, loc, sum, x, t, isSum, contractsSumOfProducts());
+          sum = floatMax
+                    ? arith::MaximumFOp::create(lb, loc, sum, x).getResult()
+                    : combine(lb, loc, sum, x, t, isSum,
+                              contractsSumOfProducts());
         return SmallVector<Value>{sum};
       });
   if (failed(accumulated))
@@ -400,11 +411,35 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   Value reduced = gpu::AllReduceOp::create(
       b, loc, wide, gpu::AllReduceOperationAttr::get(b.getContext(), kind),
       /*uniform=*/true);
-  if (wide == partial)
+  if (wide != partial)
+    reduced = isa<FloatType>(s)
+                  ? arith::TruncFOp::create(b, loc, s, reduced).getResult()
+                  : arith::TruncIOp::create(b, loc, s, reduced).getResult();
+  if (!floatMax)
     return reduced;
-  if (isa<FloatType>(s))
-    return arith::TruncFOp::create(b, loc, s, reduced).getResult();
-  return arith::TruncIOp::create(b, loc, s, reduced).getResult();
+  Value nanSeen = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                        reduced, reduced);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(s, 0));
+  Value isZero =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, reduced, zero);
+  Value special = arith::OrIOp::create(b, loc, nanSeen, isZero);
+  LogicalResult status = success();
+  auto ifOp = scf::IfOp::create(
+      b, loc, special,
+      [&](OpBuilder &tb, Location) {
+        FailureOr<Value> exact = emitReduceLoops(
+            tb, op, idx, [&](OpBuilder &sb, Value acc, Value x) {
+              return combine(sb, loc, acc, x, t, /*isSum=*/false,
+                             /*contract=*/false);
+            });
+        if (failed(exact))
+          status = failure();
+        scf::YieldOp::create(tb, loc, succeeded(exact) ? *exact : reduced);
+      },
+      [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, reduced); });
+  if (failed(status))
+    return failure();
+  return ifOp.getResult(0);
 }
 
 /// Row mode: block b takes rows b, b + gridDim, ...; each row's computed

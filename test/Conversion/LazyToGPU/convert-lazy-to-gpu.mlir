@@ -313,7 +313,17 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 // SMALL: %[[TID:.+]] = gpu.thread_id x
 // SMALL: %[[BID:.+]] = gpu.block_id x
 // SMALL: scf.for %{{.+}} = %[[BID]] to %c4 step %grid_dim_x
-// SMALL: %[[MAX:.+]] = gpu.all_reduce maximumf
+// The block's max is IEEE maximum across the threads, rerun in index order
+// (acc > x ? acc : x) where it is a NaN or a zero:
+// SMALL: %[[FAST:.+]] = gpu.all_reduce maximumf
+// SMALL: %[[NAN:.+]] = arith.cmpf uno, %[[FAST]], %[[FAST]] : f32
+// SMALL: %[[ZERO:.+]] = arith.cmpf oeq, %[[FAST]], %{{.+}} : f32
+// SMALL: %[[SPECIAL:.+]] = arith.ori %[[NAN]], %[[ZERO]] : i1
+// SMALL: %[[MAX:.+]] = scf.if %[[SPECIAL]] -> (f32) {
+// SMALL: scf.for {{.*}} -> (f32)
+// SMALL: arith.cmpf ogt
+// SMALL: } else {
+// SMALL: scf.yield %[[FAST]] : f32
 // SMALL: arith.negf %[[MAX]]
 // SMALL: %[[SUM:.+]] = gpu.all_reduce add
 // SMALL: scf.for %{{.+}} = %[[TID]] to %c8 step %block_dim_x
