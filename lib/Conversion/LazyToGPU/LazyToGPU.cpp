@@ -417,29 +417,7 @@ FailureOr<Value> GpuKernelEmitter::emitReduce(OpBuilder &b, Operation *op,
                   : arith::TruncIOp::create(b, loc, s, reduced).getResult();
   if (!floatMax)
     return reduced;
-  Value nanSeen = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                        reduced, reduced);
-  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(s, 0));
-  Value isZero =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, reduced, zero);
-  Value special = arith::OrIOp::create(b, loc, nanSeen, isZero);
-  LogicalResult status = success();
-  auto ifOp = scf::IfOp::create(
-      b, loc, special,
-      [&](OpBuilder &tb, Location) {
-        FailureOr<Value> exact = emitReduceLoops(
-            tb, op, idx, [&](OpBuilder &sb, Value acc, Value x) {
-              return combine(sb, loc, acc, x, t, /*isSum=*/false,
-                             /*contract=*/false);
-            });
-        if (failed(exact))
-          status = failure();
-        scf::YieldOp::create(tb, loc, succeeded(exact) ? *exact : reduced);
-      },
-      [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, reduced); });
-  if (failed(status))
-    return failure();
-  return ifOp.getResult(0);
+  return inOrderWhereMaxDiffers(b, op, idx, reduced);
 }
 
 /// Row mode: block b takes rows b, b + gridDim, ...; each row's computed

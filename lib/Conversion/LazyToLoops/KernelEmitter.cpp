@@ -1289,10 +1289,19 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
       });
   if (failed(fastMax))
     return failure();
-  Value fast = *fastMax;
+  return inOrderWhereMaxDiffers(b, op, idx, *fastMax);
+}
+
+FailureOr<Value> KernelEmitter::inOrderWhereMaxDiffers(OpBuilder &b,
+                                                       Operation *reduce,
+                                                       ValueRange idx,
+                                                       Value fast) {
+  Location loc = reduce->getLoc();
+  Type t = elementOf(reduce->getResult(0));
   Value nanSeen =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, fast, fast);
-  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, 0));
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(signless(t), 0));
   Value isZero =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, fast, zero);
   Value special = arith::OrIOp::create(b, loc, nanSeen, isZero);
@@ -1300,13 +1309,14 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   auto ifOp = scf::IfOp::create(
       b, loc, special,
       [&](OpBuilder &tb, Location) {
-        FailureOr<Value> exact = emitReduceLoops(tb, op, idx, inOrder);
-        if (failed(exact)) {
+        FailureOr<Value> exact = emitReduceLoops(
+            tb, reduce, idx, [&](OpBuilder &sb, Value acc, Value x) {
+              return combine(sb, loc, acc, x, t, /*isSum=*/false,
+                             /*contract=*/false);
+            });
+        if (failed(exact))
           status = failure();
-          scf::YieldOp::create(tb, loc, fast);
-          return;
-        }
-        scf::YieldOp::create(tb, loc, *exact);
+        scf::YieldOp::create(tb, loc, succeeded(exact) ? *exact : fast);
       },
       [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, fast); });
   if (failed(status))

@@ -207,6 +207,12 @@ protected:
   FailureOr<Value> emitReduceLoops(OpBuilder &b, Operation *reduce,
                                    ValueRange idx, ReduceStep step,
                                    Value init = {});
+  /// A float max `reduce` computed in any order as IEEE maximum (`fast`)
+  /// made the in-order one (acc > x ? acc : x): where `fast` is a NaN or a
+  /// zero, the only results the order decides, the reduce again in index
+  /// order.
+  FailureOr<Value> inOrderWhereMaxDiffers(OpBuilder &b, Operation *reduce,
+                                          ValueRange idx, Value fast);
 
   /// Computes, before a reduce's loops at output index `idx`, the computed
   /// views its input reads that do not vary along its axes (a row value a
