@@ -239,20 +239,40 @@ extern "C" void lazyRunKernelEnd(int64_t n) {
           .count();
 }
 
-/// Prints each kernel's time in the profiled run (`kernels[n]` is the
-/// kernel of call n), the slowest first, with its tinygrad metadata.
-void printCpuProfile(ArrayRef<std::string> kernels,
-                     const llvm::StringMap<std::string> &metadata) {
+/// The kernel of each call in `graph`'s host code, in call order: the
+/// profile hooks' call positions.
+std::vector<std::string> calledKernelsOf(func::FuncOp graph) {
+  std::vector<std::string> kernels;
+  graph.walk([&](mlir::lazy::LaunchOp launch) {
+    kernels.push_back(launch.getKernel().str());
+  });
+  return kernels;
+}
+
+/// Each kernel's seconds and calls in the last profiled run (`kernels[n]`
+/// is the kernel of call n).
+llvm::StringMap<std::pair<double, unsigned>>
+profiledKernelTimes(ArrayRef<std::string> kernels) {
   llvm::StringMap<std::pair<double, unsigned>> byKernel;
-  double total = 0;
   for (auto [n, seconds] : llvm::enumerate(cpuProfile.seconds)) {
     if (n >= kernels.size())
       break;
     auto &entry = byKernel[kernels[n]];
     entry.first += seconds;
     ++entry.second;
-    total += seconds;
   }
+  return byKernel;
+}
+
+/// Prints each kernel's time in the profiled run, the slowest first, with
+/// its tinygrad metadata.
+void printCpuProfile(ArrayRef<std::string> kernels,
+                     const llvm::StringMap<std::string> &metadata) {
+  llvm::StringMap<std::pair<double, unsigned>> byKernel =
+      profiledKernelTimes(kernels);
+  double total = 0;
+  for (auto &entry : byKernel)
+    total += entry.second.first;
   std::vector<std::pair<double, StringRef>> rows;
   for (auto &entry : byKernel)
     rows.push_back({entry.second.first, entry.getKey()});
@@ -374,10 +394,7 @@ timeKernelsOnCpu(ModuleOp module, const std::string &name,
                  unsigned runs) {
   OwningOpRef<ModuleOp> copy = module.clone();
   auto graph = copy->lookupSymbol<func::FuncOp>(name);
-  std::vector<std::string> calledKernels;
-  graph.walk([&](mlir::lazy::LaunchOp launch) {
-    calledKernels.push_back(launch.getKernel().str());
-  });
+  std::vector<std::string> calledKernels = calledKernelsOf(graph);
   graph->setAttr("llvm.emit_c_interface", UnitAttr::get(copy->getContext()));
   PassManager lower(copy->getContext());
   if (failed(parsePassPipeline("lazy-to-cpu{profile-calls=true}", lower)) ||
@@ -395,14 +412,11 @@ timeKernelsOnCpu(ModuleOp module, const std::string &name,
       return failure();
     if (r == 0)
       continue; // warm-up
-    llvm::StringMap<double> run;
-    for (auto [n, seconds] : llvm::enumerate(cpuProfile.seconds))
-      if (n < calledKernels.size())
-        run[calledKernels[n]] += seconds;
-    for (auto &entry : run) {
-      auto [it, inserted] = best.try_emplace(entry.getKey(), entry.second);
+    for (auto &entry : profiledKernelTimes(calledKernels)) {
+      double seconds = entry.second.first;
+      auto [it, inserted] = best.try_emplace(entry.getKey(), seconds);
       if (!inserted)
-        it->second = std::min(it->second, entry.second);
+        it->second = std::min(it->second, seconds);
     }
   }
   return best;
@@ -475,8 +489,6 @@ LogicalResult searchKernelPlans(ModuleOp module, const std::string &name,
                          k.seconds.begin());
     ArrayAttr plan = k.candidates[best];
     k.kernel.setOptsAttr(plan);
-    std::string steps;
-    llvm::raw_string_ostream os(steps);
     if (plan.empty())
       found.push_back(k.kernel.getSymName().str() + ":none");
     for (Attribute a : plan) {
@@ -515,9 +527,7 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   std::vector<std::string> calledKernels;
   llvm::StringMap<std::string> kernelMetadata;
   if (profile) {
-    graph.walk([&](mlir::lazy::LaunchOp launch) {
-      calledKernels.push_back(launch.getKernel().str());
-    });
+    calledKernels = calledKernelsOf(graph);
     for (auto kernel : module.getOps<mlir::lazy::KernelOp>())
       if (ArrayAttr metadata = kernel.getMetadataAttr()) {
         std::string &what = kernelMetadata[kernel.getSymName()];

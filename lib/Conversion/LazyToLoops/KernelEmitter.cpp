@@ -1689,7 +1689,6 @@ Value KernelEmitter::gatherLanes(OpBuilder &b, Location loc,
 void KernelEmitter::prefetchAhead(OpBuilder &b, Location loc, Value memref,
                                   Value index, int64_t stepBytes,
                                   int64_t stepElements) {
-  constexpr int64_t kCacheLineBytes = 64;
   auto type = cast<MemRefType>(memref.getType());
   if (std::abs(stepBytes) < kCacheLineBytes || !type.hasStaticShape() ||
       type.getNumElements() == 0)
@@ -1848,10 +1847,7 @@ void KernelEmitter::emitLaneStore(OpBuilder &b, StoreOp store, Value value,
       // the read a cached store makes of each line (a quarter of a*b+c's
       // traffic). Only aligned: x86 splits an unaligned one into 8-byte
       // stores.
-      auto type = cast<MemRefType>(memref.getType());
-      if (nontemporalMinBytes > 0 && align && type.hasStaticShape() &&
-          type.getNumElements() * int64_t(type.getElementTypeBitWidth() / 8) >=
-              nontemporalMinBytes)
+      if (align && nontemporalBuffers.contains(memref))
         stored.setNontemporal(true);
     } else {
       auto stored = vector::MaskedStoreOp::create(b, loc, memref,

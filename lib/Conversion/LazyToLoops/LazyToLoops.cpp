@@ -198,14 +198,15 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
   return status;
 }
 
-/// A row kernel's store group (RowSplit): the row axes in a parallel nest
-/// (or loops), each row's computed views first, then the other axes in
-/// sequential loops inside; axes of one element use the emitter's zero.
 /// A row kernel's element vectors: 512 bits.
 constexpr int64_t kRowVectorBytes = 64;
 
+/// A row kernel's store group (RowSplit): the row axes in a parallel nest
+/// (or loops), each row's computed views first, then the other axes in
+/// sequential loops inside (one inner axis in vectors of lanes where they
+/// divide it); axes of one element use the emitter's zero.
 LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
-                        const RowSplit &split, bool parallel, bool vectorRows) {
+                        const RowSplit &split, bool parallel) {
   Location loc = group.stores.front().getLoc();
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
@@ -231,7 +232,7 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
   // lanes divide it and the stores read no reduce of their own (the row's
   // reduces are its row values, computed before).
   std::optional<LaneAxis> laneAxis;
-  if (vectorRows && innerAxes.size() == 1 && !split.elementReduces) {
+  if (innerAxes.size() == 1 && !split.elementReduces) {
     Type element = group.stores.front().getValue().getType();
     int64_t bytes =
         int64_t(cast<ShapedType>(element).getElementTypeBitWidth() / 8);
@@ -284,8 +285,6 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
   return status;
 }
 
-/// x86's widest vector and a cache line.
-constexpr int64_t kCacheLineBytes = 64;
 /// How many reduce steps ahead a register tile prefetches loads that move
 /// a cache line or more per step (KernelEmitter::setPrefetchSteps).
 constexpr int64_t kPrefetchSteps = 8;
@@ -297,7 +296,7 @@ SmallVector<Value> largeOutputsOf(KernelOp kernel, Block *entry,
   SmallVector<Value> large;
   if (minBytes <= 0)
     return large;
-  for (int64_t i = 0; i < kernel.getNumOutputs(); ++i) {
+  for (uint64_t i = 0; i < kernel.getNumOutputs(); ++i) {
     auto type = cast<MemRefType>(entry->getArgument(i).getType());
     if (type.hasStaticShape() &&
         type.getNumElements() * int64_t(type.getElementTypeBitWidth() / 8) >=
@@ -345,19 +344,22 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   for (auto [arg, memrefArg] :
        llvm::zip(body.getArguments(), entry->getArguments()))
     buffers.map(arg, memrefArg);
-  // A sum over a symbolic axis reorders only if it is long at every value
-  // (reducedElementCount counts the smallest).
-  KernelEmitter emitter(buffers, /*reassociateSums=*/true);
-  emitter.setPrefetchSteps(kPrefetchSteps);
   auto variableArgs = variableValues(
       variables, entry->getArguments().drop_front(body.getNumArguments()));
-  emitter.setVariables(variableArgs);
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   Value zeroIndex;
-  if (hasComputedViews(body)) {
+  if (hasComputedViews(body))
     zeroIndex = arith::ConstantIndexOp::create(b, kernel.getLoc(), 0);
-    emitter.setZeroIndex(zeroIndex);
-  }
+  // A sum over a symbolic axis reorders only if it is long at every value
+  // (reducedElementCount counts the smallest).
+  auto configure = [&](KernelEmitter &e) {
+    e.setPrefetchSteps(kPrefetchSteps);
+    e.setVariables(variableArgs);
+    if (zeroIndex)
+      e.setZeroIndex(zeroIndex);
+  };
+  KernelEmitter emitter(buffers, /*reassociateSums=*/true);
+  configure(emitter);
   SmallVector<StoreGroup> groups = groupStores(body);
   // Tensor-core and group plans are the GPU's: the CPU computes the
   // kernel as is (and ignores a plan's locals).
@@ -392,16 +394,14 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
     LogicalResult status = success();
     auto version = [&](OpBuilder &vb, bool nontemporal) {
       KernelEmitter versioned(buffers, /*reassociateSums=*/true);
-      versioned.setVariables(variableArgs);
-      versioned.setPrefetchSteps(kPrefetchSteps);
-      if (zeroIndex)
-        versioned.setZeroIndex(zeroIndex);
+      configure(versioned);
       if (nontemporal) {
         DenseMap<Value, int64_t> alignment;
         for (Value out : largeOutputs)
           alignment[out] = kCacheLineBytes;
         versioned.setBufferAlignment(std::move(alignment));
-        versioned.setNontemporalMinBytes(nontemporalMinBytes);
+        versioned.setNontemporalBuffers(
+            DenseSet<Value>(largeOutputs.begin(), largeOutputs.end()));
       }
       if (failed(lowerGroup(vb, versioned)))
         status = failure();
@@ -418,8 +418,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   }
   for (StoreGroup &group : groups) {
     if (std::optional<RowSplit> split = rowSplitOf(group.stores)) {
-      if (failed(lowerRows(b, emitter, group, *split, parallel,
-                           /*vectorRows=*/true)))
+      if (failed(lowerRows(b, emitter, group, *split, parallel)))
         return failure();
       continue;
     }
@@ -490,7 +489,7 @@ public:
     auto global = memref::GlobalOp::create(
         gb, loc, "__lazy_buffer", gb.getStringAttr("private"), bytes,
         gb.getUnitAttr(), /*constant=*/false,
-        gb.getI64IntegerAttr(kBufferAlignment));
+        gb.getI64IntegerAttr(kCacheLineBytes));
     symbols.insert(global); // renames __lazy_buffer_N uniquely
     return memref::GetGlobalOp::create(b, loc, bytes, global.getSymName());
   }
@@ -573,8 +572,6 @@ private:
     func::CallOp::create(b, loc, callee, ValueRange{n});
   }
 
-  /// A cache line, and the widest vector load.
-  static constexpr int64_t kBufferAlignment = 64;
   SymbolTable symbols;
   bool staticBuffers;
   bool profileCalls;

@@ -18,6 +18,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 
@@ -41,6 +42,10 @@ struct StoreGroup {
   SmallVector<int64_t> shape;
   SmallVector<StoreOp> stores;
 };
+/// x86's widest vector and a cache line: the CPU's buffer alignment, and
+/// what a load must move per step to be worth a prefetch.
+constexpr int64_t kCacheLineBytes = 64;
+
 /// The kernel body's stores in groups, in order.
 SmallVector<StoreGroup> groupStores(Block &body);
 
@@ -101,9 +106,12 @@ public:
   /// matmul's B, a row per step) touches a new page every step, which the
   /// hardware prefetchers do not follow.
   void setPrefetchSteps(int64_t steps) { prefetchSteps = steps; }
-  /// Lane mode's unmasked vector stores into buffers of at least this
-  /// many bytes are nontemporal (0: none).
-  void setNontemporalMinBytes(int64_t bytes) { nontemporalMinBytes = bytes; }
+  /// Lane mode's unmasked vector stores into these buffers are
+  /// nontemporal where their alignment is known (setBufferAlignment): x86
+  /// splits an unaligned one into 8-byte stores.
+  void setNontemporalBuffers(DenseSet<Value> buffers) {
+    nontemporalBuffers = std::move(buffers);
+  }
   /// The known alignment in bytes of each buffer memref's base. Lane
   /// mode's vector loads and stores then state the vector's size as their
   /// alignment where it holds: the base is aligned to it and the first
@@ -332,7 +340,7 @@ private:
   /// perLane (-1 outside it).
   std::optional<LaneAxis> lanes;
   int64_t currentLane = -1;
-  int64_t nontemporalMinBytes = 0;
+  DenseSet<Value> nontemporalBuffers;
   int64_t prefetchSteps = 0;
   /// While a tile's reduce step is evaluated with prefetchSteps: the
   /// innermost reduce axis, along which loads are prefetched.
