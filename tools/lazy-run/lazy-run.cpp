@@ -179,6 +179,11 @@ static cl::opt<std::string> record(
              "it (a device plan: code object, allocations, launches, inputs) "
              "to this directory, with the results the GPU emulator gives, "
              "for lazy-replay on a GPU machine"));
+static cl::opt<bool> fastExp2(
+    cl::cat(toolOptions), "fast-exp2",
+    cl::desc("CPU: f32 exp2 within 1 ulp instead of correctly rounded, "
+             "about half the vector ops (lazy-to-cpu's fast-exp2); "
+             "outputs that amplify rounding follow it"));
 static cl::opt<bool> timing(
     cl::cat(toolOptions), "timing",
     cl::desc("print the wall time of each phase (parse, schedule, lower, "
@@ -397,7 +402,10 @@ timeKernelsOnCpu(ModuleOp module, const std::string &name,
   std::vector<std::string> calledKernels = calledKernelsOf(graph);
   graph->setAttr("llvm.emit_c_interface", UnitAttr::get(copy->getContext()));
   PassManager lower(copy->getContext());
-  if (failed(parsePassPipeline("lazy-to-cpu{profile-calls=true}", lower)) ||
+  if (failed(parsePassPipeline(fastExp2 ? "lazy-to-cpu{profile-calls=true "
+                                          "fast-exp2=true}"
+                                        : "lazy-to-cpu{profile-calls=true}",
+                               lower)) ||
       failed(lower.run(*copy)))
     return failure();
   auto program = compileForHost(*copy, name);
@@ -544,6 +552,8 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     pipeline += " profile-calls=true";
   if (check)
     pipeline += " poison-buffers=true";
+  if (fastExp2)
+    pipeline += " fast-exp2=true";
   pipeline += "}";
   if (failed(parsePassPipeline(pipeline, lower)) || failed(lower.run(module)))
     return failure();

@@ -8,7 +8,8 @@
 // vector stores into outputs of at least kNontemporalMinBytes bypass the
 // cache),
 // bfloat16 into software (kSoftBFloat16Passes), f32 exp2 into arith that
-// vectorizes (lazy-expand-exp2), parallel
+// vectorizes (lazy-expand-exp2; on AVX-512 hosts vectors scale with
+// ldexp, one vscalefps), parallel
 // loops into OpenMP (convert-scf-to-openmp: the program calls libomp's
 // __kmpc_* entry points, so whatever runs it loads libomp), the register
 // tiles' lane vectors into LLVM vectors and masked loads and stores
@@ -24,6 +25,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
@@ -34,12 +36,22 @@ static constexpr int64_t kParallelMinWork = 65536;
 /// on the machines measured): their vector stores are nontemporal.
 static constexpr int64_t kNontemporalMinBytes = 32 << 20;
 
+/// Whether this host has AVX-512, whose vscalefps makes llvm.intr.ldexp
+/// one instruction (lazy-expand-exp2's vector-ldexp).
+static bool hostHasAvx512() {
+  return llvm::sys::getHostCPUFeatures().lookup("avx512f");
+}
+
 namespace {
 struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> profileCalls{
       *this, "profile-calls",
       llvm::cl::desc("convert-lazy-to-loops' profile-calls: each kernel "
                      "call bracketed by lazy_rt_kernel_begin/end calls")};
+  Option<bool> fastExp2{
+      *this, "fast-exp2",
+      llvm::cl::desc("lazy-expand-exp2's fast: f32 exp2 within 1 ulp, "
+                     "not correctly rounded, at about half the cost")};
   Option<bool> poisonBuffers{
       *this, "poison-buffers",
       llvm::cl::desc("convert-lazy-to-loops' poison-buffers: every "
@@ -62,7 +74,10 @@ void mlir::lazy::registerCpuPipeline() {
                     " nontemporal-min-bytes=" +
                     std::to_string(kNontemporalMinBytes) + hostOptions +
                     "},cse," + kSoftBFloat16Passes +
-                    ",lazy-expand-exp2,convert-scf-to-openmp,"
+                    ",lazy-expand-exp2{vector-ldexp=" +
+                    (hostHasAvx512() ? "true" : "false") +
+                    (options.fastExp2 ? " fast=true" : "") +
+                    "},convert-scf-to-openmp,"
                     "convert-vector-to-llvm,expand-strided-metadata,"
                     "finalize-memref-to-llvm,convert-scf-to-cf,"
                     "convert-math-to-llvm,convert-arith-to-llvm,"

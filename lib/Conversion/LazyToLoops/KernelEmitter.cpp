@@ -1019,6 +1019,145 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
   return split;
 }
 
+/// The lanes of `laneBytes` a row value's reduce runs in on the CPU
+/// (KernelEmitter::setRowReduceLanes), or none: one axis of static extent
+/// that the lanes divide, f32 or f64, a sum long enough to reorder, and no
+/// reduce of its own in its input (that would be computed lane by lane;
+/// the row values it reads, computed views, are scalars already).
+static std::optional<LaneAxis> rowReduceLanes(Operation *op,
+                                              int64_t laneBytes) {
+  ArrayRef<int64_t> axes = reduceAxes(op);
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  Type t = signless(elementOf(op->getResult(0)));
+  if (laneBytes <= 0 || axes.size() != 1 || !in.hasStaticShape() ||
+      !(t.isF32() || t.isF64()))
+    return std::nullopt;
+  if (isa<ReduceSumOp>(op) && reducedElementCount(op) < kReorderMinElements)
+    return std::nullopt;
+  int64_t width = laneBytes / int64_t(t.getIntOrFloatBitWidth() / 8);
+  if (width < 2 || in.getDimSize(axes[0]) % width != 0)
+    return std::nullopt;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  SmallVector<Value> stack{op->getOperand(0)};
+  while (!stack.empty()) {
+    Operation *def = stack.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second || isa<LoadOp, ViewOp>(def))
+      continue;
+    if (isa<ReduceSumOp, ReduceMaxOp>(def))
+      return std::nullopt;
+    for (Value operand : def->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        stack.push_back(operand);
+  }
+  return LaneAxis{size_t(axes[0]), width};
+}
+
+/// The values computed elementwise from `root` (itself included), not
+/// looking past loads, views and reduces.
+static llvm::SmallPtrSet<Value, 16> elementwiseClosure(Value root) {
+  llvm::SmallPtrSet<Value, 16> closure;
+  SmallVector<Value> stack{root};
+  while (!stack.empty()) {
+    Value v = stack.pop_back_val();
+    Operation *op = v.getDefiningOp();
+    if (!op || isLeaf(op) || isa<ConstOp>(op) || !closure.insert(v).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        stack.push_back(operand);
+  }
+  return closure;
+}
+
+SmallVector<Value> mlir::lazy::rowCacheValues(ArrayRef<StoreOp> stores,
+                                              LaneAxis lanes, int64_t laneBytes,
+                                              int64_t maxBytes) {
+  size_t laneAxis = lanes.axis;
+  if (stores.empty())
+    return {};
+  StoreOp first = stores.front();
+  ArrayRef<int64_t> shape = first.getView().getShape();
+  Type element = elementOf(first.getValue());
+  // The reduces of the row values (through the computed views) that run
+  // along the lane axis alone, over values of the stores' shape.
+  SmallVector<Operation *> reduces;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  SmallVector<Value> stack;
+  for (StoreOp store : stores)
+    stack.push_back(store.getValue());
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second || isa<LoadOp>(op))
+      continue;
+    if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
+      auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+      std::optional<LaneAxis> inLanes = rowReduceLanes(op, laneBytes);
+      if (in.getShape() == shape && inLanes && inLanes->axis == laneAxis &&
+          inLanes->width == lanes.width &&
+          elementOf(op->getResult(0)) == element)
+        reduces.push_back(op);
+    }
+    for (Value operand : op->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        stack.push_back(operand);
+  }
+  if (reduces.empty())
+    return {};
+  // How many passes compute each value: the stores' and each reduce's.
+  DenseMap<Value, int> passes, reducePasses;
+  for (StoreOp store : stores)
+    for (Value v : elementwiseClosure(store.getValue()))
+      passes[v] = 1;
+  for (Operation *reduce : reduces)
+    for (Value v : elementwiseClosure(reduce->getOperand(0))) {
+      ++passes[v];
+      ++reducePasses[v];
+    }
+  auto shared = [&](Value v) {
+    return passes.lookup(v) >= 2 && reducePasses.lookup(v) >= 1;
+  };
+  auto dear = [](Operation *op) {
+    return isa<Exp2Op, Log2Op, SinOp, SqrtOp, RecipOp>(op);
+  };
+  SmallVector<Value> candidates;
+  for (auto &[v, count] : passes) {
+    (void)count;
+    if (!shared(v) || elementOf(v) != element ||
+        cast<RankedTensorType>(v.getType()).getShape() != shape ||
+        llvm::any_of(v.getUsers(), [&](Operation *user) {
+          return llvm::any_of(user->getResults(), shared);
+        }))
+      continue;
+    // Whether the shared computation under v holds a dear op.
+    bool isDear = false;
+    llvm::SmallPtrSet<Value, 16> visited;
+    SmallVector<Value> walk{v};
+    while (!walk.empty() && !isDear) {
+      Value w = walk.pop_back_val();
+      if (!shared(w) || !visited.insert(w).second)
+        continue;
+      Operation *op = w.getDefiningOp();
+      isDear = dear(op);
+      for (Value operand : op->getOperands())
+        walk.push_back(operand);
+    }
+    if (isDear)
+      candidates.push_back(v);
+  }
+  // Body order: the lowering is deterministic, and within the byte limit
+  // the first values are kept.
+  llvm::sort(candidates, [](Value a, Value b) {
+    return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp());
+  });
+  int64_t rowBytes =
+      shape[laneAxis] * int64_t(element.getIntOrFloatBitWidth() / 8);
+  SmallVector<Value> cached;
+  for (Value v : candidates)
+    if (int64_t(cached.size() + 1) * rowBytes <= maxBytes)
+      cached.push_back(v);
+  return cached;
+}
+
 LogicalResult KernelEmitter::hoistInvariantViews(OpBuilder &b,
                                                  Operation *reduce,
                                                  ValueRange idx) {
@@ -1071,7 +1210,20 @@ LogicalResult KernelEmitter::hoistInvariantViews(OpBuilder &b,
 LogicalResult KernelEmitter::beginRow(OpBuilder &b, const RowSplit &split,
                                       ValueRange rowIdx) {
   rowScopes = 0;
+  rowPasses = 0;
+  rowCacheFilled.clear();
+  currentRowIdx.assign(rowIdx.begin(), rowIdx.end());
+  rowBlock = b.getInsertionBlock();
+  hasNextRow = {};
+  if (innermostRowAxis)
+    hasNextRow =
+        arith::CmpIOp::create(b, b.getUnknownLoc(), arith::CmpIPredicate::slt,
+                              rowIdx[*innermostRowAxis],
+                              arith::ConstantIndexOp::create(
+                                  b, b.getUnknownLoc(), rowAxisExtent - 1));
   beginElement();
+  inRowValues = true;
+  llvm::scope_exit done([&] { inRowValues = false; });
   for (ViewOp view : split.views)
     if (failed(evaluate(b, view.getResult(), rowIdx)))
       return failure();
@@ -1082,6 +1234,15 @@ LogicalResult KernelEmitter::beginRow(OpBuilder &b, const RowSplit &split,
 void KernelEmitter::endRow() {
   rowScopes = 0;
   beginElement();
+}
+
+bool KernelEmitter::inCurrentRow(ValueRange idx) const {
+  if (!lanes || idx.size() != currentRowIdx.size())
+    return false;
+  for (size_t d = 0; d < idx.size(); ++d)
+    if (d != lanes->axis && idx[d] != currentRowIdx[d])
+      return false;
+  return true;
 }
 
 FailureOr<Value> KernelEmitter::evaluate(OpBuilder &b, Value root,
@@ -1100,6 +1261,17 @@ FailureOr<Value> KernelEmitter::evaluateIn(OpBuilder &b, Value root,
   while (!stack.empty()) {
     auto [v, expanded] = stack.back();
     if (find(v)) {
+      stack.pop_back();
+      continue;
+    }
+    // A row-cached value a pass before this one stored.
+    if (laneMode && rowCacheFilled.contains(v) && inCurrentRow(idx)) {
+      Location loc = v.getLoc();
+      Value loaded = vector::LoadOp::create(
+          b, loc, VectorType::get({lanes->width}, signless(elementOf(v))),
+          rowCache.lookup(v), ValueRange{idx[lanes->axis]});
+      scopes.back().lanes[v].push_back(
+          {SmallVector<Value, 4>(idx.begin(), idx.end()), loaded});
       stack.pop_back();
       continue;
     }
@@ -1127,6 +1299,13 @@ FailureOr<Value> KernelEmitter::evaluateIn(OpBuilder &b, Value root,
     }
     if (failed(result))
       return failure();
+    if (laneMode && fillRowCache && rowCache.count(v) &&
+        !rowCacheFilled.contains(v) && inCurrentRow(idx)) {
+      vector::StoreOp::create(b, v.getLoc(),
+                              broadcastLanes(b, v.getLoc(), *result),
+                              rowCache.lookup(v), ValueRange{idx[lanes->axis]});
+      rowCacheFilling.insert(v);
+    }
     (laneMode ? scopes.back().lanes : scopes.back().scalar)[v].push_back(
         {SmallVector<Value, 4>(idx.begin(), idx.end()), *result});
     stack.pop_back();
@@ -1245,6 +1424,9 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   auto inOrder = [&](OpBuilder &sb, Value acc, Value x) {
     return combine(sb, loc, acc, x, t, isSum, contractSumOfProducts);
   };
+  if (inRowValues && reduceDepth() == 0)
+    if (std::optional<LaneAxis> axis = rowReduceLanesOf(op))
+      return emitRowReduceLanes(b, op, idx, *axis);
   if (!reassociateSums)
     return emitReduceLoops(b, op, idx, inOrder);
   if (isSum) {
@@ -1290,6 +1472,82 @@ FailureOr<Value> KernelEmitter::emitReduce(OpBuilder &b, Operation *op,
   if (failed(fastMax))
     return failure();
   return inOrderWhereMaxDiffers(b, op, idx, *fastMax);
+}
+
+std::optional<LaneAxis> KernelEmitter::rowReduceLanesOf(Operation *op) {
+  if (!reassociateSums)
+    return std::nullopt;
+  return rowReduceLanes(op, rowLaneBytes);
+}
+
+FailureOr<Value> KernelEmitter::emitRowReduceLanes(OpBuilder &b, Operation *op,
+                                                   ValueRange idx,
+                                                   LaneAxis axis) {
+  bool isSum = isa<ReduceSumOp>(op);
+  Location loc = op->getLoc();
+  Type t = signless(elementOf(op->getResult(0)));
+  int64_t extent = cast<RankedTensorType>(op->getOperand(0).getType())
+                       .getDimSize(int64_t(axis.axis));
+  // Independent partial vectors, so that each add waits on its own
+  // previous one only (an add's latency is several of its issue slots).
+  int64_t partials = 4;
+  while (extent % (axis.width * partials) != 0)
+    partials /= 2;
+  if (failed(hoistInvariantViews(b, op, idx)))
+    return failure();
+  auto vectorType = VectorType::get({axis.width}, t);
+  Value init = constantLike(b, loc, reduceInit(b, t, isSum), vectorType);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto merge = [&](OpBuilder &mb, Value acc, Value x) -> Value {
+    // A long sum of products may contract, as in a register tile.
+    if (isSum)
+      return combine(mb, loc, acc, x, t, /*isSum=*/true, /*contract=*/true);
+    return LLVM::MaximumOp::create(mb, loc, acc, x, LLVM::FastmathFlags::nsz);
+  };
+  auto loop = scf::ForOp::create(b, loc, index(0), index(extent),
+                                 index(axis.width * partials),
+                                 SmallVector<Value>(size_t(partials), init));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    beginRowPass();
+    // Only a pass every row runs whole may fill the row cache.
+    fillRowCache = !rowCache.empty() && loop->getBlock() == rowBlock;
+    llvm::scope_exit endPass([&] {
+      endRowPass();
+      fillRowCache = false;
+      rowCacheFilled.insert(rowCacheFilling.begin(), rowCacheFilling.end());
+      rowCacheFilling.clear();
+    });
+    SmallVector<Value> next;
+    for (int64_t p = 0; p < partials; ++p) {
+      SmallVector<Value> inner(idx.begin(), idx.end());
+      inner[axis.axis] = loop.getInductionVar();
+      if (p > 0)
+        inner[axis.axis] = arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                                 index(p * axis.width));
+      FailureOr<Value> x = evaluateLanesAt(b, op->getOperand(0), inner, axis);
+      if (failed(x)) {
+        loop.erase();
+        return failure();
+      }
+      next.push_back(merge(b, loop.getRegionIterArgs()[p], *x));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  Value total = loop.getResult(0);
+  for (int64_t p = 1; p < partials; ++p)
+    total = merge(b, total, loop.getResult(p));
+  if (isSum)
+    return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                       total, arith::FastMathFlags::reassoc)
+        .getResult();
+  Value fast =
+      vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXIMUMF,
+                                  total, arith::FastMathFlags::nsz);
+  return inOrderWhereMaxDiffers(b, op, idx, fast);
 }
 
 FailureOr<Value> KernelEmitter::inOrderWhereMaxDiffers(OpBuilder &b,
@@ -1686,17 +1944,14 @@ Value KernelEmitter::gatherLanes(OpBuilder &b, Location loc,
       b, loc, VectorType::get({lanes->width}, parts.front().getType()), parts);
 }
 
-void KernelEmitter::prefetchAhead(OpBuilder &b, Location loc, Value memref,
-                                  Value index, int64_t stepBytes,
-                                  int64_t stepElements) {
+void KernelEmitter::prefetchAt(OpBuilder &b, Location loc, Value memref,
+                               Value index, int64_t offset) {
   auto type = cast<MemRefType>(memref.getType());
-  if (std::abs(stepBytes) < kCacheLineBytes || !type.hasStaticShape() ||
-      type.getNumElements() == 0)
+  if (offset == 0 || !type.hasStaticShape() || type.getNumElements() == 0)
     return;
   // Clamped into the buffer: the last steps prefetch its end again.
   Value ahead = arith::AddIOp::create(
-      b, loc, index,
-      arith::ConstantIndexOp::create(b, loc, prefetchSteps * stepElements));
+      b, loc, index, arith::ConstantIndexOp::create(b, loc, offset));
   ahead = arith::MaxSIOp::create(
       b, loc,
       arith::MinSIOp::create(
@@ -1706,6 +1961,13 @@ void KernelEmitter::prefetchAhead(OpBuilder &b, Location loc, Value memref,
   memref::PrefetchOp::create(b, loc, memref, ValueRange{ahead},
                              /*isWrite=*/false, /*localityHint=*/3,
                              /*isDataCache=*/true);
+}
+
+void KernelEmitter::prefetchAhead(OpBuilder &b, Location loc, Value memref,
+                                  Value index, int64_t stepBytes,
+                                  int64_t stepElements) {
+  if (std::abs(stepBytes) >= kCacheLineBytes)
+    prefetchAt(b, loc, memref, index, prefetchSteps * stepElements);
 }
 
 FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
@@ -1751,6 +2013,20 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
                         form->strides[*prefetchAxis] *
                             int64_t(t.getIntOrFloatBitWidth() / 8),
                         form->strides[*prefetchAxis]);
+        // The same lanes in the next row, an element of the view (which
+        // has no mask) where there is one, else these lanes again.
+        if (!mask && prefetchNextRow && hasNextRow &&
+            form->strides[*innermostRowAxis] != 0) {
+          Value offset = arith::SelectOp::create(
+              b, loc, hasNextRow,
+              arith::ConstantIndexOp::create(b, loc,
+                                             form->strides[*innermostRowAxis]),
+              arith::ConstantIndexOp::create(b, loc, 0));
+          memref::PrefetchOp::create(
+              b, loc, memref,
+              ValueRange{arith::AddIOp::create(b, loc, index, offset)},
+              /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+        }
         return vectorLoad(index, mask, laneAlignment(memref, *form));
       }
     } else if (viewStridesOf(load.getView(), /*ignoreValid=*/false)[axis] ==

@@ -28,6 +28,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_CONVERTLAZYTOLOOPS
@@ -200,6 +201,9 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
 
 /// A row kernel's element vectors: 512 bits.
 constexpr int64_t kRowVectorBytes = 64;
+/// The most bytes of scratch rows (rowCacheValues) a row keeps: with the
+/// row's input, well inside a 48 KiB first-level cache.
+constexpr int64_t kRowCacheMaxBytes = 16 << 10;
 
 /// A row kernel's store group (RowSplit): the row axes in a parallel nest
 /// (or loops), each row's computed views first, then the other axes in
@@ -240,8 +244,13 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
     if (width > 1 && group.shape[innerAxes.front()] % width == 0)
       laneAxis = LaneAxis{innerAxes.front(), width};
   }
+  // Values more than one pass over a row computes, kept in scratch rows.
+  SmallVector<Value> cached;
+  if (laneAxis)
+    cached = rowCacheValues(group.stores, *laneAxis, kRowVectorBytes,
+                            kRowCacheMaxBytes);
   LogicalResult status = success();
-  auto row = [&](OpBuilder &rb, ValueRange rowIvs) {
+  auto rowBody = [&](OpBuilder &rb, ValueRange rowIvs) {
     SmallVector<Value> rowIdx(group.shape.size(), zero);
     for (auto [d, iv] : llvm::zip(rowAxes, rowIvs))
       rowIdx[d] = iv;
@@ -265,12 +274,42 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
     bounds(rb, innerAxes, lbs, ubs, steps, trips);
     if (laneAxis)
       steps.back() = index(rb, laneAxis->width);
+    emitter.beginRowPass();
     if (lbs.empty())
       element(rb, {});
     else
       forNest(rb, loc, lbs, ubs, steps, element);
+    emitter.endRowPass();
     emitter.endRow();
   };
+  // The scratch rows live on the stack for one row (a parallel loop's
+  // iterations run on several threads).
+  auto row = [&](OpBuilder &rb, ValueRange rowIvs) {
+    if (cached.empty())
+      return rowBody(rb, rowIvs);
+    auto scope = memref::AllocaScopeOp::create(rb, loc, TypeRange{});
+    OpBuilder sb = OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock());
+    DenseMap<Value, Value> scratch;
+    for (Value v : cached) {
+      auto type = MemRefType::get({group.shape[laneAxis->axis]},
+                                  signless(elementOf(v)));
+      scratch[v] = memref::AllocaOp::create(
+          sb, loc, type, ValueRange{}, sb.getI64IntegerAttr(kCacheLineBytes));
+    }
+    emitter.setRowCache(std::move(scratch));
+    rowBody(sb, rowIvs);
+    emitter.setRowCache({});
+    memref::AllocaScopeReturnOp::create(sb, loc);
+  };
+  // The row values' reduces along the one inner axis in lanes too, and
+  // the next row prefetched along the innermost row axis.
+  emitter.setRowReduceLanes(innerAxes.size() == 1 ? kRowVectorBytes : 0);
+  if (!rowAxes.empty())
+    emitter.setRowAxis(rowAxes.back(), group.shape[rowAxes.back()]);
+  llvm::scope_exit reset([&] {
+    emitter.setRowReduceLanes(0);
+    emitter.setRowAxis(std::nullopt);
+  });
   SmallVector<Value> lbs, ubs, steps;
   SmallVector<int64_t> trips;
   bounds(b, rowAxes, lbs, ubs, steps, trips);
@@ -331,6 +370,38 @@ Value cacheLineAligned(OpBuilder &b, Location loc, ArrayRef<Value> memrefs) {
   return all;
 }
 
+/// A store group that is neither planned nor a row kernel: every element
+/// computes its own values, in a parallel nest (or loops) over its shape;
+/// symbolic dims loop to their values at the launch.
+LogicalResult lowerElementwise(OpBuilder &b, KernelEmitter &emitter,
+                               StoreGroup &group, bool parallel) {
+  Location loc = group.stores.front().getLoc();
+  ShapeTrackerAttr view = group.stores.front().getView();
+  ::lazy::st::SymShape dims;
+  if (view.isSymbolic())
+    dims = view.getSymTracker().shape();
+  SmallVector<Value> lbs, ubs, steps;
+  for (auto [d, dim] : llvm::enumerate(group.shape)) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(dims.empty()
+                      ? arith::ConstantIndexOp::create(b, loc, dim)
+                      : emitSInt(b, loc, dims[d], emitter.getVariables()));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  LogicalResult status = success();
+  auto storeAt = [&](OpBuilder &pb, ValueRange ivs) {
+    if (failed(emitter.emitStoreGroup(pb, group.stores, ivs)))
+      status = failure();
+  };
+  if (lbs.empty())
+    storeAt(b, {});
+  else if (!parallel)
+    forNest(b, loc, lbs, ubs, steps, storeAt);
+  else
+    parallelNest(b, loc, lbs, ubs, steps, group.shape, storeAt);
+  return status;
+}
+
 /// Lowers one kernel into `func`: one scf.parallel per group of
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
@@ -366,91 +437,66 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   auto planned = kernelPlanOf(kernel);
   if (planned && (planned->second.tensorCores || planned->second.groupThreads))
     planned.reset();
-  // A planned kernel's stores form one group (the verifier checked). It
-  // may store large outputs with nontemporal vector stores, which need
-  // addresses aligned to the vector; only the call knows its buffers'
-  // addresses, so such a kernel is emitted twice, with nontemporal aligned
-  // stores where every large output's first element is cache-line
-  // aligned, with cached stores otherwise (a nontemporal store LLVM cannot
-  // prove aligned becomes 8-byte pieces, slower than a cached one). Row
-  // kernels keep cached stores: a row's nontemporal stores come in a burst
-  // after its reads, and layernorm's row kernel measured 10.1 ms cached
-  // against 12.6 ms nontemporal.
-  if (planned) {
-    auto lowerGroup = [&](OpBuilder &gb, KernelEmitter &e) {
+  // A planned kernel's stores form one group (the verifier checked).
+  // Planned kernels and row kernels store their outputs in lane vectors,
+  // large ones nontemporal, which needs addresses aligned to the vector;
+  // only the call knows its buffers' addresses, so such a kernel is
+  // emitted twice, with nontemporal aligned stores where every large
+  // output's first element is cache-line aligned, with cached stores
+  // otherwise (a nontemporal store LLVM cannot prove aligned becomes
+  // 8-byte pieces, slower than a cached one).
+  auto lowerGroups = [&](OpBuilder &gb, KernelEmitter &e) -> LogicalResult {
+    if (planned)
       return lowerPlanned(gb, e, groups.front(), planned->first,
                           planned->second, parallel);
-    };
-    Location loc = kernel.getLoc();
-    SmallVector<Value> largeOutputs =
-        largeOutputsOf(kernel, entry, nontemporalMinBytes);
-    if (largeOutputs.empty()) {
-      if (failed(lowerGroup(b, emitter)))
-        return failure();
-      func::ReturnOp::create(b, loc);
-      return success();
-    }
-    Value aligned = cacheLineAligned(b, loc, largeOutputs);
-    LogicalResult status = success();
-    auto version = [&](OpBuilder &vb, bool nontemporal) {
-      KernelEmitter versioned(buffers, /*reassociateSums=*/true);
-      configure(versioned);
-      if (nontemporal) {
-        DenseMap<Value, int64_t> alignment;
-        for (Value out : largeOutputs)
-          alignment[out] = kCacheLineBytes;
-        versioned.setBufferAlignment(std::move(alignment));
-        versioned.setNontemporalBuffers(
-            DenseSet<Value>(largeOutputs.begin(), largeOutputs.end()));
+    for (StoreGroup &group : groups) {
+      if (std::optional<RowSplit> split = rowSplitOf(group.stores)) {
+        if (failed(lowerRows(gb, e, group, *split, parallel)))
+          return failure();
+        continue;
       }
-      if (failed(lowerGroup(vb, versioned)))
-        status = failure();
-      scf::YieldOp::create(vb, loc);
-    };
-    scf::IfOp::create(
-        b, loc, aligned,
-        [&](OpBuilder &tb, Location) { version(tb, /*nontemporal=*/true); },
-        [&](OpBuilder &eb, Location) { version(eb, /*nontemporal=*/false); });
-    if (failed(status))
+      if (failed(lowerElementwise(gb, e, group, parallel)))
+        return failure();
+    }
+    return success();
+  };
+  Location loc = kernel.getLoc();
+  bool laneStores = planned || llvm::any_of(groups, [](StoreGroup &g) {
+                      return rowSplitOf(g.stores).has_value();
+                    });
+  SmallVector<Value> largeOutputs =
+      laneStores ? largeOutputsOf(kernel, entry, nontemporalMinBytes)
+                 : SmallVector<Value>();
+  if (largeOutputs.empty()) {
+    if (failed(lowerGroups(b, emitter)))
       return failure();
     func::ReturnOp::create(b, loc);
     return success();
   }
-  for (StoreGroup &group : groups) {
-    if (std::optional<RowSplit> split = rowSplitOf(group.stores)) {
-      if (failed(lowerRows(b, emitter, group, *split, parallel)))
-        return failure();
-      continue;
+  Value aligned = cacheLineAligned(b, loc, largeOutputs);
+  LogicalResult status = success();
+  auto version = [&](OpBuilder &vb, bool nontemporal) {
+    KernelEmitter versioned(buffers, /*reassociateSums=*/true);
+    configure(versioned);
+    if (nontemporal) {
+      DenseMap<Value, int64_t> alignment;
+      for (Value out : largeOutputs)
+        alignment[out] = kCacheLineBytes;
+      versioned.setBufferAlignment(std::move(alignment));
+      versioned.setNontemporalBuffers(
+          DenseSet<Value>(largeOutputs.begin(), largeOutputs.end()));
     }
-    Location loc = group.stores.front().getLoc();
-    // Symbolic dims loop to their values at the launch.
-    ShapeTrackerAttr view = group.stores.front().getView();
-    ::lazy::st::SymShape dims;
-    if (view.isSymbolic())
-      dims = view.getSymTracker().shape();
-    SmallVector<Value> lbs, ubs, steps;
-    for (auto [d, dim] : llvm::enumerate(group.shape)) {
-      lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-      ubs.push_back(dims.empty()
-                        ? arith::ConstantIndexOp::create(b, loc, dim)
-                        : emitSInt(b, loc, dims[d], emitter.getVariables()));
-      steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
-    }
-    LogicalResult status = success();
-    auto storeAt = [&](OpBuilder &pb, ValueRange ivs) {
-      if (failed(emitter.emitStoreGroup(pb, group.stores, ivs)))
-        status = failure();
-    };
-    if (lbs.empty())
-      storeAt(b, {});
-    else if (!parallel)
-      forNest(b, loc, lbs, ubs, steps, storeAt);
-    else
-      parallelNest(b, loc, lbs, ubs, steps, group.shape, storeAt);
-    if (failed(status))
-      return failure();
-  }
-  func::ReturnOp::create(b, kernel.getLoc());
+    if (failed(lowerGroups(vb, versioned)))
+      status = failure();
+    scf::YieldOp::create(vb, loc);
+  };
+  scf::IfOp::create(
+      b, loc, aligned,
+      [&](OpBuilder &tb, Location) { version(tb, /*nontemporal=*/true); },
+      [&](OpBuilder &eb, Location) { version(eb, /*nontemporal=*/false); });
+  if (failed(status))
+    return failure();
+  func::ReturnOp::create(b, loc);
   return success();
 }
 

@@ -82,6 +82,16 @@ SmallVector<Value> delinearizeIndex(OpBuilder &b, Location loc, Value flat,
 /// each element computes what it reads, which is correct but repeats work).
 std::optional<RowSplit> rowSplitOf(ArrayRef<StoreOp> stores);
 
+/// The values a row kernel whose elements are `lanes` keeps per row
+/// (KernelEmitter::setRowCache): of the stores' shape and the first
+/// store's element type, computed elementwise both by a row value's reduce
+/// that runs in the same lanes (setRowReduceLanes' `laneBytes`) and by
+/// the stores or another such reduce, holding an exp2, log2, sin, sqrt or
+/// recip (dearer to compute again than to load), and no part of a larger
+/// such value; at most `maxBytes` of rows in all.
+SmallVector<Value> rowCacheValues(ArrayRef<StoreOp> stores, LaneAxis lanes,
+                                  int64_t laneBytes, int64_t maxBytes);
+
 class KernelEmitter {
 public:
   /// `buffers` maps the kernel's buffer arguments to memrefs of one
@@ -111,6 +121,37 @@ public:
   /// splits an unaligned one into 8-byte stores.
   void setNontemporalBuffers(DenseSet<Value> buffers) {
     nontemporalBuffers = std::move(buffers);
+  }
+  /// Row kernels (lowerRows): a row value's float sum or max over the
+  /// row's one inner axis runs in vectors of `laneBytes` bytes along it,
+  /// with partial vectors added across lanes at the end (0: a scalar loop,
+  /// which LLVM vectorizes). Only sums that may reorder
+  /// (kReorderMinElements) and maxes (IEEE maximum, then the in-order
+  /// rerun where it gives a NaN or a zero).
+  void setRowReduceLanes(int64_t laneBytes) { rowLaneBytes = laneBytes; }
+  /// Row kernels: the innermost row axis and its extent, along which the
+  /// row's second pass (beginRowPass) prefetches the next row; none: no
+  /// prefetch.
+  void setRowAxis(std::optional<size_t> axis, int64_t extent = 0) {
+    innermostRowAxis = axis;
+    rowAxisExtent = extent;
+  }
+  /// One pass over the current row's elements: a row reduce in lanes, or
+  /// the row's element loop. In the row's second pass each contiguous
+  /// vector load that moves along the innermost row axis also prefetches
+  /// its element in the next row: the row's first pass then reads it from
+  /// the cache instead of waiting on memory after the row's compute.
+  void beginRowPass() {
+    prefetchNextRow = innermostRowAxis.has_value() && rowPasses++ == 1;
+  }
+  void endRowPass() { prefetchNextRow = false; }
+  /// Row kernels in lanes: values of the stores' shape that more than one
+  /// pass over the row would compute (a softmax's exponentials: its sum
+  /// and its elements), each with a scratch memref of the lane axis's
+  /// extent. The first row reduce in lanes that computes one stores it
+  /// there, vector by vector, and the later passes of the row load it.
+  void setRowCache(DenseMap<Value, Value> scratch) {
+    rowCache = std::move(scratch);
   }
   /// The known alignment in bytes of each buffer memref's base. Lane
   /// mode's vector loads and stores then state the vector's size as their
@@ -273,6 +314,16 @@ private:
   /// vector op where scalarOp has one, else lane by lane.
   FailureOr<Value> laneOp(OpBuilder &b, Operation *op, SmallVector<Value> args);
   FailureOr<Value> laneLeaf(OpBuilder &b, Operation *op, ValueRange idx);
+  /// The lanes a row value's reduce runs in (setRowReduceLanes), or none
+  /// where it keeps emitReduce's loops.
+  std::optional<LaneAxis> rowReduceLanesOf(Operation *reduce);
+  /// The row reduce in vectors of `axis.width` lanes (rowReduceLanesOf).
+  FailureOr<Value> emitRowReduceLanes(OpBuilder &b, Operation *reduce,
+                                      ValueRange idx, LaneAxis axis);
+  /// memref.prefetch of `memref` at `index` + `offset` elements, clamped
+  /// into the buffer (one of static shape; else nothing).
+  void prefetchAt(OpBuilder &b, Location loc, Value memref, Value index,
+                  int64_t offset);
   /// memref.prefetch of `memref` at `index` plus prefetchSteps steps of
   /// `stepElements`, clamped into the buffer, where a step moves at least
   /// a cache line (`stepBytes`).
@@ -345,6 +396,30 @@ private:
   /// While a tile's reduce step is evaluated with prefetchSteps: the
   /// innermost reduce axis, along which loads are prefetched.
   std::optional<size_t> prefetchAxis;
+  /// Row kernels: setRowReduceLanes, setRowAxis; whether the row values
+  /// are being computed (beginRow), the row's passes so far and whether
+  /// the current one prefetches the next row (beginRowPass).
+  /// setRowCache; the values of the current row already stored, those
+  /// the current pass stores, whether it may (a row reduce in lanes at
+  /// the row's level), the row's index and the block its values are
+  /// computed in (beginRow).
+  DenseMap<Value, Value> rowCache;
+  DenseSet<Value> rowCacheFilled, rowCacheFilling;
+  bool fillRowCache = false;
+  SmallVector<Value> currentRowIdx;
+  Block *rowBlock = nullptr;
+  /// Whether `idx` is in the current row: every axis but the lane axis
+  /// holds the row's own index value.
+  bool inCurrentRow(ValueRange idx) const;
+  int64_t rowLaneBytes = 0;
+  std::optional<size_t> innermostRowAxis;
+  int64_t rowAxisExtent = 0;
+  /// Whether the current row has a next one along innermostRowAxis (an
+  /// i1 of the row's scope).
+  Value hasNextRow;
+  bool inRowValues = false;
+  int64_t rowPasses = 0;
+  bool prefetchNextRow = false;
   DenseMap<Value, int64_t> bufferAlignment;
   DenseMap<Attribute, std::optional<AffineIndex>> laneForms;
   VariableValues variables;
