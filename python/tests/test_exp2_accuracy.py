@@ -2,9 +2,9 @@
 2^x (a polynomial in double, rounded once); with --fast-exp2 (in f32)
 within one unit in the last place of it. Both are exact where the result
 is: NaN stays NaN, +-inf and values beyond the range give inf and 0,
-integers give their power of two. Both code shapes are run: vectors (a
-row kernel's lanes, which scale with ldexp on AVX-512 hosts) and scalars
-(an elementwise kernel, which LLVM vectorizes)."""
+integers give their power of two. Both code shapes are run: vectors (lanes,
+which scale with ldexp, or with --fast-exp2 vscalefps, on AVX-512 hosts)
+and scalars (exponent bits)."""
 
 import os
 import subprocess
@@ -16,11 +16,12 @@ from lazy_mlir import tool_path
 
 LAZY_RUN = tool_path("lazy-run")
 
-# An elementwise kernel (scalar code) and a row kernel (lanes of 16): the
-# second output divides by a row sum of ones (exactly the row length), so
-# its exp2 runs in the row's lanes.
+# An elementwise kernel (in lanes of 16: a planned kernel), a row kernel
+# (lanes of 16: the second output divides by a row sum of ones, exactly
+# the row length, so its exp2 runs in the row's lanes) and a transposed
+# read (each lane on its own: scalar code).
 GRAPH = """module attributes {{lazy.flags = {{fusion = "aggressive"}}}} {{
-func.func @graph(%x: tensor<{rows}x64xf32>) -> (tensor<{rows}x64xf32>, tensor<{rows}x64xf32>) {{
+func.func @graph(%x: tensor<{rows}x64xf32>) -> (tensor<{rows}x64xf32>, tensor<{rows}x64xf32>, tensor<64x{rows}xf32>) {{
   %e = lazy.exp2 %x : tensor<{rows}x64xf32>
   %one = lazy.const 1.0 : tensor<f32>
   %ones = lazy.view %one as <[({rows}, 64):(0, 0)]> : tensor<f32> -> tensor<{rows}x64xf32>
@@ -32,7 +33,9 @@ func.func @graph(%x: tensor<{rows}x64xf32>) -> (tensor<{rows}x64xf32>, tensor<{r
   %u = lazy.mul %t, %r : tensor<{rows}x64xf32>
   %v = lazy.mul %u, %r : tensor<{rows}x64xf32>
   %w = lazy.exp2 %v : tensor<{rows}x64xf32>
-  return %e, %w : tensor<{rows}x64xf32>, tensor<{rows}x64xf32>
+  %xt = lazy.permute %x [1, 0] : tensor<{rows}x64xf32> -> tensor<64x{rows}xf32>
+  %z = lazy.exp2 %xt : tensor<64x{rows}xf32>
+  return %e, %w, %z : tensor<{rows}x64xf32>, tensor<{rows}x64xf32>, tensor<64x{rows}xf32>
 }}
 }}
 """
@@ -74,9 +77,9 @@ def test_exp2_accuracy(tmp_path, fast):
                            f"--output-dir={tmp_path / 'out'}"] + (["--fast-exp2"] if fast else []),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for name in ("out0.npy", "out1.npy"):
+    for name in ("out0.npy", "out1.npy", "out2.npy"):
         got = np.load(tmp_path / "out" / name).ravel()
-        flat = x.ravel()
+        flat = (x.T if name == "out2.npy" else x).ravel()
         nan = np.isnan(flat)
         assert np.isnan(got[nan]).all(), name
         assert not np.isnan(got[~nan]).any(), name

@@ -127,6 +127,12 @@ def LazyExpandExp2 : Pass<"lazy-expand-exp2", "::mlir::ModuleOp"> {
     update of a gradient that is zero up to rounding follows it
     (lazy-run --fast-exp2).
 
+    With `fast` and `x86-scalef`, a vector of 16 f32 is clamped with
+    compares and selects that keep a NaN (one `vmaxps`/`vminps` each), and
+    `llvm.x86.avx512.mask.scalef.ps.512` applies 2^n with n as a float: a NaN
+    flows through the polynomial and the scaling, so no integer
+    conversion and no select remain (11 vector ops).
+
     lazy-to-cpu runs it after the bfloat16 passes (which compute bf16 in
     f32).
   }];
@@ -138,7 +144,12 @@ def LazyExpandExp2 : Pass<"lazy-expand-exp2", "::mlir::ModuleOp"> {
            "vectors apply 2^n with llvm.intr.ldexp: one vscalef on AVX-512 "
            "(lazy-to-cpu sets it there), a libm call per lane elsewhere; "
            "scalars keep the exponent bits, which LLVM's loop vectorizer "
-           "vectorizes">
+           "vectorizes">,
+    Option<"x86Scalef", "x86-scalef", "bool", "false",
+           "with fast: vectors of 16 f32 apply 2^n with LLVM's "
+           "llvm.x86.avx512.mask.scalef.ps.512, n a float, and clamp "
+           "keeping NaN (no integer conversion, no NaN select; needs "
+           "AVX-512: lazy-to-cpu sets it on AVX-512 hosts)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

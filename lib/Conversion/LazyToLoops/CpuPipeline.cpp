@@ -77,6 +77,7 @@ void mlir::lazy::registerCpuPipeline() {
                     ",lazy-expand-exp2{vector-ldexp=" +
                     (hostHasAvx512() ? "true" : "false") +
                     (options.fastExp2 ? " fast=true" : "") +
+                    (hostHasAvx512() ? " x86-scalef=true" : "") +
                     "},convert-scf-to-openmp,"
                     "convert-vector-to-llvm,expand-strided-metadata,"
                     "finalize-memref-to-llvm,convert-scf-to-cf,"

@@ -89,6 +89,18 @@ Value powerOfTwo(const ShapedConstants &c, Value e, IntegerType bits,
   return arith::BitcastOp::create(c.b, c.loc, c.like(element), shifted);
 }
 
+/// The fast form's 2^f on [-1/2, 1/2]: a degree-6 polynomial fitted to it
+/// (relative error 1.9e-9), its coefficients rounded to f32.
+constexpr double kFastCoeff[] = {
+    1.0,
+    0.6931471824645996,
+    0.24022646248340607,
+    0.05550328642129898,
+    0.009618489071726799,
+    0.0013399930903688073,
+    0.00015345810970757157,
+};
+
 /// 2^x in f32: a degree-6 polynomial fitted to 2^f on [-1/2, 1/2]
 /// (relative error 1.9e-9, rounded to f32), its multiply-adds free to
 /// fuse. 2^n is applied by llvm.intr.ldexp (`ldexp`), else as
@@ -120,6 +132,36 @@ Value exp2InF32(const ShapedConstants &c, Value x, bool ldexp) {
   Value exact =
       arith::MulFOp::create(b, c.loc, p, powerOfTwo(c, half, i32, f32));
   return arith::MulFOp::create(b, c.loc, exact, powerOfTwo(c, rest, i32, f32));
+}
+
+/// 2^x for a vector of 16 f32 on AVX-512 (`x86Scalef`): the fast
+/// polynomial, 2^n applied by vscalefps (LLVM's x86 intrinsic), which
+/// takes n as a float, so that no integer conversion is needed; the clamp keeps
+/// NaN (x < lo ? lo : x, one vmaxps), which then flows through to the result:
+/// no select.
+Value exp2WithScalef(const ShapedConstants &c, Value x) {
+  OpBuilder &b = c.b;
+  FloatType f32 = b.getF32Type();
+  auto clamp = [&](arith::CmpFPredicate beyond, Value v, double bound) {
+    Value limit = c.real(f32, bound);
+    Value out = arith::CmpFOp::create(b, c.loc, beyond, v, limit);
+    return arith::SelectOp::create(b, c.loc, out, limit, v).getResult();
+  };
+  Value clamped = clamp(arith::CmpFPredicate::OGT,
+                        clamp(arith::CmpFPredicate::OLT, x, -151.0), 129.0);
+  Value n = math::RoundEvenOp::create(b, c.loc, clamped);
+  Value f = arith::SubFOp::create(b, c.loc, clamped, n);
+  Value p = horner(c, f, f32, kFastCoeff, arith::FastMathFlags::contract);
+  // llvm.x86.avx512.mask.scalef.ps.512(a, b, passthru, mask, rounding):
+  // a * 2^floor(b) in every lane; _MM_FROUND_CUR_DIRECTION (4) rounds as
+  // the MXCSR says (to nearest).
+  Value allLanes = arith::ConstantOp::create(b, c.loc, b.getI16IntegerAttr(-1));
+  Value rounding = arith::ConstantOp::create(b, c.loc, b.getI32IntegerAttr(4));
+  return LLVM::CallIntrinsicOp::create(
+             b, c.loc, p.getType(),
+             b.getStringAttr("llvm.x86.avx512.mask.scalef.ps.512"),
+             ValueRange{p, n, p, allLanes, rounding})
+      .getResult(0);
 }
 
 /// 2^x computed in double and rounded to f32 once: n and f = x - n are
@@ -158,8 +200,9 @@ Value exp2InF64(const ShapedConstants &c, Value x, bool ldexp) {
 }
 
 struct ExpandExp2 final : OpRewritePattern<math::Exp2Op> {
-  ExpandExp2(MLIRContext *context, bool fast, bool vectorLdexp)
-      : OpRewritePattern(context), fast(fast), vectorLdexp(vectorLdexp) {}
+  ExpandExp2(MLIRContext *context, bool fast, bool vectorLdexp, bool x86Scalef)
+      : OpRewritePattern(context), fast(fast), vectorLdexp(vectorLdexp),
+        x86Scalef(x86Scalef) {}
 
   LogicalResult matchAndRewrite(math::Exp2Op op,
                                 PatternRewriter &rewriter) const override {
@@ -168,6 +211,11 @@ struct ExpandExp2 final : OpRewritePattern<math::Exp2Op> {
       return failure();
     ShapedConstants c{rewriter, op.getLoc(), dyn_cast<VectorType>(type)};
     Value x = op.getOperand();
+    if (fast && x86Scalef && c.vector &&
+        c.vector.getShape() == ArrayRef<int64_t>{16}) {
+      rewriter.replaceOp(op, exp2WithScalef(c, x));
+      return success();
+    }
     bool ldexp = vectorLdexp && c.vector;
     Value result = fast ? exp2InF32(c, x, ldexp) : exp2InF64(c, x, ldexp);
     // NaN in, NaN out.
@@ -181,6 +229,8 @@ struct ExpandExp2 final : OpRewritePattern<math::Exp2Op> {
   /// Vectors scale by llvm.intr.ldexp: LLVM's loop vectorizer leaves a
   /// scalar one scalar, so scalar code keeps the multiplications.
   bool vectorLdexp;
+  /// With fast, vectors of 16 f32 use AVX-512's vscalefps directly.
+  bool x86Scalef;
 };
 
 struct LazyExpandExp2 final
@@ -189,7 +239,7 @@ struct LazyExpandExp2 final
   using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandExp2>(&getContext(), fast, vectorLdexp);
+    patterns.add<ExpandExp2>(&getContext(), fast, vectorLdexp, x86Scalef);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -2,6 +2,7 @@
 // RUN: lazy-opt %s --lazy-expand-exp2=fast=true | FileCheck %s --check-prefix=FAST
 // RUN: lazy-opt %s --lazy-expand-exp2=vector-ldexp=true | FileCheck %s --check-prefix=LDEXP
 // RUN: lazy-opt %s --lazy-expand-exp2="fast=true vector-ldexp=true" | FileCheck %s --check-prefix=FASTLDEXP
+// RUN: lazy-opt %s --lazy-expand-exp2="fast=true vector-ldexp=true x86-scalef=true" | FileCheck %s --check-prefix=SCALEF
 // lazy-expand-exp2 rewrites f32 exp2 (scalar or vector) and leaves other
 // widths alone.
 
@@ -97,9 +98,35 @@ func.func @f32(%x: f32) -> f32 {
 // FASTLDEXP-NOT: arith.shrsi
 // FASTLDEXP: %[[Y:.+]] = llvm.call_intrinsic "llvm.ldexp"(%{{.+}}, %[[NI]]) : (vector<8xf32>, vector<8xi32>) -> vector<8xf32>
 // FASTLDEXP: arith.select %{{.+}}, %{{.+}}, %[[Y]] : vector<8xi1>, vector<8xf32>
+// SCALEF-LABEL: func.func @vector(
+// SCALEF-NOT: scalef
+// SCALEF: llvm.ldexp
 func.func @vector(%x: vector<8xf32>) -> vector<8xf32> {
   %y = math.exp2 %x : vector<8xf32>
   return %y : vector<8xf32>
+}
+
+// x86-scalef (with fast): a vector of 16 f32 is clamped by compares and
+// selects that keep a NaN, and AVX-512's scalef applies 2^n with n a
+// float: no integer conversion, no NaN select. Other widths as before.
+// SCALEF-LABEL: func.func @vector16(
+// SCALEF-SAME: %[[X:.+]]: vector<16xf32>
+// SCALEF: %[[BELOW:.+]] = arith.cmpf olt, %[[X]], %[[LO:.+]] : vector<16xf32>
+// SCALEF: %[[L:.+]] = arith.select %[[BELOW]], %[[LO]], %[[X]]
+// SCALEF: %[[ABOVE:.+]] = arith.cmpf ogt, %[[L]], %[[HI:.+]] : vector<16xf32>
+// SCALEF: %[[C:.+]] = arith.select %[[ABOVE]], %[[HI]], %[[L]]
+// SCALEF: %[[N:.+]] = math.roundeven %[[C]] : vector<16xf32>
+// SCALEF-NOT: arith.fptosi
+// SCALEF-COUNT-6: arith.addf %{{.+}} fastmath<contract> : vector<16xf32>
+// SCALEF: %[[Y:.+]] = llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.512"(%[[P:[0-9a-z_]+]], %[[N]], %[[P]], %{{.+}}, %{{.+}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>, i16, i32) -> vector<16xf32>
+// SCALEF-NOT: arith.select
+// SCALEF: return %[[Y]]
+// CHECK-LABEL: func.func @vector16(
+// CHECK-NOT: scalef
+// CHECK: arith.truncf %{{.+}} : vector<16xf64> to vector<16xf32>
+func.func @vector16(%x: vector<16xf32>) -> vector<16xf32> {
+  %y = math.exp2 %x : vector<16xf32>
+  return %y : vector<16xf32>
 }
 
 // CHECK-LABEL: func.func @f64(
