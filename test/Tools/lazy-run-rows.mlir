@@ -10,6 +10,14 @@
 // RUN: lazy-run %s --entry=stored --seed=3 --check --plan=stored_k0:none | FileCheck %s --check-prefix=TWO
 // RUN: lazy-run %s --entry=softmax --seed=1 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=layernorm --seed=2 --check | FileCheck %s
+// Rows of 128 f32 on the CPU: reduces in lanes and a scratch row of the
+// exponentials, rows in sequence (8 rows: an scf.for, the scratch rows
+// allocated once before it) and in parallel (512 rows: one per row in an
+// alloca scope); both exp2 forms.
+// RUN: lazy-run %s --entry=softmax_lanes --seed=6 --check | FileCheck %s
+// RUN: lazy-run %s --entry=softmax_lanes --seed=6 --check --fast-exp2 | FileCheck %s
+// RUN: lazy-run %s --entry=softmax_lanes_parallel --seed=6 --check | FileCheck %s
+// RUN: lazy-run %s --entry=softmax_lanes_parallel --seed=6 --check --fast-exp2 | FileCheck %s
 // RUN: lazy-run %s --entry=layernorm --seed=2 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=stored --seed=3 --check | FileCheck %s --check-prefix=TWO
 // RUN: lazy-run %s --entry=stored --seed=3 --check --device=emulate | FileCheck %s --check-prefix=TWO
@@ -47,6 +55,30 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %r = lazy.recip %sv : tensor<6x10xf32>
     %o = lazy.mul %e, %r : tensor<6x10xf32>
     return %o : tensor<6x10xf32>
+  }
+  func.func @softmax_lanes(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+    %m = lazy.reduce_max %x axes [1] : tensor<8x128xf32> -> tensor<8x1xf32>
+    %mv = lazy.view %m as <[(8, 128):(1, 0)]> : tensor<8x1xf32> -> tensor<8x128xf32>
+    %n = lazy.neg %mv : tensor<8x128xf32>
+    %d = lazy.add %x, %n : tensor<8x128xf32>
+    %e = lazy.exp2 %d : tensor<8x128xf32>
+    %s = lazy.reduce_sum %e axes [1] : tensor<8x128xf32> -> tensor<8x1xf32>
+    %sv = lazy.view %s as <[(8, 128):(1, 0)]> : tensor<8x1xf32> -> tensor<8x128xf32>
+    %r = lazy.recip %sv : tensor<8x128xf32>
+    %o = lazy.mul %e, %r : tensor<8x128xf32>
+    return %o : tensor<8x128xf32>
+  }
+  func.func @softmax_lanes_parallel(%x: tensor<512x128xf32>) -> tensor<512x128xf32> {
+    %m = lazy.reduce_max %x axes [1] : tensor<512x128xf32> -> tensor<512x1xf32>
+    %mv = lazy.view %m as <[(512, 128):(1, 0)]> : tensor<512x1xf32> -> tensor<512x128xf32>
+    %n = lazy.neg %mv : tensor<512x128xf32>
+    %d = lazy.add %x, %n : tensor<512x128xf32>
+    %e = lazy.exp2 %d : tensor<512x128xf32>
+    %s = lazy.reduce_sum %e axes [1] : tensor<512x128xf32> -> tensor<512x1xf32>
+    %sv = lazy.view %s as <[(512, 128):(1, 0)]> : tensor<512x1xf32> -> tensor<512x128xf32>
+    %r = lazy.recip %sv : tensor<512x128xf32>
+    %o = lazy.mul %e, %r : tensor<512x128xf32>
+    return %o : tensor<512x128xf32>
   }
   func.func @layernorm(%x: tensor<3x600xf32>) -> tensor<3x600xf32> {
     %c = lazy.const 0.0016666667 : tensor<f32>

@@ -1041,10 +1041,25 @@ static std::optional<LaneAxis> rowReduceLanes(Operation *op,
   SmallVector<Value> stack{op->getOperand(0)};
   while (!stack.empty()) {
     Operation *def = stack.pop_back_val().getDefiningOp();
-    if (!def || !seen.insert(def).second || isa<LoadOp, ViewOp>(def))
+    if (!def || !seen.insert(def).second || isa<LoadOp>(def))
       continue;
     if (isa<ReduceSumOp, ReduceMaxOp>(def))
       return std::nullopt;
+    if (auto view = dyn_cast<ViewOp>(def)) {
+      // Lane mode reads a computed view only as the row value the reduce
+      // hoists before its loop (hoistInvariantViews): one of the input's
+      // shape, constant along the axis and unmasked there.
+      if (isComputedView(view) &&
+          (view.getTracker().isSymbolic() ||
+           view.getTracker().getShape() != in.getShape() || [&] {
+             std::optional<int64_t> stride =
+                 view.getTracker().getTracker().realStrides(
+                     /*ignoreValid=*/false)[size_t(axes[0])];
+             return !stride || *stride != 0;
+           }()))
+        return std::nullopt;
+      continue;
+    }
     for (Value operand : def->getOperands())
       if (isa<RankedTensorType>(operand.getType()))
         stack.push_back(operand);
@@ -1234,6 +1249,11 @@ LogicalResult KernelEmitter::beginRow(OpBuilder &b, const RowSplit &split,
 void KernelEmitter::endRow() {
   rowScopes = 0;
   beginElement();
+}
+
+bool KernelEmitter::inRowIndexSpace(ValueRange idx) const {
+  return innermostRowAxis && idx.size() == currentRowIdx.size() &&
+         idx[*innermostRowAxis] == currentRowIdx[*innermostRowAxis];
 }
 
 bool KernelEmitter::inCurrentRow(ValueRange idx) const {
@@ -2015,7 +2035,7 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
                         form->strides[*prefetchAxis]);
         // The same lanes in the next row, an element of the view (which
         // has no mask) where there is one, else these lanes again.
-        if (!mask && prefetchNextRow && hasNextRow &&
+        if (!mask && prefetchNextRow && hasNextRow && inRowIndexSpace(idx) &&
             form->strides[*innermostRowAxis] != 0) {
           Value offset = arith::SelectOp::create(
               b, loc, hasNextRow,

@@ -282,25 +282,33 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
     emitter.endRowPass();
     emitter.endRow();
   };
-  // The scratch rows live on the stack for one row (a parallel loop's
-  // iterations run on several threads).
-  auto row = [&](OpBuilder &rb, ValueRange rowIvs) {
-    if (cached.empty())
-      return rowBody(rb, rowIvs);
-    auto scope = memref::AllocaScopeOp::create(rb, loc, TypeRange{});
-    OpBuilder sb = OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock());
+  // The scratch rows live on the stack: allocated once before sequential
+  // rows, or per row in an alloca scope where rows run in parallel (on
+  // several threads). A scope inside an scf.for would not survive
+  // lazy-to-cpu: the memref lowering splits it into blocks before the
+  // loops become branches, where the OpenMP lowering has already taken
+  // the parallel loop's body out of it.
+  auto allocateScratch = [&](OpBuilder &ab) {
     DenseMap<Value, Value> scratch;
     for (Value v : cached) {
       auto type = MemRefType::get({group.shape[laneAxis->axis]},
                                   signless(elementOf(v)));
       scratch[v] = memref::AllocaOp::create(
-          sb, loc, type, ValueRange{}, sb.getI64IntegerAttr(kCacheLineBytes));
+          ab, loc, type, ValueRange{}, ab.getI64IntegerAttr(kCacheLineBytes));
     }
     emitter.setRowCache(std::move(scratch));
+  };
+  auto row = [&](OpBuilder &rb, ValueRange rowIvs) {
+    if (cached.empty() || !parallel)
+      return rowBody(rb, rowIvs);
+    auto scope = memref::AllocaScopeOp::create(rb, loc, TypeRange{});
+    OpBuilder sb = OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock());
+    allocateScratch(sb);
     rowBody(sb, rowIvs);
-    emitter.setRowCache({});
     memref::AllocaScopeReturnOp::create(sb, loc);
   };
+  if (!cached.empty() && !parallel)
+    allocateScratch(b);
   // The row values' reduces along the one inner axis in lanes too, and
   // the next row prefetched along the innermost row axis.
   emitter.setRowReduceLanes(innerAxes.size() == 1 ? kRowVectorBytes : 0);
@@ -309,6 +317,7 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
   llvm::scope_exit reset([&] {
     emitter.setRowReduceLanes(0);
     emitter.setRowAxis(std::nullopt);
+    emitter.setRowCache({});
   });
   SmallVector<Value> lbs, ubs, steps;
   SmallVector<int64_t> trips;

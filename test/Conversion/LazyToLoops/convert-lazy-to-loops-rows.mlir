@@ -146,3 +146,45 @@ lazy.kernel @wide_rows(%out0: !lazy.buffer<16384xf32>, %in0: !lazy.buffer<16384x
   %o = lazy.mul %e, %sv : tensor<2x8192xf32>
   lazy.store %o, %out0 as <[(2, 8192):(8192, 1)]> : tensor<2x8192xf32>, !lazy.buffer<16384xf32>
 }
+
+// -----
+
+// A row value reduced from a tensor of another shape (8x128 viewed as
+// 2x2x2x128): its reduce's index space is not the stores', so its loads
+// prefetch nothing (the stores' innermost row axis means nothing there).
+// CHECK-LABEL: func.func @other_shape_row_value(
+// CHECK-NOT: memref.prefetch %arg2
+// CHECK: return
+lazy.kernel @other_shape_row_value(%out0: !lazy.buffer<1024xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64} {
+  %x = lazy.load %in0 as <[(2, 2, 2, 128):(512, 256, 128, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x2x2x128xf32>
+  %m = lazy.reduce_max %x axes [3] : tensor<2x2x2x128xf32> -> tensor<2x2x2x1xf32>
+  %mv = lazy.view %m as <[(2, 2, 2, 128):(4, 2, 1, 0)]> : tensor<2x2x2x1xf32> -> tensor<2x2x2x128xf32>
+  %y = lazy.load %in1 as <[(8, 128):(128, 1)]> : !lazy.buffer<1024xf32> -> tensor<8x128xf32>
+  %s = lazy.reduce_sum %y axes [1] : tensor<8x128xf32> -> tensor<8x1xf32>
+  %sv = lazy.view %s as <[(2, 2, 2, 128):(4, 2, 1, 0)]> : tensor<8x1xf32> -> tensor<2x2x2x128xf32>
+  %a = lazy.add %x, %mv : tensor<2x2x2x128xf32>
+  %o = lazy.mul %a, %sv : tensor<2x2x2x128xf32>
+  lazy.store %o, %out0 as <[(2, 2, 2, 128):(512, 256, 128, 1)]> : tensor<2x2x2x128xf32>, !lazy.buffer<1024xf32>
+}
+
+// -----
+
+// A row value read inside another row reduce through a view masked along
+// the reduced axis: it is not hoisted before the loop, and lane mode has
+// no per-element computed view, so that reduce keeps the scalar loop (in
+// which the masked view's reduce is computed per element, as before).
+// CHECK-LABEL: func.func @masked_row_value(
+// CHECK: scf.for {{.+}} -> (f32) {
+// CHECK: scf.for {{.+}} -> (f32) {
+// CHECK-NOT: vector.reduction
+// CHECK: scf.for %{{.+}} step %c16
+lazy.kernel @masked_row_value(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
+  %x = lazy.load %in0 as <[(4, 128):(128, 1)]> : !lazy.buffer<512xf32> -> tensor<4x128xf32>
+  %a = lazy.reduce_sum %x axes [1] : tensor<4x128xf32> -> tensor<4x1xf32>
+  %av = lazy.view %a as <[(4, 128):(1, 0) mask [(0, 4), (0, 112)]]> : tensor<4x1xf32> -> tensor<4x128xf32>
+  %p = lazy.mul %x, %av : tensor<4x128xf32>
+  %b = lazy.reduce_sum %p axes [1] : tensor<4x128xf32> -> tensor<4x1xf32>
+  %bv = lazy.view %b as <[(4, 128):(1, 0)]> : tensor<4x1xf32> -> tensor<4x128xf32>
+  %o = lazy.mul %x, %bv : tensor<4x128xf32>
+  lazy.store %o, %out0 as <[(4, 128):(128, 1)]> : tensor<4x128xf32>, !lazy.buffer<512xf32>
+}

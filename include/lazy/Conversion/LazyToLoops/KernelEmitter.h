@@ -411,6 +411,10 @@ private:
   /// Whether `idx` is in the current row: every axis but the lane axis
   /// holds the row's own index value.
   bool inCurrentRow(ValueRange idx) const;
+  /// Whether `idx` indexes the row kernel's stores' space at the current
+  /// row along the innermost row axis (a reduce over a tensor of another
+  /// shape has other axes).
+  bool inRowIndexSpace(ValueRange idx) const;
   int64_t rowLaneBytes = 0;
   std::optional<size_t> innermostRowAxis;
   int64_t rowAxisExtent = 0;
