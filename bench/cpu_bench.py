@@ -17,7 +17,9 @@ runs, numpy as much as lazy-run).
   python3 bench/cpu_bench.py [--rounds 5] [--runs 5] [--warmup 10] [--only NAME,...]
 
 Programs marked "aggr" are exported with fusion=aggressive: lazy-run runs
-lazy-mlir's own schedule of them, tinygrad its own.
+lazy-mlir's own schedule of them, tinygrad its own. Programs marked
+"fast-exp2" run lazy-run --fast-exp2 (exp2 within 1 ulp, not correctly
+rounded); every other row keeps the default numerics.
 
 Prints per program: milliseconds for lazy-run on 1 and all threads,
 tinygrad and numpy, the ratios, and GFLOP/s or GB/s where they mean
@@ -75,11 +77,12 @@ def elementwise():
                              np_expr="a*b+c")
 
 
-def _square(op, np_expr, reduce_bytes=True, flags=None):
+def _square(op, np_expr, reduce_bytes=True, flags=None, lazy_args=()):
     def build():
         x = _rand(4096, 4096)
         return [op(x)], dict(bytes=4 * 4096 * 4096 * (1 if reduce_bytes else 2),
-                             numpy="x=r(4096,4096)", np_expr=np_expr, flags=flags)
+                             numpy="x=r(4096,4096)", np_expr=np_expr, flags=flags,
+                             lazy_args=list(lazy_args))
     return build
 
 
@@ -124,6 +127,12 @@ PROGRAMS = [
                                     flags=AGGRESSIVE)),
     ("layernorm 4096^2 aggr", _square(lambda x: x.layernorm(1), LAYERNORM_NP, reduce_bytes=False,
                                       flags=AGGRESSIVE)),
+    # exp2 within 1 ulp instead of correctly rounded (lazy-run --fast-exp2).
+    ("softmax 4096^2 fast-exp2", _square(lambda x: x.softmax(1), SOFTMAX_NP, reduce_bytes=False,
+                                         lazy_args=["--fast-exp2"])),
+    ("softmax 4096^2 aggr fast-exp2", _square(lambda x: x.softmax(1), SOFTMAX_NP,
+                                              reduce_bytes=False, flags=AGGRESSIVE,
+                                              lazy_args=["--fast-exp2"])),
     ("transformer2 step", _corpus("training/transformer2_adamw")),
     ("convnet step", _corpus("training/convnet_sgd")),
     ("transformer d128 step", transformer_large),
@@ -167,11 +176,11 @@ def median_time(fn, runs, warmup=0):
     return statistics.median(times)
 
 
-def lazy_time(path, runs, threads, warmup):
+def lazy_time(path, runs, threads, warmup, extra=()):
     """The median run time and the compile time (lower + compile), seconds."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     proc = subprocess.run([LAZY_RUN, path, "--seed=1", f"--repeat={runs}", f"--warmup={warmup}",
-                           "--timing"],
+                           "--timing", *extra],
                           capture_output=True, text=True, env=env)
     m = re.search(r"time: median ([0-9.]+) ms", proc.stdout)
     phases = dict(re.findall(r"lazy-run: time (\w+) +([0-9.]+) ms", proc.stderr))
@@ -237,8 +246,9 @@ def main():
         compile_times = {"lazy": [], "tg": []}
         for _ in range(args.rounds):
             sides["tg"].append(median_time(run_tg, args.runs, args.warmup))
-            sides["1t"].append(lazy_time(path, args.runs, 1, args.warmup)[0])
-            run_all, compile_lazy = lazy_time(path, args.runs, os.cpu_count(), args.warmup)
+            extra = info.get("lazy_args", ())
+            sides["1t"].append(lazy_time(path, args.runs, 1, args.warmup, extra)[0])
+            run_all, compile_lazy = lazy_time(path, args.runs, os.cpu_count(), args.warmup, extra)
             sides["all"].append(run_all)
             compile_times["lazy"].append(compile_lazy)
             compile_times["tg"].append(compile_tg())

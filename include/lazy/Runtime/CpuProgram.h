@@ -9,6 +9,8 @@
 // of its own on its own thread (LLVM contexts are per thread), and the
 // host function compiled last, its kernel calls bound to the kernels'
 // addresses. With one thread, or one kernel, it is one ExecutionEngine.
+// Large uninitialized globals (lazy-to-cpu's static buffers) are mapped by
+// the program itself, not linked by the JIT (mapStaticBuffers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +41,9 @@ class CpuProgram {
 public:
   /// Compiles `module` (LLVM dialect, lazy-to-cpu's output) whose entry
   /// point is `entry` (with its `_mlir_ciface_` wrapper). Every function
-  /// is code-generated before this returns.
+  /// is code-generated before this returns. The module's large
+  /// uninitialized globals become declarations of memory the program maps
+  /// (mapStaticBuffers): `module` is changed.
   static llvm::Expected<std::unique_ptr<CpuProgram>>
   compile(ModuleOp module, StringRef entry, const CpuProgramOptions &options);
 
@@ -52,7 +56,12 @@ public:
   /// How many engines compiled the kernels (1 when not split).
   size_t partitions() const { return kernelEngines.size(); }
 
+  ~CpuProgram();
+
 private:
+  CpuProgram() = default;
+  /// Memory mapped for static buffers, unmapped with the program.
+  std::vector<std::pair<void *, size_t>> mappedBuffers;
   // The kernels' code must outlive the host function that calls it.
   std::vector<std::unique_ptr<ExecutionEngine>> kernelEngines;
   std::unique_ptr<ExecutionEngine> host;
