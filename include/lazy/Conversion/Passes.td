@@ -45,7 +45,22 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        offsets and masks are index arithmetic over those arguments, a
        float sum over a symbolic axis reorders only where it is long at
        every value, and a call passes its launch's `lazy.var_vals`: one
-       kernel serves every value.
+       kernel serves every value;
+    7. a row kernel (stores reading computed values through views that
+       vary only along the row axes) runs its rows in the `scf.parallel`,
+       each computing its row values, then its elements. Where the row
+       has one inner axis that 64 bytes of lanes divide, its elements are
+       lane vectors along it, and so are its row values' reduces along
+       that axis (float sums long enough to reorder and maxes; four
+       partial vectors, then across lanes; a max keeps the in-order rerun
+       where it gives a NaN or a zero), unless they read a computed view
+       that is not constant along the axis; the row's second pass
+       prefetches the next row's elements of the loads that move with
+       the innermost row axis; a dear value (exp2, log2, sin, sqrt,
+       recip) that such a reduce and the stores both compute is kept in a
+       scratch row on the stack (at most 16 KiB); outputs of at least
+       `nontemporal-min-bytes` are stored nontemporal where they are
+       aligned (the kernel versioned on it).
 
     THREEFRY is expanded into tinygrad's 32-bit add/rotate/xor rounds. The
     scheduled function keeps every buffer as bytes (`memref<B x i8>`

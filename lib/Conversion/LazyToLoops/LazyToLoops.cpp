@@ -11,6 +11,11 @@
 // axis), a float sum over a symbolic axis reorders only where it is long
 // at every value, and calls pass the launch's lazy.var_vals, so one
 // kernel serves every value.
+// A row kernel (lowerRows) runs its rows in the scf.parallel, each
+// computing its row values, then its elements; with one inner axis that
+// lanes divide, its passes are lane vectors (row reduces included), its
+// second pass prefetches the next row and a dear value two passes compute
+// is kept in a scratch row (Passes.td, rule 7).
 // The scheduled function becomes byte allocations viewed per buffer (so
 // buffer views of any offset and dtype are views of the same memory),
 // calls, copies and fills (HostBuffers.h).
