@@ -9,6 +9,7 @@
 // RUN: lazy-run %s --entry=graph --seed=4 --check --repeat=3 | FileCheck %s --check-prefix=REPEAT
 // RUN: lazy-run %s --entry=graph --seed=4 --check --repeat=2 --warmup=2 | FileCheck %s --check-prefix=WARMUP
 // RUN: rm -rf %t.obj && lazy-run %s --entry=graph --seed=4 --check --compile-threads=1 --dump-objects=%t.obj | FileCheck %s
+// RUN: lazy-run %s --entry=graph --seed=4 --check --warm-compile --timing 2>&1 | FileCheck %s --check-prefix=WARMCOMPILE
 // RUN: llvm-nm %t.obj/whole.o | FileCheck %s --check-prefix=OBJ
 // RUN: not lazy-run %s --entry=graph --warmup=2 2>&1 | FileCheck %s --check-prefix=WARMUPALONE
 // RUN: not lazy-run %s --entry=graph --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
@@ -54,6 +55,13 @@ func.func @graph(%a: tensor<4x8xf32>, %b: tensor<8xsi32>) -> (tensor<4x1xf32>, t
   %d = lazy.idiv %b, %cv : tensor<8xsi32>
   return %s, %d : tensor<4x1xf32>, tensor<8xsi32>
 }
+// --warm-compile: a copy is lowered and compiled first, untimed; the
+// phases printed are the second compile's, once each.
+// WARMCOMPILE: lazy-run: time lower
+// WARMCOMPILE-NEXT: lazy-run: time compile
+// WARMCOMPILE-NOT: time lower
+// WARMCOMPILE-NOT: time compile
+// WARMCOMPILE: all outputs match
 // DEVICE: lazy-run: error: --device must be cpu, cuda, hip or emulate, not 'tpu'
 // SPEC: lazy-run: error: --input expects I=PATH.npy, got 'x'
 
