@@ -111,16 +111,7 @@ Value exp2InF32(const ShapedConstants &c, Value x, bool ldexp) {
   FloatType f32 = b.getF32Type();
   IntegerType i32 = b.getI32Type();
   auto [n, f] = splitExponent(c, x, f32);
-  static constexpr double kCoeff[] = {
-      1.0,
-      0.6931471824645996,
-      0.24022646248340607,
-      0.05550328642129898,
-      0.009618489071726799,
-      0.0013399930903688073,
-      0.00015345810970757157,
-  };
-  Value p = horner(c, f, f32, kCoeff, arith::FastMathFlags::contract);
+  Value p = horner(c, f, f32, kFastCoeff, arith::FastMathFlags::contract);
   Value ni = arith::FPToSIOp::create(b, c.loc, c.like(i32), n);
   if (ldexp) // llvm.intr.ldexp's op takes no vector exponent
     return LLVM::CallIntrinsicOp::create(b, c.loc, p.getType(),

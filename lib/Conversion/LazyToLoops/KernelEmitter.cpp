@@ -949,6 +949,30 @@ FailureOr<Value> KernelEmitter::computedView(OpBuilder &b, ViewOp view,
   return arith::SelectOp::create(b, loc, valid, *value, zero).getResult();
 }
 
+/// The ops the stores' values are computed by, each once, walking an op's
+/// operands where `descend(op)` (loads have none).
+static SmallVector<Operation *>
+opsReachedFrom(ArrayRef<StoreOp> stores,
+               function_ref<bool(Operation *)> descend) {
+  SmallVector<Operation *> reached;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  SmallVector<Value> stack;
+  for (StoreOp store : stores)
+    stack.push_back(store.getValue());
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    reached.push_back(op);
+    if (isa<LoadOp>(op) || !descend(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        stack.push_back(operand);
+  }
+  return reached;
+}
+
 std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
   if (stores.empty())
     return std::nullopt;
@@ -961,23 +985,12 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
   // shape; its reduces hoist what they read, hoistInvariantViews).
   SmallVector<ViewOp> views;
   SmallVector<Operation *> reduces;
-  llvm::SmallPtrSet<Operation *, 32> seen;
-  SmallVector<Value> stack;
-  for (StoreOp store : stores)
-    stack.push_back(store.getValue());
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val().getDefiningOp();
-    if (!op || !seen.insert(op).second)
-      continue;
-    if (isComputedView(op)) {
+  for (Operation *op : opsReachedFrom(
+           stores, [](Operation *op) { return !isComputedView(op); })) {
+    if (isComputedView(op))
       views.push_back(cast<ViewOp>(op));
-      continue;
-    }
-    if (isa<ReduceSumOp, ReduceMaxOp>(op))
+    else if (isa<ReduceSumOp, ReduceMaxOp>(op))
       reduces.push_back(op);
-    for (Value operand : op->getOperands())
-      if (isa<RankedTensorType>(operand.getType()))
-        stack.push_back(operand);
   }
   if (views.empty())
     return std::nullopt;
@@ -1096,14 +1109,8 @@ SmallVector<Value> mlir::lazy::rowCacheValues(ArrayRef<StoreOp> stores,
   // The reduces of the row values (through the computed views) that run
   // along the lane axis alone, over values of the stores' shape.
   SmallVector<Operation *> reduces;
-  llvm::SmallPtrSet<Operation *, 32> seen;
-  SmallVector<Value> stack;
-  for (StoreOp store : stores)
-    stack.push_back(store.getValue());
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val().getDefiningOp();
-    if (!op || !seen.insert(op).second || isa<LoadOp>(op))
-      continue;
+  for (Operation *op :
+       opsReachedFrom(stores, [](Operation *) { return true; })) {
     if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
       auto in = cast<RankedTensorType>(op->getOperand(0).getType());
       std::optional<LaneAxis> inLanes = rowReduceLanes(op, laneBytes);
@@ -1112,9 +1119,6 @@ SmallVector<Value> mlir::lazy::rowCacheValues(ArrayRef<StoreOp> stores,
           elementOf(op->getResult(0)) == element)
         reduces.push_back(op);
     }
-    for (Value operand : op->getOperands())
-      if (isa<RankedTensorType>(operand.getType()))
-        stack.push_back(operand);
   }
   if (reduces.empty())
     return {};
