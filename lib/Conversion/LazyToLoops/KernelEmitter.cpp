@@ -1234,12 +1234,12 @@ LogicalResult KernelEmitter::beginRow(OpBuilder &b, const RowSplit &split,
   currentRowIdx.assign(rowIdx.begin(), rowIdx.end());
   rowBlock = b.getInsertionBlock();
   hasNextRow = {};
-  if (innermostRowAxis)
-    hasNextRow =
-        arith::CmpIOp::create(b, b.getUnknownLoc(), arith::CmpIPredicate::slt,
-                              rowIdx[*innermostRowAxis],
-                              arith::ConstantIndexOp::create(
-                                  b, b.getUnknownLoc(), rowAxisExtent - 1));
+  if (innermostRowAxis && !split.views.empty()) {
+    Location loc = split.views.front()->getLoc();
+    hasNextRow = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, rowIdx[*innermostRowAxis],
+        arith::ConstantIndexOp::create(b, loc, rowAxisExtent - 1));
+  }
   beginElement();
   inRowValues = true;
   llvm::scope_exit done([&] { inRowValues = false; });
