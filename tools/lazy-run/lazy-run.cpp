@@ -29,8 +29,10 @@
 //
 // --search-plans (CPU) times up to N candidate plans per kernel before the
 // run (PlanCandidates.h; round i compiles the program with every kernel's
-// i-th candidate and the profile hooks time each kernel) and runs with
-// each kernel's fastest, printing them as a --plan list.
+// i-th candidate and the profile hooks time each kernel, every run on the
+// original inputs; a round after the heuristic's that fails to compile
+// loses its candidates, with a note) and runs with each kernel's fastest,
+// printing them as a --plan list.
 //
 // Values marked lazy.seen (an earlier schedule's) are scheduled here too,
 // with a note: lazy-run runs one whole graph.
@@ -426,6 +428,11 @@ timeKernelsOnCpu(ModuleOp module, const std::string &name,
   PackedCall call(copies, numResults);
   llvm::StringMap<double> best;
   for (unsigned r = 0; r <= runs; ++r) {
+    // Every run starts from the same inputs: an assign target would
+    // otherwise accumulate (its values, NaNs or subnormals, can change a
+    // kernel's time). Same sizes: the call's pointers stay valid.
+    for (auto [copy, arg] : llvm::zip(copies, args))
+      std::copy(arg.data.begin(), arg.data.end(), copy.data.begin());
     cpuProfile.seconds.clear();
     if (failed(callEntry(**program, name, call)))
       return failure();
@@ -496,11 +503,19 @@ LogicalResult searchKernelPlans(ModuleOp module, const std::string &name,
           k.candidates[round < k.candidates.size() ? round : 0]);
     FailureOr<llvm::StringMap<double>> times =
         timeKernelsOnCpu(module, name, args, numResults, /*runs=*/3);
-    if (failed(times))
+    // The heuristic's round must run; a later round that does not (a
+    // candidate the lowering refuses) only loses its candidates.
+    if (failed(times) && round == 0)
       return failure();
+    if (failed(times))
+      llvm::errs() << "lazy-run: search: round " << round
+                   << " did not compile and run; its candidates are "
+                      "skipped\n";
     for (Searched &k : kernels)
       if (round < k.candidates.size())
-        k.seconds.push_back(times->lookup(k.kernel.getSymName()));
+        k.seconds.push_back(succeeded(times)
+                                ? times->lookup(k.kernel.getSymName())
+                                : std::numeric_limits<double>::infinity());
   }
   std::vector<std::string> found;
   for (Searched &k : kernels) {
