@@ -42,6 +42,12 @@ static bool hostHasAvx512() {
   return llvm::sys::getHostCPUFeatures().lookup("avx512f");
 }
 
+/// The host's vector register width in bytes (a row kernel's lanes).
+static int64_t hostVectorBytes() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  return features.lookup("avx512f") ? 64 : features.lookup("avx") ? 32 : 16;
+}
+
 namespace {
 struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> profileCalls{
@@ -72,8 +78,9 @@ void mlir::lazy::registerCpuPipeline() {
                 "convert-lazy-to-loops{parallel-min-work=" +
                     std::to_string(kParallelMinWork) + " static-buffers=true" +
                     " nontemporal-min-bytes=" +
-                    std::to_string(kNontemporalMinBytes) + hostOptions +
-                    "},cse," + kSoftBFloat16Passes +
+                    std::to_string(kNontemporalMinBytes) +
+                    " row-vector-bytes=" + std::to_string(hostVectorBytes()) +
+                    hostOptions + "},cse," + kSoftBFloat16Passes +
                     ",lazy-expand-exp2{vector-ldexp=" +
                     (hostHasAvx512() ? "true" : "false") +
                     (options.fastExp2 ? " fast=true" : "") +

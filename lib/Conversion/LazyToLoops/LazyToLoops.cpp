@@ -204,8 +204,6 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
   return status;
 }
 
-/// A row kernel's element vectors: 512 bits.
-constexpr int64_t kRowVectorBytes = 64;
 /// The most bytes of scratch rows (rowCacheValues) a row keeps: with the
 /// row's input, well inside a 48 KiB first-level cache.
 constexpr int64_t kRowCacheMaxBytes = 16 << 10;
@@ -215,7 +213,8 @@ constexpr int64_t kRowCacheMaxBytes = 16 << 10;
 /// sequential loops inside (one inner axis in vectors of lanes where they
 /// divide it); axes of one element use the emitter's zero.
 LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
-                        const RowSplit &split, bool parallel) {
+                        const RowSplit &split, bool parallel,
+                        int64_t rowVectorBytes) {
   Location loc = group.stores.front().getLoc();
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
@@ -245,14 +244,14 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
     Type element = group.stores.front().getValue().getType();
     int64_t bytes =
         int64_t(cast<ShapedType>(element).getElementTypeBitWidth() / 8);
-    int64_t width = bytes > 0 ? kRowVectorBytes / bytes : 0;
+    int64_t width = bytes > 0 ? rowVectorBytes / bytes : 0;
     if (width > 1 && group.shape[innerAxes.front()] % width == 0)
       laneAxis = LaneAxis{innerAxes.front(), width};
   }
   // Values more than one pass over a row computes, kept in scratch rows.
   SmallVector<Value> cached;
   if (laneAxis)
-    cached = rowCacheValues(group.stores, *laneAxis, kRowVectorBytes,
+    cached = rowCacheValues(group.stores, *laneAxis, rowVectorBytes,
                             kRowCacheMaxBytes);
   LogicalResult status = success();
   auto rowBody = [&](OpBuilder &rb, ValueRange rowIvs) {
@@ -316,7 +315,7 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
     allocateScratch(b);
   // The row values' reduces along the one inner axis in lanes too, and
   // the next row prefetched along the innermost row axis.
-  emitter.setRowReduceLanes(innerAxes.size() == 1 ? kRowVectorBytes : 0);
+  emitter.setRowReduceLanes(innerAxes.size() == 1 ? rowVectorBytes : 0);
   if (!rowAxes.empty())
     emitter.setRowAxis(rowAxes.back(), group.shape[rowAxes.back()]);
   llvm::scope_exit reset([&] {
@@ -420,8 +419,8 @@ LogicalResult lowerElementwise(OpBuilder &b, KernelEmitter &emitter,
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
                           ArrayRef<::lazy::st::sym::NodeP> variables,
-                          int64_t parallelMinWork,
-                          int64_t nontemporalMinBytes) {
+                          int64_t parallelMinWork, int64_t nontemporalMinBytes,
+                          int64_t rowVectorBytes) {
   bool parallel = workOf(kernel) >= parallelMinWork;
   Block &body = kernel.getBody().front();
   Block *entry = func.addEntryBlock();
@@ -465,7 +464,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
                           planned->second, parallel);
     for (StoreGroup &group : groups) {
       if (std::optional<RowSplit> split = rowSplitOf(group.stores)) {
-        if (failed(lowerRows(gb, e, group, *split, parallel)))
+        if (failed(lowerRows(gb, e, group, *split, parallel, rowVectorBytes)))
           return failure();
         continue;
       }
@@ -666,7 +665,7 @@ struct ConvertLazyToLoops final
         func->setAttr(LazyDialect::kKernelVariablesAttrName,
                       kernelVariablesAttr(b, variables));
       if (failed(lowerKernel(kernel, func, variables, parallelMinWork,
-                             nontemporalMinBytes))) {
+                             nontemporalMinBytes, rowVectorBytes))) {
         func.erase();
         return signalPassFailure();
       }

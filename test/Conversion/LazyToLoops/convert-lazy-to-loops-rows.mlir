@@ -1,7 +1,8 @@
 // RUN: lazy-opt %s --convert-lazy-to-loops --split-input-file | FileCheck %s
 // RUN: lazy-opt %s --convert-lazy-to-loops=nontemporal-min-bytes=256 --split-input-file | FileCheck %s --check-prefix=NT
+// RUN: lazy-opt %s --convert-lazy-to-loops=row-vector-bytes=32 --split-input-file | FileCheck %s --check-prefix=AVX2
 // Row kernels in lanes (convert-lazy-to-loops' rule 7): a row of one
-// inner axis that 64 bytes of lanes divide runs its row values' reduces
+// inner axis that row-vector-bytes (default 64) of lanes divide runs its row values' reduces
 // along that axis as vectors too, prefetches the next row in its second
 // pass, and keeps a dear value more than one pass computes in a scratch
 // row.
@@ -57,6 +58,15 @@
 // NT: } else {
 // NT-NOT: nontemporal
 // NT: vector.store %{{.+}}, %arg0[%{{.+}}] : memref<512xf32
+// row-vector-bytes=32 (lazy-to-cpu on an AVX2 host): lanes of 8 f32 in
+// every pass.
+// AVX2-LABEL: func.func @softmax_rows(
+// AVX2: memref.alloca() {alignment = 64 : i64} : memref<128xf32>
+// AVX2: scf.for {{.+}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// AVX2-NOT: vector<16xf32>
+// AVX2: vector.reduction <maximumf>, %{{.+}} : vector<8xf32> into f32
+// AVX2: scf.for %{{.+}} step %c8
+// AVX2: vector.store %{{.+}} : memref<512xf32, {{.+}}>, vector<8xf32>
 lazy.kernel @softmax_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 128):(128, 1)]> : !lazy.buffer<512xf32> -> tensor<4x128xf32>
   %m = lazy.reduce_max %x axes [1] : tensor<4x128xf32> -> tensor<4x1xf32>
