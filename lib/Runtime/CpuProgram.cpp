@@ -305,7 +305,8 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
     // A mutable global defined in a kernel partition would be a second
     // copy (a declaration, a mapped static buffer, is the same memory).
     for (auto global : part->getOps<LLVM::GlobalOp>())
-      if (!global.getConstant() && isLocal(global.getLinkage()))
+      if (!global.getConstant() &&
+          (global.getValueAttr() || global.getInitializerBlock()))
         return whole();
     parts.push_back(std::move(part));
   }
@@ -351,9 +352,10 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
 }
 
 CpuProgram::~CpuProgram() {
-  // The code goes first: nothing may run on the buffers after them.
-  kernelEngines.clear();
+  // The code goes first (the host, which calls the kernels, before
+  // them): nothing may run on the buffers after them.
   host.reset();
+  kernelEngines.clear();
   for (auto [address, size] : mappedBuffers)
     ::munmap(address, size);
 }

@@ -85,9 +85,9 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
            "many bytes are nontemporal, skipping the cache (0: none; "
            "lazy-to-cpu: 32 MiB, a last-level cache)">,
     Option<"rowVectorBytes", "row-vector-bytes", "int64_t", "64",
-           "a row kernel's lane vectors (rule 7), in bytes (lazy-to-cpu: "
-           "the host's vector registers, 64 with AVX-512, 32 with AVX, 16 "
-           "otherwise)">,
+           "a row kernel's lane vectors (rule 7), in bytes: 0 (no lanes) or "
+           "a power of two (lazy-to-cpu: the host's vector registers, 64 "
+           "with AVX-512, 32 with AVX, 16 otherwise)">,
     Option<"poisonBuffers", "poison-buffers", "bool", "false",
            "fill every allocation with 0xFF bytes (a NaN in every float "
            "dtype, -1 in every integer one) when the program reaches it, so that an output no kernel "

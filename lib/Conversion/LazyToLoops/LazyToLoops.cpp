@@ -645,6 +645,12 @@ struct ConvertLazyToLoops final
   using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (rowVectorBytes < 0 || (rowVectorBytes & (rowVectorBytes - 1))) {
+      module.emitError() << "convert-lazy-to-loops: row-vector-bytes must "
+                            "be 0 or a power of two, not "
+                         << int64_t(rowVectorBytes);
+      return signalPassFailure();
+    }
     if (failed(verifyLaunchValues(module)))
       return signalPassFailure();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());

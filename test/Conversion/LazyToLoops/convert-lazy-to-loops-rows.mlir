@@ -1,6 +1,8 @@
 // RUN: lazy-opt %s --convert-lazy-to-loops --split-input-file | FileCheck %s
 // RUN: lazy-opt %s --convert-lazy-to-loops=nontemporal-min-bytes=256 --split-input-file | FileCheck %s --check-prefix=NT
 // RUN: lazy-opt %s --convert-lazy-to-loops=row-vector-bytes=32 --split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: not lazy-opt %s --convert-lazy-to-loops=row-vector-bytes=12 --split-input-file 2>&1 | FileCheck %s --check-prefix=BADBYTES
+// BADBYTES: error: convert-lazy-to-loops: row-vector-bytes must be 0 or a power of two, not 12
 // Row kernels in lanes (convert-lazy-to-loops' rule 7): a row of one
 // inner axis that row-vector-bytes (default 64) of lanes divide runs its row values' reduces
 // along that axis as vectors too, prefetches the next row in its second
