@@ -31,6 +31,7 @@
 
 #include "lazy/Runtime/CpuProgram.h"
 #include "lazy/Interpreter/HostFunctions.h"
+#include "lazy/Support/HostCpu.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -39,7 +40,6 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/DynamicLibrary.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <sys/mman.h>
 
@@ -90,7 +90,7 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
   // (older ones lowered their clock on 512-bit instructions); the kernels'
   // own vectors are 512 bits there already, and a softmax's reduce loops
   // ran 20% faster at 512 on a Sapphire Rapids.
-  if (llvm::sys::getHostCPUFeatures().lookup("avx512f"))
+  if (::lazy::hostHasAvx512())
     builder->getFeatures().AddFeature("prefer-256-bit", false);
   auto optMachine = builder->createTargetMachine();
   if (!optMachine)
@@ -256,11 +256,12 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
                                    std::string(LAZY_LIBOMP_PATH) + ": " +
                                    ompError);
   auto program = std::unique_ptr<CpuProgram>(new CpuProgram());
-  CpuProgramOptions mappedOptions = options;
-  if (llvm::Error error = mapStaticBuffers(module, program->mappedBuffers,
-                                           mappedOptions.symbols))
+  // The options every engine gets: the caller's, with the mapped buffers'
+  // symbols.
+  CpuProgramOptions withBuffers = options;
+  if (llvm::Error error =
+          mapStaticBuffers(module, program->mappedBuffers, withBuffers.symbols))
     return std::move(error);
-  const CpuProgramOptions &withBuffers = mappedOptions;
   std::string wrapper = ("_mlir_ciface_" + entry).str();
   SmallVector<LLVM::LLVMFuncOp> kernels;
   for (auto func : module.getOps<LLVM::LLVMFuncOp>())

@@ -21,11 +21,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Support/HostCpu.h"
 #include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
@@ -35,18 +35,6 @@ static constexpr int64_t kParallelMinWork = 65536;
 /// Outputs of at least this many bytes outgrow a last-level cache (32 MiB
 /// on the machines measured): their vector stores are nontemporal.
 static constexpr int64_t kNontemporalMinBytes = 32 << 20;
-
-/// Whether this host has AVX-512, whose vscalefps makes llvm.intr.ldexp
-/// one instruction (lazy-expand-exp2's vector-ldexp).
-static bool hostHasAvx512() {
-  return llvm::sys::getHostCPUFeatures().lookup("avx512f");
-}
-
-/// The host's vector register width in bytes (a row kernel's lanes).
-static int64_t hostVectorBytes() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  return features.lookup("avx512f") ? 64 : features.lookup("avx") ? 32 : 16;
-}
 
 namespace {
 struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
@@ -79,12 +67,13 @@ void mlir::lazy::registerCpuPipeline() {
                     std::to_string(kParallelMinWork) + " static-buffers=true" +
                     " nontemporal-min-bytes=" +
                     std::to_string(kNontemporalMinBytes) +
-                    " row-vector-bytes=" + std::to_string(hostVectorBytes()) +
-                    hostOptions + "},cse," + kSoftBFloat16Passes +
+                    " row-vector-bytes=" +
+                    std::to_string(::lazy::hostVectorBits() / 8) + hostOptions +
+                    "},cse," + kSoftBFloat16Passes +
                     ",lazy-expand-exp2{vector-ldexp=" +
-                    (hostHasAvx512() ? "true" : "false") +
+                    (::lazy::hostHasAvx512() ? "true" : "false") +
                     (options.fastExp2 ? " fast=true" : "") +
-                    (hostHasAvx512() ? " x86-scalef=true" : "") +
+                    (::lazy::hostHasAvx512() ? " x86-scalef=true" : "") +
                     "},convert-scf-to-openmp,"
                     "convert-vector-to-llvm,expand-strided-metadata,"
                     "finalize-memref-to-llvm,convert-scf-to-cf,"

@@ -54,12 +54,12 @@
 #include "lazy/Dialect/Lazy/IR/ProductReduce.h"
 #include "lazy/Dialect/Lazy/IR/TensorCores.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
+#include "lazy/Support/HostCpu.h"
 #include "lazy/Support/PassOptionHints.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <optional>
 #include <unistd.h>
@@ -110,9 +110,7 @@ constexpr int64_t kGpuTileSide = 4;
 
 TargetDescription hostDescription() {
   TargetDescription t;
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  auto has = [&](StringRef f) { return features.lookup(f); };
-  t.vectorBits = has("avx512f") ? 512 : has("avx") ? 256 : 128;
+  t.vectorBits = ::lazy::hostVectorBits();
 #ifdef _SC_LEVEL2_CACHE_SIZE
   long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   if (l2 > 0)
