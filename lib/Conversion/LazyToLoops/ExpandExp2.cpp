@@ -89,6 +89,15 @@ Value powerOfTwo(const ShapedConstants &c, Value e, IntegerType bits,
   return arith::BitcastOp::create(c.b, c.loc, c.like(element), shifted);
 }
 
+/// p * 2^n by llvm.ldexp (llvm.intr.ldexp's op takes no vector exponent),
+/// n an integer vector of p's shape.
+Value ldexpOf(const ShapedConstants &c, Value p, Value n) {
+  return LLVM::CallIntrinsicOp::create(c.b, c.loc, p.getType(),
+                                       c.b.getStringAttr("llvm.ldexp"),
+                                       ValueRange{p, n})
+      .getResult(0);
+}
+
 /// The fast form's 2^f on [-1/2, 1/2]: a degree-6 polynomial fitted to it
 /// (relative error 1.9e-9), its coefficients rounded to f32.
 constexpr double kFastCoeff[] = {
@@ -113,11 +122,8 @@ Value exp2InF32(const ShapedConstants &c, Value x, bool ldexp) {
   auto [n, f] = splitExponent(c, x, f32);
   Value p = horner(c, f, f32, kFastCoeff, arith::FastMathFlags::contract);
   Value ni = arith::FPToSIOp::create(b, c.loc, c.like(i32), n);
-  if (ldexp) // llvm.intr.ldexp's op takes no vector exponent
-    return LLVM::CallIntrinsicOp::create(b, c.loc, p.getType(),
-                                         b.getStringAttr("llvm.ldexp"),
-                                         ValueRange{p, ni})
-        .getResult(0);
+  if (ldexp)
+    return ldexpOf(c, p, ni);
   Value half = arith::ShRSIOp::create(b, c.loc, ni, c.integer(i32, 1));
   Value rest = arith::SubIOp::create(b, c.loc, ni, half);
   Value exact =
@@ -177,11 +183,8 @@ Value exp2InF64(const ShapedConstants &c, Value x, bool ldexp) {
                    coeff, arith::FastMathFlags::contract);
   Value scaled;
   if (ldexp) {
-    Value ni = arith::FPToSIOp::create(b, c.loc, c.like(b.getI32Type()), n);
-    scaled = LLVM::CallIntrinsicOp::create(b, c.loc, p.getType(),
-                                           b.getStringAttr("llvm.ldexp"),
-                                           ValueRange{p, ni})
-                 .getResult(0);
+    scaled = ldexpOf(
+        c, p, arith::FPToSIOp::create(b, c.loc, c.like(b.getI32Type()), n));
   } else {
     IntegerType i64 = b.getI64Type();
     Value ni = arith::FPToSIOp::create(b, c.loc, c.like(i64), n);
