@@ -1032,6 +1032,21 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
   return split;
 }
 
+/// Whether a reduce over `axes` of `in` computes the computed `view` its
+/// input reads once before its loops (hoistInvariantViews): a view of the
+/// input's shape, integer, constant and unmasked along every reduced axis.
+static bool hoistsBeforeReduce(ViewOp view, RankedTensorType in,
+                               ArrayRef<int64_t> axes) {
+  if (view.getTracker().isSymbolic() ||
+      view.getTracker().getShape() != in.getShape())
+    return false;
+  std::vector<std::optional<int64_t>> strides =
+      view.getTracker().getTracker().realStrides(/*ignoreValid=*/false);
+  return llvm::all_of(axes, [&](int64_t a) {
+    return strides[size_t(a)] && *strides[size_t(a)] == 0;
+  });
+}
+
 /// The lanes of `laneBytes` a row value's reduce runs in on the CPU
 /// (KernelEmitter::setRowReduceLanes), or none: one axis of static extent
 /// that the lanes divide, f32 or f64, a sum long enough to reorder, and no
@@ -1062,14 +1077,7 @@ static std::optional<LaneAxis> rowReduceLanes(Operation *op,
       // Lane mode reads a computed view only as the row value the reduce
       // hoists before its loop (hoistInvariantViews): one of the input's
       // shape, constant along the axis and unmasked there.
-      if (isComputedView(view) &&
-          (view.getTracker().isSymbolic() ||
-           view.getTracker().getShape() != in.getShape() || [&] {
-             std::optional<int64_t> stride =
-                 view.getTracker().getTracker().realStrides(
-                     /*ignoreValid=*/false)[size_t(axes[0])];
-             return !stride || *stride != 0;
-           }()))
+      if (isComputedView(view) && !hoistsBeforeReduce(view, in, axes))
         return std::nullopt;
       continue;
     }
@@ -1196,16 +1204,10 @@ LogicalResult KernelEmitter::hoistInvariantViews(OpBuilder &b,
         isa<ReduceSumOp, ReduceMaxOp, LoadOp>(op))
       continue;
     if (isComputedView(op)) {
-      auto view = cast<ViewOp>(op);
-      if (view.getTracker().isSymbolic())
-        continue; // computed at each element instead
-      ArrayRef<int64_t> shape = view.getTracker().getShape();
-      std::vector<std::optional<int64_t>> strides =
-          view.getTracker().getTracker().realStrides(/*ignoreValid=*/false);
-      if (shape == inType.getShape() && llvm::all_of(axes, [&](int64_t a) {
-            return strides[size_t(a)] && *strides[size_t(a)] == 0;
-          }))
-        views.push_back(view);
+      // The others (symbolic, varying along an axis) are computed at each
+      // element instead.
+      if (hoistsBeforeReduce(cast<ViewOp>(op), inType, axes))
+        views.push_back(cast<ViewOp>(op));
       continue;
     }
     for (Value operand : op->getOperands())

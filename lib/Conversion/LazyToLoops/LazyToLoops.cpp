@@ -321,7 +321,7 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
   llvm::scope_exit reset([&] {
     emitter.setRowReduceLanes(0);
     emitter.setRowAxis(std::nullopt);
-    emitter.setRowCache({});
+    emitter.setRowCache(DenseMap<Value, Value>());
   });
   SmallVector<Value> lbs, ubs, steps;
   SmallVector<int64_t> trips;
@@ -458,25 +458,28 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   // output's first element is cache-line aligned, with cached stores
   // otherwise (a nontemporal store LLVM cannot prove aligned becomes
   // 8-byte pieces, slower than a cached one).
+  // Each group's row split, found once (a versioned kernel lowers twice).
+  SmallVector<std::optional<RowSplit>> splits;
+  if (!planned)
+    for (StoreGroup &group : groups)
+      splits.push_back(rowSplitOf(group.stores));
   auto lowerGroups = [&](OpBuilder &gb, KernelEmitter &e) -> LogicalResult {
     if (planned)
       return lowerPlanned(gb, e, groups.front(), planned->first,
                           planned->second, parallel);
-    for (StoreGroup &group : groups) {
-      if (std::optional<RowSplit> split = rowSplitOf(group.stores)) {
-        if (failed(lowerRows(gb, e, group, *split, parallel, rowVectorBytes)))
-          return failure();
-        continue;
-      }
-      if (failed(lowerElementwise(gb, e, group, parallel)))
+    for (auto [group, split] : llvm::zip(groups, splits)) {
+      if (failed(split
+                     ? lowerRows(gb, e, group, *split, parallel, rowVectorBytes)
+                     : lowerElementwise(gb, e, group, parallel)))
         return failure();
     }
     return success();
   };
   Location loc = kernel.getLoc();
-  bool laneStores = planned || llvm::any_of(groups, [](StoreGroup &g) {
-                      return rowSplitOf(g.stores).has_value();
-                    });
+  bool laneStores =
+      planned || llvm::any_of(splits, [](const std::optional<RowSplit> &s) {
+        return s.has_value();
+      });
   SmallVector<Value> largeOutputs =
       laneStores ? largeOutputsOf(kernel, entry, nontemporalMinBytes)
                  : SmallVector<Value>();
