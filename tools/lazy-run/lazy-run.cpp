@@ -367,6 +367,23 @@ struct PackedCall {
   SmallVector<void *> packed;
 };
 
+/// Lowers the scheduled `module` in place with lazy-to-cpu, with its
+/// profile hooks and poisoned buffers as asked, and --fast-exp2.
+LogicalResult lowerToCpu(ModuleOp module, bool profileCalls,
+                         bool poisonBuffers) {
+  std::string pipeline = "lazy-to-cpu{";
+  if (profileCalls)
+    pipeline += " profile-calls=true";
+  if (poisonBuffers)
+    pipeline += " poison-buffers=true";
+  if (fastExp2)
+    pipeline += " fast-exp2=true";
+  pipeline += "}";
+  PassManager lower(module.getContext());
+  return failure(failed(parsePassPipeline(pipeline, lower)) ||
+                 failed(lower.run(module)));
+}
+
 /// Compiles a lazy-to-cpu module whose entry is @name for this host
 /// (CpuProgram: LLVM's -O3 and code generation, the kernels split over
 /// the compile threads), with the profile hooks and --dump-objects.
@@ -414,12 +431,8 @@ timeKernelsOnCpu(ModuleOp module, const std::string &name,
   auto graph = copy->lookupSymbol<func::FuncOp>(name);
   std::vector<std::string> calledKernels = calledKernelsOf(graph);
   graph->setAttr("llvm.emit_c_interface", UnitAttr::get(copy->getContext()));
-  PassManager lower(copy->getContext());
-  if (failed(parsePassPipeline(fastExp2 ? "lazy-to-cpu{profile-calls=true "
-                                          "fast-exp2=true}"
-                                        : "lazy-to-cpu{profile-calls=true}",
-                               lower)) ||
-      failed(lower.run(*copy)))
+  if (failed(lowerToCpu(*copy, /*profileCalls=*/true,
+                        /*poisonBuffers=*/false)))
     return failure();
   auto program = compileForHost(*copy, name);
   if (failed(program))
@@ -572,24 +585,14 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
   }
   // With --check, fresh buffers hold a poison pattern (0xFF bytes, a NaN
   // in every float dtype): an output no kernel writes cannot match.
-  std::string pipeline = "lazy-to-cpu{";
-  if (profile)
-    pipeline += " profile-calls=true";
-  if (check)
-    pipeline += " poison-buffers=true";
-  if (fastExp2)
-    pipeline += " fast-exp2=true";
-  pipeline += "}";
   if (warmCompile) {
     OwningOpRef<ModuleOp> copy = module.clone();
-    PassManager lowerCopy(module.getContext());
-    if (failed(parsePassPipeline(pipeline, lowerCopy)) ||
-        failed(lowerCopy.run(*copy)) || failed(compileForHost(*copy, name)))
+    if (failed(lowerToCpu(*copy, profile, check)) ||
+        failed(compileForHost(*copy, name)))
       return failure();
     phases.mark("");
   }
-  PassManager lower(module.getContext());
-  if (failed(parsePassPipeline(pipeline, lower)) || failed(lower.run(module)))
+  if (failed(lowerToCpu(module, profile, check)))
     return failure();
   phases.mark("lower");
   auto program = compileForHost(module, name);
