@@ -217,7 +217,8 @@ bool PlanRecorder::expect(size_t index, const std::string &dtype,
 bool lazy::runtime::compareBuffers(const std::string &dtype,
                                    const std::vector<uint8_t> &got,
                                    const std::vector<uint8_t> &want,
-                                   double &worst) {
+                                   double &worst,
+                                   const std::string &roundedAs) {
   worst = 0;
   if (got.size() != want.size()) {
     worst = INFINITY;
@@ -229,6 +230,8 @@ bool lazy::runtime::compareBuffers(const std::string &dtype,
     worst = same ? 0 : INFINITY;
     return same;
   }
+  if (const FloatTolerance *rounded = floatTolerance(roundedAs.c_str()))
+    tolerance = rounded;
   double rtol = tolerance->rtol, atol = tolerance->atol;
   size_t size = dtype == "double" ? 8 : dtype == "float" ? 4 : 2;
   auto value = [&](const std::vector<uint8_t> &data, size_t i) -> double {

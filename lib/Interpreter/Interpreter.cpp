@@ -41,6 +41,8 @@
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/InterleavedRange.h"
@@ -1211,4 +1213,37 @@ mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
     }
   }
   llvm_unreachable("the walk returns at the function's return");
+}
+
+Type mlir::lazy::roundingElementType(func::FuncOp func, unsigned index) {
+  Operation *ret = func.getBody().front().getTerminator();
+  FloatType narrowest;
+  auto consider = [&](Type type) {
+    auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+    if (element && (!narrowest || element.getFPMantissaWidth() <
+                                      narrowest.getFPMantissaWidth()))
+      narrowest = element;
+  };
+  Value result = ret->getOperand(index);
+  consider(result.getType());
+  // The cone, walked with a worklist: graphs are deep.
+  SmallVector<Operation *> worklist;
+  DenseSet<Operation *> seen;
+  if (Operation *def = result.getDefiningOp())
+    worklist.push_back(def);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!seen.insert(op).second)
+      continue;
+    // These move, copy or reinterpret values (or make them from nothing)
+    // without rounding; every other op computes in its result's type.
+    if (!isa<ConstOp, EmptyOp, AssignOp>(op) && !isMovement(op) &&
+        !copiesBytes(op))
+      for (Type type : op->getResultTypes())
+        consider(type);
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
+  return narrowest;
 }

@@ -64,6 +64,7 @@
 #include "lazy/Runtime/GpuEmulator.h"
 #include "lazy/Runtime/HostProgram.h"
 #include "lazy/Runtime/LockstepDevice.h"
+#include "lazy/Runtime/Tolerance.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/NestingLimit.h"
@@ -322,12 +323,14 @@ int fail(const llvm::Twine &message) {
 }
 
 /// Largest difference and whether `got` matches `want` (exact for integers
-/// and bools; rtol/atol per float dtype, NaN equal to NaN).
+/// and bools; floats within the tolerance of `roundedAs`, the narrowest
+/// float dtype they were computed in, NaN equal to NaN).
 std::pair<double, bool> compare(const interp::HostTensor &want,
-                                const interp::HostTensor &got) {
+                                const interp::HostTensor &got,
+                                const std::string &roundedAs) {
   double worst = 0;
-  bool ok = ::lazy::runtime::compareBuffers(interp::dtypeName(want.dtype),
-                                            got.data, want.data, worst);
+  bool ok = ::lazy::runtime::compareBuffers(
+      interp::dtypeName(want.dtype), got.data, want.data, worst, roundedAs);
   return {worst, ok};
 }
 
@@ -1197,8 +1200,15 @@ static int toolMain(int argc, char **argv) {
   }
 
   std::vector<interp::HostTensor> reference;
+  // Per result, the narrowest float dtype its values were computed in.
+  std::vector<std::string> roundedAs;
   if (check) {
     auto copyGraph = unscheduled->lookupSymbol<func::FuncOp>(name);
+    for (unsigned i = 0; i < copyGraph.getNumResults(); ++i) {
+      Type rounded = mlir::lazy::roundingElementType(copyGraph, i);
+      roundedAs.push_back(
+          rounded ? interp::dtypeName(*mlir::lazy::dtypeOf(rounded)) : "");
+    }
     seeds.apply(copyGraph);
     FailureOr<std::vector<interp::HostTensor>> ref =
         mlir::lazy::interpretFunction(copyGraph, args);
@@ -1297,10 +1307,15 @@ static int toolMain(int argc, char **argv) {
                           error))
       return fail(error);
     if (check) {
-      auto [worst, ok] = compare(reference[i], out);
+      auto [worst, ok] = compare(reference[i], out, roundedAs[i]);
+      std::string dtypeName = interp::dtypeName(dtype);
       llvm::outs() << "out" << i << ": " << (ok ? "match" : "MISMATCH")
-                   << ", max abs error " << worst << " ("
-                   << interp::dtypeName(dtype) << ")\n";
+                   << ", max abs error " << worst << " (" << dtypeName;
+      // A float result judged at a narrower dtype's tolerance says so.
+      if (::lazy::runtime::floatTolerance(dtypeName.c_str()) &&
+          roundedAs[i] != dtypeName)
+        llvm::outs() << ", computed in " << roundedAs[i];
+      llvm::outs() << ")\n";
       allMatch &= ok;
     }
   }

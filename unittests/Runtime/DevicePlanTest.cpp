@@ -240,6 +240,17 @@ TEST(DevicePlan, ComparesByDtype) {
   // Half: 0x3c00 is 1.0, 0x3c01 is 1.0009765625 (within 1e-2).
   EXPECT_TRUE(compareBuffers("half", bytes(uint16_t(0x3c00)),
                              bytes(uint16_t(0x3c01)), worst));
+  // A double result computed in float is judged at float's tolerance: a
+  // 1e-8 relative difference fails as double, passes as float; integers
+  // stay exact whatever they were computed in.
+  EXPECT_FALSE(
+      compareBuffers("double", bytes(100.0), bytes(100.000001), worst));
+  EXPECT_TRUE(compareBuffers("double", bytes(100.0), bytes(100.000001), worst,
+                             "float"));
+  EXPECT_FALSE(
+      compareBuffers("double", bytes(100.0), bytes(100.1), worst, "float"));
+  EXPECT_FALSE(compareBuffers("int", bytes(int32_t(3)), bytes(int32_t(4)),
+                              worst, "float"));
 }
 
 } // namespace

@@ -49,6 +49,16 @@ interpretFunction(func::FuncOp func,
                   ArrayRef<::lazy::interp::HostTensor> inputs,
                   uint64_t memoryBudget = hostMemoryBudget());
 
+/// The least precise float element type that result `index` of `func` is
+/// rounded to on its way from the arguments: the narrowest of the float
+/// values that ops in its cone compute (movement ops, views, copies,
+/// bitcasts, constants and EMPTY compute nothing), the result's own type
+/// among them; null when none is a float.
+/// A compiled result is judged against the interpreter's at this type's
+/// tolerance: an f64 result cast from f32 arithmetic carries that
+/// arithmetic's rounding and reassociation error, not an f64 one.
+Type roundingElementType(func::FuncOp func, unsigned index);
+
 } // namespace mlir::lazy
 
 #endif // LAZY_INTERPRETER_INTERPRETER_H

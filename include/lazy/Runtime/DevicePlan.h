@@ -116,10 +116,13 @@ std::string planVendor(const std::string &dir);
 
 /// Whether `got` matches `want` for tinygrad dtype `dtype`: integers and
 /// bools bit for bit, floats within their tolerance (Tolerance.h); NaN
-/// must meet NaN. `worst` receives the
-/// largest absolute difference.
+/// must meet NaN. `worst` receives the largest absolute difference.
+/// `roundedAs`, when given, names the float dtype whose tolerance judges
+/// float results instead of their own: the narrowest type the values were
+/// computed in (an f64 result of f32 arithmetic is judged as f32).
 bool compareBuffers(const std::string &dtype, const std::vector<uint8_t> &got,
-                    const std::vector<uint8_t> &want, double &worst);
+                    const std::vector<uint8_t> &want, double &worst,
+                    const std::string &roundedAs = "");
 
 } // namespace lazy::runtime
 

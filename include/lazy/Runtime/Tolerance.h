@@ -6,6 +6,9 @@
 //   |got - want| <= atol * max(1, max |want|) + rtol * |want|,
 // NaN only matching NaN; the atol is scaled by the largest finite |want|,
 // so that cancellation in a large sum is judged against the sum's size.
+// A result is judged at the tolerance of the narrowest float type it was
+// computed in (roundingElementType in Interpreter.h), not its own: an f64
+// result cast from f32 arithmetic carries that arithmetic's error.
 // Why each figure is what it is:
 //   f64   1e-9 / 1e-12  reassociated sums only;
 //   f32   1e-4 / 1e-5   sums in another order (a training step's backward

@@ -31,7 +31,9 @@ infinity the same infinity, and finite values must satisfy
 and atol lazy-run --check uses (include/lazy/Runtime/Tolerance.h says
 why each is what it is; read through the C API). The atol is scaled by the
 output's largest finite magnitude, so that catastrophic cancellation in
-large sums is judged against the sum's size.
+large sums is judged against the sum's size. The tolerance is that of the
+narrowest float type the output was computed in (rounding_element_type):
+an f64 output cast from f32 arithmetic is judged as f32.
 """
 
 import os
@@ -189,8 +191,48 @@ def realize_outputs(outs, flags):
     return results
 
 
-def compare(elt, want, got):
-    """(ok, detail) for one output."""
+_MANTISSA_BITS = {"f64": 53, "f32": 24, "f16": 11, "bf16": 8}
+
+
+def rounding_element_type(lb):
+    """The narrowest float element type `lb`'s value is computed in: of lb
+    and every unrealized buffer it is computed from, except those that move,
+    copy or reinterpret values (views, COPY, CONTIGUOUS, ASSIGN, VIEW,
+    BITCAST) or make them from nothing (CONST, EMPTY); None when none is a
+    float. Read before
+    the buffers are realized (realizing drops their sources). An f64 output
+    cast from f32 arithmetic is judged at f32's tolerance, as lazy-run
+    --check judges it (roundingElementType)."""
+    from tinygrad.ops import MetaOps, UnaryOps
+    from ._export import ELEMENT_TYPES
+    exact = (MetaOps.CONST, MetaOps.EMPTY, MetaOps.COPY, MetaOps.CONTIGUOUS, MetaOps.ASSIGN,
+             MetaOps.VIEW, UnaryOps.BITCAST)
+    narrowest = None
+
+    def consider(dtype):
+        nonlocal narrowest
+        elt = ELEMENT_TYPES.get(dtype)
+        if elt in _MANTISSA_BITS and (narrowest is None
+                                      or _MANTISSA_BITS[elt] < _MANTISSA_BITS[narrowest]):
+            narrowest = elt
+
+    consider(lb.dtype)
+    # A worklist, not recursion: graphs are deep.
+    stack, seen = [lb], set()
+    while stack:
+        base = stack.pop().base
+        if id(base) in seen or not hasattr(base, "srcs"):
+            continue
+        seen.add(id(base))
+        if base.op not in exact:
+            consider(base.dtype)
+        stack.extend(base.srcs)
+    return narrowest
+
+
+def compare(elt, want, got, rounded_as=None):
+    """(ok, detail) for one output; floats at the tolerance of `rounded_as`
+    (the narrowest float type they were computed in) when given."""
     if got.shape != want.shape:
         return False, f"shape {got.shape} != {want.shape}"
     if elt == "bf16":
@@ -199,6 +241,8 @@ def compare(elt, want, got):
     elif got.dtype != want.dtype:
         return False, f"dtype {got.dtype} != {want.dtype}"
     tolerance = _capi.float_tolerance(elt)
+    if tolerance is not None and rounded_as:
+        tolerance = _capi.float_tolerance(rounded_as)
     if tolerance is None:
         bad = int(np.count_nonzero(got != want))
         return bad == 0, "exact" if bad == 0 else f"{bad} of {want.size} elements differ"
@@ -249,6 +293,7 @@ def check_outputs(outputs, flags=None, seen=None, fill=None, seed=0, interp=None
     _tinygrad("realize the EMPTY/CUSTOM inputs", prerealize, outs)
     flags = scheduler_flags(flags)
     graph = export_graph(outs, flags=flags, seen=seen)
+    rounded_as = [rounding_element_type(lb) for lb in graph.outs]
     inputs = fill_inputs(graph, seed, fill)
     # With fusion=aggressive the graph's own values are not in question but
     # the fused kernels are: lazy-run schedules (as the module's flags say),
@@ -296,7 +341,7 @@ def check_outputs(outputs, flags=None, seen=None, fill=None, seed=0, interp=None
                 except ValueError as exc:
                     ok, detail = False, f"unreadable .npy: {exc}"
                 else:
-                    ok, detail = compare(elt, expected, got)
+                    ok, detail = compare(elt, expected, got, rounded_as[i])
             results.append((label, ok, detail))
         return results
     finally:
