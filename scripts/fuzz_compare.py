@@ -31,12 +31,15 @@ are compared with tinygrad's own (`python3 -m lazy_mlir.tinygrad check`).
   python3 scripts/fuzz_compare.py --runs 100 --check-numerics
   python3 scripts/fuzz_compare.py --runs 200 --check-run build/bin/lazy-run \
       --fusion aggressive
+  python3 scripts/fuzz_compare.py --minutes 10 --check-run build/bin/lazy-run \
+      --shapes large --fusion aggressive
 """
 
 import argparse
 import gc
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -51,6 +54,11 @@ from fuzz_schedule import warned_mismatch, with_fusion  # noqa: E402  (one table
 
 SHAPES = [(4,), (8,), (2, 3), (3, 4), (4, 4), (2, 3, 4), (4, 1, 3), (2, 2, 2, 2), (1, 6),
           (1, 2, 4, 4), (2, 3, 3, 3)]
+# --shapes large: rows long enough for the CPU's row reduces in lanes and
+# plans' vector axes (16 f32 lanes), odd lengths for their remainders, and
+# tensors large enough for parallel loops and nontemporal stores.
+LARGE_SHAPES = [(8, 128), (16, 33), (32, 64), (3, 17, 40), (130,), (4096,), (64, 48),
+                (2, 64, 32), (1, 256), (24, 24), (1, 4, 20, 20), (2, 8, 12, 12), (512, 96)]
 UNARY = ["{x}.exp()", "{x}.sqrt()", "{x}.relu()", "{x}.reciprocal()", "{x}.log()", "-{x}",
          "({x} * 2.0)", "({x} + 1.0)", "{x}.sigmoid()", "{x}.abs()"]
 BINARY = ["({x} + {y})", "({x} * {y})", "({x} - {y})", "{x}.maximum({y})", "({x} < {y}).where({x}, {y})",
@@ -281,15 +289,15 @@ class Program:
         return None
 
 
-def generate(seed):
-    """The source of a build() script for one seed."""
+def generate(seed, shapes=SHAPES):
+    """The source of a build() script for one seed, its inputs of `shapes`."""
     rng = random.Random(seed)
     p = Program(rng)
     # Some programs are differentiated: the gradients' double reduces and
     # expands are what fuse-conv-bw and the realize rules are about.
     grad = p.grad = rng.random() < 0.3
     for _ in range(rng.randint(1, 3)):
-        shape = rng.choice(SHAPES)
+        shape = rng.choice(shapes)
         args = ", ".join(map(str, shape)) + (", requires_grad=True" if grad else "")
         p.inputs.append(p.new(f"Tensor.empty({args}).realize()", shape, realized=True))
     for _ in range(rng.randint(2, 20)):
@@ -346,6 +354,10 @@ def main(argv):
                         help="with aggressive (needs --check-run), each program whose schedule "
                              "is tinygrad's is also scheduled with fusion=aggressive and run "
                              "against the reference interpreter")
+    parser.add_argument("--shapes", choices=("small", "large"), default="small",
+                        help="the inputs' shapes: small (scheduling rules) or large (the CPU "
+                             "kernels' vector, row, parallel and nontemporal paths; use with "
+                             "--check-run)")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     if args.fusion != "tinygrad" and not args.check_run:
@@ -367,7 +379,7 @@ def main(argv):
         if deadline and time.monotonic() > deadline:
             break
         programs += 1
-        source = generate(seed)
+        source = generate(seed, LARGE_SHAPES if args.shapes == "large" else SHAPES)
         gc.collect()
         namespace = {}
         try:
@@ -481,6 +493,28 @@ def check_numerics(source, seed, text, lazy_opt):
     return f"numerics DIFFER: {first.strip()[:300]}"
 
 
+def input_files(text, directory):
+    """`--input` options for the entry's arguments, written to `directory`:
+    the programs' FILL (floats uniform in [0.5, 2], integers as `check`
+    fills them). lazy-run's own fill is standard normal, whose cancellations
+    make chained matmuls and divisions ill-conditioned: two correct
+    summation orders then differ by more than the tolerance."""
+    import numpy as np
+    from lazy_mlir.tinygrad._check import random_values
+    signature = text[text.index("func.func"):]
+    signature = signature[:signature.index("{\n")]
+    rng = np.random.default_rng(0)
+    options = []
+    for number, spec in re.findall(r"%arg(\d+): tensor<([^>]*)>", signature):
+        *dims, elt = spec.split("x")
+        shape = tuple(int(d) for d in dims)
+        values = random_values(rng, elt, int(np.prod(shape, dtype=np.int64)), {"float": (0.5, 2.0)})
+        path = os.path.join(directory, f"in{number}.npy")
+        np.save(path, values.reshape(shape))
+        options.append(f"--input={number}={path}")
+    return options
+
+
 def check_run(lazy_run, device, text):
     """The outcome of `lazy-run --check` on a module's text: "run ok",
     "run rejected" (a located error, as for graphs tinygrad rejects),
@@ -494,8 +528,8 @@ def check_run(lazy_run, device, text):
             f.write(text)
         try:
             r = subprocess.run([lazy_run, path, "--check", f"--device={device}",
-                                f"--output-dir={tmp}"], capture_output=True, text=True,
-                               timeout=300)
+                                f"--output-dir={tmp}", *input_files(text, tmp)],
+                               capture_output=True, text=True, timeout=300)
         except subprocess.TimeoutExpired:
             return "run FAILED: timeout"
     out = r.stdout + r.stderr
@@ -508,7 +542,8 @@ def check_run(lazy_run, device, text):
         if VERBOSE:
             print("  rejected: " + next(l for l in out.splitlines() if "error:" in l)[:300])
         return "run rejected"
-    first = next((l for l in out.splitlines() if "error" in l or "MISMATCH" in l), out[-300:])
+    # ("max abs error" is on every compared output's line: not a reason.)
+    first = next((l for l in out.splitlines() if "error:" in l or "MISMATCH" in l), out[-300:])
     return f"run FAILED (exit {r.returncode}): {first.strip()[:300]}"
 
 

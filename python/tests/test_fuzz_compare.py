@@ -39,3 +39,23 @@ def test_fixed_seeds_are_identical_and_run(tmp_path):
     assert counts["different"] == 0 and counts["identical"] >= 8, summary
     assert counts.get("run ok", 0) + counts.get("run rejected", 0) == counts["identical"], summary
     assert not os.listdir(tmp_path)
+
+
+def test_large_shapes_reach_the_cpu_kernels_long_rows():
+    source = fuzz_compare.generate(7, fuzz_compare.LARGE_SHAPES)
+    shapes = re.findall(r"Tensor\.empty\(([\d, ]+)", source)
+    assert shapes and all(tuple(map(int, s.split(","))) in fuzz_compare.LARGE_SHAPES for s in shapes)
+    assert max(max(s) for s in fuzz_compare.LARGE_SHAPES) >= 128
+
+
+def test_run_inputs_follow_the_programs_fill(tmp_path):
+    import numpy as np
+    text = ("module {\n  func.func @graph(%arg0: tensor<4x3xf32> {lazy.buffer = 0 : i64}, "
+            "%arg1: tensor<5xsi32>, %arg2: tensor<f16>) -> tensor<4x3xf32> {\n"
+            "    return %arg0 : tensor<4x3xf32>\n  }\n}\n")
+    options = fuzz_compare.input_files(text, str(tmp_path))
+    assert [o.split("=")[1] for o in options] == ["0", "1", "2"]
+    x, i, h = (np.load(o.split("=", 2)[2]) for o in options)
+    assert x.shape == (4, 3) and x.dtype == np.float32 and x.min() >= 0.5 and x.max() <= 2.0
+    assert i.shape == (5,) and i.dtype == np.int32 and np.all(i != 0)
+    assert h.shape == () and h.dtype == np.float16
