@@ -41,6 +41,7 @@
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -1246,4 +1247,85 @@ Type mlir::lazy::roundingElementType(func::FuncOp func, unsigned index) {
         worklist.push_back(def);
   }
   return narrowest;
+}
+
+std::vector<double> mlir::lazy::floatValues(const HostTensor &tensor) {
+  std::vector<double> values;
+  if (!interp::isFloat(tensor.dtype))
+    return values;
+  int64_t n = tensor.numElements();
+  values.reserve(n);
+  const uint8_t *data = tensor.data.data();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (tensor.dtype) {
+    case DType::Float64: {
+      double d;
+      std::memcpy(&d, data + 8 * i, 8);
+      values.push_back(d);
+      break;
+    }
+    case DType::Float32: {
+      float f;
+      std::memcpy(&f, data + 4 * i, 4);
+      values.push_back(f);
+      break;
+    }
+    default: {
+      uint16_t h;
+      std::memcpy(&h, data + 2 * i, 2);
+      values.push_back(tensor.dtype == DType::Float16
+                           ? interp::halfToFloat(h)
+                           : interp::bfloat16ToFloat(h));
+    }
+    }
+  }
+  return values;
+}
+
+FailureOr<std::vector<HostTensor>>
+mlir::lazy::interpretInFloat64(func::FuncOp func, ArrayRef<HostTensor> inputs) {
+  bool hasTwin = true;
+  func.walk([&](Operation *op) {
+    if (isa<BitcastOp, BufferViewOp, CustomOp>(op))
+      hasTwin = false;
+  });
+  if (!hasTwin || inputs.size() != func.getNumArguments())
+    return failure();
+  MLIRContext *context = func.getContext();
+  Type f64 = Float64Type::get(context);
+  auto widen = [&](Type type) -> Type {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (tensor && isa<FloatType>(tensor.getElementType()))
+      return tensor.clone(f64);
+    return type;
+  };
+  OwningOpRef<func::FuncOp> twin = func.clone();
+  Block &body = twin->getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    arg.setType(widen(arg.getType()));
+  twin->walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      result.setType(widen(result.getType()));
+    if (auto constant = dyn_cast<ConstOp>(op))
+      if (auto value = dyn_cast<FloatAttr>(constant.getValue()))
+        constant.setValueAttr(FloatAttr::get(f64, value.getValueAsDouble()));
+  });
+  twin->setType(FunctionType::get(context, body.getArgumentTypes(),
+                                  body.getTerminator()->getOperandTypes()));
+  std::vector<HostTensor> wide;
+  wide.reserve(inputs.size());
+  for (const HostTensor &input : inputs) {
+    if (!interp::isFloat(input.dtype) || input.dtype == DType::Float64) {
+      wide.push_back(input);
+      continue;
+    }
+    HostTensor widened = HostTensor::zeros(DType::Float64, input.shape);
+    std::vector<double> values = floatValues(input);
+    std::memcpy(widened.data.data(), values.data(), values.size() * 8);
+    wide.push_back(std::move(widened));
+  }
+  // The twin's failures are not the graph's: no diagnostics.
+  ScopedDiagnosticHandler quiet(context,
+                                [](Diagnostic &) { return success(); });
+  return interpretFunction(*twin, wide);
 }

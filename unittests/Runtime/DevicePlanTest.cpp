@@ -253,4 +253,32 @@ TEST(DevicePlan, ComparesByDtype) {
                               worst, "float"));
 }
 
+TEST(DevicePlan, CompareWithExactAcceptsWhatIsNoFartherFromIt) {
+  auto floats = [](std::initializer_list<float> values) {
+    std::vector<uint8_t> out(values.size() * 4);
+    std::memcpy(out.data(), values.begin(), out.size());
+    return out;
+  };
+  double worst;
+  size_t rescued;
+  // 101 is off the reference's 100 (1%), but nearer the exact 101.5.
+  EXPECT_TRUE(compareWithExact("float", floats({101.0f, 1.0f}),
+                               floats({100.0f, 1.0f}), {101.5, 1.0}, worst,
+                               "", rescued));
+  EXPECT_EQ(rescued, 1u);
+  EXPECT_DOUBLE_EQ(worst, 1.0);
+  // 98 is farther from it than the reference: a mismatch.
+  EXPECT_FALSE(compareWithExact("float", floats({98.0f}), floats({100.0f}),
+                                {101.5}, worst, "", rescued));
+  EXPECT_EQ(rescued, 0u);
+  // An exact value that is not finite, or of another size, is no help.
+  EXPECT_FALSE(compareWithExact("float", floats({101.0f}), floats({100.0f}),
+                                {NAN}, worst, "", rescued));
+  EXPECT_FALSE(compareWithExact("float", floats({101.0f}), floats({100.0f}),
+                                {101.5, 1.0}, worst, "", rescued));
+  // Integers stay exact.
+  EXPECT_FALSE(compareWithExact("int", floats({101.0f}), floats({100.0f}),
+                                {101.0}, worst, "", rescued));
+}
+
 } // namespace

@@ -49,6 +49,21 @@ interpretFunction(func::FuncOp func,
                   ArrayRef<::lazy::interp::HostTensor> inputs,
                   uint64_t memoryBudget = hostMemoryBudget());
 
+/// `func` evaluated with every float value held in f64: float arguments
+/// widened, constants as f64, casts between float types identities, so
+/// that each float result is near its exact value (exp2, log2 and sin as
+/// the f64 functions). --check's second opinion on a float result the
+/// compiled code and the interpreter round differently. Fails, with no
+/// diagnostic, on graphs whose values depend on float bits or host code
+/// (BITCAST, buffer views, CUSTOM) and when the evaluation fails.
+FailureOr<std::vector<::lazy::interp::HostTensor>>
+interpretInFloat64(func::FuncOp func,
+                   ArrayRef<::lazy::interp::HostTensor> inputs);
+
+/// A float tensor's elements as doubles (for the f64 evaluation's results
+/// and the compared outputs); empty for other dtypes.
+std::vector<double> floatValues(const ::lazy::interp::HostTensor &tensor);
+
 /// The least precise float element type that result `index` of `func` is
 /// rounded to on its way from the arguments: the narrowest of the float
 /// values that ops in its cone compute (movement ops, views, copies,

@@ -1,0 +1,80 @@
+"""lazy-run --check's second opinion: a float result off the reference
+interpreter's still matches where it is no farther from the graph
+evaluated in f64 (interpretInFloat64) than the interpreter's own result.
+An in-order f32 sum that has stopped growing is the case: 1e8 followed by
+2^20 ones sums to 1e8 in order (each 1 is under half an ulp), while the
+compiled kernel's partial sums keep most of the ones."""
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from lazy_mlir import tool_path
+
+LAZY_RUN = tool_path("lazy-run")
+LAZY_INTERP = tool_path("lazy-interp")
+N = 1 << 20
+
+SUM = """module attributes {lazy.default_device = "CLANG"} {
+  func.func @graph(%x: tensor<%Nxf32>) -> tensor<1xf32> {
+    %s = lazy.reduce_sum %x axes [0] : tensor<%Nxf32> -> tensor<1xf32>
+    return %s : tensor<1xf32>
+  }
+}
+""".replace("%N", str(N))
+
+# The same sum through a bitcast round trip: no f64 twin (the values would
+# depend on float bits), so the difference stays a MISMATCH.
+BITCAST = """module attributes {lazy.default_device = "CLANG"} {
+  func.func @graph(%x: tensor<%Nxf32>) -> tensor<1xf32> {
+    %i = lazy.bitcast %x : tensor<%Nxf32> -> tensor<%Nxsi32>
+    %f = lazy.bitcast %i : tensor<%Nxsi32> -> tensor<%Nxf32>
+    %s = lazy.reduce_sum %f axes [0] : tensor<%Nxf32> -> tensor<1xf32>
+    return %s : tensor<1xf32>
+  }
+}
+""".replace("%N", str(N))
+
+
+@pytest.fixture
+def stalled_sum(tmp_path):
+    if not (os.access(LAZY_RUN, os.X_OK) and os.access(LAZY_INTERP, os.X_OK)):
+        pytest.skip("lazy-run and lazy-interp are not built")
+    x = np.ones(N, np.float32)
+    x[0] = 1e8
+    path = tmp_path / "x.npy"
+    np.save(path, x)
+    return f"--input=0={path}"
+
+
+def run(tmp_path, text, *args):
+    graph = tmp_path / "graph.mlir"
+    graph.write_text(text)
+    return subprocess.run([LAZY_RUN, str(graph), *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_a_sum_closer_to_exact_than_the_interpreter_matches(tmp_path, stalled_sum):
+    # The interpreter's in-order sum stalls at 1e8 (1% off the exact value).
+    graph = tmp_path / "graph.mlir"
+    graph.write_text(SUM)
+    out = tmp_path / "ref"
+    subprocess.run([LAZY_INTERP, str(graph), stalled_sum, f"--output-dir={out}"], check=True,
+                   capture_output=True)
+    assert np.load(out / "out0.npy")[0] == np.float32(1e8)
+    proc = run(tmp_path, SUM, stalled_sum, "--check", f"--output-dir={tmp_path}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ("out0: match" in proc.stdout
+            and "(float); off the interpreter's but no farther from the graph evaluated "
+                f"in f64: 1 of 1 elements" in proc.stdout), proc.stdout
+    got = float(np.load(tmp_path / "out0.npy")[0])
+    exact = 1e8 + N - 1
+    assert abs(got - exact) < abs(1e8 - exact)
+
+
+def test_without_an_f64_twin_the_difference_stays_a_mismatch(tmp_path, stalled_sum):
+    proc = run(tmp_path, BITCAST, stalled_sum, "--check")
+    assert proc.returncode == 1
+    assert "out0: MISMATCH" in proc.stdout and "no farther" not in proc.stdout, proc.stdout
