@@ -24,7 +24,7 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.lazy_tools_dir, config.llvm_tools_dir]
 tools = ["lazy-opt", "lazy-interp", "lazy-run", "lazy-replay", "lazy-lsp-server",
-         "not", "mlir-runner",
+         "not", "mlir-runner", "mlir-translate",
          ToolSubst("%mlir_opt", config.mlir_opt, unresolved="fatal")]
 llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 config.substitutions.append(

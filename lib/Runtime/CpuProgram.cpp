@@ -13,6 +13,11 @@
 //   - every engine optimizes with LLVM's -O3 pipeline for this host's
 //     TargetMachine (its own, per thread) and generates code eagerly
 //     (a lookup of each of its functions);
+//   - of the packed wrappers ExecutionEngine adds (_mlir_NAME, one per
+//     public function), only those of the functions an engine is asked
+//     for stay public; the others are internal, so LLVM drops them before
+//     optimizing (a few hundred instructions of a one-kernel program's
+//     code; a*b+c 2^24 compiled in 21 ms instead of 24);
 //   - the host partition's kernel declarations resolve to the kernel
 //     engines' addresses, registered as absolute symbols;
 //   - a private mutable global of at least kMappedBufferMinBytes with an
@@ -46,6 +51,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <set>
 #include <thread>
 
 using namespace mlir;
@@ -102,8 +108,24 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(effort.optLevel, /*sizeLevel=*/0,
                                 optMachine->get());
+  // ExecutionEngine gives every function a packed wrapper (_mlir_NAME);
+  // only those of `functions` are called (invokePacked), so the others
+  // become internal and LLVM drops them before it optimizes and selects
+  // code for them: a few hundred instructions of a one-kernel program.
+  std::set<std::string> packedCalls;
+  for (const std::string &name : functions)
+    packedCalls.insert("_mlir_" + name);
+  auto transform = [&](llvm::Module *m) -> llvm::Error {
+    for (llvm::Function &f : *m)
+      if (!f.isDeclaration() && f.getName().starts_with("_mlir_") &&
+          !f.getName().starts_with("_mlir_ciface_") &&
+          !packedCalls.count(f.getName().str()))
+        f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    return optimize(m);
+  };
   ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = optimize;
+  // A function_ref: `transform` outlives ExecutionEngine::create.
+  engineOptions.transformer = transform;
   engineOptions.jitCodeGenOptLevel = effort.codegen;
   // The listeners are process-wide: keep the threads off them.
   engineOptions.enableGDBNotificationListener = false;

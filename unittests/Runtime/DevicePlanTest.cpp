@@ -263,8 +263,8 @@ TEST(DevicePlan, CompareWithExactAcceptsWhatIsNoFartherFromIt) {
   size_t rescued;
   // 101 is off the reference's 100 (1%), but nearer the exact 101.5.
   EXPECT_TRUE(compareWithExact("float", floats({101.0f, 1.0f}),
-                               floats({100.0f, 1.0f}), {101.5, 1.0}, worst,
-                               "", rescued));
+                               floats({100.0f, 1.0f}), {101.5, 1.0}, worst, "",
+                               rescued));
   EXPECT_EQ(rescued, 1u);
   EXPECT_DOUBLE_EQ(worst, 1.0);
   // 98 is farther from it than the reference: a mismatch.

@@ -34,7 +34,15 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        index, so memory is never accessed out of bounds;
     3. a const is an `arith.constant` (0 outside its view's mask);
     4. a reduce is an `scf.for` nest over its axes with an accumulator
-       starting at 0 (sum) or the dtype's lowest value (max);
+       starting at 0 (sum) or the dtype's lowest value (max); a long float
+       sum adds in any order, and a float max takes IEEE maximum in any
+       order and runs again in order where that gives a NaN or a zero. The
+       loops carry `loop_annotation`s for LLVM: the in-order rerun
+       `disableNonforced` (it seldom runs: no vector code to compile for
+       it); an innermost reduce loop of at least 1024 iterations
+       interleaved 8 times and not unrolled, nor the loops around it (its
+       unrolled vector loop cost tens of milliseconds of compile time and
+       ran no faster);
     5. elementwise ops map to `arith`/`math` by dtype and signedness, with
        tinygrad's semantics (C division and remainder, MAX as `a > b ? a :
        b`, bool ADD/MUL as or/and);

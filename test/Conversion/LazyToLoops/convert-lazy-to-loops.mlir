@@ -422,6 +422,9 @@ lazy.kernel @f64_to_bf16(%out0: !lazy.buffer<4xbf16>, %in0: !lazy.buffer<4xf64>)
 // CHECK: %[[EXACT:.+]] = scf.for {{.*}} -> (f32)
 // CHECK: arith.cmpf ogt
 // CHECK: arith.select
+// The in-order loop seldom runs: LLVM leaves it as it is (no vectorizing
+// or unrolling to compile).
+// CHECK: } {loop_annotation = #[[COLD:.+]]}
 // CHECK: scf.yield %[[EXACT]] : f32
 // CHECK: } else {
 // CHECK: scf.yield %[[FAST]] : f32
@@ -430,6 +433,47 @@ lazy.kernel @float_max(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>) a
   %0 = lazy.load %in0 as <[(4, 4):(4, 1)]> : !lazy.buffer<16xf32> -> tensor<4x4xf32>
   %1 = lazy.reduce_max %0 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
   lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// A reduce's innermost loop of 1024 or more iterations: LLVM vectorizes
+// and interleaves it 8 times but does not unroll it after, nor the loops
+// around it (a max's vector loop, unrolled, took LLVM 50 ms to compile).
+// The 4-long reduces above keep LLVM's own choices.
+// CHECK-DAG: #[[EIGHT:.+]] = #llvm.loop_interleave<count = 8 : i32>
+// CHECK-DAG: #[[NOUNROLL:.+]] = #llvm.loop_unroll<disable = true>
+// CHECK-DAG: #[[ROLLED:.+]] = #llvm.loop_annotation<interleave = #[[EIGHT]], unroll = #[[NOUNROLL]]>
+// CHECK-LABEL: func.func @long_sum(
+// CHECK: scf.for {{.*}} to %c2048 {{.*}} -> (f32) {
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: } {loop_annotation = #[[ROLLED]]}
+lazy.kernel @long_sum(%out0: !lazy.buffer<2xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(2, 2048):(2048, 1)]> : !lazy.buffer<4096xf32> -> tensor<2x2048xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<2x2048xf32> -> tensor<2x1xf32>
+  lazy.store %1, %out0 as <[(2, 1):(1, 0)]> : tensor<2x1xf32>, !lazy.buffer<2xf32>
+}
+
+// -----
+
+// CHECK-DAG: #[[COLD:.+]] = #llvm.loop_annotation<disableNonforced = true>
+// CHECK-DAG: #[[EIGHT:.+]] = #llvm.loop_interleave<count = 8 : i32>
+// CHECK-DAG: #[[NOUNROLL:.+]] = #llvm.loop_unroll<disable = true>
+// CHECK-DAG: #[[ROLLED:.+]] = #llvm.loop_annotation<interleave = #[[EIGHT]], unroll = #[[NOUNROLL]]>
+// CHECK-DAG: #[[OUTER:.+]] = #llvm.loop_annotation<unroll = #[[NOUNROLL]]>
+// CHECK-LABEL: func.func @nested_max(
+// CHECK: scf.for {{.*}} to %c2 {{.*}} -> (f32) {
+// CHECK: scf.for {{.*}} to %c2048 {{.*}} -> (f32) {
+// CHECK: llvm.intr.maximum
+// CHECK: } {loop_annotation = #[[ROLLED]]}
+// CHECK: } {loop_annotation = #[[OUTER]]}
+// CHECK: scf.if
+// CHECK: } {loop_annotation = #[[COLD]]}
+// CHECK: } {loop_annotation = #[[COLD]]}
+lazy.kernel @nested_max(%out0: !lazy.buffer<1xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(1, 2, 2048):(0, 2048, 1)]> : !lazy.buffer<4096xf32> -> tensor<1x2x2048xf32>
+  %1 = lazy.reduce_max %0 axes [1, 2] : tensor<1x2x2048xf32> -> tensor<1x1x1xf32>
+  lazy.store %1, %out0 as <[(1, 1, 1):(0, 0, 0)]> : tensor<1x1x1xf32>, !lazy.buffer<1xf32>
 }
 
 // -----
