@@ -131,6 +131,22 @@ lazy.kernel @conv(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>, %in
 
 // -----
 
+// A 3x3 convolution 32 wide with 64 output channels (a ResNet block's):
+// with 512-bit vectors the width is two vectors and 16 rows would fit the
+// registers, but with the window unrolled a trip would compute 32 x 16 x 3
+// elements, past the 512 a plan may have: 4 rows (8 would be 768).
+// WIDE-LABEL: lazy.kernel @wide_conv
+// WIDE-SAME: opts = [#lazy.opt<upcast, 4, 32>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>]}
+lazy.kernel @wide_conv(%out0: !lazy.buffer<65536xf32>, %in0: !lazy.buffer<65536xf32>, %in1: !lazy.buffer<36864xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(1, 1, 1, 64, 4, 34, 4, 34):(0, 0, 0, 1024, 0, 32, 0, 1) offset -33 mask [(0, 1), (0, 1), (0, 1), (0, 64), (0, 4), (1, 33), (0, 4), (1, 33)], (1, 1, 64, 32, 32, 64, 3, 3):(0, 0, 0, 136, 1, 18496, 4760, 35)]> : !lazy.buffer<65536xf32> -> tensor<1x1x64x32x32x64x3x3xf32>
+  %1 = lazy.load %in1 as <[(1, 1, 64, 32, 32, 64, 3, 3):(0, 0, 576, 0, 0, 9, 3, 1)]> : !lazy.buffer<36864xf32> -> tensor<1x1x64x32x32x64x3x3xf32>
+  %2 = lazy.mul %0, %1 : tensor<1x1x64x32x32x64x3x3xf32>
+  %3 = lazy.reduce_sum %2 axes [5, 6, 7] : tensor<1x1x64x32x32x64x3x3xf32> -> tensor<1x1x64x32x32x1x1x1xf32>
+  lazy.store %3, %out0 as <[(1, 1, 64, 32, 32, 1, 1, 1):(0, 0, 1024, 32, 1, 0, 0, 0)]> : tensor<1x1x64x32x32x1x1x1xf32>, !lazy.buffer<65536xf32>
+}
+
+// -----
+
 // A row sum: its one output axis reads the input 64 elements apart, so no
 // axis is a vector axis: no plan (LLVM vectorizes the reduce loop).
 // CHECK-LABEL: lazy.kernel @rowsum

@@ -14,7 +14,9 @@
 //      varies along the vector axis is constant; upcast by 16 (rows two
 //      vectors wide only), 8, 4 or 2, the most that keeps the tile within
 //      kTileVectors vectors and its loads within kMaxLoadsPerTrip (both 4
-//      times that with 512-bit vectors, whose AVX-512 has 32 registers);
+//      times that with 512-bit vectors, whose AVX-512 has 32 registers)
+//      and, with rule 4's window unrolled, the trip within
+//      kMaxElementsPerTrip elements (which the plan's verifier enforces);
 //   3. when the panel of loads constant along the row axis exceeds half of
 //      L2, the vector axis is tiled by the widest fitting block;
 //   4. the innermost reduce axis, when it has at most kWindowUnroll
@@ -546,9 +548,15 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       break;
     }
   }
+  // 4's window unroll multiplies the tile's elements per trip.
+  int64_t window = 1;
+  if (std::optional<size_t> red = innermostReduceAxis(space))
+    if (space.shape[*red] <= kWindowUnroll)
+      window = space.shape[*red];
   if (row) {
-    // As many rows as keep the tile within kTileVectors vectors and its
-    // loads within kMaxLoadsPerTrip.
+    // As many rows as keep the tile within kTileVectors vectors, its
+    // loads within kMaxLoadsPerTrip and, with the window unrolled, the
+    // trip within kMaxElementsPerTrip elements.
     int64_t rowSize = space.shape[*row], rowUpcast = 1;
     int64_t loadCount = std::max<int64_t>(1, int64_t(loads.size()));
     // AVX-512's 32 registers hold 4 times the tile of AVX2's 16 (with the
@@ -560,6 +568,7 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     for (int64_t r : {16, 8, 4, 2})
       if (rowSize % r == 0 && vecUpcast * r <= scale * kTileVectors * lanes &&
           vecUpcast * r * loadCount <= scale * kMaxLoadsPerTrip &&
+          vecUpcast * r * window <= kMaxElementsPerTrip &&
           (r < 16 || vecUpcast >= 2 * lanes)) {
         rowUpcast = r;
         break;
@@ -589,9 +598,8 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     }
   }
   // 4. A short innermost reduce axis (a kernel window) is unrolled whole.
-  if (std::optional<size_t> red = innermostReduceAxis(space))
-    if (space.shape[*red] <= kWindowUnroll)
-      plan.push_back(opt(OptKind::unroll, *red, space.shape[*red]));
+  if (window > 1)
+    plan.push_back(opt(OptKind::unroll, *innermostReduceAxis(space), window));
   return plan;
 }
 

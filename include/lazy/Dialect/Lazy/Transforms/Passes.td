@@ -334,7 +334,9 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
        tile within 8 vectors (a register tile of rows times vectors, every
        accumulator in a register) and its loads (elements times the
        kernel's loads) within 256 a trip, past which LLVM's code generation
-       takes seconds.
+       takes seconds (both 4 times that with 512-bit vectors, 16 rows only
+       for rows two vectors wide), and, with rule 4's window unrolled,
+       the trip within 512 elements, which a plan may not exceed.
     3. When the loads constant along the row axis (the panel every row
        tile sweeps) hold more than half the L2 cache, the vector axis is
        tiled: blocks of the widest multiple of its upcast that divide it and
