@@ -237,7 +237,7 @@ double floatAt(const std::string &dtype, size_t size,
 }
 
 /// compareBuffers, and with `exact` compareWithExact: `rescued` counts the
-/// elements off `want` that are no farther from `exact`.
+/// elements off `want` that lie between it and `exact`.
 bool judge(const std::string &dtype, const std::vector<uint8_t> &got,
            const std::vector<uint8_t> &want, double &worst,
            const std::string &roundedAs, const std::vector<double> *exact,
@@ -278,18 +278,25 @@ bool judge(const std::string &dtype, const std::vector<uint8_t> &got,
       continue;
     }
     if (std::isinf(w) || std::isinf(g)) {
-      ok &= w == g;
+      // An infinity against anything else is as far as it gets.
+      if (w != g) {
+        ok = false;
+        worst = INFINITY;
+      }
       continue;
     }
     double d = std::fabs(w - g);
     worst = std::max(worst, d);
     if (d <= slack + rtol * std::fabs(w))
       continue;
-    // Off the reference, but no farther from the exact value than it is:
-    // another order of the same sums, rounded less.
+    // Off the reference, but between it and the exact value (within the
+    // tolerance): another order of the same sums, rounded less. Not past
+    // the exact value: a wrong result on its other side is no closer to
+    // being right for being as far from it.
     if (exact && std::isfinite((*exact)[i])) {
       double e = (*exact)[i];
-      if (std::fabs(g - e) <= std::fabs(w - e) + slack + rtol * std::fabs(e)) {
+      double margin = slack + rtol * std::fabs(e);
+      if (g >= std::min(w, e) - margin && g <= std::max(w, e) + margin) {
         ++rescued;
         continue;
       }

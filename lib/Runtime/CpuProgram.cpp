@@ -112,14 +112,19 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
   // only those of `functions` are called (invokePacked), so the others
   // become internal and LLVM drops them before it optimizes and selects
   // code for them: a few hundred instructions of a one-kernel program.
-  std::set<std::string> packedCalls;
+  // They are known by name before ExecutionEngine adds them: a function
+  // of the module named _mlir_... (a graph named so) is not one.
+  std::set<std::string> packedUncalled;
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    std::string packed = ("_mlir_" + func.getName()).str();
+    if (!func.isExternal() && !module.lookupSymbol(packed))
+      packedUncalled.insert(packed);
+  }
   for (const std::string &name : functions)
-    packedCalls.insert("_mlir_" + name);
+    packedUncalled.erase("_mlir_" + name);
   auto transform = [&](llvm::Module *m) -> llvm::Error {
     for (llvm::Function &f : *m)
-      if (!f.isDeclaration() && f.getName().starts_with("_mlir_") &&
-          !f.getName().starts_with("_mlir_ciface_") &&
-          !packedCalls.count(f.getName().str()))
+      if (!f.isDeclaration() && packedUncalled.count(f.getName().str()))
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
     return optimize(m);
   };

@@ -42,3 +42,13 @@ def test_compare_uses_the_rounding_type_for_floats_only():
     assert not compare("f64", want, np.array([100.1, 1.0]), "f32")[0]
     ints = np.array([3], np.int32)
     assert not compare("si32", ints, ints + 1, "f32")[0]
+
+
+def test_integer_and_bool_values_end_the_cone():
+    from tinygrad import Tensor, dtypes
+    x = Tensor.empty(4, 8)
+    # An index found in half precision, as a float: not judged as half.
+    assert rounding_element_type(x.half().argmax().float().lazydata) == "f32"
+    # A half comparison choosing between float values.
+    chosen = (x.half() < 0).where(x.exp(), x).sum(1)
+    assert rounding_element_type(chosen.lazydata) == "f32"

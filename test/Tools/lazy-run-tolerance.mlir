@@ -15,6 +15,9 @@
 // Views and copies of an f16 input round nothing: an f32 sum of them is
 // judged as f32.
 // RUN: lazy-run %s --entry=viewed --seed=4 --check | FileCheck %s --check-prefix=VIEWED
+// An f16 comparison choosing between f32 values does not make the result
+// an f16 computation: the cone ends at the comparison's bools.
+// RUN: lazy-run %s --entry=chosen --seed=5 --check | FileCheck %s --check-prefix=VIEWED
 
 // F32: out0: match, max abs error {{.*}} (double, computed in float)
 // F32-NEXT: all outputs match
@@ -49,6 +52,16 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %v = lazy.view %x as <[(64, 32):(1, 0)]> : tensor<64x1xf16> -> tensor<64x32xf16>
     %c = lazy.contiguous %v : tensor<64x32xf16>
     %w = lazy.cast %c : tensor<64x32xf16> -> tensor<64x32xf32>
+    %s = lazy.reduce_sum %w axes [1] : tensor<64x32xf32> -> tensor<64x1xf32>
+    return %s : tensor<64x1xf32>
+  }
+  func.func @chosen(%x: tensor<64x32xf32>) -> tensor<64x1xf32> {
+    %h = lazy.cast %x : tensor<64x32xf32> -> tensor<64x32xf16>
+    %z = lazy.const 0.0 : tensor<f16>
+    %zv = lazy.view %z as <[(64, 32):(0, 0)]> : tensor<f16> -> tensor<64x32xf16>
+    %c = lazy.cmplt %h, %zv : tensor<64x32xf16> -> tensor<64x32xi1>
+    %e = lazy.exp2 %x : tensor<64x32xf32>
+    %w = lazy.where %c, %e, %x : tensor<64x32xi1>, tensor<64x32xf32>
     %s = lazy.reduce_sum %w axes [1] : tensor<64x32xf32> -> tensor<64x1xf32>
     return %s : tensor<64x1xf32>
   }

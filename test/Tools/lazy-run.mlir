@@ -25,6 +25,7 @@
 // RUN: lazy-run %s --entry=seen --seed=1 --check 2>&1 | FileCheck %s --check-prefix=SEEN
 // RUN: lazy-run %s --entry=assign_two --seed=5 --check | FileCheck %s --check-prefix=ASSIGNTWO
 // RUN: lazy-run %s --entry=assign_two --seed=5 --device=emulate --check | FileCheck %s --check-prefix=ASSIGNTWO
+// RUN: lazy-run %s --entry=_mlir_g --seed=6 --check --compile-threads=2 | FileCheck %s --check-prefix=MLIRNAMED
 
 // --help lists lazy-run's own options, not the LLVM backends' linked in.
 // HELP: lazy-run options:
@@ -141,4 +142,18 @@ func.func @assign_two(%a: tensor<4x4xf32>, %b: tensor<4x1xf32>, %c: tensor<4x1xf
   %x = lazy.assign %s to %b : tensor<4x1xf32>, tensor<4x1xf32>
   %y = lazy.assign %s to %c : tensor<4x1xf32>, tensor<4x1xf32>
   return %x, %y : tensor<4x1xf32>, tensor<4x1xf32>
+}
+
+// A graph whose name starts as ExecutionEngine's packed wrappers do: its
+// kernels (_mlir_g_k0, _mlir_g_k1, compiled in two engines) are not
+// wrappers to drop.
+// MLIRNAMED: out0: match
+// MLIRNAMED: out1: match
+// MLIRNAMED: all outputs match
+func.func @_mlir_g(%x: tensor<64xf32>) -> (tensor<1xf32>, tensor<1xf32>) {
+  %s = lazy.reduce_sum %x axes [0] : tensor<64xf32> -> tensor<1xf32>
+  %c = lazy.contiguous %s : tensor<1xf32>
+  %e = lazy.exp2 %x : tensor<64xf32>
+  %m = lazy.reduce_max %e axes [0] : tensor<64xf32> -> tensor<1xf32>
+  return %c, %m : tensor<1xf32>, tensor<1xf32>
 }

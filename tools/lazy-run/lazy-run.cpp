@@ -21,9 +21,9 @@
 // difference per output and exits 1 on any mismatch (integers and bools
 // must be equal; floats within the rtol/atol of the narrowest float dtype
 // they were computed in). A float element off the interpreter's still
-// matches when it is no farther from the graph evaluated in f64
-// (interpretInFloat64, made only then) than the interpreter's is: an
-// in-order f32 sum can be the less accurate of the two.
+// matches when it lies between the interpreter's and the graph evaluated
+// in f64 (interpretInFloat64, made only then): an in-order f32 sum can be
+// the less accurate of the two.
 //
 // A graph with Variables (symbolic shapes) is scheduled and compiled once;
 // its kernels take the Variables as arguments, and the launches pass the
@@ -1219,9 +1219,12 @@ static int toolMain(int argc, char **argv) {
     if (failed(ref))
       return 1;
     reference = std::move(*ref);
-    // The run may write its inputs (assigns): the f64 evaluation, made
-    // only if a float result differs, reads this copy.
-    checkInputs = args;
+    // A run with assigns writes its inputs: the f64 evaluation, made only
+    // if a float result differs, then reads this copy (else the inputs).
+    bool assigns = false;
+    copyGraph.walk([&](mlir::lazy::AssignOp) { assigns = true; });
+    if (assigns)
+      checkInputs = args;
   }
   std::vector<std::optional<::lazy::st::ShapeTracker>> resultViews;
   for (unsigned i = 0; i < graph.getNumResults(); ++i) {
@@ -1328,9 +1331,15 @@ static int toolMain(int argc, char **argv) {
           exactTried = true;
           auto copyGraph = unscheduled->lookupSymbol<func::FuncOp>(name);
           FailureOr<std::vector<interp::HostTensor>> twin =
-              mlir::lazy::interpretInFloat64(copyGraph, checkInputs);
+              mlir::lazy::interpretInFloat64(
+                  copyGraph, checkInputs.empty() ? args : checkInputs);
           if (succeeded(twin))
             exact = std::move(*twin);
+          else
+            llvm::errs() << "lazy-run: note: no f64 evaluation of this "
+                            "graph to compare the differing floats with (it "
+                            "has bitcasts, buffer views or CUSTOM ops, or "
+                            "the evaluation failed)\n";
         }
         if (i < exact.size())
           ok = ::lazy::runtime::compareWithExact(
@@ -1344,7 +1353,7 @@ static int toolMain(int argc, char **argv) {
         llvm::outs() << ", computed in " << roundedAs[i];
       llvm::outs() << ")";
       if (rescued)
-        llvm::outs() << "; off the interpreter's but no farther from the "
+        llvm::outs() << "; off the interpreter's, between it and the "
                         "graph evaluated in f64: "
                      << rescued << " of " << out.numElements() << " elements";
       llvm::outs() << "\n";

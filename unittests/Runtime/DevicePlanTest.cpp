@@ -236,6 +236,10 @@ TEST(DevicePlan, ComparesByDtype) {
   // NaN meets NaN only; sizes must agree.
   EXPECT_TRUE(compareBuffers("float", bytes(NAN), bytes(NAN), worst));
   EXPECT_FALSE(compareBuffers("float", bytes(1.0f), bytes(NAN), worst));
+  // An infinity against a number is an infinite difference, not none.
+  EXPECT_FALSE(compareBuffers("float", bytes(INFINITY), bytes(1.0f), worst));
+  EXPECT_EQ(worst, INFINITY);
+  EXPECT_TRUE(compareBuffers("float", bytes(INFINITY), bytes(INFINITY), worst));
   EXPECT_FALSE(compareBuffers("float", bytes(1.0f), bytes(1.0f, 2.0f), worst));
   // Half: 0x3c00 is 1.0, 0x3c01 is 1.0009765625 (within 1e-2).
   EXPECT_TRUE(compareBuffers("half", bytes(uint16_t(0x3c00)),
@@ -267,6 +271,9 @@ TEST(DevicePlan, CompareWithExactAcceptsWhatIsNoFartherFromIt) {
                                rescued));
   EXPECT_EQ(rescued, 1u);
   EXPECT_DOUBLE_EQ(worst, 1.0);
+  // 103 is as far from it as the reference, but past it: a mismatch.
+  EXPECT_FALSE(compareWithExact("float", floats({103.0f}), floats({100.0f}),
+                                {101.5}, worst, "", rescued));
   // 98 is farther from it than the reference: a mismatch.
   EXPECT_FALSE(compareWithExact("float", floats({98.0f}), floats({100.0f}),
                                 {101.5}, worst, "", rescued));

@@ -68,7 +68,9 @@ std::vector<double> floatValues(const ::lazy::interp::HostTensor &tensor);
 /// rounded to on its way from the arguments: the narrowest of the float
 /// values that ops in its cone compute (movement ops, views, copies,
 /// bitcasts, constants and EMPTY compute nothing), the result's own type
-/// among them; null when none is a float.
+/// among them; null when none is a float. The cone ends at integer and
+/// bool values (comparisons, casts to integers): their operands' rounding
+/// reaches the result as a choice, not as a rounding error.
 /// A compiled result is judged against the interpreter's at this type's
 /// tolerance: an f64 result cast from f32 arithmetic carries that
 /// arithmetic's rounding and reassociation error, not an f64 one.

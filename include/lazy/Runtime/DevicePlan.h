@@ -126,10 +126,10 @@ bool compareBuffers(const std::string &dtype, const std::vector<uint8_t> &got,
 
 /// compareBuffers with a second chance for float elements: one off `want`
 /// (the reference interpreter's, rounded as the graph says) still matches
-/// when it is no farther from `exact` (the same graph evaluated with f64
-/// values, one double per element) than `want` is, within the tolerance:
-/// compiled code that sums in another order can be closer to the exact
-/// value than a long in-order f32 sum. `rescued` counts those elements.
+/// when it lies between `want` and `exact` (the same graph evaluated with
+/// f64 values, one double per element), within the tolerance: compiled
+/// code that sums in another order can be closer to the exact value than
+/// a long in-order f32 sum. `rescued` counts those elements.
 bool compareWithExact(const std::string &dtype, const std::vector<uint8_t> &got,
                       const std::vector<uint8_t> &want,
                       const std::vector<double> &exact, double &worst,

@@ -9,8 +9,8 @@
 // A result is judged at the tolerance of the narrowest float type it was
 // computed in (roundingElementType in Interpreter.h), not its own: an f64
 // result cast from f32 arithmetic carries that arithmetic's error. An
-// element outside the tolerance still matches when it is no farther from
-// the f64 evaluation of the graph than the reference is (compareWithExact).
+// element outside the tolerance still matches when it lies between the
+// reference and the f64 evaluation of the graph (compareWithExact).
 // Why each figure is what it is:
 //   f64   1e-9 / 1e-12  reassociated sums only;
 //   f32   1e-4 / 1e-5   sums in another order (a training step's backward

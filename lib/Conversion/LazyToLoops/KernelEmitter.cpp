@@ -1482,6 +1482,10 @@ static void keepRolled(scf::ForOp loop) {
       LLVM::LoopAnnotationAttr::get(context, {}, {}, {}, rolled.getUnroll(), {},
                                     {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
   loop->walk([&](scf::ForOp inner) {
+    // A nested reduce's loops keep what they were given (a max's cold
+    // rerun inside a long sum's loop stays cold).
+    if (inner->hasAttr("loop_annotation"))
+      return;
     bool innermost = true;
     inner.getBody()->walk([&](scf::ForOp) { innermost = false; });
     std::optional<APInt> trips = inner.getStaticTripCount();
@@ -1490,7 +1494,7 @@ static void keepRolled(scf::ForOp loop) {
     inner->setAttr("loop_annotation", rolled);
     for (Operation *outer = inner->getParentOp(); outer;
          outer = outer->getParentOp()) {
-      if (isa<scf::ForOp>(outer))
+      if (isa<scf::ForOp>(outer) && !outer->hasAttr("loop_annotation"))
         outer->setAttr("loop_annotation", notUnrolled);
       if (outer == loop.getOperation())
         break;

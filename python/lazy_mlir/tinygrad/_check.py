@@ -224,6 +224,11 @@ def rounding_element_type(lb):
         if id(base) in seen or not hasattr(base, "srcs"):
             continue
         seen.add(id(base))
+        # An integer or bool value (a comparison, a cast to an integer)
+        # ends the cone: its operands' rounding reaches the output as a
+        # choice, which no tolerance covers.
+        if ELEMENT_TYPES.get(base.dtype) not in _MANTISSA_BITS:
+            continue
         if base.op not in exact:
             consider(base.dtype)
         stack.extend(base.srcs)

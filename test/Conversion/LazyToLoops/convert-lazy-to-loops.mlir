@@ -478,6 +478,31 @@ lazy.kernel @nested_max(%out0: !lazy.buffer<1xf32>, %in0: !lazy.buffer<4096xf32>
 
 // -----
 
+// A max nested in a sum's loop keeps its annotations: its rerun stays cold
+// when the sum's loop nest is annotated around it.
+// CHECK-DAG: #[[COLD:.+]] = #llvm.loop_annotation<disableNonforced = true>
+// CHECK-DAG: #[[EIGHT:.+]] = #llvm.loop_interleave<count = 8 : i32>
+// CHECK-DAG: #[[NOUNROLL:.+]] = #llvm.loop_unroll<disable = true>
+// CHECK-DAG: #[[ROLLED:.+]] = #llvm.loop_annotation<interleave = #[[EIGHT]], unroll = #[[NOUNROLL]]>
+// CHECK-DAG: #[[OUTER:.+]] = #llvm.loop_annotation<unroll = #[[NOUNROLL]]>
+// CHECK-LABEL: func.func @sum_of_maxes(
+// CHECK: scf.for {{.*}} to %c64 {{.*}} -> (f32) {
+// CHECK: scf.for {{.*}} to %c1024 {{.*}} -> (f32) {
+// CHECK: llvm.intr.maximum
+// CHECK: } {loop_annotation = #[[ROLLED]]}
+// CHECK: scf.if
+// CHECK: arith.cmpf ogt
+// CHECK: } {loop_annotation = #[[COLD]]}
+// CHECK: } {loop_annotation = #[[OUTER]]}
+lazy.kernel @sum_of_maxes(%out0: !lazy.buffer<1xf32>, %in0: !lazy.buffer<65536xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(64, 1024):(1024, 1)]> : !lazy.buffer<65536xf32> -> tensor<64x1024xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<64x1024xf32> -> tensor<64x1xf32>
+  %2 = lazy.reduce_sum %1 axes [0] : tensor<64x1xf32> -> tensor<1x1xf32>
+  lazy.store %2, %out0 as <[(1, 1):(0, 0)]> : tensor<1x1xf32>, !lazy.buffer<1xf32>
+}
+
+// -----
+
 // Other float dtypes take arith.maximumf (arith-expand makes it compares
 // and selects, exact and slower).
 // CHECK-LABEL: func.func @half_max(
