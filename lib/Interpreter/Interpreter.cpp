@@ -1236,8 +1236,6 @@ Type mlir::lazy::roundingElementType(func::FuncOp func, unsigned index) {
     Operation *op = worklist.pop_back_val();
     if (!seen.insert(op).second)
       continue;
-    // These move, copy or reinterpret values (or make them from nothing)
-    // without rounding; every other op computes in its result's type.
     // A comparison's or a cast's integer or bool result does not carry its
     // operands' float rounding as such: a different rounding there is a
     // different branch or integer, no tolerance covers it, so the walk
@@ -1246,6 +1244,8 @@ Type mlir::lazy::roundingElementType(func::FuncOp func, unsigned index) {
           return isa<FloatType>(getElementTypeOrSelf(type));
         }))
       continue;
+    // These move, copy or reinterpret values (or make them from nothing)
+    // without rounding; every other op computes in its result's type.
     if (!isa<ConstOp, EmptyOp, AssignOp>(op) && !isMovement(op) &&
         !copiesBytes(op))
       for (Type type : op->getResultTypes())

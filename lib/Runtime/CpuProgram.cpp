@@ -41,6 +41,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
@@ -115,9 +116,10 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
   // They are known by name before ExecutionEngine adds them: a function
   // of the module named _mlir_... (a graph named so) is not one.
   std::set<std::string> packedUncalled;
+  SymbolTable symbolTable(module);
   for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
     std::string packed = ("_mlir_" + func.getName()).str();
-    if (!func.isExternal() && !module.lookupSymbol(packed))
+    if (!func.isExternal() && !symbolTable.lookup(packed))
       packedUncalled.insert(packed);
   }
   for (const std::string &name : functions)
