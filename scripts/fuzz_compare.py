@@ -496,9 +496,9 @@ def check_numerics(source, seed, text, lazy_opt):
 def input_files(text, directory):
     """`--input` options for the entry's arguments, written to `directory`:
     the programs' FILL (floats uniform in [0.5, 2], integers as `check`
-    fills them). lazy-run's own fill is standard normal, whose cancellations
-    make chained matmuls and divisions ill-conditioned: two correct
-    summation orders then differ by more than the tolerance."""
+    fills them). lazy-run's own fill is signed (floats uniform in [-2, 2)),
+    whose cancellations make chained matmuls and divisions ill-conditioned:
+    two correct summation orders then differ by more than the tolerance."""
     import numpy as np
     from lazy_mlir.tinygrad._check import random_values
     signature = text[text.index("func.func"):]
