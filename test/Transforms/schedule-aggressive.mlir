@@ -469,3 +469,34 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     return %o : tensor<8x16xf32>
   }
 }
+
+// -----
+
+// A row value read through a view that is the first tracker the graph
+// interned (x's identity, (1, 8)) is still read through a View node: the
+// row sum reads the inner sum through a rank-dropping reshape. Before the
+// fix the kernel read the inner (1, 8, 1) sum directly and failed to
+// verify. Built as a row value the inner sum varies along the outer sum's
+// axis, so it keeps its kernel; the outer sum is computed in its reader.
+// TINYGRAD-LABEL: schedule @sum_of_reshaped_sum
+// TINYGRAD: moved: 3 kernels
+// AGGRESSIVE-LABEL: schedule @sum_of_reshaped_sum
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(1, 8, 8):(0, 0, 1)]
+// AGGRESSIVE-NEXT: n1 = SUM (2,) n0
+// AGGRESSIVE: item 1 KERNEL outs=1 ins=2
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(1, 8):(0, 1)]
+// AGGRESSIVE-NEXT: n1 = SUM (1,) n0
+// AGGRESSIVE-NEXT: n2 = VIEW [(1, 8):(0, 0)] n1
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @sum_of_reshaped_sum(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+    %e = lazy.view %x as <[(1, 8, 8):(0, 0, 1)]> : tensor<1x8xf32> -> tensor<1x8x8xf32>
+    %r = lazy.reduce_sum %e axes [2] : tensor<1x8x8xf32> -> tensor<1x8x1xf32>
+    %v = lazy.view %r as <[(1, 8):(0, 1)]> : tensor<1x8x1xf32> -> tensor<1x8xf32>
+    %s = lazy.reduce_sum %v axes [1] : tensor<1x8xf32> -> tensor<1x1xf32>
+    %b = lazy.view %s as <[(1, 8):(0, 0)]> : tensor<1x1xf32> -> tensor<1x8xf32>
+    %m = lazy.add %b, %x : tensor<1x8xf32>
+    return %m : tensor<1x8xf32>
+  }
+}

@@ -393,8 +393,10 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
     }
     // A row value read through a view: its value at its own shape, then a
     // View node.
+    // Tracker 0 is a real tracker: whether there is a view is its own flag.
     st::TrackerId rowView = 0;
-    if (!isLeaf(buf) && readsRowValue(buf, view)) {
+    bool readThroughView = !isLeaf(buf) && readsRowValue(buf, view);
+    if (readThroughView) {
       rowView = view;
       view = identityOf(buf);
       if (const int32_t *hit = cache.find({buf, view})) {
@@ -452,7 +454,7 @@ FailureOr<int32_t> KernelAstBuilderImpl::lowerValue(NodeId out,
     frame.srcView = srcView;
     frame.rinfo = rinfo;
     frame.rowView = rowView;
-    frame.readThroughView = rowView != 0;
+    frame.readThroughView = readThroughView;
     stack.push_back(frame);
     return true;
   };

@@ -282,8 +282,9 @@ private:
     uint8_t next = 0;      // the next source to lower
     uint8_t numSrcs = 0;   // the sources lowered so far
     const ReduceInfo *rinfo = nullptr;
-    /// A row value's frame: its reader's view (the result is a View node
-    /// on the value), else 0.
+    /// A row value's frame read through a view (readThroughView): its
+    /// reader's view, the result a View node on the value. (Tracker 0 is a
+    /// real tracker, so the flag says whether there is one.)
     st::TrackerId rowView = 0;
     bool readThroughView = false;
     int32_t srcSlots[AstNode::kMaxSrcs];
