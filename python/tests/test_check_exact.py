@@ -108,3 +108,34 @@ def test_a_wrong_result_past_the_exact_value_stays_a_mismatch(tmp_path):
     proc = run(tmp_path, PADDED, f"--input=0={path}", "--check")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "out0: MISMATCH" in proc.stdout and "between it and" not in proc.stdout, proc.stdout
+
+
+# An f16 sum of 2^17 ones: the interpreter's in-order sum stalls at 2048
+# (each 1 is half an ulp there, rounded to even), the exact 131072 is past
+# half's largest value, and the compiled kernel's partial sums overflow to
+# +inf as the exact value does: a match, not an infinite difference.
+HALF_SUM = """module attributes {lazy.default_device = "CLANG"} {
+  func.func @graph(%x: tensor<131072xf16>) -> tensor<1xf16> {
+    %s = lazy.reduce_sum %x axes [0] : tensor<131072xf16> -> tensor<1xf16>
+    return %s : tensor<1xf16>
+  }
+}
+"""
+
+
+def test_an_overflow_the_exact_value_shares_matches(tmp_path):
+    if not (os.access(LAZY_RUN, os.X_OK) and os.access(LAZY_INTERP, os.X_OK)):
+        pytest.skip("lazy-run and lazy-interp are not built")
+    path = tmp_path / "x.npy"
+    np.save(path, np.ones(131072, np.float16))
+    graph = tmp_path / "graph.mlir"
+    graph.write_text(HALF_SUM)
+    ref = tmp_path / "ref"
+    subprocess.run([LAZY_INTERP, str(graph), f"--input=0={path}", f"--output-dir={ref}"],
+                   check=True, capture_output=True)
+    assert np.load(ref / "out0.npy")[0] == np.float16(2048)
+    proc = run(tmp_path, HALF_SUM, f"--input=0={path}", "--check", f"--output-dir={tmp_path}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert np.isposinf(np.load(tmp_path / "out0.npy")[0])
+    assert ("out0: match, max abs error INF (half); off the interpreter's, between it and "
+            "the graph evaluated in f64: 1 of 1 elements" in proc.stdout), proc.stdout

@@ -288,4 +288,49 @@ TEST(DevicePlan, CompareWithExactAcceptsWhatIsNoFartherFromIt) {
                                 {101.0}, worst, "", rescued));
 }
 
+TEST(DevicePlan, CompareWithExactKnowsOverflow) {
+  auto halves = [](std::initializer_list<uint16_t> bits) {
+    std::vector<uint8_t> out(bits.size() * 2);
+    std::memcpy(out.data(), bits.begin(), out.size());
+    return out;
+  };
+  const uint16_t inf = 0x7c00, negInf = 0xfc00, h2048 = 0x6800;
+  double worst;
+  size_t rescued;
+  // The interpreter's in-order f16 sum of 2^17 ones stalls at 2048; the
+  // exact 131072 overflows half (from 65520 on) to the +inf computed.
+  EXPECT_TRUE(compareWithExact("half", halves({inf}), halves({h2048}),
+                               {131072.0}, worst, "", rescued));
+  EXPECT_EQ(rescued, 1u);
+  EXPECT_EQ(worst, INFINITY);
+  // Not when the exact value fits half, or overflows to the other sign.
+  EXPECT_FALSE(compareWithExact("half", halves({inf}), halves({h2048}),
+                                {65519.0}, worst, "", rescued));
+  EXPECT_FALSE(compareWithExact("half", halves({negInf}), halves({h2048}),
+                                {131072.0}, worst, "", rescued));
+  // Judged as the type it was computed in: 1e6 fits a float result, but
+  // not the half it was computed in.
+  auto floats = [](std::initializer_list<float> values) {
+    std::vector<uint8_t> out(values.size() * 4);
+    std::memcpy(out.data(), values.begin(), out.size());
+    return out;
+  };
+  EXPECT_FALSE(compareWithExact("float", floats({INFINITY}), floats({2048.0f}),
+                                {1e6}, worst, "", rescued));
+  EXPECT_TRUE(compareWithExact("float", floats({INFINITY}), floats({2048.0f}),
+                               {1e6}, worst, "half", rescued));
+  // The interpreter overflowed where the exact value did not: a finite
+  // result within the tolerance of the exact value matches, another not.
+  EXPECT_TRUE(compareWithExact("float", floats({10.0f}), floats({INFINITY}),
+                               {10.0005}, worst, "", rescued));
+  EXPECT_EQ(rescued, 1u);
+  EXPECT_FALSE(compareWithExact("float", floats({20.0f}), floats({INFINITY}),
+                                {10.0005}, worst, "", rescued));
+  // float's threshold: the largest float plus half an ulp.
+  EXPECT_FALSE(compareWithExact("float", floats({INFINITY}), floats({1.0f}),
+                                {0x1.fffffep+127}, worst, "", rescued));
+  EXPECT_TRUE(compareWithExact("float", floats({INFINITY}), floats({1.0f}),
+                               {0x1.ffffffp+127}, worst, "", rescued));
+}
+
 } // namespace

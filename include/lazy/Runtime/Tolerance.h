@@ -10,7 +10,8 @@
 // computed in (roundingElementType in Interpreter.h), not its own: an f64
 // result cast from f32 arithmetic carries that arithmetic's error. An
 // element outside the tolerance still matches when it lies between the
-// reference and the f64 evaluation of the graph (compareWithExact).
+// reference and the f64 evaluation of the graph (compareWithExact); an
+// infinity, when the f64 value overflows the type to it (`overflow`).
 // Why each figure is what it is:
 //   f64   1e-9 / 1e-12  reassociated sums only;
 //   f32   1e-4 / 1e-5   sums in another order (a training step's backward
@@ -34,13 +35,16 @@ struct FloatTolerance {
   const char *mlirName; // the MLIR element type
   const char *cName;    // tinygrad's C name of the dtype
   double rtol, atol;
+  /// The smallest magnitude that rounds to infinity in this type (round
+  /// to nearest: the largest finite value plus half an ulp).
+  double overflow;
 };
 
 inline constexpr FloatTolerance kFloatTolerances[] = {
-    {"f64", "double", 1e-9, 1e-12},
-    {"f32", "float", 1e-4, 1e-5},
-    {"f16", "half", 1e-2, 1e-3},
-    {"bf16", "__bf16", 3e-2, 1e-2},
+    {"f64", "double", 1e-9, 1e-12, __builtin_inf()},
+    {"f32", "float", 1e-4, 1e-5, 0x1.ffffffp+127},
+    {"f16", "half", 1e-2, 1e-3, 65520.0},
+    {"bf16", "__bf16", 3e-2, 1e-2, 0x1.ffp+127},
 };
 
 /// The tolerance of a float dtype named either way, or null for a dtype
