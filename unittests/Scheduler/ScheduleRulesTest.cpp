@@ -9,6 +9,7 @@
 
 #include "ScheduleRules.h"
 #include "ReduceGrouping.h"
+#include "lazy/Dialect/Lazy/Analysis/KernelAst.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -362,6 +363,52 @@ TEST_F(Rules, RowValueReadAlongAReduceIsStoredByARowReader) {
   llvm::sort(stored);
   EXPECT_EQ(stored, (std::vector<NodeId>{node("max"), node("rows")}));
   EXPECT_EQ(plan.outputGroups[1], std::vector<NodeId>{node("cols")});
+}
+
+TEST_F(Rules, RowTrialsCheckTheKernelsShapes) {
+  // A row sum read through its expand: the reader's kernel, built with it
+  // as a row value, reads it through a View node.
+  load("(%x: tensor<8x16xf32>) -> tensor<8x16xf32>", R"(
+  %0 = lazy.reduce_sum %x axes [1] : tensor<8x16xf32> -> tensor<8x1xf32> loc("sum")
+  %1 = lazy.view %0 as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+  %2 = lazy.add %x, %1 : tensor<8x16xf32> loc("add")
+  return %2 : tensor<8x16xf32>)");
+  NodeSet realizes = computeRealizes(*graph, *walk);
+  realizes.remove(node("sum"));
+  NodeSet rows;
+  rows.insert(node("sum"));
+  KernelAstBuilder builder(*graph, realizes, /*useCopyKernel=*/false, &rows);
+  FailureOr<ScheduleItem> built = builder.build({node("add")});
+  ASSERT_TRUE(succeeded(built));
+  ScheduleItem item = *built;
+  const ::lazy::st::TrackerPool &pool = graph->trackers();
+  EXPECT_TRUE(kernelShapesAgree(item, pool));
+  auto find = [&](AstNode::Kind kind) {
+    return int32_t(
+        llvm::find_if(item.nodes,
+                      [&](const AstNode &n) { return n.kind == kind; }) -
+        item.nodes.begin());
+  };
+  int32_t view = find(AstNode::Kind::View), add = find(AstNode::Kind::Compute);
+  ASSERT_LT(add, int32_t(item.nodes.size()));
+  ASSERT_LT(view, int32_t(item.nodes.size()));
+  // The add reading the (8, 1) sum itself, past its View node.
+  ScheduleItem skipped = item;
+  for (int32_t &src : skipped.nodes[size_t(add)].srcSlots)
+    if (src == view)
+      src = skipped.nodes[size_t(view)].srcs()[0];
+  EXPECT_FALSE(kernelShapesAgree(skipped, pool));
+  // A reduce whose axes leave another shape than its own.
+  ScheduleItem otherAxis = item;
+  int32_t sum = find(AstNode::Kind::Reduce);
+  ASSERT_LT(sum, int32_t(item.nodes.size()));
+  ASSERT_EQ(otherAxis.axesOf(otherAxis.nodes[size_t(sum)]).size(), 1u);
+  otherAxis.axes[otherAxis.nodes[size_t(sum)].axesBegin] = 0;
+  EXPECT_FALSE(kernelShapesAgree(otherAxis, pool));
+  // A store through a view of another shape than its value.
+  ScheduleItem stored = item;
+  stored.stores[0].second = item.nodes[size_t(sum)].shaped;
+  EXPECT_FALSE(kernelShapesAgree(stored, pool));
 }
 
 TEST_F(Rules, AnOutputInNoGroupIsAnError) {

@@ -441,6 +441,32 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
   groups = std::move(out);
 }
 
+bool mlir::lazy::kernelShapesAgree(const ScheduleItem &item,
+                                   const st::TrackerPool &pool) {
+  auto shapeOf = [&](int32_t i) -> const std::vector<int64_t> & {
+    return pool.shape(item.nodes[i].shaped);
+  };
+  for (const AstNode &n : item.nodes) {
+    const std::vector<int64_t> &shape = pool.shape(n.shaped);
+    if (n.kind == AstNode::Kind::Compute &&
+        llvm::any_of(n.srcs(), [&](int32_t s) { return shapeOf(s) != shape; }))
+      return false;
+    if (n.kind == AstNode::Kind::Reduce) {
+      std::vector<int64_t> reduced = shapeOf(n.srcs()[0]);
+      for (int64_t a : item.axesOf(n)) {
+        if (a < 0 || a >= int64_t(reduced.size()))
+          return false;
+        reduced[size_t(a)] = 1;
+      }
+      if (reduced != shape)
+        return false;
+    }
+  }
+  return llvm::all_of(item.stores, [&](const auto &store) {
+    return pool.shape(store.second) == shapeOf(store.first);
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Rule 5: row values
 //===----------------------------------------------------------------------===//
@@ -657,7 +683,10 @@ bool RowFusion::formsRowKernel(ArrayRef<NodeId> outputs,
   KernelAstBuilder builder(g, realizes, /*useCopyKernel=*/false,
                            &plan.rowValues);
   FailureOr<ScheduleItem> item = builder.build(outputs);
-  return succeeded(item) && isRowKernel(*item, g.trackers());
+  // A trial AST whose shapes disagree would not verify as lazy ops: the
+  // candidate is declined rather than scheduled into an error.
+  return succeeded(item) && kernelShapesAgree(*item, g.trackers()) &&
+         isRowKernel(*item, g.trackers());
 }
 
 SmallVector<int32_t> RowFusion::predecessors(int32_t y) const {

@@ -24,6 +24,8 @@
 
 namespace mlir::lazy {
 
+struct ScheduleItem;
+
 /// The axes a reduce node reduces.
 inline ArrayRef<int64_t> reduceAxesOf(const LazyNode &n) {
   return n.kind == NodeOp::ReduceSum ? cast<ReduceSumOp>(n.op).getAxes()
@@ -131,6 +133,11 @@ void mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
 /// expand (softmax, layernorm: row kernels), or inside one of them that
 /// stores it for the others.
 void fuseRowReduces(const LazyGraph &g, const GraphWalk &w, SchedulePlan &plan);
+/// Whether a kernel AST's values have the shapes its ops imply: an
+/// elementwise op's sources its own shape, a reduce's source its shape
+/// with the reduced axes 1, a store its value's (rule 5's trials).
+bool kernelShapesAgree(const ScheduleItem &item,
+                       const ::lazy::st::TrackerPool &pool);
 
 } // namespace mlir::lazy
 
