@@ -17,7 +17,7 @@
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
 #include "lazy/Tools/LargeStack.h"
-#include "lazy/Tools/NestingLimit.h"
+#include "lazy/Tools/ParseInput.h"
 #include "lazy/Tools/StandardOutput.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -140,18 +140,8 @@ static int toolMain(int argc, char **argv) {
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  std::string error;
-  auto file = openInputFile(inputFile, &error);
-  if (!file)
-    return fail(error);
-  if (std::string deep = mlir::lazy::checkNesting(file->getBufferIdentifier(),
-                                                  file->getBuffer());
-      !deep.empty()) {
-    llvm::errs() << deep << "\n";
-    return 1;
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = mlir::lazy::parseInputModule(
+      "lazy-interp", inputFile, sourceMgr, &context);
   if (!module)
     return 1; // the parser reported the located error
 
@@ -201,6 +191,7 @@ static int toolMain(int argc, char **argv) {
       return 1;
   }
 
+  std::string error;
   std::optional<mlir::lazy::PreparedArguments> prepared =
       mlir::lazy::prepareArguments(func, inputs, seed, error);
   if (!prepared)

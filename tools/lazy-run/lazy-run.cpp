@@ -71,7 +71,7 @@
 #include "lazy/Runtime/Tolerance.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
 #include "lazy/Tools/LargeStack.h"
-#include "lazy/Tools/NestingLimit.h"
+#include "lazy/Tools/ParseInput.h"
 #include "lazy/Tools/StandardOutput.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -1079,18 +1079,8 @@ static int toolMain(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  std::string error;
-  auto file = openInputFile(inputFile, &error);
-  if (!file)
-    return fail(error);
-  if (std::string deep = mlir::lazy::checkNesting(file->getBufferIdentifier(),
-                                                  file->getBuffer());
-      !deep.empty()) {
-    llvm::errs() << deep << "\n";
-    return 1;
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      mlir::lazy::parseInputModule("lazy-run", inputFile, sourceMgr, &context);
   if (!module)
     return 1;
   // The --var values, by name.
@@ -1128,6 +1118,7 @@ static int toolMain(int argc, char **argv) {
                   "tinygrad dtypes in and out)");
   }
 
+  std::string error;
   std::optional<mlir::lazy::PreparedArguments> prepared =
       mlir::lazy::prepareArguments(graph, inputs, seed, error);
   if (!prepared)
