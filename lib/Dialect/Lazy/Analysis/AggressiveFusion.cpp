@@ -76,7 +76,8 @@
 //           ΣS(L) + S(B), and no other group lies between them (the
 //           merge keeps the kernel graph acyclic).
 //      Either way each reader's kernel, built with B as a row value, must
-//      be a row kernel (isRowKernel): stores of one shape, the row values
+//      have values whose shapes agree (kernelShapesAgree) and be a row
+//      kernel (isRowKernel): stores of one shape, the row values
 //      it reads outside them varying only along row axes of the stores'
 //      extent, no reduce of its own along a row axis, and every view a
 //      reduce reads constant along that reduce's axes, so that no row
