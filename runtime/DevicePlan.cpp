@@ -236,14 +236,21 @@ double floatAt(const std::string &dtype, size_t size,
   return dtype == "half" ? halfToFloat(h) : bfloat16ToFloat(h);
 }
 
-/// compareBuffers, and with `exact` compareWithExact: `rescued` counts the
-/// elements off `want` that lie between it and `exact`.
+/// How many of the reference's rounding-noise spreads an element off it
+/// may be (compareWithEvidence): the range of four samples of a noise is
+/// about two of its standard deviations, and two results' difference has
+/// sqrt(2) of them, so that 2 spreads take about 3 standard deviations.
+constexpr double kNoiseSpreads = 2.0;
+
+/// compareBuffers, and with `exact` or `noise` compareWithEvidence:
+/// `rescued` counts the elements off `want` that lie between it and
+/// `exact`, or within its noise.
 bool judge(const std::string &dtype, const std::vector<uint8_t> &got,
            const std::vector<uint8_t> &want, double &worst,
            const std::string &roundedAs, const std::vector<double> *exact,
-           size_t &rescued) {
+           const std::vector<double> *noise, Rescued &rescued) {
   worst = 0;
-  rescued = 0;
+  rescued = Rescued();
   if (got.size() != want.size()) {
     worst = INFINITY;
     return false;
@@ -261,6 +268,8 @@ bool judge(const std::string &dtype, const std::vector<uint8_t> &got,
   size_t n = want.size() / size;
   if (exact && exact->size() != n)
     exact = nullptr;
+  if (noise && noise->size() != n)
+    noise = nullptr;
   double maxAbs = 0;
   for (size_t i = 0; i < n; ++i)
     if (std::isfinite(floatAt(dtype, size, want, i)))
@@ -291,7 +300,7 @@ bool judge(const std::string &dtype, const std::vector<uint8_t> &got,
         if (std::isinf(g) ? overflows && std::signbit(e) == std::signbit(g)
                           : !overflows && std::fabs(g - e) <=
                                               slack + rtol * std::fabs(e)) {
-          ++rescued;
+          ++rescued.betweenExact;
           worst = INFINITY;
           continue;
         }
@@ -312,9 +321,16 @@ bool judge(const std::string &dtype, const std::vector<uint8_t> &got,
       double e = (*exact)[i];
       double margin = slack + rtol * std::fabs(e);
       if (g >= std::min(w, e) - margin && g <= std::max(w, e) + margin) {
-        ++rescued;
+        ++rescued.betweenExact;
         continue;
       }
+    }
+    // Within the reference's own rounding noise: a result that rounding
+    // alone moves this far (a cancellation) is no more wrong here.
+    if (noise && std::isfinite((*noise)[i]) &&
+        d <= slack + rtol * std::fabs(w) + kNoiseSpreads * (*noise)[i]) {
+      ++rescued.withinNoise;
+      continue;
     }
     ok = false;
   }
@@ -328,15 +344,27 @@ bool lazy::runtime::compareBuffers(const std::string &dtype,
                                    const std::vector<uint8_t> &want,
                                    double &worst,
                                    const std::string &roundedAs) {
-  size_t rescued;
-  return judge(dtype, got, want, worst, roundedAs, nullptr, rescued);
+  Rescued rescued;
+  return judge(dtype, got, want, worst, roundedAs, nullptr, nullptr, rescued);
 }
 
 bool lazy::runtime::compareWithExact(
     const std::string &dtype, const std::vector<uint8_t> &got,
     const std::vector<uint8_t> &want, const std::vector<double> &exact,
     double &worst, const std::string &roundedAs, size_t &rescued) {
-  return judge(dtype, got, want, worst, roundedAs, &exact, rescued);
+  Rescued counts;
+  bool ok = judge(dtype, got, want, worst, roundedAs, &exact, nullptr, counts);
+  rescued = counts.betweenExact;
+  return ok;
+}
+
+bool lazy::runtime::compareWithEvidence(
+    const std::string &dtype, const std::vector<uint8_t> &got,
+    const std::vector<uint8_t> &want, const FloatEvidence &evidence,
+    double &worst, const std::string &roundedAs, Rescued &rescued) {
+  return judge(dtype, got, want, worst, roundedAs,
+               evidence.exact.empty() ? nullptr : &evidence.exact,
+               evidence.noise.empty() ? nullptr : &evidence.noise, rescued);
 }
 
 //===----------------------------------------------------------------------===//

@@ -185,7 +185,68 @@ template <typename T> Scalar<T> load(const TensorRef &t, int64_t i) {
   }
 }
 
+/// interpretWithRoundingNoise's state: while set, each float value an op
+/// computes moves to a random neighbour (or stays), as another rounding of
+/// the same arithmetic might have left it. The interpreter runs on one
+/// thread.
+struct RoundingNoise {
+  uint64_t state;
+  /// splitmix64.
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// -1, 0 or +1, each a third of the time.
+  int step() { return int(next() % 3) - 1; }
+  /// Uniform in [-1, 1).
+  double uniform() { return double(next() >> 11) * 0x1p-52 - 1.0; }
+};
+
+/// The unit roundoff of float dtype T (half an ulp of 1).
+template <typename T> constexpr double unitRoundoff() {
+  if constexpr (std::is_same_v<T, Half16>)
+    return 0x1p-11;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return 0x1p-8;
+  else
+    return std::numeric_limits<T>::epsilon() / 2;
+}
+RoundingNoise *roundingNoise = nullptr;
+
+/// `v`, a value of float dtype T, moved by rounding noise when there is
+/// any: one representable value up or down. Zeros, infinities and NaNs
+/// stay, and so does a value whose neighbour is infinite.
+template <typename T> Scalar<T> jitter(Scalar<T> v) {
+  if constexpr (!std::is_floating_point_v<Scalar<T>>) {
+    return v;
+  } else {
+    if (!roundingNoise || v == 0 || !std::isfinite(v))
+      return v;
+    int step = roundingNoise->step();
+    if (!step)
+      return v;
+    if constexpr (std::is_same_v<T, Half16> || std::is_same_v<T, BFloat16>) {
+      constexpr bool half = std::is_same_v<T, Half16>;
+      uint16_t bits =
+          half ? interp::floatToHalf(v) : interp::floatToBFloat16(v);
+      // Sign and magnitude: one more is one further from zero.
+      bits = uint16_t((step > 0) == (v > 0) ? bits + 1 : bits - 1);
+      float moved =
+          half ? interp::halfToFloat(bits) : interp::bfloat16ToFloat(bits);
+      return std::isfinite(moved) ? moved : v;
+    } else {
+      T moved =
+          std::nextafter(v, step > 0 ? std::numeric_limits<T>::infinity()
+                                     : -std::numeric_limits<T>::infinity());
+      return std::isfinite(moved) ? moved : v;
+    }
+  }
+}
+
 template <typename T> void store(HostTensor &t, int64_t i, Scalar<T> v) {
+  v = jitter<T>(v);
   if constexpr (std::is_same_v<T, Half16> || std::is_same_v<T, BFloat16>) {
     uint16_t bits = std::is_same_v<T, Half16> ? interp::floatToHalf(v)
                                               : interp::floatToBFloat16(v);
@@ -702,9 +763,28 @@ HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
         // MAX steps as tinygrad's max(acc, x) does: acc > x ? acc : x (a
         // NaN survives only as the last element; of +0 and -0 the later).
         S a = acc[k]; // a copy: std::vector<bool> has no references
-        acc[k] = roundToDType<T>(isSum ? add<S>(a, v) : (a > v ? a : v));
+        acc[k] = isSum ? jitter<T>(roundToDType<T>(add<S>(a, v)))
+                       : roundToDType<T>(a > v ? a : v);
       }
     });
+    if constexpr (std::is_floating_point_v<S>) {
+      if (roundingNoise && isSum) {
+        // Another order of the same sum rounds other partial sums, which
+        // may be as large as the sum of the terms' magnitudes: a sum that
+        // cancels moves by up to a unit roundoff of that.
+        std::vector<double> magnitude(acc.size(), 0.0);
+        forEachRow(shape, outStrides, 0, [&](int64_t first, int64_t o) {
+          for (int64_t j = 0; j < rowLength; ++j)
+            magnitude[size_t(o + j * step)] +=
+                std::fabs(double(load<T>(x, first + j)));
+        });
+        for (size_t o = 0; o < acc.size(); ++o)
+          if (std::isfinite(acc[o]) && std::isfinite(magnitude[o]))
+            acc[o] = roundToDType<T>(
+                S(double(acc[o]) +
+                  roundingNoise->uniform() * unitRoundoff<T>() * magnitude[o]));
+      }
+    }
     for (size_t o = 0; o < acc.size(); ++o)
       store<T>(out, int64_t(o), acc[o]);
   });
@@ -1290,14 +1370,35 @@ std::vector<double> mlir::lazy::floatValues(const HostTensor &tensor) {
   return values;
 }
 
-FailureOr<std::vector<HostTensor>>
-mlir::lazy::interpretInFloat64(func::FuncOp func, ArrayRef<HostTensor> inputs) {
-  bool hasTwin = true;
+/// Whether a graph's float values can be evaluated otherwise than the
+/// interpreter does (in f64, with rounding noise) and still mean the same:
+/// no value depends on float bits or host code.
+static bool hasFloatTwin(func::FuncOp func, ArrayRef<HostTensor> inputs) {
+  bool twin = true;
   func.walk([&](Operation *op) {
     if (isa<BitcastOp, BufferViewOp, CustomOp>(op))
-      hasTwin = false;
+      twin = false;
   });
-  if (!hasTwin || inputs.size() != func.getNumArguments())
+  return twin && inputs.size() == func.getNumArguments();
+}
+
+FailureOr<std::vector<HostTensor>> mlir::lazy::interpretWithRoundingNoise(
+    func::FuncOp func, ArrayRef<HostTensor> inputs, uint64_t seed) {
+  if (!hasFloatTwin(func, inputs))
+    return failure();
+  RoundingNoise noise{seed};
+  roundingNoise = &noise;
+  // The noisy evaluation's failures are not the graph's: no diagnostics.
+  ScopedDiagnosticHandler quiet(func.getContext(),
+                                [](Diagnostic &) { return success(); });
+  FailureOr<std::vector<HostTensor>> results = interpretFunction(func, inputs);
+  roundingNoise = nullptr;
+  return results;
+}
+
+FailureOr<std::vector<HostTensor>>
+mlir::lazy::interpretInFloat64(func::FuncOp func, ArrayRef<HostTensor> inputs) {
+  if (!hasFloatTwin(func, inputs))
     return failure();
   MLIRContext *context = func.getContext();
   Type f64 = Float64Type::get(context);

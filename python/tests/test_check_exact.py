@@ -139,3 +139,54 @@ def test_an_overflow_the_exact_value_shares_matches(tmp_path):
     assert np.isposinf(np.load(tmp_path / "out0.npy")[0])
     assert ("out0: match, max abs error INF (half); off the interpreter's, between it and "
             "the graph evaluated in f64: 1 of 1 elements" in proc.stdout), proc.stdout
+
+
+# A sum that cancels: 32768 values and their negations, interleaved by a
+# fixed permutation. Its exact value is 0; the interpreter's in-order sum
+# and the compiled kernel's lane sums each end a few rounding errors of the
+# partial sums away from it, on either side. The compiled result is not
+# between the interpreter's and 0, but it is within the spread that
+# rounding noise gives the interpreter's own (interpretWithRoundingNoise):
+# a match, counted as such.
+CANCELLING_SUM = """module attributes {lazy.default_device = "CLANG"} {
+  func.func @graph(%x: tensor<65536xf32>) -> tensor<1xf32> {
+    %s = lazy.reduce_sum %x axes [0] : tensor<65536xf32> -> tensor<1xf32>
+    return %s : tensor<1xf32>
+  }
+}
+"""
+
+
+def cancelling_values():
+    n = 32768
+    i = np.arange(n, dtype=np.uint64)
+    # Knuth's multiplicative hash: values in [-100, 100), no RNG stream.
+    v = ((i * np.uint64(2654435761) + np.uint64(3)) % np.uint64(2**32)).astype(np.float64)
+    v = (v / 2**32 - 0.5) * 200
+    x = np.concatenate([v, -v]).astype(np.float32)
+    perm = (np.arange(2 * n, dtype=np.uint64) * np.uint64(40503)) % np.uint64(2 * n)
+    return x[perm]
+
+
+def test_a_cancellation_within_the_interpreters_rounding_noise_matches(tmp_path):
+    if not (os.access(LAZY_RUN, os.X_OK) and os.access(LAZY_INTERP, os.X_OK)):
+        pytest.skip("lazy-run and lazy-interp are not built")
+    path = tmp_path / "x.npy"
+    np.save(path, cancelling_values())
+    graph = tmp_path / "graph.mlir"
+    graph.write_text(CANCELLING_SUM)
+    ref = tmp_path / "ref"
+    subprocess.run([LAZY_INTERP, str(graph), f"--input=0={path}", f"--output-dir={ref}"],
+                   check=True, capture_output=True)
+    want = float(np.load(ref / "out0.npy")[0])
+    proc = run(tmp_path, CANCELLING_SUM, f"--input=0={path}", "--check",
+               f"--output-dir={tmp_path}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = float(np.load(tmp_path / "out0.npy")[0])
+    # Off the interpreter's by more than the tolerance (atol 1e-5 here),
+    # and on the far side of the exact 0 or past it: not between them.
+    assert abs(got - want) > 1e-4
+    assert not (min(want, 0.0) <= got <= max(want, 0.0))
+    assert ("out0: match" in proc.stdout
+            and "within its rounding noise: 1 of 1 elements" in proc.stdout
+            and "between it and" not in proc.stdout), proc.stdout

@@ -288,6 +288,51 @@ TEST(DevicePlan, CompareWithExactAcceptsWhatIsNoFartherFromIt) {
                                 {101.0}, worst, "", rescued));
 }
 
+TEST(DevicePlan, CompareWithEvidenceTakesTheRoundingNoise) {
+  auto floats = [](std::initializer_list<float> values) {
+    std::vector<uint8_t> out(values.size() * 4);
+    std::memcpy(out.data(), values.begin(), out.size());
+    return out;
+  };
+  double worst;
+  Rescued rescued;
+  // The reference 0.003 of a sum whose exact value is 0; the result
+  // -0.004 is not between them. Tolerance here: atol 1e-5 (|want| < 1)
+  // plus 1e-4 relative.
+  FloatEvidence evidence;
+  evidence.exact = {0.0};
+  evidence.noise = {0.004};
+  // Within 2 spreads of the reference: a match, counted as noise.
+  EXPECT_TRUE(compareWithEvidence("float", floats({-0.004f}), floats({0.003f}),
+                                  evidence, worst, "", rescued));
+  EXPECT_EQ(rescued.withinNoise, 1u);
+  EXPECT_EQ(rescued.betweenExact, 0u);
+  // Past 2 spreads: a mismatch.
+  EXPECT_FALSE(compareWithEvidence("float", floats({-0.006f}), floats({0.003f}),
+                                   evidence, worst, "", rescued));
+  EXPECT_EQ(rescued.withinNoise, 0u);
+  // Without noise, or with a spread that is not a number, no rescue.
+  FloatEvidence exactOnly;
+  exactOnly.exact = {0.0};
+  EXPECT_FALSE(compareWithEvidence("float", floats({-0.004f}), floats({0.003f}),
+                                   exactOnly, worst, "", rescued));
+  evidence.noise = {NAN};
+  EXPECT_FALSE(compareWithEvidence("float", floats({-0.004f}), floats({0.003f}),
+                                   evidence, worst, "", rescued));
+  // Noise of another length is no help; between the reference and the
+  // exact value still counts as that.
+  evidence.noise = {0.004, 0.004};
+  EXPECT_FALSE(compareWithEvidence("float", floats({-0.004f}), floats({0.003f}),
+                                   evidence, worst, "", rescued));
+  EXPECT_TRUE(compareWithEvidence("float", floats({0.001f}), floats({0.003f}),
+                                  evidence, worst, "", rescued));
+  EXPECT_EQ(rescued.betweenExact, 1u);
+  // Integers stay exact.
+  evidence.noise = {10.0};
+  EXPECT_FALSE(compareWithEvidence("int", floats({101.0f}), floats({100.0f}),
+                                   evidence, worst, "", rescued));
+}
+
 TEST(DevicePlan, CompareWithExactKnowsOverflow) {
   auto halves = [](std::initializer_list<uint16_t> bits) {
     std::vector<uint8_t> out(bits.size() * 2);

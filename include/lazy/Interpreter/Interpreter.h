@@ -60,6 +60,19 @@ FailureOr<std::vector<::lazy::interp::HostTensor>>
 interpretInFloat64(func::FuncOp func,
                    ArrayRef<::lazy::interp::HostTensor> inputs);
 
+/// `func` evaluated as interpretFunction does, but with each float value
+/// an op computes (each sum step among them) moved at random to one of its
+/// neighbours or left, a third of the time each: another rounding of the
+/// same arithmetic. The spread of a few such evaluations shows how much a
+/// result depends on rounding: an element that is a cancellation (a
+/// softmax's max gradient, mathematically 0) spreads as far as any correct
+/// order of its sums may take it. Deterministic for a `seed`; fails, with
+/// no diagnostic, where interpretInFloat64 does.
+FailureOr<std::vector<::lazy::interp::HostTensor>>
+interpretWithRoundingNoise(func::FuncOp func,
+                           ArrayRef<::lazy::interp::HostTensor> inputs,
+                           uint64_t seed);
+
 /// A float tensor's elements as doubles (for the f64 evaluation's results
 /// and the compared outputs); empty for other dtypes.
 std::vector<double> floatValues(const ::lazy::interp::HostTensor &tensor);

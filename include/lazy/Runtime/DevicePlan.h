@@ -135,6 +135,32 @@ bool compareWithExact(const std::string &dtype, const std::vector<uint8_t> &got,
                       const std::vector<double> &exact, double &worst,
                       const std::string &roundedAs, size_t &rescued);
 
+/// Per element of a float result, what --check knows beyond the reference
+/// interpreter's value.
+struct FloatEvidence {
+  /// The graph evaluated in f64 (interpretInFloat64), or empty.
+  std::vector<double> exact;
+  /// How far rounding alone moves the reference's value: the range of a
+  /// few evaluations with rounding noise (interpretWithRoundingNoise) and
+  /// the reference's own, or empty.
+  std::vector<double> noise;
+};
+
+/// The elements off the reference that still matched, by reason.
+struct Rescued {
+  size_t betweenExact = 0; // between the reference and the f64 value
+  size_t withinNoise = 0;  // within the reference's rounding noise
+};
+
+/// compareWithExact with the rounding noise too: an element off `want`
+/// also matches when it is within the tolerance plus twice its noise
+/// (kNoiseSpreads) of `want`.
+bool compareWithEvidence(const std::string &dtype,
+                         const std::vector<uint8_t> &got,
+                         const std::vector<uint8_t> &want,
+                         const FloatEvidence &evidence, double &worst,
+                         const std::string &roundedAs, Rescued &rescued);
+
 } // namespace lazy::runtime
 
 #endif // LAZY_RUNTIME_DEVICEPLAN_H

@@ -11,7 +11,9 @@
 // result cast from f32 arithmetic carries that arithmetic's error. An
 // element outside the tolerance still matches when it lies between the
 // reference and the f64 evaluation of the graph (compareWithExact); an
-// infinity, when the f64 value overflows the type to it (`overflow`).
+// infinity, when the f64 value overflows the type to it (`overflow`); and
+// any element within twice the spread that rounding noise gives the
+// reference (compareWithEvidence).
 // Why each figure is what it is:
 //   f64   1e-9 / 1e-12  reassociated sums only;
 //   f32   1e-4 / 1e-5   sums in another order (a training step's backward
