@@ -769,9 +769,13 @@ HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
     });
     if constexpr (std::is_floating_point_v<S>) {
       if (roundingNoise && isSum) {
-        // Another order of the same sum rounds other partial sums, which
-        // may be as large as the sum of the terms' magnitudes: a sum that
-        // cancels moves by up to a unit roundoff of that.
+        // Another order of the same n terms rounds other partial sums,
+        // each as large as the sum M of the terms' magnitudes: its error
+        // is about sqrt(n) roundings of M (random rounding errors; the
+        // bound is n of them), however much the sum cancels.
+        double terms =
+            acc.empty() ? 0.0 : double(x.numElements()) / double(acc.size());
+        double scale = std::sqrt(terms) * unitRoundoff<T>();
         std::vector<double> magnitude(acc.size(), 0.0);
         forEachRow(shape, outStrides, 0, [&](int64_t first, int64_t o) {
           for (int64_t j = 0; j < rowLength; ++j)
@@ -780,9 +784,9 @@ HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
         });
         for (size_t o = 0; o < acc.size(); ++o)
           if (std::isfinite(acc[o]) && std::isfinite(magnitude[o]))
-            acc[o] = roundToDType<T>(
-                S(double(acc[o]) +
-                  roundingNoise->uniform() * unitRoundoff<T>() * magnitude[o]));
+            acc[o] =
+                roundToDType<T>(S(double(acc[o]) + roundingNoise->uniform() *
+                                                       scale * magnitude[o]));
       }
     }
     for (size_t o = 0; o < acc.size(); ++o)
