@@ -357,19 +357,27 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
   }
 
   // reach[i]: the groups group i reads from, directly or through others.
+  // Groups that read each other (a cycle: lazy-toposort reports it, as
+  // tinygrad does) have no order to keep, so nothing is merged.
   std::vector<llvm::BitVector> reach(n, llvm::BitVector(n));
   {
-    std::vector<char> done(n, 0);
+    enum : char { New, Open, Done };
+    std::vector<char> state(n, New);
     for (size_t root = 0; root < n; ++root) {
-      if (done[root])
+      if (state[root] == Done)
         continue;
+      state[root] = Open;
       SmallVector<std::pair<size_t, size_t>> stack = {{root, 0}};
       while (!stack.empty()) {
         auto &[i, next] = stack.back();
         if (next < facts[i].leaves.size()) {
           int32_t j = groupOf[facts[i].leaves[next++]];
-          if (j >= 0 && size_t(j) != i && !done[j])
-            stack.push_back({size_t(j), 0});
+          if (j < 0 || size_t(j) == i || state[j] == Done)
+            continue;
+          if (state[j] == Open)
+            return;
+          state[j] = Open;
+          stack.push_back({size_t(j), 0});
           continue;
         }
         for (NodeId leaf : facts[i].leaves) {
@@ -379,7 +387,7 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
             reach[i] |= reach[j];
           }
         }
-        done[i] = 1;
+        state[i] = Done;
         stack.pop_back();
       }
     }
