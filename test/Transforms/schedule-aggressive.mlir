@@ -500,3 +500,32 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     return %m : tensor<1x8xf32>
   }
 }
+
+// -----
+
+// Rule 5 takes no row value that reads an assign target's memory, here
+// through a buffer_view round trip (a bitcast to int and back): a GPU
+// thread computing the column max would read elements other threads have
+// already overwritten. The max keeps its kernel, as in tinygrad's
+// schedule.
+// TINYGRAD-LABEL: schedule @row_value_of_aliased_target
+// TINYGRAD: moved: 2 kernels
+// AGGRESSIVE-LABEL: schedule @row_value_of_aliased_target
+// AGGRESSIVE: item 2 KERNEL outs=1 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(8, 16):(16, 1)]
+// AGGRESSIVE-NEXT: n1 = MAX (0,) n0
+// AGGRESSIVE: item 3 KERNEL outs=1 ins=2
+// AGGRESSIVE-NOT: VIEW
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @row_value_of_aliased_target(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %i = lazy.buffer_view %x : tensor<8x16xf32> -> tensor<8x16xsi32>
+    %f = lazy.buffer_view %i : tensor<8x16xsi32> -> tensor<8x16xf32>
+    %m = lazy.reduce_max %f axes [0] : tensor<8x16xf32> -> tensor<1x16xf32>
+    %mv = lazy.view %m as <[(8, 16):(0, 1)]> : tensor<1x16xf32> -> tensor<8x16xf32>
+    %n = lazy.neg %mv : tensor<8x16xf32>
+    %d = lazy.add %f, %n : tensor<8x16xf32>
+    %a = lazy.assign %d to %x : tensor<8x16xf32>, tensor<8x16xf32>
+    return %a : tensor<8x16xf32>
+  }
+}

@@ -14,8 +14,9 @@
 //          earlier schedule (seen), not stored with a reduce, not read by
 //          a copy or buffer_view, and not a pad that UnsafePads.cpp checks;
 //        - it is cheap to recompute: at most kMaxRecomputedOps unrealized
-//          ops below it, none a reduce, reading no assign target (whose
-//          readers lazy-toposort orders against the assign);
+//          ops below it, none a reduce, reading no assign target nor a
+//          buffer_view of one (whose readers lazy-toposort orders against
+//          the assign);
 //        - padding stays zero: when a consumer reads it through a masked
 //          view, no op from it down is unsafe to pad (UnsafePads.cpp: the
 //          padded elements would compute recip(0) and the like);
@@ -51,15 +52,18 @@
 //      read a realized buffer in common become one
 //      kernel, which reads that buffer once, when neither depends on the
 //      other through any chain of kernels (the schedule stays acyclic) and
-//      neither holds or reads anything an assign writes (whose ordering
-//      edges lazy-toposort adds). Groups are merged greedily in group
-//      order; a merged group sits where its first member was.
+//      neither holds or reads anything an assign writes, directly or
+//      through a buffer_view (whose ordering edges lazy-toposort adds). Groups
+//      are merged greedily in group order; a merged group sits where its first
+//      member was.
 //   5. Row values. tinygrad stores a reduce's value (a softmax's max and
 //      sum, a layernorm's mean and 1/std) in a kernel of its own, because
 //      its readers expand it. A value B alone in its group, computed from
 //      its leaves by elementwise ops and reduces of its own rank that read
-//      each other without views (no meta op, no assign target among its
-//      leaves, no output, not forced or external), becomes a row value
+//      each other without views (no meta op, no assign target or
+//      buffer_view of one among its leaves: a row kernel reads a row
+//      before writing it, but a GPU thread may read a row other threads
+//      have written; no output, not forced or external), becomes a row value
 //      (SchedulePlan::rowValues): a kernel computes it once per row at its
 //      own shape and reads it through the view (a View node; the lowerings
 //      run such a row kernel row by row, KernelEmitter.h's RowSplit).
@@ -108,6 +112,20 @@ namespace {
 
 /// Bytes of a node's buffer.
 int64_t bytesOf(const LazyNode &n) { return n.size * n.itemSize; }
+
+/// Whether realized buffer `base` is an assign target or shares one's
+/// memory (a buffer_view of it, at any depth): a kernel that reads it
+/// along other elements than it writes reads overwritten ones.
+bool readsAssignTargetMemory(const LazyGraph &g, const GraphWalk &w,
+                             NodeId base) {
+  while (!w.assignTargets.count(base)) {
+    const LazyNode &n = g.node(base);
+    if (n.kind != NodeOp::BufferView)
+      return false;
+    base = g.baseOf(n.srcs[0]);
+  }
+  return true;
+}
 
 /// Whether a copy, a buffer_view or an assign reads `b`'s buffer, which
 /// must then exist.
@@ -271,7 +289,7 @@ void mlir::lazy::recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
       if (n.kind == NodeOp::Const)
         continue;
       if (n.isRealized() || realizes.contains(v)) {
-        ok = !w.assignTargets.count(v);
+        ok = !readsAssignTargetMemory(g, w, v);
         leafBytes += bytesOf(n);
         continue;
       }
@@ -344,7 +362,7 @@ void mlir::lazy::mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
         if (b.isRealized() || plan.realizes.contains(base)) {
           if (b.kind != NodeOp::Const)
             f.leaves.push_back(base);
-          f.hazard |= w.assignTargets.count(base) != 0;
+          f.hazard |= readsAssignTargetMemory(g, w, base);
           continue;
         }
         if (b.isMeta())
@@ -578,7 +596,7 @@ bool RowFusion::mayBeRowValue(NodeId b) const {
     for (NodeId src : node.srcs) {
       NodeId base = g.baseOf(src);
       if (isLeaf(base)) {
-        if (w.assignTargets.count(base))
+        if (readsAssignTargetMemory(g, w, base))
           return false;
         continue;
       }
