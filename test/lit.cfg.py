@@ -19,7 +19,11 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%lazy_libs", config.lazy_lib_dir))
 config.substitutions.append(("%lazy_rocm_toolkit", config.lazy_rocm_toolkit))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# OMP_NUM_THREADS: scripts/sanitize.sh runs the compiled kernels on one
+# OpenMP thread (LeakSanitizer's exit-time check fails while libomp's
+# workers are alive); lit passes no variable it is not told to.
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "OMP_NUM_THREADS"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.lazy_tools_dir, config.llvm_tools_dir]
