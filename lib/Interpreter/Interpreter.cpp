@@ -186,8 +186,11 @@ template <typename T> Scalar<T> load(const TensorRef &t, int64_t i) {
 }
 
 /// interpretWithRoundingNoise's state: while set, each float value an op
-/// computes moves to a random neighbour (or stays), as another rounding of
-/// the same arithmetic might have left it. The interpreter runs on one
+/// rounds (arithmetic, transcendental functions, narrowing casts, sum
+/// steps) may move to a neighbour, as another rounding of the same
+/// arithmetic might have left it. Ops that round nothing (max, neg, where,
+/// constants, copies, views, comparisons) keep their values, so that
+/// identities such as x == max(x) hold. The interpreter runs on one
 /// thread.
 struct RoundingNoise {
   uint64_t state;
@@ -198,11 +201,28 @@ struct RoundingNoise {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
-  /// -1, 0 or +1, each a third of the time.
-  int step() { return int(next() % 3) - 1; }
+  /// -1 or +1 an eighth of the time each, else 0: a variance of 1/4 ulp^2,
+  /// as rounding to one of the two neighbours of the exact value at random
+  /// has on average.
+  int step() {
+    uint64_t r = next() & 7;
+    return r == 0 ? -1 : r == 1 ? 1 : 0;
+  }
   /// Uniform in [-1, 1).
   double uniform() { return double(next() >> 11) * 0x1p-52 - 1.0; }
 };
+
+/// The significand bits of float dtype T (0 for other dtypes).
+template <typename T> constexpr int precisionBits() {
+  if constexpr (std::is_same_v<T, Half16>)
+    return 11;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return 8;
+  else if constexpr (std::is_floating_point_v<T>)
+    return std::numeric_limits<T>::digits;
+  else
+    return 0;
+}
 
 /// The unit roundoff of float dtype T (half an ulp of 1).
 template <typename T> constexpr double unitRoundoff() {
@@ -246,7 +266,6 @@ template <typename T> Scalar<T> jitter(Scalar<T> v) {
 }
 
 template <typename T> void store(HostTensor &t, int64_t i, Scalar<T> v) {
-  v = jitter<T>(v);
   if constexpr (std::is_same_v<T, Half16> || std::is_same_v<T, BFloat16>) {
     uint16_t bits = std::is_same_v<T, Half16> ? interp::floatToHalf(v)
                                               : interp::floatToBFloat16(v);
@@ -266,6 +285,24 @@ template <typename T> Scalar<T> roundToDType(Scalar<T> v) {
     return interp::bfloat16ToFloat(interp::floatToBFloat16(v));
   else
     return v;
+}
+
+/// `v`, the result in float dtype T of `f` on `args`, with rounding noise
+/// unless nothing was rounded: computed again in double (for the dtypes
+/// narrower than double), the same value means the op was exact (1 + 0, a
+/// sum of counts), and an exact result keeps its value in any order.
+template <typename T, typename F, typename... A>
+Scalar<T> rounded(Scalar<T> v, F &&f, A... args) {
+  if constexpr (!std::is_floating_point_v<Scalar<T>>) {
+    return v;
+  } else {
+    if (!roundingNoise)
+      return v;
+    if constexpr (!std::is_same_v<T, double>)
+      if (double(f(double(args)...)) == double(roundToDType<T>(v)))
+        return v;
+    return jitter<T>(v);
+  }
 }
 
 template <typename S> constexpr bool isInt() {
@@ -609,24 +646,34 @@ private:
   }
   FailureOr<HostTensor> compute(Operation *op);
 
-  template <typename F> HostTensor mapUnary(Operation *op, F &&f) {
+  /// An elementwise op; `Rounds`: its float results are rounded (and so
+  /// take rounding noise when there is any).
+  template <bool Rounds = false, typename F>
+  HostTensor mapUnary(Operation *op, F &&f) {
     const TensorRef &x = in(0);
     HostTensor out = resultTensor(op);
     dispatch(x.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      for (int64_t i = 0, e = x.numElements(); i < e; ++i)
-        store<T>(out, i, f(load<T>(x, i)));
+      for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
+        Scalar<T> a = load<T>(x, i);
+        Scalar<T> v = f(a);
+        store<T>(out, i, Rounds ? rounded<T>(v, f, a) : v);
+      }
     });
     return out;
   }
 
-  template <typename F> HostTensor mapBinary(Operation *op, F &&f) {
+  template <bool Rounds = false, typename F>
+  HostTensor mapBinary(Operation *op, F &&f) {
     const TensorRef &a = in(0), &b = in(1);
     HostTensor out = resultTensor(op);
     dispatch(a.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      for (int64_t i = 0, e = a.numElements(); i < e; ++i)
-        store<T>(out, i, f(load<T>(a, i), load<T>(b, i)));
+      for (int64_t i = 0, e = a.numElements(); i < e; ++i) {
+        Scalar<T> x = load<T>(a, i), y = load<T>(b, i);
+        Scalar<T> v = f(x, y);
+        store<T>(out, i, Rounds ? rounded<T>(v, f, x, y) : v);
+      }
     });
     return out;
   }
@@ -731,8 +778,15 @@ HostTensor Evaluator::cast(Operation *op) {
     using TS = typename decltype(srcTag)::type;
     dispatch(out.dtype, [&](auto dstTag) {
       using TD = typename decltype(dstTag)::type;
-      for (int64_t i = 0, e = x.numElements(); i < e; ++i)
-        store<TD>(out, i, convert<Scalar<TS>, TD>(load<TS>(x, i)));
+      // Only a float narrowed to a float rounds (an integer wider than the
+      // mantissa would too, but indices and counts never are).
+      constexpr bool narrows = std::is_floating_point_v<Scalar<TS>> &&
+                               std::is_floating_point_v<Scalar<TD>> &&
+                               precisionBits<TD>() < precisionBits<TS>();
+      for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
+        Scalar<TD> v = convert<Scalar<TS>, TD>(load<TS>(x, i));
+        store<TD>(out, i, narrows ? jitter<TD>(v) : v);
+      }
     });
   });
   return out;
@@ -763,19 +817,21 @@ HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
         // MAX steps as tinygrad's max(acc, x) does: acc > x ? acc : x (a
         // NaN survives only as the last element; of +0 and -0 the later).
         S a = acc[k]; // a copy: std::vector<bool> has no references
-        acc[k] = isSum ? jitter<T>(roundToDType<T>(add<S>(a, v)))
+        acc[k] = isSum ? rounded<T>(
+                             roundToDType<T>(add<S>(a, v)),
+                             [](auto p, auto q) { return p + q; }, a, v)
                        : roundToDType<T>(a > v ? a : v);
       }
     });
     if constexpr (std::is_floating_point_v<S>) {
       if (roundingNoise && isSum) {
-        // Another order of the same n terms rounds other partial sums,
-        // each as large as the sum M of the terms' magnitudes: its error
-        // is about sqrt(n) roundings of M (random rounding errors; the
-        // bound is n of them), however much the sum cancels.
-        double terms =
-            acc.empty() ? 0.0 : double(x.numElements()) / double(acc.size());
-        double scale = std::sqrt(terms) * unitRoundoff<T>();
+        // Another order of the same terms rounds other partial sums: a
+        // sum that cancels (its value S below the sum M of its terms'
+        // magnitudes) moves by up to about a unit roundoff of M - |S|.
+        // (Terms of random sign have partial sums of about M in any
+        // order; terms of one sign, M = |S|, have the partial sums the
+        // steps above round, and so does an exact sum.)
+        double scale = unitRoundoff<T>();
         std::vector<double> magnitude(acc.size(), 0.0);
         forEachRow(shape, outStrides, 0, [&](int64_t first, int64_t o) {
           for (int64_t j = 0; j < rowLength; ++j)
@@ -784,9 +840,10 @@ HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
         });
         for (size_t o = 0; o < acc.size(); ++o)
           if (std::isfinite(acc[o]) && std::isfinite(magnitude[o]))
-            acc[o] =
-                roundToDType<T>(S(double(acc[o]) + roundingNoise->uniform() *
-                                                       scale * magnitude[o]));
+            acc[o] = roundToDType<T>(
+                S(double(acc[o]) +
+                  roundingNoise->uniform() * scale *
+                      (magnitude[o] - std::fabs(double(acc[o])))));
       }
     }
     for (size_t o = 0; o < acc.size(); ++o)
@@ -890,19 +947,23 @@ FailureOr<HostTensor> Evaluator::compute(Operation *op) {
   return llvm::TypeSwitch<Operation *, R>(op)
       // Unary
       .Case([&](Exp2Op o) {
-        return mapUnary(o, [](auto x) { return decltype(x)(std::exp2(x)); });
+        return mapUnary<true>(o,
+                              [](auto x) { return decltype(x)(std::exp2(x)); });
       })
       .Case([&](Log2Op o) {
-        return mapUnary(o, [](auto x) { return decltype(x)(std::log2(x)); });
+        return mapUnary<true>(o,
+                              [](auto x) { return decltype(x)(std::log2(x)); });
       })
       .Case([&](SinOp o) {
-        return mapUnary(o, [](auto x) { return decltype(x)(std::sin(x)); });
+        return mapUnary<true>(o,
+                              [](auto x) { return decltype(x)(std::sin(x)); });
       })
       .Case([&](SqrtOp o) {
-        return mapUnary(o, [](auto x) { return decltype(x)(std::sqrt(x)); });
+        return mapUnary<true>(o,
+                              [](auto x) { return decltype(x)(std::sqrt(x)); });
       })
       .Case([&](RecipOp o) {
-        return mapUnary(o, [](auto x) { return decltype(x)(1) / x; });
+        return mapUnary<true>(o, [](auto x) { return decltype(x)(1) / x; });
       })
       .Case([&](NegOp o) {
         return mapUnary(o, [](auto x) {
@@ -916,10 +977,10 @@ FailureOr<HostTensor> Evaluator::compute(Operation *op) {
       .Case([&](CastOp o) -> R { return cast(o); })
       // Binary
       .Case([&](AddOp o) {
-        return mapBinary(o, [](auto a, auto b) { return add(a, b); });
+        return mapBinary<true>(o, [](auto a, auto b) { return add(a, b); });
       })
       .Case([&](MulOp o) {
-        return mapBinary(o, [](auto a, auto b) { return mul(a, b); });
+        return mapBinary<true>(o, [](auto a, auto b) { return mul(a, b); });
       })
       .Case([&](IdivOp o) {
         return mapBinary(o, [](auto a, auto b) { return idiv(a, b); });
@@ -974,8 +1035,9 @@ FailureOr<HostTensor> Evaluator::compute(Operation *op) {
           using T = typename decltype(tag)::type;
           for (int64_t i = 0, e = a.numElements(); i < e; ++i)
             store<T>(out, i,
-                     add(roundToDType<T>(mul(load<T>(a, i), load<T>(b, i))),
-                         load<T>(c, i)));
+                     jitter<T>(add(jitter<T>(roundToDType<T>(
+                                       mul(load<T>(a, i), load<T>(b, i)))),
+                                   load<T>(c, i))));
         });
         return out;
       })

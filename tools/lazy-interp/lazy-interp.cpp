@@ -7,7 +7,9 @@
 // interpreter. Argument I reads PATH.npy; arguments without an --input are
 // filled with seeded random values of their dtype (and written to
 // DIR/in<I>.npy so a run can be reproduced). Result i is written to
-// DIR/out<i>.npy and, with --print, printed as text.
+// DIR/out<i>.npy and, with --print, printed as text. --rounding-noise=N
+// evaluates with the rounding noise lazy-run --check weighs differing
+// floats with (interpretWithRoundingNoise, seed N).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +61,14 @@ static cl::opt<bool> scheduleCheck(
              "refuse a graph that cannot be scheduled, as tinygrad does "
              "(default true)"),
     cl::init(true));
+
+static cl::opt<uint64_t> roundingNoise(
+    cl::cat(toolOptions), "rounding-noise",
+    cl::desc("N > 0: evaluate with rounding noise of seed N, as lazy-run "
+             "--check does to weigh a differing float result (each float an "
+             "op rounds may move to a neighbour); refused for graphs with "
+             "bitcasts, buffer views or CUSTOM ops"),
+    cl::init(0));
 
 static cl::list<std::string>
     variables(cl::cat(toolOptions), "var",
@@ -209,9 +219,16 @@ static int toolMain(int argc, char **argv) {
       return fail(error);
 
   FailureOr<std::vector<interp::HostTensor>> results =
-      mlir::lazy::interpretFunction(func, args);
-  if (failed(results))
+      roundingNoise
+          ? mlir::lazy::interpretWithRoundingNoise(func, args, roundingNoise)
+          : mlir::lazy::interpretFunction(func, args);
+  if (failed(results)) {
+    if (roundingNoise)
+      return fail("--rounding-noise: this graph has no evaluation with "
+                  "rounding noise (bitcasts, buffer views or CUSTOM ops), or "
+                  "it failed");
     return 1;
+  }
   for (auto [i, t] : llvm::enumerate(*results)) {
     if (printResults)
       printTensor(llvm::outs(), unsigned(i), t);

@@ -60,14 +60,17 @@ FailureOr<std::vector<::lazy::interp::HostTensor>>
 interpretInFloat64(func::FuncOp func,
                    ArrayRef<::lazy::interp::HostTensor> inputs);
 
-/// `func` evaluated as interpretFunction does, but with each float value
-/// an op computes (each sum step among them) moved at random to one of its
-/// neighbours or left, a third of the time each: another rounding of the
-/// same arithmetic. The spread of a few such evaluations shows how much a
-/// result depends on rounding: an element that is a cancellation (a
-/// softmax's max gradient, mathematically 0) spreads as far as any correct
-/// order of its sums may take it. Deterministic for a `seed`; fails, with
-/// no diagnostic, where interpretInFloat64 does.
+/// `func` evaluated as interpretFunction does, but with rounding noise:
+/// each float value an op rounds (arithmetic, exp2/log2/sin/sqrt/recip,
+/// narrowing casts, sum steps), unless it came out exact, moves to a
+/// neighbour an eighth of the time each way; a sum that cancels also moves
+/// by up to a unit roundoff of its terms' magnitudes beyond its value, as
+/// another order's partial sums would. Ops that round nothing keep their
+/// values. The spread of a few such evaluations shows how much a result
+/// depends on rounding: an element that is a cancellation (a softmax's max
+/// gradient, mathematically 0) spreads as far as correct orders of its sums
+/// take it. Deterministic for a `seed`; fails, with no diagnostic, where
+/// interpretInFloat64 does.
 FailureOr<std::vector<::lazy::interp::HostTensor>>
 interpretWithRoundingNoise(func::FuncOp func,
                            ArrayRef<::lazy::interp::HostTensor> inputs,

@@ -12,8 +12,8 @@
 // element outside the tolerance still matches when it lies between the
 // reference and the f64 evaluation of the graph (compareWithExact); an
 // infinity, when the f64 value overflows the type to it (`overflow`); and
-// any element within twice the spread that rounding noise gives the
-// reference (compareWithEvidence).
+// any element within the tolerance plus twice the spread that rounding
+// noise gives the reference (compareWithEvidence).
 // Why each figure is what it is:
 //   f64   1e-9 / 1e-12  reassociated sums only;
 //   f32   1e-4 / 1e-5   sums in another order (a training step's backward
