@@ -150,11 +150,9 @@ def LazyExpandExp2 : Pass<"lazy-expand-exp2", "::mlir::ModuleOp"> {
     included), or one ldexp. The result is within 1 ulp of the exact 2^x
     (0.95 ulp at most on 2^24 random f in [-1/2, 1/2]; 6.5% of results are
     not the correctly rounded one), at about half the vector ops; within
-    the f32 tolerance of every comparison; a training step's Adam update
-    of a gradient that is zero up to rounding follows it, within the
-    reference's rounding noise. lazy-to-cpu's `fast-exp2` (on by default:
-    tinygrad 0.9.2's CLANG code computes exp2 with an f32 polynomial too)
-    sets it.
+    the f32 tolerance of every comparison, but a training step's Adam
+    update of a gradient that is zero up to rounding follows it
+    (lazy-run --fast-exp2).
 
     With `fast` and `x86-scalef`, a vector of 16 f32 is clamped with
     compares and selects that keep a NaN (one `vmaxps`/`vminps` each), and

@@ -44,10 +44,8 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
                      "call bracketed by lazy_rt_kernel_begin/end calls")};
   Option<bool> fastExp2{
       *this, "fast-exp2",
-      llvm::cl::desc("lazy-expand-exp2's fast: f32 exp2 within 1 ulp (an "
-                     "f32 polynomial, as tinygrad's CLANG computes it); "
-                     "false: correctly rounded, at about twice the cost"),
-      llvm::cl::init(true)};
+      llvm::cl::desc("lazy-expand-exp2's fast: f32 exp2 within 1 ulp, "
+                     "not correctly rounded, at about half the cost")};
   Option<bool> poisonBuffers{
       *this, "poison-buffers",
       llvm::cl::desc("convert-lazy-to-loops' poison-buffers: every "
