@@ -256,6 +256,9 @@ bool judge(const std::string &dtype, const std::vector<uint8_t> &got,
     return false;
   }
   const FloatTolerance *tolerance = floatTolerance(dtype.c_str());
+  // Overflow is judged by the result's own type: that a narrower type
+  // computed in its cone overflowed is not known from the exact value.
+  double overflow = tolerance ? tolerance->overflow : INFINITY;
   if (!tolerance) {
     bool same = got == want;
     worst = same ? 0 : INFINITY;
@@ -290,13 +293,13 @@ bool judge(const std::string &dtype, const std::vector<uint8_t> &got,
       if (w == g)
         continue;
       // An infinity against anything else is as far as it gets, unless
-      // the exact value says which is right: it overflows the type the
-      // values were computed in to this infinity (the interpreter's
-      // in-order sum stalled below it), or the interpreter overflowed
-      // where the exact value, and this result near it, did not.
+      // the exact value says which is right: it overflows the result's
+      // type to this infinity (the interpreter's in-order sum stalled
+      // below it), or the interpreter overflowed where the exact value,
+      // and this result near it, did not.
       if (exact && !std::isnan((*exact)[i])) {
         double e = (*exact)[i];
-        bool overflows = std::fabs(e) >= tolerance->overflow;
+        bool overflows = std::fabs(e) >= overflow;
         if (std::isinf(g) ? overflows && std::signbit(e) == std::signbit(g)
                           : !overflows && std::fabs(g - e) <=
                                               slack + rtol * std::fabs(e)) {

@@ -11,7 +11,8 @@
 // result cast from f32 arithmetic carries that arithmetic's error. An
 // element outside the tolerance still matches when it lies between the
 // reference and the f64 evaluation of the graph (compareWithExact); an
-// infinity, when the f64 value overflows the type to it (`overflow`); and
+// infinity, when the f64 value overflows the result's type to it
+// (`overflow`); and
 // any element within the tolerance plus twice the spread that rounding
 // noise gives the reference (compareWithEvidence).
 // Why each figure is what it is:
