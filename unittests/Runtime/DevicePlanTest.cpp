@@ -257,12 +257,14 @@ TEST(DevicePlan, ComparesByDtype) {
                               worst, "float"));
 }
 
+/// The bytes of f32 values.
+std::vector<uint8_t> floats(std::initializer_list<float> values) {
+  std::vector<uint8_t> out(values.size() * 4);
+  std::memcpy(out.data(), values.begin(), out.size());
+  return out;
+}
+
 TEST(DevicePlan, CompareWithExactAcceptsWhatIsNoFartherFromIt) {
-  auto floats = [](std::initializer_list<float> values) {
-    std::vector<uint8_t> out(values.size() * 4);
-    std::memcpy(out.data(), values.begin(), out.size());
-    return out;
-  };
   double worst;
   size_t rescued;
   // 101 is off the reference's 100 (1%), but nearer the exact 101.5.
@@ -289,11 +291,6 @@ TEST(DevicePlan, CompareWithExactAcceptsWhatIsNoFartherFromIt) {
 }
 
 TEST(DevicePlan, CompareWithEvidenceTakesTheRoundingNoise) {
-  auto floats = [](std::initializer_list<float> values) {
-    std::vector<uint8_t> out(values.size() * 4);
-    std::memcpy(out.data(), values.begin(), out.size());
-    return out;
-  };
   double worst;
   Rescued rescued;
   // The reference 0.003 of a sum whose exact value is 0; the result
@@ -356,11 +353,6 @@ TEST(DevicePlan, CompareWithExactKnowsOverflow) {
   // Judged by the result's own type: 1e6 fits a float result, even one
   // computed in half (whether a half in its cone overflowed is not known
   // from the exact value).
-  auto floats = [](std::initializer_list<float> values) {
-    std::vector<uint8_t> out(values.size() * 4);
-    std::memcpy(out.data(), values.begin(), out.size());
-    return out;
-  };
   EXPECT_FALSE(compareWithExact("float", floats({INFINITY}), floats({2048.0f}),
                                 {1e6}, worst, "", rescued));
   EXPECT_FALSE(compareWithExact("float", floats({INFINITY}), floats({2048.0f}),
