@@ -529,3 +529,30 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     return %a : tensor<8x16xf32>
   }
 }
+
+// -----
+
+// Rule 3 does not compute a reduce inside its child's kernel when the
+// reduce's own input reaches another reduce: the view pushed through would
+// meet that reduce as a double reduce (with fuse_conv_bw) that tinygrad's
+// merge does not take. Here the cumsum-like sum over a padded view of a
+// double sum keeps its kernel, as in tinygrad's schedule (fuzz seed
+// 100673: lazy-form-kernels failed with 'cannot merge this reduce').
+// TINYGRAD-LABEL: schedule @reduce_under_fused_epilogue
+// TINYGRAD: moved: 3 kernels
+// AGGRESSIVE-LABEL: schedule @reduce_under_fused_epilogue
+// AGGRESSIVE: item 2 KERNEL outs=1 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(3, 3):(1, 3)]
+// AGGRESSIVE-NEXT: n1 = EXP2 n0
+// AGGRESSIVE: moved: 3 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = true, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @reduce_under_fused_epilogue(%x: tensor<8x16xf32>) -> tensor<3x3xf32> {
+    %s0 = lazy.reduce_sum %x axes [0] : tensor<8x16xf32> -> tensor<1x16xf32>
+    %s1 = lazy.reduce_sum %s0 axes [1] : tensor<1x16xf32> -> tensor<1x1xf32>
+    %p = lazy.view %s1 as <[(1, 3, 4, 5):(0, 0, 0, 0) mask [(0, 1), (0, 3), (0, 4), (2, 5)], (3, 3, 3):(20, 1, 6)]> : tensor<1x1xf32> -> tensor<3x3x3xf32>
+    %c = lazy.reduce_sum %p axes [2] : tensor<3x3x3xf32> -> tensor<3x3x1xf32>
+    %t = lazy.view %c as <[(3, 3):(1, 3)]> : tensor<3x3x1xf32> -> tensor<3x3xf32>
+    %e = lazy.exp2 %t : tensor<3x3xf32>
+    return %e : tensor<3x3xf32>
+  }
+}

@@ -43,7 +43,8 @@
 //      without a mask (no element is recomputed) and the chain from there
 //      (single-child, unrealized elementwise ops, each read the same way)
 //      ends at a realized elementwise buffer that is stored with no reduce
-//      and reaches no other reduce, of a rank that keeps every reduced axis
+//      and reaches no other reduce (nor does the reduce's own input), of a
+//      rank that keeps every reduced axis
 //      once pushed through (else tinygrad's push-through fails). It saves
 //      the reduce's store and load.
 //   4. Sibling reduces. Output groups whose single reduce has the same
@@ -235,7 +236,9 @@ void mlir::lazy::fuseReduceEpilogues(const LazyGraph &g, const GraphWalk &w,
     if (axes.empty() || int64_t(g.node(end).shape().size() + axes.size()) <=
                             *llvm::max_element(axes))
       continue;
-    // The end's kernel must reach no reduce but r.
+    // The end's kernel, r's input included, must reach no reduce but r
+    // (a reduce under r would meet the pushed view: a double reduce that
+    // tinygrad's merge does not take).
     SmallVector<NodeId> stack = {end};
     llvm::DenseSet<NodeId> seen = {end};
     bool alone = true;
@@ -251,8 +254,7 @@ void mlir::lazy::fuseReduceEpilogues(const LazyGraph &g, const GraphWalk &w,
           alone = false;
           break;
         }
-        if (base != r)
-          stack.push_back(base);
+        stack.push_back(base);
       }
     }
     if (!alone)
