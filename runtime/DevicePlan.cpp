@@ -351,16 +351,6 @@ bool lazy::runtime::compareBuffers(const std::string &dtype,
   return judge(dtype, got, want, worst, roundedAs, nullptr, nullptr, rescued);
 }
 
-bool lazy::runtime::compareWithExact(
-    const std::string &dtype, const std::vector<uint8_t> &got,
-    const std::vector<uint8_t> &want, const std::vector<double> &exact,
-    double &worst, const std::string &roundedAs, size_t &rescued) {
-  Rescued counts;
-  bool ok = judge(dtype, got, want, worst, roundedAs, &exact, nullptr, counts);
-  rescued = counts.betweenExact;
-  return ok;
-}
-
 bool lazy::runtime::compareWithEvidence(
     const std::string &dtype, const std::vector<uint8_t> &got,
     const std::vector<uint8_t> &want, const FloatEvidence &evidence,

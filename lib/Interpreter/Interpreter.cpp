@@ -211,6 +211,7 @@ struct RoundingNoise {
   /// Uniform in [-1, 1).
   double uniform() { return double(next() >> 11) * 0x1p-52 - 1.0; }
 };
+RoundingNoise *roundingNoise = nullptr;
 
 /// The significand bits of float dtype T (0 for other dtypes).
 template <typename T> constexpr int precisionBits() {
@@ -226,14 +227,8 @@ template <typename T> constexpr int precisionBits() {
 
 /// The unit roundoff of float dtype T (half an ulp of 1).
 template <typename T> constexpr double unitRoundoff() {
-  if constexpr (std::is_same_v<T, Half16>)
-    return 0x1p-11;
-  else if constexpr (std::is_same_v<T, BFloat16>)
-    return 0x1p-8;
-  else
-    return std::numeric_limits<T>::epsilon() / 2;
+  return 1.0 / double(uint64_t(1) << precisionBits<T>());
 }
-RoundingNoise *roundingNoise = nullptr;
 
 /// `v`, a value of float dtype T, moved by rounding noise when there is
 /// any: one representable value up or down. Zeros, infinities and NaNs

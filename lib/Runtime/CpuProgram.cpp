@@ -52,7 +52,6 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
-#include <set>
 #include <thread>
 
 using namespace mlir;
@@ -115,7 +114,7 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
   // code for them: a few hundred instructions of a one-kernel program.
   // They are known by name before ExecutionEngine adds them: a function
   // of the module named _mlir_... (a graph named so) is not one.
-  std::set<std::string> packedUncalled;
+  llvm::StringSet<> packedUncalled;
   SymbolTable symbolTable(module);
   for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
     std::string packed = ("_mlir_" + func.getName()).str();
@@ -126,7 +125,7 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
     packedUncalled.erase("_mlir_" + name);
   auto transform = [&](llvm::Module *m) -> llvm::Error {
     for (llvm::Function &f : *m)
-      if (!f.isDeclaration() && packedUncalled.count(f.getName().str()))
+      if (!f.isDeclaration() && packedUncalled.contains(f.getName()))
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
     return optimize(m);
   };

@@ -335,6 +335,8 @@ std::vector<double>
 noiseSpread(const interp::HostTensor &reference,
             const std::vector<std::vector<interp::HostTensor>> &noisyRuns,
             size_t index) {
+  if (noisyRuns.empty())
+    return {};
   std::vector<double> low = mlir::lazy::floatValues(reference);
   std::vector<double> high = low;
   for (const std::vector<interp::HostTensor> &run : noisyRuns) {
@@ -348,8 +350,6 @@ noiseSpread(const interp::HostTensor &reference,
       high[e] = std::fmax(high[e], values[e]);
     }
   }
-  if (noisyRuns.empty())
-    return {};
   for (size_t e = 0; e < low.size(); ++e)
     high[e] -= low[e];
   return high;

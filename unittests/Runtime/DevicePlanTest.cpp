@@ -257,6 +257,21 @@ TEST(DevicePlan, ComparesByDtype) {
                               worst, "float"));
 }
 
+/// compareWithEvidence with the f64 evaluation only; `rescued` counts the
+/// elements it rescues.
+bool compareWithExact(const std::string &dtype, const std::vector<uint8_t> &got,
+                      const std::vector<uint8_t> &want,
+                      std::vector<double> exact, double &worst,
+                      const std::string &roundedAs, size_t &rescued) {
+  FloatEvidence evidence;
+  evidence.exact = std::move(exact);
+  Rescued counts;
+  bool ok =
+      compareWithEvidence(dtype, got, want, evidence, worst, roundedAs, counts);
+  rescued = counts.betweenExact;
+  return ok;
+}
+
 /// The bytes of f32 values.
 std::vector<uint8_t> floats(std::initializer_list<float> values) {
   std::vector<uint8_t> out(values.size() * 4);

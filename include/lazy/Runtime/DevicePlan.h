@@ -124,17 +124,6 @@ bool compareBuffers(const std::string &dtype, const std::vector<uint8_t> &got,
                     const std::vector<uint8_t> &want, double &worst,
                     const std::string &roundedAs = "");
 
-/// compareBuffers with a second chance for float elements: one off `want`
-/// (the reference interpreter's, rounded as the graph says) still matches
-/// when it lies between `want` and `exact` (the same graph evaluated with
-/// f64 values, one double per element), within the tolerance: compiled
-/// code that sums in another order can be closer to the exact value than
-/// a long in-order f32 sum. `rescued` counts those elements.
-bool compareWithExact(const std::string &dtype, const std::vector<uint8_t> &got,
-                      const std::vector<uint8_t> &want,
-                      const std::vector<double> &exact, double &worst,
-                      const std::string &roundedAs, size_t &rescued);
-
 /// Per element of a float result, what --check knows beyond the reference
 /// interpreter's value.
 struct FloatEvidence {
@@ -152,9 +141,17 @@ struct Rescued {
   size_t withinNoise = 0;  // within the reference's rounding noise
 };
 
-/// compareWithExact with the rounding noise too: an element off `want`
-/// also matches when it is within the tolerance plus twice its noise
-/// (kNoiseSpreads) of `want`.
+/// compareBuffers with second chances for float elements off `want` (the
+/// reference interpreter's, rounded as the graph says), each counted in
+/// `rescued`:
+/// - between `want` and `evidence.exact` (the same graph evaluated with
+///   f64 values, one double per element), within the tolerance: compiled
+///   code that sums in another order can be closer to the exact value
+///   than a long in-order f32 sum; an infinity where the exact value
+///   overflows the result's type to it;
+/// - within the tolerance plus twice `evidence.noise` (kNoiseSpreads) of
+///   `want`: rounding alone moves the element that far.
+/// Empty evidence gives no second chance of its kind.
 bool compareWithEvidence(const std::string &dtype,
                          const std::vector<uint8_t> &got,
                          const std::vector<uint8_t> &want,

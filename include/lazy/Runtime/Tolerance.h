@@ -9,12 +9,11 @@
 // A result is judged at the tolerance of the narrowest float type it was
 // computed in (roundingElementType in Interpreter.h), not its own: an f64
 // result cast from f32 arithmetic carries that arithmetic's error. An
-// element outside the tolerance still matches when it lies between the
-// reference and the f64 evaluation of the graph (compareWithExact); an
+// element outside the tolerance still matches (compareWithEvidence) when
+// it lies between the reference and the f64 evaluation of the graph; an
 // infinity, when the f64 value overflows the result's type to it
-// (`overflow`); and
-// any element within the tolerance plus twice the spread that rounding
-// noise gives the reference (compareWithEvidence).
+// (`overflow`); and any element within the tolerance plus twice the
+// spread that rounding noise gives the reference.
 // Why each figure is what it is:
 //   f64   1e-9 / 1e-12  reassociated sums only;
 //   f32   1e-4 / 1e-5   sums in another order (a training step's backward

@@ -549,10 +549,9 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     }
   }
   // 4's window unroll multiplies the tile's elements per trip.
-  int64_t window = 1;
-  if (std::optional<size_t> red = innermostReduceAxis(space))
-    if (space.shape[*red] <= kWindowUnroll)
-      window = space.shape[*red];
+  std::optional<size_t> red = innermostReduceAxis(space);
+  int64_t window =
+      red && space.shape[*red] <= kWindowUnroll ? space.shape[*red] : 1;
   if (row) {
     // As many rows as keep the tile within kTileVectors vectors, its
     // loads within kMaxLoadsPerTrip and, with the window unrolled, the
@@ -599,7 +598,7 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   }
   // 4. A short innermost reduce axis (a kernel window) is unrolled whole.
   if (window > 1)
-    plan.push_back(opt(OptKind::unroll, *innermostReduceAxis(space), window));
+    plan.push_back(opt(OptKind::unroll, *red, window));
   return plan;
 }
 
