@@ -1028,11 +1028,15 @@ FailureOr<HostTensor> Evaluator::compute(Operation *op) {
         HostTensor out = resultTensor(o);
         dispatch(a.dtype, [&](auto tag) {
           using T = typename decltype(tag)::type;
-          for (int64_t i = 0, e = a.numElements(); i < e; ++i)
-            store<T>(out, i,
-                     jitter<T>(add(jitter<T>(roundToDType<T>(
-                                       mul(load<T>(a, i), load<T>(b, i)))),
-                                   load<T>(c, i))));
+          using S = Scalar<T>;
+          // Two roundings, each noisy unless exact (as mapBinary's ops).
+          auto times = [](auto x, auto y) { return mul(x, y); };
+          auto plus = [](auto x, auto y) { return add(x, y); };
+          for (int64_t i = 0, e = a.numElements(); i < e; ++i) {
+            S x = load<T>(a, i), y = load<T>(b, i), z = load<T>(c, i);
+            S product = rounded<T>(roundToDType<T>(times(x, y)), times, x, y);
+            store<T>(out, i, rounded<T>(plus(product, z), plus, product, z));
+          }
         });
         return out;
       })

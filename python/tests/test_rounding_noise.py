@@ -44,6 +44,14 @@ MAX_GRADIENT = """func.func @graph(%x: tensor<4x64xf32>, %g: tensor<4x1xf32>) ->
 }
 """
 
+# x * y + z on small integers: exact, so no noise, while the same on
+# values that round does spread.
+MULACC = """func.func @graph(%x: tensor<256xf32>, %y: tensor<256xf32>, %z: tensor<256xf32>) -> tensor<256xf32> {
+  %m = lazy.mulacc %x, %y, %z : tensor<256xf32>
+  return %m : tensor<256xf32>
+}
+"""
+
 BITCAST = """func.func @graph(%x: tensor<4xf32>) -> tensor<4xf32> {
   %i = lazy.bitcast %x : tensor<4xf32> -> tensor<4xsi32>
   %f = lazy.bitcast %i : tensor<4xsi32> -> tensor<4xf32>
@@ -93,6 +101,15 @@ def test_ops_that_round_nothing_keep_their_values(tmp_path):
     # The row's argmax gets g, the rest 0, in every noisy run.
     assert np.count_nonzero(plain) == 4
     assert not width.any()
+
+
+def test_exact_results_keep_their_values(tmp_path):
+    ints = [np.floor(hashed(256, -50, 50, salt=k)) for k in (1, 2, 3)]
+    plain, width = spread(tmp_path, MULACC, ints)
+    assert not width.any()
+    fractions = [hashed(256, -2, 2, salt=k) for k in (1, 2, 3)]
+    plain, width = spread(tmp_path, MULACC, fractions)
+    assert width.any()
 
 
 def test_a_long_sum_spreads_far_less_than_a_term(tmp_path):
