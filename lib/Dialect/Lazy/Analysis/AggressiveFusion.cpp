@@ -44,9 +44,9 @@
 //      (single-child, unrealized elementwise ops, each read the same way)
 //      ends at a realized elementwise buffer that is stored with no reduce
 //      and reaches no other reduce (nor does the reduce's own input), of a
-//      rank that keeps every reduced axis
-//      once pushed through (else tinygrad's push-through fails). It saves
-//      the reduce's store and load.
+//      rank that keeps every reduced axis once pushed through (else
+//      tinygrad's push-through fails). It saves the reduce's store and
+//      load.
 //   4. Sibling reduces. Output groups whose single reduce has the same
 //      input shape and axes and whose outputs have one shape (so that
 //      they share one reduce space), none a row kernel (rule 5), and that
@@ -54,9 +54,9 @@
 //      kernel, which reads that buffer once, when neither depends on the
 //      other through any chain of kernels (the schedule stays acyclic) and
 //      neither holds or reads anything an assign writes, directly or
-//      through a buffer_view (whose ordering edges lazy-toposort adds). Groups
-//      are merged greedily in group order; a merged group sits where its first
-//      member was.
+//      through a buffer_view (whose ordering edges lazy-toposort adds).
+//      Groups are merged greedily in group order; a merged group sits where
+//      its first member was.
 //   5. Row values. tinygrad stores a reduce's value (a softmax's max and
 //      sum, a layernorm's mean and 1/std) in a kernel of its own, because
 //      its readers expand it. A value B alone in its group, computed from
