@@ -203,9 +203,9 @@ FailureOr<RankedTensorType> CompactReader::readType() {
 }
 
 /// A CONST's value word in `type`: an integer in two's complement, or the
-/// bits of an IEEE double, converted as the text parser converts a float
-/// literal (a NaN of any sign or payload becomes the quiet NaN, as the
-/// text spells it).
+/// bits of an IEEE double, kept as the double (a float const's value is
+/// tinygrad's Python float; a NaN of any sign or payload becomes the quiet
+/// NaN, as the text spells it).
 FailureOr<Attribute> CompactReader::scalar(Type type, int64_t word) {
   if (type.isInteger(1)) {
     if (word != 0 && word != 1) {
@@ -214,15 +214,11 @@ FailureOr<Attribute> CompactReader::scalar(Type type, int64_t word) {
     }
     return Attribute(BoolAttr::get(context, word != 0));
   }
-  if (auto floatType = dyn_cast<FloatType>(type)) {
+  if (isa<FloatType>(type)) {
     double d = llvm::bit_cast<double>(word);
     if (d != d)
       d = std::numeric_limits<double>::quiet_NaN();
-    APFloat value(d);
-    bool losesInfo;
-    value.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-    return Attribute(FloatAttr::get(floatType, value));
+    return Attribute(FloatAttr::get(Float64Type::get(context), d));
   }
   auto intType = dyn_cast<IntegerType>(type);
   if (!intType) {

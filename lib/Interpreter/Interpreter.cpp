@@ -849,7 +849,7 @@ HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
 
 HostTensor Evaluator::constant(ConstOp op) {
   HostTensor out = resultTensor(op);
-  Attribute value = op.getValue();
+  Attribute value = op.getElementValue();
   dispatch(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using S = Scalar<T>;
@@ -1478,11 +1478,13 @@ mlir::lazy::interpretInFloat64(func::FuncOp func, ArrayRef<HostTensor> inputs) {
   for (BlockArgument arg : body.getArguments())
     arg.setType(widen(arg.getType()));
   twin->walk([&](Operation *op) {
+    // The value the narrow graph computes with, not the exact double: the
+    // twin models the narrow program's arithmetic, not another program's.
+    if (auto constant = dyn_cast<ConstOp>(op))
+      if (auto value = dyn_cast<FloatAttr>(constant.getElementValue()))
+        constant.setValueAttr(FloatAttr::get(f64, value.getValueAsDouble()));
     for (Value result : op->getResults())
       result.setType(widen(result.getType()));
-    if (auto constant = dyn_cast<ConstOp>(op))
-      if (auto value = dyn_cast<FloatAttr>(constant.getValue()))
-        constant.setValueAttr(FloatAttr::get(f64, value.getValueAsDouble()));
   });
   twin->setType(FunctionType::get(context, body.getArgumentTypes(),
                                   body.getTerminator()->getOperandTypes()));

@@ -180,8 +180,15 @@ def _programs():
         t = Tensor(np.linspace(-1, 1, 60, dtype=np.float32).reshape(3, 4, 5))
         return (t.exp().sum(axis=2) / t.max(axis=2)).mean(axis=0).numpy()
 
+    def float_constants():
+        # 1.8 plain; 1.8000001 when 0.8 crossed the bridge as a float32
+        x = Tensor(np.ones(4, np.float32)).realize()
+        h = Tensor(np.ones(4, np.float16)).realize()
+        return np.concatenate([(x + x * 0.8).numpy(), (x * 0.1 + 0.2).numpy(),
+                               (h + h * 0.3).numpy().astype(np.float32)])
+
     return {f.__name__: f for f in (matmul_relu, softmax_rows, assign_in_place, arange_gather,
-                                    reduce_chain)}
+                                    reduce_chain, float_constants)}
 
 
 @pytest.mark.parametrize("mode", ["schedule", "compile"])

@@ -77,7 +77,7 @@ namespace {
 /// The value of a const op as an attribute of the signless type.
 TypedAttr constAttr(Builder &b, ConstOp c) {
   Type s = signless(c.getType().getElementType());
-  if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+  if (auto f = dyn_cast<FloatAttr>(c.getElementValue()))
     return b.getFloatAttr(s, f.getValue());
   auto i = cast<IntegerAttr>(c.getValue());
   return b.getIntegerAttr(s, i.getValue());
@@ -582,7 +582,7 @@ static Value foldConstSum(OpBuilder &b, Operation *op, ValueRange idx) {
     // Every partial sum k*c (k <= n) must be exact, and so c*count. Not
     // for -0: the loop adds it to +0, which stays +0, where c*count is -0
     // (tinygrad's CLANG kernel starts its accumulator at 0.0f as well).
-    double v = cast<FloatAttr>(c.getValue()).getValueAsDouble();
+    double v = cast<FloatAttr>(c.getElementValue()).getValueAsDouble();
     if (!std::isfinite(v) || v != std::trunc(v) ||
         (v == 0 && std::signbit(v)) ||
         std::fabs(v) * double(n) > std::ldexp(1.0, f.getFPMantissaWidth()))

@@ -12,14 +12,14 @@ module, so two schedules are identical exactly when their texts are:
 
 Kernel nodes are numbered in depth-first post-order from the stores,
 sources in order, structurally equal nodes once. Views print like the
-`#lazy.st` attribute body; consts print as Python prints the value after
-rounding it to the const's dtype (tinygrad keeps a Python float for a
-float32 const; the dialect stores the float32).
+`#lazy.st` attribute body; consts print as Python prints the value, exactly:
+a float const is the Python float tinygrad holds (0.8, not float32's
+0.800000011920929), since tinygrad's code generators fold and render
+constants from that double, and the dialect keeps it as an f64.
 """
 
 import math
 import re
-import struct
 
 from tinygrad.dtype import dtypes
 from tinygrad.ops import BufferOps, MetaOps, ReduceOps, UnaryOps
@@ -99,14 +99,6 @@ def var_vals_line(var_vals):
     return "var_vals: " + " ".join(f"{name}={val}" for name, val in items)
 
 
-def _round_bf16(value):
-    bits = struct.unpack("<I", struct.pack("<f", value))[0]
-    if math.isnan(value):
-        return value
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", bits))[0]
-
-
 def const_text(value, dtype):
     if isinstance(value, Variable):
         return sint_text(value)
@@ -120,16 +112,6 @@ def const_text(value, dtype):
             value -= 1 << bits
         return str(value)
     value = float(value)
-    if math.isfinite(value):
-        try:
-            if dtype == dtypes.float32:
-                value = struct.unpack("<f", struct.pack("<f", value))[0]
-            elif dtype == dtypes.float16:
-                value = struct.unpack("<e", struct.pack("<e", value))[0]
-            elif dtype == dtypes.bfloat16:
-                value = _round_bf16(value)
-        except OverflowError:
-            value = math.copysign(math.inf, value)
     if math.isnan(value):
         return "nan"
     if math.isinf(value):

@@ -288,6 +288,16 @@ def _():
     return [Tensor.full((4, 4), 2).cast(dtypes.float32) + realized(4, 4)]
 
 
+@graph("ops/float_constants_exact", numerics=True)
+def _():
+    # tinygrad keeps each const's Python float (0.8, not float32's
+    # 0.800000011920929) and folds 1.0 + 0.8 from it: the schedule must carry
+    # the double for the kernel to compute the same number.
+    x = realized(4)
+    h = realized(4, dtype=dtypes.float16)
+    return [x + x * 0.8, h * 0.1 + 1e-5, x.exp2() * (1 / 3)]
+
+
 @graph("ops/metadata_backward")
 def _():
     w = realized(3, 3)

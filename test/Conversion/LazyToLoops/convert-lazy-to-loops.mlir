@@ -87,6 +87,18 @@ lazy.kernel @arange_fraction(%out0: !lazy.buffer<4xf32>) attributes {num_outputs
 
 // -----
 
+// A float const holds tinygrad's double; the kernel computes with it rounded
+// to nearest into the dtype (0.1 is 0.0999755859375 in f16).
+// CHECK-LABEL: func.func @const_rounded_to_dtype(
+// CHECK: arith.constant 9.997550e-02 : f16
+lazy.kernel @const_rounded_to_dtype(%out0: !lazy.buffer<4xf16>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.const 0.1 : tensor<f16>
+  %1 = lazy.view %0 as <[(4):(0)]> : tensor<f16> -> tensor<4xf16>
+  lazy.store %1, %out0 as <[(4):(1)]> : tensor<4xf16>, !lazy.buffer<4xf16>
+}
+
+// -----
+
 // A max starts from the dtype's lowest value (an integer max is maxsi or
 // maxui, which LLVM vectorizes); signed and unsigned integers pick their
 // arith ops; a const view is a constant.

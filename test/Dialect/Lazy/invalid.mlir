@@ -369,8 +369,17 @@ func.func @const_unsigned_negative() {
 // -----
 
 func.func @const_value_type() {
-  // expected-error @+1 {{value 1.000000e+00 : f64 must be a literal of the element type 'f32'}}
-  %0 = "lazy.const"() <{value = 1.0 : f64}> : () -> tensor<f32>
+  // expected-error @+1 {{value 1.000000e+00 : f64 must be a literal of the element type 'si32'}}
+  %0 = "lazy.const"() <{value = 1.0 : f64}> : () -> tensor<si32>
+  return
+}
+
+// -----
+
+// A float const holds tinygrad's Python float: an f64, whatever its dtype.
+func.func @const_float_not_f64() {
+  // expected-error @+1 {{value 1.000000e+00 : f32 of a float const must be an f64 literal}}
+  %0 = "lazy.const"() <{value = 1.0 : f32}> : () -> tensor<f32>
   return
 }
 

@@ -98,8 +98,14 @@ func.func @consts() {
   %8 = lazy.const 18446744073709551615 : tensor<ui64>
   // CHECK: lazy.const 6.550400e+04 : tensor<f16>
   %9 = lazy.const 65504.0 : tensor<f16>
-  // CHECK: lazy.const 0.10009765625 : tensor<bf16>
+  // A float const keeps the double it was written with (tinygrad's Python
+  // float), not its value rounded to the dtype (0.10009765625 in bf16).
+  // CHECK: lazy.const 1.000000e-01 : tensor<bf16>
   %10 = lazy.const 0.1 : tensor<bf16>
+  // CHECK: lazy.const 8.000000e-01 : tensor<f32>
+  %f32_exact = lazy.const 0.8 : tensor<f32>
+  // CHECK: lazy.const 0.80000001192092896 : tensor<f32>
+  %f32_rounded = lazy.const 0.800000011920929 : tensor<f32>
   // CHECK: lazy.const -inf : tensor<f32>
   %11 = lazy.const -inf : tensor<f32>
   // CHECK: lazy.const nan : tensor<f64>

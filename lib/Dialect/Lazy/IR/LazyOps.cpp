@@ -298,18 +298,37 @@ LogicalResult ConstOp::verify() {
                            << " must have the element type " << elementType;
     return success();
   }
-  bool isLiteral = isa<FloatType>(elementType) ? isa<FloatAttr>(getValue())
-                                               : isa<IntegerAttr>(getValue());
-  if (getValue().getType() != elementType || !isLiteral)
+  if (isa<FloatType>(elementType)) {
+    // tinygrad's Python float, exact: rounded to the dtype only where used.
+    auto value = dyn_cast<FloatAttr>(getValue());
+    if (!value || !value.getType().isF64())
+      return emitOpError() << "value " << getValue()
+                           << " of a float const must be an f64 literal";
+    return success();
+  }
+  if (getValue().getType() != elementType || !isa<IntegerAttr>(getValue()))
     return emitOpError() << "value " << getValue()
                          << " must be a literal of the element type "
                          << elementType;
   return success();
 }
 
+TypedAttr ConstOp::getElementValue() {
+  auto value = dyn_cast<FloatAttr>(getValue());
+  if (!value)
+    return getValue();
+  auto floatType = cast<FloatType>(getType().getElementType());
+  APFloat rounded = value.getValue();
+  bool losesInfo;
+  rounded.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  return FloatAttr::get(floatType, rounded);
+}
+
 /// Syntax: `lazy.const <literal> attr-dict : tensor-type`, where the literal
 /// is `true`/`false`, an integer, a float, `inf`, `-inf` or `nan`, read as a
-/// value of the tensor's element type (tinygrad's dtypes.as_const).
+/// value of the tensor's element type (tinygrad's dtypes.as_const); a float
+/// dtype's value is kept as the double the literal spells.
 ParseResult ConstOp::parse(OpAsmParser &parser, OperationState &result) {
   SMLoc loc = parser.getCurrentLocation();
   std::optional<bool> boolValue;
@@ -378,15 +397,8 @@ ParseResult ConstOp::parse(OpAsmParser &parser, OperationState &result) {
   if (auto floatType = dyn_cast<FloatType>(elementType)) {
     if (boolValue)
       return parser.emitError(loc, "expected a number for a float const");
-    APFloat value(0.0);
-    if (intValue)
-      value = APFloat(intValue->signedRoundToDouble());
-    else
-      value = APFloat(*floatValue);
-    bool losesInfo;
-    value.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-    result.addAttribute("value", b.getFloatAttr(floatType, value));
+    double value = intValue ? intValue->signedRoundToDouble() : *floatValue;
+    result.addAttribute("value", b.getF64FloatAttr(value));
     return success();
   }
   auto intType = dyn_cast<IntegerType>(elementType);
@@ -418,11 +430,8 @@ void ConstOp::print(OpAsmPrinter &printer) {
     intAttr.getValue().print(printer.getStream(),
                              !intAttr.getType().isUnsignedInteger());
   } else {
-    // Through double so that the parser, which reads a double, round-trips
-    // every float dtype exactly.
+    // The double, which the parser reads back exactly.
     APFloat f = cast<FloatAttr>(value).getValue();
-    bool losesInfo;
-    f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
     if (f.isNaN())
       printer << "nan";
     else if (f.isInfinity())

@@ -67,7 +67,7 @@ Value zeroConstView(OpBuilder &builder, Location loc, RankedTensorType type) {
   if (elementType.isInteger(1))
     zero = builder.getBoolAttr(false);
   else if (isa<FloatType>(elementType))
-    zero = builder.getFloatAttr(elementType, 0.0);
+    zero = builder.getF64FloatAttr(0.0);
   else
     zero = builder.getIntegerAttr(elementType, 0);
   auto scalarType = RankedTensorType::get({}, elementType, deviceOf(type));

@@ -325,8 +325,15 @@ def Lazy_ConstOp : Lazy_Op<"const", [Pure]> {
     normalisation: `true`/`false` for bool, an integer for integer dtypes, a
     float for float dtypes). tinygrad's consts are usually rank 0 and reach
     their consumers through a reshape and an expand.
+
+    A float const holds its value as an `f64` attribute whatever its dtype:
+    tinygrad keeps the Python float (`0.8`, not float32's
+    `0.800000011920929`), and its code generators fold and render constants
+    from that double. The value is rounded to the dtype only where a kernel
+    or the interpreter uses it (`getElementValue`).
     ```mlir
     %c = lazy.const 2.0 : tensor<f32>
+    %p = lazy.const 0.8 : tensor<f32>    // holds the double 0.8
     %t = lazy.const true : tensor<i1>
     ```
   }];
@@ -334,6 +341,12 @@ def Lazy_ConstOp : Lazy_Op<"const", [Pure]> {
   let results = (outs Lazy_Tensor:$result);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The value as the element type holds it: a float const's double
+    /// rounded to nearest, ties to even, into the element type; a bool,
+    /// integer or Variable value as it is.
+    ::mlir::TypedAttr getElementValue();
+  }];
 }
 
 def Lazy_EmptyOp : Lazy_Op<"empty", [MemoryEffects<[MemAlloc]>]> {
