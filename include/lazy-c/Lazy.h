@@ -134,8 +134,23 @@ lazyCompileCpuCompact(LazySession session, LazyCompactGraph graph,
                       LazyText *diagnostics);
 
 /// The address of a compiled kernel (or of the host function), or NULL.
+/// `_mlir_` followed by a kernel's name is its packed wrapper: a function of
+/// one `void **`, an array of pointers to each argument of the kernel's
+/// expanded signature in order (ExecutionEngine's calling convention).
 LAZY_CAPI_EXPORTED void *lazyCpuProgramLookup(LazyCpuProgram program,
                                               const char *function);
+
+/// A kernel's packed wrapper (lazyCpuProgramLookup of `_mlir_NAME`).
+typedef void (*LazyPackedFunction)(void **arguments);
+
+/// Calls `functions[i](arguments[i])` for i from 0 to count - 1, in order,
+/// on this thread: a list of kernels run as one call (a replayed TinyJit
+/// graph), with no caller code between them. The argument arrays are read
+/// at each call, so a caller rebinds a buffer by writing the words they
+/// point to.
+LAZY_CAPI_EXPORTED void lazyRunPacked(size_t count,
+                                      LazyPackedFunction const *functions,
+                                      void **const *arguments);
 
 LAZY_CAPI_EXPORTED void lazyCpuProgramDestroy(LazyCpuProgram program);
 

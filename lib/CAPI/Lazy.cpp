@@ -177,7 +177,11 @@ std::unique_ptr<lz::CpuProgram> compileForCpu(ModuleOp module,
   if (failed(parsePassPipeline("lazy-to-cpu", lower, diagOS)) ||
       failed(lower.run(module)))
     return nullptr;
-  auto program = lz::CpuProgram::compile(module, entry, {});
+  // Kernels are called one by one (their own symbols) or from a list
+  // (lazyRunPacked, through their packed wrappers).
+  lz::CpuProgramOptions options;
+  options.kernelWrappers = true;
+  auto program = lz::CpuProgram::compile(module, entry, options);
   if (!program) {
     diagOS << "error: cannot compile the kernels: "
            << llvm::toString(program.takeError()) << "\n";
@@ -312,6 +316,12 @@ void *lazyCpuProgramLookup(LazyCpuProgram program, const char *function) {
     return nullptr;
   }
   return *address;
+}
+
+void lazyRunPacked(size_t count, LazyPackedFunction const *functions,
+                   void **const *arguments) {
+  for (size_t i = 0; i < count; ++i)
+    functions[i](arguments[i]);
 }
 
 void lazyCpuProgramDestroy(LazyCpuProgram program) {

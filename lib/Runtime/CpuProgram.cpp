@@ -304,8 +304,14 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
   size_t count =
       std::min<size_t>(threads * kPartitionsPerThread, kernels.size());
   auto whole = [&]() -> llvm::Expected<std::unique_ptr<CpuProgram>> {
+    // A kernel named here keeps its packed wrapper; a partition's kernels
+    // always do (the partition is asked for them).
+    std::vector<std::string> functions{wrapper};
+    if (withBuffers.kernelWrappers)
+      for (LLVM::LLVMFuncOp k : kernels)
+        functions.push_back(k.getName().str());
     auto engine =
-        compileEngine(module, {wrapper}, withBuffers, kKernelEffort, "whole.o");
+        compileEngine(module, functions, withBuffers, kKernelEffort, "whole.o");
     if (!engine)
       return engine.takeError();
     program->host = std::move(*engine);

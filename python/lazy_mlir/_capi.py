@@ -60,6 +60,11 @@ class CpuProgram:
         """The address of a kernel (by its symbol, without `@`), or None."""
         return self._lib.lazyCpuProgramLookup(self._handle, function.encode())
 
+    def packed_address(self, function):
+        """The address of a kernel's packed wrapper (one `void **`
+        argument, for lazyRunPacked), or None."""
+        return self.address("_mlir_" + function)
+
     def __del__(self):
         try:
             self._lib.lazyCpuProgramDestroy(self._handle)
@@ -157,6 +162,8 @@ def library():
             lib.lazyFloatTolerance.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double),
                                                ctypes.POINTER(ctypes.c_double)]
             lib.lazyFloatTolerance.restype = ctypes.c_int
+            lib.lazyRunPacked.argtypes = [ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
+            lib.lazyRunPacked.restype = None
             _library = lib
         return _library
 

@@ -28,6 +28,11 @@ namespace mlir::lazy {
 struct CpuProgramOptions {
   /// Compile threads; 0: one per hardware thread.
   unsigned threads = 0;
+  /// Keep each kernel's packed wrapper (`_mlir_NAME`, one `void **`
+  /// argument: ExecutionEngine's calling convention) callable, for callers
+  /// that run kernels from a list (lazyRunPacked). Otherwise only the
+  /// entry's is kept.
+  bool kernelWrappers = false;
   /// Host symbols the program calls, by name, beyond those every program
   /// gets (libomp's, lazy_rt_custom_random).
   std::vector<std::pair<std::string, void *>> symbols;

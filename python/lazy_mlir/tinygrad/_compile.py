@@ -11,6 +11,9 @@ the kernel with the addresses of tinygrad's buffers. Other items (COPY,
 EMPTY, CUSTOM, VIEW) and kernels on a device other than tinygrad's CLANG
 (host memory) run as tinygrad runs them.
 
+Under TinyJit, a replay runs each run of consecutive lazy-mlir kernels as
+one native call (_jit.py).
+
 A kernel over Variables (symbolic shapes) takes their values after its
 buffers, in the order of their keys (`name[lo-hi]`), as the lowering
 orders its `index` arguments; the runner reads them from the var_vals
@@ -145,14 +148,18 @@ def _lower_schedule_item(si):
 def install():
     global _original_lower
     import tinygrad.engine.realize as realize
+    from . import _jit
     if _original_lower is None:
         _original_lower = realize.lower_schedule_item
     realize.lower_schedule_item = _lower_schedule_item
+    _jit.install()
 
 
 def uninstall():
     global _original_lower
     import tinygrad.engine.realize as realize
+    from . import _jit
     if _original_lower is not None:
         realize.lower_schedule_item = _original_lower
         _original_lower = None
+    _jit.uninstall()
