@@ -140,6 +140,85 @@ def test_bridge_marks_outputs_scheduled(session):
     assert items[0].outputs[0] is hidden.lazydata.base.buffer
 
 
+def _step_graph(scale):
+    from tinygrad import Tensor
+    a = Tensor(np.arange(16, dtype=np.float32).reshape(4, 4)).realize()
+    return a, ((a * scale).contiguous().sum(axis=1) + 1)
+
+
+def test_schedule_cache_reuses_the_text_of_a_graph_seen(session, monkeypatch):
+    """The same graph built again schedules from the cache: the same items
+    over the new graph's buffers, computing the same numbers. Another
+    constant or another shape is another graph."""
+    from tinygrad.engine.realize import run_schedule
+    monkeypatch.delenv("LAZY_MLIR_SCHEDULE_CACHE", raising=False)
+    cache = _bridge.SCHEDULES
+    results = []
+    for scale, want_cached in ((2.0, None), (2.0, True), (3.0, False), (3.0, True)):
+        fresh()
+        a, out = _step_graph(scale)
+        misses = cache.misses
+        items, var_vals, stats = _bridge.schedule(collect_outputs([out]), set())
+        if want_cached is not None:
+            assert stats["cached"] is want_cached, scale
+        assert cache.misses == misses + (0 if stats["cached"] else 1)
+        assert items[-1].outputs[0] is out.lazydata.base.buffer  # the new graph's buffer
+        run_schedule(items, var_vals)
+        results.append(np.frombuffer(bytes(out.lazydata.base.realized.as_buffer()), np.float32))
+    want = np.arange(16, dtype=np.float32).reshape(4, 4).sum(axis=1)
+    np.testing.assert_array_equal(results[0], want * 2 + 1)
+    np.testing.assert_array_equal(results[1], results[0])
+    np.testing.assert_array_equal(results[2], want * 3 + 1)
+    np.testing.assert_array_equal(results[3], results[2])
+
+
+def test_schedule_cache_keys_variables_and_switch(session, monkeypatch):
+    """A graph with Variables goes as text, bound values included: another
+    value is another key. LAZY_MLIR_SCHEDULE_CACHE=0 schedules every time."""
+    from tinygrad import Tensor
+    from tinygrad.shape.symbolic import Variable
+    a = Tensor.rand(3, 10).realize()
+
+    def schedule_at(i):
+        fresh()
+        out = (a.shrink((None, (0, Variable("i", 1, 10).bind(i)))) * 2).sum(axis=1)
+        return _bridge.schedule([out.lazydata], set(), plan_memory=False)
+
+    monkeypatch.delenv("LAZY_MLIR_SCHEDULE_CACHE", raising=False)
+    schedule_at(7)
+    assert schedule_at(7)[2]["cached"]
+    items, var_vals, stats = schedule_at(5)
+    assert [(v.expr, n) for v, n in var_vals.items()] == [("i", 5)]
+    assert schedule_at(5)[2]["cached"]
+    monkeypatch.setenv("LAZY_MLIR_SCHEDULE_CACHE", "0")
+    assert not schedule_at(5)[2]["cached"]
+
+
+def test_schedule_cache_stays_within_its_bounds():
+    cache = _bridge.ScheduleCache(max_entries=2, max_bytes=1 << 20)
+    texts = {}
+
+    def fake_run(graph, plan_memory):
+        texts[graph] = texts.get(graph, 0) + 1
+        return f"schedule of {graph}"
+    import unittest.mock
+    with unittest.mock.patch.object(_bridge, "run_lazy_schedule", fake_run):
+        assert cache.schedule("g1", True) == ("schedule of g1", False)
+        assert cache.schedule("g1", True) == ("schedule of g1", True)
+        assert cache.schedule("g1", False)[1] is False  # the pipeline is part of the key
+        cache.schedule("g2", True)  # evicts the least recently used: (g1, True)
+        assert list(cache.entries) == [(False, "g1"), (True, "g2")]
+        assert cache.schedule("g1", False)[1] is True
+        assert cache.schedule("g1", True)[1] is False
+        small = _bridge.ScheduleCache(max_entries=10, max_bytes=20)  # one entry: 14 bytes
+        small.schedule("a" * 50, True)  # larger than the whole cache: not kept
+        assert not small.entries and small.bytes == 0
+        small.schedule("b", True)
+        small.schedule("c", True)
+        assert small.bytes == 14 and list(small.entries) == [(True, "c")]
+    assert texts == {"g1": 3, "g2": 1, "a" * 50: 1, "b": 1, "c": 1}
+
+
 # -- tinygrad programs on lazy-mlir's schedule -------------------------------------
 
 def _assert_same(got, want, mode):

@@ -293,6 +293,71 @@ def run_lazy_schedule(graph, plan_memory=True):
     return text
 
 
+class ScheduleCache:
+    """Bridge texts of graphs already scheduled, by the exported graph.
+
+    The exported graph (the compact form's words and strings, or the text
+    for a graph with Variables) is everything lazy-mlir reads: the ops,
+    their shapes, dtypes and views, which buffers are arguments and which
+    are held from outside (what the memory plan depends on), the flags and
+    the Variables' bounds and values. Equal exports therefore schedule to
+    equal texts, and a training or decode loop that realizes the same
+    graph each step schedules it once. The LazyBuffers behind the op
+    positions are the new graph's: only the text is reused.
+
+    At most `max_entries` texts and `max_bytes` of keys and texts are
+    kept, the least recently used dropped first. LAZY_MLIR_SCHEDULE_CACHE=0
+    turns the cache off."""
+
+    def __init__(self, max_entries=1024, max_bytes=64 << 20):
+        import collections
+        self.max_entries, self.max_bytes = max_entries, max_bytes
+        self.entries = collections.OrderedDict()
+        self.bytes = 0
+        self.hits = self.misses = 0
+
+    @staticmethod
+    def key(graph, plan_memory):
+        if isinstance(graph, tuple):
+            words, strings = graph
+            return (plan_memory, words.tobytes(), bytes(strings))
+        return (plan_memory, graph)
+
+    def schedule(self, graph, plan_memory):
+        """(bridge text, whether it came from the cache)."""
+        key = self.key(graph, plan_memory)
+        text = self.entries.get(key)
+        if text is not None:
+            self.entries.move_to_end(key)
+            self.hits += 1
+            return text, True
+        self.misses += 1
+        text = run_lazy_schedule(graph, plan_memory)
+        size = self._size(key, text)
+        if size <= self.max_bytes:
+            self.entries[key] = text
+            self.bytes += size
+            while len(self.entries) > self.max_entries or self.bytes > self.max_bytes:
+                self.bytes -= self._size(*self.entries.popitem(last=False))
+        return text, False
+
+    @staticmethod
+    def _size(key, text):
+        return sum(len(part) for part in key[1:]) + len(text)
+
+    def clear(self):
+        self.entries.clear()
+        self.bytes = 0
+
+
+SCHEDULES = ScheduleCache()
+
+
+def _cache_enabled():
+    import os
+    return os.environ.get("LAZY_MLIR_SCHEDULE_CACHE", "1") not in ("", "0")
+
+
 class _Buffers:
     """The Buffer each bridge token stands for, with the memory plan."""
 
@@ -402,7 +467,10 @@ def _schedule(outs, seen, plan_memory, flags, compile):
         graph = _export.export_graph(outs, flags, seen=seen, record_ops=True)
         ir = graph.text
     exported = time.perf_counter()
-    text = run_lazy_schedule(ir, plan_memory)
+    if _cache_enabled():
+        text, cached = SCHEDULES.schedule(ir, plan_memory)
+    else:
+        text, cached = run_lazy_schedule(ir, plan_memory), False
     scheduled = time.perf_counter()
     var_vals = var_values(text)
     compiled = None
@@ -413,6 +481,7 @@ def _schedule(outs, seen, plan_memory, flags, compile):
     done = time.perf_counter()
     stats = {"items": len(items),
              "kernels": sum(1 for si in items if si.ast.op is MetaOps.KERNEL),
+             "cached": cached,
              "export_s": exported - start, "schedule_s": scheduled - exported,
              "build_s": done - scheduled, "total_s": done - start}
     return items, var_vals, stats

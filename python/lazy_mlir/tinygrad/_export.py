@@ -554,21 +554,28 @@ class _CompactExporter(_Exporter):
     first seen (type_ref, location_ref, emit_argument, record_attrs,
     tracker, check_base, emit_view); its tables below are shared with it."""
 
+    _first_strings = None  # (string table, op_refs, names_ref) every export starts from
+
     def __init__(self, default_device, seen, record_ops=False, native=True):
         super().__init__(default_device, seen, record_ops)
         self.native = _capi.walker() if native else None
-        self.strings = {}  # str -> index
         self.arg_words = []
         self.op_words = []
         self.tracker_words = []
         self.trackers = {}  # id(st) (or a contiguous view's key) -> (st, index)
         self.type_refs = {}  # (shape, id(dtype), device) -> string index of the type text
-        self.op_refs = {op: self.string(name) for op, name in _OP_NAMES.items()}
-        # Names used in records, interned up front so that string indices
-        # do not depend on which walk meets them first.
-        self.names_ref = {name: self.string(name) for name in (
-            "lazy.forced_realize", "lazy.seen", "lazy.external", "tracker", "axes", "value",
-            "callee", "view", "lazy.buffer", "lazy.buffer_offset")}
+        # The op names and the names used in records are interned up front,
+        # so that string indices do not depend on which walk meets them
+        # first; the table they start is the same for every export.
+        if _CompactExporter._first_strings is None:
+            self.strings = {}
+            op_refs = {op: self.string(name) for op, name in _OP_NAMES.items()}
+            names_ref = {name: self.string(name) for name in (
+                "lazy.forced_realize", "lazy.seen", "lazy.external", "tracker", "axes", "value",
+                "callee", "view", "lazy.buffer", "lazy.buffer_offset")}
+            _CompactExporter._first_strings = (dict(self.strings), op_refs, names_ref)
+        first, self.op_refs, self.names_ref = _CompactExporter._first_strings
+        self.strings = dict(first)  # str -> index
         ref = self.names_ref
         #: what the C++ walk reads: the unit attributes, "tracker", "axes", the view op
         self.unit_refs = (ref["lazy.forced_realize"], ref["lazy.seen"], ref["lazy.external"],

@@ -59,9 +59,10 @@ def _bridged(outs, seen, plan_memory, original):
             print("lazy-mlir: fell back to tinygrad's scheduler", file=sys.stderr)
         return original()
     if _debug():
+        where = "cached" if stats["cached"] else "schedule"
         print(f"lazy-mlir: {stats['items']} items, {stats['kernels']} kernels, "
               f"{stats['total_s'] * 1e3:.2f} ms in lazy-mlir (export {stats['export_s'] * 1e3:.2f}, "
-              f"schedule {stats['schedule_s'] * 1e3:.2f}, items {stats['build_s'] * 1e3:.2f})",
+              f"{where} {stats['schedule_s'] * 1e3:.2f}, items {stats['build_s'] * 1e3:.2f})",
               file=sys.stderr)
     return items, var_vals
 
