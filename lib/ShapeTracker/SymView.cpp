@@ -1114,6 +1114,15 @@ std::pair<NodeP, NodeP> SymShapeTracker::exprIdxs() const {
   std::vector<NodeP> idxs;
   for (size_t i = 0; i < shape().size(); ++i)
     idxs.push_back(var("idx" + std::to_string(i), 0, shape()[i] - SInt(1)));
+  auto [idx, valid] = exprAt(idxs);
+  if ((idx->min.isInt() && idx->min.getInt() < -(int64_t(1) << 31)) ||
+      (idx->max.isInt() && idx->max.getInt() >= (int64_t(1) << 31)))
+    fail("index out of int32 range");
+  return {idx, valid};
+}
+
+std::pair<NodeP, NodeP>
+SymShapeTracker::exprAt(const std::vector<NodeP> &idxs) const {
   auto [idx, valid] = views.back().expr(idxs);
   for (size_t vi = views.size() - 1; vi-- > 0;) {
     if (eq(valid->max, 0))
@@ -1128,9 +1137,6 @@ std::pair<NodeP, NodeP> SymShapeTracker::exprIdxs() const {
     }
     std::tie(idx, valid) = v.expr(inner, valid);
   }
-  if ((idx->min.isInt() && idx->min.getInt() < -(int64_t(1) << 31)) ||
-      (idx->max.isInt() && idx->max.getInt() >= (int64_t(1) << 31)))
-    fail("index out of int32 range");
   return {idx, valid};
 }
 

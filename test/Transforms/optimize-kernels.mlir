@@ -83,9 +83,11 @@ lazy.kernel @odd(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<64xf32>, %in1: 
 
 // -----
 
-// A vector axis of 6 has no such divisor: no plan.
+// A vector axis of 6 has no such divisor: rule 5b instead, a register
+// tile of two reused axes (in1 constant along 0, in0 along 1) without an
+// unroll, since in1 reads the reduce axis with a stride.
 // CHECK-LABEL: lazy.kernel @six
-// CHECK-NOT: opts
+// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 2>]}
 lazy.kernel @six(%out0: !lazy.buffer<24xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<96xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4, 6, 16):(16, 0, 1)]> : !lazy.buffer<64xf32> -> tensor<4x6x16xf32>
   %1 = lazy.load %in1 as <[(4, 6, 16):(0, 1, 6)]> : !lazy.buffer<96xf32> -> tensor<4x6x16xf32>
@@ -221,9 +223,10 @@ lazy.kernel @merged_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024x
 // -----
 
 // Heads of 4 elements: a run of 8 lanes would cross two heads, so the
-// merged load is not read in runs and the kernel gets no plan.
+// merged load is not read in runs: no lanes on the reduce axis, only rule
+// 5b's register tile.
 // CHECK-LABEL: lazy.kernel @narrow_heads
-// CHECK-NOT: opts
+// CHECK-SAME: opts = [#lazy.opt<upcast, 2, 4>, #lazy.opt<upcast, 1, 2>]}
 // CHECK: lazy.load
 lazy.kernel @narrow_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(2, 8, 16, 4):(512, 4, 32, 1), (2, 8, 16, 64):(512, 64, 0, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x8x16x64xf32>
@@ -246,4 +249,55 @@ lazy.kernel @narrow_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024x
 lazy.kernel @planned(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
   %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>
   lazy.store %0, %out0 as <[(64):(1)]> : tensor<64xf32>, !lazy.buffer<64xf32>
+}
+
+// -----
+
+// A convolution's weight gradient (beautiful_mnist's 5x5 conv, reduced
+// over batch and position): its vector axis (kx, 5) has no lanes, so rule
+// 5 takes it. The columns go on the input channels (axis 5, where the
+// output gradient is reused), the rows on the output channels (axis 2,
+// where the input is): an outer product, not the window's two axes.
+// CHECK-LABEL: lazy.kernel @weight_gradient
+// CHECK-SAME: opts = [#lazy.opt<upcast, 5, 4>, #lazy.opt<upcast, 2, 2>, #lazy.opt<unroll, 4, 4>]}
+// WIDE-LABEL: lazy.kernel @weight_gradient
+// WIDE-SAME: opts = [#lazy.opt<upcast, 5, 4>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 4, 4>]}
+lazy.kernel @weight_gradient(%out0: !lazy.buffer<25600xf32>, %in0: !lazy.buffer<147456xf32>, %in1: !lazy.buffer<102400xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(8, 1, 32, 20, 20, 32, 5, 5):(18432, 0, 0, 24, 1, 576, 24, 1)]> : !lazy.buffer<147456xf32> -> tensor<8x1x32x20x20x32x5x5xf32>
+  %1 = lazy.load %in1 as <[(8, 1, 32, 20, 20, 32, 5, 5):(12800, 0, 400, 20, 1, 0, 0, 0)]> : !lazy.buffer<102400xf32> -> tensor<8x1x32x20x20x32x5x5xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x1x32x20x20x32x5x5xf32>
+  %3 = lazy.reduce_sum %2 axes [0, 3, 4] : tensor<8x1x32x20x20x32x5x5xf32> -> tensor<1x1x32x1x1x32x5x5xf32>
+  lazy.store %3, %out0 as <[(1, 1, 32, 1, 1, 32, 5, 5):(0, 0, 800, 0, 0, 25, 5, 1)]> : tensor<1x1x32x1x1x32x5x5xf32>, !lazy.buffer<25600xf32>
+}
+
+// -----
+
+// A convolution's input gradient before col2im: a sum over output
+// channels, which both loads read with a stride (800 and 400). Rule 5b:
+// the register tile of positions (axis 5, the weights reused) by input
+// channels (axis 2, the gradient reused), no unroll.
+// CHECK-LABEL: lazy.kernel @input_gradient
+// CHECK-SAME: opts = [#lazy.opt<upcast, 5, 4>, #lazy.opt<upcast, 2, 2>]}
+// WIDE-LABEL: lazy.kernel @input_gradient
+// WIDE-SAME: opts = [#lazy.opt<upcast, 5, 4>, #lazy.opt<upcast, 2, 4>]}
+lazy.kernel @input_gradient(%out0: !lazy.buffer<2560000xf32>, %in0: !lazy.buffer<25600xf32>, %in1: !lazy.buffer<102400xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(8, 1, 32, 32, 20, 20, 5, 5):(0, 0, 25, 800, 0, 0, 5, 1)]> : !lazy.buffer<25600xf32> -> tensor<8x1x32x32x20x20x5x5xf32>
+  %1 = lazy.load %in1 as <[(8, 1, 32, 32, 20, 20, 5, 5):(12800, 0, 0, 400, 20, 1, 0, 0)]> : !lazy.buffer<102400xf32> -> tensor<8x1x32x32x20x20x5x5xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x1x32x32x20x20x5x5xf32>
+  %3 = lazy.reduce_sum %2 axes [3] : tensor<8x1x32x32x20x20x5x5xf32> -> tensor<8x1x32x1x20x20x5x5xf32>
+  lazy.store %3, %out0 as <[(8, 1, 32, 1, 20, 20, 5, 5):(320000, 0, 10000, 0, 500, 25, 5, 1)]> : tensor<8x1x32x1x20x20x5x5xf32>, !lazy.buffer<2560000xf32>
+}
+
+// -----
+
+// A col2im (tinygrad's for a 4x4 input and a 2x2 kernel): no lanes and
+// no register tile (its one load varies along every axis), so its window's
+// inner axis (3) is unrolled whole: the positions become constants, and
+// the divisions of its three views fold (convert-lazy-to-loops-affine).
+// CHECK-LABEL: lazy.kernel @col2im
+// CHECK-SAME: opts = [#lazy.opt<unroll, 6, 3>]}
+lazy.kernel @col2im(%out0: !lazy.buffer<16xf32>, %in0: !lazy.buffer<36xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(1, 1, 2, 5, 2, 5):(0, 0, 2, 12, 1, 4) mask [(0, 1), (0, 1), (0, 2), (0, 3), (0, 2), (0, 3)], (1, 1, 12, 12):(0, 0, 10, 1) mask [(0, 1), (0, 1), (0, 10), (0, 10)], (1, 1, 1, 1, 3, 4, 3, 4):(0, 0, 0, 0, 48, 12, 4, 1)]> : !lazy.buffer<36xf32> -> tensor<1x1x1x1x3x4x3x4xf32>
+  %1 = lazy.reduce_sum %0 axes [4, 6] : tensor<1x1x1x1x3x4x3x4xf32> -> tensor<1x1x1x1x1x4x1x4xf32>
+  lazy.store %1, %out0 as <[(1, 1, 1, 1, 1, 4, 1, 4):(0, 0, 0, 0, 0, 4, 0, 1)]> : tensor<1x1x1x1x1x4x1x4xf32>, !lazy.buffer<16xf32>
 }

@@ -120,6 +120,11 @@ struct SymShapeTracker {
   substitute(const std::map<std::string, sym::NodeP> &map) const;
   /// tinygrad's expr_idxs over `idx<i>` Variables.
   std::pair<sym::NodeP, sym::NodeP> exprIdxs() const;
+  /// tinygrad's expr_idxs at the given index nodes (one per dim, bounded
+  /// as the caller knows them: tinygrad's algebra simplifies with the
+  /// bounds); no int32 range check.
+  std::pair<sym::NodeP, sym::NodeP>
+  exprAt(const std::vector<sym::NodeP> &idxs) const;
   /// tinygrad's real_strides; nullopt entries where it gives None.
   std::vector<std::optional<SInt>> realStrides(bool ignoreValid = false) const;
 

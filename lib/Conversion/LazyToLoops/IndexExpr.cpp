@@ -129,6 +129,14 @@ IndexAndValid mlir::lazy::emitAffineIndexAndValid(OpBuilder &b, Location loc,
   return {emitAffine(b, loc, form.strides, form.offset, idx), valid};
 }
 
+/// A division or remainder of a dividend that is never negative (its
+/// bounds say so) by a positive integer: floor division and Python's modulo
+/// are the unsigned ones there, which take fewer instructions.
+static bool nonNegativeByPositive(const sym::Node &n) {
+  return !n.bNode && n.b > 0 && n.a && n.a->min.isInt() &&
+         n.a->min.getInt() >= 0;
+}
+
 Value mlir::lazy::emitSInt(OpBuilder &b, Location loc, const st::SInt &x,
                            const VariableValues &vars) {
   auto cst = [&](int64_t v) {
@@ -186,9 +194,15 @@ Value mlir::lazy::emitSInt(OpBuilder &b, Location loc, const st::SInt &x,
       v = arith::MulIOp::create(b, loc, a, rhs);
       break;
     case sym::Kind::Div:
-      v = arith::FloorDivSIOp::create(b, loc, a, rhs);
+      v = nonNegativeByPositive(*n)
+              ? arith::DivUIOp::create(b, loc, a, rhs).getResult()
+              : arith::FloorDivSIOp::create(b, loc, a, rhs).getResult();
       break;
     case sym::Kind::Mod: {
+      if (nonNegativeByPositive(*n)) {
+        v = arith::RemUIOp::create(b, loc, a, rhs);
+        break;
+      }
       // Python's modulo: a - (a // b) * b.
       Value q = arith::FloorDivSIOp::create(b, loc, a, rhs);
       v = arith::SubIOp::create(b, loc, a,

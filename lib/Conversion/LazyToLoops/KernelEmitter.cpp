@@ -1905,6 +1905,9 @@ IndexAndValid KernelEmitter::indexOf(OpBuilder &b, Location loc,
     it->second = affineIndexOf(view.getTracker());
   if (it->second)
     return emitAffineIndexAndValid(b, loc, *it->second, idx);
+  if (std::optional<IndexAndValid> bounded =
+          emitBoundedIndexAndValid(b, loc, view.getTracker(), idx))
+    return *bounded;
   return emitIndexAndValid(b, loc, view.getTracker(), idx);
 }
 

@@ -60,6 +60,19 @@ void forNest(OpBuilder &b, Location loc, ArrayRef<Value> lbs,
   body(b, ivs);
 }
 
+/// An scf.parallel loop with `body` in it. The body is built after the
+/// loop is in its block (not by the op's body builder), so that the code
+/// it emits can read the loop's bounds from its induction variables
+/// (emitBoundedIndexAndValid).
+void parallelLoop(OpBuilder &b, Location loc, ValueRange lbs, ValueRange ubs,
+                  ValueRange steps,
+                  function_ref<void(OpBuilder &, ValueRange)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  auto loop = scf::ParallelOp::create(b, loc, lbs, ubs, steps);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  body(b, loop.getInductionVars());
+}
+
 /// A parallel loop nest over `lbs..ubs` (`trips` iterations per dim):
 /// scf.parallel over the dims before the innermost one of more than one
 /// trip and scf.for inside, so that the innermost dim stays a plain loop
@@ -76,22 +89,20 @@ void parallelNest(OpBuilder &b, Location loc, ArrayRef<Value> lbs,
   bool outerWork = inner > 1 && llvm::any_of(trips.take_front(inner - 1),
                                              [](int64_t t) { return t > 1; });
   if (!outerWork) {
-    scf::ParallelOp::create(
-        b, loc, lbs, ubs, steps,
-        [&](OpBuilder &pb, Location, ValueRange ivs) { body(pb, ivs); });
+    parallelLoop(b, loc, lbs, ubs, steps, body);
     return;
   }
   size_t split = inner - 1;
-  scf::ParallelOp::create(
-      b, loc, lbs.take_front(split), ubs.take_front(split),
-      steps.take_front(split), [&](OpBuilder &pb, Location, ValueRange outer) {
-        forNest(pb, loc, lbs.drop_front(split), ubs.drop_front(split),
-                steps.drop_front(split), [&](OpBuilder &fb, ValueRange rest) {
-                  SmallVector<Value> ivs(outer.begin(), outer.end());
-                  ivs.append(rest.begin(), rest.end());
-                  body(fb, ivs);
-                });
-      });
+  parallelLoop(b, loc, lbs.take_front(split), ubs.take_front(split),
+               steps.take_front(split), [&](OpBuilder &pb, ValueRange outer) {
+                 forNest(pb, loc, lbs.drop_front(split), ubs.drop_front(split),
+                         steps.drop_front(split),
+                         [&](OpBuilder &fb, ValueRange rest) {
+                           SmallVector<Value> ivs(outer.begin(), outer.end());
+                           ivs.append(rest.begin(), rest.end());
+                           body(fb, ivs);
+                         });
+               });
 }
 
 /// A kernel's work: the elements of its largest store or reduce input.
@@ -195,9 +206,7 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
     pointLoops(pb, starts, /*parallel=*/false);
   };
   if (parallel) {
-    scf::ParallelOp::create(
-        b, loc, lbs, ubs, steps,
-        [&](OpBuilder &pb, Location, ValueRange ivs) { blockBody(pb, ivs); });
+    parallelLoop(b, loc, lbs, ubs, steps, blockBody);
     return status;
   }
   forNest(b, loc, lbs, ubs, steps, blockBody);
@@ -331,9 +340,7 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
   else if (!parallel)
     forNest(b, loc, lbs, ubs, steps, row);
   else
-    scf::ParallelOp::create(
-        b, loc, lbs, ubs, steps,
-        [&](OpBuilder &pb, Location, ValueRange ivs) { row(pb, ivs); });
+    parallelLoop(b, loc, lbs, ubs, steps, row);
   return status;
 }
 

@@ -95,13 +95,14 @@ lazy.kernel @bools(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<16xf32>, %in1:
 
 // A load with no affine form (heads merged back) whose lanes are one
 // aligned run along the reduce axis (the dot-product plan's lanes): lane
-// 0's index through both views (division and remainder), then one
+// 0's index through both views (division and remainder, unsigned over the
+// loops' ranges), then one
 // vector.load of the run. The sum is long (64 elements, one that may
 // reorder), so its products and additions may contract into fused
 // multiply-adds (@conv1d's 3-element sum does not).
 // CHECK-LABEL: func.func @merged_heads(
 // CHECK: scf.for {{.+}} iter_args({{.+}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
-// CHECK: arith.remsi
+// CHECK: arith.remui
 // CHECK: %[[ROW:.+]] = vector.load %arg1[%{{.+}}] : {{.+}}, vector<8xf32>
 // CHECK: %[[W:.+]] = vector.load %arg2[%{{.+}}] : {{.+}}, vector<8xf32>
 // CHECK: %[[P:.+]] = arith.mulf %[[ROW]], %[[W]] fastmath<contract> : vector<8xf32>

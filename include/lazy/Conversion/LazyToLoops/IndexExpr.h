@@ -51,6 +51,21 @@ std::optional<AffineIndex>
 affineIndexOf(const ::lazy::st::ShapeTracker &tracker);
 constexpr int kAffineSamples = 64;
 
+/// The element index and validity of `tracker` at `idx` as tinygrad's
+/// symbolic algebra simplifies them (SymShapeTracker::exprAt), knowing the
+/// range of each index: a constant, an scf.for or scf.parallel induction
+/// variable with constant bounds, or sums and constant multiples of those
+/// (a tile's lane is its base plus a constant). Within those ranges a
+/// division or remainder of a view below the outermost often folds away, as
+/// it does in tinygrad's own kernels. None when an index's range is not
+/// known this way, when the algebra raises, or when the simplified form
+/// keeps at least as many divisions and remainders as emitIndexAndValid
+/// emits.
+std::optional<IndexAndValid>
+emitBoundedIndexAndValid(OpBuilder &b, Location loc,
+                         const ::lazy::st::ShapeTracker &tracker,
+                         ValueRange idx);
+
 /// `constant + sum coeffs[d] * idx[d]` as index arithmetic.
 Value emitAffine(OpBuilder &b, Location loc, ArrayRef<int64_t> coeffs,
                  int64_t constant, ValueRange idx);

@@ -20,19 +20,24 @@
 //   3. when the panel of loads constant along the row axis exceeds half of
 //      L2, the vector axis is tiled by the widest fitting block;
 //   4. the innermost reduce axis, when it has at most kWindowUnroll
-//      elements, is unrolled whole;
-//   5. without a vector axis, the dot-product form (every load reads the
-//      innermost reduce axis contiguously, as in rule 1, or not at all):
-//      that axis is
+//      elements, is unrolled whole; without lanes and without rule 5's
+//      tile, when it has at most kScalarWindowUnroll;
+//   5. without a vector axis (or with one no lane count divides), the
+//      dot-product form (every load reads the innermost reduce axis
+//      contiguously, as in rule 1, or not at all): that axis is
 //      unrolled by a vector (split accumulators), two output axes with
-//      reuse upcast by 4 and 4 (512-bit vectors) or 2;
+//      reuse upcast by 4 and 4 (512-bit vectors) or 2, the second one
+//      reused by another load where there is one (an outer product);
+//      5b. where a load reads that axis with a stride, the same tile over
+//      the loads that vary along it, without the unroll;
 //   6. a kernel without a reduce (and without 16-bit floats, which are
 //      computed in software) gets its vector axis (as in rule 1, with
 //      some load contiguous instead of some constant) upcast alone: its
 //      loads and stores are then explicit vectors, which LLVM's loop
 //      vectorizer left scalar in OpenMP's outlined loops (it cannot prove
 //      the buffers distinct);
-//   kernels without a vector axis get no plan (reduces: unless rule 5).
+//   kernels without a vector axis get no plan (reduces: unless rule 5 or
+//   4).
 // target=gpu (convert-lazy-to-gpu's tile mode) instead: G1, an elementwise
 // kernel's vector axis upcast by one 128-bit vector; G2, a reduce's 4-row
 // tile of one vector (or 4x4 elements of two reused output axes), its
@@ -85,6 +90,10 @@ constexpr int64_t kTileVectors = 8;
 constexpr int64_t kMaxLoadsPerTrip = 256;
 /// Reduce axes of at most this many elements are unrolled whole.
 constexpr int64_t kWindowUnroll = 4;
+/// Without lanes a trip is one element, and a window of up to this many
+/// is unrolled whole: the views' divisions by the window position fold
+/// (beautiful_mnist's col2im, a 6x6 window: 45 ms to 9 ms).
+constexpr int64_t kScalarWindowUnroll = 8;
 
 /// What the heuristic knows of the machine.
 struct TargetDescription {
@@ -175,6 +184,9 @@ std::optional<::lazy::st::ShapeTracker> plannedTracker(ShapeTrackerAttr view) {
 /// (A @ B.T). The lanes go on that axis (unrolled by a vector, split
 /// accumulators in the lowering), and two output axes, each with a load
 /// constant along it, are upcast into a register tile of rows by columns.
+/// Rule 5b: where some load reads the reduce axis with a stride (a
+/// convolution's input gradient, its channel sum), the same register tile
+/// without the unroll: each element loaded once serves a row or a column.
 SmallVector<Attribute>
 dotPlan(const KernelSpace &space, ArrayRef<Strides> loads,
         ArrayRef<::lazy::st::ShapeTracker> trackers, int64_t lanes,
@@ -186,17 +198,20 @@ dotPlan(const KernelSpace &space, ArrayRef<Strides> loads,
     return {};
   int64_t size = space.shape[*red];
   int64_t unroll = size % lanes == 0 ? lanes : powerOfTwoDivisor(size, lanes);
-  if (!unroll)
-    return {};
-  // Loads read along the reduce axis in runs of the unroll.
+  // Loads read along the reduce axis in runs of the unroll (rule 5), or
+  // at all (5b).
   SmallVector<bool> alongRed;
   for (auto [s, t] : llvm::zip(loads, trackers))
-    alongRed.push_back(strideIs(s, *red, 1) || t.contiguousRuns(*red, unroll));
+    alongRed.push_back(
+        unroll && (strideIs(s, *red, 1) || t.contiguousRuns(*red, unroll)));
   bool fits = llvm::all_of(llvm::zip(loads, alongRed), [&](auto pair) {
     return strideIs(std::get<0>(pair), *red, 0) || std::get<1>(pair);
   });
-  bool contiguous = llvm::is_contained(alongRed, true);
-  if (!fits || !contiguous)
+  bool dot = fits && llvm::is_contained(alongRed, true);
+  if (!dot)
+    for (auto [s, along] : llvm::zip(loads, alongRed))
+      along = !strideIs(s, *red, 0);
+  if (!llvm::is_contained(alongRed, true))
     return {};
   // Output axes, innermost first, along which a load read along the
   // reduce axis is constant (reused across that axis's tile).
@@ -210,16 +225,41 @@ dotPlan(const KernelSpace &space, ArrayRef<Strides> loads,
         break;
       }
   }
-  if (reused.size() < 2)
-    return {};
   // Columns by rows, one vector accumulator each: 16 of 32 registers with
-  // 512-bit vectors, 8 of 16 below.
+  // 512-bit vectors, 8 of 16 below. The innermost reused axis the columns
+  // divide, then the innermost other one the rows divide, preferring one
+  // along which another load is reused (an outer product: a weight
+  // gradient's output and input channels, not its window's two axes).
   int64_t cols = 4, rows = target.vectorBits >= 512 ? 4 : 2;
-  if (space.shape[reused[0]] % cols != 0 || space.shape[reused[1]] % rows != 0)
+  auto constantLoads = [&](size_t d) {
+    SmallVector<bool> constant;
+    for (auto [s, runs] : llvm::zip(loads, alongRed))
+      constant.push_back(runs && strideIs(s, d, 0));
+    return constant;
+  };
+  auto colIt = llvm::find_if(
+      reused, [&](size_t d) { return space.shape[d] % cols == 0; });
+  if (colIt == reused.end())
     return {};
-  return {opt(OptKind::upcast, reused[0], cols),
-          opt(OptKind::upcast, reused[1], rows),
-          opt(OptKind::unroll, *red, unroll)};
+  size_t col = *colIt;
+  std::optional<size_t> row;
+  for (bool wantOtherLoad : {true, false}) {
+    for (size_t d : reused)
+      if (d != col && space.shape[d] % rows == 0 &&
+          (!wantOtherLoad || constantLoads(d) != constantLoads(col))) {
+        row = d;
+        break;
+      }
+    if (row)
+      break;
+  }
+  if (!row)
+    return {};
+  SmallVector<Attribute> plan{opt(OptKind::upcast, col, cols),
+                              opt(OptKind::upcast, *row, rows)};
+  if (dot)
+    plan.push_back(opt(OptKind::unroll, *red, unroll));
+  return plan;
 }
 
 /// Output elements over the plan's upcasts: the register tiles, which the
@@ -518,17 +558,30 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   if (target.gpu)
     return gpuPlan(space, loads, target, vec, lanes, elementwise,
                    contiguousAlong, opt);
+  // Rules 5 and 4 for a reduce without lanes: the register tile, else the
+  // window unrolled alone (a col2im's, whose views' divisions then fold).
+  auto withoutLanes = [&]() -> SmallVector<Attribute> {
+    if (elementwise || space.isSymbolic())
+      return {};
+    SmallVector<Attribute> plan =
+        dotPlan(space, loads, trackers, lanes, target, opt);
+    std::optional<size_t> red = innermostReduceAxis(space);
+    if (plan.empty() && red && space.shape[*red] > 1 &&
+        space.shape[*red] <= kScalarWindowUnroll)
+      plan.push_back(opt(OptKind::unroll, *red, space.shape[*red]));
+    return plan;
+  };
   if (!vec)
-    return elementwise || space.isSymbolic()
-               ? SmallVector<Attribute>()
-               : dotPlan(space, loads, trackers, lanes, target, opt);
+    return withoutLanes();
   int64_t vecSize = space.shape[*vec];
   int64_t vecUpcast = vecSize % (2 * lanes) == 0 ? 2 * lanes
                       : vecSize % lanes == 0
                           ? lanes
                           : powerOfTwoDivisor(vecSize, lanes);
+  // A vector axis too short or odd for lanes (a 5x5 window's) leaves the
+  // reduce to rule 5, as a kernel without one.
   if (!vecUpcast)
-    return {};
+    return withoutLanes();
   SmallVector<Attribute> plan{opt(OptKind::upcast, *vec, vecUpcast)};
   // 6. An elementwise kernel is its vector axis's lanes alone.
   if (elementwise)

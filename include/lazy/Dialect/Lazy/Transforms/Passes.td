@@ -342,15 +342,26 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
        tiled: blocks of the widest multiple of its upcast that divide it and
        fit, so the panel stays in L2 while the rows stream past it.
     4. The innermost reduce axis, when it has at most 4 elements (a
-       convolution's window), is unrolled whole.
-    5. A kernel without a vector axis whose loads all read the innermost
+       convolution's window), is unrolled whole. Without lanes (no vector
+       axis, or one too short or odd for them, and no register tile from
+       5), up to 8 elements: a col2im's window positions then become
+       constants, and the divisions of its views fold.
+    5. A kernel without a vector axis (or one that no lane count
+       divides, a 5x5 window's), whose loads all read the innermost
        reduce axis contiguously (as in 1) or not at all (a dot-product form, as
        A @ B.T in a backward pass) gets its lanes on that axis: it is
        unrolled by a vector (the lowering splits a long sum's accumulator
-       per unrolled step), and the two innermost output axes along which a
-       load read along the reduce axis is constant are upcast by 4 and by 4
-       (512-bit vectors) or 2, a register tile of one vector accumulator
-       per element.
+       per unrolled step), and two output axes along which a load read
+       along the reduce axis is constant are upcast by 4 and by 4 (512-bit
+       vectors) or 2, a register tile of one vector accumulator per
+       element: the innermost such axis that 4 divides, then the innermost
+       other one that the rows divide, one along which another load is
+       constant where there is one (an outer product: a weight gradient's
+       output and input channels).
+       5b. Where some load reads that axis with a stride (a convolution's
+       input gradient, a sum over output channels), the same register tile
+       of the axes along which a load varying along the reduce axis is
+       constant, without the unroll.
     6. A kernel without a reduce (nor 16-bit floats, which are computed
        in software) gets its vector axis (as in 1, with some
        load contiguous along it instead of some load constant) upcast
