@@ -21,6 +21,7 @@ every node and edge is handled a constant number of times.
 
 import array
 import collections
+import itertools
 import math
 import re
 import struct
@@ -238,6 +239,10 @@ def _const_word(value, dtype, lb):
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
+_INT_TYPE_TEXTS = {}  # (shape, dtype, device, default device) -> type text
+_MAX_INT_TYPE_TEXTS = 4096
+
+
 class Graph:
     """One exported graph: the text (or the compact form) and what the
     check needs to feed it."""
@@ -312,6 +317,21 @@ class _Exporter:
         text = self.types.get(key)
         if text is not None:
             return text
+        # A loop's graphs repeat their types: texts of integer shapes are
+        # kept for the process (keyed by the dtype itself, whose id a
+        # collected copy could pass on).
+        shared = (lb.shape, lb.dtype, lb.device, self.default_device)
+        text = _INT_TYPE_TEXTS.get(shared)
+        if text is None:
+            text = self._type_text(lb)
+            if all(type(d) is int for d in lb.shape):
+                if len(_INT_TYPE_TEXTS) >= _MAX_INT_TYPE_TEXTS:
+                    _INT_TYPE_TEXTS.clear()
+                _INT_TYPE_TEXTS[shared] = text
+        self.types[key] = text
+        return text
+
+    def _type_text(self, lb):
         dtype = lb.dtype
         if isinstance(dtype, ImageDType):
             raise ExportError(f"image dtypes cannot be exported: {describe(lb)}")
@@ -321,9 +341,7 @@ class _Exporter:
         device = lb.device
         if not isinstance(device, str):
             raise ExportError(f"device {device!r} is not a single device: {describe(lb)}")
-        text = f"tensor<{self.dims_text(lb)}{element}{self.encoding_text(lb)}>"
-        self.types[key] = text
-        return text
+        return f"tensor<{self.dims_text(lb)}{element}{self.encoding_text(lb)}>"
 
     def dims_text(self, lb):
         """The static dims of lb's type: a symbolic dim at its largest value,
@@ -573,8 +591,10 @@ class _CompactExporter(_Exporter):
             names_ref = {name: self.string(name) for name in (
                 "lazy.forced_realize", "lazy.seen", "lazy.external", "tracker", "axes", "value",
                 "callee", "view", "lazy.buffer", "lazy.buffer_offset")}
-            _CompactExporter._first_strings = (dict(self.strings), op_refs, names_ref)
-        first, self.op_refs, self.names_ref = _CompactExporter._first_strings
+            encoded = [text.encode() for text in self.strings]
+            _CompactExporter._first_strings = (dict(self.strings), op_refs, names_ref,
+                                               b"".join(encoded), [len(e) for e in encoded])
+        first, self.op_refs, self.names_ref, _, _ = _CompactExporter._first_strings
         self.strings = dict(first)  # str -> index
         ref = self.names_ref
         #: what the C++ walk reads: the unit attributes, "tracker", "axes", the view op
@@ -733,8 +753,10 @@ class _CompactExporter(_Exporter):
         """(int64 words as an array, string table as bytes)."""
         results = self.walk(outs)
         module_attrs = [self.string("lazy.default_device"), _STRING, self.string(self.default_device),
-                        self.string("lazy.flags"), _DICT, len(_flag_items(flags))]
-        for name, value in _flag_items(flags):
+                        self.string("lazy.flags"), _DICT]
+        items = _flag_items(flags)
+        module_attrs.append(len(items))
+        for name, value in items:
             if isinstance(value, bool):
                 module_attrs += (self.string(name), _BOOL, 1 if value else 0)
             else:
@@ -746,9 +768,12 @@ class _CompactExporter(_Exporter):
             from tinygrad import Tensor
             module_attrs += (self.string("lazy.rng_seed"), _I64, int(Tensor._seed))
             count = 3
-        strings = [text.encode() for text in self.strings]
-        words = [_COMPACT_MAGIC, _COMPACT_VERSION, len(strings), *map(len, strings),
-                 len(self.trackers)]
+        # The table every export starts from is encoded once per process.
+        _, _, _, first_bytes, first_lengths = _CompactExporter._first_strings
+        added = [text.encode() for text in itertools.islice(self.strings, len(first_lengths),
+                                                            None)]
+        words = [_COMPACT_MAGIC, _COMPACT_VERSION, len(self.strings), *first_lengths,
+                 *map(len, added), len(self.trackers)]
         words += self.tracker_words
         words.append(count)
         words += module_attrs
@@ -759,7 +784,7 @@ class _CompactExporter(_Exporter):
         words.extend(self.op_words)
         words.append(len(results))
         words.extend(results)
-        return words, b"".join(strings)
+        return words, first_bytes + b"".join(added)
 
 
 def _post_order(outs, dependencies):
