@@ -62,13 +62,13 @@ class LazyGraphRunner(GraphRunner):
         self.functions = (ctypes.c_void_p * len(functions))(*functions)
         self.arguments = (ctypes.c_void_p * len(offsets))(
             *(pointers_base + ctypes.sizeof(ctypes.c_void_p) * o for o in offsets))
-        # Every buffer but the jit's inputs is bound now, for good.
+        # Every buffer but the jit's inputs is bound now, for good. (The
+        # captured inputs are still in place: TinyJit clears them after.)
         input_slots, variable_slots = [], []
         for j, (ji, offset) in enumerate(zip(jit_cache, offsets)):
             for i, buf in enumerate(ji.bufs):
                 slot = offset + _BUFFER_WORDS * i
-                self.words[slot + 3] = buf.size if buf is not None else input_rawbuffers[
-                    self.input_replace[(j, i)]].size
+                self.words[slot + 3] = buf.size
                 self.words[slot + 4] = 1
                 if (j, i) in self.input_replace:
                     input_slots.append((slot, self.input_replace[(j, i)]))

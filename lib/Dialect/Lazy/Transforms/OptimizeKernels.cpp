@@ -209,8 +209,8 @@ dotPlan(const KernelSpace &space, ArrayRef<Strides> loads,
   });
   bool dot = fits && llvm::is_contained(alongRed, true);
   if (!dot)
-    for (auto [s, along] : llvm::zip(loads, alongRed))
-      along = !strideIs(s, *red, 0);
+    for (size_t i = 0; i < loads.size(); ++i)
+      alongRed[i] = !strideIs(loads[i], *red, 0);
   if (!llvm::is_contained(alongRed, true))
     return {};
   // Output axes, innermost first, along which a load read along the
@@ -242,11 +242,12 @@ dotPlan(const KernelSpace &space, ArrayRef<Strides> loads,
   if (colIt == reused.end())
     return {};
   size_t col = *colIt;
+  SmallVector<bool> reusedAlongCol = constantLoads(col);
   std::optional<size_t> row;
   for (bool wantOtherLoad : {true, false}) {
     for (size_t d : reused)
       if (d != col && space.shape[d] % rows == 0 &&
-          (!wantOtherLoad || constantLoads(d) != constantLoads(col))) {
+          (!wantOtherLoad || constantLoads(d) != reusedAlongCol)) {
         row = d;
         break;
       }
