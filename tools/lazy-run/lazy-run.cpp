@@ -1,8 +1,8 @@
 //===- lazy-run.cpp - schedule, compile and run a graph -------------------===//
 //
 // lazy-run GRAPH.mlir [--entry=NAME] [--input=I=PATH.npy ...] [--seed=S]
-//          [--output-dir=DIR] [--check] [--device=cpu|cuda|hip] [--chip=C]
-//          [--var=NAME=VALUE ...]
+//          [--output-dir=DIR] [--check] [--check-kernels]
+//          [--device=cpu|cuda|hip] [--chip=C] [--var=NAME=VALUE ...]
 //          [--plan=KERNEL:KIND:AXIS:AMOUNT,...] [--search-plans=N]
 //          [--repeat=N [--warmup=N]] [--dump-objects=DIR]
 //
@@ -27,6 +27,11 @@
 // rounding noise gives the interpreter's value (interpretWithRoundingNoise,
 // kNoisyRuns evaluations, made only then): a cancellation, such as a
 // softmax's max gradient, is as far from any one rounding as that.
+//
+// --check-kernels (CPU) checks each kernel call on its own: after the
+// call, its outputs are compared with the kernel evaluated by the
+// interpreter on copies of the inputs the call was given (KernelCheck.h),
+// one line per call and a summary; lazy-run exits 1 when one differs.
 //
 // A graph with Variables (symbolic shapes) is scheduled and compiled once;
 // its kernels take the Variables as arguments, and the launches pass the
@@ -70,7 +75,9 @@
 #include "lazy/Runtime/DevicePlan.h"
 #include "lazy/Runtime/GpuEmulator.h"
 #include "lazy/Runtime/HostProgram.h"
+#include "lazy/Runtime/KernelCheck.h"
 #include "lazy/Runtime/LockstepDevice.h"
+#include "lazy/Runtime/ReferenceCheck.h"
 #include "lazy/Runtime/Tolerance.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
 #include "lazy/Tools/LargeStack.h"
@@ -124,6 +131,10 @@ static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir",
                                       cl::desc("where out<i>.npy are written"));
 static cl::opt<bool> check(cl::cat(toolOptions), "check",
                            cl::desc("compare with the reference interpreter"));
+static cl::opt<bool> checkKernels(
+    cl::cat(toolOptions), "check-kernels",
+    cl::desc("compare each kernel call with the reference interpreter on "
+             "the inputs the call was given (CPU; KernelCheck.h)"));
 static cl::opt<std::string> device(cl::cat(toolOptions), "device",
                                    cl::init("cpu"),
                                    cl::desc("cpu, cuda, hip, or emulate (the "
@@ -324,52 +335,9 @@ struct Descriptor {
   int64_t stride;
 };
 
-/// How many evaluations with rounding noise --check makes of a graph whose
-/// float results differ from the interpreter's.
-constexpr uint64_t kNoisyRuns = 3;
-
-/// Per element of float result `index`, the range of its values in the
-/// reference and the noisy evaluations: how far rounding alone moves it.
-/// Empty without noisy evaluations.
-std::vector<double>
-noiseSpread(const interp::HostTensor &reference,
-            const std::vector<std::vector<interp::HostTensor>> &noisyRuns,
-            size_t index) {
-  if (noisyRuns.empty())
-    return {};
-  std::vector<double> low = mlir::lazy::floatValues(reference);
-  std::vector<double> high = low;
-  for (const std::vector<interp::HostTensor> &run : noisyRuns) {
-    if (index >= run.size())
-      return {};
-    std::vector<double> values = mlir::lazy::floatValues(run[index]);
-    if (values.size() != low.size())
-      return {};
-    for (size_t e = 0; e < values.size(); ++e) {
-      low[e] = std::fmin(low[e], values[e]);
-      high[e] = std::fmax(high[e], values[e]);
-    }
-  }
-  for (size_t e = 0; e < low.size(); ++e)
-    high[e] -= low[e];
-  return high;
-}
-
 int fail(const llvm::Twine &message) {
   llvm::errs() << "lazy-run: error: " << message << "\n";
   return 1;
-}
-
-/// Largest difference and whether `got` matches `want` (exact for integers
-/// and bools; floats within the tolerance of `roundedAs`, the narrowest
-/// float dtype they were computed in, NaN equal to NaN).
-std::pair<double, bool> compare(const interp::HostTensor &want,
-                                const interp::HostTensor &got,
-                                const std::string &roundedAs) {
-  double worst = 0;
-  bool ok = ::lazy::runtime::compareBuffers(
-      interp::dtypeName(want.dtype), got.data, want.data, worst, roundedAs);
-  return {worst, ok};
 }
 
 /// Prints the median and fastest of the timed runs.
@@ -408,13 +376,19 @@ struct PackedCall {
   SmallVector<void *> packed;
 };
 
+/// Set by --check-kernels when a kernel call's outputs differ from the
+/// interpreter's.
+bool kernelsDiffer = false;
+
 /// Lowers the scheduled `module` in place with lazy-to-cpu, with its
 /// profile hooks and poisoned buffers as asked, and --fast-exp2.
-LogicalResult lowerToCpu(ModuleOp module, bool profileCalls,
-                         bool poisonBuffers) {
+LogicalResult lowerToCpu(ModuleOp module, bool profileCalls, bool poisonBuffers,
+                         bool checkCalls = false) {
   std::string pipeline = "lazy-to-cpu{";
   if (profileCalls)
     pipeline += " profile-calls=true";
+  if (checkCalls)
+    pipeline += " check-calls=true";
   if (poisonBuffers)
     pipeline += " poison-buffers=true";
   if (fastExp2)
@@ -442,6 +416,8 @@ compileForHost(ModuleOp lowered, const std::string &name) {
       {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
   programOptions.symbols.push_back(
       {"lazy_rt_kernel_end", reinterpret_cast<void *>(&lazyRunKernelEnd)});
+  for (auto &hook : mlir::lazy::KernelCheck::hookSymbols())
+    programOptions.symbols.push_back(hook);
   auto engine = mlir::lazy::CpuProgram::compile(lowered, name, programOptions);
   if (!engine) {
     fail("cannot compile the module: " + llvm::toString(engine.takeError()));
@@ -633,7 +609,14 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
       return failure();
     phases.mark("");
   }
-  if (failed(lowerToCpu(module, profile, check)))
+  // --check-kernels reads the kernels and launches as scheduled.
+  OwningOpRef<ModuleOp> scheduled;
+  std::optional<mlir::lazy::KernelCheck> kernelCheck;
+  if (checkKernels) {
+    scheduled = module.clone();
+    kernelCheck.emplace(*scheduled, name);
+  }
+  if (failed(lowerToCpu(module, profile, check || checkKernels, checkKernels)))
     return failure();
   phases.mark("lower");
   auto program = compileForHost(module, name);
@@ -641,9 +624,16 @@ LogicalResult runOnCpu(ModuleOp module, const std::string &name,
     return failure();
   phases.mark("compile");
   PackedCall call(args, numResults);
-  if (failed(callEntry(**program, name, call)))
-    return failure();
+  {
+    std::optional<mlir::lazy::KernelCheck::Active> active;
+    if (kernelCheck)
+      active.emplace(*kernelCheck);
+    if (failed(callEntry(**program, name, call)))
+      return failure();
+  }
   phases.mark("run");
+  if (kernelCheck)
+    kernelsDiffer = !kernelCheck->report(llvm::outs());
   // lazy-to-cpu's buffers are static (convert-lazy-to-loops
   // {static-buffers}): results live in the program's globals or in the
   // arguments, nothing is freed, and a later run overwrites them, so they
@@ -1220,6 +1210,10 @@ static int toolMain(int argc, char **argv) {
                   mlir::lazy::describeMemoryBudget() + ")");
   }
 
+  if (checkKernels && device != "cpu")
+    return fail("--check-kernels checks the CPU program's kernel calls: it "
+                "needs --device=cpu (--device=cuda --lockstep checks GPU "
+                "kernels)");
   if (searchPlans) {
     if (device != "cpu")
       return fail("--search-plans times CPU kernels: it needs --device=cpu");
@@ -1228,28 +1222,24 @@ static int toolMain(int argc, char **argv) {
     phases.mark("search");
   }
 
-  std::vector<interp::HostTensor> reference, checkInputs;
-  // Per result, the narrowest float dtype its values were computed in.
-  std::vector<std::string> roundedAs;
+  // The reference: the unscheduled graph evaluated by the interpreter. A
+  // run with assigns writes its inputs: the second opinions, made only if a
+  // float result differs, then read this copy.
+  std::vector<interp::HostTensor> checkInputs;
+  std::optional<mlir::lazy::ReferenceCheck> reference;
   if (check) {
     auto copyGraph = unscheduled->lookupSymbol<func::FuncOp>(name);
-    for (unsigned i = 0; i < copyGraph.getNumResults(); ++i) {
-      Type rounded = mlir::lazy::roundingElementType(copyGraph, i);
-      roundedAs.push_back(
-          rounded ? interp::dtypeName(*mlir::lazy::dtypeOf(rounded)) : "");
-    }
     seeds.apply(copyGraph);
-    FailureOr<std::vector<interp::HostTensor>> ref =
-        mlir::lazy::interpretFunction(copyGraph, args);
-    if (failed(ref))
-      return 1;
-    reference = std::move(*ref);
-    // A run with assigns writes its inputs: the f64 evaluation, made only
-    // if a float result differs, then reads this copy (else the inputs).
     bool assigns = false;
     copyGraph.walk([&](mlir::lazy::AssignOp) { assigns = true; });
     if (assigns)
       checkInputs = args;
+    FailureOr<mlir::lazy::ReferenceCheck> evaluated =
+        mlir::lazy::ReferenceCheck::evaluate(copyGraph,
+                                             assigns ? checkInputs : args);
+    if (failed(evaluated))
+      return 1;
+    reference = std::move(*evaluated);
   }
   std::vector<std::optional<::lazy::st::ShapeTracker>> resultViews;
   for (unsigned i = 0; i < graph.getNumResults(); ++i) {
@@ -1309,10 +1299,6 @@ static int toolMain(int argc, char **argv) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail(outputDir + ": " + ec.message());
   bool allMatch = true;
-  // The graph evaluated in f64, if a float result needed it.
-  std::vector<interp::HostTensor> exact;
-  bool evidenceTried = false;
-  std::vector<std::vector<interp::HostTensor>> noisyRuns;
   for (auto [i, t] : llvm::enumerate(resultTypes)) {
     auto tensor = cast<RankedTensorType>(t);
     interp::DType dtype = *mlir::lazy::dtypeOf(tensor.getElementType());
@@ -1346,71 +1332,19 @@ static int toolMain(int argc, char **argv) {
                           error))
       return fail(error);
     if (check) {
-      auto [worst, ok] = compare(reference[i], out, roundedAs[i]);
-      std::string dtypeName = interp::dtypeName(dtype);
-      bool isFloat = ::lazy::runtime::floatTolerance(dtypeName.c_str());
-      // A float result off the interpreter's gets second opinions: the
-      // graph evaluated in f64 and with rounding noise (made once, for the
-      // first such result).
-      ::lazy::runtime::Rescued rescued;
-      if (!ok && isFloat) {
-        if (!evidenceTried) {
-          evidenceTried = true;
-          auto copyGraph = unscheduled->lookupSymbol<func::FuncOp>(name);
-          ArrayRef<interp::HostTensor> inputs =
-              checkInputs.empty() ? args : checkInputs;
-          FailureOr<std::vector<interp::HostTensor>> twin =
-              mlir::lazy::interpretInFloat64(copyGraph, inputs);
-          if (succeeded(twin))
-            exact = std::move(*twin);
-          for (uint64_t seed = 1; succeeded(twin) && seed <= kNoisyRuns;
-               ++seed) {
-            FailureOr<std::vector<interp::HostTensor>> noisy =
-                mlir::lazy::interpretWithRoundingNoise(copyGraph, inputs, seed);
-            if (failed(noisy)) {
-              noisyRuns.clear();
-              break;
-            }
-            noisyRuns.push_back(std::move(*noisy));
-          }
-          if (failed(twin))
-            llvm::errs() << "lazy-run: note: no f64 evaluation of this "
-                            "graph to compare the differing floats with (it "
-                            "has bitcasts, buffer views or CUSTOM ops, or "
-                            "the evaluation failed)\n";
-        }
-        if (i < exact.size()) {
-          ::lazy::runtime::FloatEvidence evidence;
-          evidence.exact = mlir::lazy::floatValues(exact[i]);
-          evidence.noise = noiseSpread(reference[i], noisyRuns, i);
-          ok = ::lazy::runtime::compareWithEvidence(
-              dtypeName, out.data, reference[i].data, evidence, worst,
-              roundedAs[i], rescued);
-        }
-      }
-      llvm::outs() << "out" << i << ": " << (ok ? "match" : "MISMATCH")
-                   << ", max abs error " << worst << " (" << dtypeName;
-      // A float result judged at a narrower dtype's tolerance says so.
-      if (isFloat && roundedAs[i] != dtypeName)
-        llvm::outs() << ", computed in " << roundedAs[i];
-      llvm::outs() << ")";
-      if (rescued.betweenExact)
-        llvm::outs() << "; off the interpreter's, between it and the "
-                        "graph evaluated in f64: "
-                     << rescued.betweenExact << " of " << out.numElements()
-                     << " elements";
-      if (rescued.withinNoise)
-        llvm::outs() << "; off the interpreter's, within its rounding "
-                        "noise: "
-                     << rescued.withinNoise << " of " << out.numElements()
-                     << " elements";
-      llvm::outs() << "\n";
-      allMatch &= ok;
+      mlir::lazy::Verdict verdict = reference->judge(i, out);
+      llvm::outs() << "out" << i << ": " << verdict.describe(out.numElements())
+                   << "\n";
+      allMatch &= verdict.ok;
     }
   }
+  if (check && reference->noSecondOpinion())
+    llvm::errs() << "lazy-run: note: no f64 evaluation of this graph to "
+                    "compare the differing floats with (it has bitcasts, "
+                    "buffer views or CUSTOM ops, or the evaluation failed)\n";
   if (check)
     llvm::outs() << (allMatch ? "all outputs match" : "outputs differ") << "\n";
-  return allMatch ? 0 : 1;
+  return allMatch && !kernelsDiffer ? 0 : 1;
 }
 
 int main(int argc, char **argv) {

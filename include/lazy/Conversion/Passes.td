@@ -104,7 +104,14 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
            "bracket each kernel call with calls of "
            "lazy_rt_kernel_begin(i64 n) and lazy_rt_kernel_end(i64 n), n "
            "the call's position in its host function (lazy-run --profile "
-           "provides them)">
+           "provides them)">,
+    Option<"checkCalls", "check-calls", "bool", "false",
+           "before each kernel call, call lazy_rt_check_arg(i64 n, i64 i, "
+           "i64 address, i64 offset, i64 elements) for each buffer "
+           "argument i (the aligned address, the offset and the size in "
+           "elements), then lazy_rt_check_begin(i64 n); after it, "
+           "lazy_rt_check_end(i64 n), n the call's position in its host "
+           "function (lazy-run --check-kernels provides them)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -42,6 +42,11 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       *this, "profile-calls",
       llvm::cl::desc("convert-lazy-to-loops' profile-calls: each kernel "
                      "call bracketed by lazy_rt_kernel_begin/end calls")};
+  Option<bool> checkCalls{
+      *this, "check-calls",
+      llvm::cl::desc("convert-lazy-to-loops' check-calls: each kernel "
+                     "call's buffers passed to lazy_rt_check_arg, the "
+                     "call bracketed by lazy_rt_check_begin/end calls")};
   Option<bool> fastExp2{
       *this, "fast-exp2",
       llvm::cl::desc("lazy-expand-exp2's fast: f32 exp2 within 1 ulp, "
@@ -60,7 +65,8 @@ void mlir::lazy::registerCpuPipeline() {
       [](OpPassManager &pm, const CpuPipelineOptions &options) {
         std::string hostOptions =
             std::string(options.profileCalls ? " profile-calls=true" : "") +
-            (options.poisonBuffers ? " poison-buffers=true" : "");
+            (options.poisonBuffers ? " poison-buffers=true" : "") +
+            (options.checkCalls ? " check-calls=true" : "");
         if (failed(parsePassPipeline(
                 "lazy-schedule,lazy-optimize-kernels,"
                 "convert-lazy-to-loops{parallel-min-work=" +

@@ -538,9 +538,10 @@ class CpuHost final : public HostTarget {
 public:
   /// `module` receives the static buffers' globals when `staticBuffers`.
   CpuHost(ModuleOp module, bool staticBuffers, bool profileCalls,
-          bool poisonBuffers)
+          bool poisonBuffers, bool checkCalls)
       : symbols(module), staticBuffers(staticBuffers),
-        profileCalls(profileCalls), poisonBuffers(poisonBuffers) {}
+        profileCalls(profileCalls), poisonBuffers(poisonBuffers),
+        checkCalls(checkCalls) {}
   StringRef name() const override { return "CPU"; }
   /// A heap allocation, or with static buffers a private uninitialized
   /// global: allocated once when the program is loaded, reused by every
@@ -584,11 +585,29 @@ public:
       return failure();
     for (int64_t v : *values)
       args.push_back(arith::ConstantIndexOp::create(b, loc, v));
+    if (checkCalls) {
+      // Each buffer's aligned address, offset and size, for the checker
+      // to read its contents before and after the call.
+      for (auto [index, arg] : llvm::enumerate(args)) {
+        if (!isa<MemRefType>(arg.getType()))
+          continue;
+        auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, arg);
+        Value address =
+            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, arg);
+        hostCall(b, loc, "lazy_rt_check_arg",
+                 {i64Constant(b, loc, calls), i64Constant(b, loc, index),
+                  asI64(b, loc, address), asI64(b, loc, metadata.getOffset()),
+                  asI64(b, loc, metadata.getSizes()[0])});
+      }
+      hostCall(b, loc, "lazy_rt_check_begin", {i64Constant(b, loc, calls)});
+    }
     if (profileCalls)
-      profileMark(b, loc, "lazy_rt_kernel_begin");
+      hostCall(b, loc, "lazy_rt_kernel_begin", {i64Constant(b, loc, calls)});
     func::CallOp::create(b, loc, launch.getKernel(), TypeRange{}, args);
     if (profileCalls)
-      profileMark(b, loc, "lazy_rt_kernel_end");
+      hostCall(b, loc, "lazy_rt_kernel_end", {i64Constant(b, loc, calls)});
+    if (checkCalls)
+      hostCall(b, loc, "lazy_rt_check_end", {i64Constant(b, loc, calls)});
     ++calls;
     return success();
   }
@@ -627,24 +646,33 @@ public:
   }
 
 private:
-  /// A call of `entry(i64 calls)`, declared on first use.
-  void profileMark(OpBuilder &b, Location loc, StringRef entry) {
+  /// A call of the host function `entry` on i64 `values`, declared on
+  /// first use.
+  void hostCall(OpBuilder &b, Location loc, StringRef entry,
+                ValueRange values) {
     auto callee = symbols.lookup<func::FuncOp>(entry);
     if (!callee) {
       OpBuilder mb(symbols.getOp()->getContext());
-      callee = func::FuncOp::create(mb, loc, entry,
-                                    mb.getFunctionType({mb.getI64Type()}, {}));
+      SmallVector<Type> params(values.size(), mb.getI64Type());
+      callee =
+          func::FuncOp::create(mb, loc, entry, mb.getFunctionType(params, {}));
       callee.setPrivate();
       symbols.insert(callee);
     }
-    Value n = arith::ConstantIntOp::create(b, loc, b.getI64Type(), calls);
-    func::CallOp::create(b, loc, callee, ValueRange{n});
+    func::CallOp::create(b, loc, callee, values);
+  }
+  static Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), value);
+  }
+  static Value asI64(OpBuilder &b, Location loc, Value index) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
   }
 
   SymbolTable symbols;
   bool staticBuffers;
   bool profileCalls;
   bool poisonBuffers;
+  bool checkCalls;
   /// Kernel calls emitted so far.
   int64_t calls = 0;
 };
@@ -687,7 +715,8 @@ struct ConvertLazyToLoops final
       }
       kernel.erase();
     }
-    CpuHost host(module, staticBuffers, profileCalls, poisonBuffers);
+    CpuHost host(module, staticBuffers, profileCalls, poisonBuffers,
+                 checkCalls);
     if (failed(lowerHostFunctions(module, host)))
       return signalPassFailure();
   }
