@@ -172,6 +172,44 @@ def test_schedule_cache_reuses_the_text_of_a_graph_seen(session, monkeypatch):
     np.testing.assert_array_equal(results[3], results[2])
 
 
+def test_cached_schedule_is_parsed_once(session, monkeypatch):
+    """A cache hit reuses the parsed bridge text and its kernel ASTs: a
+    loop's schedule call does not read the text again."""
+    monkeypatch.delenv("LAZY_MLIR_SCHEDULE_CACHE", raising=False)
+    parses = []
+    original = _bridge.parse_bridge
+    monkeypatch.setattr(_bridge, "parse_bridge", lambda text: parses.append(text) or original(text))
+    _bridge._PARSED.clear()
+    asts = []
+    for _ in range(3):
+        fresh()
+        a, out = _step_graph(5.0)
+        items, _, _ = _bridge.schedule(collect_outputs([out]), set())
+        asts.append([si.ast for si in items])
+    assert len(parses) == 1
+    assert all(x is y for x, y in zip(asts[0], asts[2]))
+
+
+def test_realized_outputs_schedule_nothing_without_an_export(session, monkeypatch):
+    """A realized tensor (or a view of one) schedules nothing, as in
+    tinygrad, and is not exported (a `.numpy()` asks for its schedule)."""
+    from tinygrad import Tensor
+    from tinygrad.engine.schedule import create_schedule_with_vars
+    fresh()
+    a = Tensor(np.arange(6, dtype=np.float32)).realize()
+    outs = [a.lazydata, a.reshape(2, 3).T.lazydata]
+    assert create_schedule_with_vars(outs, set()) == ([], {})
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("exported a graph with nothing to schedule")
+    monkeypatch.setattr(_bridge._export, "export_graph", refuse)
+    items, var_vals, stats = _bridge.schedule(outs, set())
+    assert (items, var_vals, stats["items"]) == ([], {}, 0)
+    # An unrealized one among them is exported.
+    with pytest.raises(AssertionError, match="nothing to schedule"):
+        _bridge.schedule(outs + [(a + 1).lazydata], set())
+
+
 def test_schedule_cache_keys_variables_and_switch(session, monkeypatch):
     """A graph with Variables goes as text, bound values included: another
     value is another key. LAZY_MLIR_SCHEDULE_CACHE=0 schedules every time."""

@@ -267,6 +267,26 @@ def parse_bridge(text):
     return kernels, items
 
 
+#: parsed bridge texts: text -> (kernels, items, var_vals, ASTs by symbol);
+#: a loop's cached schedule is parsed once
+_PARSED = {}
+_MAX_PARSED = 256
+
+
+def parsed_bridge(text):
+    """(kernels, items, var_vals, asts) of a bridge text, parsed once per
+    text: `asts` (symbol -> (kernel AST, metadata names)) fills as
+    schedule_items builds them. The cache's texts are the same objects
+    on each hit, whose hash Python keeps."""
+    entry = _PARSED.get(text)
+    if entry is None:
+        if len(_PARSED) >= _MAX_PARSED:
+            _PARSED.clear()
+        kernels, items = parse_bridge(text)
+        entry = _PARSED[text] = (kernels, items, var_values(text), {})
+    return entry
+
+
 def var_values(text):
     """tinygrad's var_vals of a bridge schedule text: {unbound Variable:
     value}."""
@@ -400,7 +420,7 @@ def schedule_items(graph, text, seen, compiled=None):
     outputs scheduled (no `srcs`, in `seen`) as tinygrad does. With
     `compiled` (a function from the kernels of the text to {symbol:
     compiled kernel}), kernel items carry their compiled kernel."""
-    kernels, items = parse_bridge(text)
+    kernels, items, _, asts = parsed_bridge(text)
     binary = compiled(kernels) if compiled is not None else {}
     metadata, named = {}, set()
     for lb in graph.ops:
@@ -408,7 +428,6 @@ def schedule_items(graph, text, seen, compiled=None):
         if m is not None and id(m) not in named:  # str() once per object
             named.add(id(m))
             metadata.setdefault(str(m), m)
-    asts = {}
     buffers = _Buffers(graph)
     schedule = []
     for kind, what, outs, tokens in items:
@@ -417,8 +436,9 @@ def schedule_items(graph, text, seen, compiled=None):
             ast = asts.get(what)
             if ast is None:
                 names, lines, _ = kernels[what]
-                ast = asts[what] = (_kernel_ast(lines), [metadata[n] for n in names if n in metadata])
-            ast, item_metadata = ast
+                ast = asts[what] = (_kernel_ast(lines), names)
+            ast, names = ast
+            item_metadata = [metadata[n] for n in names if n in metadata]
         else:
             out = outputs[0]
             ast, item_metadata = LazyOp(MetaOps.EXT, (), (out.op, out.arg)), []
@@ -441,6 +461,11 @@ def schedule(outs, seen=None, plan_memory=True, flags=None, compile=False):
     lazy-mlir's compiled CPU code (see _compile.py)."""
     if seen is None:
         seen = set()
+    # Realized outputs schedule nothing (a `.numpy()` of a realized tensor
+    # asks for its schedule): no export for them.
+    if all(lb.base.realized is not None for lb in outs):
+        return [], {}, {"items": 0, "kernels": 0, "cached": True, "export_s": 0.0,
+                        "schedule_s": 0.0, "build_s": 0.0, "total_s": 0.0}
     # Export and item building allocate tens of thousands of objects and
     # free none: without this, the collector walks the whole heap several
     # times for nothing.
@@ -472,7 +497,7 @@ def _schedule(outs, seen, plan_memory, flags, compile):
     else:
         text, cached = run_lazy_schedule(ir, plan_memory), False
     scheduled = time.perf_counter()
-    var_vals = var_values(text)
+    var_vals = dict(parsed_bridge(text)[2])
     compiled = None
     if compile:
         def compiled(kernels):

@@ -21,6 +21,7 @@ every node and edge is handled a constant number of times.
 
 import array
 import collections
+import functools
 import itertools
 import math
 import re
@@ -90,15 +91,19 @@ def scheduler_flags(overrides=None):
     `X.value = ...` count), USE_COPY_KERNEL is a cached `getenv`; `fusion`
     (a policy, no tinygrad variable) is "tinygrad" unless overridden.
     `overrides` (keys as printed, or the tinygrad names) wins."""
-    flags, aliases = {}, {}
-    for key, tinygrad, default in _capi.schedule_flags():
+    flags = {}
+    for key, variable, tinygrad, default in _flag_sources():
         if not isinstance(default, bool):
             flags[key] = default
-            continue
-        variable = getattr(_helpers, tinygrad, None)
-        flags[key] = bool(variable) if variable is not None else bool(getenv(tinygrad))
-        aliases[tinygrad] = key
-    for key, value in (overrides or {}).items():
+        elif variable is not None:
+            flags[key] = bool(variable)
+        else:
+            flags[key] = bool(getenv(tinygrad))
+    if not overrides:
+        return flags
+    aliases = {tinygrad: key for key, _, tinygrad, default in _flag_sources()
+               if isinstance(default, bool)}
+    for key, value in overrides.items():
         name = aliases.get(key, key)
         if name not in flags:
             raise ExportError(f"unknown scheduler flag {key!r} (known: {', '.join(flags)})")
@@ -110,6 +115,15 @@ def scheduler_flags(overrides=None):
         else:
             flags[name] = value
     return flags
+
+
+@functools.lru_cache(maxsize=None)
+def _flag_sources():
+    """Per scheduler flag: (key, tinygrad's ContextVar or None, tinygrad's
+    name, default); a policy's default is its name and stands unless
+    overridden. Looked up once: every schedule call reads them all."""
+    return tuple((key, getattr(_helpers, tinygrad, None) if isinstance(default, bool) else None,
+                  tinygrad, default) for key, tinygrad, default in _capi.schedule_flags())
 
 
 def _flag_items(flags):
@@ -290,7 +304,7 @@ def seen_buffers(seen):
 class _Exporter:
     def __init__(self, default_device, seen, record_ops=False):
         self.default_device = default_device
-        self.seen = {id(x) for x in (seen_buffers(seen) or ())}
+        self.seen = {id(x) for x in seen_buffers(seen)} if seen else set()
         self.names = {}  # id(lb) -> SSA name
         self.lines = []
         self.args = []  # (lb, type, number, offset)
@@ -560,6 +574,11 @@ _COMPACT_MAGIC, _COMPACT_VERSION = 0x4C5A47, 1
 # devices.
 _REDUCE, _CONST, _CUSTOM, _ASSIGN, _COPY = 1, 2, 3, 4, 5
 _RECORD_ATTRS_KINDS = (_CONST, _CUSTOM, _ASSIGN)
+#: op -> what its record needs (TinygradWalk.cpp's RecordKind)
+_RECORD_KINDS = {ReduceOps.SUM: _REDUCE, ReduceOps.MAX: _REDUCE, MetaOps.CONST: _CONST,
+                 MetaOps.CUSTOM: _CUSTOM, MetaOps.ASSIGN: _ASSIGN, MetaOps.COPY: _COPY}
+#: the words of a module's bool flags, by their (key, value) items
+_FLAG_WORDS = {}
 
 
 class _CompactExporter(_Exporter):
@@ -588,22 +607,24 @@ class _CompactExporter(_Exporter):
         if _CompactExporter._first_strings is None:
             self.strings = {}
             op_refs = {op: self.string(name) for op, name in _OP_NAMES.items()}
+            # The module's attribute names and the flags' keys are shared
+            # too, so that the flags' words can be made once per process.
             names_ref = {name: self.string(name) for name in (
                 "lazy.forced_realize", "lazy.seen", "lazy.external", "tracker", "axes", "value",
-                "callee", "view", "lazy.buffer", "lazy.buffer_offset")}
+                "callee", "view", "lazy.buffer", "lazy.buffer_offset", "lazy.default_device",
+                "lazy.flags", "lazy.rng_seed", *(key for key, _, _ in _capi.schedule_flags()))}
             encoded = [text.encode() for text in self.strings]
+            unit_refs = (names_ref["lazy.forced_realize"], names_ref["lazy.seen"],
+                         names_ref["lazy.external"], names_ref["tracker"], names_ref["axes"],
+                         op_refs[_VIEW_OP])
             _CompactExporter._first_strings = (dict(self.strings), op_refs, names_ref,
-                                               b"".join(encoded), [len(e) for e in encoded])
-        first, self.op_refs, self.names_ref, _, _ = _CompactExporter._first_strings
+                                               b"".join(encoded), [len(e) for e in encoded],
+                                               unit_refs)
+        first, self.op_refs, self.names_ref, _, _, unit_refs = _CompactExporter._first_strings
         self.strings = dict(first)  # str -> index
-        ref = self.names_ref
         #: what the C++ walk reads: the unit attributes, "tracker", "axes", the view op
-        self.unit_refs = (ref["lazy.forced_realize"], ref["lazy.seen"], ref["lazy.external"],
-                          ref["tracker"], ref["axes"], self.op_refs[_VIEW_OP])
-        #: op -> what its record needs (TinygradWalk.cpp's RecordKind)
-        self.record_kinds = {ReduceOps.SUM: _REDUCE, ReduceOps.MAX: _REDUCE,
-                             MetaOps.CONST: _CONST, MetaOps.CUSTOM: _CUSTOM,
-                             MetaOps.ASSIGN: _ASSIGN, MetaOps.COPY: _COPY}
+        self.unit_refs = unit_refs
+        self.record_kinds = _RECORD_KINDS
         self.has_custom = False
 
     def string(self, text):
@@ -749,27 +770,40 @@ class _CompactExporter(_Exporter):
         super().walk(outs)
         return [self.names[id(o)] for o in outs]
 
+    def module_attr_words(self, flags):
+        """The module's attribute words but the seed's: the device, then the
+        flags (made once per process for each set of bool flags: their keys
+        are in the shared table)."""
+        items = tuple(_flag_items(flags))
+        ref = self.names_ref
+        words = [ref["lazy.default_device"], _STRING, self.string(self.default_device),
+                 ref["lazy.flags"], _DICT, len(items)]
+        flag_words = _FLAG_WORDS.get(items)
+        if flag_words is None:
+            flag_words = []
+            for name, value in items:
+                if isinstance(value, bool):
+                    flag_words += (ref[name], _BOOL, 1 if value else 0)
+                else:
+                    flag_words += (ref[name], _STRING, self.string(value))
+            if all(isinstance(value, bool) for _, value in items):
+                _FLAG_WORDS[items] = flag_words
+        words += flag_words
+        return words
+
     def module(self, outs, flags):
         """(int64 words as an array, string table as bytes)."""
         results = self.walk(outs)
-        module_attrs = [self.string("lazy.default_device"), _STRING, self.string(self.default_device),
-                        self.string("lazy.flags"), _DICT]
-        items = _flag_items(flags)
-        module_attrs.append(len(items))
-        for name, value in items:
-            if isinstance(value, bool):
-                module_attrs += (self.string(name), _BOOL, 1 if value else 0)
-            else:
-                module_attrs += (self.string(name), _STRING, self.string(value))
+        module_attrs = self.module_attr_words(flags)
         count = 2
         if self.has_custom:
             # tinygrad seeds the k-th custom_random it runs with
             # Tensor._seed + k; lazy-run continues from the counter.
             from tinygrad import Tensor
-            module_attrs += (self.string("lazy.rng_seed"), _I64, int(Tensor._seed))
+            module_attrs += (self.names_ref["lazy.rng_seed"], _I64, int(Tensor._seed))
             count = 3
         # The table every export starts from is encoded once per process.
-        _, _, _, first_bytes, first_lengths = _CompactExporter._first_strings
+        _, _, _, first_bytes, first_lengths, _ = _CompactExporter._first_strings
         added = [text.encode() for text in itertools.islice(self.strings, len(first_lengths),
                                                             None)]
         words = [_COMPACT_MAGIC, _COMPACT_VERSION, len(self.strings), *first_lengths,
