@@ -279,52 +279,73 @@ static std::optional<BufferClaim> claimOf(Type type, bool isSubBuffer) {
 /// Arguments that share a `lazy.buffer` number are LazyBuffers of one
 /// device Buffer: one device, and whole-buffer arguments (no offset) of
 /// one dtype and size, which holds every sub-buffer (offset plus bytes).
-/// Checked against the earlier arguments with the number.
-static LogicalResult verifySharedBuffer(FunctionOpInterface function,
-                                        unsigned argIndex, int64_t id) {
-  auto claimAt = [&](unsigned i) {
-    return claimOf(
-        function.getArgumentTypes()[i],
-        bool(function.getArgAttr(i, LazyDialect::kBufferOffsetAttrName)));
-  };
+/// Each argument is checked against the earlier ones with its number, in
+/// one walk over the function's arguments: the verifier asks for each
+/// argument's attributes, and a step's function has hundreds (a scan of
+/// the earlier arguments for each made verification quadratic).
+static LogicalResult verifySharedBuffers(FunctionOpInterface function) {
+  ArrayAttr argAttrs = function.getArgAttrsAttr();
+  if (!argAttrs)
+    return success();
   auto offsetAt = [&](unsigned i) -> int64_t {
     auto offset = dyn_cast_or_null<IntegerAttr>(
         function.getArgAttr(i, LazyDialect::kBufferOffsetAttrName));
     return offset ? offset.getInt() : 0;
   };
-  std::optional<BufferClaim> mine = claimAt(argIndex);
-  if (!mine)
-    return success();
-  for (unsigned j = 0; j < argIndex; ++j) {
-    auto other = dyn_cast_or_null<IntegerAttr>(
-        function.getArgAttr(j, LazyDialect::kBufferAttrName));
-    if (!other || other.getInt() != id)
+  ArrayRef<Type> types = function.getArgumentTypes();
+  // The claims made so far, by buffer number.
+  llvm::DenseMap<int64_t, SmallVector<std::pair<unsigned, BufferClaim>, 1>>
+      claims;
+  for (auto [index, dict] :
+       llvm::enumerate(argAttrs.getAsRange<DictionaryAttr>())) {
+    unsigned i = unsigned(index);
+    auto id = dict ? dyn_cast_or_null<IntegerAttr>(
+                         dict.get(LazyDialect::kBufferAttrName))
+                   : IntegerAttr();
+    // (A malformed number is reported with its own argument.)
+    if (!id || !id.getType().isSignlessInteger(64) || id.getInt() < 0 ||
+        i >= types.size())
       continue;
-    std::optional<BufferClaim> theirs = claimAt(j);
-    if (!theirs)
+    std::optional<BufferClaim> mine =
+        claimOf(types[i], bool(dict.get(LazyDialect::kBufferOffsetAttrName)));
+    if (!mine)
       continue;
-    auto fail = [&](StringRef why) {
-      return function->emitOpError()
-             << "arguments #" << j << " and #" << argIndex
-             << " share 'lazy.buffer' " << id << " but " << why
-             << ": one device Buffer has one device, dtype and size";
-    };
-    if (mine->device != theirs->device)
-      return fail("are on different devices");
-    if (mine->isSubBuffer == theirs->isSubBuffer) {
-      if (mine->isSubBuffer)
-        continue; // two sub-buffers: nothing to compare them with
-      if (mine->element != theirs->element || mine->bytes != theirs->bytes)
-        return fail("have different dtypes or sizes");
-      continue;
+    auto &earlier = claims[id.getInt()];
+    for (auto &[j, theirs] : earlier) {
+      auto fail = [&, j = j](StringRef why) {
+        return function->emitOpError()
+               << "arguments #" << j << " and #" << i << " share 'lazy.buffer' "
+               << id.getInt() << " but " << why
+               << ": one device Buffer has one device, dtype and size";
+      };
+      if (mine->device != theirs.device)
+        return fail("are on different devices");
+      if (mine->isSubBuffer == theirs.isSubBuffer) {
+        if (mine->isSubBuffer)
+          continue; // two sub-buffers: nothing to compare them with
+        if (mine->element != theirs.element || mine->bytes != theirs.bytes)
+          return fail("have different dtypes or sizes");
+        continue;
+      }
+      const BufferClaim &whole = mine->isSubBuffer ? theirs : *mine;
+      const BufferClaim &sub = mine->isSubBuffer ? *mine : theirs;
+      int64_t offset = offsetAt(mine->isSubBuffer ? i : j), end;
+      if (llvm::AddOverflow(offset, sub.bytes, end) || end > whole.bytes)
+        return fail("the sub-buffer reaches past the whole buffer's end");
     }
-    const BufferClaim &whole = mine->isSubBuffer ? *theirs : *mine;
-    const BufferClaim &sub = mine->isSubBuffer ? *mine : *theirs;
-    int64_t offset = offsetAt(mine->isSubBuffer ? argIndex : j), end;
-    if (llvm::AddOverflow(offset, sub.bytes, end) || end > whole.bytes)
-      return fail("the sub-buffer reaches past the whole buffer's end");
+    earlier.push_back({i, *mine});
   }
   return success();
+}
+
+/// Whether `argIndex` is the function's first argument with a
+/// `lazy.buffer`: the one whose verification checks them all together.
+static bool isFirstBufferArgument(FunctionOpInterface function,
+                                  unsigned argIndex) {
+  for (unsigned j = 0; j < argIndex; ++j)
+    if (function.getArgAttr(j, LazyDialect::kBufferAttrName))
+      return false;
+  return true;
 }
 
 LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
@@ -357,8 +378,9 @@ LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
                              region.front().getArgument(argIndex).getType()))
     return op->emitOpError() << "argument #" << argIndex << ": '" << name
                              << "' needs a tensor, buffer or memref argument";
-  if (auto function = dyn_cast<FunctionOpInterface>(op))
-    return verifySharedBuffer(function, argIndex, id.getInt());
+  if (auto function = dyn_cast<FunctionOpInterface>(op);
+      function && isFirstBufferArgument(function, argIndex))
+    return verifySharedBuffers(function);
   return success();
 }
 
