@@ -272,14 +272,17 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     A float32 or float64 SQRT calls the `llvm.sqrt` intrinsic, correctly
     rounded on both vendors as in tinygrad's CUDA and HIP code: `math.sqrt`
     would become libdevice's `__nv_sqrtf`, which NVVMReflect turns into
-    `sqrt.approx.f32`. Every float op rounds on its own, as in the
-    reference interpreter, unless `fma` is set (as nvrtc's `--fmad=true`
-    contracts tinygrad's CUDA kernels): then a float sum's accumulation of
-    a product (`acc + a*b`, a matmul's or a convolution's step) is marked
-    `contract` and becomes one fused multiply-add (`fma.rn.f32`,
-    `v_fmac_f32`). It is off by default: fused, the transformer training
-    steps of the corpus leave the interpreter's tolerance on the emulator
-    (gradients off by up to 5e-3), which they meet rounding each op.
+    `sqrt.approx.f32`. With `fma` (the default, as nvrtc's `--fmad=true`
+    contracts tinygrad's CUDA kernels and their MULACC), a float sum's
+    accumulation of a product (`acc + a*b`, a matmul's or a convolution's
+    step) is marked `contract` and becomes one fused multiply-add
+    (`fma.rn.f32`, `v_fmac_f32`): half the instructions of a multiply and
+    an add, each rounded. Every other float op rounds on its own, as in the
+    reference interpreter; `fma=false` makes the sums round so too. The
+    interpreter's checks judge a fused sum as one computed in another
+    order: within the tolerance, else within the rounding noise of the
+    reference (interpretWithRoundingNoise, whose one-ulp moves cover the
+    product's skipped rounding).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
@@ -297,8 +300,9 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     Option<"reducePerThread", "reduce-per-thread", "int64_t", "16",
            "block mode: reduced elements per thread (the block is the "
            "reduce's size over this, a power of two from 32 to block-size)">,
-    Option<"fma", "fma", "bool", "false",
-           "fuse a float sum's acc + a*b into a multiply-add">,
+    Option<"fma", "fma", "bool", "true",
+           "fuse a float sum's acc + a*b into a multiply-add (false: "
+           "every product and sum rounds, as the interpreter's do)">,
     Option<"doubleBuffer", "double-buffer", "bool", "false",
            "shared-memory plans: two halves per staging buffer, the next "
            "chunk's loads in flight during this chunk's multiply-adds (off "

@@ -92,8 +92,9 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
   typename Base::template Option<bool> fma{
       *this, "fma",
       llvm::cl::desc("fuse a float sum's acc + a*b into a multiply-add (as "
-                     "nvrtc's --fmad=true does for tinygrad's kernels)"),
-      llvm::cl::init(false)};
+                     "nvrtc's --fmad=true does for tinygrad's kernels; "
+                     "false: every product and sum rounds)"),
+      llvm::cl::init(true)};
   typename Base::template Option<bool> doubleBuffer{
       *this, "double-buffer",
       llvm::cl::desc("shared-memory plans: double-buffered staging "

@@ -63,6 +63,6 @@ def __getattr__(name):
         from ._export import ExportError
         return ExportError
     if name == "LazyMlirError":
-        from ._bridge import LazyMlirError
+        from ._bridge_text import LazyMlirError
         return LazyMlirError
     raise AttributeError(name)

@@ -31,6 +31,7 @@ from tinygrad.engine.schedule import ScheduleItem
 from tinygrad.ops import MetaOps
 
 from .. import _capi
+from ._bridge_text import LazyMlirError, parse_bridge
 
 #: Devices whose buffers are host memory a CPU kernel can take.
 HOST_DEVICES = ("CLANG",)
@@ -71,7 +72,6 @@ class CompiledKernel:
             values = {(v.expr, v.min, v.max): value for v, value in (var_vals or {}).items()}
             missing = [v for v in self.variables if v not in values]
             if missing:
-                from ._bridge import LazyMlirError
                 raise LazyMlirError(f"kernel {self.name} needs a value for the Variables {missing}")
             args += [values[v] for v in self.variables]
         self.function(*args)
@@ -108,7 +108,6 @@ def compile_missing(graph, kernels, pipeline):
     (metadata, AST lines, argument count)); compiles the schedule of
     `graph` (text or the compact form) first when one of them is not
     compiled yet."""
-    from ._bridge import LazyMlirError, parse_bridge
     if any(kernel_key(k[1]) not in _kernels for k in kernels.values()):
         program, text, diagnostics = _capi.session().compile_cpu(graph, pipeline,
                                                                  name="<tinygrad graph>")
@@ -152,7 +151,7 @@ def install():
     if _original_lower is None:
         _original_lower = realize.lower_schedule_item
     realize.lower_schedule_item = _lower_schedule_item
-    _jit.install()
+    _jit.install(LazyMlirRunner)
 
 
 def uninstall():

@@ -34,6 +34,8 @@ from tinygrad.engine.realize import EmptyOp, ExecItem, ViewOp
 from .. import _capi
 
 _original_apply = None
+#: the runner class whose jit items this module batches (set by install)
+_runner_class = None
 
 #: words of one buffer argument: allocated, aligned, offset, size, stride
 _BUFFER_WORDS = 5
@@ -99,11 +101,6 @@ class LazyGraphRunner(GraphRunner):
         return time.perf_counter() - start if wait else None
 
 
-def _is_lazy_kernel(ji):
-    from ._compile import LazyMlirRunner
-    return isinstance(ji.prg, LazyMlirRunner)
-
-
 def _apply_graph_to_jit(jit_cache, input_rawbuffers, var_vals):
     """tinygrad's apply_graph_to_jit, with runs of lazy-mlir kernels as
     LazyGraphRunners."""
@@ -133,7 +130,7 @@ def _apply_graph_to_jit(jit_cache, input_rawbuffers, var_vals):
     for ji in jit_cache:
         if ji.prg.__class__ in (EmptyOp, ViewOp):
             continue
-        if _is_lazy_kernel(ji):
+        if _runner_class is not None and isinstance(ji.prg, _runner_class):
             flush_theirs()
             ours.append(ji)
         else:
@@ -144,9 +141,13 @@ def _apply_graph_to_jit(jit_cache, input_rawbuffers, var_vals):
     return graphed
 
 
-def install():
-    global _original_apply
+def install(runner_class):
+    """Replaces apply_graph_to_jit; `runner_class` is the runner of
+    lazy-mlir's kernels (_compile.LazyMlirRunner, passed in so that this
+    module does not import _compile, which imports it)."""
+    global _original_apply, _runner_class
     import tinygrad.engine.jit as jit
+    _runner_class = runner_class
     if _original_apply is None:
         _original_apply = jit.apply_graph_to_jit
     jit.apply_graph_to_jit = _apply_graph_to_jit
