@@ -20,6 +20,15 @@
 
 #include "lazy/Conversion/Passes.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +36,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -953,16 +963,20 @@ mlir::lazy::createGpuEmulator(ModuleOp module, unsigned maxBlocks) {
   if (failed(emu))
     return failure();
   PassManager pm(module.getContext());
-  if (failed(parsePassPipeline(
-          std::string(kSoftBFloat16Passes) +
-              ",convert-scf-to-cf,convert-math-to-llvm,"
-              "convert-vector-to-llvm,convert-ub-to-llvm,"
-              "expand-strided-metadata,finalize-memref-to-llvm,"
-              "convert-arith-to-llvm,"
-              "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
-              "convert-cf-to-llvm,reconcile-unrealized-casts",
-          pm)) ||
-      failed(pm.run(**emu)))
+  addSoftBFloat16Passes(pm);
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertFuncToLLVMPassOptions barePointers;
+  barePointers.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(barePointers));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(pm.run(**emu)))
     return failure();
   auto engine = ExecutionEngine::create(**emu);
   if (!engine) {

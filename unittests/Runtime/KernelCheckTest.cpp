@@ -72,6 +72,17 @@ protected:
     check.end(n);
   }
 
+  /// What @rows and @middle compute (@middle at `offset` 2).
+  void rowSums(std::vector<float> &sums) const {
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c)
+        sums[r] += input[4 * r + c];
+  }
+  void doubled(std::vector<float> &target, int offset) const {
+    for (int i = 0; i < 4; ++i)
+      target[offset + i] = input[i] + input[i];
+  }
+
   std::string report(mlir::lazy::KernelCheck &check, bool &ok) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -87,15 +98,8 @@ protected:
 TEST_F(KernelCheckTest, RightOutputsMatch) {
   mlir::lazy::KernelCheck check(*module, "step");
   std::vector<float> sums(4), target(8, -1.0f);
-  call(check, 0, sums, [&] {
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 4; ++c)
-        sums[r] += input[4 * r + c];
-  });
-  call(check, 1, target, [&] {
-    for (int i = 0; i < 4; ++i)
-      target[2 + i] = input[i] + input[i];
-  });
+  call(check, 0, sums, [&] { rowSums(sums); });
+  call(check, 1, target, [&] { doubled(target, 2); });
   bool ok = false;
   std::string text = report(check, ok);
   EXPECT_TRUE(ok) << text;
@@ -113,9 +117,7 @@ TEST_F(KernelCheckTest, WrongElementIsAMismatch) {
   mlir::lazy::KernelCheck check(*module, "step");
   std::vector<float> sums(4);
   call(check, 0, sums, [&] {
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 4; ++c)
-        sums[r] += input[4 * r + c];
+    rowSums(sums);
     sums[2] += 1e-3f * sums[2]; // ten times the f32 tolerance
   });
   bool ok = true;
@@ -141,15 +143,8 @@ TEST_F(KernelCheckTest, UnwrittenOutputIsAMismatch) {
 TEST_F(KernelCheckTest, OutputIsReadThroughItsStoreView) {
   mlir::lazy::KernelCheck check(*module, "step");
   std::vector<float> sums(4), target(8, 7.0f);
-  call(check, 0, sums, [&] {
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 4; ++c)
-        sums[r] += input[4 * r + c];
-  });
-  call(check, 1, target, [&] {
-    for (int i = 0; i < 4; ++i)
-      target[2 + i] = input[i] + input[i];
-  });
+  call(check, 0, sums, [&] { rowSums(sums); });
+  call(check, 1, target, [&] { doubled(target, 2); });
   bool ok = false;
   std::string text = report(check, ok);
   EXPECT_TRUE(ok) << text;
@@ -157,10 +152,7 @@ TEST_F(KernelCheckTest, OutputIsReadThroughItsStoreView) {
   // Written one element off: the view reads the wrong ones.
   mlir::lazy::KernelCheck shifted(*module, "step");
   std::vector<float> other(8, 7.0f);
-  call(shifted, 1, other, [&] {
-    for (int i = 0; i < 4; ++i)
-      other[1 + i] = input[i] + input[i];
-  });
+  call(shifted, 1, other, [&] { doubled(other, 1); });
   text = report(shifted, ok);
   EXPECT_FALSE(ok) << text;
   EXPECT_NE(text.find("@middle: out0 MISMATCH"), std::string::npos) << text;

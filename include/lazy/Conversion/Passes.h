@@ -16,26 +16,26 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace mlir::lazy {
 
 #define GEN_PASS_DECL
 #include "lazy/Conversion/Passes.h.inc"
 
-/// Upstream passes that put bfloat16 in software on the CPU: arithmetic and
+/// Adds the upstream passes that put bfloat16 in software on the CPU
+/// (math-extend-to-supported-types{extra-types=f16 target-type=f32},
+/// arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},
+/// arith-expand{include-bf16=true}): arithmetic and
 /// math in f32, rounding f32 to bfloat16 with integer ops (widening stays
 /// an exact LLVM fpext). LLVM would otherwise use the host's bfloat16
 /// conversion instructions where it has them, which flush subnormals to
 /// zero, so results would depend on the machine and differ from the
 /// reference interpreter's. Run by lazy-to-cpu and the GPU emulator before
-/// lowering to the LLVM dialect; the passes must be registered
-/// (lazy::registerAllPasses does). arith-expand also rewrites
+/// lowering to the LLVM dialect. arith-expand also rewrites
 /// arith.maximumf/minimumf without regard to the sign of zero: kernels use
 /// cmpf + select instead.
-inline constexpr const char *kSoftBFloat16Passes =
-    "math-extend-to-supported-types{extra-types=f16 target-type=f32},"
-    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-    "arith-expand{include-bf16=true}";
+void addSoftBFloat16Passes(OpPassManager &pm);
 
 /// Registers the `lazy-to-cpu` pipeline.
 void registerCpuPipeline();

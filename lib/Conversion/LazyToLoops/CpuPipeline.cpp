@@ -24,10 +24,27 @@
 #include "lazy/Support/HostCpu.h"
 #include "lazy/Support/PassOptionHints.h"
 
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace mlir::lazy;
 
 /// Below this many elements a kernel's fork and join cost more than the
 /// second core gives back (a few microseconds each).
@@ -58,35 +75,57 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
 };
 } // namespace
 
+void mlir::lazy::addSoftBFloat16Passes(OpPassManager &pm) {
+  math::MathExtendToSupportedTypesOptions extend;
+  extend.extraTypeStrs = {"f16"};
+  extend.targetTypeStr = "f32";
+  pm.addPass(math::createMathExtendToSupportedTypes(extend));
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+}
+
+/// lazy-to-cpu's passes, in the order of the header comment.
+static void buildCpuPipeline(OpPassManager &pm,
+                             const CpuPipelineOptions &options) {
+  addSchedulePasses(pm);
+  pm.addPass(createLazyOptimizeKernels());
+  ConvertLazyToLoopsOptions loops;
+  loops.parallelMinWork = kParallelMinWork;
+  loops.staticBuffers = true;
+  loops.nontemporalMinBytes = kNontemporalMinBytes;
+  loops.rowVectorBytes = ::lazy::hostVectorBits() / 8;
+  loops.profileCalls = options.profileCalls;
+  loops.poisonBuffers = options.poisonBuffers;
+  loops.checkCalls = options.checkCalls;
+  pm.addPass(createConvertLazyToLoops(loops));
+  pm.addPass(createCSEPass());
+  addSoftBFloat16Passes(pm);
+  LazyExpandExp2Options exp2;
+  exp2.vectorLdexp = ::lazy::hostHasAvx512();
+  exp2.x86Scalef = ::lazy::hostHasAvx512();
+  exp2.fast = options.fastExp2;
+  pm.addPass(createLazyExpandExp2(exp2));
+  pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void mlir::lazy::registerCpuPipeline() {
   registerPipelineWithHints<CpuPipelineOptions>(
       "lazy-to-cpu",
       "schedule, lower kernels to loops and everything to the LLVM dialect",
-      [](OpPassManager &pm, const CpuPipelineOptions &options) {
-        std::string hostOptions =
-            std::string(options.profileCalls ? " profile-calls=true" : "") +
-            (options.poisonBuffers ? " poison-buffers=true" : "") +
-            (options.checkCalls ? " check-calls=true" : "");
-        if (failed(parsePassPipeline(
-                "lazy-schedule,lazy-optimize-kernels,"
-                "convert-lazy-to-loops{parallel-min-work=" +
-                    std::to_string(kParallelMinWork) + " static-buffers=true" +
-                    " nontemporal-min-bytes=" +
-                    std::to_string(kNontemporalMinBytes) +
-                    " row-vector-bytes=" +
-                    std::to_string(::lazy::hostVectorBits() / 8) + hostOptions +
-                    "},cse," + kSoftBFloat16Passes +
-                    ",lazy-expand-exp2{vector-ldexp=" +
-                    (::lazy::hostHasAvx512() ? "true" : "false") +
-                    (options.fastExp2 ? " fast=true" : "") +
-                    (::lazy::hostHasAvx512() ? " x86-scalef=true" : "") +
-                    "},convert-scf-to-openmp,"
-                    "convert-vector-to-llvm,expand-strided-metadata,"
-                    "finalize-memref-to-llvm,convert-scf-to-cf,"
-                    "convert-math-to-llvm,convert-arith-to-llvm,"
-                    "convert-func-to-llvm,convert-cf-to-llvm,"
-                    "convert-openmp-to-llvm,reconcile-unrealized-casts",
-                pm)))
-          llvm::report_fatal_error("lazy-to-cpu: bad pipeline");
-      });
+      buildCpuPipeline);
 }

@@ -63,6 +63,10 @@ void buildSchedulePipeline(OpPassManager &pm,
 }
 } // namespace
 
+void mlir::lazy::addSchedulePasses(OpPassManager &pm) {
+  buildSchedulePipeline(pm, SchedulePipelineOptions());
+}
+
 void mlir::lazy::registerSchedulePipeline() {
   registerPipelineWithHints<SchedulePipelineOptions>(
       "lazy-schedule",

@@ -31,6 +31,9 @@ std::unique_ptr<Pass> createLazyFormKernels(const FormKernelsConfig &config,
 
 /// Registers the `lazy-schedule` pipeline (all scheduler passes).
 void registerSchedulePipeline();
+/// Adds lazy-schedule's passes with its default options (the module's
+/// flags, memory planning) to `pm`, anchored on a module.
+void addSchedulePasses(OpPassManager &pm);
 
 #define GEN_PASS_REGISTRATION
 #include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
