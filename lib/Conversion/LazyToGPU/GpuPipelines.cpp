@@ -23,10 +23,20 @@
 #include "lazy/Dialect/Lazy/IR/TensorCores.h"
 #include "lazy/Support/PassOptionHints.h"
 
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "mlir/Transforms/Passes.h"
 
 #ifndef LAZY_CUDA_TOOLKIT_DIR
 #define LAZY_CUDA_TOOLKIT_DIR ""
@@ -36,6 +46,7 @@
 #endif
 
 using namespace mlir;
+using namespace mlir::lazy;
 
 namespace {
 
@@ -104,26 +115,41 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
   /// lazy-schedule, the plans, and convert-lazy-to-gpu with these options;
   /// `cores`: the chip's tensor-core instruction (none, mma-sync, mfma,
   /// wmma).
-  std::string kernelPasses(StringRef cores) const {
-    std::string plans =
-        plan.getValue()
-            ? "lazy-optimize-kernels{target=gpu tensor-cores=" + cores.str() +
-                  "},"
-            : "";
-    return llvm::formatv("lazy-schedule,{7}convert-lazy-to-gpu{{block-size={0} "
-                         "block-reduce-min={1} unroll={2} index-bits={3} "
-                         "reduce-per-thread={4} reduce-unroll={5} fma={6} "
-                         "tensor-cores={8} double-buffer={9}}",
-                         blockSize.getValue(), blockReduceMin.getValue(),
-                         unroll.getValue(), indexBits.getValue(),
-                         reducePerThread.getValue(), reduceUnroll.getValue(),
-                         fma.getValue() ? "true" : "false", plans, cores,
-                         doubleBuffer.getValue() ? "true" : "false")
-        .str();
+  void addKernelPasses(OpPassManager &pm, StringRef cores) const {
+    addSchedulePasses(pm);
+    if (plan) {
+      LazyOptimizeKernelsOptions plans;
+      plans.target = "gpu";
+      plans.tensorCores = cores.str();
+      pm.addPass(createLazyOptimizeKernels(plans));
+    }
+    ConvertLazyToGpuOptions gpu;
+    gpu.blockSize = blockSize;
+    gpu.blockReduceMin = blockReduceMin;
+    gpu.unroll = unroll;
+    gpu.indexBits = indexBits;
+    gpu.reducePerThread = reducePerThread;
+    gpu.reduceUnroll = reduceUnroll;
+    gpu.fma = fma;
+    gpu.tensorCores = cores.str();
+    gpu.doubleBuffer = doubleBuffer;
+    pm.addPass(createConvertLazyToGpu(gpu));
   }
-  /// ` toolkit=DIR`, or nothing when no folder is known.
-  std::string toolkitOption() const {
-    return toolkit.empty() ? std::string() : " toolkit=" + toolkit.getValue();
+  /// lazy-check-gpu-toolchain for `target` (nvvm or rocdl).
+  void addToolchainCheck(OpPassManager &pm, StringRef target) const {
+    CheckGpuToolchainOptions check;
+    check.target = target.str();
+    check.chip = chip;
+    check.format = format;
+    check.toolkit = toolkit;
+    pm.addPass(createCheckGpuToolchain(check));
+  }
+  /// gpu-module-to-binary in this format, with the toolkit.
+  void addModuleToBinary(OpPassManager &pm) const {
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = format;
+    binary.toolkitPath = toolkit;
+    pm.addPass(createGpuModuleToBinaryPass(binary));
   }
 };
 
@@ -149,56 +175,64 @@ struct RocdlOptions : GpuPipelineOptions<RocdlOptions> {
   }
 };
 
-void addPipeline(OpPassManager &pm, const std::string &text) {
-  if (failed(parsePassPipeline(text, pm)))
-    llvm::report_fatal_error(llvm::Twine("bad GPU pipeline: ") + text);
+} // namespace
+
+/// lazy-to-nvvm: the kernels, the toolchain check, NVVM's target, the
+/// gpu.module lowered to NVVM, the binary.
+static void buildNvvmPipeline(OpPassManager &pm, const NvvmOptions &o) {
+  o.addKernelPasses(pm, tensorCoreKindName(tensorCoreKindOfChip(o.chip)));
+  o.addToolchainCheck(pm, "nvvm");
+  GpuNVVMAttachTargetOptions target;
+  target.chip = o.chip;
+  target.features = o.features;
+  target.optLevel = o.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertNVGPUToNVVMPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  o.addModuleToBinary(pm);
 }
 
-} // namespace
+/// lazy-to-rocdl: as lazy-to-nvvm, with ROCDL's target and the AMDGPU
+/// dialect's lowering for the chip.
+static void buildRocdlPipeline(OpPassManager &pm, const RocdlOptions &o) {
+  o.addKernelPasses(pm, tensorCoreKindName(tensorCoreKindOfChip(o.chip)));
+  o.addToolchainCheck(pm, "rocdl");
+  GpuROCDLAttachTargetOptions target;
+  target.chip = o.chip;
+  target.optLevel = o.optLevel;
+  if (!o.features.empty())
+    target.features = o.features;
+  pm.addPass(createGpuROCDLAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertAMDGPUToROCDLPassOptions amdgpu;
+  amdgpu.chipset = o.chip;
+  kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpu));
+  ConvertGpuOpsToROCDLOpsOptions rocdl;
+  rocdl.chipset = o.chip;
+  rocdl.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  o.addModuleToBinary(pm);
+}
 
 void mlir::lazy::registerGpuPipelines() {
   registerPipelineWithHints<NvvmOptions>(
       "lazy-to-nvvm",
       "schedule, lower kernels to NVVM and serialize them (PTX or cubin)",
-      [](OpPassManager &pm, const NvvmOptions &o) {
-        addPipeline(
-            pm,
-            o.kernelPasses(tensorCoreKindName(tensorCoreKindOfChip(o.chip))) +
-                llvm::formatv(
-                    ",lazy-check-gpu-toolchain{{target=nvvm chip={0} "
-                    "format={3}{4}}"
-                    ",nvvm-attach-target{{chip={0} features={1} O={2}}"
-                    ",gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,"
-                    "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1}"
-                    ",canonicalize,cse),reconcile-unrealized-casts,"
-                    "gpu-module-to-binary{{format={3}{4}}",
-                    o.chip.getValue(), o.features.getValue(),
-                    o.optLevel.getValue(), o.format.getValue(),
-                    o.toolkitOption())
-                    .str());
-      });
+      buildNvvmPipeline);
   registerPipelineWithHints<RocdlOptions>(
       "lazy-to-rocdl",
       "schedule, lower kernels to ROCDL and serialize them (HSACO or "
       "assembly)",
-      [](OpPassManager &pm, const RocdlOptions &o) {
-        std::string features =
-            o.features.empty() ? "" : " features=" + o.features.getValue();
-        addPipeline(
-            pm,
-            o.kernelPasses(tensorCoreKindName(tensorCoreKindOfChip(o.chip))) +
-                llvm::formatv(
-                    ",lazy-check-gpu-toolchain{{target=rocdl chip={0} "
-                    "format={3}{4}}"
-                    ",rocdl-attach-target{{chip={0} O={1}{2}}"
-                    ",gpu.module(convert-scf-to-cf,"
-                    "convert-amdgpu-to-rocdl{{chipset={0}},"
-                    "convert-gpu-to-rocdl{{chipset={0} "
-                    "use-bare-ptr-memref-call-conv=1},canonicalize,cse),"
-                    "reconcile-unrealized-casts,"
-                    "gpu-module-to-binary{{format={3}{4}}",
-                    o.chip.getValue(), o.optLevel.getValue(), features,
-                    o.format.getValue(), o.toolkitOption())
-                    .str());
-      });
+      buildRocdlPipeline);
 }
