@@ -1168,6 +1168,15 @@ static FailureOr<HostTensor> evaluateChain(Value root,
   return evaluator.materialize(last, chainValues[last]);
 }
 
+HostTensor mlir::lazy::readThroughView(const uint8_t *bytes, int64_t elements,
+                                       DType dtype,
+                                       const st::ShapeTracker &tracker) {
+  HostTensor out = HostTensor::zeros(dtype, tracker.shape());
+  int64_t shape[1] = {elements};
+  readThrough(TensorRef{dtype, shape, bytes}, tracker, out);
+  return out;
+}
+
 FailureOr<std::vector<HostTensor>>
 mlir::lazy::interpretFunction(func::FuncOp func, ArrayRef<HostTensor> inputs,
                               uint64_t memoryBudget) {

@@ -79,7 +79,6 @@
 #include "lazy/Runtime/LockstepDevice.h"
 #include "lazy/Runtime/ReferenceCheck.h"
 #include "lazy/Runtime/Tolerance.h"
-#include "lazy/ShapeTracker/ElementIndexer.h"
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/ParseInput.h"
 #include "lazy/Tools/StandardOutput.h"
@@ -1307,25 +1306,16 @@ static int toolMain(int argc, char **argv) {
     int64_t bytes = interp::itemSize(dtype);
     const std::vector<uint8_t> &buffer = resultBuffers[i];
     int64_t size = int64_t(buffer.size()) / bytes;
-    interp::HostTensor out = interp::HostTensor::zeros(dtype, shape);
+    interp::HostTensor out;
     if (resultViews[i]) {
       // Read the buffer through the result's view.
-      ::lazy::st::ElementIndexer indexOf(*resultViews[i]);
-      std::vector<int64_t> idx(shape.size(), 0);
-      for (int64_t e = 0, n = out.numElements(); e < n; ++e) {
-        auto [index, valid] = indexOf(idx.data());
-        if (valid && index >= 0 && index < size)
-          std::memcpy(&out.data[size_t(e * bytes)],
-                      &buffer[size_t(index * bytes)], size_t(bytes));
-        for (size_t k = shape.size(); k-- > 0;) {
-          if (++idx[k] < shape[k])
-            break;
-          idx[k] = 0;
-        }
-      }
-    } else if (size_t n = std::min(out.data.size(), buffer.size())) {
+      out = mlir::lazy::readThroughView(buffer.data(), size, dtype,
+                                        *resultViews[i]);
+    } else {
+      out = interp::HostTensor::zeros(dtype, shape);
       // Not for empty tensors: their data() may be null.
-      std::memcpy(out.data.data(), buffer.data(), n);
+      if (size_t n = std::min(out.data.size(), buffer.size()))
+        std::memcpy(out.data.data(), buffer.data(), n);
     }
     if (!outputDir.empty() &&
         !interp::writeNpy(outputDir + "/out" + std::to_string(i) + ".npy", out,

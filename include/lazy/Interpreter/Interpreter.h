@@ -11,6 +11,7 @@
 #define LAZY_INTERPRETER_INTERPRETER_H
 
 #include "lazy/Interpreter/HostTensor.h"
+#include "lazy/ShapeTracker/ShapeTracker.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LLVM.h"
@@ -75,6 +76,15 @@ FailureOr<std::vector<::lazy::interp::HostTensor>>
 interpretWithRoundingNoise(func::FuncOp func,
                            ArrayRef<::lazy::interp::HostTensor> inputs,
                            uint64_t seed);
+
+/// The `elements` items of `dtype` at `bytes` (a buffer) read through
+/// `tracker`, whose first view indexes them: a tensor of the tracker's
+/// shape, 0 where the view is masked or leaves the buffer. How a result
+/// or a kernel's output is read through the view it was stored with.
+::lazy::interp::HostTensor
+readThroughView(const uint8_t *bytes, int64_t elements,
+                ::lazy::interp::DType dtype,
+                const ::lazy::st::ShapeTracker &tracker);
 
 /// A float tensor's elements as doubles (for the f64 evaluation's results
 /// and the compared outputs); empty for other dtypes.

@@ -83,6 +83,8 @@ private:
     /// Per output, the verdict's line; empty when not checked.
     std::vector<std::string> outputs;
     bool checked = false, ok = true;
+    /// Some output matched only by a second opinion (f64 or noise).
+    bool rescued = false;
     std::string note;
   };
 

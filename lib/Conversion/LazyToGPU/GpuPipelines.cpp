@@ -144,8 +144,13 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
     check.toolkit = toolkit;
     pm.addPass(createCheckGpuToolchain(check));
   }
-  /// gpu-module-to-binary in this format, with the toolkit.
-  void addModuleToBinary(OpPassManager &pm) const {
+  /// After the vendor lowering of the gpu.module (`kernels`, nested in
+  /// `pm`): its clean-up, then gpu-module-to-binary in this format, with
+  /// the toolkit.
+  void addModuleToBinary(OpPassManager &pm, OpPassManager &kernels) const {
+    kernels.addPass(createCanonicalizerPass());
+    kernels.addPass(createCSEPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
     GpuModuleToBinaryPassOptions binary;
     binary.compilationTarget = format;
     binary.toolkitPath = toolkit;
@@ -193,10 +198,7 @@ static void buildNvvmPipeline(OpPassManager &pm, const NvvmOptions &o) {
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
-  kernels.addPass(createCanonicalizerPass());
-  kernels.addPass(createCSEPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  o.addModuleToBinary(pm);
+  o.addModuleToBinary(pm, kernels);
 }
 
 /// lazy-to-rocdl: as lazy-to-nvvm, with ROCDL's target and the AMDGPU
@@ -219,10 +221,7 @@ static void buildRocdlPipeline(OpPassManager &pm, const RocdlOptions &o) {
   rocdl.chipset = o.chip;
   rocdl.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
-  kernels.addPass(createCanonicalizerPass());
-  kernels.addPass(createCSEPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  o.addModuleToBinary(pm);
+  o.addModuleToBinary(pm, kernels);
 }
 
 void mlir::lazy::registerGpuPipelines() {

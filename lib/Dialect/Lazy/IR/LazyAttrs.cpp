@@ -736,16 +736,18 @@ void mlir::lazy::collectVariables(Operation *op,
       st::sym::collectVars(value.getValue().getNode(), out);
   };
   // Graph ops hold their trackers and values at the top of their
-  // dictionaries: only containers (a function's argument and result
-  // attributes) need the generic walk, which costs a quarter of
-  // lazy-form-kernels on a graph without Variables when taken for every op.
+  // dictionaries, beside scalars that hold nothing: only other attributes
+  // (arrays, dictionaries, types) need the generic walk, which costs a
+  // quarter of lazy-form-kernels on a graph without Variables when taken
+  // for every op's whole dictionary.
   auto visit = [&](Attribute attr) {
-    if (!attr)
+    if (!attr || isa<IntegerAttr, FloatAttr, StringAttr, UnitAttr,
+                     DenseArrayAttr, FlatSymbolRefAttr>(attr))
       return;
-    if (isa<ArrayAttr, DictionaryAttr>(attr))
-      attr.walk(fromAttr);
-    else
+    if (isa<ShapeTrackerAttr, SymIntAttr>(attr))
       fromAttr(attr);
+    else
+      attr.walk(fromAttr);
   };
   // A lazy op's inherent attributes are read one by one: getAttrs() would
   // build a dictionary of its properties for every op.
