@@ -11,12 +11,12 @@ install(DIRECTORY ${LAZY_SOURCE_DIR}/include/lazy
   FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "*.td")
 install(DIRECTORY ${LAZY_BINARY_DIR}/include/lazy
   DESTINATION include
-  FILES_MATCHING PATTERN "*.inc" PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.inc" PATTERN "*.h" PATTERN "*.def")
 
 # Users before what they use (the order of lazy-opt's link line).
-set(LAZY_MLIR_EXPORTED_LIBS LazyInitAll MLIRLazyTransforms MLIRLazyAnalysis
-  MLIRLazyToGPU MLIRLazyToLoops LazyInterpreter MLIRLazyDialect
-  LazyShapeTracker)
+set(LAZY_MLIR_EXPORTED_LIBS LazyInitAll MLIRLazyTransforms MLIRLazyToGPU
+  MLIRLazyGpuKernelCodegen MLIRLazyToLoops MLIRLazyKernelCodegen
+  MLIRLazyAnalysis LazyInterpreter MLIRLazyDialect LazyShapeTracker)
 # add_mlir_library installs its own libraries; the plain ones are ours.
 install(TARGETS LazyShapeTracker ARCHIVE DESTINATION lib)
 set(LAZY_MLIR_INSTALLED_TOOLS lazy-opt lazy-run lazy-interp lazy-replay

@@ -1,6 +1,7 @@
 //===- LazyPlugin.cpp - lazy dialect and passes as an mlir-opt plugin -----===//
 
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
@@ -17,6 +18,7 @@ mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "LazyDialect", LLVM_VERSION_STRING,
           [](DialectRegistry *registry) {
             registry->insert<mlir::lazy::LazyDialect>();
+            mlir::lazy::registerKernelPlanVerifier(*registry);
           }};
 }
 

@@ -15,6 +15,7 @@
 #include "CompactGraph.h"
 
 #include "lazy/Dialect/Lazy/Transforms/ScheduleText.h"
+#include "lazy/Driver/CompileForCpu.h"
 #include "lazy/InitAll.h"
 #include "lazy/Runtime/CpuProgram.h"
 #include "lazy/Runtime/Tolerance.h"
@@ -158,33 +159,26 @@ bool printOutput(ModuleOp module, LazyOutput output, std::string &out,
   return false;
 }
 
-/// Lowers a scheduled module with lazy-to-cpu and compiles it.
+/// Lowers a scheduled module with lazy-to-cpu and compiles it (the
+/// driver's CPU path, CompileForCpu.h).
 std::unique_ptr<lz::CpuProgram> compileForCpu(ModuleOp module,
                                               llvm::raw_ostream &diagOS) {
-  func::FuncOp host;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (!func.isExternal()) {
-      host = func;
-      break;
-    }
+  func::FuncOp host = lz::findEntryFunction(module, "");
   if (!host) {
     module.emitError("the module has no function to compile");
     return nullptr;
   }
   std::string entry = host.getSymName().str();
-  host->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
-  PassManager lower(module.getContext(), ModuleOp::getOperationName());
-  if (failed(parsePassPipeline("lazy-to-cpu", lower, diagOS)) ||
-      failed(lower.run(module)))
+  if (failed(lz::lowerForCpu(module, entry)))
     return nullptr;
   // Kernels are called one by one (their own symbols) or from a list
   // (lazyRunPacked, through their packed wrappers).
   lz::CpuProgramOptions options;
   options.kernelWrappers = true;
-  auto program = lz::CpuProgram::compile(module, entry, options);
-  if (!program) {
-    diagOS << "error: cannot compile the kernels: "
-           << llvm::toString(program.takeError()) << "\n";
+  std::string error;
+  auto program = lz::compileForCpu(module, entry, options, error);
+  if (failed(program)) {
+    diagOS << "error: cannot compile the kernels: " << error << "\n";
     return nullptr;
   }
   return std::move(*program);

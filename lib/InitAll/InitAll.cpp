@@ -3,6 +3,7 @@
 #include "lazy/InitAll.h"
 
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 
@@ -38,6 +39,8 @@ void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
                   LLVM::LLVMDialect, NVVM::NVVMDialect, ROCDL::ROCDLDialect,
                   vector::VectorDialect, nvgpu::NVGPUDialect,
                   amdgpu::AMDGPUDialect>();
+  // The kernel verifier's plan check lives with the analyses it needs.
+  registerKernelPlanVerifier(registry);
   // Lowering to LLVM through dialect interfaces, the NVVM/ROCDL targets
   // that gpu-module-to-binary serializes with, and LLVM IR translation.
   registerAllExtensions(registry);

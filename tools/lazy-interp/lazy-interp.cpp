@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+#include "lazy/Driver/CompileForCpu.h"
+#include "lazy/Driver/GraphPreparation.h"
 #include "lazy/InitAll.h"
 #include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/Interpreter.h"
@@ -155,10 +157,7 @@ static int toolMain(int argc, char **argv) {
   if (!module)
     return 1; // the parser reported the located error
 
-  func::FuncOp func;
-  for (auto f : module->getOps<func::FuncOp>())
-    if (entry.empty() ? !func : f.getSymName() == entry)
-      func = f;
+  func::FuncOp func = mlir::lazy::findEntryFunction(*module, entry);
   if (!func)
     return fail(entry.empty() ? "the module has no function"
                               : "no function named '" + entry + "'");
@@ -187,16 +186,8 @@ static int toolMain(int argc, char **argv) {
   // A graph with Variables is evaluated at one value of each: its integer
   // graph at those values (lazy-bind-variables), as tinygrad runs it.
   {
-    std::string bindPipeline = "lazy-bind-variables";
-    if (!variables.empty()) {
-      bindPipeline += "{values=";
-      for (auto [i, v] : llvm::enumerate(variables))
-        bindPipeline += (i ? "," : "") + v;
-      bindPipeline += "}";
-    }
-    PassManager pm(&context);
-    if (failed(parsePassPipeline(bindPipeline, pm)) ||
-        failed(pm.run(*module)) ||
+    std::vector<std::string> assignments(variables.begin(), variables.end());
+    if (failed(mlir::lazy::bindVariables(*module, assignments)) ||
         failed(mlir::lazy::rejectSymbolicShapes(*module, "lazy-interp")))
       return 1;
   }

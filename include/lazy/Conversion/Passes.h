@@ -37,6 +37,20 @@ namespace mlir::lazy {
 /// cmpf + select instead.
 void addSoftBFloat16Passes(OpPassManager &pm);
 
+/// lazy-to-cpu's options (its pipeline options of the same names).
+struct CpuPipelineConfig {
+  /// Each kernel call bracketed by lazy_rt_kernel_begin/end calls.
+  bool profileCalls = false;
+  /// Each kernel call's buffers passed to the lazy_rt_check_* hooks.
+  bool checkCalls = false;
+  /// f32 exp2 within 1 ulp instead of correctly rounded.
+  bool fastExp2 = false;
+  /// Every allocation filled with 0xFF bytes.
+  bool poisonBuffers = false;
+};
+/// Adds lazy-to-cpu's passes (CpuPipeline.cpp): schedule, plan, lower the
+/// kernels to loops and everything to the LLVM dialect.
+void addCpuPipeline(OpPassManager &pm, const CpuPipelineConfig &config = {});
 /// Registers the `lazy-to-cpu` pipeline.
 void registerCpuPipeline();
 /// Registers the `lazy-to-nvvm` and `lazy-to-rocdl` pipelines.

@@ -245,7 +245,7 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        per 16 elements of K (`nvgpu.mma.sync` m16n8k16, `amdgpu.mfma` or
        `amdgpu.wmma` 16x16x16), fragments built from the operands at the
        elements the instruction's layout gives each lane
-       (TensorCoreKernel.cpp). With block-tile steps (`local` warps,
+       (TensorCores.cpp). With block-tile steps (`local` warps,
        `upcast` instruction tiles per warp, `unroll` of K) a block of
        warps shares each block tile's operands, staged in workgroup memory
        a chunk of K at a time between two `gpu.barrier`s, and each warp
@@ -254,7 +254,7 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        reduce): a block of local(M) x local(N) threads per block tile, the
        operands staged in two workgroup buffers per chunk of K between two
        barriers, each thread's register tile read from them with vector
-       loads (SharedTileKernel.cpp); a `group` plan is block mode with
+       loads (SharedTiles.cpp); a `group` plan is block mode with
        the plan's threads per block;
     10. a kernel over Variables (symbolic shapes) takes each as an `index`
        argument after its buffers, in key order, named by the function's

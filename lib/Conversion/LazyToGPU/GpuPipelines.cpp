@@ -20,7 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/Passes.h"
-#include "lazy/Dialect/Lazy/IR/TensorCores.h"
+#include "lazy/Dialect/Lazy/Analysis/TensorCores.h"
 #include "lazy/Support/PassOptionHints.h"
 
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"

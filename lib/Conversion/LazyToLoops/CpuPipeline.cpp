@@ -90,8 +90,8 @@ void mlir::lazy::addSoftBFloat16Passes(OpPassManager &pm) {
 }
 
 /// lazy-to-cpu's passes, in the order of the header comment.
-static void buildCpuPipeline(OpPassManager &pm,
-                             const CpuPipelineOptions &options) {
+void mlir::lazy::addCpuPipeline(OpPassManager &pm,
+                                const CpuPipelineConfig &options) {
   addSchedulePasses(pm);
   pm.addPass(createLazyOptimizeKernels());
   ConvertLazyToLoopsOptions loops;
@@ -127,5 +127,12 @@ void mlir::lazy::registerCpuPipeline() {
   registerPipelineWithHints<CpuPipelineOptions>(
       "lazy-to-cpu",
       "schedule, lower kernels to loops and everything to the LLVM dialect",
-      buildCpuPipeline);
+      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+        CpuPipelineConfig config;
+        config.profileCalls = options.profileCalls;
+        config.checkCalls = options.checkCalls;
+        config.fastExp2 = options.fastExp2;
+        config.poisonBuffers = options.poisonBuffers;
+        addCpuPipeline(pm, config);
+      });
 }

@@ -22,11 +22,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
+#include "lazy/Conversion/KernelCodegen/PlannedTile.h"
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
-#include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
-#include "lazy/Conversion/LazyToLoops/PlannedTile.h"
 #include "lazy/Conversion/Passes.h"
-#include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Support/PassOptionHints.h"

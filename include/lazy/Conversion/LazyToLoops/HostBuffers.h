@@ -11,7 +11,7 @@
 #ifndef LAZY_CONVERSION_LAZYTOLOOPS_HOSTBUFFERS_H
 #define LAZY_CONVERSION_LAZYTOLOOPS_HOSTBUFFERS_H
 
-#include "lazy/Conversion/LazyToLoops/KernelEmitter.h"
+#include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/IR/LazyTypes.h"
 

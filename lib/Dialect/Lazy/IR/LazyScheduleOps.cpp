@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/IR/KernelPlanVerifier.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -88,12 +88,17 @@ LogicalResult KernelOp::verify() {
     return emitOpError() << "stores " << next << " of its " << numOutputs
                          << " outputs";
   if (ArrayAttr opts = getOptsAttr()) {
-    std::string why;
-    FailureOr<KernelSpace> space = kernelSpace(*this, why);
-    if (failed(space))
-      return emitOpError() << "has a plan but no iteration space: " << why;
-    if (failed(readPlan(opts.getValue(), *space, why)))
-      return emitOpError() << "has an invalid plan: " << why;
+    const auto *planVerifier =
+        getOperation()
+            ->getDialect()
+            ->getRegisteredInterface<KernelPlanVerifierInterface>();
+    if (!planVerifier)
+      return emitOpError() << "has a plan, but no plan verifier is "
+                              "registered (mlir::lazy::"
+                              "registerKernelPlanVerifier)";
+    std::string message;
+    if (failed(planVerifier->verifyPlan(*this, opts, message)))
+      return emitOpError() << message;
   }
   return success();
 }
@@ -236,28 +241,6 @@ OperandRange mlir::lazy::itemIns(Operation *item) {
   if (auto launch = dyn_cast<LaunchOp>(item))
     return launch.getIns();
   return cast<ExtOp>(item).getIns();
-}
-
-int64_t mlir::lazy::itemBytesMoved(Operation *item) {
-  SmallVector<Value, 8> seen;
-  int64_t bytes = 0;
-  for (Value buffer : llvm::concat<Value>(itemOuts(item), itemIns(item))) {
-    if (llvm::is_contained(seen, buffer))
-      continue;
-    seen.push_back(buffer);
-    if (auto type = dyn_cast<BufferType>(buffer.getType()))
-      bytes += type.getSizeInBytes();
-  }
-  return bytes;
-}
-
-LaunchTraffic mlir::lazy::launchTraffic(Block &block) {
-  LaunchTraffic traffic;
-  for (auto launch : block.getOps<LaunchOp>()) {
-    ++traffic.launches;
-    traffic.bytes += itemBytesMoved(launch);
-  }
-  return traffic;
 }
 
 LogicalResult ExtOp::verify() {

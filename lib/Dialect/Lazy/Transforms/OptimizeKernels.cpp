@@ -55,11 +55,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazy/Dialect/Lazy/IR/KernelSpace.h"
+#include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
+#include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
+#include "lazy/Dialect/Lazy/Analysis/TensorCores.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
-#include "lazy/Dialect/Lazy/IR/ProductReduce.h"
-#include "lazy/Dialect/Lazy/IR/TensorCores.h"
 #include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Support/HostCpu.h"
 #include "lazy/Support/PassOptionHints.h"

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Dialect/Lazy/Analysis/LaunchTraffic.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/IR/SymbolicSyntax.h"

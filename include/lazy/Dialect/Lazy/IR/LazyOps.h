@@ -72,15 +72,6 @@ applyMovement(Operation *op, const ::lazy::st::ShapeTracker &tracker);
 /// The buffers a schedule item (lazy.launch or lazy.ext) writes and reads.
 OperandRange itemOuts(Operation *item);
 OperandRange itemIns(Operation *item);
-/// The bytes a schedule item moves: each distinct buffer it writes or
-/// reads, once, at its full size (fusion=aggressive's cost measure).
-int64_t itemBytesMoved(Operation *item);
-/// The kernels launched in `block` and the bytes they move, summed.
-struct LaunchTraffic {
-  int64_t launches = 0;
-  int64_t bytes = 0;
-};
-LaunchTraffic launchTraffic(Block &block);
 
 /// Whether `op` is a lazy.view of a value a kernel computes (a row
 /// kernel's reduce read again through an expand), not of a lazy.const.
