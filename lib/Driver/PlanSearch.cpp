@@ -12,6 +12,7 @@
 
 #include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
 #include "lazy/Dialect/Lazy/Analysis/PlanCandidates.h"
+#include "lazy/Dialect/Lazy/Analysis/PlanLanes.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -61,8 +62,18 @@ GraphRun::searchKernelPlans(ModuleOp module, const std::string &name,
     SmallVector<Attribute> plan;
     if (ArrayAttr opts = heuristic.getOptsAttr())
       plan.assign(opts.begin(), opts.end());
+    // Candidates vary the heuristic's loop steps; each gets the lanes its
+    // own upcasts give (PlanLanes.h), as the planner gives a plan.
+    llvm::erase_if(plan, [](Attribute step) {
+      return cast<mlir::lazy::OptAttr>(step).getKind() ==
+             mlir::lazy::OptKind::lanes;
+    });
     SmallVector<ArrayAttr> candidates =
         mlir::lazy::planCandidates(ctx, plan, *space, options.searchPlans);
+    for (ArrayAttr &candidate : candidates)
+      candidate = ArrayAttr::get(
+          ctx, mlir::lazy::withLaneStep(kernel, *space, candidate.getValue(),
+                                        mlir::lazy::cpuLaneTarget()));
     if (candidates.size() < 2)
       continue;
     rounds = std::max(rounds, candidates.size());

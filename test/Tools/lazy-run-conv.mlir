@@ -12,7 +12,7 @@
 // RUN: lazy-run %s --check --device=emulate "--plan-options=gpu-min-tiles=1 shared-memory=false" | FileCheck %s
 // RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels="target=gpu gpu-min-tiles=1" --convert-lazy-to-gpu | FileCheck %s --check-prefix=GPU
 // RUN: lazy-run %s --check --plan=graph_k0:upcast:3:4,graph_k0:upcast:4:2,graph_k0:unroll:6:3,graph_k0:tile:3:4 | FileCheck %s
-// PLAN: opts = [#lazy.opt<upcast, 4, 8>, #lazy.opt<upcast, 2, 8>, #lazy.opt<unroll, 7, 3>]
+// PLAN: opts = [#lazy.opt<upcast, 4, 8>, #lazy.opt<upcast, 2, 8>, #lazy.opt<unroll, 7, 3>, #lazy.opt<lanes, 4, 8>]
 // GPU: gpu.func @graph_k0({{.*}} workgroup(%{{.+}} : memref<72xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.+}} : memref<576xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 32, 1, 1>}
 // GPU: gpu.barrier
 // GPU: gpu.barrier

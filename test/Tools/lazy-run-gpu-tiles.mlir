@@ -13,13 +13,13 @@
 // RUN: lazy-run %s --entry=mm --seed=5 --check --device=emulate --plan=mm_k0:upcast:1:8,mm_k0:upcast:0:2,mm_k0:unroll:2:4 | FileCheck %s
 
 // PLAN-LABEL: lazy.kernel @mm_k0
-// PLAN-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]
+// PLAN-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 1, 4>]
 // PLAN-LABEL: lazy.kernel @dot_k1
-// PLAN-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]
+// PLAN-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 1, 4>]
 // PLAN-LABEL: lazy.kernel @odd_k2
-// PLAN-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>]}
+// PLAN-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<lanes, 1, 4>]}
 // PLAN-LABEL: lazy.kernel @shifted_k3
-// PLAN-SAME: opts = [#lazy.opt<upcast, 0, 4>]
+// PLAN-SAME: opts = [#lazy.opt<upcast, 0, 4>, #lazy.opt<lanes, 0, 4>]
 // CHECK: out0: match
 // CHECK: all outputs match
 

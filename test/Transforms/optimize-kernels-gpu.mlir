@@ -20,7 +20,7 @@
 // G4-LABEL: lazy.kernel @mm
 // G4-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
 // CHECK-LABEL: lazy.kernel @mm
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 1, 4>]}
 lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>, %in1: !lazy.buffer<262144xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(512, 512, 512):(512, 0, 1)]> : !lazy.buffer<262144xf32> -> tensor<512x512x512xf32>
   %1 = lazy.load %in1 as <[(512, 512, 512):(0, 1, 512)]> : !lazy.buffer<262144xf32> -> tensor<512x512x512xf32>
@@ -41,7 +41,7 @@ lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>,
 // CHECK-LABEL: lazy.kernel @small
 // CHECK-SAME: attributes {num_outputs = 1 : i64} {
 // ALL-LABEL: lazy.kernel @small
-// ALL-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+// ALL-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 1, 4>]}
 lazy.kernel @small(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<4096xf32>, %in1: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(64, 64, 64):(64, 0, 1)]> : !lazy.buffer<4096xf32> -> tensor<64x64x64xf32>
   %1 = lazy.load %in1 as <[(64, 64, 64):(0, 1, 64)]> : !lazy.buffer<4096xf32> -> tensor<64x64x64xf32>
@@ -62,7 +62,7 @@ lazy.kernel @small(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<4096xf32>, 
 // G4-LABEL: lazy.kernel @dot
 // G4-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
 // CHECK-LABEL: lazy.kernel @dot
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 1, 4>]}
 lazy.kernel @dot(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<131072xf32>, %in1: !lazy.buffer<131072xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(512, 512, 256):(256, 0, 1)]> : !lazy.buffer<131072xf32> -> tensor<512x512x256xf32>
   %1 = lazy.load %in1 as <[(512, 512, 256):(0, 256, 1)]> : !lazy.buffer<131072xf32> -> tensor<512x512x256xf32>
@@ -84,7 +84,7 @@ lazy.kernel @dot(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<131072xf32>
 // G4ALL-LABEL: lazy.kernel @conv
 // G4ALL-SAME: opts = [#lazy.opt<local, 2, 2>, #lazy.opt<local, 3, 8>, #lazy.opt<local, 4, 2>, #lazy.opt<upcast, 2, 4>, #lazy.opt<upcast, 4, 4>]}
 // ALL-LABEL: lazy.kernel @conv
-// ALL-SAME: opts = [#lazy.opt<upcast, 4, 4>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>]}
+// ALL-SAME: opts = [#lazy.opt<upcast, 4, 4>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>, #lazy.opt<lanes, 4, 4>]}
 lazy.kernel @conv(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>, %in1: !lazy.buffer<576xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(1, 1, 1, 8, 4, 10, 4, 10):(0, 0, 0, 64, 0, 8, 0, 1) offset -9 mask [(0, 1), (0, 1), (0, 1), (0, 8), (0, 4), (1, 9), (0, 4), (1, 9)], (1, 1, 8, 8, 8, 8, 3, 3):(0, 0, 0, 40, 1, 1600, 440, 11)]> : !lazy.buffer<512xf32> -> tensor<1x1x8x8x8x8x3x3xf32>
   %1 = lazy.load %in1 as <[(1, 1, 8, 8, 8, 8, 3, 3):(0, 0, 72, 0, 0, 9, 3, 1)]> : !lazy.buffer<576xf32> -> tensor<1x1x8x8x8x8x3x3xf32>
@@ -112,7 +112,7 @@ lazy.kernel @rowsum(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<16777216xf
 // G1: an elementwise kernel's vector axis takes one 128-bit vector: 4
 // lanes of f32, whatever its size (no minimum of tiles).
 // CHECK-LABEL: lazy.kernel @axpy
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<lanes, 1, 4>]}
 lazy.kernel @axpy(%out0: !lazy.buffer<96xf32>, %in0: !lazy.buffer<96xf32>, %in1: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(3, 32):(32, 1)]> : !lazy.buffer<96xf32> -> tensor<3x32xf32>
   %1 = lazy.load %in1 as <[(3, 32):(0, 1)]> : !lazy.buffer<32xf32> -> tensor<3x32xf32>
@@ -124,7 +124,7 @@ lazy.kernel @axpy(%out0: !lazy.buffer<96xf32>, %in0: !lazy.buffer<96xf32>, %in1:
 
 // G1 with 8-byte elements: a 128-bit vector is 2 lanes.
 // CHECK-LABEL: lazy.kernel @double
-// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 2>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 2>, #lazy.opt<lanes, 0, 2>]}
 lazy.kernel @double(%out0: !lazy.buffer<64xf64>, %in0: !lazy.buffer<64xf64>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf64> -> tensor<64xf64>
   %1 = lazy.add %0, %0 : tensor<64xf64>
@@ -210,7 +210,7 @@ lazy.kernel @narrow_hmm(%out0: !lazy.buffer<512xf16>, %in0: !lazy.buffer<2048xf1
 // G4ALL-LABEL: lazy.kernel @narrow
 // G4ALL-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
 // G4ALL-LABEL: lazy.kernel @odd_n
-// G4ALL-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>]}
+// G4ALL-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 1, 4>]}
 lazy.kernel @chunk8(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<12288xf32>, %in1: !lazy.buffer<12288xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(512, 512, 24):(24, 0, 1)]> : !lazy.buffer<12288xf32> -> tensor<512x512x24xf32>
   %1 = lazy.load %in1 as <[(512, 512, 24):(0, 1, 512)]> : !lazy.buffer<12288xf32> -> tensor<512x512x24xf32>

@@ -12,12 +12,12 @@
 // d (v and the output contiguous along it, p constant), upcast by two
 // vectors; the reduce over the keys (symbolic) takes no step.
 // CHECK-LABEL: lazy.kernel @weighted_sum
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 32>]
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<lanes, 1, 16>]
 // GPU-LABEL: lazy.kernel @weighted_sum
 // GPU-NOT: opts
 // GPU: lazy.reduce_sum
 // FORCED: error: lazy-optimize-kernels: the forced plan does not fit this kernel: step 0 (upcast) names axis 2, whose extent is symbolic (tinygrad Variables): plans divide integer extents only
-// FORCED-OK: opts = [#lazy.opt<upcast, 1, 16>]
+// FORCED-OK: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<lanes, 1, 16>]
 lazy.kernel @weighted_sum(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<8192xf32>, %in1: !lazy.buffer<524288xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(8, 64, (1 + start_pos[1:1023])):((1 + start_pos[1:1023]), 0, 1)]> : !lazy.buffer<8192xf32> -> tensor<8x64x1024xf32, #lazy.sym_shape<[8, 64, (1 + start_pos[1:1023])]>>
   %1 = lazy.load %in1 as <[(8, 64, (1 + start_pos[1:1023])):(64, 1, 512)]> : !lazy.buffer<524288xf32> -> tensor<8x64x1024xf32, #lazy.sym_shape<[8, 64, (1 + start_pos[1:1023])]>>

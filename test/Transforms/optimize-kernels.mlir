@@ -13,14 +13,14 @@
 // upcast by 4; %in1's panel (1024 x 4 bytes per column, 4 MiB) exceeds
 // half the L2, so axis 1 is tiled by the widest fitting block (128).
 // CHECK-LABEL: lazy.kernel @mm
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 1, 128>]
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 1, 128>, #lazy.opt<lanes, 1, 16>]
 // 512-bit vectors: two vectors are 32 lanes, and AVX-512's 32 registers
 // hold a tile of 32 accumulators: 16 rows.
 // WIDE-LABEL: lazy.kernel @mm
-// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<upcast, 0, 16>, #lazy.opt<tile, 1, 128>]
+// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<upcast, 0, 16>, #lazy.opt<tile, 1, 128>, #lazy.opt<lanes, 1, 16>]
 // A 16 MiB L2 holds half the panel: no tile.
 // BIGL2-LABEL: lazy.kernel @mm
-// BIGL2-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>]}
+// BIGL2-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<lanes, 1, 16>]}
 // A forced plan replaces the heuristic's.
 // FORCE-LABEL: lazy.kernel @mm
 // FORCE-SAME: opts = [#lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 4>]}
@@ -37,7 +37,7 @@ lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>,
 // A vector axis of 8 lanes takes one vector; a row axis of 6 (not a
 // multiple of 4) is upcast by 2; a small panel needs no tile.
 // CHECK-LABEL: lazy.kernel @narrow
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 8>, #lazy.opt<upcast, 0, 2>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 8>, #lazy.opt<upcast, 0, 2>, #lazy.opt<lanes, 1, 8>]}
 lazy.kernel @narrow(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<96xf32>, %in1: !lazy.buffer<128xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(6, 8, 16):(16, 0, 1)]> : !lazy.buffer<96xf32> -> tensor<6x8x16xf32>
   %1 = lazy.load %in1 as <[(6, 8, 16):(0, 1, 8)]> : !lazy.buffer<128xf32> -> tensor<6x8x16xf32>
@@ -51,7 +51,7 @@ lazy.kernel @narrow(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<96xf32>, %in
 // Five loads: a 16x4 tile would read 320 values a trip, past the 256 that
 // keep LLVM's code generation quick, so the row axis takes 2.
 // CHECK-LABEL: lazy.kernel @five_loads
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>, #lazy.opt<lanes, 1, 16>]}
 lazy.kernel @five_loads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<512xf32>, %in1: !lazy.buffer<2048xf32>, %in2: !lazy.buffer<512xf32>, %in3: !lazy.buffer<2048xf32>, %in4: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(8, 32, 64):(64, 0, 1)]> : !lazy.buffer<512xf32> -> tensor<8x32x64xf32>
   %1 = lazy.load %in1 as <[(8, 32, 64):(0, 1, 32)]> : !lazy.buffer<2048xf32> -> tensor<8x32x64xf32>
@@ -72,7 +72,7 @@ lazy.kernel @five_loads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<512xf32
 // power of two from 4 that divides it; the row axis takes 4 (8 does not
 // divide it).
 // CHECK-LABEL: lazy.kernel @odd
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<lanes, 1, 4>]}
 lazy.kernel @odd(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<192xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4, 12, 16):(16, 0, 1)]> : !lazy.buffer<64xf32> -> tensor<4x12x16xf32>
   %1 = lazy.load %in1 as <[(4, 12, 16):(0, 1, 12)]> : !lazy.buffer<192xf32> -> tensor<4x12x16xf32>
@@ -87,7 +87,7 @@ lazy.kernel @odd(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<64xf32>, %in1: 
 // tile of two reused axes (in1 constant along 0, in0 along 1) without an
 // unroll, since in1 reads the reduce axis with a stride.
 // CHECK-LABEL: lazy.kernel @six
-// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 2>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 2>, #lazy.opt<lanes, 1, 2>]}
 lazy.kernel @six(%out0: !lazy.buffer<24xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<96xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4, 6, 16):(16, 0, 1)]> : !lazy.buffer<64xf32> -> tensor<4x6x16xf32>
   %1 = lazy.load %in1 as <[(4, 6, 16):(0, 1, 6)]> : !lazy.buffer<96xf32> -> tensor<4x6x16xf32>
@@ -103,9 +103,9 @@ lazy.kernel @six(%out0: !lazy.buffer<24xf32>, %in0: !lazy.buffer<64xf32>, %in1: 
 // two vectors wide); with 256-bit ones the axis is two vectors and the
 // tile 4 rows.
 // CHECK-LABEL: lazy.kernel @one_vector_rows
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<lanes, 1, 16>]}
 // WIDE-LABEL: lazy.kernel @one_vector_rows
-// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 8>]}
+// WIDE-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 8>, #lazy.opt<lanes, 1, 16>]}
 lazy.kernel @one_vector_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(32, 16, 64):(64, 0, 1)]> : !lazy.buffer<2048xf32> -> tensor<32x16x64xf32>
   %1 = lazy.load %in1 as <[(32, 16, 64):(0, 1, 16)]> : !lazy.buffer<1024xf32> -> tensor<32x16x64xf32>
@@ -122,7 +122,7 @@ lazy.kernel @one_vector_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<20
 // output channels (axis 2, constant in the image load) 8 rows, the 3-wide
 // window axis is unrolled whole.
 // CHECK-LABEL: lazy.kernel @conv
-// CHECK-SAME: opts = [#lazy.opt<upcast, 4, 8>, #lazy.opt<upcast, 2, 8>, #lazy.opt<unroll, 7, 3>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 4, 8>, #lazy.opt<upcast, 2, 8>, #lazy.opt<unroll, 7, 3>, #lazy.opt<lanes, 4, 8>]}
 lazy.kernel @conv(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>, %in1: !lazy.buffer<576xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(1, 1, 1, 8, 4, 10, 4, 10):(0, 0, 0, 64, 0, 8, 0, 1) offset -9 mask [(0, 1), (0, 1), (0, 1), (0, 8), (0, 4), (1, 9), (0, 4), (1, 9)], (1, 1, 8, 8, 8, 8, 3, 3):(0, 0, 0, 40, 1, 1600, 440, 11)]> : !lazy.buffer<512xf32> -> tensor<1x1x8x8x8x8x3x3xf32>
   %1 = lazy.load %in1 as <[(1, 1, 8, 8, 8, 8, 3, 3):(0, 0, 72, 0, 0, 9, 3, 1)]> : !lazy.buffer<576xf32> -> tensor<1x1x8x8x8x8x3x3xf32>
@@ -138,7 +138,7 @@ lazy.kernel @conv(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>, %in
 // registers, but with the window unrolled a trip would compute 32 x 16 x 3
 // elements, past the 512 a plan may have: 4 rows (8 would be 768).
 // WIDE-LABEL: lazy.kernel @wide_conv
-// WIDE-SAME: opts = [#lazy.opt<upcast, 4, 32>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>]}
+// WIDE-SAME: opts = [#lazy.opt<upcast, 4, 32>, #lazy.opt<upcast, 2, 4>, #lazy.opt<unroll, 7, 3>, #lazy.opt<lanes, 4, 16>]}
 lazy.kernel @wide_conv(%out0: !lazy.buffer<65536xf32>, %in0: !lazy.buffer<65536xf32>, %in1: !lazy.buffer<36864xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(1, 1, 1, 64, 4, 34, 4, 34):(0, 0, 0, 1024, 0, 32, 0, 1) offset -33 mask [(0, 1), (0, 1), (0, 1), (0, 64), (0, 4), (1, 33), (0, 4), (1, 33)], (1, 1, 64, 32, 32, 64, 3, 3):(0, 0, 0, 136, 1, 18496, 4760, 35)]> : !lazy.buffer<65536xf32> -> tensor<1x1x64x32x32x64x3x3xf32>
   %1 = lazy.load %in1 as <[(1, 1, 64, 32, 32, 64, 3, 3):(0, 0, 576, 0, 0, 9, 3, 1)]> : !lazy.buffer<36864xf32> -> tensor<1x1x64x32x32x64x3x3xf32>
@@ -177,7 +177,7 @@ lazy.kernel @colsum(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<4096xf32>) a
 
 // An elementwise kernel gets its vector axis alone (rule 6): two vectors.
 // CHECK-LABEL: lazy.kernel @ew
-// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 16>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 16>, #lazy.opt<lanes, 0, 16>]}
 lazy.kernel @ew(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>
   %1 = lazy.mul %0, %0 : tensor<64xf32>
@@ -226,7 +226,7 @@ lazy.kernel @merged_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024x
 // merged load is not read in runs: no lanes on the reduce axis, only rule
 // 5b's register tile.
 // CHECK-LABEL: lazy.kernel @narrow_heads
-// CHECK-SAME: opts = [#lazy.opt<upcast, 2, 4>, #lazy.opt<upcast, 1, 2>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 2, 4>, #lazy.opt<upcast, 1, 2>, #lazy.opt<lanes, 2, 4>]}
 // CHECK: lazy.load
 lazy.kernel @narrow_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(2, 8, 16, 4):(512, 4, 32, 1), (2, 8, 16, 64):(512, 64, 0, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x8x16x64xf32>

@@ -21,9 +21,9 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        `scf.parallel`, the point loops stepping by their upcast, and
        computes one register tile of elements per trip, its reduces in
        one shared loop nest that steps by the plan's unrolls; along the
-       plan's vector axis (an upcast output axis that every store reads
-       contiguously and every load contiguously or not at all) each tile
-       element is a `vector` of lanes: contiguous loads and stores become
+       axis of the plan's `lanes` step (which lazy-optimize-kernels chose:
+       the lowering decides nothing) each tile element is a `vector` of
+       that many lanes: contiguous loads and stores become
        `vector.load`/`vector.store`, or `vector.maskedload`/`maskedstore`
        where the view's mask cuts the lanes (a padded convolution input),
        values that do not vary along the axis stay scalars and are
@@ -230,7 +230,8 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        neighbouring threads take neighbouring tiles of the innermost axis)
        and computes each as the CPU computes one: the tile's reduces in one
        loop nest in index order, one accumulator per element (a vector per
-       row of lanes), lanes at most 128 bits of the kernel's widest element;
+       row of lanes, along the plan's `lanes` step: lazy-optimize-kernels
+       target=gpu gives at most 128 bits of the kernel's widest element);
        blocks of up to `block-size` threads. A plan's cache tiles are the
        CPU's and are ignored;
     7. a vector load or store states the alignment of its 128 bits (or

@@ -357,25 +357,3 @@ mlir::lazy::symbolicAffineForm(const st::SymShapeTracker &tracker) {
   }
   return form;
 }
-
-std::vector<std::optional<int64_t>>
-mlir::lazy::integerStrides(const st::SymShapeTracker &tracker,
-                           bool ignoreValid) {
-  if (std::optional<st::ShapeTracker> ints = tracker.toTracker())
-    return ints->realStrides(ignoreValid);
-  size_t rank = tracker.shape().size();
-  std::vector<std::optional<int64_t>> strides(rank);
-  if (tracker.views.size() != 1)
-    return strides;
-  // One view: each axis's own stride, where it is an integer and (unless
-  // ignoring validity) the mask keeps the whole axis.
-  const st::SymView &v = tracker.views.front();
-  for (size_t d = 0; d < rank; ++d) {
-    bool masked =
-        v.mask && !((*v.mask)[d].first.constant() == 0 &&
-                    st::symEqual({(*v.mask)[d].second}, {v.shape[d]}));
-    if (ignoreValid || !masked)
-      strides[d] = v.strides[d].constant();
-  }
-  return strides;
-}

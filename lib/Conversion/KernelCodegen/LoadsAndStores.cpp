@@ -34,13 +34,6 @@ using namespace mlir::lazy;
 namespace st = ::lazy::st;
 namespace sym = ::lazy::st::sym;
 
-std::vector<std::optional<int64_t>>
-mlir::lazy::viewStridesOf(ShapeTrackerAttr view, bool ignoreValid) {
-  if (view.isSymbolic())
-    return integerStrides(view.getSymTracker(), ignoreValid);
-  return view.getTracker().realStrides(ignoreValid);
-}
-
 SmallVector<Value, 4> KernelEmitter::viewKey(ShapeTrackerAttr view,
                                              ValueRange idx) {
   auto [it, inserted] = viewStrides.try_emplace(view);

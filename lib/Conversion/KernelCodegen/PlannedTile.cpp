@@ -1,7 +1,7 @@
 //===- PlannedTile.cpp - a kernel plan's register tile, for every target --===//
 //
-// PlannedTile.h states what is shared. The lane rules moved here from the
-// CPU lowering when the GPU lowering started to run plans too.
+// PlannedTile.h states what is shared. The lane rules live with the
+// planner (Analysis/PlanLanes.cpp): the plan carries its lanes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,65 +12,31 @@
 using namespace mlir;
 using namespace mlir::lazy;
 
-std::optional<std::pair<KernelSpace, OptPlan>>
+FailureOr<std::optional<std::pair<KernelSpace, OptPlan>>>
 mlir::lazy::kernelPlanOf(KernelOp kernel) {
   ArrayAttr opts = kernel.getOptsAttr();
   if (!opts)
-    return std::nullopt;
+    return std::optional<std::pair<KernelSpace, OptPlan>>();
+  // The kernel verifier read the plan against the space already
+  // (KernelPlanVerifier.h); a pipeline that skipped verification gets the
+  // same error here rather than a kernel lowered without its plan.
   std::string why;
   FailureOr<KernelSpace> space = kernelSpace(kernel, why);
   if (failed(space))
-    return std::nullopt;
+    return kernel.emitOpError() << "has a plan but no iteration space: " << why;
   FailureOr<OptPlan> plan = readPlan(opts.getValue(), *space, why);
-  if (failed(plan) || plan->empty())
-    return std::nullopt;
-  return std::make_pair(std::move(*space), std::move(*plan));
+  if (failed(plan))
+    return kernel.emitOpError() << "has an invalid plan: " << why;
+  if (plan->empty())
+    return std::optional<std::pair<KernelSpace, OptPlan>>();
+  return std::make_optional(
+      std::make_pair(std::move(*space), std::move(*plan)));
 }
 
-std::optional<LaneAxis> mlir::lazy::laneAxisOf(const StoreGroup &group,
-                                               const KernelSpace &space,
-                                               const OptPlan &plan,
-                                               int64_t maxLanes,
-                                               bool reassociateSums) {
-  Block *body = group.stores.front()->getBlock();
-  auto strideAlong = [](ShapeTrackerAttr view, size_t d, bool ignoreValid) {
-    return viewStridesOf(view, ignoreValid)[d];
-  };
-  auto lanesOn = [&](bool loadsContiguous) -> std::optional<LaneAxis> {
-    for (size_t d = space.shape.size(); d-- > 0;) {
-      if (space.reduced[d] || plan.upcast[d] < 2)
-        continue;
-      if (!llvm::all_of(group.stores, [&](StoreOp store) {
-            return strideAlong(store.getView(), d, false) == 1;
-          }))
-        continue;
-      if (loadsContiguous) {
-        bool contiguous = false, fits = true;
-        for (auto load : body->getOps<LoadOp>()) {
-          std::optional<int64_t> s = strideAlong(load.getView(), d, true);
-          contiguous |= s == 1;
-          fits &= s == 0 || s == 1;
-        }
-        if (!contiguous || !fits)
-          continue;
-      }
-      int64_t width = 1;
-      while (width * 2 <= maxLanes && plan.upcast[d] % (width * 2) == 0)
-        width *= 2;
-      if (width < 2)
-        return std::nullopt;
-      return LaneAxis{d, width};
-    }
+std::optional<LaneAxis> mlir::lazy::laneAxisOf(const OptPlan &plan) {
+  if (!plan.laneAxis)
     return std::nullopt;
-  };
-  if (auto lanes = lanesOn(/*loadsContiguous=*/true))
-    return lanes;
-  if (!space.reduces.empty() &&
-      llvm::all_of(space.reduces, [&](Operation *reduce) {
-        return splitCount(reduce, plan.unroll, reassociateSums) > 1;
-      }))
-    return std::nullopt;
-  return lanesOn(/*loadsContiguous=*/false);
+  return LaneAxis{*plan.laneAxis, plan.laneWidth};
 }
 
 TileLayout::TileLayout(const KernelSpace &space, const OptPlan &plan,

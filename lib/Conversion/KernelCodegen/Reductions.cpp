@@ -38,34 +38,6 @@ using namespace mlir::lazy;
 namespace st = ::lazy::st;
 namespace sym = ::lazy::st::sym;
 
-ArrayRef<int64_t> mlir::lazy::reduceAxes(Operation *reduce) {
-  if (auto sum = dyn_cast<ReduceSumOp>(reduce))
-    return sum.getAxes();
-  return cast<ReduceMaxOp>(reduce).getAxes();
-}
-
-int64_t mlir::lazy::reducedElementCount(Operation *reduce) {
-  // A symbolic dim counts its smallest value (the reorder thresholds must
-  // hold at every launch); an integer dim's smallest value is itself.
-  st::SymShape dims = symbolicShapeOf(reduce->getOperand(0).getType());
-  int64_t count = 1;
-  for (int64_t axis : reduceAxes(reduce)) {
-    st::SInt least = dims[size_t(axis)].min();
-    count *= least.isInt() ? std::max<int64_t>(least.getInt(), 0) : 0;
-  }
-  return count;
-}
-
-int64_t mlir::lazy::splitCount(Operation *reduce, ArrayRef<int64_t> unroll,
-                               bool reassociateSums) {
-  ArrayRef<int64_t> axes = reduceAxes(reduce);
-  bool isFloat = isa<FloatType>(signless(elementOf(reduce->getResult(0))));
-  if (!isa<ReduceSumOp>(reduce) || !reassociateSums || axes.empty() ||
-      (isFloat && reducedElementCount(reduce) < kReorderMinElements))
-    return 1;
-  return unroll[axes.back()];
-}
-
 bool mlir::lazy::nextOffsets(MutableArrayRef<int64_t> offsets,
                              ArrayRef<int64_t> limits) {
   size_t i = offsets.size();

@@ -319,15 +319,7 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
   Block &body = kernel.getBody().front();
   SmallVector<StoreGroup> groups = groupStores(body);
   StoreGroup &group = groups.front();
-  // The widest element any buffer holds bounds the lanes: a vector of it
-  // is at most 128 bits.
-  int64_t widest = 1;
-  for (Type t : kernel.getArgumentTypes())
-    widest = std::max<int64_t>(widest,
-                               itemSize(cast<BufferType>(t).getElementType()));
-  std::optional<LaneAxis> lanes =
-      laneAxisOf(group, space, plan, kGpuVectorBytes / widest,
-                 /*reassociateSums=*/false);
+  std::optional<LaneAxis> lanes = laneAxisOf(plan);
   TileLayout layout(space, plan, lanes);
   // Tiles per output axis, and in all.
   SmallVector<int64_t> tiles;
@@ -432,7 +424,10 @@ KernelToGpu::lowerShared(OpBuilder &b, KernelOp kernel,
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
 KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
-  auto planned = kernelPlanOf(kernel);
+  auto plannedOr = kernelPlanOf(kernel);
+  if (failed(plannedOr))
+    return failure();
+  auto &planned = *plannedOr;
   if (planned && planned->first.isSymbolic())
     return kernel.emitOpError(
         "has a plan but reads through symbolic shapes (tinygrad Variables), "

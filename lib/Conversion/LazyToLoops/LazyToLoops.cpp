@@ -120,9 +120,6 @@ int64_t workOf(KernelOp kernel) {
   return work;
 }
 
-/// Lane vectors are at most this wide (a 512-bit register of f32).
-constexpr int64_t kMaxLanes = 16;
-
 /// A kernel with a plan: the output axes' tile blocks in an scf.parallel
 /// (or, without tiles, the point loops themselves), the point loops inside
 /// stepping by their upcast, and each trip one register tile of elements
@@ -133,8 +130,7 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
                            const OptPlan &plan, bool parallel) {
   Location loc = group.stores.front().getLoc();
   size_t rank = space.shape.size();
-  std::optional<LaneAxis> lanes =
-      laneAxisOf(group, space, plan, kMaxLanes, /*reassociateSums=*/true);
+  std::optional<LaneAxis> lanes = laneAxisOf(plan);
   TileLayout layout(space, plan, lanes);
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
@@ -452,11 +448,17 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   KernelEmitter emitter(buffers, /*reassociateSums=*/true);
   configure(emitter);
   SmallVector<StoreGroup> groups = groupStores(body);
-  // Tensor-core and group plans are the GPU's: the CPU computes the
-  // kernel as is (and ignores a plan's locals).
-  auto planned = kernelPlanOf(kernel);
-  if (planned && (planned->second.tensorCores || planned->second.groupThreads))
-    planned.reset();
+  // The plan decides the loops; the CPU runs register-tile plans only.
+  auto plannedOr = kernelPlanOf(kernel);
+  if (failed(plannedOr))
+    return failure();
+  auto &planned = *plannedOr;
+  if (planned && (planned->second.tensorCores || planned->second.groupThreads ||
+                  planned->second.hasLocals()))
+    return kernel.emitOpError(
+        "has a GPU plan (tc, local or group steps), which the CPU lowering "
+        "cannot apply: plan it for the CPU (lazy-optimize-kernels "
+        "target=host or generic)");
   // A planned kernel's stores form one group (the verifier checked).
   // Planned kernels and row kernels store their outputs in lane vectors,
   // large ones nontemporal, which needs addresses aligned to the vector;

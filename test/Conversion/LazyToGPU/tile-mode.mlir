@@ -66,7 +66,7 @@ func.func @shifted(%x: tensor<68xf32>) -> tensor<64xf32> {
 // CHECK-SAME: %[[OUT:[^:]+]]: memref<16xf32>, %[[IN:[^:]+]]: memref<16xf32> {llvm.align = 16 : i64})
 // CHECK: vector.load %[[IN]][%{{.+}}] {alignment = 16 : i64} : memref<16xf32>, vector<4xf32>
 // CHECK: vector.store %{{.+}}, %[[OUT]][%{{.+}}] : memref<16xf32>, vector<4xf32>
-lazy.kernel @twice(%out0: !lazy.buffer<16xf32>, %in0: !lazy.buffer<16xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 4>]} {
+lazy.kernel @twice(%out0: !lazy.buffer<16xf32>, %in0: !lazy.buffer<16xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 4>, #lazy.opt<lanes, 0, 4>]} {
   %0 = lazy.load %in0 as <[(16):(1)]> : !lazy.buffer<16xf32> -> tensor<16xf32>
   %1 = lazy.add %0, %0 : tensor<16xf32>
   lazy.store %1, %out0 as <[(16):(1)]> : tensor<16xf32>, !lazy.buffer<16xf32>

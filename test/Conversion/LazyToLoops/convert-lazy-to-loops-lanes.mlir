@@ -40,7 +40,7 @@
 // NT-LABEL: func.func @divide(
 // NT-NOT: nontemporal
 // NT: return
-lazy.kernel @conv1d(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<16xf32>, %in1: !lazy.buffer<12xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 3>]} {
+lazy.kernel @conv1d(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<16xf32>, %in1: !lazy.buffer<12xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 3>, #lazy.opt<lanes, 1, 16>]} {
   %0 = lazy.load %in0 as <[(18):(1) offset -1 mask [(1, 17)], (4, 16, 3):(0, 1, 1)]> : !lazy.buffer<16xf32> -> tensor<4x16x3xf32>
   %1 = lazy.load %in1 as <[(4, 16, 3):(3, 0, 1)]> : !lazy.buffer<12xf32> -> tensor<4x16x3xf32>
   %2 = lazy.mul %0, %1 : tensor<4x16x3xf32>
@@ -61,7 +61,7 @@ lazy.kernel @conv1d(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<16xf32>, %in
 // CHECK: arith.divsi
 // CHECK: %[[Q:.+]] = vector.from_elements {{.+}} : vector<8xi32>
 // CHECK: arith.addi %{{.+}}, %[[Q]] : vector<8xi32>
-lazy.kernel @divide(%out0: !lazy.buffer<16xsi32>, %in0: !lazy.buffer<8xsi32>, %in1: !lazy.buffer<8xsi32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 8>]} {
+lazy.kernel @divide(%out0: !lazy.buffer<16xsi32>, %in0: !lazy.buffer<8xsi32>, %in1: !lazy.buffer<8xsi32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 8>, #lazy.opt<lanes, 1, 8>]} {
   %0 = lazy.load %in0 as <[(2, 8, 4):(4, 0, 1)]> : !lazy.buffer<8xsi32> -> tensor<2x8x4xsi32>
   %1 = lazy.load %in1 as <[(2, 8, 4):(0, 1, 0)]> : !lazy.buffer<8xsi32> -> tensor<2x8x4xsi32>
   %2 = lazy.idiv %0, %1 : tensor<2x8x4xsi32>
@@ -81,7 +81,7 @@ lazy.kernel @divide(%out0: !lazy.buffer<16xsi32>, %in0: !lazy.buffer<8xsi32>, %i
 // CHECK: %[[ONE:.+]] = arith.constant dense<1.000000e+00> : vector<4xf32>
 // CHECK: %[[C:.+]] = arith.select %{{.+}}, %[[ONE]], %{{.+}} : vector<4xi1>, vector<4xf32>
 // CHECK: arith.select %[[M]], %[[X]], %[[C]] : vector<4xi1>, vector<4xf32>
-lazy.kernel @bools(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<16xf32>, %in1: !lazy.buffer<4xi1>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>]} {
+lazy.kernel @bools(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<16xf32>, %in1: !lazy.buffer<4xi1>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<lanes, 1, 4>]} {
   %0 = lazy.load %in1 as <[(2, 4, 2):(0, 1, 0)]> : !lazy.buffer<4xi1> -> tensor<2x4x2xi1>
   %1 = lazy.load %in0 as <[(2, 4, 2):(8, 1, 4)]> : !lazy.buffer<16xf32> -> tensor<2x4x2xf32>
   %2 = lazy.const 1.000000e+00 : tensor<f32>
@@ -131,7 +131,7 @@ lazy.kernel @merged_heads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<1024x
 // CHECK: %[[QV:.+]] = vector.broadcast %[[Q]] : f32 to vector<4xf32>
 // CHECK: arith.mulf %[[QV]], %[[K]] : vector<4xf32>
 // CHECK-COUNT-2: vector.store {{.+}} vector<4xf32>
-lazy.kernel @strided_lanes(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<128xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 4>]} {
+lazy.kernel @strided_lanes(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<128xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 1, 4>]} {
   %0 = lazy.load %in0 as <[(4, 8, 16):(16, 0, 1)]> : !lazy.buffer<64xf32> -> tensor<4x8x16xf32>
   %1 = lazy.load %in1 as <[(4, 8, 16):(0, 16, 1)]> : !lazy.buffer<128xf32> -> tensor<4x8x16xf32>
   %2 = lazy.mul %0, %1 : tensor<4x8x16xf32>
@@ -155,7 +155,7 @@ lazy.kernel @strided_lanes(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<64xf3
 // CHECK: vector.load %arg2
 // CHECK-NOT: memref.prefetch %arg1
 // CHECK: scf.yield
-lazy.kernel @mm_prefetch(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<8192xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>]} {
+lazy.kernel @mm_prefetch(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<8192xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>, #lazy.opt<lanes, 1, 16>]} {
   %0 = lazy.load %in0 as <[(8, 64, 128):(128, 0, 1)]> : !lazy.buffer<1024xf32> -> tensor<8x64x128xf32>
   %1 = lazy.load %in1 as <[(8, 64, 128):(0, 1, 64)]> : !lazy.buffer<8192xf32> -> tensor<8x64x128xf32>
   %2 = lazy.mul %0, %1 : tensor<8x64x128xf32>

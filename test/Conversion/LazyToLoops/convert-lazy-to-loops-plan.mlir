@@ -35,7 +35,7 @@
 // SEQ: scf.for
 // SEQ-NOT: scf.parallel
 // SEQ: return
-lazy.kernel @mm(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<12xf32>, %in1: !lazy.buffer<24xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 2>, #lazy.opt<upcast, 0, 2>, #lazy.opt<tile, 1, 4>]} {
+lazy.kernel @mm(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<12xf32>, %in1: !lazy.buffer<24xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 2>, #lazy.opt<upcast, 0, 2>, #lazy.opt<tile, 1, 4>, #lazy.opt<lanes, 1, 2>]} {
   %0 = lazy.load %in0 as <[(4, 8, 3):(3, 0, 1)]> : !lazy.buffer<12xf32> -> tensor<4x8x3xf32>
   %1 = lazy.load %in1 as <[(4, 8, 3):(0, 1, 8)]> : !lazy.buffer<24xf32> -> tensor<4x8x3xf32>
   %2 = lazy.mul %0, %1 : tensor<4x8x3xf32>
@@ -77,7 +77,7 @@ lazy.kernel @rowmax(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<64xf32>) attr
 // CHECK: %[[Y:.+]] = arith.addf %[[X]], %[[X]] : vector<2xf32>
 // CHECK: vector.store %[[Y]], %arg0
 // CHECK-NOT: memref.store
-lazy.kernel @scale(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
+lazy.kernel @scale(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>, #lazy.opt<lanes, 0, 2>]} {
   %0 = lazy.load %in0 as <[(8):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32>
   %1 = lazy.add %0, %0 : tensor<8xf32>
   lazy.store %1, %out0 as <[(8):(1)]> : tensor<8xf32>, !lazy.buffer<8xf32>

@@ -88,7 +88,7 @@ lazy.kernel @long_sum_k0(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<512xf32>
 // CHECK: vector.load {{.*}} vector<16xf32>
 // CHECK: scf.yield
 // CHECK: vector.store
-lazy.kernel @weighted_sum(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<8192xf32>, %in1: !lazy.buffer<524288xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 32>]} {
+lazy.kernel @weighted_sum(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<8192xf32>, %in1: !lazy.buffer<524288xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<lanes, 1, 16>]} {
   %0 = lazy.load %in0 as <[(8, 64, (1 + start_pos[1:1023])):((1 + start_pos[1:1023]), 0, 1)]> : !lazy.buffer<8192xf32> -> tensor<8x64x1024xf32, #lazy.sym_shape<[8, 64, (1 + start_pos[1:1023])]>>
   %1 = lazy.load %in1 as <[(8, 64, (1 + start_pos[1:1023])):(64, 1, 512)]> : !lazy.buffer<524288xf32> -> tensor<8x64x1024xf32, #lazy.sym_shape<[8, 64, (1 + start_pos[1:1023])]>>
   %2 = lazy.mul %0, %1 : tensor<8x64x1024xf32, #lazy.sym_shape<[8, 64, (1 + start_pos[1:1023])]>>
@@ -106,7 +106,7 @@ lazy.kernel @weighted_sum(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<8192x
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c32 step %c16
 // CHECK: vector.load {{.*}} vector<16xf32>
 // CHECK: vector.store
-lazy.kernel @planned_rows(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<256xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>]} {
+lazy.kernel @planned_rows(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<256xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<lanes, 1, 16>]} {
   %0 = lazy.load %in0 as <[(n[1:8], 32):(32, 1)]> : !lazy.buffer<256xf32> -> tensor<8x32xf32, #lazy.sym_shape<[n[1:8], 32]>>
   %1 = lazy.exp2 %0 : tensor<8x32xf32, #lazy.sym_shape<[n[1:8], 32]>>
   lazy.store %1, %out0 as <[(n[1:8], 32):(32, 1)]> : tensor<8x32xf32, #lazy.sym_shape<[n[1:8], 32]>>, !lazy.buffer<256xf32>

@@ -465,3 +465,51 @@ lazy.kernel @local_long_chunk(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<
   %3 = lazy.reduce_sum %2 axes [3, 4] : tensor<64x8x8x2x100xf32> -> tensor<64x8x8x1x1xf32>
   lazy.store %3, %out0 as <[(64, 8, 8, 1, 1):(64, 8, 1, 0, 0)]> : tensor<64x8x8x1x1xf32>, !lazy.buffer<4096xf32>
 }
+
+// -----
+
+// A `lanes` step takes a power of two of positions.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 1 (lanes) takes a power of two of at least 2 positions, not 1}}
+lazy.kernel @lanes_not_power_of_two(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<lanes, 1, 1>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// A tile's elements are vectors along one axis.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 3 (lanes) is the plan's second lanes step; a tile's elements are vectors along one axis}}
+lazy.kernel @lanes_twice(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 2>, #lazy.opt<lanes, 1, 4>, #lazy.opt<lanes, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// Lanes go on an output axis.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 1 (lanes) needs an output axis; axis 2 is a reduce axis}}
+lazy.kernel @lanes_on_reduce_axis(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 2, 4>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// Lanes divide their axis's upcast: without one, there are none.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: the lanes of axis 1 (4) do not divide its upcast (1)}}
+lazy.kernel @lanes_without_upcast(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}

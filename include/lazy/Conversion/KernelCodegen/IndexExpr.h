@@ -103,12 +103,6 @@ IndexAndValid emitSymIndexAndValid(OpBuilder &b, Location loc,
 std::optional<AffineIndex>
 symbolicAffineForm(const ::lazy::st::SymShapeTracker &tracker);
 
-/// Per axis, the integer stride of a view's index along it (realStrides;
-/// for a symbolic view from symbolicAffineForm), nullopt where there is
-/// none or, unless `ignoreValid`, the axis takes part in the mask.
-std::vector<std::optional<int64_t>>
-integerStrides(const ::lazy::st::SymShapeTracker &tracker, bool ignoreValid);
-
 /// The row-major index vector of `flat` in `shape`, whose dims may be
 /// symbolic; axes of one element get `zero`.
 SmallVector<Value> delinearizeSymIndex(OpBuilder &b, Location loc, Value flat,

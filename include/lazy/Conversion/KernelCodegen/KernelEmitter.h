@@ -399,12 +399,6 @@ private:
   Value constValue(OpBuilder &b, Location loc, ConstOp c);
 };
 
-/// Per axis, the integer stride of a view's index along it
-/// (ShapeTracker::realStrides; for a symbolic view integerStrides, from its
-/// affine form), nullopt where there is none.
-std::vector<std::optional<int64_t>> viewStridesOf(ShapeTrackerAttr view,
-                                                  bool ignoreValid);
-
 } // namespace mlir::lazy
 
 #endif // LAZY_CONVERSION_KERNELCODEGEN_KERNELEMITTER_H

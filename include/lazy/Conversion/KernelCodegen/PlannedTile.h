@@ -1,9 +1,10 @@
 //===- PlannedTile.h - a kernel plan's register tile, for every target ----===//
 //
 // What the CPU and GPU lowerings of a planned kernel (`opts`, KernelSpace.h)
-// share: the plan itself, the axis its vector lanes take, and the element
-// index vectors of one register tile. The CPU runs tiles in loops over the
-// output axes; the GPU gives each thread a tile.
+// share: the plan itself, the axis its vector lanes take (the plan's
+// `lanes` step, which lazy-optimize-kernels chose: PlanLanes.h), and the
+// element index vectors of one register tile. The CPU runs tiles in loops over
+// the output axes; the GPU gives each thread a tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,26 +18,16 @@
 
 namespace mlir::lazy {
 
-/// The kernel's plan and iteration space, when it has a plan that applies
-/// (a non-empty one; the verifier then guarantees one store group).
-std::optional<std::pair<KernelSpace, OptPlan>> kernelPlanOf(KernelOp kernel);
+/// The kernel's plan and iteration space, when it has a non-empty plan
+/// (the verifier guarantees that it reads and that the kernel's stores
+/// are one group).
+/// A plan that does not read (a pipeline that skipped verification) is an
+/// error at the kernel, never a kernel lowered without it.
+FailureOr<std::optional<std::pair<KernelSpace, OptPlan>>>
+kernelPlanOf(KernelOp kernel);
 
-/// The plan's vector lanes, at most `maxLanes` wide: the largest power of
-/// two up to it that divides the axis's upcast, on the first of
-///   1. the innermost upcast output axis that every store writes
-///      contiguously (stride 1, unmasked along it) and every load reads
-///      contiguously or not at all, some load contiguously (the
-///      heuristic's vector axis);
-///   2. none when every top-level reduce keeps split accumulators (the
-///      dot-product form, `reassociateSums` only): the emitter puts the
-///      lanes on the innermost reduce axis instead;
-///   3. the innermost upcast output axis that every store writes
-///      contiguously: the loads that vary otherwise along it are read lane
-///      by lane, the accumulators and arithmetic are still vectors.
-std::optional<LaneAxis> laneAxisOf(const StoreGroup &group,
-                                   const KernelSpace &space,
-                                   const OptPlan &plan, int64_t maxLanes,
-                                   bool reassociateSums);
+/// The plan's vector lanes (its `lanes` step), or none.
+std::optional<LaneAxis> laneAxisOf(const OptPlan &plan);
 
 /// One register tile's layout over the output axes: on each, `count`
 /// elements `step` apart (the upcast, or on the lane axis the upcast over

@@ -351,6 +351,20 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
     case OptKind::local:
       plan.local[size_t(axis)] = amount;
       break;
+    case OptKind::lanes:
+      if (plan.laneAxis) {
+        os << "step " << i << " (lanes) is the plan's second lanes step; "
+           << "a tile's elements are vectors along one axis";
+        return failure();
+      }
+      if (amount < 2 || !llvm::isPowerOf2_64(uint64_t(amount))) {
+        os << "step " << i << " (lanes) takes a power of two of at least 2 "
+           << "positions, not " << amount;
+        return failure();
+      }
+      plan.laneAxis = size_t(axis);
+      plan.laneWidth = amount;
+      break;
     case OptKind::group: {
       if (opts.size() != 1) {
         os << "step " << i << " (group) is a whole plan: it takes no other "
@@ -390,6 +404,19 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       plan.tensorCores = size_t(axis);
       break;
     }
+    }
+  }
+  if (plan.laneAxis) {
+    size_t d = *plan.laneAxis;
+    if (plan.upcast[d] % plan.laneWidth != 0) {
+      os << "the lanes of axis " << d << " (" << plan.laneWidth
+         << ") do not divide its upcast (" << plan.upcast[d] << ")";
+      return failure();
+    }
+    if (plan.tensorCores || plan.hasLocals() || plan.groupThreads) {
+      os << "lanes are for register-tile plans, not beside tc, local or "
+            "group";
+      return failure();
     }
   }
   for (size_t d = 0; d < rank; ++d) {

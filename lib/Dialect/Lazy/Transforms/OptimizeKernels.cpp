@@ -47,7 +47,11 @@
 // 4x4 tiles, K in chunks of 16 (sharedPlan). A reduce kernel left
 // without a plan splits each reduce over a block (the lowering's block
 // mode, whose size a forced `group` step sets).
-// A forced plan (the force option) replaces the heuristic for its kernel.
+// A forced plan (the force option) replaces the heuristic for its kernel;
+// target=host and generic refuse forced tc, local and group steps.
+// Every register-tile plan, chosen or forced, then gets the `lanes` step
+// its target's lowering runs (PlanLanes.h): the plan is the whole
+// decision, which the lowerings only read.
 // A kernel over Variables (symbolic shapes) gets the CPU rules on its
 // integer axes only (no rule takes a symbolic axis, rule 5 none at all),
 // reading its views' strides at the Variables' largest values; target=gpu
@@ -56,6 +60,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
+#include "lazy/Dialect/Lazy/Analysis/PlanLanes.h"
 #include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
 #include "lazy/Dialect/Lazy/Analysis/TensorCores.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
@@ -683,6 +688,20 @@ LogicalResult parseForced(MLIRContext *ctx, StringRef text, std::string &name,
   return success();
 }
 
+/// Whether `steps` hold a step only the GPU lowering runs.
+bool isGpuPlan(ArrayRef<Attribute> steps) {
+  return llvm::any_of(steps, [](Attribute step) {
+    OptKind kind = cast<OptAttr>(step).getKind();
+    return kind == OptKind::tc || kind == OptKind::local ||
+           kind == OptKind::group;
+  });
+}
+
+/// The lanes the target's lowering gives a register tile (PlanLanes.h).
+LaneTarget laneTargetOf(KernelOp kernel, const TargetDescription &desc) {
+  return desc.gpu ? gpuLaneTarget(kernel) : cpuLaneTarget();
+}
+
 struct LazyOptimizeKernels final
     : mlir::lazy::WithOptionHints<
           mlir::lazy::impl::LazyOptimizeKernelsBase<LazyOptimizeKernels>> {
@@ -755,7 +774,15 @@ struct LazyOptimizeKernels final
                                << why;
             return signalPassFailure();
           }
-          kernel.setOptsAttr(ArrayAttr::get(ctx, it->second));
+          if (!desc.gpu && isGpuPlan(it->second)) {
+            kernel.emitError() << "lazy-optimize-kernels: the forced plan "
+                                  "has tc, local or group steps, which only "
+                                  "target=gpu runs";
+            return signalPassFailure();
+          }
+          kernel.setOptsAttr(
+              ArrayAttr::get(ctx, withLaneStep(kernel, *space, it->second,
+                                               laneTargetOf(kernel, desc))));
         }
         ++numPlanned;
         continue;
@@ -769,7 +796,8 @@ struct LazyOptimizeKernels final
       SmallVector<Attribute> plan = choosePlan(kernel, *space, desc);
       if (plan.empty())
         continue;
-      kernel.setOptsAttr(ArrayAttr::get(ctx, plan));
+      kernel.setOptsAttr(ArrayAttr::get(
+          ctx, withLaneStep(kernel, *space, plan, laneTargetOf(kernel, desc))));
       ++numPlanned;
     }
     for (const auto &entry : forced)

@@ -60,6 +60,10 @@ struct OptPlan {
   /// The reduce axis a tensor-core plan (`tc`) computes on tensor cores,
   /// else none (TensorCores.h).
   std::optional<size_t> tensorCores;
+  /// The output axis a register tile's elements are vectors along (`lanes`),
+  /// and how many positions each vector holds; none: scalar elements.
+  std::optional<size_t> laneAxis;
+  int64_t laneWidth = 1;
 
   /// A shared-memory plan: it has `local` steps.
   bool hasLocals() const;
@@ -72,16 +76,17 @@ struct OptPlan {
 
 /// Reads `opts` against `space`; on failure `why` names the bad step.
 /// Rules: an axis of the space; an amount of at least 1 that divides the
-/// axis; upcast and tile on output axes, unroll on reduce axes; each kind
-/// once per axis; a tile a multiple of its axis's upcast; at most
-/// kMaxElementsPerTrip elements (upcasts times unrolls) per trip. With
-/// `tc`: only local (warps) and upcast (instruction tiles per warp) on its
-/// M and N and unroll on its K (a multiple of 16), the block tile dividing
-/// M x N, at most kMaxTensorCoreWarps warps. Otherwise locals: on the
-/// operands' own axes of a float product reduce (ProductReduce.h, no
-/// casts), each a multiple of its local times its upcast, no other output
-/// axis local or upcast, at most one upcast axis per operand, no tile,
-/// only the outermost reduce axis unrolled, kMinLocalThreads to
+/// axis; upcast, tile and lanes on output axes, unroll on reduce axes;
+/// each kind once per axis; lanes once per plan, a power of two from 2
+/// that divides its axis's upcast, not beside tc, local or group; a tile a
+/// multiple of its axis's upcast; at most kMaxElementsPerTrip elements (upcasts
+/// times unrolls) per trip. With `tc`: only local (warps) and upcast
+/// (instruction tiles per warp) on its M and N and unroll on its K (a multiple
+/// of 16), the block tile dividing M x N, at most kMaxTensorCoreWarps warps.
+/// Otherwise locals: on the operands' own axes of a float product reduce
+/// (ProductReduce.h, no casts), each a multiple of its local times its upcast,
+/// no other output axis local or upcast, at most one upcast axis per operand,
+/// no tile, only the outermost reduce axis unrolled, kMinLocalThreads to
 /// kMaxLocalThreads threads, at most kMaxSharedBytes of staged operands
 /// per chunk of K. Group: a power
 /// of two of threads from kMinLocalThreads to kMaxLocalThreads (it need not

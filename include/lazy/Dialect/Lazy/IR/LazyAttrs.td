@@ -141,7 +141,8 @@ def Lazy_OptKind : I32EnumAttr<"OptKind", "a kernel transformation", [
     I32EnumAttrCase<"tile", 2>,
     I32EnumAttrCase<"tc", 3>,
     I32EnumAttrCase<"local", 4>,
-    I32EnumAttrCase<"group", 5>]> {
+    I32EnumAttrCase<"group", 5>,
+    I32EnumAttrCase<"lanes", 6>]> {
   let cppNamespace = "::mlir::lazy";
   let genSpecializedAttr = 0;
 }
@@ -155,8 +156,13 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
     reads (`KernelSpace.h`). `amount` divides the axis.
 
     - `upcast`: an output axis computed `amount` elements per loop trip,
-      sharing every reduce loop (a register tile; the innermost upcast
-      axis becomes the vector lanes).
+      sharing every reduce loop (a register tile).
+    - `lanes`: the register tile's elements are vectors of `amount`
+      consecutive positions along this output axis (a power of two from 2
+      dividing the axis's upcast; one such step per plan, not beside `tc`,
+      `local` or `group`). Without it every element is a scalar.
+      lazy-optimize-kernels chooses it (PlanLanes.h); the lowerings read
+      it.
     - `unroll`: a reduce axis stepped `amount` elements per trip. On the
       innermost reduce axis of a long sum (or an integer one) the CPU
       keeps one partial sum per unrolled step, added in step order at the
@@ -194,7 +200,7 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
     ```mlir
     lazy.kernel @mm(...) attributes {num_outputs = 1 : i64,
         opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>,
-                #lazy.opt<tile, 1, 128>]} { ... }
+                #lazy.opt<tile, 1, 128>, #lazy.opt<lanes, 1, 16>]} { ... }
     lazy.kernel @mm_gpu(...) attributes {num_outputs = 1 : i64,
         opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>,
                 #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>,

@@ -420,7 +420,17 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     Kernels without a reduce keep their plain loops: LLVM vectorizes their
     innermost contiguous loop. `force` sets named kernels' plans instead,
     one step per item in order (`force=k0:upcast:1:16,k0:tile:1:128`;
-    `k0:none` for no plan); a plan already on a kernel is kept.
+    `k0:none` for no plan; tc, local and group steps only with
+    `target=gpu`); a plan already on a kernel is kept.
+
+    The plan is the whole decision: every register-tile plan, chosen or
+    forced, gets the `lanes` step its target's lowering runs
+    (PlanLanes.h: the innermost upcast output axis every store writes and
+    every load reads contiguously, else none for the dot-product form,
+    else the innermost one every store writes contiguously; at most 16
+    lanes on the CPU, 128 bits of the widest element on a GPU). The
+    lowerings read it and decide nothing; a plan written by hand without
+    one computes scalar elements.
 
     A kernel over tinygrad Variables (symbolic shapes) is planned on its
     integer axes only: no rule and no forced step takes a symbolic axis

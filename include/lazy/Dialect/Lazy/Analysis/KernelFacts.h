@@ -1,0 +1,47 @@
+//===- KernelFacts.h - views and reduces of a kernel body -------*- C++ -*-===//
+//
+// Facts about a kernel body that the planner (lazy-optimize-kernels,
+// PlanLanes.h) and the code generator (KernelCodegen) both read: a view's
+// integer strides, and how a reduce may accumulate.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_DIALECT_LAZY_ANALYSIS_KERNELFACTS_H
+#define LAZY_DIALECT_LAZY_ANALYSIS_KERNELFACTS_H
+
+#include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
+
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+#include <vector>
+
+namespace mlir::lazy {
+
+/// Per axis, the integer stride of a view's index along it
+/// (ShapeTracker::realStrides; for a symbolic view its integer tracker's,
+/// or with one view each axis's integer stride), nullopt where there is
+/// none or, unless `ignoreValid`, the axis takes part in the mask.
+std::vector<std::optional<int64_t>> viewStridesOf(ShapeTrackerAttr view,
+                                                  bool ignoreValid);
+
+/// With reassociateSums, float sums of at least this many elements may add
+/// in any order (LLVM vectorizes them); shorter ones keep index order.
+constexpr int64_t kReorderMinElements = 64;
+
+/// The axes, in order, that a reduce op reduces.
+ArrayRef<int64_t> reduceAxes(Operation *reduce);
+/// How many input elements meet in each of a reduce's results (at least:
+/// a symbolic dim counts its smallest value).
+int64_t reducedElementCount(Operation *reduce);
+
+/// How many partial sums a register tile keeps per element of `reduce`
+/// (split accumulators): the innermost reduce axis's unroll for a sum that
+/// may reorder (integers; with reassociateSums, floats of at least
+/// kReorderMinElements elements), else 1.
+int64_t splitCount(Operation *reduce, ArrayRef<int64_t> unroll,
+                   bool reassociateSums);
+
+} // namespace mlir::lazy
+
+#endif // LAZY_DIALECT_LAZY_ANALYSIS_KERNELFACTS_H

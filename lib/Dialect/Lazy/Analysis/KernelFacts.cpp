@@ -1,0 +1,75 @@
+//===- KernelFacts.cpp - views and reduces of a kernel body ---------------===//
+//
+// KernelFacts.h states each fact.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/Analysis/KernelFacts.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/ShapeTracker/SymView.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+/// A symbolic view's integer strides: its integer tracker's where it has
+/// one; else, for one view, each axis's own stride where it is an integer
+/// and (unless ignoring validity) the mask keeps the whole axis.
+static std::vector<std::optional<int64_t>>
+integerStrides(const st::SymShapeTracker &tracker, bool ignoreValid) {
+  if (std::optional<st::ShapeTracker> ints = tracker.toTracker())
+    return ints->realStrides(ignoreValid);
+  size_t rank = tracker.shape().size();
+  std::vector<std::optional<int64_t>> strides(rank);
+  if (tracker.views.size() != 1)
+    return strides;
+  // One view: each axis's own stride, where it is an integer and (unless
+  // ignoring validity) the mask keeps the whole axis.
+  const st::SymView &v = tracker.views.front();
+  for (size_t d = 0; d < rank; ++d) {
+    bool masked =
+        v.mask && !((*v.mask)[d].first.constant() == 0 &&
+                    st::symEqual({(*v.mask)[d].second}, {v.shape[d]}));
+    if (ignoreValid || !masked)
+      strides[d] = v.strides[d].constant();
+  }
+  return strides;
+}
+
+std::vector<std::optional<int64_t>>
+mlir::lazy::viewStridesOf(ShapeTrackerAttr view, bool ignoreValid) {
+  if (view.isSymbolic())
+    return integerStrides(view.getSymTracker(), ignoreValid);
+  return view.getTracker().realStrides(ignoreValid);
+}
+
+ArrayRef<int64_t> mlir::lazy::reduceAxes(Operation *reduce) {
+  if (auto sum = dyn_cast<ReduceSumOp>(reduce))
+    return sum.getAxes();
+  return cast<ReduceMaxOp>(reduce).getAxes();
+}
+
+int64_t mlir::lazy::reducedElementCount(Operation *reduce) {
+  // A symbolic dim counts its smallest value (the reorder thresholds must
+  // hold at every launch); an integer dim's smallest value is itself.
+  st::SymShape dims = symbolicShapeOf(reduce->getOperand(0).getType());
+  int64_t count = 1;
+  for (int64_t axis : reduceAxes(reduce)) {
+    st::SInt least = dims[size_t(axis)].min();
+    count *= least.isInt() ? std::max<int64_t>(least.getInt(), 0) : 0;
+  }
+  return count;
+}
+
+int64_t mlir::lazy::splitCount(Operation *reduce, ArrayRef<int64_t> unroll,
+                               bool reassociateSums) {
+  ArrayRef<int64_t> axes = reduceAxes(reduce);
+  bool isFloat = isa<FloatType>(
+      cast<RankedTensorType>(reduce->getResult(0).getType()).getElementType());
+  if (!isa<ReduceSumOp>(reduce) || !reassociateSums || axes.empty() ||
+      (isFloat && reducedElementCount(reduce) < kReorderMinElements))
+    return 1;
+  return unroll[axes.back()];
+}

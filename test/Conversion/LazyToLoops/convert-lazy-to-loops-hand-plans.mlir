@@ -1,0 +1,61 @@
+// RUN: lazy-opt %s --split-input-file --verify-diagnostics --convert-lazy-to-loops | FileCheck %s
+// The plan is the whole decision: one kernel (out = in + in over 8 x 64)
+// lowered under two hand-written plans. The lowering reads the plan and
+// decides nothing: lanes only where the plan has a `lanes` step.
+
+// Plan A: axis 1 eight elements per trip, as one vector of 8 lanes.
+// CHECK-LABEL: func.func @double_lanes(
+// CHECK: scf.parallel (%[[ROW:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) {
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C8:.+]] {
+// CHECK: %[[V:.+]] = vector.load %{{.+}}[%{{.+}}] : memref<512xf32, strided<[1], offset: ?>>, vector<8xf32>
+// CHECK: %[[SUM:.+]] = arith.addf %[[V]], %[[V]] : vector<8xf32>
+// CHECK: vector.store %[[SUM]], %{{.+}}[%{{.+}}] : memref<512xf32, strided<[1], offset: ?>>, vector<8xf32>
+// CHECK-NOT: memref.load
+lazy.kernel @double_lanes(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 8>, #lazy.opt<lanes, 1, 8>]} {
+  %0 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %1 = lazy.add %0, %0 : tensor<8x64xf32>
+  lazy.store %1, %out0 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// Plan B: two rows per trip of the parallel loop, scalar elements (no
+// `lanes` step: no vector code at all).
+// CHECK-LABEL: func.func @double_rows(
+// CHECK: %[[C2:.+]] = arith.constant 2 : index
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%{{.+}}) step (%[[C2]]) {
+// CHECK: %[[A:.+]] = memref.load
+// CHECK: arith.addf %[[A]], %[[A]] : f32
+// CHECK: %[[B:.+]] = memref.load
+// CHECK: arith.addf %[[B]], %[[B]] : f32
+// CHECK: memref.store
+// CHECK: memref.store
+// CHECK-NOT: vector.
+// CHECK: return
+lazy.kernel @double_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %1 = lazy.add %0, %0 : tensor<8x64xf32>
+  lazy.store %1, %out0 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// A plan that cannot be applied is a verifier error at the kernel: lanes
+// wider than the axis's upcast.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: the lanes of axis 1 (8) do not divide its upcast (4)}}
+lazy.kernel @too_wide(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<lanes, 1, 8>]} {
+  %0 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %1 = lazy.add %0, %0 : tensor<8x64xf32>
+  lazy.store %1, %out0 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// The CPU lowering runs register-tile plans only: a GPU plan is an error
+// at the kernel, never a kernel lowered without its plan.
+// expected-error @+1 {{'lazy.kernel' op has a GPU plan (tc, local or group steps), which the CPU lowering cannot apply: plan it for the CPU (lazy-optimize-kernels target=host or generic)}}
+lazy.kernel @rowsum(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<32768xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<group, 1, 64>]} {
+  %0 = lazy.load %in0 as <[(8, 4096):(4096, 1)]> : !lazy.buffer<32768xf32> -> tensor<8x4096xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<8x4096xf32> -> tensor<8x1xf32>
+  lazy.store %1, %out0 as <[(8, 1):(1, 0)]> : tensor<8x1xf32>, !lazy.buffer<8xf32>
+}
