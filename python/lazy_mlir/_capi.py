@@ -175,7 +175,7 @@ def version():
 @functools.lru_cache(maxsize=None)
 def schedule_flags():
     """The scheduler flags a module's `lazy.flags` takes, as the library
-    declares them (ScheduleFlags.def): (key, tinygrad name, default), the
+    declares them (ScheduleFlags.td): (key, tinygrad name, default), the
     default a bool, or for a policy its default's name (tinygrad name
     "-")."""
     flags = []

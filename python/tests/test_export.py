@@ -52,7 +52,7 @@ def test_flags_follow_context_vars_and_overrides():
 
 
 def test_flags_and_tolerances_come_from_the_library():
-    """One list of flags (ScheduleFlags.def) and one table of tolerances
+    """One list of flags (ScheduleFlags.td) and one table of tolerances
     (runtime/Tolerance.h), read through the C API."""
     from lazy_mlir import _capi
     assert _capi.schedule_flags() == (

@@ -1,9 +1,10 @@
 //===- ScheduleFlagsTest.cpp - one list of scheduler flags ----------------===//
 //
-// ScheduleFlags.def is the list; Passes.td repeats it as ODS options (ODS
-// cannot include a .def). These tests fail when the two differ, and check
-// the precedence: a given option, then the module's `lazy.flags`, then
-// tinygrad 0.9.2's default.
+// ScheduleFlags.td is the list: the build writes it out as
+// ScheduleFlags.def, and Passes.td builds the pass options from the same
+// records. These tests check that both views agree (a generator bug would
+// show here) and the precedence: a given option, then the module's
+// `lazy.flags`, then tinygrad 0.9.2's default.
 //
 //===----------------------------------------------------------------------===//
 

@@ -74,18 +74,18 @@ _CONVERTING = {UnaryOps.CAST, UnaryOps.BITCAST, MetaOps.COPY, MetaOps.VIEW,
                BinaryOps.CMPLT, BinaryOps.CMPNE}
 
 
-#: The fusion policies of the `fusion` flag (ScheduleFlags.def).
+#: The fusion policies of the `fusion` flag (ScheduleFlags.td).
 FUSION_POLICIES = ("tinygrad", "aggressive")
 
 
 def flag_names():
     """The module's `lazy.flags` keys, in the order they are printed: the
-    library's list (ScheduleFlags.def)."""
+    library's list (ScheduleFlags.td)."""
     return tuple(key for key, _, _ in _capi.schedule_flags())
 
 
 def scheduler_flags(overrides=None):
-    """The scheduler flags (the library's list, ScheduleFlags.def), read as
+    """The scheduler flags (the library's list, ScheduleFlags.td), read as
     tinygrad 0.9.2's schedule.py reads them: MULTIOUTPUT, FUSE_CONV_BW and
     FUSE_ARANGE are ContextVars of tinygrad.helpers (so `Context(...)` and
     `X.value = ...` count), USE_COPY_KERNEL is a cached `getenv`; `fusion`

@@ -1,7 +1,8 @@
 //===- ScheduleFlags.h - tinygrad's scheduler flags --------------*- C++
 //-*-===//
 //
-// The scheduler flags (ScheduleFlags.def lists them) as one value, read from
+// The scheduler flags (ScheduleFlags.td lists them; the build writes
+// them out as ScheduleFlags.def) as one value, read from
 // a module's `lazy.flags` once per pass run and then passed to everything
 // that needs them. Precedence: a pass option that was given, then the
 // module's `lazy.flags`, then tinygrad 0.9.2's default.

@@ -4,6 +4,7 @@
 #define LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "lazy/Dialect/Lazy/IR/ScheduleFlags.td"
 
 def LazyFoldViews : Pass<"lazy-fold-views", "::mlir::func::FuncOp"> {
   let summary = "Turn movement ops into views of their base and fold views";
@@ -72,30 +73,22 @@ def LazyBindVariables : Pass<"lazy-bind-variables", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
-// The scheduler flags, with tinygrad 0.9.2's defaults: the options of
-// include/lazy/Dialect/Lazy/IR/ScheduleFlags.def (ScheduleFlagsTest checks
-// that the two lists agree).
-defvar Lazy_SchedulerFlagOptions = [
-    Option<"multiOutput", "multi-output", "bool", /*default=*/"true",
-           "MULTIOUTPUT: buffers that share a reduce share a kernel">,
-    Option<"fuseConvBw", "fuse-conv-bw", "bool", /*default=*/"false",
-           "FUSE_CONV_BW: merge a double reduce whose inner reduce has no "
-           "other child">,
-    Option<"fuseArange", "fuse-arange", "bool", /*default=*/"false",
-           "FUSE_ARANGE: recompute a sum over a const inside its consumers">,
-    Option<"useCopyKernel", "use-copy-kernel", "bool", /*default=*/"false",
-           "USE_COPY_KERNEL: copy between devices of one type with a "
-           "byte-copy kernel">,
-    Option<"fusion", "fusion", "::mlir::lazy::FusionPolicy",
-           /*default=*/"::mlir::lazy::FusionPolicy::Tinygrad",
-           "tinygrad: tinygrad 0.9.2's kernels; aggressive: fewer kernels "
-           "that move fewer bytes",
-           [{::llvm::cl::values(
-             clEnumValN(::mlir::lazy::FusionPolicy::Tinygrad, "tinygrad",
-                        "tinygrad 0.9.2's kernels, exactly"),
-             clEnumValN(::mlir::lazy::FusionPolicy::Aggressive, "aggressive",
-                        "fewer kernels that move fewer bytes"))}]>,
-];
+// The scheduler flags, with tinygrad 0.9.2's defaults: one option per
+// record of include/lazy/Dialect/Lazy/IR/ScheduleFlags.td, the one list.
+defvar Lazy_SchedulerFlagOptions = !listconcat(
+    !foreach(flag, Lazy_BoolFlags,
+             Option<flag.cppField, flag.option, "bool", flag.defaultValue,
+                    flag.tinygrad # ": " # flag.description>),
+    !foreach(flag, Lazy_PolicyFlags,
+             Option<flag.cppField, flag.option, "::mlir::lazy::FusionPolicy",
+                    "::mlir::lazy::FusionPolicy::Tinygrad", flag.description,
+                    [{::llvm::cl::values(
+                      clEnumValN(::mlir::lazy::FusionPolicy::Tinygrad,
+                                 "tinygrad",
+                                 "tinygrad 0.9.2's kernels, exactly"),
+                      clEnumValN(::mlir::lazy::FusionPolicy::Aggressive,
+                                 "aggressive",
+                                 "fewer kernels that move fewer bytes"))}]>));
 
 def LazyMarkRealize : Pass<"lazy-mark-realize", "::mlir::ModuleOp"> {
   let summary = "Decide which bases must be realized (tinygrad's realizes)";
