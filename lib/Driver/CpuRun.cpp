@@ -302,19 +302,12 @@ GraphRun::runOnCpu(ModuleOp module, const std::string &name,
     // written in place): the first run's results are the ones reported.
     std::vector<interp::HostTensor> copies = args;
     PackedCall rerun(copies, numResults);
-    std::vector<double> times;
-    for (unsigned r = 0; r < options.warmup + options.repeat; ++r) {
-      // The last run is the one profiled.
-      cpuProfile.seconds.clear();
-      auto start = std::chrono::steady_clock::now();
-      if (failed(callEntry(**program, name, rerun)))
-        return failure();
-      if (r >= options.warmup)
-        times.push_back(std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count());
-    }
-    printTimes(times);
+    if (failed(timeRuns([&](bool) {
+          // The last run is the one profiled.
+          cpuProfile.seconds.clear();
+          return callEntry(**program, name, rerun);
+        })))
+      return failure();
   }
   if (options.profile)
     printCpuProfile(calledKernels, kernelMetadata);

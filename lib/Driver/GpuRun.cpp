@@ -190,27 +190,17 @@ GraphRun::runHostCode(ModuleOp module, const std::string &name,
   }
   // Timed re-runs come after the results are copied back (assign targets
   // are written in place).
-  if (options.repeat) {
-    std::vector<double> times;
-    for (unsigned r = 0; r < options.warmup + options.repeat; ++r) {
-      std::vector<::lazy::runtime::DevicePtr> scratch;
-      llvm::scope_exit freeScratch([&] {
-        for (::lazy::runtime::DevicePtr p : scratch)
-          gpu.free(p);
-      });
-      auto start = std::chrono::steady_clock::now();
-      // Kernels are profiled in the last (warm) run.
-      if (failed(mlir::lazy::runHostProgram(
-              host, gpu, inputs, scratch,
-              r + 1 == options.warmup + options.repeat ? profiler : nullptr)))
-        return failure();
-      if (r >= options.warmup)
-        times.push_back(std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count());
-    }
-    printTimes(times);
-  }
+  if (options.repeat && failed(timeRuns([&](bool last) -> LogicalResult {
+        std::vector<::lazy::runtime::DevicePtr> scratch;
+        llvm::scope_exit freeScratch([&] {
+          for (::lazy::runtime::DevicePtr p : scratch)
+            gpu.free(p);
+        });
+        // Kernels are profiled in the last (warm) run.
+        return failure(failed(mlir::lazy::runHostProgram(
+            host, gpu, inputs, scratch, last ? profiler : nullptr)));
+      })))
+    return failure();
   return success();
 }
 

@@ -51,6 +51,10 @@ public:
   /// runGraph's job (RunGraph.cpp).
   int run();
 
+  /// --repeat: `run` --warmup times untimed, then --repeat times timed
+  /// (`last` on the final run), and the times printed (printTimes).
+  LogicalResult timeRuns(function_ref<LogicalResult(bool last)> run);
+
   // CpuRun.cpp
   /// Lowers the scheduled `module` in place with lazy-to-cpu, with its
   /// profile hooks and poisoned buffers as asked, and --fast-exp2.

@@ -59,6 +59,22 @@ void mlir::lazy::driver::printTimes(std::vector<double> times) {
                                 times.front() * 1e3, times.size());
 }
 
+LogicalResult GraphRun::timeRuns(function_ref<LogicalResult(bool last)> run) {
+  std::vector<double> times;
+  unsigned runs = options.warmup + options.repeat;
+  for (unsigned r = 0; r < runs; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    if (failed(run(r + 1 == runs)))
+      return failure();
+    if (r >= options.warmup)
+      times.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+  }
+  printTimes(times);
+  return success();
+}
+
 void PhaseTimer::mark(llvm::StringRef phase) {
   auto now = std::chrono::steady_clock::now();
   if (phase.empty()) { // restart, printing nothing
