@@ -189,13 +189,14 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
       reduce axes' sizes; cooperative loads, barriers), and each thread
       reads its tile's operands from there. At most one own axis of each
       operand is upcast. A block has 32 to 1024 threads; the CPU lowering
-      ignores locals. With `tc`, locals count warps.
+      refuses a plan with locals (an error at the kernel). With `tc`,
+      locals count warps.
     - `group`: the kernel's reduce split across `amount` threads of one
       GPU block (tinygrad's GROUP): a block computes one output at a time,
       each thread accumulating every amount-th of the reduced elements,
       a block-wide reduction combining the threads' partial results. On
       the innermost reduce axis, a power of two from 32 to 1024 (it need
-      not divide the axis), the whole plan. The CPU lowering ignores it.
+      not divide the axis), the whole plan. The CPU lowering refuses it.
 
     ```mlir
     lazy.kernel @mm(...) attributes {num_outputs = 1 : i64,
