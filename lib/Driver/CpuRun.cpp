@@ -195,7 +195,6 @@ GraphRun::timeKernelsOnCpu(ModuleOp module, const std::string &name,
   OwningOpRef<ModuleOp> copy = module.clone();
   auto graph = copy->lookupSymbol<func::FuncOp>(name);
   std::vector<std::string> calledKernels = calledKernelsOf(graph);
-  graph->setAttr("llvm.emit_c_interface", UnitAttr::get(copy->getContext()));
   if (failed(lowerToCpu(*copy, name, /*profileCalls=*/true,
                         /*poisonBuffers=*/false)))
     return failure();
@@ -236,7 +235,6 @@ GraphRun::runOnCpu(ModuleOp module, const std::string &name,
   for (Type t : graph.getResultTypes())
     itemBytes.push_back(
         mlir::lazy::itemSize(cast<mlir::lazy::BufferType>(t).getElementType()));
-  graph->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
   // --profile: the kernel of each call, and the kernels' metadata (the
   // kernels are lowered away).
   std::vector<std::string> calledKernels;

@@ -17,20 +17,16 @@ mlir::lazy::kernelPlanOf(KernelOp kernel) {
   ArrayAttr opts = kernel.getOptsAttr();
   if (!opts)
     return std::optional<std::pair<KernelSpace, OptPlan>>();
-  // The kernel verifier read the plan against the space already
-  // (KernelPlanVerifier.h); a pipeline that skipped verification gets the
-  // same error here rather than a kernel lowered without its plan.
-  std::string why;
-  FailureOr<KernelSpace> space = kernelSpace(kernel, why);
-  if (failed(space))
-    return kernel.emitOpError() << "has a plan but no iteration space: " << why;
-  FailureOr<OptPlan> plan = readPlan(opts.getValue(), *space, why);
-  if (failed(plan))
-    return kernel.emitOpError() << "has an invalid plan: " << why;
-  if (plan->empty())
+  // The kernel verifier read the plan already (KernelPlanVerifier.h); a
+  // pipeline that skipped verification gets the same error here rather
+  // than a kernel lowered without its plan.
+  std::string message;
+  auto planned = readKernelPlan(kernel, opts.getValue(), message);
+  if (failed(planned))
+    return kernel.emitOpError() << message;
+  if (planned->second.empty())
     return std::optional<std::pair<KernelSpace, OptPlan>>();
-  return std::make_optional(
-      std::make_pair(std::move(*space), std::move(*plan)));
+  return std::make_optional(std::move(*planned));
 }
 
 std::optional<LaneAxis> mlir::lazy::laneAxisOf(const OptPlan &plan) {

@@ -21,17 +21,7 @@ struct KernelSpacePlanVerifier final : KernelPlanVerifierInterface {
 
   LogicalResult verifyPlan(KernelOp kernel, ArrayAttr opts,
                            std::string &message) const override {
-    std::string why;
-    FailureOr<KernelSpace> space = kernelSpace(kernel, why);
-    if (failed(space)) {
-      message = "has a plan but no iteration space: " + why;
-      return failure();
-    }
-    if (failed(readPlan(opts.getValue(), *space, why))) {
-      message = "has an invalid plan: " + why;
-      return failure();
-    }
-    return success();
+    return failure(failed(readKernelPlan(kernel, opts.getValue(), message)));
   }
 };
 } // namespace

@@ -442,3 +442,20 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
   }
   return plan;
 }
+
+FailureOr<std::pair<KernelSpace, OptPlan>>
+mlir::lazy::readKernelPlan(KernelOp kernel, ArrayRef<Attribute> opts,
+                           std::string &message) {
+  std::string why;
+  FailureOr<KernelSpace> space = kernelSpace(kernel, why);
+  if (failed(space)) {
+    message = "has a plan but no iteration space: " + why;
+    return failure();
+  }
+  FailureOr<OptPlan> plan = readPlan(opts, *space, why);
+  if (failed(plan)) {
+    message = "has an invalid plan: " + why;
+    return failure();
+  }
+  return std::make_pair(std::move(*space), std::move(*plan));
+}

@@ -108,6 +108,12 @@ constexpr int64_t kMaxTensorCoreWarps = 16;
 /// Keeps unrolled code to a size the compiler handles quickly.
 constexpr int64_t kMaxElementsPerTrip = 512;
 
+/// `kernel`'s space and its plan `opts` read against it; on failure
+/// `message` completes "'lazy.kernel' op ..." (no space, or the step that
+/// does not read). The kernel verifier's check and the lowerings' reader.
+FailureOr<std::pair<KernelSpace, OptPlan>>
+readKernelPlan(KernelOp kernel, ArrayRef<Attribute> opts, std::string &message);
+
 /// Attaches the kernel verifier's plan check (IR/KernelPlanVerifier.h:
 /// kernelSpace, then readPlan) to the lazy dialect of every context made
 /// from `registry`. registerAllDialects (InitAll.h) calls it.
