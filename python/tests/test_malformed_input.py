@@ -48,7 +48,7 @@ GRAPH_SEEDS = [
     "test/Transforms/group.mlir",
     "test/Transforms/form-kernels.mlir",
     "test/Transforms/schedule.mlir",
-    "test/Transforms/Inputs/decide-errors.mlir",
+    "test/Transforms/Inputs/form-kernels-decision-errors.mlir",
 ]
 # Kernels and schedules (what ordering, planning and lowering read).
 SCHEDULE_SEEDS = [

@@ -1,5 +1,4 @@
-// RUN: lazy-opt %s --lazy-mark-realize --lazy-group "--lazy-form-kernels=report=true" -split-input-file -verify-diagnostics -o /dev/null
-// RUN: lazy-opt %s "--lazy-form-kernels=decide=true report=true" -split-input-file -verify-diagnostics -o /dev/null
+// RUN: lazy-opt %s "--lazy-form-kernels=report=true" -split-input-file -verify-diagnostics -o /dev/null
 // lazy-form-kernels' report (the figures of its pass statistics): how many
 // groups were lowered and how many launched an earlier group's kernel
 // without being lowered, because they were described alike (same ops,

@@ -1,4 +1,4 @@
-// RUN: lazy-opt %s --lazy-mark-realize --lazy-group --lazy-form-kernels --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: lazy-opt %s --lazy-form-kernels --split-input-file --verify-diagnostics | FileCheck %s
 // One function per rule of lazy-form-kernels (tinygrad's _lower_lazybuffer).
 
 // A reduce and its elementwise children form one kernel: outputs first,

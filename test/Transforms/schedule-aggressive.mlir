@@ -2,12 +2,8 @@
 // RUN: lazy-opt %s --split-input-file "--lazy-schedule=fusion=aggressive" --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=AGGRESSIVE
 // RUN: sed 's/use_copy_kernel = false}/use_copy_kernel = false, fusion = "aggressive"}/' %s | lazy-opt --split-input-file --lazy-schedule --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=AGGRESSIVE
 // RUN: sed 's/use_copy_kernel = false}/use_copy_kernel = false, fusion = "aggressive"}/' %s | lazy-opt --split-input-file "--lazy-schedule=fusion=tinygrad" --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=TINYGRAD
-// Staged (lazy-group writes lazy.row_value marks, lazy-form-kernels reads
-// them) as lazy-schedule decides:
-// RUN: lazy-opt %s --split-input-file --lazy-mark-realize "--lazy-group=fusion=aggressive" --lazy-form-kernels -o %t.staged
-// RUN: lazy-opt %s --split-input-file "--lazy-form-kernels=decide=true fusion=aggressive" -o %t.decided
-// RUN: diff %t.staged %t.decided
-// RUN: lazy-opt %s --split-input-file --lazy-mark-realize "--lazy-group=fusion=aggressive" | FileCheck %s --check-prefix=MARKS
+// lazy-group prints the plan's row values as lazy.row_value marks:
+// RUN: lazy-opt %s --split-input-file "--lazy-group=fusion=aggressive" | FileCheck %s --check-prefix=MARKS
 // fusion=aggressive (AggressiveFusion.cpp), given as the pipeline's option
 // or in the module's lazy.flags (the option wins), against tinygrad's
 // schedule of the same graphs.

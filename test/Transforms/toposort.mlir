@@ -1,4 +1,4 @@
-// RUN: lazy-opt %s --lazy-mark-realize --lazy-group --lazy-form-kernels --lazy-toposort --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: lazy-opt %s --lazy-form-kernels --lazy-toposort --split-input-file --verify-diagnostics | FileCheck %s
 // lazy-toposort: tinygrad's BFS over data and assign edges.
 
 // Data edges: a kernel runs after the one producing its input even when it

@@ -16,22 +16,6 @@
 using namespace mlir;
 using namespace mlir::lazy;
 
-NodeSet mlir::lazy::readRealizeMarks(const LazyGraph &g) {
-  StringAttr name =
-      StringAttr::get(g.function().getContext(), LazyDialect::kRealizeAttrName);
-  SmallVector<std::pair<int64_t, NodeId>> marked;
-  for (NodeId id = 0; id < NodeId(g.size()); ++id)
-    if (Operation *op = g.node(id).op)
-      if (auto position =
-              dyn_cast_or_null<IntegerAttr>(op->getDiscardableAttr(name)))
-        marked.push_back({position.getInt(), id});
-  llvm::stable_sort(marked, llvm::less_first());
-  NodeSet realizes;
-  for (auto [position, id] : marked)
-    realizes.insert(id);
-  return realizes;
-}
-
 void mlir::lazy::writeScheduleMarks(const LazyGraph &g, const NodeSet &realizes,
                                     ArrayRef<std::vector<NodeId>> groups,
                                     const NodeSet *rowValues) {
@@ -135,8 +119,7 @@ mlir::lazy::checkOutputsGrouped(const LazyGraph &g,
     if (!grouped[base] && !n.seen && n.kind != NodeOp::Const)
       return n.op->emitOpError(
           "is an output but belongs to no kernel: fuse-conv-bw merged it "
-          "into the reduce that reads it, or lazy-mark-realize and "
-          "lazy-group have not marked it");
+          "into the reduce that reads it");
   }
   return success();
 }
@@ -146,52 +129,6 @@ FailureOr<SchedulePlan> mlir::lazy::planSchedule(const LazyGraph &g,
                                                  const ScheduleFlags &flags) {
   SchedulePlan plan = computeGroups(g, w, computeRealizes(g, w), flags);
   if (failed(checkOutputsGrouped(g, plan.outputGroups)))
-    return failure();
-  return plan;
-}
-
-FailureOr<SchedulePlan> mlir::lazy::readSchedulePlan(const LazyGraph &g) {
-  SchedulePlan plan;
-  NodeSet &realizes = plan.realizes;
-  std::vector<std::vector<NodeId>> &groups = plan.outputGroups;
-  func::FuncOp func = g.function();
-  realizes = readRealizeMarks(g);
-  std::vector<int64_t> position(g.size(), -1);
-  for (auto [index, id] : llvm::enumerate(realizes))
-    position[id] = int64_t(index);
-  // (group, realize position, node) for every marked node; sorted, these
-  // are the groups in order, each listing its members in realize order.
-  StringAttr groupName =
-      StringAttr::get(func.getContext(), LazyDialect::kGroupAttrName);
-  std::vector<std::tuple<int64_t, int64_t, NodeId>> members;
-  for (NodeId id = 0; id < NodeId(g.size()); ++id) {
-    Operation *op = g.node(id).op;
-    if (!op)
-      continue;
-    Attribute mark = op->getDiscardableAttr(groupName);
-    if (!mark)
-      continue;
-    auto group = cast<IntegerAttr>(mark); // the dialect verifies marks
-    if (position[id] < 0)
-      return op->emitOpError("has a 'lazy.group' but no 'lazy.realize' "
-                             "mark; run lazy-mark-realize and lazy-group");
-    members.push_back({group.getInt(), position[id], id});
-  }
-  StringAttr rowName =
-      StringAttr::get(func.getContext(), LazyDialect::kRowValueAttrName);
-  for (NodeId id = 0; id < NodeId(g.size()); ++id)
-    if (Operation *op = g.node(id).op)
-      if (op->getDiscardableAttr(rowName))
-        plan.rowValues.insert(id);
-  llvm::sort(members);
-  for (size_t i = 0; i < members.size();) {
-    std::vector<NodeId> group;
-    int64_t index = std::get<0>(members[i]);
-    for (; i < members.size() && std::get<0>(members[i]) == index; ++i)
-      group.push_back(std::get<2>(members[i]));
-    groups.push_back(std::move(group));
-  }
-  if (failed(checkOutputsGrouped(g, groups)))
     return failure();
   return plan;
 }

@@ -1,8 +1,9 @@
 //===- FormKernels.cpp - materialize a schedule plan ----------------------===//
 //
-// lazy-form-kernels: turns the schedule analysis's plan (ScheduleAnalysis.h;
-// with `decide`, computed here, else read from lazy-mark-realize's and
-// lazy-group's marks) into IR; it decides nothing itself. Rules:
+// lazy-form-kernels: turns the schedule analysis's plan (planSchedule in
+// ScheduleAnalysis.h, the scheduler's one decider) into IR; it decides
+// nothing itself, and reads no marks (lazy-mark-realize's and lazy-group's
+// marks are a printout of the same plan). Rules:
 //   - each group becomes one item of an unordered lazy.schedule, in group
 //     order, which lazy-toposort orders: a lazy.ext for copy, custom, empty
 //     and buffer_view groups (a custom item keeps its callee and seed), a
@@ -17,8 +18,8 @@
 //   - arguments and results become buffers, a result that is a view keeps
 //     it as `lazy.result_view`; buffers held from outside the graph are
 //     marked `lazy.external` for the memory planner.
-// With `fold-views` (and `decide`), a function not yet in LazyBuffer form
-// is first folded by lazy-fold-views' rules.
+// With `fold-views`, a function not yet in LazyBuffer form is first folded
+// by lazy-fold-views' rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -832,7 +833,6 @@ struct LazyFormKernels final
   /// What createLazyFormKernels(config, flags) sets.
   void configure(const FormKernelsConfig &config,
                  const ScheduleFlagOverrides &flags) {
-    decide = config.decide;
     foldViewsFirst = config.foldViews;
     recordNodes = config.recordNodes;
     preset = flags;
@@ -869,37 +869,35 @@ struct LazyFormKernels final
     if (recordNodes)
       for (func::FuncOp func : funcs)
         positions.push_back(opPositions(func));
-    // Deciding here, every function is built and walked before any is
-    // formed, as lazy-mark-realize walks them all before lazy-form-kernels
-    // runs: the same error comes first. With fold-views, a function not in
-    // LazyBuffer form is folded first, as lazy-fold-views would; one already
-    // folded (what the exporter writes) is only checked, while the graph is
-    // built.
+    // Every function is built and walked before any is formed, so that a
+    // walk error comes before any lowering error. With fold-views, a
+    // function not in LazyBuffer form is folded first, as lazy-fold-views
+    // would; one already folded (what the exporter writes) is only checked,
+    // while the graph is built.
     std::vector<std::pair<LazyGraph, GraphWalk>> walked;
-    if (decide)
-      for (func::FuncOp func : funcs) {
-        bool notFolded = false;
-        FailureOr<LazyGraph> graph =
-            LazyGraph::build(func, foldViewsFirst ? &notFolded : nullptr);
-        if (failed(graph) && notFolded) {
-          foldViews(func);
-          graph = LazyGraph::build(func);
-        }
-        if (failed(graph))
-          return signalPassFailure();
-        FailureOr<GraphWalk> walk = walkGraph(*graph);
-        if (failed(walk))
-          return signalPassFailure();
-        walked.emplace_back(std::move(*graph), std::move(*walk));
+    for (func::FuncOp func : funcs) {
+      bool notFolded = false;
+      FailureOr<LazyGraph> graph =
+          LazyGraph::build(func, foldViewsFirst ? &notFolded : nullptr);
+      if (failed(graph) && notFolded) {
+        foldViews(func);
+        graph = LazyGraph::build(func);
       }
+      if (failed(graph))
+        return signalPassFailure();
+      FailureOr<GraphWalk> walk = walkGraph(*graph);
+      if (failed(walk))
+        return signalPassFailure();
+      walked.emplace_back(std::move(*graph), std::move(*walk));
+    }
     unsigned counter = 0;
     for (auto [index, func] : llvm::enumerate(funcs)) {
       KernelFormer former(module, func, flags, counter);
       if (index < positions.size())
         former.recordNodes(std::move(positions[index]));
-      if (failed(decide ? formPlanned(former, walked[index].first,
-                                      walked[index].second, flags)
-                        : formMarked(former, func)))
+      const auto &[graph, walk] = walked[index];
+      FailureOr<SchedulePlan> plan = planSchedule(graph, walk, flags);
+      if (failed(plan) || failed(materialize(former, graph, *plan)))
         return signalPassFailure();
     }
   }
@@ -910,37 +908,6 @@ struct LazyFormKernels final
     for (Operation &op : func.getBody().front())
       positions[&op] = position++;
     return positions;
-  }
-
-  /// The schedule analysis's plan, materialized.
-  LogicalResult formPlanned(KernelFormer &former, const LazyGraph &graph,
-                            const GraphWalk &walk, const ScheduleFlags &flags) {
-    FailureOr<SchedulePlan> plan = planSchedule(graph, walk, flags);
-    if (failed(plan))
-      return failure();
-    return materialize(former, graph, *plan);
-  }
-
-  /// The plan lazy-mark-realize and lazy-group printed as marks,
-  /// materialized.
-  LogicalResult formMarked(KernelFormer &former, func::FuncOp func) {
-    // The graph lazy-mark-realize built, when the pass manager still holds
-    // it; otherwise it is built here.
-    const LazyGraph *graph = nullptr;
-    if (auto analysis = getCachedChildAnalysis<ScheduleGraphAnalysis>(func))
-      if (analysis->get().valid())
-        graph = &*analysis->get().graph;
-    FailureOr<LazyGraph> built = failure();
-    if (!graph) {
-      built = LazyGraph::build(func);
-      if (failed(built))
-        return failure();
-      graph = &*built;
-    }
-    FailureOr<SchedulePlan> plan = readSchedulePlan(*graph);
-    if (failed(plan))
-      return failure();
-    return materialize(former, *graph, *plan);
   }
 
   /// Runs the former, then counts what it made into the statistics and,

@@ -1,11 +1,13 @@
 //===- Group.cpp - group realized buffers into kernels --------------------===//
 //
-// lazy-group: prints the schedule analysis's grouping (computeGroups,
-// scheduler spec §2.3-2.6: ReduceGrouping.cpp, AssignHazards.cpp,
-// DoubleReduceMerge.cpp, ArangeFolding.cpp, MultiOutput.cpp state the
-// rules) of the bases lazy-mark-realize marked, as marks: `lazy.group = G`
-// on every group member (groups in tinygrad's order), `lazy.realize`
-// renumbered. lazy-form-kernels materializes the marks.
+// lazy-group: prints the schedule analysis's whole plan (computeRealizes,
+// then computeGroups, scheduler spec §2.1-2.6: ReduceGrouping.cpp,
+// AssignHazards.cpp, DoubleReduceMerge.cpp, ArangeFolding.cpp,
+// MultiOutput.cpp state the rules) as marks: `lazy.realize = N` on the final
+// realizes, `lazy.group = G` on every group member (groups in tinygrad's
+// order), `lazy.row_value` on fusion=aggressive's row values. The marks are
+// a printout: no pass reads them, lazy-form-kernels decides the same plan
+// itself.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,8 +40,7 @@ struct LazyGroup final
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (isGraphFunction(func) && failed(groupFunction(func)))
         return signalPassFailure();
-    // Marks only (module pass, so the graphs outlive it; see
-    // lazy-mark-realize).
+    // Marks only: the graphs and their walks stay valid.
     markAnalysesPreserved<ScheduleGraphAnalysis>();
   }
 
@@ -50,18 +51,8 @@ struct LazyGroup final
     const LazyGraph *graph = &*analysis.graph;
     const GraphWalk *walk = &*analysis.walk;
 
-    // The realizes set, in the order lazy-mark-realize recorded.
-    NodeSet realizes = readRealizeMarks(*graph);
-    for (NodeId out : graph->outputs()) {
-      const LazyNode &base = graph->node(graph->baseOf(out));
-      if (!base.isRealized() && !realizes.contains(graph->baseOf(out)))
-        return base.op->emitOpError(
-            "is an output without a 'lazy.realize' mark; run "
-            "lazy-mark-realize before lazy-group");
-    }
-
     SchedulePlan plan =
-        computeGroups(*graph, *walk, std::move(realizes), flags);
+        computeGroups(*graph, *walk, computeRealizes(*graph, *walk), flags);
     writeScheduleMarks(*graph, plan.realizes, plan.outputGroups,
                        &plan.rowValues);
     return success();

@@ -3,7 +3,8 @@
 // lazy-mark-realize: prints the schedule analysis's realizes set
 // (computeRealizes, scheduler spec §2.1-2.2: Realize.cpp and UnsafePads.cpp
 // state the rules) as marks: each base in tinygrad's ordered `realizes` set
-// gets `lazy.realize = <position>`. Errors are the walk's: an assign to
+// gets `lazy.realize = <position>`. The marks are a printout: no pass
+// reads them. Errors are the walk's: an assign to
 // anything but a function argument; a copy of a non-contiguous or partial
 // view.
 //
@@ -26,7 +27,7 @@ using namespace mlir::lazy;
 namespace {
 // A module pass, not a function pass: the graph analysis it builds for
 // each graph function then outlives the pass and is reused by lazy-group
-// and lazy-form-kernels (analyses of a nested pipeline are dropped when it
+// (analyses of a nested pipeline are dropped when it
 // ends).
 struct LazyMarkRealize final
     : mlir::lazy::WithOptionHints<

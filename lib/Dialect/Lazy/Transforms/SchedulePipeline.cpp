@@ -3,9 +3,9 @@
 // lazy-schedule runs tinygrad 0.9.2's whole scheduler: lazy-fold-views,
 // lazy-mark-realize, lazy-group, lazy-form-kernels, lazy-toposort and (as
 // Tensor.schedule does, unless plan-memory=false) lazy-plan-memory. The
-// first four run as one, lazy-form-kernels{decide=true fold-views=true}:
-// the marks would only be written to be read back, and an exported graph,
-// already folded, would only be walked and verified again. Flags given as
+// first four run as one, lazy-form-kernels{fold-views=true}: it makes the
+// decisions the marking passes print, and an exported graph, already
+// folded, is not walked and verified again. Flags given as
 // options override the module's `lazy.flags`; flags not given keep the
 // module's value, else tinygrad's default. record-nodes marks each item
 // with the graph positions of its outputs (`lazy.nodes`, for the tinygrad

@@ -3,8 +3,9 @@
 //
 // The scheduler's one decision route, on a LazyGraph (phases A1-A6 of
 // docs/scheduler-spec.md). Analysis first, IR change second: these
-// functions only compute; lazy-mark-realize and lazy-group print their
-// results as marks, lazy-form-kernels materializes them.
+// functions only compute; lazy-form-kernels materializes planSchedule's
+// result, lazy-mark-realize and lazy-group print it as marks (which no pass
+// reads).
 //
 //   walkGraph        A1  the realize rule (Realize.cpp)
 //   computeRealizes  A2  + the unsafe-pad rule (UnsafePads.cpp)
@@ -48,8 +49,6 @@ struct NodeView {
   }
 };
 
-/// The realizes set recorded by `lazy.realize` marks, in their order.
-NodeSet readRealizeMarks(const LazyGraph &graph);
 /// Makes the scheduling marks of the graph's ops exactly these: on each
 /// member of `realizes`, `lazy.realize = <position>`; on each member of
 /// `groups[i]`, `lazy.group = i`; `lazy.row_value` on each row value; no
@@ -87,10 +86,9 @@ FailureOr<GraphWalk> walkGraph(const LazyGraph &graph);
 
 /// The LazyGraph of a graph-level function and its walk, as an MLIR
 /// analysis: built once and kept by the pass manager through the passes
-/// that only add marks (lazy-mark-realize, lazy-group) up to
-/// lazy-form-kernels, instead of being rebuilt by each (lazy-form-kernels
-/// with `decide` builds it itself). Neither the graph nor the walk reads the
-/// marks those passes write.
+/// that only print marks (lazy-mark-realize, then lazy-group), instead of
+/// being rebuilt by each. Neither the graph nor the walk reads the marks
+/// those passes write.
 struct ScheduleGraphAnalysis {
   explicit ScheduleGraphAnalysis(Operation *op);
   /// Empty when the function is not schedulable (a diagnostic was emitted
@@ -129,10 +127,6 @@ LogicalResult checkOutputsGrouped(const LazyGraph &graph,
 /// op no kernel computes (MultiOutput.cpp).
 LogicalResult checkGroupComputable(const LazyGraph &graph,
                                    ArrayRef<NodeId> group);
-
-/// The plan lazy-mark-realize and lazy-group wrote as marks (each group
-/// listing its members in realize order), checked as planSchedule checks.
-FailureOr<SchedulePlan> readSchedulePlan(const LazyGraph &graph);
 
 /// The whole decision: computeRealizes, computeGroups and the check that
 /// every output is grouped.

@@ -15,14 +15,13 @@ namespace mlir::lazy {
 #include "lazy/Dialect/Lazy/Transforms/Passes.h.inc"
 
 /// lazy-fold-views' rewrite of one function, for passes that fold on their
-/// own (lazy-form-kernels with `decide`); true when it changed anything.
+/// own (lazy-form-kernels with `fold-views`); true when it changed anything.
 bool foldViews(func::FuncOp func);
 
-/// lazy-form-kernels as lazy-schedule runs it: `decide`, `fold-views` and
+/// lazy-form-kernels as lazy-schedule runs it: `fold-views` and
 /// `record-nodes` as in Passes.td, and the flags in `flags` set (the
 /// module's `lazy.flags` give the others).
 struct FormKernelsConfig {
-  bool decide = true;
   bool foldViews = true;
   bool recordNodes = false;
 };

@@ -91,7 +91,7 @@ defvar Lazy_SchedulerFlagOptions = !listconcat(
                                  "fewer kernels that move fewer bytes"))}]>));
 
 def LazyMarkRealize : Pass<"lazy-mark-realize", "::mlir::ModuleOp"> {
-  let summary = "Decide which bases must be realized (tinygrad's realizes)";
+  let summary = "Print which bases must be realized (tinygrad's realizes)";
   let description = [{
     tinygrad 0.9.2's `_recurse_lb` and padding check (scheduler spec
     §2.1-2.2). A depth-first walk from the outputs, in operand order, marks
@@ -108,18 +108,21 @@ def LazyMarkRealize : Pass<"lazy-mark-realize", "::mlir::ModuleOp"> {
        exp2, idiv) lies between it and the nearest realized buffer.
 
     Each realized base gets `lazy.realize = N`, its position in tinygrad's
-    ordered `realizes` set. Errors: an assign whose target is not a
-    function argument, a copy of a non-contiguous or partial view.
+    ordered `realizes` set; marks from an earlier run are replaced. The
+    marks are a printout of the schedule analysis for tests and inspection:
+    no pass reads them (lazy-form-kernels decides the same plan itself).
+    Errors: an assign whose target is not a function argument, a copy of a
+    non-contiguous or partial view.
   }];
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
 def LazyGroup : Pass<"lazy-group", "::mlir::ModuleOp"> {
-  let summary = "Group realized buffers into kernels (tinygrad's grouping)";
+  let summary = "Print the kernel groups (tinygrad's grouping)";
   let description = [{
-    tinygrad 0.9.2's reduce grouping (scheduler spec §2.3-2.6), on bases
-    marked by `lazy-mark-realize`. For every unrealized reduce, in walk
-    order:
+    tinygrad 0.9.2's reduce grouping (scheduler spec §2.3-2.6), on the
+    realizes `lazy-mark-realize` prints (computed again here: no pass reads
+    marks). For every unrealized reduce, in walk order:
 
     1. collect the realized buffers reachable through elementwise children
        along contiguous, same-size paths; the reduce realizes itself when a
@@ -138,18 +141,23 @@ def LazyGroup : Pass<"lazy-group", "::mlir::ModuleOp"> {
     kernels. Buffers that share a reduce form one group (`multi-output`).
 
     Each group member gets `lazy.group = G` (groups numbered in tinygrad's
-    order) and `lazy.realize` is renumbered. Flags not given as options come
-    from the module's `lazy.flags`, else tinygrad's defaults.
+    order), each realized base `lazy.realize = N` (the final realizes set)
+    and, under fusion=aggressive, each row value `lazy.row_value`. Like
+    lazy-mark-realize's, these marks are a printout of the plan that
+    lazy-form-kernels, given the same flags, materializes. Flags not given
+    as options come from the module's `lazy.flags`, else tinygrad's
+    defaults.
   }];
   let options = Lazy_SchedulerFlagOptions;
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
 def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
-  let summary = "Outline each group into a lazy.kernel (tinygrad's ASTs)";
+  let summary = "Decide the groups and outline each into a lazy.kernel";
   let description = [{
-    tinygrad 0.9.2's `_lower_lazybuffer` (scheduler spec §2.7), for every
-    function grouped by `lazy-group`. Each group becomes one item of an
+    tinygrad 0.9.2's realize and group decisions (those `lazy-mark-realize`
+    and `lazy-group` print), then its `_lower_lazybuffer` (scheduler spec
+    §2.7), for every graph function. Each group becomes one item of an
     unordered `lazy.schedule` (in group order), and each kernel item a
     `lazy.kernel` symbol:
 
@@ -178,32 +186,26 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
     With the context's threads enabled, kernels are built on all cores and
     then inserted in item order: the output does not depend on threading.
 
-    With `decide`, the pass makes the realize and group decisions itself,
-    by the rules of `lazy-mark-realize` and `lazy-group` (under the flag
-    options below, over the module's `lazy.flags`), instead of reading
-    their marks; no mark is written. The result, errors included, is the
-    same as running the three passes in a row (every function is walked
-    before any is lowered). With `fold-views` as well, a function not in
-    LazyBuffer form is first folded by `lazy-fold-views`' rules, as if that
-    pass ran first (a function already folded is only checked, while its
-    graph is built). `lazy-schedule` runs it with both, so that it neither
-    writes nor verifies marks it would only read back, nor walks and
-    verifies again a graph that is already folded, as exported ones are. Without
-    `decide`, of the flag options only `use-copy-kernel` is read: the marks
-    hold the other decisions. Either way the decisions come from one
-    analysis (ScheduleAnalysis.h); this pass only materializes them.
+    The realize and group decisions are the schedule analysis's
+    (`planSchedule`, ScheduleAnalysis.h), made here under the flag options
+    below over the module's `lazy.flags`: the scheduler's one decider.
+    Every function is walked before any is lowered, so a walk error comes
+    first. Marks in the input (what lazy-mark-realize and lazy-group print)
+    are not read; the ops that carry them are replaced. With `fold-views`,
+    a function not in LazyBuffer form is first folded by `lazy-fold-views`'
+    rules, as if that pass ran first (a function already folded is only
+    checked, while its graph is built); `lazy-schedule` runs it so, which
+    spares an exported graph, already folded, a second walk and
+    verification.
 
     An output that belongs to no group (fuse-conv-bw merged it into the
-    reduce that reads it, or it was never marked) is an error: a schedule
+    reduce that reads it) is an error: a schedule
     never returns a buffer that nothing writes.
   }];
   let options = !listconcat([
-    Option<"decide", "decide", "bool", /*default=*/"false",
-           "make the realize and group decisions here instead of reading "
-           "the marks of lazy-mark-realize and lazy-group">,
     Option<"foldViewsFirst", "fold-views", "bool", /*default=*/"false",
-           "with decide: fold views first, as lazy-fold-views would, "
-           "where a function is not in LazyBuffer form">,
+           "fold views first, as lazy-fold-views would, where a function "
+           "is not in LazyBuffer form">,
     Option<"report", "report", "bool", /*default=*/"false",
            "emit a remark per function: its items, its distinct kernels, "
            "how many groups were lowered or launched an earlier group's "

@@ -1,10 +1,9 @@
-// Errors that lazy-form-kernels{decide=true} must report exactly as
-// lazy-mark-realize, lazy-group and lazy-form-kernels in a row do (run by
-// form-kernels-decide.mlir, with fuse-conv-bw on).
+// Errors of lazy-form-kernels' decisions, each at its op (run by
+// form-kernels-decisions.mlir, with fuse-conv-bw on).
 
 // fuse-conv-bw merges the inner reduce into the one that reads it, but the
 // inner one is also an output: no kernel would write it.
-// CHECK: decide-errors.mlir:[[# @LINE + 2]]:{{[0-9]+}}: error: 'lazy.reduce_sum' op is an output but belongs to no kernel: fuse-conv-bw merged it into the reduce that reads it
+// CHECK: form-kernels-decision-errors.mlir:[[# @LINE + 2]]:{{[0-9]+}}: error: 'lazy.reduce_sum' op is an output but belongs to no kernel: fuse-conv-bw merged it into the reduce that reads it
 func.func @merged_output(%x: tensor<4x4x4xf32>) -> (tensor<4x4x1xf32>, tensor<4x1xf32>) {
   %a = lazy.reduce_sum %x axes [2] : tensor<4x4x4xf32> -> tensor<4x4x1xf32>
   %v = lazy.view %a as <[(4, 4):(4, 1)]> : tensor<4x4x1xf32> -> tensor<4x4xf32>
@@ -18,7 +17,7 @@ func.func @merged_output(%x: tensor<4x4x4xf32>) -> (tensor<4x4x1xf32>, tensor<4x
 // value), the first one's lowering would fail. Every function is walked
 // before any is lowered, so only the walk error is reported.
 // CHECK-NOT: augmented assign
-// CHECK: decide-errors.mlir:[[# @LINE + 11]]:{{[0-9]+}}: error: 'lazy.assign' op assigns to a value that is not a realized buffer
+// CHECK: form-kernels-decision-errors.mlir:[[# @LINE + 11]]:{{[0-9]+}}: error: 'lazy.assign' op assigns to a value that is not a realized buffer
 // CHECK-NOT: augmented assign
 module {
   func.func @lowering_fails(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
@@ -41,7 +40,7 @@ module {
 // dim past the rank, which marks nothing (as tinygrad's ShapeTracker.reduce;
 // it was a write past the shape), and that reshape fails as tinygrad's does
 // ("size mismatched").
-// CHECK: decide-errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: 'lazy.reduce_sum' op cannot be lowered into a kernel (tinygrad fails here too): reshape must preserve the number of elements: (1,1,1) has 1, (6,1) has 6
+// CHECK: form-kernels-decision-errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: 'lazy.reduce_sum' op cannot be lowered into a kernel (tinygrad fails here too): reshape must preserve the number of elements: (1,1,1) has 1, (6,1) has 6
 module attributes {lazy.flags = {fuse_arange = true}} {
   func.func @reduce_past_rank(%a: tensor<1x3x2xsi32>) -> tensor<1xsi32> {
     %0 = lazy.const 1 : tensor<si32>
@@ -62,7 +61,7 @@ module attributes {lazy.flags = {fuse_arange = true}} {
 // fuse-conv-bw keeps in the kernel): pushing the view into the input gives
 // rank 3 + 1, where tinygrad's permute by the old axis 4 fails (found by
 // scripts/fuzz_compare.py).
-// CHECK: decide-errors.mlir:[[# @LINE + 5]]:{{[0-9]+}}: error: 'lazy.reduce_sum' op cannot be lowered into a kernel (tinygrad fails here too): its output is read through a view of rank 3; pushed into its input, that gives rank 4, which has no reduced axis 4 (invalid permutation)
+// CHECK: form-kernels-decision-errors.mlir:[[# @LINE + 5]]:{{[0-9]+}}: error: 'lazy.reduce_sum' op cannot be lowered into a kernel (tinygrad fails here too): its output is read through a view of rank 3; pushed into its input, that gives rank 4, which has no reduced axis 4 (invalid permutation)
 module attributes {lazy.flags = {fuse_conv_bw = true}} {
   func.func @view_below_reduce_rank() -> tensor<2x3xf32> {
     %0 = lazy.const 1.000000e+00 : tensor<f32>
