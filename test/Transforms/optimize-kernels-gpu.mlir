@@ -253,3 +253,18 @@ lazy.kernel @wide_window(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<12800
   %3 = lazy.reduce_sum %2 axes [3, 4] : tensor<64x8x8x2x100xf32> -> tensor<64x8x8x1x1xf32>
   lazy.store %3, %out0 as <[(64, 8, 8, 1, 1):(64, 8, 1, 0, 0)]> : tensor<64x8x8x1x1xf32>, !lazy.buffer<4096xf32>
 }
+
+// -----
+
+// Rule R: a row kernel (its max read back through an expand) runs a row
+// per block; target=gpu gives its row step scalar width (the GPU lowering
+// splits a row's elements across threads, not lanes).
+// CHECK-LABEL: lazy.kernel @row_max
+// CHECK-SAME: opts = [#lazy.opt<row, 0, 1>]
+lazy.kernel @row_max(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<8x64xf32> -> tensor<8x1xf32>
+  %2 = lazy.view %1 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
+  %3 = lazy.add %0, %2 : tensor<8x64xf32>
+  lazy.store %3, %out0 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}

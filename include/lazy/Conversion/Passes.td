@@ -54,11 +54,13 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        float sum over a symbolic axis reorders only where it is long at
        every value, and a call passes its launch's `lazy.var_vals`: one
        kernel serves every value;
-    7. a row kernel (stores reading computed values through views that
-       vary only along the row axes) runs its rows in the `scf.parallel`,
-       each computing its row values, then its elements. Where the row
-       has one inner axis that `row-vector-bytes` of lanes divide, its
-       elements are lane vectors along it, and so are its row values' reduces along
+    7. a store group of a row kernel (stores reading computed values
+       through views that vary only along the row axes) that its plan's
+       `row` step names (lazy-optimize-kernels' rule R) runs its rows in
+       the `scf.parallel`, each computing its row values, then its
+       elements; a group without one computes its row values at every
+       element. Where the row has one inner axis that the step's vector
+       bytes of lanes divide, its elements are lane vectors along it, and so are its row values' reduces along
        that axis (float sums long enough to reorder and maxes; four
        partial vectors, then across lanes; a max keeps the in-order rerun
        where it gives a NaN or a zero), unless they read a computed view
@@ -92,10 +94,6 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
            "a plan's unmasked vector stores into buffers of at least this "
            "many bytes are nontemporal, skipping the cache (0: none; "
            "lazy-to-cpu: 32 MiB, a last-level cache)">,
-    Option<"rowVectorBytes", "row-vector-bytes", "int64_t", "64",
-           "a row kernel's lane vectors (rule 7), in bytes: 0 (no lanes) or "
-           "a power of two (lazy-to-cpu: the host's vector registers, 64 "
-           "with AVX-512, 32 with AVX, 16 otherwise)">,
     Option<"poisonBuffers", "poison-buffers", "bool", "false",
            "fill every allocation with 0xFF bytes (a NaN in every float "
            "dtype, -1 in every integer one) when the program reaches it, so that an output no kernel "

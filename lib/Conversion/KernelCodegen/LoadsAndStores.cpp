@@ -68,23 +68,6 @@ FailureOr<Value> KernelEmitter::viewLeaf(OpBuilder &b, Operation *op,
   return result;
 }
 
-SmallVector<StoreGroup> mlir::lazy::groupStores(Block &body) {
-  SmallVector<StoreGroup> groups;
-  auto dimsOf = [](StoreOp store) {
-    return symbolicShapeOf(store.getValue().getType());
-  };
-  for (auto store : body.getOps<StoreOp>()) {
-    // A group's stores have one symbolic shape, which bounds its loops ((i)
-    // and (j) of one largest value are two groups); `shape` holds its dims
-    // at their largest values.
-    if (groups.empty() ||
-        !st::symEqual(dimsOf(groups.back().stores.front()), dimsOf(store)))
-      groups.push_back({SmallVector<int64_t>(store.getView().getShape()), {}});
-    groups.back().stores.push_back(store);
-  }
-  return groups;
-}
-
 LogicalResult KernelEmitter::emitStoreGroup(OpBuilder &b,
                                             ArrayRef<StoreOp> stores,
                                             ValueRange idx, Value extraGuard) {

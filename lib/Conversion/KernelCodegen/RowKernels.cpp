@@ -104,89 +104,6 @@ FailureOr<Value> KernelEmitter::computedView(OpBuilder &b, ViewOp view,
   return arith::SelectOp::create(b, loc, valid, *value, zero).getResult();
 }
 
-/// The ops the stores' values are computed by, each once, walking an op's
-/// operands where `descend(op)` (loads have none).
-static SmallVector<Operation *>
-opsReachedFrom(ArrayRef<StoreOp> stores,
-               function_ref<bool(Operation *)> descend) {
-  SmallVector<Operation *> reached;
-  llvm::SmallPtrSet<Operation *, 32> seen;
-  SmallVector<Value> stack;
-  for (StoreOp store : stores)
-    stack.push_back(store.getValue());
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val().getDefiningOp();
-    if (!op || !seen.insert(op).second)
-      continue;
-    reached.push_back(op);
-    if (isa<LoadOp>(op) || !descend(op))
-      continue;
-    for (Value operand : op->getOperands())
-      if (isa<RankedTensorType>(operand.getType()))
-        stack.push_back(operand);
-  }
-  return reached;
-}
-
-std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
-  if (stores.empty())
-    return std::nullopt;
-  StoreOp first = stores.front();
-  ArrayRef<int64_t> shape = first.getView().getShape();
-  if (llvm::any_of(stores, [](StoreOp s) { return s.getView().isSymbolic(); }))
-    return std::nullopt;
-  // The computed views the stores reach and the reduces on the way, not
-  // looking into what a computed view reads (that is computed at its own
-  // shape; its reduces hoist what they read, hoistInvariantViews).
-  SmallVector<ViewOp> views;
-  SmallVector<Operation *> reduces;
-  for (Operation *op : opsReachedFrom(
-           stores, [](Operation *op) { return !isComputedView(op); })) {
-    if (isComputedView(op))
-      views.push_back(cast<ViewOp>(op));
-    else if (isa<ReduceSumOp, ReduceMaxOp>(op))
-      reduces.push_back(op);
-  }
-  if (views.empty())
-    return std::nullopt;
-  RowSplit split;
-  split.rowAxis.assign(shape.size(), false);
-  for (ViewOp view : views) {
-    ArrayRef<int64_t> viewShape = view.getTracker().getShape();
-    if (viewShape.size() != shape.size() || view.getTracker().isSymbolic() ||
-        hasSymbolicShape(view.getSrc().getType()))
-      return std::nullopt;
-    st::ShapeTracker tracker = view.getTracker().getTracker();
-    std::vector<std::optional<int64_t>> strides =
-        tracker.realStrides(/*ignoreValid=*/false);
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (!strides[d] || *strides[d] != 0)
-        split.rowAxis[d] = true;
-  }
-  // A row axis has the store's extent in every view, and no reduce runs
-  // along it: then each view's value is one per row.
-  for (ViewOp view : views) {
-    ArrayRef<int64_t> viewShape = view.getTracker().getShape();
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (split.rowAxis[d] && viewShape[d] != shape[d])
-        return std::nullopt;
-  }
-  for (Operation *reduce : reduces) {
-    if (cast<RankedTensorType>(reduce->getOperand(0).getType()).getRank() !=
-        int64_t(shape.size()))
-      return std::nullopt;
-    for (int64_t axis : reduceAxes(reduce))
-      if (split.rowAxis[size_t(axis)])
-        return std::nullopt;
-  }
-  llvm::sort(views, [](ViewOp a, ViewOp b) {
-    return a->isBeforeInBlock(b.getOperation());
-  });
-  split.views = std::move(views);
-  split.elementReduces = !reduces.empty();
-  return split;
-}
-
 /// Whether a reduce over `axes` of `in` computes the computed `view` its
 /// input reads once before its loops (hoistInvariantViews): a view of the
 /// input's shape, integer, constant and unmasked along every reduced axis.
@@ -274,7 +191,7 @@ SmallVector<Value> mlir::lazy::rowCacheValues(ArrayRef<StoreOp> stores,
   // along the lane axis alone, over values of the stores' shape.
   SmallVector<Operation *> reduces;
   for (Operation *op :
-       opsReachedFrom(stores, [](Operation *) { return true; })) {
+       opsComputingStores(stores, [](Operation *) { return true; })) {
     if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
       auto in = cast<RankedTensorType>(op->getOperand(0).getType());
       std::optional<LaneAxis> inLanes = rowReduceLanes(op, laneBytes);

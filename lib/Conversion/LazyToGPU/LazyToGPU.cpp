@@ -433,9 +433,11 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
         "has a plan but reads through symbolic shapes (tinygrad Variables), "
         "which the GPU lowering runs without one (lazy-optimize-kernels "
         "target=gpu gives such kernels none)");
-  // A group plan is block mode with its block size (below).
+  // A group plan is block mode with its block size (below); a row plan
+  // names the store groups that run a row per block.
   int64_t groupThreads = planned ? planned->second.groupThreads : 0;
-  if (planned && !groupThreads) {
+  bool rowPlan = planned && planned->second.isRowPlan();
+  if (planned && !groupThreads && !rowPlan) {
     if (planned->second.tensorCores) {
       if (!tensorCores)
         return kernel.emitOpError(
@@ -454,7 +456,8 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   // Groups of consecutive stores of one shape, and each group's mode.
   struct Group : StoreGroup {
     bool blockMode = false;
-    /// Row mode: a row kernel's rows (RowSplit), one per block at a time;
+    /// Row mode (the plan's `row` step): a row kernel's rows (RowSplit),
+    /// one per block at a time;
     /// the row's reduces are block reductions, its elements split across
     /// the threads.
     std::optional<RowSplit> rows;
@@ -467,9 +470,10 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   // rows are sized when the kernel is lowered).
   bool symbolic = holdsVariables(kernel);
   SmallVector<Group, 2> groups;
-  for (StoreGroup &group : groupStores(body)) {
+  for (auto [i, group] : llvm::enumerate(groupStores(body))) {
     Group &g = groups.emplace_back();
-    g.rows = rowSplitOf(group.stores);
+    if (rowPlan && planned->second.rows[i])
+      g.rows = rowSplitOf(group.stores);
     static_cast<StoreGroup &>(g) = std::move(group);
     if (g.rows)
       for (auto [d, extent] : llvm::enumerate(g.shape))

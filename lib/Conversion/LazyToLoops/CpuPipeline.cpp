@@ -98,7 +98,6 @@ void mlir::lazy::addCpuPipeline(OpPassManager &pm,
   loops.parallelMinWork = kParallelMinWork;
   loops.staticBuffers = true;
   loops.nontemporalMinBytes = kNontemporalMinBytes;
-  loops.rowVectorBytes = ::lazy::hostVectorBits() / 8;
   loops.profileCalls = options.profileCalls;
   loops.poisonBuffers = options.poisonBuffers;
   loops.checkCalls = options.checkCalls;

@@ -213,10 +213,11 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
 /// row's input, well inside a 48 KiB first-level cache.
 constexpr int64_t kRowCacheMaxBytes = 16 << 10;
 
-/// A row kernel's store group (RowSplit): the row axes in a parallel nest
-/// (or loops), each row's computed views first, then the other axes in
-/// sequential loops inside (one inner axis in vectors of lanes where they
-/// divide it); axes of one element use the emitter's zero.
+/// A row kernel's store group (RowSplit), as its plan's `row` step says:
+/// the row axes in a parallel nest (or loops), each row's computed views
+/// first, then the other axes in sequential loops inside (one inner axis
+/// in vectors of `rowVectorBytes`, 0 for none, where they divide it); axes
+/// of one element use the emitter's zero.
 LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
                         const RowSplit &split, bool parallel,
                         int64_t rowVectorBytes) {
@@ -422,8 +423,8 @@ LogicalResult lowerElementwise(OpBuilder &b, KernelEmitter &emitter,
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
                           ArrayRef<::lazy::st::sym::NodeP> variables,
-                          int64_t parallelMinWork, int64_t nontemporalMinBytes,
-                          int64_t rowVectorBytes) {
+                          int64_t parallelMinWork,
+                          int64_t nontemporalMinBytes) {
   bool parallel = workOf(kernel) >= parallelMinWork;
   Block &body = kernel.getBody().front();
   Block *entry = func.addEntryBlock();
@@ -467,19 +468,26 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   // output's first element is cache-line aligned, with cached stores
   // otherwise (a nontemporal store LLVM cannot prove aligned becomes
   // 8-byte pieces, slower than a cached one).
-  // Each group's row split, found once (a versioned kernel lowers twice).
-  SmallVector<std::optional<RowSplit>> splits;
-  if (!planned)
-    for (StoreGroup &group : groups)
-      splits.push_back(rowSplitOf(group.stores));
+  // A row plan names the groups that run row by row (and their vectors'
+  // bytes); each group's split is found once (a versioned kernel lowers
+  // twice).
+  bool rowPlan = planned && planned->second.isRowPlan();
+  SmallVector<std::optional<RowSplit>> splits(groups.size());
+  SmallVector<int64_t> rowBytes(groups.size(), 0);
+  if (rowPlan)
+    for (auto [i, group] : llvm::enumerate(groups))
+      if (int64_t bytes = planned->second.rows[i]) {
+        splits[i] = rowSplitOf(group.stores);
+        rowBytes[i] = bytes > 1 ? bytes : 0;
+      }
   auto lowerGroups = [&](OpBuilder &gb, KernelEmitter &e) -> LogicalResult {
-    if (planned)
+    if (planned && !rowPlan)
       return lowerPlanned(gb, e, groups.front(), planned->first,
                           planned->second, parallel);
-    for (auto [group, split] : llvm::zip(groups, splits)) {
-      if (failed(split
-                     ? lowerRows(gb, e, group, *split, parallel, rowVectorBytes)
-                     : lowerElementwise(gb, e, group, parallel)))
+    for (auto [i, group] : llvm::enumerate(groups)) {
+      if (failed(splits[i] ? lowerRows(gb, e, group, *splits[i], parallel,
+                                       rowBytes[i])
+                           : lowerElementwise(gb, e, group, parallel)))
         return failure();
     }
     return success();
@@ -685,12 +693,6 @@ struct ConvertLazyToLoops final
   using WithOptionHints::WithOptionHints;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (rowVectorBytes < 0 || (rowVectorBytes & (rowVectorBytes - 1))) {
-      module.emitError() << "convert-lazy-to-loops: row-vector-bytes must "
-                            "be 0 or a power of two, not "
-                         << int64_t(rowVectorBytes);
-      return signalPassFailure();
-    }
     if (failed(verifyLaunchValues(module)))
       return signalPassFailure();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
@@ -711,7 +713,7 @@ struct ConvertLazyToLoops final
         func->setAttr(LazyDialect::kKernelVariablesAttrName,
                       kernelVariablesAttr(b, variables));
       if (failed(lowerKernel(kernel, func, variables, parallelMinWork,
-                             nontemporalMinBytes, rowVectorBytes))) {
+                             nontemporalMinBytes))) {
         func.erase();
         return signalPassFailure();
       }

@@ -329,7 +329,7 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 // SMALL: scf.for %{{.+}} = %[[TID]] to %c8 step %block_dim_x
 // SMALL: arith.divf %{{.+}}, %[[SUM]]
 // SMALL: memref.store
-lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {opts = [#lazy.opt<row, 0, 1>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
   %m = lazy.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
   %mv = lazy.view %m as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>

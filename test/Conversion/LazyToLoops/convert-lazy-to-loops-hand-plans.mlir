@@ -1,7 +1,8 @@
 // RUN: lazy-opt %s --split-input-file --verify-diagnostics --convert-lazy-to-loops | FileCheck %s
 // The plan is the whole decision: one kernel (out = in + in over 8 x 64)
-// lowered under two hand-written plans. The lowering reads the plan and
-// decides nothing: lanes only where the plan has a `lanes` step.
+// lowered under two hand-written plans, and a row kernel under three. The
+// lowering reads the plan and decides nothing: lanes only where the plan
+// has a `lanes` step, rows only where it has a `row` step.
 
 // Plan A: axis 1 eight elements per trip, as one vector of 8 lanes.
 // CHECK-LABEL: func.func @double_lanes(
@@ -58,4 +59,64 @@ lazy.kernel @rowsum(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<32768xf32>) a
   %0 = lazy.load %in0 as <[(8, 4096):(4096, 1)]> : !lazy.buffer<32768xf32> -> tensor<8x4096xf32>
   %1 = lazy.reduce_sum %0 axes [1] : tensor<8x4096xf32> -> tensor<8x1xf32>
   lazy.store %1, %out0 as <[(8, 1):(1, 0)]> : tensor<8x1xf32>, !lazy.buffer<8xf32>
+}
+
+// -----
+
+// A row kernel (x + max(x) along each row of 64) under three hand-written
+// plans. Row plan, 32-byte vectors: each row computes its max once, in
+// four partial vectors of 8 lanes, then its elements in vectors.
+// CHECK-LABEL: func.func @add_max_rows_vectors(
+// CHECK: scf.parallel
+// CHECK: scf.for {{.+}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: vector.reduction <maximumf>
+// CHECK: scf.for
+// CHECK: arith.addf %{{.+}}, %{{.+}} : vector<8xf32>
+// CHECK: return
+lazy.kernel @add_max_rows_vectors(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<row, 0, 32>]} {
+  %0 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<8x64xf32> -> tensor<8x1xf32>
+  %2 = lazy.view %1 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
+  %3 = lazy.add %0, %2 : tensor<8x64xf32>
+  lazy.store %3, %out0 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// Row plan, scalars (1 byte): the max once per row, element by element.
+// CHECK-LABEL: func.func @add_max_rows_scalar(
+// CHECK: scf.parallel
+// CHECK-NOT: scf.for
+// CHECK: scf.for {{.+}} -> (f32) {
+// CHECK: scf.for
+// CHECK: arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK-NOT: vector.
+// CHECK: return
+lazy.kernel @add_max_rows_scalar(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<row, 0, 1>]} {
+  %0 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<8x64xf32> -> tensor<8x1xf32>
+  %2 = lazy.view %1 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
+  %3 = lazy.add %0, %2 : tensor<8x64xf32>
+  lazy.store %3, %out0 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// No row step (an empty plan): every element computes the max of its row
+// again, the max's loop inside the element's.
+// CHECK-LABEL: func.func @add_max_no_rows(
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK-NOT: -> (f32)
+// CHECK: memref.load
+// CHECK: scf.for {{.+}} -> (f32) {
+// CHECK: arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK-NOT: vector.
+// CHECK: return
+lazy.kernel @add_max_no_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = []} {
+  %0 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<8x64xf32> -> tensor<8x1xf32>
+  %2 = lazy.view %1 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
+  %3 = lazy.add %0, %2 : tensor<8x64xf32>
+  lazy.store %3, %out0 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
 }

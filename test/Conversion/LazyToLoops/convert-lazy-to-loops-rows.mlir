@@ -1,10 +1,16 @@
 // RUN: lazy-opt %s --convert-lazy-to-loops --split-input-file | FileCheck %s
 // RUN: lazy-opt %s --convert-lazy-to-loops=nontemporal-min-bytes=256 --split-input-file | FileCheck %s --check-prefix=NT
-// RUN: lazy-opt %s --convert-lazy-to-loops=row-vector-bytes=32 --split-input-file | FileCheck %s --check-prefix=AVX2
-// RUN: not lazy-opt %s --convert-lazy-to-loops=row-vector-bytes=12 --split-input-file 2>&1 | FileCheck %s --check-prefix=BADBYTES
-// BADBYTES: error: convert-lazy-to-loops: row-vector-bytes must be 0 or a power of two, not 12
+// RUN: sed 's/#lazy.opt<row, 0, 64>/#lazy.opt<row, 0, 32>/' %s | lazy-opt --convert-lazy-to-loops --split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: sed 's/opts = \[#lazy.opt<row, 0, 64>\], //' %s | lazy-opt --split-input-file "--lazy-optimize-kernels=target=generic vector-bits=512" | FileCheck %s --check-prefix=PLAN
+// PLAN: lazy.kernel @softmax_rows({{.*}}opts = [#lazy.opt<row, 0, 64>]
+// PLAN: lazy.kernel @one_reduce_rows({{.*}}opts = [#lazy.opt<row, 0, 64>]
+// PLAN: lazy.kernel @short_rows({{.*}}opts = [#lazy.opt<row, 0, 64>]
+// PLAN: lazy.kernel @wide_rows({{.*}}opts = [#lazy.opt<row, 0, 64>]
+// PLAN: lazy.kernel @other_shape_row_value({{.*}}opts = [#lazy.opt<row, 0, 64>]
+// PLAN: lazy.kernel @masked_row_value({{.*}}opts = [#lazy.opt<row, 0, 64>]
 // Row kernels in lanes (convert-lazy-to-loops' rule 7): a row of one
-// inner axis that row-vector-bytes (default 64) of lanes divide runs its row values' reduces
+// inner axis that its plan's row step's vector bytes (64: what
+// lazy-optimize-kernels gives 512-bit vectors, PLAN) of lanes divide runs its row values' reduces
 // along that axis as vectors too, prefetches the next row in its second
 // pass, and keeps a dear value more than one pass computes in a scratch
 // row.
@@ -60,8 +66,8 @@
 // NT: } else {
 // NT-NOT: nontemporal
 // NT: vector.store %{{.+}}, %arg0[%{{.+}}] : memref<512xf32
-// row-vector-bytes=32 (lazy-to-cpu on an AVX2 host): lanes of 8 f32 in
-// every pass.
+// Row vectors of 32 bytes (lazy-to-cpu on an AVX2 host): lanes of 8 f32
+// in every pass.
 // AVX2-LABEL: func.func @softmax_rows(
 // AVX2: memref.alloca() {alignment = 64 : i64} : memref<128xf32>
 // AVX2: scf.for {{.+}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
@@ -69,7 +75,7 @@
 // AVX2: vector.reduction <maximumf>, %{{.+}} : vector<8xf32> into f32
 // AVX2: scf.for %{{.+}} step %c8
 // AVX2: vector.store %{{.+}} : memref<512xf32, {{.+}}>, vector<8xf32>
-lazy.kernel @softmax_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @softmax_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {opts = [#lazy.opt<row, 0, 64>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 128):(128, 1)]> : !lazy.buffer<512xf32> -> tensor<4x128xf32>
   %m = lazy.reduce_max %x axes [1] : tensor<4x128xf32> -> tensor<4x1xf32>
   %mv = lazy.view %m as <[(4, 128):(1, 0)]> : tensor<4x1xf32> -> tensor<4x128xf32>
@@ -98,7 +104,7 @@ lazy.kernel @softmax_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf
 // CHECK: arith.select %[[NEXT]], %c128{{.*}}, %c0{{.*}} : index
 // CHECK: memref.prefetch %arg1
 // CHECK: vector.store
-lazy.kernel @one_reduce_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @one_reduce_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {opts = [#lazy.opt<row, 0, 64>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 128):(128, 1)]> : !lazy.buffer<512xf32> -> tensor<4x128xf32>
   %s = lazy.reduce_sum %x axes [1] : tensor<4x128xf32> -> tensor<4x1xf32>
   %sv = lazy.view %s as <[(4, 128):(1, 0)]> : tensor<4x1xf32> -> tensor<4x128xf32>
@@ -124,7 +130,7 @@ lazy.kernel @one_reduce_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<51
 // CHECK: arith.addf %{{.+}} : f32
 // CHECK: scf.for %{{.+}} step %c16
 // CHECK: math.exp2 %{{.+}} : vector<16xf32>
-lazy.kernel @short_rows(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<128xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @short_rows(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<128xf32>) attributes {opts = [#lazy.opt<row, 0, 64>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 32):(32, 1)]> : !lazy.buffer<128xf32> -> tensor<4x32xf32>
   %m = lazy.reduce_max %x axes [1] : tensor<4x32xf32> -> tensor<4x1xf32>
   %mv = lazy.view %m as <[(4, 32):(1, 0)]> : tensor<4x1xf32> -> tensor<4x32xf32>
@@ -150,7 +156,7 @@ lazy.kernel @short_rows(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<128xf32
 // CHECK: vector.reduction <add>
 // CHECK: scf.for %{{.+}} step %c16
 // CHECK: math.exp2 %{{.+}} : vector<16xf32>
-lazy.kernel @wide_rows(%out0: !lazy.buffer<16384xf32>, %in0: !lazy.buffer<16384xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @wide_rows(%out0: !lazy.buffer<16384xf32>, %in0: !lazy.buffer<16384xf32>) attributes {opts = [#lazy.opt<row, 0, 64>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(2, 8192):(8192, 1)]> : !lazy.buffer<16384xf32> -> tensor<2x8192xf32>
   %e = lazy.exp2 %x : tensor<2x8192xf32>
   %s = lazy.reduce_sum %e axes [1] : tensor<2x8192xf32> -> tensor<2x1xf32>
@@ -167,7 +173,7 @@ lazy.kernel @wide_rows(%out0: !lazy.buffer<16384xf32>, %in0: !lazy.buffer<16384x
 // CHECK-LABEL: func.func @other_shape_row_value(
 // CHECK-NOT: memref.prefetch %arg2
 // CHECK: return
-lazy.kernel @other_shape_row_value(%out0: !lazy.buffer<1024xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @other_shape_row_value(%out0: !lazy.buffer<1024xf32>, %in0: !lazy.buffer<1024xf32>, %in1: !lazy.buffer<1024xf32>) attributes {opts = [#lazy.opt<row, 0, 64>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(2, 2, 2, 128):(512, 256, 128, 1)]> : !lazy.buffer<1024xf32> -> tensor<2x2x2x128xf32>
   %m = lazy.reduce_max %x axes [3] : tensor<2x2x2x128xf32> -> tensor<2x2x2x1xf32>
   %mv = lazy.view %m as <[(2, 2, 2, 128):(4, 2, 1, 0)]> : tensor<2x2x2x1xf32> -> tensor<2x2x2x128xf32>
@@ -190,7 +196,7 @@ lazy.kernel @other_shape_row_value(%out0: !lazy.buffer<1024xf32>, %in0: !lazy.bu
 // CHECK: scf.for {{.+}} -> (f32) {
 // CHECK-NOT: vector.reduction
 // CHECK: scf.for %{{.+}} step %c16
-lazy.kernel @masked_row_value(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @masked_row_value(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {opts = [#lazy.opt<row, 0, 64>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 128):(128, 1)]> : !lazy.buffer<512xf32> -> tensor<4x128xf32>
   %a = lazy.reduce_sum %x axes [1] : tensor<4x128xf32> -> tensor<4x1xf32>
   %av = lazy.view %a as <[(4, 128):(1, 0) mask [(0, 4), (0, 112)]]> : tensor<4x1xf32> -> tensor<4x128xf32>

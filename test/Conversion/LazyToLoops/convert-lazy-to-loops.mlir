@@ -574,7 +574,7 @@ lazy.kernel @one_row(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>) attr
 // CHECK: arith.divf %{{.+}}, %[[SUM]]
 // CHECK: memref.store
 // CHECK: scf.reduce
-lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {opts = [#lazy.opt<row, 0, 64>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
   %m = lazy.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
   %mv = lazy.view %m as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
@@ -605,7 +605,7 @@ lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>
 // CHECK: vector.store %{{.+}}, %arg0[%{{.+}}] : memref<64xf32, {{.+}}>, vector<16xf32>
 // CHECK-NOT: memref.store
 // CHECK: scf.reduce
-lazy.kernel @row_softmax_lanes(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @row_softmax_lanes(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {opts = [#lazy.opt<row, 0, 64>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 16):(16, 1)]> : !lazy.buffer<64xf32> -> tensor<4x16xf32>
   %m = lazy.reduce_max %x axes [1] : tensor<4x16xf32> -> tensor<4x1xf32>
   %mv = lazy.view %m as <[(4, 16):(1, 0)]> : tensor<4x1xf32> -> tensor<4x16xf32>
@@ -632,7 +632,7 @@ lazy.kernel @row_softmax_lanes(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<6
 // CHECK-NOT: scf.for
 // CHECK: arith.negf %[[MEAN]]
 // CHECK: memref.store
-lazy.kernel @hoisted_mean(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @hoisted_mean(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<32xf32>) attributes {opts = [#lazy.opt<row, 0, 1>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
   %s = lazy.reduce_sum %x axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
   %c = lazy.const 0.125 : tensor<f32>

@@ -91,7 +91,7 @@ lazy.kernel @too_many(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>,
 // -----
 
 // expected-error @+1 {{'lazy.kernel' op has a plan but no iteration space: its stores have different shapes}}
-lazy.kernel @two_shapes(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<2xf32>, %in0: !lazy.buffer<4xf32>) attributes {num_outputs = 2 : i64, opts = []} {
+lazy.kernel @two_shapes(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<2xf32>, %in0: !lazy.buffer<4xf32>) attributes {num_outputs = 2 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
   %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
   lazy.store %0, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
   %1 = lazy.load %in0 as <[(2):(1)]> : !lazy.buffer<4xf32> -> tensor<2xf32>
@@ -101,7 +101,7 @@ lazy.kernel @two_shapes(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<2xf32>, 
 // -----
 
 // expected-error @+1 {{has a plan but no iteration space: its reduces read different shapes or axes}}
-lazy.kernel @two_reduces(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>) attributes {num_outputs = 1 : i64, opts = []} {
+lazy.kernel @two_reduces(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<16xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
   %0 = lazy.load %in0 as <[(4, 4):(4, 1)]> : !lazy.buffer<16xf32> -> tensor<4x4xf32>
   %1 = lazy.reduce_sum %0 axes [1] : tensor<4x4xf32> -> tensor<4x1xf32>
   %2 = lazy.load %in0 as <[(4, 2):(4, 1)]> : !lazy.buffer<16xf32> -> tensor<4x2xf32>
@@ -119,8 +119,82 @@ lazy.kernel @unknown_kind(%out0: !lazy.buffer<4xf32>) attributes {num_outputs = 
 
 // -----
 
-// A row kernel (it reads a value it computes through a view) takes no plan.
+// A row kernel (it reads a value it computes through a view) has no
+// iteration space: it takes only row steps.
 // expected-error @+1 {{'lazy.kernel' op has a plan but no iteration space: it reads a computed value through a view}}
+lazy.kernel @row_kernel_tiled(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %2 = lazy.view %1 as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %3 = lazy.add %0, %2 : tensor<4x8xf32>
+  lazy.store %3, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 1 is not a row step; a row plan holds only row steps}}
+lazy.kernel @row_and_upcast(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<row, 0, 32>, #lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %2 = lazy.view %1 as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %3 = lazy.add %0, %2 : tensor<4x8xf32>
+  lazy.store %3, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// expected-error @+1 {{step 0 (row) names store group 1; the kernel has 1}}
+lazy.kernel @row_group_out_of_range(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<row, 1, 32>]} {
+  %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %2 = lazy.view %1 as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %3 = lazy.add %0, %2 : tensor<4x8xf32>
+  lazy.store %3, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// expected-error @+1 {{step 1 (row) names store group 0 again}}
+lazy.kernel @row_twice(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<row, 0, 32>, #lazy.opt<row, 0, 16>]} {
+  %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %2 = lazy.view %1 as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %3 = lazy.add %0, %2 : tensor<4x8xf32>
+  lazy.store %3, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// expected-error @+1 {{step 0 (row) has vectors of 12 bytes; 1 (scalar) or a power of two}}
+lazy.kernel @row_odd_bytes(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<row, 0, 12>]} {
+  %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %2 = lazy.view %1 as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %3 = lazy.add %0, %2 : tensor<4x8xf32>
+  lazy.store %3, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// A group that reads no computed view does not split into rows.
+// expected-error @+1 {{step 0 (row): store group 0 does not split into rows (it reads no computed view, or one that varies along a reduced or symbolic axis)}}
+lazy.kernel @row_without_row_values(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<row, 0, 1>]} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+  lazy.store %0, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// One row value for the whole tensor: no row axis, two inner axes, so no
+// vectors (1 byte, scalar, is the only width).
+// expected-error @+1 {{step 0 (row): vectors run along a row's one inner axis; store group 0 has 2}}
+lazy.kernel @row_vectors_two_inner_axes(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<row, 0, 32>]} {
+  %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %1 = lazy.reduce_sum %0 axes [0, 1] : tensor<4x8xf32> -> tensor<1x1xf32>
+  %2 = lazy.view %1 as <[(4, 8):(0, 0)]> : tensor<1x1xf32> -> tensor<4x8xf32>
+  %3 = lazy.add %0, %2 : tensor<4x8xf32>
+  lazy.store %3, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
 lazy.kernel @row_kernel(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64, opts = []} {
   %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
   %1 = lazy.reduce_max %0 axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>

@@ -40,17 +40,6 @@
 
 namespace mlir::lazy {
 
-/// Consecutive stores of one shape, which one loop computes together (a
-/// multi-output kernel reads its inputs once per element, as tinygrad's one
-/// loop does).
-struct StoreGroup {
-  SmallVector<int64_t> shape;
-  SmallVector<StoreOp> stores;
-};
-
-/// The kernel body's stores in groups, in order.
-SmallVector<StoreGroup> groupStores(Block &body);
-
 /// Loads, const views and reduces: the values not computed from operands
 /// at the same index.
 bool isEvaluationLeaf(Operation *op);

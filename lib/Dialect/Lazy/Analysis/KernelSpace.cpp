@@ -2,6 +2,7 @@
 
 #include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
 #include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
+#include "lazy/Dialect/Lazy/Analysis/RowSplit.h"
 #include "lazy/Dialect/Lazy/Analysis/TensorCores.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
@@ -112,8 +113,12 @@ int64_t OptPlan::threadsPerBlock() const {
   return ShapedType::getNumElements(local);
 }
 
+bool OptPlan::isRowPlan() const {
+  return llvm::any_of(rows, [](int64_t bytes) { return bytes != 0; });
+}
+
 bool OptPlan::empty() const {
-  return !tensorCores && !hasLocals() && !groupThreads &&
+  return !isRowPlan() && !tensorCores && !hasLocals() && !groupThreads &&
          llvm::all_of(upcast, [](int64_t u) { return u == 1; }) &&
          llvm::all_of(unroll, [](int64_t u) { return u == 1; }) &&
          llvm::all_of(tile, [](int64_t t) { return t == 0; });
@@ -303,6 +308,11 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
     }
     int64_t axis = opt.getAxis(), amount = opt.getAmount();
     StringRef kind = stringifyOptKind(opt.getKind());
+    if (opt.getKind() == OptKind::row) {
+      os << "step " << i << " (row) is for a row kernel, which has no "
+         << "iteration space; this kernel has one";
+      return failure();
+    }
     if (axis < 0 || axis >= int64_t(rank)) {
       os << "step " << i << " (" << kind << ") names axis " << axis
          << ", outside the kernel's " << rank << " axes";
@@ -365,6 +375,8 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       plan.laneAxis = size_t(axis);
       plan.laneWidth = amount;
       break;
+    case OptKind::row:
+      llvm_unreachable("row steps were refused above");
     case OptKind::group: {
       if (opts.size() != 1) {
         os << "step " << i << " (group) is a whole plan: it takes no other "
@@ -447,6 +459,21 @@ FailureOr<std::pair<KernelSpace, OptPlan>>
 mlir::lazy::readKernelPlan(KernelOp kernel, ArrayRef<Attribute> opts,
                            std::string &message) {
   std::string why;
+  if (opts.empty())
+    return std::make_pair(KernelSpace(), OptPlan());
+  if (llvm::any_of(opts, [](Attribute step) {
+        auto opt = dyn_cast<OptAttr>(step);
+        return opt && opt.getKind() == OptKind::row;
+      })) {
+    FailureOr<SmallVector<int64_t>> rows = readRowPlan(kernel, opts, why);
+    if (failed(rows)) {
+      message = "has an invalid plan: " + why;
+      return failure();
+    }
+    OptPlan plan;
+    plan.rows = std::move(*rows);
+    return std::make_pair(KernelSpace(), std::move(plan));
+  }
   FailureOr<KernelSpace> space = kernelSpace(kernel, why);
   if (failed(space)) {
     message = "has a plan but no iteration space: " + why;

@@ -52,6 +52,10 @@
 // Every register-tile plan, chosen or forced, then gets the `lanes` step
 // its target's lowering runs (PlanLanes.h): the plan is the whole
 // decision, which the lowerings only read.
+// Rule R: a kernel without an iteration space whose store groups read row
+// values (RowSplit.h) gets a `row` step per group that splits into rows,
+// with vectors of the target's width (target=gpu: 1, scalar) where the
+// group's rows have one inner axis; the lowerings run rows only so.
 // A kernel over Variables (symbolic shapes) gets the CPU rules on its
 // integer axes only (no rule takes a symbolic axis, rule 5 none at all),
 // reading its views' strides at the Variables' largest values; target=gpu
@@ -62,6 +66,7 @@
 #include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
 #include "lazy/Dialect/Lazy/Analysis/PlanLanes.h"
 #include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
+#include "lazy/Dialect/Lazy/Analysis/RowSplit.h"
 #include "lazy/Dialect/Lazy/Analysis/TensorCores.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
@@ -680,7 +685,7 @@ LogicalResult parseForced(MLIRContext *ctx, StringRef text, std::string &name,
       parts[2].getAsInteger(10, axis) || parts[3].getAsInteger(10, amount)) {
     why = "'" + text.str() +
           "' is not KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (kinds: upcast, "
-          "unroll, tile, tc)";
+          "unroll, tile, tc, local, group, lanes, row)";
     return failure();
   }
   name = parts[0].str();
@@ -757,18 +762,17 @@ struct LazyOptimizeKernels final
         used.insert(kernel.getSymName());
         if (it->second.empty()) {
           // An empty plan, which a later run of this pass (lazy-to-cpu's)
-          // keeps: without the attribute it would plan the kernel again. A
-          // kernel with no iteration space (a row kernel) can hold no plan,
-          // not even an empty one, and no run plans it.
-          std::string why;
-          if (succeeded(kernelSpace(kernel, why)))
-            kernel.setOptsAttr(ArrayAttr::get(ctx, {}));
-          else
-            kernel.removeOptsAttr();
+          // keeps: without the attribute it would plan the kernel again.
+          kernel.setOptsAttr(ArrayAttr::get(ctx, {}));
         } else {
           std::string why;
-          FailureOr<KernelSpace> space = kernelSpace(kernel, why);
-          if (failed(space) || failed(readPlan(it->second, *space, why))) {
+          bool rowPlan = llvm::any_of(it->second, [](Attribute step) {
+            return cast<OptAttr>(step).getKind() == OptKind::row;
+          });
+          FailureOr<KernelSpace> space = failure();
+          if (rowPlan ? failed(readRowPlan(kernel, it->second, why))
+                      : failed(space = kernelSpace(kernel, why)) ||
+                            failed(readPlan(it->second, *space, why))) {
             kernel.emitError() << "lazy-optimize-kernels: the forced plan "
                                   "does not fit this kernel: "
                                << why;
@@ -780,9 +784,10 @@ struct LazyOptimizeKernels final
                                   "target=gpu runs";
             return signalPassFailure();
           }
-          kernel.setOptsAttr(
-              ArrayAttr::get(ctx, withLaneStep(kernel, *space, it->second,
-                                               laneTargetOf(kernel, desc))));
+          kernel.setOptsAttr(ArrayAttr::get(
+              ctx, rowPlan ? SmallVector<Attribute>(it->second)
+                           : withLaneStep(kernel, *space, it->second,
+                                          laneTargetOf(kernel, desc))));
         }
         ++numPlanned;
         continue;
@@ -791,8 +796,17 @@ struct LazyOptimizeKernels final
         continue;
       std::string why;
       FailureOr<KernelSpace> space = kernelSpace(kernel, why);
-      if (failed(space))
+      if (failed(space)) {
+        // Rule R: a kernel without a space that reads row values runs
+        // them row by row.
+        SmallVector<Attribute> rows =
+            chooseRowSteps(kernel, desc.gpu ? 1 : int64_t(desc.vectorBits / 8));
+        if (rows.empty())
+          continue;
+        kernel.setOptsAttr(ArrayAttr::get(ctx, rows));
+        ++numPlanned;
         continue;
+      }
       SmallVector<Attribute> plan = choosePlan(kernel, *space, desc);
       if (plan.empty())
         continue;

@@ -64,6 +64,12 @@ struct OptPlan {
   /// and how many positions each vector holds; none: scalar elements.
   std::optional<size_t> laneAxis;
   int64_t laneWidth = 1;
+  /// A row plan (`row` steps, RowSplit.h; no space, no other step): per
+  /// store group, 0 where it runs elementwise, else its vectors' bytes.
+  SmallVector<int64_t> rows;
+
+  /// A plan of `row` steps.
+  bool isRowPlan() const;
 
   /// A shared-memory plan: it has `local` steps.
   bool hasLocals() const;
@@ -110,7 +116,10 @@ constexpr int64_t kMaxElementsPerTrip = 512;
 
 /// `kernel`'s space and its plan `opts` read against it; on failure
 /// `message` completes "'lazy.kernel' op ..." (no space, or the step that
-/// does not read). The kernel verifier's check and the lowerings' reader.
+/// does not read). A plan of `row` steps is read by readRowPlan instead
+/// (the space is then empty: a row kernel has none), and so is an empty
+/// plan (`[]`, which keeps lazy-optimize-kernels from planning the
+/// kernel). The kernel verifier's check and the lowerings' reader.
 FailureOr<std::pair<KernelSpace, OptPlan>>
 readKernelPlan(KernelOp kernel, ArrayRef<Attribute> opts, std::string &message);
 

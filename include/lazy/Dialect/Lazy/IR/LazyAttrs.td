@@ -142,7 +142,8 @@ def Lazy_OptKind : I32EnumAttr<"OptKind", "a kernel transformation", [
     I32EnumAttrCase<"tc", 3>,
     I32EnumAttrCase<"local", 4>,
     I32EnumAttrCase<"group", 5>,
-    I32EnumAttrCase<"lanes", 6>]> {
+    I32EnumAttrCase<"lanes", 6>,
+    I32EnumAttrCase<"row", 7>]> {
   let cppNamespace = "::mlir::lazy";
   let genSpecializedAttr = 0;
 }
@@ -191,6 +192,17 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
       operand is upcast. A block has 32 to 1024 threads; the CPU lowering
       refuses a plan with locals (an error at the kernel). With `tc`,
       locals count warps.
+    - `row`: here `axis` numbers a store group (consecutive stores of one
+      shape, in body order) of a kernel without an iteration space, one
+      that reads computed values through views (RowSplit.h: a softmax's
+      max and sum read back through an expand). The group runs row by row:
+      each row computes those values once, then its elements. `amount` is
+      the bytes of the vectors the row values' reduces and the elements
+      take along the row's one inner axis where their type and extent
+      allow (RowKernels.cpp), 1 for scalars; the GPU lowering runs a row
+      per block and ignores it. A group without a row step computes what
+      it reads at every element. A row plan holds only row steps, each
+      group at most once, and only groups that split into rows.
     - `group`: the kernel's reduce split across `amount` threads of one
       GPU block (tinygrad's GROUP): a block computes one output at a time,
       each thread accumulating every amount-th of the reduced elements,
@@ -202,6 +214,8 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
     lazy.kernel @mm(...) attributes {num_outputs = 1 : i64,
         opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>,
                 #lazy.opt<tile, 1, 128>, #lazy.opt<lanes, 1, 16>]} { ... }
+    lazy.kernel @softmax(...) attributes {num_outputs = 1 : i64,
+        opts = [#lazy.opt<row, 0, 32>]} { ... }
     lazy.kernel @mm_gpu(...) attributes {num_outputs = 1 : i64,
         opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>,
                 #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>,

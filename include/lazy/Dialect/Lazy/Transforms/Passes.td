@@ -427,6 +427,16 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     lowerings read it and decide nothing; a plan written by hand without
     one computes scalar elements.
 
+    Rule R: a kernel without an iteration space that reads computed values
+    through views (a row kernel, RowSplit.h: a softmax fused whole) gets a
+    `row` step for each store group that splits into rows, with vectors
+    of the target's width (`vector-bits`; 1 byte, scalar, with
+    `target=gpu`) where the group's rows have one inner axis. Each row
+    then computes its row values once; a group without a row step (or a
+    kernel lowered without this pass) computes them at every element.
+    `force=k0:row:0:32` forces one; `k0:none` keeps a row kernel
+    unplanned.
+
     A kernel over tinygrad Variables (symbolic shapes) is planned on its
     integer axes only: no rule and no forced step takes a symbolic axis
     (plans divide integer extents), rule 5 none at all, and its views'
