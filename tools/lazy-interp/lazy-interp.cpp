@@ -20,6 +20,7 @@
 #include "lazy/Interpreter/Arguments.h"
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Interpreter/Npy.h"
+#include "lazy/Tools/GraphInputOptions.h"
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/ParseInput.h"
 #include "lazy/Tools/StandardOutput.h"
@@ -43,18 +44,15 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory toolOptions("lazy-interp options");
 
-static cl::opt<std::string> inputFile(cl::cat(toolOptions), cl::Positional,
-                                      cl::desc("<graph.mlir>"), cl::init("-"));
-static cl::opt<std::string> entry(cl::cat(toolOptions), "entry",
-                                  cl::desc("function to run (default: the "
-                                           "only or first function)"));
-static cl::list<std::string> inputs(cl::cat(toolOptions), "input",
-                                    cl::desc("argument input, I=PATH.npy"));
-static cl::opt<unsigned> seed(cl::cat(toolOptions), "seed",
-                              cl::desc("seed for generated inputs"),
-                              cl::init(0));
-static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir",
-                                      cl::desc("where out<i>.npy are written"));
+/// The file, function, inputs and output directory (GraphInputOptions.h).
+static struct {
+  std::string inputFile = "-", entry;
+  std::vector<std::string> inputs;
+  unsigned seed = 0;
+  std::string outputDir;
+} graph;
+static mlir::lazy::GraphInputOptions graphOptions(toolOptions, graph);
+
 static cl::opt<bool> printResults(cl::cat(toolOptions), "print",
                                   cl::desc("print results as text"));
 static cl::opt<bool> scheduleCheck(
@@ -153,14 +151,15 @@ static int toolMain(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = mlir::lazy::parseInputModule(
-      "lazy-interp", inputFile, sourceMgr, &context);
+      "lazy-interp", graph.inputFile, sourceMgr, &context);
   if (!module)
     return 1; // the parser reported the located error
 
-  func::FuncOp func = mlir::lazy::findEntryFunction(*module, entry);
+  func::FuncOp func = mlir::lazy::findEntryFunction(*module, graph.entry);
   if (!func)
-    return fail(entry.empty() ? "the module has no function"
-                              : "no function named '" + entry + "'");
+    return fail(graph.entry.empty()
+                    ? "the module has no function"
+                    : "no function named '" + graph.entry + "'");
 
   // A graph no schedule can run (assigns whose kernels wait on each other,
   // an assign through a non-contiguous view) has no tinygrad meaning:
@@ -194,19 +193,19 @@ static int toolMain(int argc, char **argv) {
 
   std::string error;
   std::optional<mlir::lazy::PreparedArguments> prepared =
-      mlir::lazy::prepareArguments(func, inputs, seed, error);
+      mlir::lazy::prepareArguments(func, graph.inputs, graph.seed, error);
   if (!prepared)
     return fail(error);
   std::vector<interp::HostTensor> &args = prepared->values;
 
-  if (!outputDir.empty())
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-      return fail(outputDir + ": " + ec.message());
+  if (!graph.outputDir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(graph.outputDir))
+      return fail(graph.outputDir + ": " + ec.message());
   // Generated inputs are saved so that a run can be reproduced.
   for (auto [i, t] : llvm::enumerate(args))
-    if (!outputDir.empty() && prepared->generated[i] &&
-        !interp::writeNpy(outputDir + "/in" + std::to_string(i) + ".npy", t,
-                          error))
+    if (!graph.outputDir.empty() && prepared->generated[i] &&
+        !interp::writeNpy(graph.outputDir + "/in" + std::to_string(i) + ".npy",
+                          t, error))
       return fail(error);
 
   FailureOr<std::vector<interp::HostTensor>> results =
@@ -223,9 +222,9 @@ static int toolMain(int argc, char **argv) {
   for (auto [i, t] : llvm::enumerate(*results)) {
     if (printResults)
       printTensor(llvm::outs(), unsigned(i), t);
-    if (!outputDir.empty() &&
-        !interp::writeNpy(outputDir + "/out" + std::to_string(i) + ".npy", t,
-                          error))
+    if (!graph.outputDir.empty() &&
+        !interp::writeNpy(graph.outputDir + "/out" + std::to_string(i) + ".npy",
+                          t, error))
       return fail(error);
   }
   return 0;

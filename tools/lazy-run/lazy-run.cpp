@@ -64,6 +64,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Driver/RunGraph.h"
+#include "lazy/Tools/GraphInputOptions.h"
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/StandardOutput.h"
 
@@ -76,117 +77,119 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory toolOptions("lazy-run options");
 
-static cl::opt<std::string> inputFile(cl::cat(toolOptions), cl::Positional,
-                                      cl::desc("<graph.mlir>"), cl::init("-"));
-static cl::opt<std::string> entry(cl::cat(toolOptions), "entry",
-                                  cl::desc("graph function to run"));
-static cl::list<std::string> inputs(cl::cat(toolOptions), "input",
-                                    cl::desc("argument input, I=PATH.npy"));
-static cl::opt<unsigned> seed(cl::cat(toolOptions), "seed",
-                              cl::desc("seed for generated inputs"),
-                              cl::init(0));
-static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir",
-                                      cl::desc("where out<i>.npy are written"));
-static cl::opt<bool> check(cl::cat(toolOptions), "check",
-                           cl::desc("compare with the reference interpreter"));
-static cl::opt<bool> checkKernels(
-    cl::cat(toolOptions), "check-kernels",
+/// What the options below set (each bound to its field).
+static mlir::lazy::RunOptions options;
+static mlir::lazy::GraphInputOptions graphOptions(toolOptions, options);
+
+static cl::opt<bool, /*ExternalStorage=*/true>
+    check(cl::location(options.check), cl::cat(toolOptions), "check",
+          cl::desc("compare with the reference interpreter"));
+static cl::opt<bool, /*ExternalStorage=*/true> checkKernels(
+    cl::location(options.checkKernels), cl::cat(toolOptions), "check-kernels",
     cl::desc("compare each kernel call with the reference interpreter on "
              "the inputs the call was given (CPU; KernelCheck.h)"));
-static cl::opt<std::string> device(cl::cat(toolOptions), "device",
-                                   cl::init("cpu"),
-                                   cl::desc("cpu, cuda, hip, or emulate (the "
-                                            "GPU kernels on CPU threads)"));
-static cl::opt<unsigned>
-    repeat(cl::cat(toolOptions), "repeat", cl::init(0),
+static cl::opt<std::string, /*ExternalStorage=*/true>
+    device(cl::location(options.device), cl::cat(toolOptions), "device",
+           cl::init("cpu"),
+           cl::desc("cpu, cuda, hip, or emulate (the "
+                    "GPU kernels on CPU threads)"));
+static cl::opt<unsigned, /*ExternalStorage=*/true>
+    repeat(cl::location(options.repeat), cl::cat(toolOptions), "repeat",
+           cl::init(0),
            cl::desc("run the compiled program N more times and print the "
                     "median time (benchmarks)"));
-static cl::opt<unsigned>
-    warmup(cl::cat(toolOptions), "warmup", cl::init(0),
+static cl::opt<unsigned, /*ExternalStorage=*/true>
+    warmup(cl::location(options.warmup), cl::cat(toolOptions), "warmup",
+           cl::init(0),
            cl::desc("with --repeat: first run the program N times untimed "
                     "(memory reads reach their steady speed only after a few "
                     "runs over the same buffers)"));
-static cl::opt<std::string> dumpObjects(
-    cl::cat(toolOptions), "dump-objects",
+static cl::opt<std::string, /*ExternalStorage=*/true> dumpObjects(
+    cl::location(options.dumpObjects), cl::cat(toolOptions), "dump-objects",
     cl::desc("CPU: write the compiled object files to this directory "
              "(whole.o, or part<N>.o and host.o), to read the generated "
              "code with objdump"));
-static cl::opt<bool> lockstep(
-    cl::cat(toolOptions), "lockstep",
+static cl::opt<bool, /*ExternalStorage=*/true> lockstep(
+    cl::location(options.lockstep), cl::cat(toolOptions), "lockstep",
     cl::desc("with --device=cuda|hip: also run every kernel on the GPU "
              "emulator, on the same inputs, and print each kernel whose "
              "results differ"));
-static cl::opt<std::string>
-    kernelOptions(cl::cat(toolOptions), "kernel-options",
+static cl::opt<std::string, /*ExternalStorage=*/true>
+    kernelOptions(cl::location(options.kernelOptions), cl::cat(toolOptions),
+                  "kernel-options",
                   cl::desc("GPU: options of convert-lazy-to-gpu, as in "
                            "'block-size=512 block-reduce-min=128'"));
-static cl::list<std::string> plans(
-    cl::cat(toolOptions), "plan", cl::CommaSeparated,
+static cl::list<std::string, std::vector<std::string>> plans(
+    cl::location(options.plans), cl::cat(toolOptions), "plan",
+    cl::CommaSeparated,
     cl::desc("force kernels' plans, one step per item: "
              "KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (lazy-optimize-kernels' "
              "force option; other kernels get the heuristic's plan)"));
-static cl::opt<unsigned> searchPlans(
-    cl::cat(toolOptions), "search-plans", cl::init(0),
+static cl::opt<unsigned, /*ExternalStorage=*/true> searchPlans(
+    cl::location(options.searchPlans), cl::cat(toolOptions), "search-plans",
+    cl::init(0),
     cl::desc("CPU: time up to N candidate plans per kernel (the "
              "heuristic's, none, and one step changed at a time: "
              "PlanCandidates.h), every kernel's i-th candidate in one "
              "compiled program per round, and run with each kernel's "
              "fastest; prints the plans found as a --plan list"));
-static cl::opt<std::string> planOptions(
-    cl::cat(toolOptions), "plan-options",
+static cl::opt<std::string, /*ExternalStorage=*/true> planOptions(
+    cl::location(options.planOptions), cl::cat(toolOptions), "plan-options",
     cl::desc("GPU: options of lazy-optimize-kernels' GPU plans, as in "
              "'gpu-min-tiles=1' (every reduce kernel that fits gets a "
              "register tile)"));
-static cl::opt<std::string> tensorCores(
-    cl::cat(toolOptions), "tensor-cores",
+static cl::opt<std::string, /*ExternalStorage=*/true> tensorCores(
+    cl::location(options.tensorCores), cl::cat(toolOptions), "tensor-cores",
     cl::desc("GPU: the tensor-core instruction the kernels' tc plans use "
              "(none, mma-sync, mfma, wmma; default: mma-sync for cuda and "
              "emulate, the chip's for hip)"));
-static cl::opt<bool>
-    profile(cl::cat(toolOptions), "profile",
+static cl::opt<bool, /*ExternalStorage=*/true>
+    profile(cl::location(options.profile), cl::cat(toolOptions), "profile",
             cl::desc("GPU: time every kernel launch (alone, with the "
                      "driver's events) and print its bytes and GB/s; CPU: "
                      "time every kernel call of the last run and print "
                      "each kernel's total, the slowest first"));
-static cl::opt<std::string>
-    chip(cl::cat(toolOptions), "chip",
+static cl::opt<std::string, /*ExternalStorage=*/true>
+    chip(cl::location(options.chip), cl::cat(toolOptions), "chip",
          cl::desc("GPU to compile for (default: the device's own, "
                   "or gfx942 for hip)"));
-static cl::opt<std::string> record(
-    cl::cat(toolOptions), "record",
+static cl::opt<std::string, /*ExternalStorage=*/true> record(
+    cl::location(options.record), cl::cat(toolOptions), "record",
     cl::desc("with --device=cuda|hip: no GPU needed; write what would run on "
              "it (a device plan: code object, allocations, launches, inputs) "
              "to this directory, with the results the GPU emulator gives, "
              "for lazy-replay on a GPU machine"));
-static cl::opt<bool> fastExp2(
-    cl::cat(toolOptions), "fast-exp2",
+static cl::opt<bool, /*ExternalStorage=*/true> fastExp2(
+    cl::location(options.fastExp2), cl::cat(toolOptions), "fast-exp2",
     cl::desc("CPU: f32 exp2 within 1 ulp instead of correctly rounded, "
              "about half the vector ops (lazy-to-cpu's fast-exp2); "
              "outputs that amplify rounding follow it"));
-static cl::opt<bool> warmCompile(
-    cl::cat(toolOptions), "warm-compile",
+static cl::opt<bool, /*ExternalStorage=*/true> warmCompile(
+    cl::location(options.warmCompile), cl::cat(toolOptions), "warm-compile",
     cl::desc("CPU: lower and compile a copy of the program first, untimed, "
              "so that --timing's lower and compile phases are those of a "
              "process that has compiled before (libraries bound and "
              "initialized), as in a long-running caller; nothing is cached "
              "between the two"));
-static cl::opt<bool> timing(
-    cl::cat(toolOptions), "timing",
+static cl::opt<bool, /*ExternalStorage=*/true> timing(
+    cl::location(options.timing), cl::cat(toolOptions), "timing",
     cl::desc("print the wall time of each phase (parse, schedule, lower, "
              "compile, first run) to stderr, one 'lazy-run: time' line "
              "each"));
-static cl::opt<unsigned> compileThreads(
-    cl::cat(toolOptions), "compile-threads", cl::init(0),
+static cl::opt<unsigned, /*ExternalStorage=*/true> compileThreads(
+    cl::location(options.compileThreads), cl::cat(toolOptions),
+    "compile-threads", cl::init(0),
     cl::desc("CPU: threads that compile the kernels (0: one per hardware "
              "thread)"));
-static cl::list<std::string> variables(
-    cl::cat(toolOptions), "var",
+static cl::list<std::string, std::vector<std::string>> variables(
+    cl::location(options.variables), cl::cat(toolOptions), "var",
     cl::desc("a Variable's value for this run, NAME=VALUE (repeatable; "
              "default: the value the graph binds it to). The schedule and "
              "its kernels are the same for every value; the launches pass "
              "the values"));
-static cl::opt<bool> recordInputs(
-    cl::cat(toolOptions), "record-inputs", cl::init(true),
+static cl::opt<bool, /*ExternalStorage=*/true> recordInputs(
+    cl::location(options.recordInputs), cl::cat(toolOptions), "record-inputs",
+    cl::init(true),
     cl::desc("with --record: store the inputs' bytes and the expected "
              "results (false: zero-filled inputs, timing only)"));
 
@@ -198,33 +201,6 @@ static int toolMain(int argc, char **argv) {
                               "lazy-mlir runner: schedules a lazy graph, "
                               "compiles it for the CPU or a GPU\n"
                               "(or the GPU emulator) and runs it\n");
-  mlir::lazy::RunOptions options;
-  options.inputFile = inputFile;
-  options.entry = entry;
-  options.inputs.assign(inputs.begin(), inputs.end());
-  options.seed = seed;
-  options.outputDir = outputDir;
-  options.check = check;
-  options.checkKernels = checkKernels;
-  options.device = device;
-  options.chip = chip;
-  options.repeat = repeat;
-  options.warmup = warmup;
-  options.dumpObjects = dumpObjects;
-  options.lockstep = lockstep;
-  options.kernelOptions = kernelOptions;
-  options.planOptions = planOptions;
-  options.tensorCores = tensorCores;
-  options.plans.assign(plans.begin(), plans.end());
-  options.searchPlans = searchPlans;
-  options.profile = profile;
-  options.record = record;
-  options.recordInputs = recordInputs;
-  options.fastExp2 = fastExp2;
-  options.warmCompile = warmCompile;
-  options.timing = timing;
-  options.compileThreads = compileThreads;
-  options.variables.assign(variables.begin(), variables.end());
   return mlir::lazy::runGraph(options);
 }
 
