@@ -98,7 +98,9 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       *this, "plan",
       llvm::cl::desc("give kernels lazy-optimize-kernels' GPU plans "
                      "(target=gpu: register tiles, 128-bit loads and "
-                     "stores); a plan already on a kernel is kept"),
+                     "stores, a row per block for row kernels); a plan "
+                     "already on a kernel is kept; false: no plans, so a "
+                     "row kernel computes its row values per element"),
       llvm::cl::init(true)};
   typename Base::template Option<bool> fma{
       *this, "fma",
