@@ -301,3 +301,22 @@ lazy.kernel @col2im(%out0: !lazy.buffer<16xf32>, %in0: !lazy.buffer<36xf32>) att
   %1 = lazy.reduce_sum %0 axes [4, 6] : tensor<1x1x1x1x3x4x3x4xf32> -> tensor<1x1x1x1x1x4x1x4xf32>
   lazy.store %1, %out0 as <[(1, 1, 1, 1, 1, 4, 1, 4):(0, 0, 0, 0, 0, 4, 0, 1)]> : tensor<1x1x1x1x1x4x1x4xf32>, !lazy.buffer<16xf32>
 }
+
+// -----
+
+// Rule R, per store group: the copy (group 0) reads no row value and gets
+// no row step; the rows of group 1 (a max read back through an expand) get
+// one, with vectors of the target's width along their one inner axis.
+// CHECK-LABEL: lazy.kernel @copy_then_rows
+// CHECK-SAME: opts = [#lazy.opt<row, 1, 32>]
+// WIDE-LABEL: lazy.kernel @copy_then_rows
+// WIDE-SAME: opts = [#lazy.opt<row, 1, 64>]
+lazy.kernel @copy_then_rows(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 2 : i64} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<512xf32> -> tensor<4xf32>
+  lazy.store %0, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+  %1 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %2 = lazy.reduce_max %1 axes [1] : tensor<8x64xf32> -> tensor<8x1xf32>
+  %3 = lazy.view %2 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
+  %4 = lazy.add %1, %3 : tensor<8x64xf32>
+  lazy.store %4, %out1 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}

@@ -120,3 +120,24 @@ lazy.kernel @add_max_no_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<51
   %3 = lazy.add %0, %2 : tensor<8x64xf32>
   lazy.store %3, %out0 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
 }
+
+// -----
+
+// A row step names its store group: the copy (group 0) keeps its plain
+// loop, group 1 runs row by row in 32-byte vectors.
+// CHECK-LABEL: func.func @copy_then_rows(
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%c4)
+// CHECK: memref.store
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%c8)
+// CHECK: scf.for {{.+}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: vector.reduction <maximumf>
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<512xf32, strided<[1], offset: ?>>, vector<8xf32>
+lazy.kernel @copy_then_rows(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 2 : i64, opts = [#lazy.opt<row, 1, 32>]} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<512xf32> -> tensor<4xf32>
+  lazy.store %0, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+  %1 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %2 = lazy.reduce_max %1 axes [1] : tensor<8x64xf32> -> tensor<8x1xf32>
+  %3 = lazy.view %2 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
+  %4 = lazy.add %1, %3 : tensor<8x64xf32>
+  lazy.store %4, %out1 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}

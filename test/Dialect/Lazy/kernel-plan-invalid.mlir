@@ -587,3 +587,17 @@ lazy.kernel @lanes_without_upcast(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buff
   %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
   lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
 }
+
+// -----
+
+// Of two store groups only the second reads a row value.
+// expected-error @+1 {{step 0 (row): store group 0 does not split into rows}}
+lazy.kernel @row_on_the_copy(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 2 : i64, opts = [#lazy.opt<row, 0, 32>]} {
+  %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<512xf32> -> tensor<4xf32>
+  lazy.store %0, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+  %1 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
+  %2 = lazy.reduce_max %1 axes [1] : tensor<8x64xf32> -> tensor<8x1xf32>
+  %3 = lazy.view %2 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
+  %4 = lazy.add %1, %3 : tensor<8x64xf32>
+  lazy.store %4, %out1 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}
