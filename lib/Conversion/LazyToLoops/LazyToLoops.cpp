@@ -319,9 +319,10 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
   };
   if (!cached.empty() && !parallel)
     allocateScratch(b);
-  // The row values' reduces along the one inner axis in lanes too, and
+  // The row values' reduces along the one inner axis in lanes too (the
+  // plan's verifier allows vector bytes only where the row has one), and
   // the next row prefetched along the innermost row axis.
-  emitter.setRowReduceLanes(innerAxes.size() == 1 ? rowVectorBytes : 0);
+  emitter.setRowReduceLanes(rowVectorBytes);
   if (!rowAxes.empty())
     emitter.setRowAxis(rowAxes.back(), group.shape[rowAxes.back()]);
   llvm::scope_exit reset([&] {
