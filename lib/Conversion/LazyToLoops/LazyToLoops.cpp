@@ -226,12 +226,12 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
   Value zero = emitter.zeroIndex(b, loc);
-  SmallVector<size_t> rowAxes, innerAxes;
-  for (auto [d, extent] : llvm::enumerate(group.shape)) {
-    if (extent == 1)
-      continue;
-    (split.rowAxis[d] ? rowAxes : innerAxes).push_back(d);
-  }
+  // The inner axes as readRowPlan counts them (vector bytes only where
+  // there is one).
+  SmallVector<size_t> rowAxes, innerAxes = innerAxesOf(split, group.shape);
+  for (auto [d, extent] : llvm::enumerate(group.shape))
+    if (extent > 1 && split.rowAxis[d])
+      rowAxes.push_back(d);
   auto bounds = [&](OpBuilder &ib, ArrayRef<size_t> axes,
                     SmallVector<Value> &lbs, SmallVector<Value> &ubs,
                     SmallVector<Value> &steps, SmallVector<int64_t> &trips) {
@@ -455,8 +455,7 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   if (failed(plannedOr))
     return failure();
   auto &planned = *plannedOr;
-  if (planned && (planned->second.tensorCores || planned->second.groupThreads ||
-                  planned->second.hasLocals()))
+  if (planned && planned->second.isGpuOnly())
     return kernel.emitOpError(
         "has a GPU plan (tc, local or group steps), which the CPU lowering "
         "cannot apply: plan it for the CPU (lazy-optimize-kernels "

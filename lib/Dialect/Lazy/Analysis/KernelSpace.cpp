@@ -117,6 +117,10 @@ bool OptPlan::isRowPlan() const {
   return llvm::any_of(rows, [](int64_t bytes) { return bytes != 0; });
 }
 
+bool OptPlan::isGpuOnly() const {
+  return tensorCores || hasLocals() || groupThreads;
+}
+
 bool OptPlan::empty() const {
   return !isRowPlan() && !tensorCores && !hasLocals() && !groupThreads &&
          llvm::all_of(upcast, [](int64_t u) { return u == 1; }) &&
@@ -425,7 +429,7 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
          << ") do not divide its upcast (" << plan.upcast[d] << ")";
       return failure();
     }
-    if (plan.tensorCores || plan.hasLocals() || plan.groupThreads) {
+    if (plan.isGpuOnly()) {
       os << "lanes are for register-tile plans, not beside tc, local or "
             "group";
       return failure();
@@ -461,10 +465,7 @@ mlir::lazy::readKernelPlan(KernelOp kernel, ArrayRef<Attribute> opts,
   std::string why;
   if (opts.empty())
     return std::make_pair(KernelSpace(), OptPlan());
-  if (llvm::any_of(opts, [](Attribute step) {
-        auto opt = dyn_cast<OptAttr>(step);
-        return opt && opt.getKind() == OptKind::row;
-      })) {
+  if (holdsRowSteps(opts)) {
     FailureOr<SmallVector<int64_t>> rows = readRowPlan(kernel, opts, why);
     if (failed(rows)) {
       message = "has an invalid plan: " + why;

@@ -77,15 +77,9 @@ SmallVector<Attribute> mlir::lazy::withLaneStep(KernelOp kernel,
                                                 ArrayRef<Attribute> steps,
                                                 const LaneTarget &target) {
   SmallVector<Attribute> result(steps.begin(), steps.end());
-  for (Attribute step : steps) {
-    OptKind kind = cast<OptAttr>(step).getKind();
-    if (kind == OptKind::lanes || kind == OptKind::tc ||
-        kind == OptKind::local || kind == OptKind::group)
-      return result;
-  }
   std::string why;
   FailureOr<OptPlan> plan = readPlan(steps, space, why);
-  if (failed(plan) || plan->empty())
+  if (failed(plan) || plan->empty() || plan->laneAxis || plan->isGpuOnly())
     return result;
   if (auto lanes = chooseLanes(kernel, space, *plan, target))
     result.push_back(OptAttr::get(kernel.getContext(), OptKind::lanes,

@@ -125,6 +125,13 @@ SmallVector<size_t> mlir::lazy::innerAxesOf(const RowSplit &split,
   return inner;
 }
 
+bool mlir::lazy::holdsRowSteps(ArrayRef<Attribute> opts) {
+  return llvm::any_of(opts, [](Attribute step) {
+    auto opt = dyn_cast<OptAttr>(step);
+    return opt && opt.getKind() == OptKind::row;
+  });
+}
+
 FailureOr<RowPlan> mlir::lazy::readRowPlan(KernelOp kernel,
                                            ArrayRef<Attribute> opts,
                                            std::string &why) {

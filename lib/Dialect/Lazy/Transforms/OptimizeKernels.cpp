@@ -693,15 +693,6 @@ LogicalResult parseForced(MLIRContext *ctx, StringRef text, std::string &name,
   return success();
 }
 
-/// Whether `steps` hold a step only the GPU lowering runs.
-bool isGpuPlan(ArrayRef<Attribute> steps) {
-  return llvm::any_of(steps, [](Attribute step) {
-    OptKind kind = cast<OptAttr>(step).getKind();
-    return kind == OptKind::tc || kind == OptKind::local ||
-           kind == OptKind::group;
-  });
-}
-
 /// The lanes the target's lowering gives a register tile (PlanLanes.h).
 LaneTarget laneTargetOf(KernelOp kernel, const TargetDescription &desc) {
   return desc.gpu ? gpuLaneTarget(kernel) : cpuLaneTarget();
@@ -766,19 +757,18 @@ struct LazyOptimizeKernels final
           kernel.setOptsAttr(ArrayAttr::get(ctx, {}));
         } else {
           std::string why;
-          bool rowPlan = llvm::any_of(it->second, [](Attribute step) {
-            return cast<OptAttr>(step).getKind() == OptKind::row;
-          });
+          bool rowPlan = holdsRowSteps(it->second);
           FailureOr<KernelSpace> space = failure();
+          FailureOr<OptPlan> plan = failure();
           if (rowPlan ? failed(readRowPlan(kernel, it->second, why))
                       : failed(space = kernelSpace(kernel, why)) ||
-                            failed(readPlan(it->second, *space, why))) {
+                            failed(plan = readPlan(it->second, *space, why))) {
             kernel.emitError() << "lazy-optimize-kernels: the forced plan "
                                   "does not fit this kernel: "
                                << why;
             return signalPassFailure();
           }
-          if (!desc.gpu && isGpuPlan(it->second)) {
+          if (!desc.gpu && !rowPlan && plan->isGpuOnly()) {
             kernel.emitError() << "lazy-optimize-kernels: the forced plan "
                                   "has tc, local or group steps, which only "
                                   "target=gpu runs";

@@ -70,6 +70,9 @@ struct OptPlan {
 
   /// A plan of `row` steps.
   bool isRowPlan() const;
+  /// A plan with tc, local or group steps, which only the GPU lowering
+  /// runs.
+  bool isGpuOnly() const;
 
   /// A shared-memory plan: it has `local` steps.
   bool hasLocals() const;

@@ -65,6 +65,9 @@ opsComputingStores(ArrayRef<StoreOp> stores,
 /// its elements take along its one inner axis (1: scalar).
 using RowPlan = SmallVector<int64_t>;
 
+/// Whether `opts` holds a `row` step: a row plan, read by readRowPlan.
+bool holdsRowSteps(ArrayRef<Attribute> opts);
+
 /// Reads a plan of `row` steps (#lazy.opt<row, GROUP, BYTES>) against
 /// `kernel`; on failure `why` names the bad step. Rules: only row steps;
 /// GROUP a store group (groupStores), each once, that splits into rows
