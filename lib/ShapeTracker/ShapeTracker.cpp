@@ -14,6 +14,7 @@
 
 #include "lazy/ShapeTracker/ShapeTracker.h"
 #include "Arith.h"
+#include "ViewAlgebra.h"
 #include "lazy/ShapeTracker/ElementIndexer.h"
 #include "lazy/ShapeTracker/Symbolic.h"
 
@@ -134,82 +135,44 @@ bool ShapeTracker::masked() const {
 }
 
 ShapeTracker ShapeTracker::reshape(const std::vector<int64_t> &newShape) const {
-  ShapeTracker ret = *this;
-  if (auto v = views.back().reshape(newShape))
-    ret.views.back() = *v;
-  else
-    ret.views.push_back(View::create(newShape));
-  return ret;
+  return detail::reshapeTracker(*this, newShape);
 }
 
 ShapeTracker ShapeTracker::pad(const Mask &arg) const {
-  ShapeTracker ret = *this;
-  ret.views.back() = views.back().pad(arg);
-  return ret;
+  return detail::mapLastView(*this, [&](const View &v) { return v.pad(arg); });
 }
 
 ShapeTracker ShapeTracker::shrink(const Mask &arg) const {
-  ShapeTracker ret = *this;
-  ret.views.back() = views.back().shrink(arg);
-  return ret;
+  return detail::mapLastView(*this,
+                             [&](const View &v) { return v.shrink(arg); });
 }
 
 ShapeTracker ShapeTracker::expand(const std::vector<int64_t> &newShape) const {
-  ShapeTracker ret = *this;
-  ret.views.back() = views.back().expand(newShape);
-  return ret;
+  return detail::mapLastView(*this,
+                             [&](const View &v) { return v.expand(newShape); });
 }
 
 ShapeTracker ShapeTracker::permute(const std::vector<int64_t> &axes) const {
-  ShapeTracker ret = *this;
-  ret.views.back() = views.back().permute(axes);
-  return ret;
+  return detail::mapLastView(*this,
+                             [&](const View &v) { return v.permute(axes); });
 }
 
 ShapeTracker ShapeTracker::stride(const std::vector<int64_t> &mul) const {
-  ShapeTracker ret = *this;
-  ret.views.back() = views.back().stride(mul);
-  return ret;
-}
-
-/// Merges the last two views while they compose into one, in place.
-static void simplifyInPlace(std::vector<View> &views) {
-  while (views.size() >= 2) {
-    auto merged = views[views.size() - 2] + views.back();
-    if (!merged)
-      break;
-    views.pop_back();
-    views.back() = std::move(*merged);
-  }
+  return detail::mapLastView(*this,
+                             [&](const View &v) { return v.stride(mul); });
 }
 
 ShapeTracker ShapeTracker::simplify() const {
-  ShapeTracker ret = *this;
-  simplifyInPlace(ret.views);
-  return ret;
+  return detail::simplifyTracker(*this);
 }
 
 ShapeTracker ShapeTracker::operator+(const ShapeTracker &other) const {
-  // One view at a time simplifies better than appending all at once.
-  ShapeTracker ret = *this;
-  for (const View &v : other.views) {
-    ret.views.push_back(v);
-    simplifyInPlace(ret.views);
-  }
-  return ret;
+  return detail::composeTrackers(*this, other);
 }
 
 std::optional<ShapeTracker>
 ShapeTracker::invert(const std::vector<int64_t> &outShape) const {
-  ShapeTracker ret;
-  for (size_t i = views.size(); i-- > 0;) {
-    const std::vector<int64_t> &target = i > 0 ? views[i - 1].shape : outShape;
-    auto inv = views[i].invert(target);
-    if (!inv)
-      return std::nullopt;
-    ret.views.push_back(*inv);
-  }
-  return ret.reshape(outShape);
+  return detail::invertTracker(*this, outShape);
 }
 
 std::pair<int64_t, bool>

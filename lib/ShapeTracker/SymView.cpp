@@ -4,24 +4,28 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The symbolic side of tinygrad 0.9.2's View algebra. Every operation first
-// tries the integer View when the view and the argument are plain ints;
-// otherwise it follows tinygrad's rules with SInt arithmetic, where each
-// Python comparison is `truthy(lt(...))` (true when it may be true) and each
-// `isinstance(x, int)` is SInt::isInt (a NumNode is not an int). The rules
-// that differ from the integer ones because of that:
+// The symbolic side of tinygrad 0.9.2's View algebra. The rules live in
+// ViewAlgebra.h, shared with the integer View; this file gives them the
+// `sint` policy, where each Python comparison is `truthy(lt(...))` (true
+// when it may be true) and each `isinstance(x, int)` is SInt::isInt (a
+// NumNode is not an int), and adds what only symbolic views have:
 //
+//  * every operation first takes the integer View when the view and the
+//    argument are plain ints (the two agree there; the integer one is
+//    faster);
+//  * tinygrad's argument assertions, thrown as sym::Error;
 //  * reshape of a non-contiguous integer view into a symbolic shape keeps
 //    the view and only renames dims, each of which must match at the
 //    Variables' bound values (else tinygrad's ValueError);
-//  * a mask with a node entry cannot be reshaped (None);
-//  * composition projects a mask only through int offsets, bounds and
-//    steps; otherwise it gives up (None);
-//  * every view entry that is a NumNode is stored as its int (see create).
+//  * a mask with a node entry cannot be reshaped (None); composition
+//    projects a mask only through int offsets, bounds and steps;
+//  * every view entry that is a NumNode is stored as its int (see create);
+//  * Variables: vars, unbind, substitute, and index expressions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazy/ShapeTracker/SymView.h"
+#include "ViewAlgebra.h"
 
 #include <algorithm>
 #include <numeric>
@@ -70,173 +74,6 @@ SymMask symMask(const Mask &m) {
   return r;
 }
 
-bool pairEq(const std::pair<SInt, SInt> &a, const std::pair<SInt, SInt> &b) {
-  return eq(a.first, b.first) && eq(a.second, b.second);
-}
-
-bool maskEq(const std::optional<SymMask> &a, const std::optional<SymMask> &b) {
-  if (!a || !b)
-    return !a && !b;
-  if (a->size() != b->size())
-    return false;
-  for (size_t i = 0; i < a->size(); ++i)
-    if (!pairEq((*a)[i], (*b)[i]))
-      return false;
-  return true;
-}
-
-/// `0 in xs`.
-bool containsZero(const SymShape &xs) {
-  return std::any_of(xs.begin(), xs.end(),
-                     [](const SInt &x) { return eq(x, 0); });
-}
-
-/// Python's builtin sum(xs): 0 + x0 + x1 + ...
-SInt pySum(const std::vector<SInt> &xs) {
-  SInt acc = 0;
-  for (const SInt &x : xs)
-    acc = acc + x;
-  return acc;
-}
-
-/// tinygrad's prod: 1 * x0 * x1 * ...
-SInt pyProd(const SymShape &xs) {
-  SInt acc = 1;
-  for (const SInt &x : xs)
-    acc = acc * x;
-  return acc;
-}
-
-SymShape canonicalizeStrides(const SymShape &shape, const SymShape &strides) {
-  SymShape r;
-  for (size_t i = 0; i < shape.size() && i < strides.size(); ++i)
-    r.push_back(eq(shape[i], 1) ? SInt(0) : strides[i]);
-  return r;
-}
-
-SymShape symStridesForShape(const SymShape &shape) {
-  if (shape.empty())
-    return {};
-  SymShape strides(shape.size());
-  SInt acc = 1;
-  strides.back() = acc;
-  for (size_t i = shape.size() - 1; i-- > 0;) {
-    acc = acc * shape[i + 1];
-    strides[i] = acc;
-  }
-  return canonicalizeStrides(shape, strides);
-}
-
-struct Merged {
-  SInt size, stride, real;
-};
-
-/// tinygrad's _merge_dims over sints.
-std::vector<Merged> mergeDims(const SymShape &shape, const SymShape &strides,
-                              const std::optional<SymMask> &mask) {
-  std::vector<Merged> ret;
-  if (shape.empty())
-    return ret;
-  auto singleIndex = [&](size_t i) {
-    return mask ? eq((*mask)[i].second - (*mask)[i].first, 1) : eq(shape[i], 1);
-  };
-  ret.push_back({shape[0], strides[0], truthy(strides[0]) ? shape[0] : 0});
-  bool merging = singleIndex(0);
-  for (size_t i = 1; i < shape.size(); ++i) {
-    const SInt &s = shape[i], &st = strides[i];
-    Merged last = ret.back();
-    if (eq(s, 1))
-      continue;
-    if (merging || eq(last.stride, s * st))
-      ret.back() = {last.size * s, st,
-                    truthy(st) ? (merging ? s : last.real * s) : SInt(0)};
-    else
-      ret.push_back({s, st, truthy(st) ? s : SInt(0)});
-    merging = singleIndex(i);
-  }
-  return ret;
-}
-
-/// tinygrad's _reshape_mask over sints.
-std::optional<SymMask> reshapeMask(const std::optional<SymMask> &mask,
-                                   const SymShape &oldShape,
-                                   const SymShape &newShape) {
-  if (!mask) {
-    SymMask full;
-    for (const SInt &s : newShape)
-      full.push_back({0, s});
-    return full;
-  }
-  if (!allIntMask(*mask))
-    return std::nullopt;
-  const SymMask zeroMask(newShape.size(), {0, 0});
-  for (auto &[b, e] : *mask)
-    if (e.getInt() - b.getInt() < 1)
-      return zeroMask;
-
-  size_t remMask = mask->size(), remOld = oldShape.size(),
-         remNew = newShape.size();
-  auto nextOld = [&]() -> SInt { return remOld ? oldShape[--remOld] : 1; };
-  auto nextNew = [&]() -> SInt { return remNew ? newShape[--remNew] : 1; };
-  auto nextMask = [&]() -> std::pair<SInt, SInt> {
-    return remMask ? (*mask)[--remMask] : std::pair<SInt, SInt>{0, 1};
-  };
-
-  SymMask newMask;
-  SInt currStride = 1, oldDim = nextOld(), newDim = nextNew();
-  std::pair<SInt, SInt> cur = nextMask();
-  size_t budget = 4 * (oldShape.size() + newShape.size()) + 16;
-  while (newMask.size() < newShape.size()) {
-    if (budget-- == 0)
-      return std::nullopt;
-    auto [l, r] = cur;
-    SInt nextStride = newDim * currStride;
-    if (truthy(ge(oldDim, nextStride))) {
-      if (eq(oldDim, nextStride)) {
-        newMask.push_back({floordiv(l, currStride),
-                           floordiv(r - SInt(1), currStride) + SInt(1)});
-        currStride = 1;
-        oldDim = nextOld();
-        newDim = nextNew();
-        cur = nextMask();
-      } else {
-        bool cut =
-            (truthy(mod(l, nextStride)) || truthy(mod(r, nextStride))) &&
-            !eq(floordiv(l, nextStride), floordiv(r - SInt(1), nextStride));
-        if (cut || truthy(mod(oldDim, nextStride)))
-          return std::nullopt;
-        newMask.push_back(
-            {floordiv(mod(l, nextStride), currStride),
-             floordiv(mod(r - SInt(1), nextStride), currStride) + SInt(1)});
-        currStride = nextStride;
-        newDim = nextNew();
-      }
-    } else {
-      auto next = nextMask();
-      if (!pairEq(cur, {0, oldDim}) && !eq(next.second - next.first, 1))
-        return std::nullopt;
-      cur = {next.first * oldDim + l, (next.second - SInt(1)) * oldDim + r};
-      oldDim = oldDim * nextOld();
-    }
-  }
-  while (remMask)
-    if (!pairEq(nextMask(), {0, 1}))
-      return zeroMask;
-  std::reverse(newMask.begin(), newMask.end());
-  return newMask;
-}
-
-SymShape un1d(const SymShape &shape, const SInt &offsIn) {
-  SymShape result;
-  SInt offs = offsIn;
-  for (const SInt &stride : symStridesForShape(shape)) {
-    SInt here = truthy(stride) ? floordiv(offs, stride) : SInt(0);
-    result.push_back(here);
-    offs = offs - here * stride;
-  }
-  return result;
-}
-
 /// `x.b if isinstance(x, NumNode) else x`.
 SInt numToInt(const SInt &x) {
   if (x.isNode() && x.getNode()->kind == Kind::Num)
@@ -244,250 +81,84 @@ SInt numToInt(const SInt &x) {
   return x;
 }
 
-SymView unsafeResize(const SymView &v, const SymMask &arg,
-                     std::optional<SymMask> mask = std::nullopt) {
-  std::vector<SInt> terms;
-  for (size_t i = 0; i < arg.size(); ++i)
-    terms.push_back(v.strides[i] * arg[i].first);
-  SInt offset = pySum(terms);
-  if (v.mask) {
-    SymMask moved;
-    for (size_t i = 0; i < arg.size(); ++i) {
-      auto [mx, my] = (*v.mask)[i];
-      auto [ax, ay] = arg[i];
-      moved.push_back({pymax(0, pymin(mx - ax, ay - ax)),
-                       pymax(0, pymin(my - ax, ay - ax))});
-    }
-    if (mask) {
-      for (size_t i = 0; i < moved.size(); ++i)
-        moved[i] = {pymax(moved[i].first, (*mask)[i].first),
-                    pymin(moved[i].second, (*mask)[i].second)};
-    }
-    mask = std::move(moved);
-  }
-  SymShape shape;
-  for (auto &[b, e] : arg)
-    shape.push_back(e - b);
-  if (mask) {
-    bool full = true;
-    for (size_t i = 0; i < shape.size(); ++i)
-      full &= eq((*mask)[i].first, 0) && eq((*mask)[i].second, shape[i]);
-    if (full)
-      mask.reset();
-  }
-  for (SInt &s : shape)
-    s = numToInt(s);
-  return SymView::create(shape, v.strides, v.offset + offset, mask);
-}
+/// The `sint` policy of ViewAlgebra (see ViewAlgebra.h).
+struct SymDims {
+  using Dim = SInt;
+  using ViewT = SymView;
 
-/// CPython's list sort for short lists (a run, then binary insertion), on
-/// indices ordered by `keys[i] < keys[j]` (truthy): argsort of sints.
-std::vector<int64_t> pyArgsort(const SymShape &keys) {
-  std::vector<int64_t> a(keys.size());
-  std::iota(a.begin(), a.end(), 0);
-  auto less = [&](int64_t x, int64_t y) {
-    return truthy(lt(keys[x], keys[y]));
+  static bool eq(const SInt &a, const SInt &b) { return sym::eq(a, b); }
+  static bool mayLt(const SInt &a, const SInt &b) { return truthy(lt(a, b)); }
+  static bool mayLe(const SInt &a, const SInt &b) { return truthy(le(a, b)); }
+  static bool mayGt(const SInt &a, const SInt &b) { return truthy(gt(a, b)); }
+  static bool mayGe(const SInt &a, const SInt &b) { return truthy(ge(a, b)); }
+  static bool nonzero(const SInt &a) { return truthy(a); }
+  static SInt floorDiv(const SInt &a, const SInt &b) {
+    return sym::floordiv(a, b);
+  }
+  static SInt floorMod(const SInt &a, const SInt &b) { return sym::mod(a, b); }
+  static SInt max(const SInt &a, const SInt &b) { return pymax(a, b); }
+  static SInt min(const SInt &a, const SInt &b) { return pymin(a, b); }
+  static SInt mul(const SInt &a, const SInt &b) { return a * b; }
+  static SInt canonical(const SInt &a) { return numToInt(a); }
+  static std::optional<int64_t> asInt(const SInt &a) {
+    if (a.isInt())
+      return a.getInt();
+    return std::nullopt;
+  }
+  static bool allInt(const SymMask &m) { return allIntMask(m); }
+  static std::string render(const SInt &a) { return sym::render(a); }
+  static std::optional<SymView> add(const SymView &vm2, const SymView &vm1,
+                                    int depth);
+
+  /// The projected index as a node over `idx<d>` Variables bounded by the
+  /// later view's shape; its min and max are tinygrad's bounds.
+  using Bounds = NodeP;
+  struct BoundsContext {
+    std::vector<NodeP> idxs;
+    explicit BoundsContext(const SymShape &shape) {
+      for (size_t i = 0; i < shape.size(); ++i)
+        idxs.push_back(var("idx" + std::to_string(i), 0, shape[i] - SInt(1)));
+    }
+    NodeP zero() const { return num(0); }
+    void accumulate(NodeP &merged,
+                    const std::vector<std::pair<size_t, SInt>> &terms,
+                    const SInt &origin, const SInt &scale) const {
+      std::vector<NodeP> parts;
+      for (auto &[d, coef] : terms) {
+        SInt part = SInt(idxs[d]) * (coef * scale);
+        parts.push_back(part.isInt() ? num(part.getInt()) : part.getNode());
+      }
+      SInt add = SInt(sum(parts)) + origin * scale;
+      merged = (SInt(merged) + add).getNode();
+    }
+    bool within(const NodeP &t, const SInt &size) const {
+      return !truthy(ge(SInt(t), size)) && !truthy(lt(SInt(t), 0));
+    }
+    bool mayBeNonzero(const NodeP &t) const { return truthy(SInt(t)); }
+    bool mayLeave(const NodeP &t, const SInt &begin, const SInt &end) const {
+      return truthy(lt(t->min, begin)) || truthy(ge(t->max, end));
+    }
   };
-  size_t n = a.size();
-  if (n < 2)
-    return a;
-  size_t run = 2;
-  if (less(a[1], a[0])) {
-    while (run < n && less(a[run], a[run - 1]))
-      ++run;
-    std::reverse(a.begin(), a.begin() + run);
-  } else {
-    while (run < n && !less(a[run], a[run - 1]))
-      ++run;
-  }
-  for (size_t start = run; start < n; ++start) {
-    int64_t pivot = a[start];
-    size_t l = 0, r = start;
-    while (l < r) {
-      size_t p = l + ((r - l) >> 1);
-      if (less(pivot, a[p]))
-        r = p;
-      else
-        l = p + 1;
-    }
-    std::move_backward(a.begin() + l, a.begin() + start, a.begin() + start + 1);
-    a[l] = pivot;
-  }
-  return a;
-}
+};
 
-std::optional<SymView> addViews(const SymView &vm2, const SymView &vm1,
-                                int depth);
+using Algebra = lazy::st::detail::ViewAlgebra<SymDims>;
 
 /// `vm2 + vm1`: the integer View when both are plain ints.
-std::optional<SymView> addAny(const SymView &vm2, const SymView &vm1,
-                              int depth) {
+std::optional<SymView> SymDims::add(const SymView &vm2, const SymView &vm1,
+                                    int depth) {
   if (vm2.isInt() && vm1.isInt()) {
     auto r = *vm2.toView() + *vm1.toView();
     if (!r)
       return std::nullopt;
     return SymView::fromView(*r);
   }
-  return addViews(vm2, vm1, depth);
-}
-
-/// The symbolic View.__add__.
-std::optional<SymView> addViews(const SymView &vm2, const SymView &vm1,
-                                int depth) {
-  if (depth > 64)
-    return std::nullopt;
-  if (vm2.contiguous)
-    return vm1;
-  if (vm1.contiguous && symEqual(vm1.shape, vm2.shape))
-    return vm2;
-  if (vm1.contiguous && vm1.size() == vm2.size())
-    if (auto ret = vm2.reshape(vm1.shape))
-      return ret;
-  const size_t n1 = vm1.shape.size(), n2 = vm2.shape.size();
-  if (vm1.mask && !vm1.mask->empty()) {
-    for (auto &[b, e] : *vm1.mask)
-      if (!truthy(lt(b, e)))
-        return SymView::create(vm1.shape, SymShape(n1, 0), 0,
-                               SymMask(n1, {0, 0}));
-    auto merged = addAny(vm2, vm1.shrink(*vm1.mask), depth + 1);
-    if (!merged)
-      return std::nullopt;
-    SymMask padArg;
-    for (size_t i = 0; i < n1; ++i)
-      padArg.push_back(
-          {(*vm1.mask)[i].first, vm1.shape[i] - (*vm1.mask)[i].second});
-    return merged->pad(padArg);
-  }
-
-  // Project vm1's offset and strides on to vm2.
-  SymShape origin = un1d(vm2.shape, vm1.offset);
-  std::vector<std::vector<std::pair<size_t, SInt>>> terms(n2);
-  SymShape strides(n1, 0);
-  for (size_t d1 = 0; d1 < n1; ++d1) {
-    const SInt &st = vm1.strides[d1];
-    if (eq(st, 0))
-      continue;
-    SymShape moved = un1d(vm2.shape, vm1.offset + st);
-    for (size_t d2 = 0; d2 < n2; ++d2) {
-      SInt s1 = moved[d2] - origin[d2];
-      if (eq(s1, 0))
-        continue;
-      terms[d2].push_back({d1, s1});
-      strides[d1] = strides[d1] + s1 * vm2.strides[d2];
-    }
-  }
-
-  // Merge dimensions in vm2 if required.
-  std::vector<NodeP> idxs;
-  for (size_t i = 0; i < n1; ++i)
-    idxs.push_back(var("idx" + std::to_string(i), 0, vm1.shape[i] - SInt(1)));
-  SInt mergedSize = 1;
-  NodeP mergedTerm = num(0);
-  std::vector<std::pair<SInt, NodeP>> extents;
-  for (size_t r = 0; r < n2; ++r) {
-    size_t d2 = n2 - 1 - r;
-    std::vector<NodeP> parts;
-    for (auto &[d1, s1] : terms[d2]) {
-      SInt part = SInt(idxs[d1]) * (s1 * mergedSize);
-      parts.push_back(part.isInt() ? num(part.getInt()) : part.getNode());
-    }
-    SInt add = SInt(sum(parts)) + origin[d2] * mergedSize;
-    mergedTerm = (SInt(mergedTerm) + add).getNode();
-    mergedSize = mergedSize * vm2.shape[d2];
-    if (!truthy(ge(SInt(mergedTerm), mergedSize)) &&
-        !truthy(lt(SInt(mergedTerm), 0))) {
-      extents.push_back({mergedSize, mergedTerm});
-      mergedSize = 1;
-      mergedTerm = num(0);
-    }
-  }
-  if (truthy(SInt(mergedTerm)))
-    return std::nullopt;
-  SymShape vm2Shape;
-  for (auto it = extents.rbegin(); it != extents.rend(); ++it)
-    vm2Shape.push_back(it->first);
-  if (!symEqual(vm2Shape, vm2.shape)) {
-    auto reshaped = vm2.reshape(vm2Shape);
-    if (!reshaped)
-      return std::nullopt;
-    return addAny(*reshaped, vm1, depth + 1);
-  }
-
-  if (vm2.mask) {
-    // Try to project vm2's mask on to vm1.
-    SymShape newb(n1, 0), newe = vm1.shape;
-    bool bad = false;
-    for (size_t d2 = 0; d2 < n2; ++d2) {
-      auto [b, e] = (*vm2.mask)[d2];
-      const SInt &o = origin[d2];
-      const NodeP &t = extents[n2 - 1 - d2].second;
-      if (!(truthy(lt(t->min, b)) || truthy(ge(t->max, e))))
-        continue;
-      if (!o.isInt() || !b.isInt() || !e.isInt()) {
-        bad = true;
-        continue;
-      }
-      const auto &term = terms[d2];
-      if (term.size() != 1) {
-        if (term.empty() && !newe.empty())
-          newe[0] = 0;
-        else
-          bad = true;
-        continue;
-      }
-      auto [d1, s1] = term[0];
-      if (!s1.isInt() || !newe[d1].isInt()) {
-        bad = true;
-        continue;
-      }
-      int64_t si = s1.getInt(), oi = o.getInt(), bi = b.getInt(),
-              ei = e.getInt();
-      // math.ceil(x / s1) for the small ints of masks.
-      int64_t num0 = si > 0 ? bi - oi : ei - oi - 1;
-      SInt lo = -floordiv(SInt(-num0), SInt(si));
-      newb[d1] = pymax(newb[d1], lo);
-      newe[d1] = pymin(
-          newe[d1],
-          floordiv(SInt(si < 0 ? bi - oi : ei - oi - 1), SInt(si)) + SInt(1));
-    }
-    for (size_t i = 0; i < n1; ++i) {
-      if (!eq(newb[i], 0) || !eq(newe[i], vm1.shape[i])) {
-        SymMask m;
-        for (size_t j = 0; j < n1; ++j)
-          m.push_back({newb[j], newe[j]});
-        return addAny(vm2,
-                      SymView::create(vm1.shape, vm1.strides, vm1.offset, m),
-                      depth + 1);
-      }
-    }
-    if (bad)
-      return std::nullopt;
-  }
-
-  std::vector<SInt> offs;
-  for (size_t d2 = 0; d2 < n2; ++d2)
-    offs.push_back(origin[d2] * vm2.strides[d2]);
-  return SymView::create(vm1.shape, strides, pySum(offs) + vm2.offset);
-}
-
-std::string tupleStr(const SymShape &v) {
-  std::string s = "(";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? "," : "") + render(v[i]);
-  if (v.size() == 1)
-    s += ",";
-  return s + ")";
+  return Algebra::compose(vm2, vm1, depth);
 }
 
 } // namespace
 
 bool lazy::st::symEqual(const SymShape &a, const SymShape &b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!eq(a[i], b[i]))
-      return false;
-  return true;
+  return Algebra::shapesEqual(a, b);
 }
 
 //===----------------------------------------------------------------------===//
@@ -552,56 +223,8 @@ SymView SymView::create(SymShape shape, std::optional<SymShape> strides,
   for (const SInt &s : shape)
     if (!truthy(ge(s, 0)))
       fail("View with a negative dimension");
-  SymView v;
-  v.strides = (strides && !strides->empty())
-                  ? canonicalizeStrides(shape, *strides)
-                  : symStridesForShape(shape);
-  v.shape = std::move(shape);
-  const size_t n = v.shape.size();
-  if (containsZero(v.shape)) {
-    v.strides.assign(n, 0);
-    v.offset = 0;
-    v.contiguous = true;
-    return v;
-  }
-  if (mask) {
-    bool full = true;
-    for (size_t i = 0; i < n; ++i)
-      full &= pairEq((*mask)[i], {0, v.shape[i]});
-    if (full)
-      mask.reset();
-  }
-  if (mask && !mask->empty()) {
-    std::vector<bool> elim;
-    bool anyElim = false, anyEmpty = false;
-    for (auto &[b, e] : *mask) {
-      elim.push_back(!truthy(lt(b + SInt(1), e)));
-      anyElim |= elim.back();
-    }
-    if (anyElim) {
-      for (auto &[b, e] : *mask)
-        anyEmpty |= !truthy(lt(b, e));
-      if (anyEmpty) {
-        v.strides.assign(n, 0);
-        offset = 0;
-        mask = SymMask(n, {0, 0});
-      }
-      std::vector<SInt> terms;
-      for (size_t i = 0; i < n; ++i)
-        terms.push_back(elim[i] ? v.strides[i] * (*mask)[i].first : SInt(0));
-      offset = offset + pySum(terms);
-      for (size_t i = 0; i < n; ++i)
-        if (elim[i])
-          v.strides[i] = 0;
-    }
-  }
-  v.offset = numToInt(offset);
-  for (SInt &x : v.strides)
-    x = numToInt(x);
-  v.mask = std::move(mask);
-  v.contiguous = eq(v.offset, 0) && !v.mask &&
-                 symEqual(v.strides, symStridesForShape(v.shape));
-  return v;
+  return Algebra::create(std::move(shape), std::move(strides), offset,
+                         std::move(mask));
 }
 
 int64_t SymView::size() const {
@@ -618,25 +241,11 @@ int64_t SymView::size() const {
 
 bool SymView::operator==(const SymView &o) const {
   return symEqual(shape, o.shape) && symEqual(strides, o.strides) &&
-         eq(offset, o.offset) && maskEq(mask, o.mask) &&
+         sym::eq(offset, o.offset) && Algebra::masksEqual(mask, o.mask) &&
          contiguous == o.contiguous;
 }
 
-std::string SymView::str() const {
-  std::string m = "None";
-  if (mask) {
-    m = "(";
-    for (size_t i = 0; i < mask->size(); ++i)
-      m += (i ? ",(" : "(") + render((*mask)[i].first) + "," +
-           render((*mask)[i].second) + ")";
-    if (mask->size() == 1)
-      m += ",";
-    m += ")";
-  }
-  return "V(shape=" + tupleStr(shape) + ", strides=" + tupleStr(strides) +
-         ", offset=" + render(offset) + ", mask=" + m +
-         ", contiguous=" + (contiguous ? "True" : "False") + ")";
-}
+std::string SymView::str() const { return Algebra::str(*this); }
 
 std::optional<SymView> SymView::reshape(const SymShape &newShape) const {
   if (symEqual(shape, newShape))
@@ -653,8 +262,8 @@ std::optional<SymView> SymView::reshape(const SymShape &newShape) const {
   for (const SInt &s : newShape)
     if (!truthy(ge(s, 0)))
       fail("reshape into a negative dimension");
-  if (containsZero(shape)) {
-    if (!containsZero(newShape))
+  if (Algebra::containsZero(shape)) {
+    if (!Algebra::containsZero(newShape))
       fail("cannot reshape a size-0 view into a nonzero size");
     return create(newShape);
   }
@@ -673,12 +282,12 @@ std::optional<SymView> SymView::reshape(const SymShape &newShape) const {
         fail("reshape into an unbound Variable");
       values.push_back(*n->bound);
     }
-    if (!eq(pyProd(shape), pyProd(values)))
+    if (!sym::eq(Algebra::product(shape), Algebra::product(values)))
       fail("reshape changes the number of elements");
   }
   if (newShape.empty() && mask)
     for (auto &[b, e] : *mask)
-      if (eq(b, e))
+      if (sym::eq(b, e))
         return std::nullopt;
   if (contiguous)
     return create(newShape);
@@ -690,7 +299,7 @@ std::optional<SymView> SymView::reshape(const SymShape &newShape) const {
     for (size_t i = 0; i < shape.size(); ++i) {
       const SInt &so = newShape[i];
       if (so.isInt()) {
-        if (!eq(shape[i], so))
+        if (!sym::eq(shape[i], so))
           fail("cannot reshape a non-contiguous view into a symbolic shape");
         continue;
       }
@@ -702,7 +311,7 @@ std::optional<SymView> SymView::reshape(const SymShape &newShape) const {
           fail("reshape into an unbound Variable");
         values[k] = *v->bound;
       }
-      if (!eq(shape[i], infer(so, values)))
+      if (!sym::eq(shape[i], infer(so, values)))
         fail("cannot reshape a non-contiguous view into a symbolic shape");
     }
     SymView v = *this;
@@ -711,41 +320,7 @@ std::optional<SymView> SymView::reshape(const SymShape &newShape) const {
       x = numToInt(x);
     return v;
   }
-
-  std::vector<SInt> rstrides;
-  size_t remNew = newShape.size();
-  auto merged = mergeDims(shape, strides, mask);
-  for (auto it = merged.rbegin(); it != merged.rend(); ++it) {
-    SInt acc = 1, newStride = it->stride;
-    while (truthy(le(acc, it->size)) && !eq(acc, it->size) && remNew > 0) {
-      SInt newDim = newShape[--remNew];
-      if (!truthy(newDim))
-        break;
-      rstrides.push_back(newStride);
-      if (!eq(newDim, 1)) {
-        acc = acc * newDim;
-        newStride = newStride * (truthy(lt(acc, it->real)) ? newDim : SInt(0));
-      }
-    }
-    if (!eq(acc, it->size))
-      return std::nullopt;
-  }
-  rstrides.resize(newShape.size(), 0);
-  auto newMask = reshapeMask(mask, shape, newShape);
-  if (!newMask)
-    return std::nullopt;
-  SymShape extent, newStrides(rstrides.rbegin(), rstrides.rend());
-  for (auto &[b, e] : *newMask)
-    extent.push_back(e - b);
-  newStrides = canonicalizeStrides(extent, newStrides);
-  std::vector<SInt> before, after;
-  if (mask)
-    for (size_t i = 0; i < shape.size(); ++i)
-      before.push_back((*mask)[i].first * strides[i]);
-  for (size_t i = 0; i < newShape.size(); ++i)
-    after.push_back((*newMask)[i].first * newStrides[i]);
-  SInt extra = (mask ? pySum(before) : SInt(0)) - pySum(after);
-  return create(newShape, newStrides, offset + extra, newMask);
+  return Algebra::reshapeStrided(*this, newShape);
 }
 
 SymView SymView::pad(const SymMask &arg) const {
@@ -756,17 +331,7 @@ SymView SymView::pad(const SymMask &arg) const {
       fail("negative pad");
   if (isInt() && allIntMask(arg))
     return fromView(toView()->pad(intMask(arg)));
-  bool any = false;
-  for (auto &[b, e] : arg)
-    any |= truthy(b) || truthy(e);
-  if (!any)
-    return *this;
-  SymMask region, valid;
-  for (size_t i = 0; i < arg.size(); ++i) {
-    region.push_back({-arg[i].first, shape[i] + arg[i].second});
-    valid.push_back({arg[i].first, shape[i] + arg[i].first});
-  }
-  return unsafeResize(*this, region, valid);
+  return Algebra::pad(*this, arg);
 }
 
 SymView SymView::shrink(const SymMask &arg) const {
@@ -779,7 +344,7 @@ SymView SymView::shrink(const SymMask &arg) const {
   }
   if (isInt() && allIntMask(arg))
     return fromView(toView()->shrink(intMask(arg)));
-  return unsafeResize(*this, arg);
+  return Algebra::resize(*this, arg);
 }
 
 SymView SymView::expand(const SymShape &newShape) const {
@@ -790,45 +355,26 @@ SymView SymView::expand(const SymShape &newShape) const {
       fail("invalid expand");
     return fromView(toView()->expand(ints(newShape)));
   }
-  if (containsZero(shape)) {
+  if (Algebra::containsZero(shape)) {
     for (size_t i = 0; i < shape.size(); ++i) {
       const SInt &s = shape[i], &x = newShape[i];
-      if (!((eq(s, x) && eq(x, 0)) || (truthy(gt(s, 0)) && eq(mod(x, s), 0))))
+      if (!((sym::eq(s, x) && sym::eq(x, 0)) ||
+            (truthy(gt(s, 0)) && sym::eq(mod(x, s), 0))))
         fail("invalid expand");
     }
     return create(newShape);
   }
   for (size_t i = 0; i < shape.size(); ++i)
-    if (!(eq(shape[i], newShape[i]) || (eq(shape[i], 1) && eq(strides[i], 0))))
+    if (!(sym::eq(shape[i], newShape[i]) ||
+          (sym::eq(shape[i], 1) && sym::eq(strides[i], 0))))
       fail("invalid expand");
-  std::optional<SymMask> newMask;
-  if (mask && !mask->empty()) {
-    newMask = SymMask();
-    for (size_t i = 0; i < shape.size(); ++i) {
-      auto m = (*mask)[i];
-      if (!eq(shape[i], newShape[i]))
-        m = !pairEq(m, {0, 1}) ? std::pair<SInt, SInt>{0, 0}
-                               : std::pair<SInt, SInt>{0, newShape[i]};
-      newMask->push_back(m);
-    }
-  }
-  return create(newShape, strides, offset, newMask);
+  return Algebra::expand(*this, newShape);
 }
 
 SymView SymView::permute(const std::vector<int64_t> &axes) const {
   if (!checkPermute(std::vector<int64_t>(shape.size(), 1), axes).empty())
     fail("invalid permutation");
-  SymShape s, st;
-  std::optional<SymMask> m;
-  if (mask)
-    m = SymMask();
-  for (int64_t a : axes) {
-    s.push_back(shape[a]);
-    st.push_back(strides[a]);
-    if (mask)
-      m->push_back((*mask)[a]);
-  }
-  return create(s, st, offset, m);
+  return Algebra::permute(*this, axes);
 }
 
 SymView SymView::stride(const std::vector<int64_t> &mul) const {
@@ -839,30 +385,11 @@ SymView SymView::stride(const std::vector<int64_t> &mul) const {
       fail("zero stride");
   if (isInt())
     return fromView(toView()->stride(mul));
-  SymShape st, s;
-  std::vector<SInt> offs;
-  std::optional<SymMask> m;
-  if (mask)
-    m = SymMask();
-  for (size_t i = 0; i < shape.size(); ++i) {
-    SInt a = std::abs(mul[i]);
-    st.push_back(strides[i] * SInt(mul[i]));
-    s.push_back(floordiv(shape[i] + (a - SInt(1)), a));
-    if (mul[i] < 0)
-      offs.push_back((shape[i] - SInt(1)) * strides[i]);
-    if (mask) {
-      auto [mx, my] = (*mask)[i];
-      SInt lo = mul[i] > 0 ? mx : shape[i] - my;
-      SInt hi = mul[i] > 0 ? my : shape[i] - mx;
-      m->push_back(
-          {floordiv(lo + (a - SInt(1)), a), floordiv(hi + (a - SInt(1)), a)});
-    }
-  }
-  return create(s, st, offset + pySum(offs), m);
+  return Algebra::stride(*this, mul);
 }
 
 std::optional<SymView> SymView::operator+(const SymView &later) const {
-  return addAny(*this, later, 0);
+  return SymDims::add(*this, later, 0);
 }
 
 std::optional<SymView> SymView::invert(const SymShape &outShape) const {
@@ -872,28 +399,13 @@ std::optional<SymView> SymView::invert(const SymShape &outShape) const {
       return std::nullopt;
     return fromView(*r);
   }
-  SymView ret = create(shape);
-  if (mask)
-    ret = ret.shrink(*mask);
-  std::vector<int64_t> flip;
-  SymShape keys;
-  for (const SInt &s : strides) {
-    flip.push_back(truthy(lt(s, 0)) ? -1 : 1);
-    keys.push_back(truthy(gt(s, 0)) ? -s : s);
-  }
-  ret = ret.stride(flip).permute(pyArgsort(keys));
-  if (!eq(pyProd(ret.shape), pyProd(outShape)))
-    return std::nullopt;
-  return ret;
+  return Algebra::invert(*this, outShape);
 }
 
 SymView SymView::minify() const {
   if (isInt())
     return fromView(toView()->minify());
-  SymShape minShape;
-  for (auto &m : mergeDims(shape, strides, mask))
-    minShape.push_back(m.size);
-  if (auto nv = reshape(minShape))
+  if (auto nv = reshape(Algebra::minifiedShape(*this)))
     return *nv;
   return *this;
 }
@@ -1005,23 +517,17 @@ bool SymShapeTracker::contiguous() const {
 
 bool SymShapeTracker::consecutive() const {
   return views.size() == 1 && !views[0].mask &&
-         symEqual(views[0].strides, symStridesForShape(views[0].shape));
+         symEqual(views[0].strides, Algebra::stridesForShape(views[0].shape));
 }
 
 SymShapeTracker SymShapeTracker::reshape(const SymShape &newShape) const {
-  SymShapeTracker ret = *this;
-  if (auto v = views.back().reshape(newShape))
-    ret.views.back() = *v;
-  else
-    ret.views.push_back(SymView::create(newShape));
-  return ret;
+  return detail::reshapeTracker(*this, newShape);
 }
 
 #define LAZY_LAST_VIEW_OP(NAME, ARG)                                           \
   SymShapeTracker SymShapeTracker::NAME(ARG arg) const {                       \
-    SymShapeTracker ret = *this;                                               \
-    ret.views.back() = views.back().NAME(arg);                                 \
-    return ret;                                                                \
+    return detail::mapLastView(*this,                                          \
+                               [&](const SymView &v) { return v.NAME(arg); }); \
   }
 LAZY_LAST_VIEW_OP(pad, const SymMask &)
 LAZY_LAST_VIEW_OP(shrink, const SymMask &)
@@ -1030,42 +536,17 @@ LAZY_LAST_VIEW_OP(permute, const std::vector<int64_t> &)
 LAZY_LAST_VIEW_OP(stride, const std::vector<int64_t> &)
 #undef LAZY_LAST_VIEW_OP
 
-static void simplifyInPlace(std::vector<SymView> &views) {
-  while (views.size() >= 2) {
-    auto merged = views[views.size() - 2] + views.back();
-    if (!merged)
-      break;
-    views.pop_back();
-    views.back() = std::move(*merged);
-  }
-}
-
 SymShapeTracker SymShapeTracker::simplify() const {
-  SymShapeTracker ret = *this;
-  simplifyInPlace(ret.views);
-  return ret;
+  return detail::simplifyTracker(*this);
 }
 
 SymShapeTracker SymShapeTracker::operator+(const SymShapeTracker &other) const {
-  SymShapeTracker ret = *this;
-  for (const SymView &v : other.views) {
-    ret.views.push_back(v);
-    simplifyInPlace(ret.views);
-  }
-  return ret;
+  return detail::composeTrackers(*this, other);
 }
 
 std::optional<SymShapeTracker>
 SymShapeTracker::invert(const SymShape &outShape) const {
-  SymShapeTracker ret;
-  for (size_t i = views.size(); i-- > 0;) {
-    const SymShape &target = i > 0 ? views[i - 1].shape : outShape;
-    auto inv = views[i].invert(target);
-    if (!inv)
-      return std::nullopt;
-    ret.views.push_back(*inv);
-  }
-  return ret.reshape(outShape);
+  return detail::invertTracker(*this, outShape);
 }
 
 std::map<std::string, NodeP> SymShapeTracker::vars() const {
@@ -1215,7 +696,7 @@ std::size_t lazy::st::hashValue(const SymShapeTracker &tracker) {
 
 bool lazy::st::prodMayBeLess(const SymShape &a, const SymShape &b) noexcept {
   try {
-    return truthy(lt(pyProd(a), pyProd(b)));
+    return truthy(lt(Algebra::product(a), Algebra::product(b)));
   } catch (const Error &) {
     return false;
   }
@@ -1224,7 +705,7 @@ bool lazy::st::prodMayBeLess(const SymShape &a, const SymShape &b) noexcept {
 bool lazy::st::prodMayBeGreaterEq(const SymShape &a,
                                   const SymShape &b) noexcept {
   try {
-    return truthy(ge(pyProd(a), pyProd(b)));
+    return truthy(ge(Algebra::product(a), Algebra::product(b)));
   } catch (const Error &) {
     return false;
   }

@@ -9,11 +9,11 @@
 // (and usually bound) Variables, as in a kv-cache of `start_pos + 1` rows.
 //
 // The integer View/ShapeTracker (View.h, ShapeTracker.h) stay the fast path
-// every pass uses on concrete graphs. A SymView whose entries are all plain
-// ints runs the integer algebra (converting in and out), so the two agree
-// by construction there; only views holding nodes take the symbolic code,
-// a restatement of tinygrad's with SInt arithmetic (Symbolic.h) in place of
-// Python's. Where tinygrad raises (a ValueError or assertion on a symbolic
+// every pass uses on concrete graphs. Both are written once: the rules live
+// in lib/ShapeTracker/ViewAlgebra.h over a dimension policy, int64_t for
+// View and SInt (Symbolic.h) for SymView. A SymView whose entries are all
+// plain ints takes the integer View (converting in and out), which is
+// faster. Where tinygrad raises (a ValueError or assertion on a symbolic
 // reshape, a failed bound), the operations throw sym::Error.
 //
 //===----------------------------------------------------------------------===//

@@ -10,7 +10,9 @@
 //
 // The algebra follows tinygrad 0.9.2's View exactly (integer shapes only):
 // every constructor goes through View::create, which canonicalizes, so two
-// views that tinygrad would consider equal compare equal here.
+// views that tinygrad would consider equal compare equal here. The rules
+// are written once, for this View and for SymView, in
+// lib/ShapeTracker/ViewAlgebra.h.
 //
 //===----------------------------------------------------------------------===//
 
