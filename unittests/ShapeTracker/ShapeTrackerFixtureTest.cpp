@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FixtureRecords.h"
 #include "lazy/ShapeTracker/ShapeTracker.h"
 
 #include <gtest/gtest.h>
@@ -116,71 +117,67 @@ const std::vector<Case> &loadCases() {
     // The environment may point at another fixture (used to check that a
     // corrupted fixture makes the test fail).
     const char *env = std::getenv("SHAPETRACKER_FIXTURE");
-    std::ifstream f(env ? env : SHAPETRACKER_FIXTURE);
-    if (!f)
-      ADD_FAILURE() << "cannot open fixture";
-    std::string line;
-    int lineNo = 0;
     Case cur;
-    while (std::getline(f, line)) {
-      ++lineNo;
-      if (line.empty() || line[0] == '#')
-        continue;
-      std::istringstream in(line);
-      std::string tag;
-      in >> tag;
-      TrackerRecord &r = cur.result;
-      if (tag == "CASE") {
-        cur = Case();
-        cur.line = lineNo;
-        in >> cur.id >> cur.kind;
-      } else if (tag == "BASE") {
-        cur.base = readInts(in);
-      } else if (tag == "BASE2") {
-        cur.base2 = readInts(in);
-      } else if (tag == "OP") {
-        cur.ops.push_back(readOp(in));
-      } else if (tag == "OP2") {
-        cur.ops2.push_back(readOp(in));
-      } else if (tag == "INV") {
-        cur.inv = readInts(in);
-      } else if (tag == "VIN") {
-        cur.vin.push_back(readView(in));
-      } else if (tag == "VRES") {
-        if (line.find("NONE") == std::string::npos)
-          cur.vres = readView(in);
-      } else if (tag == "RESULT") {
-        cur.resultNone = line.find("NONE") != std::string::npos;
-      } else if (tag == "V") {
-        r.views.push_back(readView(in));
-      } else if (tag == "MIN") {
-        r.mins.push_back(readView(in));
-      } else if (tag == "FLAGS") {
-        int c, k;
-        in >> c >> k >> r.size;
-        r.contiguous = c;
-        r.consecutive = k;
-      } else if (tag == "RS") {
-        r.rs = readStrs(in);
-      } else if (tag == "RSI") {
-        r.rsi = readStrs(in);
-      } else if (tag == "USA") {
-        r.usa = readStrs(in);
-      } else if (tag == "USAI") {
-        r.usai = readStrs(in);
-      } else if (tag == "IDX") {
-        r.idx = readInts(in);
-      } else if (tag == "VALID") {
-        size_t n;
-        in >> n >> r.valid;
-        if (r.valid == "-")
-          r.valid.clear();
-      } else if (tag == "END") {
-        out.push_back(cur);
-      } else {
-        ADD_FAILURE() << "fixture line " << lineNo << ": unknown tag " << tag;
-      }
-    }
+    bool opened = lazy::st::testing::forEachRecord(
+        env ? env : SHAPETRACKER_FIXTURE, [&](auto &rec) {
+          std::istringstream &in = rec.fields;
+          const std::string &tag = rec.tag, &line = rec.line;
+          int lineNo = rec.lineNo;
+          TrackerRecord &r = cur.result;
+          if (tag == "CASE") {
+            cur = Case();
+            cur.line = lineNo;
+            in >> cur.id >> cur.kind;
+          } else if (tag == "BASE") {
+            cur.base = readInts(in);
+          } else if (tag == "BASE2") {
+            cur.base2 = readInts(in);
+          } else if (tag == "OP") {
+            cur.ops.push_back(readOp(in));
+          } else if (tag == "OP2") {
+            cur.ops2.push_back(readOp(in));
+          } else if (tag == "INV") {
+            cur.inv = readInts(in);
+          } else if (tag == "VIN") {
+            cur.vin.push_back(readView(in));
+          } else if (tag == "VRES") {
+            if (line.find("NONE") == std::string::npos)
+              cur.vres = readView(in);
+          } else if (tag == "RESULT") {
+            cur.resultNone = line.find("NONE") != std::string::npos;
+          } else if (tag == "V") {
+            r.views.push_back(readView(in));
+          } else if (tag == "MIN") {
+            r.mins.push_back(readView(in));
+          } else if (tag == "FLAGS") {
+            int c, k;
+            in >> c >> k >> r.size;
+            r.contiguous = c;
+            r.consecutive = k;
+          } else if (tag == "RS") {
+            r.rs = readStrs(in);
+          } else if (tag == "RSI") {
+            r.rsi = readStrs(in);
+          } else if (tag == "USA") {
+            r.usa = readStrs(in);
+          } else if (tag == "USAI") {
+            r.usai = readStrs(in);
+          } else if (tag == "IDX") {
+            r.idx = readInts(in);
+          } else if (tag == "VALID") {
+            size_t n;
+            in >> n >> r.valid;
+            if (r.valid == "-")
+              r.valid.clear();
+          } else if (tag == "END") {
+            out.push_back(cur);
+          } else {
+            ADD_FAILURE() << "fixture line " << lineNo << ": unknown tag "
+                          << tag;
+          }
+        });
+    if (!opened)
+      ADD_FAILURE() << "cannot open fixture";
     return out;
   }();
   return cases;

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FixtureRecords.h"
 #include "lazy/ShapeTracker/SymView.h"
 
 #include <gtest/gtest.h>
@@ -136,44 +137,36 @@ struct Case {
 };
 
 std::vector<Case> readCases() {
-  std::ifstream in(SYMVIEW_FIXTURE);
   std::vector<Case> cases;
-  std::string line;
-  int lineNo = 0;
-  while (std::getline(in, line)) {
-    ++lineNo;
-    if (line.empty() || line[0] == '#')
-      continue;
-    std::istringstream s(line);
-    std::string tag;
-    s >> tag;
+  lazy::st::testing::forEachRecord(SYMVIEW_FIXTURE, [&](auto &r) {
+    std::istringstream &s = r.fields;
     auto rest = [&]() {
       size_t n;
       s >> n;
-      std::vector<std::string> r;
+      std::vector<std::string> fields;
       for (std::string t; s >> t;)
-        r.push_back(t);
-      return r;
+        fields.push_back(t);
+      return fields;
     };
-    if (tag == "CASE") {
+    if (r.tag == "CASE") {
       cases.emplace_back();
       s >> cases.back().id >> cases.back().kind;
-      cases.back().line = lineNo;
-    } else if (tag == "BASE") {
+      cases.back().line = r.lineNo;
+    } else if (r.tag == "BASE") {
       cases.back().base = rest();
-    } else if (tag == "BASE2") {
+    } else if (r.tag == "BASE2") {
       cases.back().base2 = rest();
-    } else if (tag == "OP" || tag == "OP2") {
+    } else if (r.tag == "OP" || r.tag == "OP2") {
       std::string name;
       s >> name;
-      (tag == "OP" ? cases.back().ops : cases.back().ops2)
+      (r.tag == "OP" ? cases.back().ops : cases.back().ops2)
           .push_back({name, rest()});
-    } else if (tag == "ERR") {
+    } else if (r.tag == "ERR") {
       cases.back().err = true;
-    } else if (tag != "END") {
-      cases.back().expected.push_back(line);
+    } else if (r.tag != "END") {
+      cases.back().expected.push_back(r.line);
     }
-  }
+  });
   return cases;
 }
 

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FixtureRecords.h"
 #include "lazy/ShapeTracker/Symbolic.h"
 
 #include <gtest/gtest.h>
@@ -102,82 +103,80 @@ std::string describe(const SInt &v) {
 }
 
 TEST(SymbolicFixture, MatchesTinygrad) {
-  std::ifstream in(SYMBOLIC_FIXTURE);
-  ASSERT_TRUE(in) << "cannot open " << SYMBOLIC_FIXTURE;
-  std::string line, caseId, lastOp;
+  std::string caseId, lastOp;
   std::vector<SInt> regs;
   std::string rendered;
   bool threw = false, pending = false;
   std::optional<SInt> result;
-  int lineNo = 0, cases = 0, checked = 0;
-  while (std::getline(in, line)) {
-    ++lineNo;
-    if (line.empty() || line[0] == '#')
-      continue;
-    std::istringstream s(line);
-    std::string tag;
-    s >> tag;
-    std::string where = "case " + caseId + " line " + std::to_string(lineNo);
-    if (tag == "CASE") {
-      s >> caseId;
-      regs.clear();
-      ++cases;
-    } else if (tag == "I" || tag == "N") {
-      int64_t v;
-      s >> v;
-      regs.push_back(tag == "I" ? SInt(v) : SInt(num(v)));
-    } else if (tag == "V") {
-      std::string name, bound;
-      int64_t lo, hi;
-      s >> name >> lo >> hi >> bound;
-      std::optional<int64_t> b;
-      if (bound != "-")
-        b = std::stoll(bound);
-      regs.push_back(SInt(var(name, lo, hi, b)));
-    } else if (tag == "O") {
-      s >> lastOp;
-      std::vector<SInt> args;
-      size_t r;
-      while (s >> r)
-        args.push_back(regs.at(r));
-      threw = false;
-      result.reset();
-      try {
-        result = apply(lastOp, args, rendered);
-      } catch (const Error &) {
-        threw = true;
-      }
-      pending = true;
-    } else if (tag == "=") {
-      ASSERT_TRUE(pending) << where;
-      pending = false;
-      std::string kind;
-      s >> kind;
-      ++checked;
-      if (kind == "ERR") {
-        EXPECT_TRUE(threw) << where << ": " << lastOp << " gave "
-                           << describe(*result) << ", tinygrad raised";
-        continue;
-      }
-      if (threw) {
-        ADD_FAILURE() << where << ": " << lastOp << " threw, tinygrad gave "
-                      << line;
-        // Keep register numbering aligned with the fixture.
-        regs.push_back(0);
-        continue;
-      }
-      if (kind == "R") {
-        std::string text;
-        std::getline(s >> std::ws, text);
-        EXPECT_EQ(rendered, text) << where;
-        continue;
-      }
-      std::string rest;
-      std::getline(s >> std::ws, rest);
-      EXPECT_EQ(describe(*result), kind + " " + rest) << where << " " << lastOp;
-      regs.push_back(*result);
-    }
-  }
+  int cases = 0, checked = 0;
+  bool opened =
+      lazy::st::testing::forEachRecord(SYMBOLIC_FIXTURE, [&](auto &r) {
+        std::istringstream &s = r.fields;
+        const std::string &tag = r.tag, &line = r.line;
+        std::string where =
+            "case " + caseId + " line " + std::to_string(r.lineNo);
+        if (tag == "CASE") {
+          s >> caseId;
+          regs.clear();
+          ++cases;
+        } else if (tag == "I" || tag == "N") {
+          int64_t v;
+          s >> v;
+          regs.push_back(tag == "I" ? SInt(v) : SInt(num(v)));
+        } else if (tag == "V") {
+          std::string name, bound;
+          int64_t lo, hi;
+          s >> name >> lo >> hi >> bound;
+          std::optional<int64_t> b;
+          if (bound != "-")
+            b = std::stoll(bound);
+          regs.push_back(SInt(var(name, lo, hi, b)));
+        } else if (tag == "O") {
+          s >> lastOp;
+          std::vector<SInt> args;
+          size_t r;
+          while (s >> r)
+            args.push_back(regs.at(r));
+          threw = false;
+          result.reset();
+          try {
+            result = apply(lastOp, args, rendered);
+          } catch (const Error &) {
+            threw = true;
+          }
+          pending = true;
+        } else if (tag == "=") {
+          ASSERT_TRUE(pending) << where;
+          pending = false;
+          std::string kind;
+          s >> kind;
+          ++checked;
+          if (kind == "ERR") {
+            EXPECT_TRUE(threw) << where << ": " << lastOp << " gave "
+                               << describe(*result) << ", tinygrad raised";
+            return;
+          }
+          if (threw) {
+            ADD_FAILURE() << where << ": " << lastOp << " threw, tinygrad gave "
+                          << line;
+            // Keep register numbering aligned with the fixture.
+            regs.push_back(0);
+            return;
+          }
+          if (kind == "R") {
+            std::string text;
+            std::getline(s >> std::ws, text);
+            EXPECT_EQ(rendered, text) << where;
+            return;
+          }
+          std::string rest;
+          std::getline(s >> std::ws, rest);
+          EXPECT_EQ(describe(*result), kind + " " + rest)
+              << where << " " << lastOp;
+          regs.push_back(*result);
+        }
+      });
+  ASSERT_TRUE(opened) << "cannot open " << SYMBOLIC_FIXTURE;
   EXPECT_GT(cases, 1000);
   EXPECT_GT(checked, 10000);
 }

@@ -25,6 +25,71 @@ namespace mlir::lazy::detail {
 // _recurse_reduceops
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// The dims [0, rank) with the reduced `axes` moved last, in their order.
+std::vector<int64_t> reducedAxesLast(int64_t rank, ArrayRef<int64_t> axes) {
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!llvm::is_contained(axes, i))
+      perm.push_back(i);
+  perm.insert(perm.end(), axes.begin(), axes.end());
+  return perm;
+}
+
+/// The axes [rank - count, rank): the reduced dims, last.
+std::vector<int64_t> lastAxes(int64_t rank, size_t count) {
+  std::vector<int64_t> axes;
+  for (int64_t i = rank - int64_t(count); i < rank; ++i)
+    axes.push_back(i);
+  return axes;
+}
+
+/// Every view of `view` extended by the reduced dims (`rshape`, strides
+/// `rstrides`, `prshape` elements): its strides and offset scale by
+/// prshape, its mask covers the new dims whole. ShapeTracker or
+/// SymShapeTracker.
+template <typename TrackerT, typename ShapeT, typename DimT>
+TrackerT extendWithReducedDims(const TrackerT &view, const ShapeT &rshape,
+                               const ShapeT &rstrides, const DimT &prshape) {
+  using ViewT = std::decay_t<decltype(view.views.back())>;
+  TrackerT extended;
+  for (const ViewT &v : view.views) {
+    ShapeT shape = v.shape, strides;
+    shape.insert(shape.end(), rshape.begin(), rshape.end());
+    for (const DimT &s : v.strides)
+      strides.push_back(s * prshape);
+    strides.insert(strides.end(), rstrides.begin(), rstrides.end());
+    auto mask = v.mask;
+    if (mask)
+      for (const DimT &s : rshape)
+        mask->push_back({0, s});
+    extended.views.push_back(
+        ViewT::create(shape, strides, v.offset * prshape, mask));
+  }
+  return extended;
+}
+
+} // namespace
+
+/// tinygrad finds the new reduced axes by permuting the extended input by
+/// the old ones: when the view has so few dims that an old axis is past
+/// the extended rank, that permute fails.
+LogicalResult KernelAstBuilderImpl::checkExtendedRank(NodeId buf,
+                                                      size_t viewRank,
+                                                      size_t reducedRank,
+                                                      ArrayRef<int64_t> axes) {
+  size_t extendedRank = viewRank + reducedRank;
+  if (axes.empty() || int64_t(extendedRank) > *llvm::max_element(axes))
+    return success();
+  return error(buf)
+         << "cannot be lowered into a kernel (tinygrad fails here too): "
+            "its output is read through a view of rank "
+         << viewRank << "; pushed into its input, that gives "
+         << "rank " << extendedRank << ", which has no reduced axis "
+         << *llvm::max_element(axes) << " (invalid permutation)";
+}
+
 FailureOr<st::TrackerId>
 KernelAstBuilderImpl::reshapeSym(NodeId at, st::TrackerId t,
                                  const st::SymShape &shape) {
@@ -45,49 +110,23 @@ KernelAstBuilderImpl::pushViewIntoInputSym(NodeId buf, st::TrackerId viewId,
                                            ArrayRef<int64_t> axes) {
   try {
     st::SymShapeTracker view = pool.getSym(viewId);
-    std::vector<int64_t> perm;
-    for (int64_t i = 0; i < int64_t(pool.symShape(input).size()); ++i)
-      if (!llvm::is_contained(axes, i))
-        perm.push_back(i);
-    perm.insert(perm.end(), axes.begin(), axes.end());
-    st::SymShapeTracker permuted = pool.getSym(input).permute(perm);
+    st::SymShapeTracker permuted = pool.getSym(input).permute(
+        reducedAxesLast(int64_t(pool.symShape(input).size()), axes));
     st::SymShape rshape(permuted.shape().end() - axes.size(),
                         permuted.shape().end());
-    size_t extendedRank = view.shape().size() + rshape.size();
-    if (!axes.empty() && int64_t(extendedRank) <= *llvm::max_element(axes))
-      return error(buf)
-             << "cannot be lowered into a kernel (tinygrad fails here too): "
-                "its output is read through a view of rank "
-             << view.shape().size() << "; pushed into its input, that gives "
-             << "rank " << extendedRank << ", which has no reduced axis "
-             << *llvm::max_element(axes) << " (invalid permutation)";
+    if (failed(
+            checkExtendedRank(buf, view.shape().size(), rshape.size(), axes)))
+      return failure();
     // tinygrad's prod and strides_for_shape of the reduced dims.
     st::SInt prshape = 1;
     for (const st::SInt &d : rshape)
       prshape = prshape * d;
     st::SymShape rstrides =
         st::SymShapeTracker::fromShape(rshape).views.back().strides;
-    st::SymShapeTracker extended;
-    for (const st::SymView &v : view.views) {
-      st::SymShape shape = v.shape, strides;
-      shape.insert(shape.end(), rshape.begin(), rshape.end());
-      for (const st::SInt &s : v.strides)
-        strides.push_back(s * prshape);
-      strides.insert(strides.end(), rstrides.begin(), rstrides.end());
-      std::optional<st::SymMask> mask;
-      if (v.mask) {
-        mask = *v.mask;
-        for (const st::SInt &s : rshape)
-          mask->push_back({0, s});
-      }
-      extended.views.push_back(
-          st::SymView::create(shape, strides, v.offset * prshape, mask));
-    }
-    st::TrackerId newInput = pool.intern(permuted + extended);
-    int64_t rank = int64_t(pool.symShape(newInput).size());
-    std::vector<int64_t> newAxes;
-    for (int64_t i = rank - int64_t(rshape.size()); i < rank; ++i)
-      newAxes.push_back(i);
+    st::TrackerId newInput = pool.intern(
+        permuted + extendWithReducedDims(view, rshape, rstrides, prshape));
+    std::vector<int64_t> newAxes =
+        lastAxes(int64_t(pool.symShape(newInput).size()), rshape.size());
     return std::make_pair(newInput, newAxes);
   } catch (const st::sym::Error &e) {
     return error(buf) << "cannot be lowered into a kernel (tinygrad fails "
@@ -138,48 +177,18 @@ LogicalResult KernelAstBuilderImpl::finishReduce(
       noteMiscompute(buf, ScheduleItem::Miscompute::PaddedUnsafeInput);
     // Push the movement op on the reduce's output into its input: permute
     // the reduced axes last and extend every view with them.
-    std::vector<int64_t> perm;
-    for (int64_t i = 0; i < int64_t(pool.shape(input).size()); ++i)
-      if (!llvm::is_contained(axes, i))
-        perm.push_back(i);
-    perm.insert(perm.end(), axes.begin(), axes.end());
-    st::ShapeTracker permuted = pool.get(input).permute(perm);
+    st::ShapeTracker permuted = pool.get(input).permute(
+        reducedAxesLast(int64_t(pool.shape(input).size()), axes));
     std::vector<int64_t> rshape(permuted.shape().end() - axes.size(),
                                 permuted.shape().end());
-    // tinygrad then finds the new axes by permuting the extended input by
-    // the old ones: when the view has so few dims that an old axis is past
-    // the extended rank, that permute fails.
-    size_t extendedRank = view.shape().size() + rshape.size();
-    if (!axes.empty() && int64_t(extendedRank) <= *llvm::max_element(axes))
-      return error(buf)
-             << "cannot be lowered into a kernel (tinygrad fails here too): "
-                "its output is read through a view of rank "
-             << view.shape().size() << "; pushed into its input, that gives "
-             << "rank " << extendedRank << ", which has no reduced axis "
-             << *llvm::max_element(axes) << " (invalid permutation)";
-    int64_t prshape = st::prod(rshape);
-    std::vector<int64_t> rstrides = st::stridesForShape(rshape);
-    st::ShapeTracker extended;
-    for (const st::View &v : view.views) {
-      std::vector<int64_t> shape = v.shape, strides;
-      shape.insert(shape.end(), rshape.begin(), rshape.end());
-      for (int64_t s : v.strides)
-        strides.push_back(s * prshape);
-      strides.insert(strides.end(), rstrides.begin(), rstrides.end());
-      std::optional<st::Mask> mask;
-      if (v.mask) {
-        mask = *v.mask;
-        for (int64_t s : rshape)
-          mask->push_back({0, s});
-      }
-      extended.views.push_back(
-          st::View::create(shape, strides, v.offset * prshape, mask));
-    }
-    input = pool.intern(permuted + extended);
-    int64_t rank = int64_t(pool.shape(input).size());
-    axes.clear();
-    for (int64_t i = rank - int64_t(rshape.size()); i < rank; ++i)
-      axes.push_back(i);
+    if (failed(
+            checkExtendedRank(buf, view.shape().size(), rshape.size(), axes)))
+      return failure();
+    input = pool.intern(permuted +
+                        extendWithReducedDims(view, rshape,
+                                              st::stridesForShape(rshape),
+                                              st::prod(rshape)));
+    axes = lastAxes(int64_t(pool.shape(input).size()), rshape.size());
   } else if (top) {
     ReduceInfo topInfo = *reduceInfo.find(*top);
     NodeId src = n.srcs[0];

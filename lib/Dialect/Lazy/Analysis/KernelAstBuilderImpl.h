@@ -152,6 +152,10 @@ private:
                ? pool.fromSymShape(symbolicShapeOf(node.type))
                : pool.fromShape(node.shape().vec());
   }
+  /// The error where a view pushed into a reduce's input leaves a reduced
+  /// axis past the extended rank (tinygrad's failed permute).
+  LogicalResult checkExtendedRank(NodeId buf, size_t viewRank,
+                                  size_t reducedRank, ArrayRef<int64_t> axes);
   InFlightDiagnostic error(NodeId n) {
     const LazyNode &node = g.node(n);
     return node.op ? node.op->emitOpError() : g.function().emitError();
