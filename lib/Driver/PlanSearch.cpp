@@ -14,6 +14,7 @@
 #include "lazy/Dialect/Lazy/Analysis/PlanCandidates.h"
 #include "lazy/Dialect/Lazy/Analysis/PlanLanes.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Support/HostCpu.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -72,8 +73,9 @@ GraphRun::searchKernelPlans(ModuleOp module, const std::string &name,
         mlir::lazy::planCandidates(ctx, plan, *space, options.searchPlans);
     for (ArrayAttr &candidate : candidates)
       candidate = ArrayAttr::get(
-          ctx, mlir::lazy::withLaneStep(kernel, *space, candidate.getValue(),
-                                        mlir::lazy::cpuLaneTarget()));
+          ctx, mlir::lazy::withLaneStep(
+                   kernel, *space, candidate.getValue(),
+                   mlir::lazy::cpuLaneTarget(::lazy::hostVectorBits())));
     if (candidates.size() < 2)
       continue;
     rounds = std::max(rounds, candidates.size());

@@ -1,7 +1,7 @@
 // RUN: lazy-opt --lazy-optimize-kernels="target=generic vector-bits=512" %s | FileCheck %s
 // RUN: lazy-opt --lazy-optimize-kernels=target=gpu %s | FileCheck %s --check-prefix=GPU
 // RUN: not lazy-opt --lazy-optimize-kernels=force=weighted_sum:upcast:2:2 %s 2>&1 | FileCheck %s --check-prefix=FORCED
-// RUN: lazy-opt --lazy-optimize-kernels=force=weighted_sum:upcast:1:16 %s | FileCheck %s --check-prefix=FORCED-OK
+// RUN: lazy-opt --lazy-optimize-kernels="target=generic vector-bits=512 force=weighted_sum:upcast:1:16" %s | FileCheck %s --check-prefix=FORCED-OK
 // A kernel over tinygrad Variables is planned on its integer axes only:
 // the steps divide integer extents, so a symbolic axis keeps one loop to
 // its value. The heuristic reads the views' strides at the Variables'

@@ -10,17 +10,17 @@
 // A matmul (space (256, 1024, 1024), axis 2 reduced): the vector axis is 1
 // (the output and %in1 contiguous, %in0 constant), upcast by two vectors;
 // the row axis is 0 (%in1 varies along axis 1 and is constant along 0),
-// upcast by 4; %in1's panel (1024 x 4 bytes per column, 4 MiB) exceeds
+// upcast by 8 (a tile of 16 vectors, one per AVX2 register); %in1's panel (1024 x 4 bytes per column, 4 MiB) exceeds
 // half the L2, so axis 1 is tiled by the widest fitting block (128).
 // CHECK-LABEL: lazy.kernel @mm
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 1, 128>, #lazy.opt<lanes, 1, 16>]
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 8>, #lazy.opt<tile, 1, 128>, #lazy.opt<lanes, 1, 8>]
 // 512-bit vectors: two vectors are 32 lanes, and AVX-512's 32 registers
 // hold a tile of 32 accumulators: 16 rows.
 // WIDE-LABEL: lazy.kernel @mm
 // WIDE-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<upcast, 0, 16>, #lazy.opt<tile, 1, 128>, #lazy.opt<lanes, 1, 16>]
 // A 16 MiB L2 holds half the panel: no tile.
 // BIGL2-LABEL: lazy.kernel @mm
-// BIGL2-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<lanes, 1, 16>]}
+// BIGL2-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 8>, #lazy.opt<lanes, 1, 8>]}
 // A forced plan replaces the heuristic's.
 // FORCE-LABEL: lazy.kernel @mm
 // FORCE-SAME: opts = [#lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 4>]}
@@ -51,7 +51,7 @@ lazy.kernel @narrow(%out0: !lazy.buffer<48xf32>, %in0: !lazy.buffer<96xf32>, %in
 // Five loads: a 16x4 tile would read 320 values a trip, past the 256 that
 // keep LLVM's code generation quick, so the row axis takes 2.
 // CHECK-LABEL: lazy.kernel @five_loads
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>, #lazy.opt<lanes, 1, 16>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>, #lazy.opt<lanes, 1, 8>]}
 lazy.kernel @five_loads(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<512xf32>, %in1: !lazy.buffer<2048xf32>, %in2: !lazy.buffer<512xf32>, %in3: !lazy.buffer<2048xf32>, %in4: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(8, 32, 64):(64, 0, 1)]> : !lazy.buffer<512xf32> -> tensor<8x32x64xf32>
   %1 = lazy.load %in1 as <[(8, 32, 64):(0, 1, 32)]> : !lazy.buffer<2048xf32> -> tensor<8x32x64xf32>
@@ -101,9 +101,9 @@ lazy.kernel @six(%out0: !lazy.buffer<24xf32>, %in0: !lazy.buffer<64xf32>, %in1: 
 // A product reduce whose vector axis (axis 1, 16 elements) is one 512-bit
 // vector: with 512-bit vectors its rows stop at 8 (16 rows only for rows
 // two vectors wide); with 256-bit ones the axis is two vectors and the
-// tile 4 rows.
+// tile 8 rows (16 vectors).
 // CHECK-LABEL: lazy.kernel @one_vector_rows
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<lanes, 1, 16>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 8>, #lazy.opt<lanes, 1, 8>]}
 // WIDE-LABEL: lazy.kernel @one_vector_rows
 // WIDE-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 8>, #lazy.opt<lanes, 1, 16>]}
 lazy.kernel @one_vector_rows(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<2048xf32>, %in1: !lazy.buffer<1024xf32>) attributes {num_outputs = 1 : i64} {
@@ -177,7 +177,7 @@ lazy.kernel @colsum(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<4096xf32>) a
 
 // An elementwise kernel gets its vector axis alone (rule 6): two vectors.
 // CHECK-LABEL: lazy.kernel @ew
-// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 16>, #lazy.opt<lanes, 0, 16>]}
+// CHECK-SAME: opts = [#lazy.opt<upcast, 0, 16>, #lazy.opt<lanes, 0, 8>]}
 lazy.kernel @ew(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<64xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(64):(1)]> : !lazy.buffer<64xf32> -> tensor<64xf32>
   %1 = lazy.mul %0, %0 : tensor<64xf32>

@@ -14,7 +14,9 @@
 using namespace mlir;
 using namespace mlir::lazy;
 
-LaneTarget mlir::lazy::cpuLaneTarget() { return LaneTarget{16, true}; }
+LaneTarget mlir::lazy::cpuLaneTarget(unsigned vectorBits) {
+  return LaneTarget{std::max<int64_t>(2, vectorBits / 32), true};
+}
 
 LaneTarget mlir::lazy::gpuLaneTarget(KernelOp kernel) {
   // A GPU thread's widest access is 128 bits of the widest element any

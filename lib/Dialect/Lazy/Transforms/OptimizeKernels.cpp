@@ -13,7 +13,7 @@
 //   2. row axis: the innermost other output axis along which some load that
 //      varies along the vector axis is constant; upcast by 16 (rows two
 //      vectors wide only), 8, 4 or 2, the most that keeps the tile within
-//      kTileVectors vectors and its loads within kMaxLoadsPerTrip (both 4
+//      kTileVectors vectors and its loads within kMaxLoadsPerTrip (2 and 4
 //      times that with 512-bit vectors, whose AVX-512 has 32 registers)
 //      and, with rule 4's window unrolled, the trip within
 //      kMaxElementsPerTrip elements (which the plan's verifier enforces);
@@ -91,9 +91,12 @@ using namespace mlir::lazy;
 
 namespace {
 
-/// A register tile holds at most this many vectors of accumulators (x86
-/// has 16 or 32 vector registers; the loads need a few more).
-constexpr int64_t kTileVectors = 8;
+/// A register tile holds at most this many vectors of accumulators with
+/// 256-bit vectors (AVX2's 16 registers; twice that with AVX-512's 32).
+/// The loads need a few more, which LLVM spills or reads from memory: an
+/// AVX2 matmul's 8x16 tile (16 accumulators) ran 46-66 ms against 65-81
+/// for 4x16 (8).
+constexpr int64_t kTileVectors = 16;
 /// A register tile's loads per trip (elements times the kernel's loads):
 /// past this, LLVM's scheduler and SLP vectorizer spend seconds on the
 /// block (a training step's fused backward kernels read 7 buffers).
@@ -622,15 +625,17 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     // trip within kMaxElementsPerTrip elements.
     int64_t rowSize = space.shape[*row], rowUpcast = 1;
     int64_t loadCount = std::max<int64_t>(1, int64_t(loads.size()));
-    // AVX-512's 32 registers hold 4 times the tile of AVX2's 16 (with the
+    // AVX-512's 32 registers hold twice the tile of AVX2's 16 (with the
     // broadcast operand read from memory by each FMA). 16 rows only for
     // rows two vectors wide (a matmul's 32 accumulators: 16.1 ms against
     // 23.7 with 8 rows); the conv's one-vector rows ran slower with 16
     // (4.0 against 2.5 ms).
-    int64_t scale = target.vectorBits >= 512 ? 4 : 1;
+    int64_t tileScale = target.vectorBits >= 512 ? 2 : 1;
+    int64_t loadScale = target.vectorBits >= 512 ? 4 : 1;
     for (int64_t r : {16, 8, 4, 2})
-      if (rowSize % r == 0 && vecUpcast * r <= scale * kTileVectors * lanes &&
-          vecUpcast * r * loadCount <= scale * kMaxLoadsPerTrip &&
+      if (rowSize % r == 0 &&
+          vecUpcast * r <= tileScale * kTileVectors * lanes &&
+          vecUpcast * r * loadCount <= loadScale * kMaxLoadsPerTrip &&
           vecUpcast * r * window <= kMaxElementsPerTrip &&
           (r < 16 || vecUpcast >= 2 * lanes)) {
         rowUpcast = r;
@@ -695,7 +700,7 @@ LogicalResult parseForced(MLIRContext *ctx, StringRef text, std::string &name,
 
 /// The lanes the target's lowering gives a register tile (PlanLanes.h).
 LaneTarget laneTargetOf(KernelOp kernel, const TargetDescription &desc) {
-  return desc.gpu ? gpuLaneTarget(kernel) : cpuLaneTarget();
+  return desc.gpu ? gpuLaneTarget(kernel) : cpuLaneTarget(desc.vectorBits);
 }
 
 struct LazyOptimizeKernels final

@@ -326,11 +326,11 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     2. The row axis is the innermost other output axis along which some
        load that varies along the vector axis is constant (reused across
        rows): upcast by 8, 4 or 2, the most that divides it and keeps the
-       tile within 8 vectors (a register tile of rows times vectors, every
-       accumulator in a register) and its loads (elements times the
+       tile within 16 vectors (a register tile of rows times vectors, one
+       accumulator per AVX2 register) and its loads (elements times the
        kernel's loads) within 256 a trip, past which LLVM's code generation
-       takes seconds (both 4 times that with 512-bit vectors, 16 rows only
-       for rows two vectors wide), and, with rule 4's window unrolled,
+       takes seconds (2 and 4 times those with 512-bit vectors, 16 rows
+       only for rows two vectors wide), and, with rule 4's window unrolled,
        the trip within 512 elements, which a plan may not exceed.
     3. When the loads constant along the row axis (the panel every row
        tile sweeps) hold more than half the L2 cache, the vector axis is
@@ -422,8 +422,9 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     forced, gets the `lanes` step its target's lowering runs
     (PlanLanes.h: the innermost upcast output axis every store writes and
     every load reads contiguously, else none for the dot-product form,
-    else the innermost one every store writes contiguously; at most 16
-    lanes on the CPU, 128 bits of the widest element on a GPU). The
+    else the innermost one every store writes contiguously; at most one
+    register of f32 on the CPU, `vector-bits` / 32 lanes, 128 bits of the
+    widest element on a GPU). The
     lowerings read it and decide nothing; a plan written by hand without
     one computes scalar elements.
 
