@@ -74,50 +74,52 @@ def _inputs(key):
     return [r(4096, 4096)]
 
 
-def _array_fn(key, np_like, conv=None):
-    """The computation over a numpy-like module (numpy, jax.numpy, torch)."""
+class _Ops:
+    """What the programs need of a numpy-like module: elementwise exp and
+    sqrt, row reductions that keep the reduced axis, and conv2d (None:
+    the peer has none)."""
+
+    def __init__(self, module, keep="keepdims", rowmax="max", conv=None):
+        self.exp, self.sqrt, self.conv = module.exp, module.sqrt, conv
+        self._keep, self._max = keep, rowmax
+
+    def rowmax(self, x):
+        return getattr(x, self._max)(1, **{self._keep: True})
+
+    def rowsum(self, x):
+        return x.sum(1, **{self._keep: True})
+
+    def rowmean(self, x):
+        return x.mean(1, **{self._keep: True})
+
+
+def _program(key, ops):
+    """The computation `key` written with `ops` (an _Ops)."""
     def softmax(x):
-        e = np_like.exp(x - x.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)
+        e = ops.exp(x - ops.rowmax(x))
+        return e / ops.rowsum(e)
 
     def layernorm(x):
-        m = x.mean(1, keepdims=True)
-        d = x - m
-        return d / np_like.sqrt((d * d).mean(1, keepdims=True) + 1e-5)
-    table = {
-        "matmul": lambda a, b: a @ b,
-        "rowsum": lambda x: x.sum(1),
-        "softmax": softmax,
-        "layernorm": layernorm,
-        "fma": lambda a, b, c: a * b + c,
-    }
+        d = x - ops.rowmean(x)
+        return d / ops.sqrt(ops.rowmean(d * d) + 1e-5)
     if key == "conv2d":
-        if conv is None:
+        if ops.conv is None:
             raise NotImplementedError("no conv2d")
-        return conv
-    return table[key]
-
-
-def _torch_fn(key):
-    import torch
-    import torch.nn.functional as F
-
-    def softmax(x):
-        e = torch.exp(x - x.amax(1, keepdim=True))
-        return e / e.sum(1, keepdim=True)
-
-    def layernorm(x):
-        m = x.mean(1, keepdim=True)
-        d = x - m
-        return d / torch.sqrt((d * d).mean(1, keepdim=True) + 1e-5)
+        return ops.conv
     return {
         "matmul": lambda a, b: a @ b,
-        "conv2d": lambda x, w: F.conv2d(x, w, padding=1),
         "rowsum": lambda x: x.sum(1),
         "softmax": softmax,
         "layernorm": layernorm,
         "fma": lambda a, b, c: a * b + c,
     }[key]
+
+
+def _torch_fn(key):
+    import torch
+    import torch.nn.functional as F
+    return _program(key, _Ops(torch, keep="keepdim", rowmax="amax",
+                              conv=lambda x, w: F.conv2d(x, w, padding=1)))
 
 
 def _jax_fn(key):
@@ -126,7 +128,7 @@ def _jax_fn(key):
 
     def conv(x, w):
         return jax.lax.conv_general_dilated(x, w, (1, 1), [(1, 1), (1, 1)])
-    return _array_fn(key, jnp, conv)
+    return _program(key, _Ops(jnp, conv=conv))
 
 
 def _runner(peer, key, threads):
@@ -134,7 +136,7 @@ def _runner(peer, key, threads):
     args = _inputs(key)
     if peer == "numpy":
         import numpy as np
-        fn = _array_fn(key, np)
+        fn = _program(key, _Ops(np))
         return lambda: fn(*args)
     if peer == "xla":
         import jax
