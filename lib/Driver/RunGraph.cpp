@@ -227,6 +227,8 @@ int GraphRun::run() {
         std::string(",lazy-optimize-kernels{") +
         (gpuDevice
              ? "target=gpu tensor-cores=" + tensorCoresOf(options.device) +
+                   // lazy-to-rocdl's block default (its 64-lane waves).
+                   (options.device == "hip" ? " gpu-reduce-per-thread=1" : "") +
                    " " + options.planOptions + " "
              : "") +
         (options.plans.empty() ? ""

@@ -8,11 +8,11 @@
 // no multiple of 32, so no shared-memory plan: shared-tiles.mlir has one). On sm_90 each
 // reduced element is one 128-bit load of B's four columns, four scalar
 // loads of A and 16 fused multiply-adds; the tile leaves as four 128-bit
-// stores. Without plans (plan=false) a block computes each output, with
-// scalar loads only. AMD: 128-bit loads and stores too (dwordx4 on CDNA,
+// stores. Without plans (plan=false) a thread computes each output (no
+// block step either), storing scalars. AMD: 128-bit loads and stores too (dwordx4 on CDNA,
 // b128 on RDNA), packed FMAs on CDNA. A row sum (4096 outputs, too few
-// for tiles) stays a block reduction, whose threads read runs of 4
-// elements with one 128-bit load each.
+// for tiles) gets a block step (rule B): a block reduction, whose threads
+// read runs of 4 elements with one 128-bit load each.
 
 // CHECK: .visible .entry mm_k0(
 // CHECK-SAME: ld.global.v4.b32
@@ -22,8 +22,10 @@
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-SAME: shfl.sync.bfly
 // PLAIN: .visible .entry mm_k0(
-// PLAIN-NOT: .v4.
-// PLAIN-SAME: fma.rn.f32
+// PLAIN-NOT: st.global.v4
+// PLAIN-NOT: shfl.sync
+// PLAIN: st.global.b32
+// PLAIN: .visible .entry rowsum_k1(
 // CDNA: global_load_dwordx4
 // CDNA: v_pk_fma_f32
 // CDNA: global_store_dwordx4

@@ -5,19 +5,20 @@
 // RUN: lazy-run %s --entry=rows --device=emulate --seed=3 --check | FileCheck %s --check-prefix=ROWS
 // RUN: lazy-run %s --entry=softmax --device=emulate --seed=3 --check | FileCheck %s --check-prefix=SOFTMAX
 // RUN: lazy-run %s --entry=narrow --device=emulate --seed=5 --check | FileCheck %s --check-prefix=NARROW
-// RUN: lazy-opt %s --lazy-schedule --convert-lazy-to-gpu | FileCheck %s --check-prefix=MODE
+// RUN: lazy-opt %s --lazy-schedule --lazy-optimize-kernels=target=gpu --convert-lazy-to-gpu | FileCheck %s --check-prefix=MODE
 // A block's all_reduce adds as the GPU's butterfly of shuffles does, a
 // pairwise tree: 1e8, 1, -1e8, 1 on four threads give (1e8+1) + (-1e8+1)
 // = 0 in float32, where the interpreter's left-to-right sum gives 1 (and
 // the exact sum is 2). Both are what rounding makes of a cancellation, so
 // --check takes the 0 as within the interpreter's rounding noise; the
 // difference of 1, not between 1 and 2, shows that the butterfly ran.
-// RUN: lazy-run %s --entry=cancel --device=emulate --check --kernel-options=reduce-per-thread=1 | FileCheck %s --check-prefix=BUTTERFLY
+// RUN: lazy-run %s --entry=cancel --device=emulate --check --plan-options="gpu-block-reduce-min=4 gpu-reduce-per-thread=1" | FileCheck %s --check-prefix=BUTTERFLY
 // RUN: lazy-run %s --entry=cancel --device=cpu --check | FileCheck %s --check-prefix=SEQUENTIAL
 // BUTTERFLY: out0: match, max abs error 1.000000e+00 (float); off the interpreter's, within its rounding noise: 1 of 1 elements
 // SEQUENTIAL: out0: match, max abs error 0.000000e+00 (float)
-// Other launch geometries (--kernel-options) give the same results.
-// RUN: lazy-run %s --entry=rows --device=emulate --seed=3 --check --kernel-options="block-size=64 block-reduce-min=512" | FileCheck %s --check-prefix=ROWS
+// Other launch geometries (--kernel-options; --plan-options for the
+// blocks' threads) give the same results.
+// RUN: lazy-run %s --entry=rows --device=emulate --seed=3 --check --kernel-options="block-size=64" --plan-options="gpu-block-reduce-min=512 gpu-block-size=64" | FileCheck %s --check-prefix=ROWS
 // RUN: not lazy-run %s --entry=rows --device=emulate --kernel-options=block-size=100 2>&1 | FileCheck %s --check-prefix=BADSIZE
 // RUN: not lazy-run %s --entry=rows --device=emulate --kernel-options=bogus=1 2>&1 | FileCheck %s --check-prefix=BADOPTION
 // RUN: not lazy-run %s --entry=rows --device=cpu --kernel-options=block-size=64 2>&1 | FileCheck %s --check-prefix=CPUOPTIONS

@@ -13,7 +13,7 @@
 // A local plan is the GPU's: the CPU refuses it rather than run the
 // kernel without it.
 // RUN: not lazy-run %s --entry=dot --seed=2 --check --device=cpu --plan=dot_k0:local:0:8,dot_k0:local:1:4,dot_k0:upcast:0:4,dot_k0:upcast:1:4,dot_k0:unroll:2:8 2>&1 | FileCheck %s --check-prefix=CPU
-// CPU: error: lazy-optimize-kernels: the forced plan has tc, local or group steps, which only target=gpu runs
+// CPU: error: lazy-optimize-kernels: the forced plan has tc, local, group or block steps, which only target=gpu runs
 // RUN: lazy-run %s --entry=bmm --seed=3 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-run %s --entry=short --seed=4 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s
 // RUN: lazy-run %s --entry=wgrad --seed=5 --check --device=emulate --plan-options=gpu-min-tiles=1 | FileCheck %s

@@ -10,7 +10,7 @@
 // module is not changed.
 
 // NAME: error: lazy-optimize-kernels: force names no kernel: 'nosuch'
-// SYNTAX: error: lazy-optimize-kernels: force: 'k:upcast:0' is not KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (kinds: upcast, unroll, tile, tc, local, group, lanes, row)
+// SYNTAX: error: lazy-optimize-kernels: force: 'k:upcast:0' is not KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (kinds: upcast, unroll, tile, tc, local, group, lanes, row, block)
 // UNKNOWN: error: lazy-optimize-kernels: force: 'k:spread:0:2' is not KERNEL:KIND:AXIS:AMOUNT
 // PARTS: error: lazy-optimize-kernels: force: 'k:0:2:3:4' is not KERNEL:KIND:AXIS:AMOUNT
 // FIT: optimize-kernels-errors.mlir:[[@LINE+5]]:1: error: lazy-optimize-kernels: the forced plan does not fit this kernel: step 0 (upcast) takes 3 elements of axis 0, which has 64 (the amount must divide it)

@@ -31,15 +31,15 @@ lazy.kernel @mm(%out0: !lazy.buffer<262144xf32>, %in0: !lazy.buffer<262144xf32>,
 
 // -----
 
-// G3: a small matmul has 256 tiles of 4x4, too few threads: no plan (the
-// block-wide reduction spreads each output over a block instead). G3
+// G3: a small matmul has 256 tiles of 4x4, too few threads: no register
+// tile; rule B's block step spreads each output over a block instead. G3
 // counts G4's threads the same way.
 // G4-LABEL: lazy.kernel @small
-// G4-SAME: attributes {num_outputs = 1 : i64} {
+// G4-SAME: opts = [#lazy.opt<block, 0, 32>]}
 // G4ALL-LABEL: lazy.kernel @small
 // G4ALL-SAME: opts = [#lazy.opt<local, 0, 16>, #lazy.opt<local, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 16>]}
 // CHECK-LABEL: lazy.kernel @small
-// CHECK-SAME: attributes {num_outputs = 1 : i64} {
+// CHECK-SAME: opts = [#lazy.opt<block, 0, 32>]}
 // ALL-LABEL: lazy.kernel @small
 // ALL-SAME: opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 4>, #lazy.opt<unroll, 2, 4>, #lazy.opt<lanes, 1, 4>]}
 lazy.kernel @small(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<4096xf32>, %in1: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64} {
@@ -96,11 +96,12 @@ lazy.kernel @conv(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>, %in
 // -----
 
 // A row sum: no output axis with a reused load, and 4096 outputs: no
-// plan, even with gpu-min-tiles=1 (a block reduces each row).
+// register tile, even with gpu-min-tiles=1; rule B: a block of 256
+// threads reduces each row.
 // CHECK-LABEL: lazy.kernel @rowsum
-// CHECK-SAME: attributes {num_outputs = 1 : i64} {
+// CHECK-SAME: opts = [#lazy.opt<block, 0, 256>]}
 // ALL-LABEL: lazy.kernel @rowsum
-// ALL-SAME: attributes {num_outputs = 1 : i64} {
+// ALL-SAME: opts = [#lazy.opt<block, 0, 256>]}
 lazy.kernel @rowsum(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<16777216xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4096, 4096):(4096, 1)]> : !lazy.buffer<16777216xf32> -> tensor<4096x4096xf32>
   %1 = lazy.reduce_sum %0 axes [1] : tensor<4096x4096xf32> -> tensor<4096x1xf32>
@@ -134,7 +135,8 @@ lazy.kernel @double(%out0: !lazy.buffer<64xf64>, %in0: !lazy.buffer<64xf64>) att
 // -----
 
 // An axis that 4 does not divide, and 16-bit floats (computed one by one
-// in software): no plan.
+// in software): no register tile (rule B's block step where a reduce is
+// long).
 // CHECK-LABEL: lazy.kernel @odd
 // CHECK-SAME: attributes {num_outputs = 1 : i64} {
 // CHECK-LABEL: lazy.kernel @half
@@ -154,12 +156,13 @@ lazy.kernel @half(%out0: !lazy.buffer<64xf16>, %in0: !lazy.buffer<64xf16>) attri
 
 // G0: tinygrad's half matmul (the product of halves cast to f32 and
 // summed): with tensor-cores, `tc` on the reduce axis, the whole plan;
-// without, no plan (16-bit floats; G4 takes no cast product). An f32
+// without, no register tile (16-bit floats; G4 takes no cast product),
+// rule B's block step. An f32
 // matmul keeps its shared-memory plan.
 // G4-LABEL: lazy.kernel @hmm
-// G4-SAME: attributes {num_outputs = 1 : i64} {
+// G4-SAME: opts = [#lazy.opt<block, 0, 32>]}
 // CHECK-LABEL: lazy.kernel @hmm
-// CHECK-SAME: attributes {num_outputs = 1 : i64} {
+// CHECK-SAME: opts = [#lazy.opt<block, 0, 32>]}
 // TC-LABEL: lazy.kernel @hmm
 // TC-SAME: opts = [#lazy.opt<tc, 2, 16>, #lazy.opt<local, 0, 2>, #lazy.opt<local, 1, 2>, #lazy.opt<upcast, 0, 2>, #lazy.opt<upcast, 1, 4>, #lazy.opt<unroll, 2, 32>]}
 // TC-LABEL: lazy.kernel @mm
@@ -260,11 +263,55 @@ lazy.kernel @wide_window(%out0: !lazy.buffer<4096xf32>, %in0: !lazy.buffer<12800
 // per block; target=gpu gives its row step scalar width (the GPU lowering
 // splits a row's elements across threads, not lanes).
 // CHECK-LABEL: lazy.kernel @row_max
-// CHECK-SAME: opts = [#lazy.opt<row, 0, 1>]
+// CHECK-SAME: opts = [#lazy.opt<row, 0, 1>, #lazy.opt<block, 0, 32>]
 lazy.kernel @row_max(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(8, 64):(64, 1)]> : !lazy.buffer<512xf32> -> tensor<8x64xf32>
   %1 = lazy.reduce_max %0 axes [1] : tensor<8x64xf32> -> tensor<8x1xf32>
   %2 = lazy.view %1 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
   %3 = lazy.add %0, %2 : tensor<8x64xf32>
   lazy.store %3, %out0 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// Rule B, the GPU mapping: a store group whose longest reduce reaches
+// gpu-block-reduce-min elements gets a block step, its threads the
+// reduce's elements over gpu-reduce-per-thread (4096 / 16 = 256), a power
+// of two up to gpu-block-size; the elementwise group (store group 1) runs
+// a thread per element and gets none.
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu gpu-reduce-per-thread=64" --split-input-file | FileCheck %s --check-prefix=PERTHREAD
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu gpu-block-size=128" --split-input-file | FileCheck %s --check-prefix=SMALLBLOCK
+// RUN: lazy-opt %s --lazy-optimize-kernels="target=gpu gpu-block-reduce-min=8192" --split-input-file | FileCheck %s --check-prefix=LONGMIN
+// RUN: lazy-opt %s --lazy-optimize-kernels=target=host --split-input-file | FileCheck %s --check-prefix=HOST
+// CHECK-LABEL: lazy.kernel @two_groups
+// CHECK-SAME: opts = [#lazy.opt<block, 0, 256>]}
+// PERTHREAD-LABEL: lazy.kernel @two_groups
+// PERTHREAD-SAME: opts = [#lazy.opt<block, 0, 64>]}
+// SMALLBLOCK-LABEL: lazy.kernel @two_groups
+// SMALLBLOCK-SAME: opts = [#lazy.opt<block, 0, 128>]}
+// LONGMIN-LABEL: lazy.kernel @two_groups
+// LONGMIN-SAME: attributes {num_outputs = 2 : i64} {
+// HOST-LABEL: lazy.kernel @two_groups
+// HOST-NOT: block
+lazy.kernel @two_groups(%out0: !lazy.buffer<8xf32>, %out1: !lazy.buffer<70xf32>, %in0: !lazy.buffer<32768xf32>, %in1: !lazy.buffer<70xf32>) attributes {num_outputs = 2 : i64} {
+  %0 = lazy.load %in0 as <[(8, 4096):(4096, 1)]> : !lazy.buffer<32768xf32> -> tensor<8x4096xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<8x4096xf32> -> tensor<8x1xf32>
+  lazy.store %1, %out0 as <[(8, 1):(1, 0)]> : tensor<8x1xf32>, !lazy.buffer<8xf32>
+  %2 = lazy.load %in1 as <[(70):(1)]> : !lazy.buffer<70xf32> -> tensor<70xf32>
+  lazy.store %2, %out1 as <[(70):(1)]> : tensor<70xf32>, !lazy.buffer<70xf32>
+}
+
+// -----
+
+// RUN: not lazy-opt %s --split-input-file --lazy-optimize-kernels="target=gpu gpu-block-size=100" 2>&1 | FileCheck %s --check-prefix=BADBLOCK
+// BADBLOCK: error: lazy-optimize-kernels: gpu-block-size must be a power of two from 32 to 1024, not 100
+// RUN: not lazy-opt %s --split-input-file --lazy-optimize-kernels="target=gpu gpu-reduce-per-thread=0" 2>&1 | FileCheck %s --check-prefix=BADPER
+// BADPER: error: lazy-optimize-kernels: gpu-reduce-per-thread must be at least 1, not 0
+// A forced block step is the GPU's: target=host refuses it.
+// RUN: not lazy-opt %s --split-input-file --lazy-optimize-kernels="target=host force=sum_k0:block:0:64" 2>&1 | FileCheck %s --check-prefix=HOSTBLOCK
+// HOSTBLOCK: error: lazy-optimize-kernels: the forced plan has tc, local, group or block steps, which only target=gpu runs
+lazy.kernel @sum_k0(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf32> -> tensor<4x1024xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x1024xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
 }

@@ -118,7 +118,7 @@ static cl::opt<std::string, /*ExternalStorage=*/true>
     kernelOptions(cl::location(options.kernelOptions), cl::cat(toolOptions),
                   "kernel-options",
                   cl::desc("GPU: options of convert-lazy-to-gpu, as in "
-                           "'block-size=512 block-reduce-min=128'"));
+                           "'block-size=512 unroll=2'"));
 static cl::list<std::string, std::vector<std::string>> plans(
     cl::location(options.plans), cl::cat(toolOptions), "plan",
     cl::CommaSeparated,

@@ -125,13 +125,13 @@ TEST_F(PlanCandidatesTest, ElementwiseKernelsTryNoPlan) {
 }
 
 TEST_F(PlanCandidatesTest, ReadPlanRefusesRowStepsOnAKernelWithASpace) {
-  // Row steps belong to row kernels, which have no space (readRowPlan reads
-  // them): over a space, readPlan refuses one, so no candidate holds it.
+  // Row and block steps name store groups (readGroupPlan reads them): over
+  // a space, readPlan refuses one, so no candidate holds it.
   std::string why;
   SmallVector<Attribute> plan = {opt(OptKind::row, 0, 32)};
   EXPECT_TRUE(failed(readPlan(plan, spaceOf("add"), why)));
-  EXPECT_EQ(why, "step 0 (row) is for a row kernel, which has no iteration "
-                 "space; this kernel has one");
+  EXPECT_EQ(why, "step 0 (row) names a store group: it belongs to a plan "
+                 "of row and block steps only");
 }
 
 } // namespace

@@ -208,15 +208,16 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
        elements per thread and trip (all values, then the stores; one per
        trip where the elements hold sequential reduces, and for the
        leftovers), reduces inside it sequential;
-    4. block mode, when the loop's value holds a reduce of at least
-       `block-reduce-min` elements: a grid-stride loop over output elements,
-       one per block at a time; the threads of the block split the reduced
+    4. block mode, for a store group with a `block` step in the plan (or
+       every group, with a `group` step; lazy-optimize-kernels target=gpu
+       decides them, rule B): a grid-stride loop over output elements, one
+       per block at a time; the threads of the block split the reduced
        elements, loading `reduce-unroll` per trip and adding them in index
        order, and combine their partial results with `gpu.all_reduce`
-       (narrow types in 32 bits); thread 0 stores;
+       (narrow types in 32 bits); thread 0 stores. This pass decides no
+       mapping: a group without such a step runs in thread mode;
     5. the launch uses blocks of `block-size` threads (block mode: the
-       reduce's size over `reduce-per-thread`, rounded up to a power of
-       two, at least 32) and at most
+       step's threads) and at most
        `max-grid` blocks; the kernel records its block size in
        `known_block_size`. Every loop is grid-stride, so the result does not
        depend on the grid size. A kernel with a block-mode loop has a
@@ -285,10 +286,8 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
-           "threads per block (a power of two from 32 to 1024)">,
-    Option<"blockReduceMin", "block-reduce-min", "int64_t", "64",
-           "reduces of at least this many elements are split across a "
-           "block's threads">,
+           "threads per block of a store group without a `block` step (a "
+           "power of two from 32 to 1024)">,
     Option<"maxGrid", "max-grid", "int64_t", "65535",
            "most blocks in one launch">,
     Option<"unroll", "unroll", "int64_t", "4",
@@ -296,9 +295,6 @@ def ConvertLazyToGpu : Pass<"convert-lazy-to-gpu", "::mlir::ModuleOp"> {
     Option<"reduceUnroll", "reduce-unroll", "int64_t", "8",
            "block mode: reduced elements a thread loads per loop trip (1 "
            "to 16)">,
-    Option<"reducePerThread", "reduce-per-thread", "int64_t", "16",
-           "block mode: reduced elements per thread (the block is the "
-           "reduce's size over this, a power of two from 32 to block-size)">,
     Option<"fma", "fma", "bool", "true",
            "fuse a float sum's acc + a*b into a multiply-add (false: "
            "every product and sum rounds, as the interpreter's do)">,

@@ -76,7 +76,9 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       llvm::cl::init(256)};
   typename Base::template Option<int64_t> blockReduceMin{
       *this, "block-reduce-min",
-      llvm::cl::desc("reduces at least this long use a whole block"),
+      llvm::cl::desc("plans: store groups with reduces at least this long "
+                     "run in blocks (lazy-optimize-kernels "
+                     "gpu-block-reduce-min)"),
       llvm::cl::init(64)};
   typename Base::template Option<int64_t> unroll{
       *this, "unroll",
@@ -88,7 +90,8 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       llvm::cl::init(8)};
   typename Base::template Option<int64_t> reducePerThread{
       *this, "reduce-per-thread",
-      llvm::cl::desc("block mode: reduced elements per thread"),
+      llvm::cl::desc("plans: reduced elements per thread of a block "
+                     "(lazy-optimize-kernels gpu-reduce-per-thread)"),
       llvm::cl::init(16)};
   typename Base::template Option<int64_t> indexBits{
       *this, "index-bits",
@@ -98,9 +101,11 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       *this, "plan",
       llvm::cl::desc("give kernels lazy-optimize-kernels' GPU plans "
                      "(target=gpu: register tiles, 128-bit loads and "
-                     "stores, a row per block for row kernels); a plan "
-                     "already on a kernel is kept; false: no plans, so a "
-                     "row kernel computes its row values per element"),
+                     "stores, a row per block for row kernels, blocks for "
+                     "long reduces); a plan already on a kernel is kept; "
+                     "false: no plans, so every kernel runs a thread per "
+                     "element and a row kernel computes its row values "
+                     "per element"),
       llvm::cl::init(true)};
   typename Base::template Option<bool> fma{
       *this, "fma",
@@ -123,14 +128,15 @@ struct GpuPipelineOptions : PassPipelineOptions<Derived> {
       LazyOptimizeKernelsOptions plans;
       plans.target = "gpu";
       plans.tensorCores = cores.str();
+      plans.gpuBlockReduceMin = blockReduceMin;
+      plans.gpuReducePerThread = reducePerThread;
+      plans.gpuBlockSize = blockSize;
       pm.addPass(createLazyOptimizeKernels(plans));
     }
     ConvertLazyToGpuOptions gpu;
     gpu.blockSize = blockSize;
-    gpu.blockReduceMin = blockReduceMin;
     gpu.unroll = unroll;
     gpu.indexBits = indexBits;
-    gpu.reducePerThread = reducePerThread;
     gpu.reduceUnroll = reduceUnroll;
     gpu.fma = fma;
     gpu.tensorCores = cores.str();

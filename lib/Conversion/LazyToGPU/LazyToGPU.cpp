@@ -12,12 +12,15 @@
 //     element (tinygrad's multi-output kernels read their inputs once).
 //   - Thread mode: each thread computes elements blockIdx*blockDim+tid,
 //     striding by gridDim*blockDim; reduces inside run sequentially.
-//   - Row mode, for a row kernel (fusion=aggressive's row values): a block
-//     per row, its row values first (long reduces as block reductions,
-//     short ones by every thread alone, in index order), then the row's
-//     elements split across the threads (BlockReductions.cpp).
-//   - Block mode, for a loop whose value holds a reduce (outside any other
-//     reduce) of at least `block-reduce-min` elements: one output element
+//   - The plan decides the mapping (lazy-optimize-kernels target=gpu, rule
+//     B): this pass reads a store group's `row` and `block` steps and
+//     chooses nothing itself; a group without a step runs in thread mode.
+//   - Row mode, for a store group with a `row` step (fusion=aggressive's
+//     row values): a block per row, its row values first (block
+//     reductions with the group's `block` step, else computed by every
+//     thread alone, in index order), then the row's elements split across
+//     the threads (BlockReductions.cpp).
+//   - Block mode, for a store group with a `block` step: one output element
 //     per block at a time, striding by gridDim; the block's threads split
 //     the reduced elements, each accumulating its share, and a
 //     gpu.all_reduce (shuffles and shared memory on both vendors) combines
@@ -37,8 +40,8 @@
 //     launch's buffers and the view's index make it hold (alignmentOf).
 //   - Every loop is grid-stride, so any grid size is correct; the block
 //     size is fixed by the kernel's `known_block_size` (blocks of up to
-//     `block-size` threads in thread mode; in block mode the reduce's size
-//     rounded up to a power of two, 32 to `block-size`). A kernel with a
+//     `block-size` threads in thread mode; in block mode the step's
+//     threads, a power of two from 32 to 1024). A kernel with a
 //     block-mode loop always has a power-of-two block: the all_reduce
 //     lowering combines its 32-lane partials with a shuffle whose width is
 //     the number of warps, which ROCDL handles only for powers of two.
@@ -61,6 +64,7 @@
 #include "lazy/Conversion/KernelCodegen/PlannedTile.h"
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/Passes.h"
+#include "lazy/Dialect/Lazy/Analysis/GpuBlocks.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -90,34 +94,6 @@ int64_t numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
-  return n;
-}
-
-/// The reduces in `root`'s expression that no other reduce encloses.
-SmallVector<Operation *> outerReduces(Value root) {
-  SmallVector<Operation *> found;
-  DenseSet<Operation *> seen;
-  SmallVector<Value> stack{root};
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val().getDefiningOp();
-    if (!op || !seen.insert(op).second)
-      continue;
-    if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
-      found.push_back(op);
-      continue;
-    }
-    for (Value operand : op->getOperands())
-      stack.push_back(operand);
-  }
-  return found;
-}
-
-int64_t reducedElements(Operation *reduce) {
-  ArrayRef<int64_t> in =
-      cast<RankedTensorType>(reduce->getOperand(0).getType()).getShape();
-  int64_t n = 1;
-  for (int64_t axis : reduceAxes(reduce))
-    n *= in[axis];
   return n;
 }
 
@@ -176,13 +152,11 @@ int64_t roundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
 class KernelToGpu {
 public:
-  KernelToGpu(int64_t blockSize, int64_t blockReduceMin, int64_t maxGrid,
-              int64_t unroll, int64_t reduceUnroll, int64_t reducePerThread,
-              bool fma, std::optional<TensorCoreKind> tensorCores,
-              bool doubleBuffer)
-      : blockSize(blockSize), blockReduceMin(blockReduceMin), maxGrid(maxGrid),
-        unroll(unroll), reduceUnroll(reduceUnroll),
-        reducePerThread(reducePerThread), fma(fma), doubleBuffer(doubleBuffer),
+  KernelToGpu(int64_t blockSize, int64_t maxGrid, int64_t unroll,
+              int64_t reduceUnroll, bool fma,
+              std::optional<TensorCoreKind> tensorCores, bool doubleBuffer)
+      : blockSize(blockSize), maxGrid(maxGrid), unroll(unroll),
+        reduceUnroll(reduceUnroll), fma(fma), doubleBuffer(doubleBuffer),
         tensorCores(tensorCores) {}
 
   /// Lowers `kernel` into a new gpu.func at `b`'s insertion point. Its
@@ -232,8 +206,7 @@ private:
   lowerShared(OpBuilder &b, KernelOp kernel, const KernelSpace &space,
               const OptPlan &plan, ArrayRef<int64_t> alignment);
 
-  int64_t blockSize, blockReduceMin, maxGrid, unroll, reduceUnroll,
-      reducePerThread;
+  int64_t blockSize, maxGrid, unroll, reduceUnroll;
   bool fma, doubleBuffer;
   std::optional<TensorCoreKind> tensorCores;
 };
@@ -433,11 +406,12 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
         "has a plan but reads through symbolic shapes (tinygrad Variables), "
         "which the GPU lowering runs without one (lazy-optimize-kernels "
         "target=gpu gives such kernels none)");
-  // A group plan is block mode with its block size (below); a row plan
-  // names the store groups that run a row per block.
+  // A group step is block mode with its block size for every store group
+  // (below); a group plan's row and block steps name the store groups
+  // that run a row per block and in blocks.
   int64_t groupThreads = planned ? planned->second.groupThreads : 0;
-  bool rowPlan = planned && planned->second.isRowPlan();
-  if (planned && !groupThreads && !rowPlan) {
+  bool groupPlan = planned && planned->second.isGroupPlan();
+  if (planned && !groupThreads && !groupPlan) {
     if (planned->second.tensorCores) {
       if (!tensorCores)
         return kernel.emitOpError(
@@ -453,9 +427,12 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   Block &body = kernel.getBody().front();
   Location loc = kernel.getLoc();
 
-  // Groups of consecutive stores of one shape, and each group's mode.
+  // Groups of consecutive stores of one shape, and each group's mode, as
+  // the plan's steps say.
   struct Group : StoreGroup {
     bool blockMode = false;
+    /// The threads of its blocks (a `block` or `group` step); 0: none.
+    int64_t blockThreads = 0;
     /// Row mode (the plan's `row` step): a row kernel's rows (RowSplit),
     /// one per block at a time;
     /// the row's reduces are block reductions, its elements split across
@@ -472,8 +449,12 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   SmallVector<Group, 2> groups;
   for (auto [i, group] : llvm::enumerate(groupStores(body))) {
     Group &g = groups.emplace_back();
-    if (rowPlan && planned->second.rows[i])
+    if (groupPlan && planned->second.rows[i])
       g.rows = rowSplitOf(group.stores);
+    if (groupPlan)
+      g.blockThreads = planned->second.blocks[i];
+    if (groupThreads)
+      g.blockThreads = groupThreads;
     static_cast<StoreGroup &>(g) = std::move(group);
     if (g.rows)
       for (auto [d, extent] : llvm::enumerate(g.shape))
@@ -483,38 +464,25 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   int64_t maxBlock = 32;
   for (Group &g : groups) {
     int64_t n = numElements(g.shape);
-    int64_t longest = 0;
-    for (StoreOp store : g.stores)
-      for (Operation *r : outerReduces(store.getValue()))
-        longest = std::max(longest, reducedElements(r));
     if (g.rows) {
-      // A block per row; its threads split the row's elements. Long
-      // reduces are block reductions; short ones every thread computes
-      // alone, in index order as the CPU does.
+      // A block per row; its threads split the row's elements. With a
+      // block step its reduces are block reductions; without, every thread
+      // computes them alone, in index order as the CPU does.
       g.blockMode = true;
-      g.blockReduces = longest >= blockReduceMin;
-      int64_t inner = numElements(g.innerShape);
+      g.blockReduces = g.blockThreads > 0;
       int64_t threads = g.blockReduces
-                            ? llvm::PowerOf2Ceil(llvm::divideCeil(
-                                  std::max(longest, inner), reducePerThread))
-                            : llvm::PowerOf2Ceil(inner);
-      maxBlock =
-          std::max(maxBlock, std::clamp<int64_t>(threads, 32, blockSize));
+                            ? g.blockThreads
+                            : std::clamp<int64_t>(
+                                  llvm::PowerOf2Ceil(numElements(g.innerShape)),
+                                  32, blockSize);
+      maxBlock = std::max(maxBlock, threads);
       geometry.grid = std::max(geometry.grid, numElements(g.rowShape));
       continue;
     }
-    g.blockMode = !symbolic && (groupThreads || longest >= blockReduceMin);
+    g.blockMode = !symbolic && g.blockThreads > 0;
     if (g.blockMode) {
-      // Each thread takes at least `reducePerThread` of the reduced
-      // elements: fewer, busier threads per output spend less of the
-      // kernel in the all_reduce's barriers. A group plan says how many.
-      int64_t threads =
-          groupThreads
-              ? groupThreads
-              : std::clamp<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(
-                                        longest, reducePerThread)),
-                                    32, blockSize);
-      maxBlock = std::max(maxBlock, threads);
+      // A block per output, its threads splitting the reduces.
+      maxBlock = std::max(maxBlock, g.blockThreads);
       geometry.grid = std::max(geometry.grid, n);
     } else {
       int64_t threads = std::clamp<int64_t>(roundUp(n, 32), 32, blockSize);
@@ -742,12 +710,6 @@ struct ConvertLazyToGpu final
           << static_cast<int64_t>(indexBits);
       return signalPassFailure();
     }
-    if (reducePerThread < 1) {
-      module.emitError("convert-lazy-to-gpu: reduce-per-thread must be at "
-                       "least 1, not ")
-          << static_cast<int64_t>(reducePerThread);
-      return signalPassFailure();
-    }
     if (failed(verifyLaunchValues(module)))
       return signalPassFailure();
     SmallVector<KernelOp> kernelOps(module.getOps<KernelOp>());
@@ -779,8 +741,7 @@ struct ConvertLazyToGpu final
           << kTensorCoreKindNames << ", not '" << tensorCores << "'";
       return signalPassFailure();
     }
-    KernelToGpu lowering(blockSize, blockReduceMin, maxGrid, unroll,
-                         reduceUnroll, reducePerThread, fma, *cores,
+    KernelToGpu lowering(blockSize, maxGrid, unroll, reduceUnroll, fma, *cores,
                          doubleBuffer);
     llvm::StringMap<std::pair<gpu::GPUFuncOp, Geometry>> kernels;
     llvm::StringMap<SmallVector<int64_t>> alignments =

@@ -226,7 +226,7 @@ LogicalResult lowerRows(OpBuilder &b, KernelEmitter &emitter, StoreGroup &group,
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
   Value zero = emitter.zeroIndex(b, loc);
-  // The inner axes as readRowPlan counts them (vector bytes only where
+  // The inner axes as readGroupPlan counts them (vector bytes only where
   // there is one).
   SmallVector<size_t> rowAxes, innerAxes = innerAxesOf(split, group.shape);
   for (auto [d, extent] : llvm::enumerate(group.shape))
@@ -457,7 +457,8 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
   auto &planned = *plannedOr;
   if (planned && planned->second.isGpuOnly())
     return kernel.emitOpError(
-        "has a GPU plan (tc, local or group steps), which the CPU lowering "
+        "has a GPU plan (tc, local, group or block steps), which the CPU "
+        "lowering "
         "cannot apply: plan it for the CPU (lazy-optimize-kernels "
         "target=host or generic)");
   // A planned kernel's stores form one group (the verifier checked).

@@ -1,4 +1,5 @@
-// RUN: lazy-opt %s --split-input-file --verify-diagnostics --convert-lazy-to-gpu="unroll=1 reduce-unroll=1 block-reduce-min=2" | FileCheck %s
+// RUN: lazy-opt %s --split-input-file --verify-diagnostics --convert-lazy-to-gpu="unroll=1 reduce-unroll=1" | FileCheck %s
+// RUN: lazy-opt %s --split-input-file --lazy-optimize-kernels="target=gpu gpu-block-reduce-min=2" | FileCheck %s --check-prefix=PLAN
 // GPU kernels over tinygrad Variables (symbolic shapes): each Variable is
 // an `index` argument after the buffers, named by `lazy.variables`, and
 // gpu.launch_func passes the launch's lazy.var_vals. A grid-stride loop
@@ -30,9 +31,12 @@ func.func @plus_one(%arg0: !lazy.buffer<9xf32> {lazy.buffer = 0 : i64}) -> !lazy
 
 // -----
 
-// A sum over a symbolic axis, long enough for block mode at its largest
-// (block-reduce-min=2), stays one thread per output element: no
-// all_reduce, a loop to the argument.
+// A sum over a symbolic axis, long enough for a block step at its
+// largest (gpu-block-reduce-min=2), gets none (rule B skips kernels over
+// Variables) and stays one thread per output element: no all_reduce, a
+// loop to the argument.
+// PLAN-LABEL: lazy.kernel @matmul_k1
+// PLAN-SAME: attributes {num_outputs = 1 : i64} {
 // CHECK-LABEL: gpu.func @matmul_k1(
 // CHECK-SAME: %[[I:[^:]+]]: index) kernel
 // CHECK-NOT: gpu.all_reduce

@@ -1,10 +1,11 @@
-// RUN: lazy-opt %s --convert-lazy-to-gpu="unroll=1 reduce-unroll=1 reduce-per-thread=1" --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: lazy-opt %s --convert-lazy-to-gpu="block-size=128 block-reduce-min=8 unroll=1 reduce-unroll=1 reduce-per-thread=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SMALL
+// RUN: lazy-opt %s --convert-lazy-to-gpu="unroll=1 reduce-unroll=1" --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: lazy-opt %s --convert-lazy-to-gpu --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=UNROLL
-// One case per rule of convert-lazy-to-gpu. The plain loops and blocks of
-// one thread per reduced element are checked with unroll=1
-// reduce-unroll=1 reduce-per-thread=1; the defaults (4 elements per trip
-// in thread mode, 8 per trip and 16 per thread in block mode) under UNROLL.
+// One case per rule of convert-lazy-to-gpu. The plain loops are checked
+// with unroll=1 reduce-unroll=1; the defaults (4 elements per trip in
+// thread mode, 8 per trip in block mode) under UNROLL. Block mode comes
+// from the kernels' `block` steps only (lazy-optimize-kernels target=gpu
+// writes them, rule B; optimize-kernels-gpu.mlir): a kernel without one
+// runs in thread mode whatever its reduces.
 
 // Thread mode: a grid-stride loop over the output, one element per thread
 // at a time; blocks are the output rounded up to 32 threads.
@@ -25,8 +26,6 @@
 // CHECK: memref.store
 // CHECK-NOT: gpu.all_reduce
 // CHECK: gpu.return
-// SMALL-LABEL: gpu.func @add(
-// SMALL-SAME: known_block_size = array<i32: 128, 1, 1>
 // Unrolled: a trip loads four elements (two inputs each) before storing
 // any, then the elements left over one at a time.
 // UNROLL-LABEL: gpu.func @add(
@@ -47,11 +46,12 @@ lazy.kernel @add(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>, %in1
 
 // -----
 
-// Block mode: one output element per block at a time; each thread sums a
-// strided share of the 1024 reduced elements, a half is combined in f32 by
-// gpu.all_reduce, and thread 0 stores.
+// Block mode (the plan's block step: 64 threads): one output element per
+// block at a time; each thread sums a strided share of the 1024 reduced
+// elements, a half is combined in f32 by gpu.all_reduce, and thread 0
+// stores.
 // CHECK-LABEL: gpu.func @long_sum(
-// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
 // CHECK-DAG: %[[TID:.+]] = gpu.thread_id x
 // CHECK-DAG: %[[BID:.+]] = gpu.block_id x
 // CHECK-DAG: %[[BDIM:.+]] = gpu.block_dim x
@@ -65,7 +65,7 @@ lazy.kernel @add(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>, %in1
 // CHECK: %[[SUM:.+]] = arith.truncf %[[ALL]] : f32 to f16
 // CHECK: scf.if %[[FIRST]] {
 // CHECK-NEXT: memref.store %[[SUM]]
-// By default: blocks of 1024 / 16 = 64 threads; the reduced axis is read
+// With the defaults the reduced axis is read
 // contiguously, so a thread loads runs of 8 halves (one 128-bit load; no
 // launch here tells its alignment) and adds them in index order; runs
 // tid, tid + 64, ...
@@ -78,7 +78,7 @@ lazy.kernel @add(%out0: !lazy.buffer<100xf32>, %in0: !lazy.buffer<100xf32>, %in1
 // UNROLL-COUNT-7: arith.addf
 // UNROLL-NEXT: scf.yield
 // UNROLL: gpu.all_reduce add
-lazy.kernel @long_sum(%out0: !lazy.buffer<4xf16>, %in0: !lazy.buffer<4096xf16>) attributes {num_outputs = 1 : i64} {
+lazy.kernel @long_sum(%out0: !lazy.buffer<4xf16>, %in0: !lazy.buffer<4096xf16>) attributes {opts = [#lazy.opt<block, 0, 64>], num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf16> -> tensor<4x1024xf16>
   %1 = lazy.reduce_sum %0 axes [1] : tensor<4x1024xf16> -> tensor<4x1xf16>
   lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf16>, !lazy.buffer<4xf16>
@@ -86,21 +86,30 @@ lazy.kernel @long_sum(%out0: !lazy.buffer<4xf16>, %in0: !lazy.buffer<4096xf16>) 
 
 // -----
 
-// A short reduce stays sequential inside thread mode (below
-// block-reduce-min); with block-reduce-min=8 it takes a block of 32.
+// Without a block step a reduce stays sequential inside thread mode.
 // CHECK-LABEL: gpu.func @short_max(
 // CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
 // CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args
 // CHECK: arith.cmpi sgt
 // CHECK-NOT: gpu.all_reduce
 // CHECK: gpu.return
-// SMALL-LABEL: gpu.func @short_max(
-// SMALL-SAME: known_block_size = array<i32: 32, 1, 1>
-// SMALL: %[[PART:.+]] = scf.for
-// SMALL: %[[WIDE:.+]] = arith.extsi %[[PART]] : i8 to i32
-// SMALL: %[[ALL:.+]] = gpu.all_reduce maxsi %[[WIDE]] uniform
-// SMALL: arith.trunci %[[ALL]] : i32 to i8
 lazy.kernel @short_max(%out0: !lazy.buffer<3xsi8>, %in0: !lazy.buffer<24xsi8>) attributes {num_outputs = 1 : i64} {
+  %0 = lazy.load %in0 as <[(3, 8):(8, 1)]> : !lazy.buffer<24xsi8> -> tensor<3x8xsi8>
+  %1 = lazy.reduce_max %0 axes [1] : tensor<3x8xsi8> -> tensor<3x1xsi8>
+  lazy.store %1, %out0 as <[(3, 1):(1, 0)]> : tensor<3x1xsi8>, !lazy.buffer<3xsi8>
+}
+
+// -----
+
+// The same reduce with a block step of 32 threads: an i8 max combined in
+// 32 bits.
+// CHECK-LABEL: gpu.func @short_max_block(
+// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK: %[[PART:.+]] = scf.for
+// CHECK: %[[WIDE:.+]] = arith.extsi %[[PART]] : i8 to i32
+// CHECK: %[[ALL:.+]] = gpu.all_reduce maxsi %[[WIDE]] uniform
+// CHECK: arith.trunci %[[ALL]] : i32 to i8
+lazy.kernel @short_max_block(%out0: !lazy.buffer<3xsi8>, %in0: !lazy.buffer<24xsi8>) attributes {opts = [#lazy.opt<block, 0, 32>], num_outputs = 1 : i64} {
   %0 = lazy.load %in0 as <[(3, 8):(8, 1)]> : !lazy.buffer<24xsi8> -> tensor<3x8xsi8>
   %1 = lazy.reduce_max %0 axes [1] : tensor<3x8xsi8> -> tensor<3x1xsi8>
   lazy.store %1, %out0 as <[(3, 1):(1, 0)]> : tensor<3x1xsi8>, !lazy.buffer<3xsi8>
@@ -110,12 +119,12 @@ lazy.kernel @short_max(%out0: !lazy.buffer<3xsi8>, %in0: !lazy.buffer<24xsi8>) a
 
 // Bool sums and maxes are both "any": or over 32-bit lanes; unsigned max is
 // maxui after a zero extension.
-// SMALL-LABEL: gpu.func @bool_and_unsigned(
-// SMALL: %[[B:.+]] = arith.extui %{{.+}} : i1 to i32
-// SMALL: gpu.all_reduce or %[[B]] uniform
-// SMALL: %[[U:.+]] = arith.extui %{{.+}} : i16 to i32
-// SMALL: gpu.all_reduce maxui %[[U]] uniform
-lazy.kernel @bool_and_unsigned(%out0: !lazy.buffer<2xi1>, %out1: !lazy.buffer<2xui16>, %in0: !lazy.buffer<32xi1>, %in1: !lazy.buffer<32xui16>) attributes {num_outputs = 2 : i64} {
+// CHECK-LABEL: gpu.func @bool_and_unsigned(
+// CHECK: %[[B:.+]] = arith.extui %{{.+}} : i1 to i32
+// CHECK: gpu.all_reduce or %[[B]] uniform
+// CHECK: %[[U:.+]] = arith.extui %{{.+}} : i16 to i32
+// CHECK: gpu.all_reduce maxui %[[U]] uniform
+lazy.kernel @bool_and_unsigned(%out0: !lazy.buffer<2xi1>, %out1: !lazy.buffer<2xui16>, %in0: !lazy.buffer<32xi1>, %in1: !lazy.buffer<32xui16>) attributes {opts = [#lazy.opt<block, 0, 32>], num_outputs = 2 : i64} {
   %0 = lazy.load %in0 as <[(2, 16):(16, 1)]> : !lazy.buffer<32xi1> -> tensor<2x16xi1>
   %1 = lazy.reduce_sum %0 axes [1] : tensor<2x16xi1> -> tensor<2x1xi1>
   %2 = lazy.load %in1 as <[(2, 16):(16, 1)]> : !lazy.buffer<32xui16> -> tensor<2x16xui16>
@@ -126,13 +135,13 @@ lazy.kernel @bool_and_unsigned(%out0: !lazy.buffer<2xi1>, %out1: !lazy.buffer<2x
 
 // -----
 
-// A kernel mixing a block-mode loop (64 reduced elements: 64 threads) and
-// a thread-mode loop of 70 elements (96 threads) gets a power-of-two
+// A kernel mixing a block-mode loop (its block step: 64 threads) and a
+// thread-mode loop of 70 elements (96 threads) gets a power-of-two
 // block: the cross-warp step of the all_reduce lowering needs one on ROCDL.
 // CHECK-LABEL: gpu.func @mixed(
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: gpu.all_reduce add
-lazy.kernel @mixed(%out0: !lazy.buffer<2xf32>, %out1: !lazy.buffer<70xf32>, %in0: !lazy.buffer<128xf32>, %in1: !lazy.buffer<70xf32>) attributes {num_outputs = 2 : i64} {
+lazy.kernel @mixed(%out0: !lazy.buffer<2xf32>, %out1: !lazy.buffer<70xf32>, %in0: !lazy.buffer<128xf32>, %in1: !lazy.buffer<70xf32>) attributes {opts = [#lazy.opt<block, 0, 64>], num_outputs = 2 : i64} {
   %0 = lazy.load %in0 as <[(2, 64):(64, 1)]> : !lazy.buffer<128xf32> -> tensor<2x64xf32>
   %1 = lazy.reduce_sum %0 axes [1] : tensor<2x64xf32> -> tensor<2x1xf32>
   lazy.store %1, %out0 as <[(2, 1):(1, 0)]> : tensor<2x1xf32>, !lazy.buffer<2xf32>
@@ -284,8 +293,6 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 // BADUNROLL: error: convert-lazy-to-gpu: unroll must be from 1 to 16, not 0
 // RUN: not lazy-opt %s --convert-lazy-to-gpu="reduce-unroll=17" 2>&1 | FileCheck %s --check-prefix=BADRUNROLL
 // BADRUNROLL: error: convert-lazy-to-gpu: reduce-unroll must be from 1 to 16, not 17
-// RUN: not lazy-opt %s --convert-lazy-to-gpu="reduce-per-thread=0" 2>&1 | FileCheck %s --check-prefix=BADPER
-// BADPER: error: convert-lazy-to-gpu: reduce-per-thread must be at least 1, not 0
 // RUN: not lazy-opt %s --convert-lazy-to-gpu="index-bits=16" 2>&1 | FileCheck %s --check-prefix=BADBITS
 // BADBITS: error: convert-lazy-to-gpu: index-bits must be 0, 32 or 64, not 16
 
@@ -293,9 +300,9 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 
 // A row kernel (a softmax: its max and sum read back through expands): a
 // block per row, the row's max, then its sum (reading the max), then its
-// elements split across the block's threads. Short rows: every thread
-// computes the max and the sum alone, in index order (no all_reduce).
-// Long rows (block-reduce-min=8 here) make them block reductions.
+// elements split across the block's threads. Without a block step every
+// thread computes the max and the sum alone, in index order (no
+// all_reduce); with one (row_softmax_block) they are block reductions.
 // CHECK-LABEL: gpu.func @row_softmax(
 // CHECK: %[[TID:.+]] = gpu.thread_id x
 // CHECK: %[[BID:.+]] = gpu.block_id x
@@ -309,27 +316,45 @@ func.func @unknown_buffer(%x: i64) -> !lazy.buffer<4xf32> {
 // CHECK: scf.for %{{.+}} = %[[TID]] to %c8 step %block_dim_x
 // CHECK: arith.divf %{{.+}}, %[[SUM]]
 // CHECK: memref.store
-// SMALL-LABEL: gpu.func @row_softmax(
-// SMALL: %[[TID:.+]] = gpu.thread_id x
-// SMALL: %[[BID:.+]] = gpu.block_id x
-// SMALL: scf.for %{{.+}} = %[[BID]] to %c4 step %grid_dim_x
+lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {opts = [#lazy.opt<row, 0, 1>], num_outputs = 1 : i64} {
+  %x = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
+  %m = lazy.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %mv = lazy.view %m as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %n = lazy.neg %mv : tensor<4x8xf32>
+  %d = lazy.add %x, %n : tensor<4x8xf32>
+  %e = lazy.exp2 %d : tensor<4x8xf32>
+  %s = lazy.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  %sv = lazy.view %s as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>
+  %r = lazy.recip %sv : tensor<4x8xf32>
+  %o = lazy.mul %e, %r : tensor<4x8xf32>
+  lazy.store %o, %out0 as <[(4, 8):(8, 1)]> : tensor<4x8xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// The row kernel with a block step of 32 threads: its max and sum are
+// block reductions.
+// CHECK-LABEL: gpu.func @row_softmax_block(
+// CHECK: %[[TID:.+]] = gpu.thread_id x
+// CHECK: %[[BID:.+]] = gpu.block_id x
+// CHECK: scf.for %{{.+}} = %[[BID]] to %c4 step %grid_dim_x
 // The block's max is IEEE maximum across the threads, rerun in index order
 // (acc > x ? acc : x) where it is a NaN or a zero:
-// SMALL: %[[FAST:.+]] = gpu.all_reduce maximumf
-// SMALL: %[[NAN:.+]] = arith.cmpf uno, %[[FAST]], %[[FAST]] : f32
-// SMALL: %[[ZERO:.+]] = arith.cmpf oeq, %[[FAST]], %{{.+}} : f32
-// SMALL: %[[SPECIAL:.+]] = arith.ori %[[NAN]], %[[ZERO]] : i1
-// SMALL: %[[MAX:.+]] = scf.if %[[SPECIAL]] -> (f32) {
-// SMALL: scf.for {{.*}} -> (f32)
-// SMALL: arith.cmpf ogt
-// SMALL: } else {
-// SMALL: scf.yield %[[FAST]] : f32
-// SMALL: arith.negf %[[MAX]]
-// SMALL: %[[SUM:.+]] = gpu.all_reduce add
-// SMALL: scf.for %{{.+}} = %[[TID]] to %c8 step %block_dim_x
-// SMALL: arith.divf %{{.+}}, %[[SUM]]
-// SMALL: memref.store
-lazy.kernel @row_softmax(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {opts = [#lazy.opt<row, 0, 1>], num_outputs = 1 : i64} {
+// CHECK: %[[FAST:.+]] = gpu.all_reduce maximumf
+// CHECK: %[[NAN:.+]] = arith.cmpf uno, %[[FAST]], %[[FAST]] : f32
+// CHECK: %[[ZERO:.+]] = arith.cmpf oeq, %[[FAST]], %{{.+}} : f32
+// CHECK: %[[SPECIAL:.+]] = arith.ori %[[NAN]], %[[ZERO]] : i1
+// CHECK: %[[MAX:.+]] = scf.if %[[SPECIAL]] -> (f32) {
+// CHECK: scf.for {{.*}} -> (f32)
+// CHECK: arith.cmpf ogt
+// CHECK: } else {
+// CHECK: scf.yield %[[FAST]] : f32
+// CHECK: arith.negf %[[MAX]]
+// CHECK: %[[SUM:.+]] = gpu.all_reduce add
+// CHECK: scf.for %{{.+}} = %[[TID]] to %c8 step %block_dim_x
+// CHECK: arith.divf %{{.+}}, %[[SUM]]
+// CHECK: memref.store
+lazy.kernel @row_softmax_block(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {opts = [#lazy.opt<row, 0, 1>, #lazy.opt<block, 0, 32>], num_outputs = 1 : i64} {
   %x = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
   %m = lazy.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
   %mv = lazy.view %m as <[(4, 8):(1, 0)]> : tensor<4x1xf32> -> tensor<4x8xf32>

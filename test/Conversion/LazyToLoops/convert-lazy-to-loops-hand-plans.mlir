@@ -54,7 +54,7 @@ lazy.kernel @too_wide(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<512xf32>)
 
 // The CPU lowering runs register-tile plans only: a GPU plan is an error
 // at the kernel, never a kernel lowered without its plan.
-// expected-error @+1 {{'lazy.kernel' op has a GPU plan (tc, local or group steps), which the CPU lowering cannot apply: plan it for the CPU (lazy-optimize-kernels target=host or generic)}}
+// expected-error @+1 {{'lazy.kernel' op has a GPU plan (tc, local, group or block steps), which the CPU lowering cannot apply: plan it for the CPU (lazy-optimize-kernels target=host or generic)}}
 lazy.kernel @rowsum(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<32768xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<group, 1, 64>]} {
   %0 = lazy.load %in0 as <[(8, 4096):(4096, 1)]> : !lazy.buffer<32768xf32> -> tensor<8x4096xf32>
   %1 = lazy.reduce_sum %0 axes [1] : tensor<8x4096xf32> -> tensor<8x1xf32>

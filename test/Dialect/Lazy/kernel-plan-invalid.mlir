@@ -132,7 +132,7 @@ lazy.kernel @row_kernel_tiled(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32
 
 // -----
 
-// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 1 is not a row step; a row plan holds only row steps}}
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 1 is not a row or block step; a plan with one holds only row and block steps}}
 lazy.kernel @row_and_upcast(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<32xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<row, 0, 32>, #lazy.opt<upcast, 0, 2>]} {
   %0 = lazy.load %in0 as <[(4, 8):(8, 1)]> : !lazy.buffer<32xf32> -> tensor<4x8xf32>
   %1 = lazy.reduce_max %0 axes [1] : tensor<4x8xf32> -> tensor<4x1xf32>
@@ -600,4 +600,61 @@ lazy.kernel @row_on_the_copy(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<512
   %3 = lazy.view %2 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
   %4 = lazy.add %1, %3 : tensor<8x64xf32>
   lazy.store %4, %out1 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// Block steps (the GPU mapping) name store groups too: a power of two from
+// 32 to 1024 threads, each group once, beside row steps only.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (block) has 48 threads; a power of two from 32 to 1024}}
+lazy.kernel @block_threads(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<block, 0, 48>]} {
+  %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf32> -> tensor<4x1024xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x1024xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (block) has 2048 threads; a power of two from 32 to 1024}}
+lazy.kernel @block_too_many(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<block, 0, 2048>]} {
+  %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf32> -> tensor<4x1024xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x1024xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (block) names store group 1; the kernel has 1}}
+lazy.kernel @block_group_out_of_range(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<block, 1, 64>]} {
+  %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf32> -> tensor<4x1024xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x1024xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 1 (block) names store group 0 again}}
+lazy.kernel @block_twice(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<block, 0, 64>, #lazy.opt<block, 0, 128>]} {
+  %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf32> -> tensor<4x1024xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x1024xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 1 is not a row or block step; a plan with one holds only row and block steps}}
+lazy.kernel @block_and_upcast(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4096xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<block, 0, 64>, #lazy.opt<upcast, 0, 2>]} {
+  %0 = lazy.load %in0 as <[(4, 1024):(1024, 1)]> : !lazy.buffer<4096xf32> -> tensor<4x1024xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<4x1024xf32> -> tensor<4x1xf32>
+  lazy.store %1, %out0 as <[(4, 1):(1, 0)]> : tensor<4x1xf32>, !lazy.buffer<4xf32>
+}
+
+// -----
+
+// A kernel over Variables runs a thread per element on the GPU.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: step 0 (block): the kernel reads through symbolic shapes (tinygrad Variables), which run a thread per element}}
+lazy.kernel @block_symbolic(%out0: !lazy.buffer<3xf32>, %in0: !lazy.buffer<30xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<block, 0, 32>]} {
+  %0 = lazy.load %in0 as <[(3, i[1:10]):(10, 1)]> : !lazy.buffer<30xf32> -> tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10]]>>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10]]>> -> tensor<3x1xf32>
+  lazy.store %1, %out0 as <[(3, 1):(1, 0)]> : tensor<3x1xf32>, !lazy.buffer<3xf32>
 }

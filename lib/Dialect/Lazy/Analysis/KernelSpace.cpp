@@ -117,12 +117,18 @@ bool OptPlan::isRowPlan() const {
   return llvm::any_of(rows, [](int64_t bytes) { return bytes != 0; });
 }
 
+bool OptPlan::isGroupPlan() const {
+  return isRowPlan() ||
+         llvm::any_of(blocks, [](int64_t threads) { return threads != 0; });
+}
+
 bool OptPlan::isGpuOnly() const {
-  return tensorCores || hasLocals() || groupThreads;
+  return tensorCores || hasLocals() || groupThreads ||
+         llvm::any_of(blocks, [](int64_t threads) { return threads != 0; });
 }
 
 bool OptPlan::empty() const {
-  return !isRowPlan() && !tensorCores && !hasLocals() && !groupThreads &&
+  return !isGroupPlan() && !tensorCores && !hasLocals() && !groupThreads &&
          llvm::all_of(upcast, [](int64_t u) { return u == 1; }) &&
          llvm::all_of(unroll, [](int64_t u) { return u == 1; }) &&
          llvm::all_of(tile, [](int64_t t) { return t == 0; });
@@ -312,9 +318,9 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
     }
     int64_t axis = opt.getAxis(), amount = opt.getAmount();
     StringRef kind = stringifyOptKind(opt.getKind());
-    if (opt.getKind() == OptKind::row) {
-      os << "step " << i << " (row) is for a row kernel, which has no "
-         << "iteration space; this kernel has one";
+    if (opt.getKind() == OptKind::row || opt.getKind() == OptKind::block) {
+      os << "step " << i << " (" << kind << ") names a store group: it "
+         << "belongs to a plan of row and block steps only";
       return failure();
     }
     if (axis < 0 || axis >= int64_t(rank)) {
@@ -380,7 +386,8 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       plan.laneWidth = amount;
       break;
     case OptKind::row:
-      llvm_unreachable("row steps were refused above");
+    case OptKind::block:
+      llvm_unreachable("row and block steps were refused above");
     case OptKind::group: {
       if (opts.size() != 1) {
         os << "step " << i << " (group) is a whole plan: it takes no other "
@@ -465,14 +472,15 @@ mlir::lazy::readKernelPlan(KernelOp kernel, ArrayRef<Attribute> opts,
   std::string why;
   if (opts.empty())
     return std::make_pair(KernelSpace(), OptPlan());
-  if (holdsRowSteps(opts)) {
-    FailureOr<SmallVector<int64_t>> rows = readRowPlan(kernel, opts, why);
-    if (failed(rows)) {
+  if (holdsGroupSteps(opts)) {
+    FailureOr<GroupPlan> groups = readGroupPlan(kernel, opts, why);
+    if (failed(groups)) {
       message = "has an invalid plan: " + why;
       return failure();
     }
     OptPlan plan;
-    plan.rows = std::move(*rows);
+    plan.rows = std::move(groups->rows);
+    plan.blocks = std::move(groups->blocks);
     return std::make_pair(KernelSpace(), std::move(plan));
   }
   FailureOr<KernelSpace> space = kernelSpace(kernel, why);

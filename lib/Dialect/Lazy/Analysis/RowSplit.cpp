@@ -2,7 +2,8 @@
 //
 // RowSplit.h states the rules: a store group splits into rows when every
 // computed view it reads varies only along axes no reduce runs along; a
-// plan's `row` steps name the groups that run so.
+// plan's `row` steps name the groups that run so, its `block` steps the
+// groups that run in GPU blocks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,38 +126,60 @@ SmallVector<size_t> mlir::lazy::innerAxesOf(const RowSplit &split,
   return inner;
 }
 
-bool mlir::lazy::holdsRowSteps(ArrayRef<Attribute> opts) {
+bool mlir::lazy::holdsGroupSteps(ArrayRef<Attribute> opts) {
   return llvm::any_of(opts, [](Attribute step) {
     auto opt = dyn_cast<OptAttr>(step);
-    return opt && opt.getKind() == OptKind::row;
+    return opt &&
+           (opt.getKind() == OptKind::row || opt.getKind() == OptKind::block);
   });
 }
 
-FailureOr<RowPlan> mlir::lazy::readRowPlan(KernelOp kernel,
-                                           ArrayRef<Attribute> opts,
-                                           std::string &why) {
+FailureOr<GroupPlan> mlir::lazy::readGroupPlan(KernelOp kernel,
+                                               ArrayRef<Attribute> opts,
+                                               std::string &why) {
   llvm::raw_string_ostream os(why);
   SmallVector<StoreGroup> groups = groupStores(kernel.getBody().front());
-  RowPlan plan(groups.size(), 0);
+  GroupPlan plan{SmallVector<int64_t>(groups.size(), 0),
+                 SmallVector<int64_t>(groups.size(), 0)};
   for (auto [i, a] : llvm::enumerate(opts)) {
     auto step = dyn_cast<OptAttr>(a);
-    if (!step || step.getKind() != OptKind::row) {
-      os << "step " << i << " is not a row step; a row plan holds only row "
-         << "steps";
+    if (!step ||
+        (step.getKind() != OptKind::row && step.getKind() != OptKind::block)) {
+      os << "step " << i << " is not a row or block step; a plan with one "
+         << "holds only row and block steps";
       return failure();
     }
-    int64_t group = step.getAxis(), bytes = step.getAmount();
+    bool isRow = step.getKind() == OptKind::row;
+    StringRef kind = isRow ? "row" : "block";
+    int64_t group = step.getAxis(), amount = step.getAmount();
     if (group < 0 || group >= int64_t(groups.size())) {
-      os << "step " << i << " (row) names store group " << group
+      os << "step " << i << " (" << kind << ") names store group " << group
          << "; the kernel has " << groups.size();
       return failure();
     }
-    if (plan[size_t(group)]) {
-      os << "step " << i << " (row) names store group " << group << " again";
+    int64_t &slot = (isRow ? plan.rows : plan.blocks)[size_t(group)];
+    if (slot) {
+      os << "step " << i << " (" << kind << ") names store group " << group
+         << " again";
       return failure();
     }
-    if (bytes < 1 || !llvm::isPowerOf2_64(uint64_t(bytes))) {
-      os << "step " << i << " (row) has vectors of " << bytes
+    if (!isRow) {
+      if (amount < 32 || amount > 1024 ||
+          !llvm::isPowerOf2_64(uint64_t(amount))) {
+        os << "step " << i << " (block) has " << amount
+           << " threads; a power of two from 32 to 1024";
+        return failure();
+      }
+      if (holdsVariables(kernel)) {
+        os << "step " << i << " (block): the kernel reads through symbolic "
+           << "shapes (tinygrad Variables), which run a thread per element";
+        return failure();
+      }
+      slot = amount;
+      continue;
+    }
+    if (amount < 1 || !llvm::isPowerOf2_64(uint64_t(amount))) {
+      os << "step " << i << " (row) has vectors of " << amount
          << " bytes; 1 (scalar) or a power of two";
       return failure();
     }
@@ -169,12 +192,12 @@ FailureOr<RowPlan> mlir::lazy::readRowPlan(KernelOp kernel,
       return failure();
     }
     size_t inner = innerAxesOf(*split, g.shape).size();
-    if (bytes > 1 && inner != 1) {
+    if (amount > 1 && inner != 1) {
       os << "step " << i << " (row): vectors run along a row's one inner "
          << "axis; store group " << group << " has " << inner;
       return failure();
     }
-    plan[size_t(group)] = bytes;
+    slot = amount;
   }
   return plan;
 }

@@ -44,9 +44,11 @@
 // reduce in index order but for rule 4's windows; G3, at least
 // gpu-min-tiles tiles (gpuPlan); G4, before G2, a float matrix product's
 // operands staged in shared memory: 16x16 (down to 32 in all) threads of
-// 4x4 tiles, K in chunks of 16 (sharedPlan). A reduce kernel left
-// without a plan splits each reduce over a block (the lowering's block
-// mode, whose size a forced `group` step sets).
+// 4x4 tiles, K in chunks of 16 (sharedPlan). Rule B, the GPU mapping
+// of a kernel left without a register tile (GpuBlocks.h): a `block` step
+// for each store group whose longest reduce reaches gpu-block-reduce-min
+// elements, which then runs a block per output (or per row), its reduces
+// split across the threads; other groups run a thread per element.
 // A forced plan (the force option) replaces the heuristic for its kernel;
 // target=host and generic refuse forced tc, local and group steps.
 // Every register-tile plan, chosen or forced, then gets the `lanes` step
@@ -63,6 +65,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Dialect/Lazy/Analysis/GpuBlocks.h"
 #include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
 #include "lazy/Dialect/Lazy/Analysis/PlanLanes.h"
 #include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
@@ -124,6 +127,8 @@ struct TargetDescription {
   bool gpuSharedMemory = true;
   /// The GPU's tensor-core instruction (rule G0), if any.
   std::optional<TensorCoreKind> tensorCores;
+  /// Rule B: which store groups run in GPU blocks, and their threads.
+  BlockTarget gpuBlocks;
 };
 /// Rule G4's threads per operand of a block, at most.
 constexpr int64_t kSharedSideThreads = 16;
@@ -690,7 +695,7 @@ LogicalResult parseForced(MLIRContext *ctx, StringRef text, std::string &name,
       parts[2].getAsInteger(10, axis) || parts[3].getAsInteger(10, amount)) {
     why = "'" + text.str() +
           "' is not KERNEL:KIND:AXIS:AMOUNT or KERNEL:none (kinds: upcast, "
-          "unroll, tile, tc, local, group, lanes, row)";
+          "unroll, tile, tc, local, group, lanes, row, block)";
     return failure();
   }
   name = parts[0].str();
@@ -727,6 +732,21 @@ struct LazyOptimizeKernels final
     if (l2Bytes)
       desc.l2Bytes = l2Bytes;
     desc.gpuMinTiles = gpuMinTiles;
+    if (gpuBlockSize < 32 || gpuBlockSize > 1024 ||
+        !llvm::isPowerOf2_64(uint64_t(int64_t(gpuBlockSize)))) {
+      module.emitError() << "lazy-optimize-kernels: gpu-block-size must be a "
+                            "power of two from 32 to 1024, not "
+                         << static_cast<int64_t>(gpuBlockSize);
+      return signalPassFailure();
+    }
+    if (gpuReducePerThread < 1) {
+      module.emitError() << "lazy-optimize-kernels: gpu-reduce-per-thread "
+                            "must be at least 1, not "
+                         << static_cast<int64_t>(gpuReducePerThread);
+      return signalPassFailure();
+    }
+    desc.gpuBlocks =
+        BlockTarget{gpuBlockReduceMin, gpuReducePerThread, gpuBlockSize};
     desc.gpuSharedMemory = sharedMemory;
     FailureOr<std::optional<TensorCoreKind>> cores =
         parseTensorCoreKind(tensorCores);
@@ -762,27 +782,33 @@ struct LazyOptimizeKernels final
           kernel.setOptsAttr(ArrayAttr::get(ctx, {}));
         } else {
           std::string why;
-          bool rowPlan = holdsRowSteps(it->second);
+          bool groupPlan = holdsGroupSteps(it->second);
           FailureOr<KernelSpace> space = failure();
           FailureOr<OptPlan> plan = failure();
-          if (rowPlan ? failed(readRowPlan(kernel, it->second, why))
-                      : failed(space = kernelSpace(kernel, why)) ||
-                            failed(plan = readPlan(it->second, *space, why))) {
+          FailureOr<GroupPlan> groups = failure();
+          if (groupPlan
+                  ? failed(groups = readGroupPlan(kernel, it->second, why))
+                  : failed(space = kernelSpace(kernel, why)) ||
+                        failed(plan = readPlan(it->second, *space, why))) {
             kernel.emitError() << "lazy-optimize-kernels: the forced plan "
                                   "does not fit this kernel: "
                                << why;
             return signalPassFailure();
           }
-          if (!desc.gpu && !rowPlan && plan->isGpuOnly()) {
+          bool gpuOnly =
+              groupPlan ? llvm::any_of(groups->blocks,
+                                       [](int64_t threads) { return threads; })
+                        : plan->isGpuOnly();
+          if (!desc.gpu && gpuOnly) {
             kernel.emitError() << "lazy-optimize-kernels: the forced plan "
-                                  "has tc, local or group steps, which only "
-                                  "target=gpu runs";
+                                  "has tc, local, group or block steps, "
+                                  "which only target=gpu runs";
             return signalPassFailure();
           }
           kernel.setOptsAttr(ArrayAttr::get(
-              ctx, rowPlan ? SmallVector<Attribute>(it->second)
-                           : withLaneStep(kernel, *space, it->second,
-                                          laneTargetOf(kernel, desc))));
+              ctx, groupPlan ? SmallVector<Attribute>(it->second)
+                             : withLaneStep(kernel, *space, it->second,
+                                            laneTargetOf(kernel, desc))));
         }
         ++numPlanned;
         continue;
@@ -791,20 +817,30 @@ struct LazyOptimizeKernels final
         continue;
       std::string why;
       FailureOr<KernelSpace> space = kernelSpace(kernel, why);
+      SmallVector<Attribute> plan;
       if (failed(space)) {
         // Rule R: a kernel without a space that reads row values runs
         // them row by row.
-        SmallVector<Attribute> rows =
+        plan =
             chooseRowSteps(kernel, desc.gpu ? 1 : int64_t(desc.vectorBits / 8));
-        if (rows.empty())
-          continue;
-        kernel.setOptsAttr(ArrayAttr::get(ctx, rows));
+      } else {
+        plan = choosePlan(kernel, *space, desc);
+      }
+      if (desc.gpu && !holdsVariables(kernel) &&
+          (plan.empty() || holdsGroupSteps(plan))) {
+        // Rule B: the GPU mapping of a kernel without a register tile.
+        FailureOr<GroupPlan> groups = readGroupPlan(kernel, plan, why);
+        if (succeeded(groups))
+          llvm::append_range(
+              plan, chooseBlockSteps(kernel, groups->rows, desc.gpuBlocks));
+      }
+      if (plan.empty())
+        continue;
+      if (failed(space) || holdsGroupSteps(plan)) {
+        kernel.setOptsAttr(ArrayAttr::get(ctx, plan));
         ++numPlanned;
         continue;
       }
-      SmallVector<Attribute> plan = choosePlan(kernel, *space, desc);
-      if (plan.empty())
-        continue;
       kernel.setOptsAttr(ArrayAttr::get(
           ctx, withLaneStep(kernel, *space, plan, laneTargetOf(kernel, desc))));
       ++numPlanned;

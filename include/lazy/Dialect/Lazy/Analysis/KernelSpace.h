@@ -64,14 +64,18 @@ struct OptPlan {
   /// and how many positions each vector holds; none: scalar elements.
   std::optional<size_t> laneAxis;
   int64_t laneWidth = 1;
-  /// A row plan (`row` steps, RowSplit.h; no space, no other step): per
-  /// store group, 0 where it runs elementwise, else its vectors' bytes.
-  SmallVector<int64_t> rows;
+  /// A group plan (`row` and `block` steps, RowSplit.h; no space, no
+  /// other step), per store group: 0 where it runs elementwise, else its
+  /// vectors' bytes (`rows`); 0 where it runs a GPU thread per element,
+  /// else its blocks' threads (`blocks`).
+  SmallVector<int64_t> rows, blocks;
 
-  /// A plan of `row` steps.
+  /// A plan with `row` steps.
   bool isRowPlan() const;
-  /// A plan with tc, local or group steps, which only the GPU lowering
-  /// runs.
+  /// A plan of `row` or `block` steps.
+  bool isGroupPlan() const;
+  /// A plan with tc, local, group or block steps, which only the GPU
+  /// lowering runs.
   bool isGpuOnly() const;
 
   /// A shared-memory plan: it has `local` steps.
@@ -119,8 +123,9 @@ constexpr int64_t kMaxElementsPerTrip = 512;
 
 /// `kernel`'s space and its plan `opts` read against it; on failure
 /// `message` completes "'lazy.kernel' op ..." (no space, or the step that
-/// does not read). A plan of `row` steps is read by readRowPlan instead
-/// (the space is then empty: a row kernel has none), and so is an empty
+/// does not read). A plan of `row` and `block` steps is read by
+/// readGroupPlan instead (the space is then empty: a row kernel has none,
+/// and a group plan does not need one), and so is an empty
 /// plan (`[]`, which keeps lazy-optimize-kernels from planning the
 /// kernel). The kernel verifier's check and the lowerings' reader.
 FailureOr<std::pair<KernelSpace, OptPlan>>

@@ -3,8 +3,10 @@
 // A row kernel reads computed values through views that vary only along its
 // row axes (a softmax's max and sum, read back through an expand): each row
 // can compute them once, then its elements. rowSplitOf finds that structure
-// in a store group; the `row` steps of a plan (readRowPlan) say which groups
-// run so, which lazy-optimize-kernels decides and the lowerings only read.
+// in a store group; the `row` steps of a plan (readGroupPlan) say which
+// groups run so, which lazy-optimize-kernels decides and the lowerings only
+// read. A plan's `block` steps, read with them, say which groups run in GPU
+// blocks (GpuBlocks.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,21 +62,31 @@ SmallVector<Operation *>
 opsComputingStores(ArrayRef<StoreOp> stores,
                    function_ref<bool(Operation *)> descend);
 
-/// A row plan: per store group of the kernel, 0 where the group runs
-/// elementwise, else the bytes of the vectors its row values' reduces and
-/// its elements take along its one inner axis (1: scalar).
-using RowPlan = SmallVector<int64_t>;
+/// A group plan: per store group of the kernel (groupStores), what its
+/// `row` and `block` steps say.
+struct GroupPlan {
+  /// 0 where the group runs elementwise, else the bytes of the vectors its
+  /// row values' reduces and its elements take along its one inner axis
+  /// (1: scalar).
+  SmallVector<int64_t> rows;
+  /// 0 where the group runs a GPU thread per element, else the threads of
+  /// each of its GPU blocks.
+  SmallVector<int64_t> blocks;
+};
 
-/// Whether `opts` holds a `row` step: a row plan, read by readRowPlan.
-bool holdsRowSteps(ArrayRef<Attribute> opts);
+/// Whether `opts` holds a `row` or `block` step: a group plan, read by
+/// readGroupPlan.
+bool holdsGroupSteps(ArrayRef<Attribute> opts);
 
-/// Reads a plan of `row` steps (#lazy.opt<row, GROUP, BYTES>) against
-/// `kernel`; on failure `why` names the bad step. Rules: only row steps;
-/// GROUP a store group (groupStores), each once, that splits into rows
-/// (rowSplitOf); BYTES 1 or a power of two, above 1 only where the group
-/// has exactly one inner axis.
-FailureOr<RowPlan> readRowPlan(KernelOp kernel, ArrayRef<Attribute> opts,
-                               std::string &why);
+/// Reads a plan of `row` steps (#lazy.opt<row, GROUP, BYTES>) and `block`
+/// steps (#lazy.opt<block, GROUP, THREADS>) against `kernel`; on failure
+/// `why` names the bad step. Rules: only row and block steps; GROUP a
+/// store group (groupStores), each at most once per kind; a row step's
+/// group splits into rows (rowSplitOf), its BYTES 1 or a power of two,
+/// above 1 only where the group has exactly one inner axis; THREADS a power
+/// of two from 32 to 1024; no block step on a kernel over Variables.
+FailureOr<GroupPlan> readGroupPlan(KernelOp kernel, ArrayRef<Attribute> opts,
+                                   std::string &why);
 
 /// The row plan lazy-optimize-kernels writes: a `row` step for every store
 /// group that splits into rows, its vectors `vectorBytes` wide where the

@@ -143,7 +143,8 @@ def Lazy_OptKind : I32EnumAttr<"OptKind", "a kernel transformation", [
     I32EnumAttrCase<"local", 4>,
     I32EnumAttrCase<"group", 5>,
     I32EnumAttrCase<"lanes", 6>,
-    I32EnumAttrCase<"row", 7>]> {
+    I32EnumAttrCase<"row", 7>,
+    I32EnumAttrCase<"block", 8>]> {
   let cppNamespace = "::mlir::lazy";
   let genSpecializedAttr = 0;
 }
@@ -203,6 +204,18 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
       per block and ignores it. A group without a row step computes what
       it reads at every element. A row plan holds only row steps, each
       group at most once, and only groups that split into rows.
+    - `block`: here too `axis` numbers a store group (as for `row`), which
+      runs on the GPU in blocks of `amount` threads (a power of two from 32
+      to 1024): a block per output element, its reduces split across the
+      threads and combined by block reductions; with the group's `row` step,
+      a block per row, the row values' reduces block reductions. A group
+      without a block step runs a thread per element (a row group: a
+      block per row whose threads each compute the row values alone).
+      lazy-optimize-kernels target=gpu gives a block step to every group
+      whose longest reduce reaches `gpu-block-reduce-min` elements; the GPU
+      lowering only reads it, and the CPU lowering refuses it. A plan of
+      `row` and `block` steps (a group plan) holds each kind at most once
+      per group and no other step; a kernel over Variables takes none.
     - `group`: the kernel's reduce split across `amount` threads of one
       GPU block (tinygrad's GROUP): a block computes one output at a time,
       each thread accumulating every amount-th of the reduced elements,

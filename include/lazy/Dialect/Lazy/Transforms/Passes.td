@@ -438,11 +438,23 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     `force=k0:row:0:32` forces one; `k0:none` keeps a row kernel
     unplanned.
 
+    Rule B (target=gpu, the GPU mapping): a kernel left without a
+    register-tile plan (its plan empty, or a row plan) gets a `block` step
+    for every store group whose longest reduce has at least
+    `gpu-block-reduce-min` elements (GpuBlocks.h): the group runs a block
+    of threads per output element, its reduces split across them, or with
+    its `row` step a block per row whose reduces are block reductions. The
+    block has the reduce's elements (a row's: its longest reduce or its
+    elements, whichever is more) over `gpu-reduce-per-thread` threads,
+    rounded up to a power of two, from 32 to `gpu-block-size`. Other groups
+    run a thread per element. convert-lazy-to-gpu only reads the steps.
+    `force=k0:block:0:128` forces one.
+
     A kernel over tinygrad Variables (symbolic shapes) is planned on its
     integer axes only: no rule and no forced step takes a symbolic axis
     (plans divide integer extents), rule 5 none at all, and its views'
     strides are read at the Variables' largest values. With `target=gpu`
-    it gets no plan.
+    it gets no plan (a thread per element).
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
@@ -462,6 +474,17 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
     Option<"sharedMemory", "shared-memory", "bool", /*default=*/"true",
            "target=gpu: matrix products stage their operands in shared "
            "memory (rule G4)">,
+    Option<"gpuBlockReduceMin", "gpu-block-reduce-min", "int64_t",
+           /*default=*/"64",
+           "target=gpu, rule B: store groups whose longest reduce has at "
+           "least this many elements run in blocks (a `block` step)">,
+    Option<"gpuReducePerThread", "gpu-reduce-per-thread", "int64_t",
+           /*default=*/"16",
+           "target=gpu, rule B: reduced elements per thread of a block (the "
+           "block is the reduce's size over this, a power of two)">,
+    Option<"gpuBlockSize", "gpu-block-size", "int64_t", /*default=*/"256",
+           "target=gpu, rule B: the most threads of a block (a power of two "
+           "from 32 to 1024)">,
     ListOption<"force", "force", "std::string",
                "plans for named kernels, one step per item: "
                "KERNEL:KIND:AXIS:AMOUNT, or KERNEL:none for no plan">
