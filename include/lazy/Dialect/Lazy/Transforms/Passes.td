@@ -407,16 +407,18 @@ def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
         register tile from them (convert-lazy-to-gpu's shared-memory
         mode). Its threads count towards G3 as tiles.
         `shared-memory=false` turns G4 off.
-    A reduce kernel the rules leave without a plan keeps the lowering's
-    block mode (tinygrad's GROUP: a block per output splits its reduce),
-    sized by convert-lazy-to-gpu's options for the vendor; a forced
-    `group` step sets a kernel's block size instead.
+    A reduce kernel the rules leave without a register tile gets rule B's
+    `block` steps (below: tinygrad's GROUP, a block per output splitting
+    its reduce), sized by the gpu-block-* options, which the GPU pipelines
+    set per vendor; a forced `group` step sets a kernel's block size
+    instead.
 
     Kernels without a reduce keep their plain loops: LLVM vectorizes their
     innermost contiguous loop. `force` sets named kernels' plans instead,
     one step per item in order (`force=k0:upcast:1:16,k0:tile:1:128`;
-    `k0:none` for no plan; tc, local and group steps only with
-    `target=gpu`); a plan already on a kernel is kept.
+    `k0:none` for no plan, which on the GPU is a thread per element; tc,
+    local, group and block steps only with `target=gpu`); a plan already
+    on a kernel is kept.
 
     The plan is the whole decision: every register-tile plan, chosen or
     forced, gets the `lanes` step its target's lowering runs
