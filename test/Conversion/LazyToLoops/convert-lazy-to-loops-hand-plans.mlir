@@ -63,6 +63,16 @@ lazy.kernel @rowsum(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<32768xf32>) a
 
 // -----
 
+// A block step (the GPU mapping of a store group) is the GPU's too.
+// expected-error @+1 {{'lazy.kernel' op has a GPU plan (tc, local, group or block steps), which the CPU lowering cannot apply: plan it for the CPU (lazy-optimize-kernels target=host or generic)}}
+lazy.kernel @rowsum_block(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<32768xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<block, 0, 256>]} {
+  %0 = lazy.load %in0 as <[(8, 4096):(4096, 1)]> : !lazy.buffer<32768xf32> -> tensor<8x4096xf32>
+  %1 = lazy.reduce_sum %0 axes [1] : tensor<8x4096xf32> -> tensor<8x1xf32>
+  lazy.store %1, %out0 as <[(8, 1):(1, 0)]> : tensor<8x1xf32>, !lazy.buffer<8xf32>
+}
+
+// -----
+
 // A row kernel (x + max(x) along each row of 64) under three hand-written
 // plans. Row plan, 32-byte vectors: each row computes its max once, in
 // four partial vectors of 8 lanes, then its elements in vectors.
