@@ -177,20 +177,13 @@ def _runner(peer, key, threads):
 
 
 def child(peer, key, threads, runs, warmup):
-    import time
+    from cpu_bench import median_time
     try:
         run = _runner(peer, key, threads)
     except (ImportError, NotImplementedError) as e:
         print(f"skip: {type(e).__name__}: {e}")
         return
-    for _ in range(warmup):
-        run()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    print(statistics.median(times))
+    print(median_time(run, runs, warmup))
 
 
 #===-------------------------------------------------------------------===#

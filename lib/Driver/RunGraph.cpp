@@ -11,6 +11,7 @@
 
 #include "GraphRun.h"
 
+#include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Driver/CompileForCpu.h"
@@ -227,8 +228,11 @@ int GraphRun::run() {
         std::string(",lazy-optimize-kernels{") +
         (gpuDevice
              ? "target=gpu tensor-cores=" + tensorCoresOf(options.device) +
-                   // lazy-to-rocdl's block default (its 64-lane waves).
-                   (options.device == "hip" ? " gpu-reduce-per-thread=1" : "") +
+                   // The plans lazy-to-rocdl would make.
+                   (options.device == "hip"
+                        ? " gpu-reduce-per-thread=" +
+                              std::to_string(kRocdlReducePerThread)
+                        : "") +
                    " " + options.planOptions + " "
              : "") +
         (options.plans.empty() ? ""

@@ -56,6 +56,12 @@ void registerCpuPipeline();
 /// Registers the `lazy-to-nvvm` and `lazy-to-rocdl` pipelines.
 void registerGpuPipelines();
 
+/// The reduced elements per thread of a GPU block that lazy-to-rocdl plans
+/// with (its `reduce-per-thread`, lazy-optimize-kernels'
+/// gpu-reduce-per-thread): the NVIDIA default, 16, was measured on an H200;
+/// on AMD's 64-lane waves the block stays the reduce's size.
+constexpr int64_t kRocdlReducePerThread = 1;
+
 #define GEN_PASS_REGISTRATION
 #include "lazy/Conversion/Passes.h.inc"
 

@@ -181,9 +181,7 @@ struct RocdlOptions : GpuPipelineOptions<RocdlOptions> {
     // convert-gpu-to-rocdl leaves some indices 64 bits wide under a 32-bit
     // data layout, which LLVM rejects.
     indexBits.setInitialValue(64);
-    // The block-mode defaults were measured on an NVIDIA H200; on AMD
-    // (64-lane waves) the block stays the reduce's size up to block-size.
-    reducePerThread.setInitialValue(1);
+    reducePerThread.setInitialValue(kRocdlReducePerThread);
     toolkit.setInitialValue(LAZY_ROCM_TOOLKIT_DIR);
   }
 };

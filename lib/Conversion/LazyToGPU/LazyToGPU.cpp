@@ -542,9 +542,7 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
     // Thread mode unrolls the element loop unless its elements hold
     // sequential reduces (their loops would run one after another anyway);
     // block mode unrolls inside the reduce instead.
-    bool holdsReduce = llvm::any_of(g.stores, [](StoreOp store) {
-      return !outerReduces(store.getValue()).empty();
-    });
+    bool holdsReduce = !outerReduces(g.stores).empty();
     int64_t factor = g.blockMode || holdsReduce ? 1 : unroll;
     FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
         kb, gloc, start, n, step, factor, ValueRange{},

@@ -11,7 +11,6 @@
 #include "lazy/Dialect/Lazy/Analysis/RowSplit.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -19,46 +18,38 @@
 using namespace mlir;
 using namespace mlir::lazy;
 
-SmallVector<Operation *> mlir::lazy::outerReduces(Value root) {
-  SmallVector<Operation *> found;
-  DenseSet<Operation *> seen;
-  SmallVector<Value> stack{root};
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val().getDefiningOp();
-    if (!op || !seen.insert(op).second)
-      continue;
-    if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
-      found.push_back(op);
-      continue;
-    }
-    for (Value operand : op->getOperands())
-      stack.push_back(operand);
-  }
-  return found;
-}
-
-int64_t mlir::lazy::reducedElements(Operation *reduce) {
-  ArrayRef<int64_t> in =
-      cast<RankedTensorType>(reduce->getOperand(0).getType()).getShape();
-  int64_t n = 1;
-  for (int64_t axis : reduceAxes(reduce))
-    n *= in[axis];
-  return n;
+SmallVector<Operation *> mlir::lazy::outerReduces(ArrayRef<StoreOp> stores) {
+  auto isReduce = [](Operation *op) {
+    return isa<ReduceSumOp, ReduceMaxOp>(op);
+  };
+  SmallVector<Operation *> reduces;
+  for (Operation *op :
+       opsComputingStores(stores, [&](Operation *op) { return !isReduce(op); }))
+    if (isReduce(op))
+      reduces.push_back(op);
+  return reduces;
 }
 
 SmallVector<Attribute> mlir::lazy::chooseBlockSteps(KernelOp kernel,
-                                                    ArrayRef<int64_t> rows,
+                                                    ArrayRef<Attribute> plan,
                                                     const BlockTarget &target) {
+  auto hasRowStep = [&](size_t group) {
+    return llvm::any_of(plan, [&](Attribute a) {
+      auto step = dyn_cast<OptAttr>(a);
+      return step && step.getKind() == OptKind::row &&
+             step.getAxis() == int64_t(group);
+    });
+  };
   SmallVector<Attribute> steps;
   for (auto [i, g] : llvm::enumerate(groupStores(kernel.getBody().front()))) {
+    // Without Variables a reduce's element count is its one extent.
     int64_t longest = 0;
-    for (StoreOp store : g.stores)
-      for (Operation *r : outerReduces(store.getValue()))
-        longest = std::max(longest, reducedElements(r));
+    for (Operation *r : outerReduces(g.stores))
+      longest = std::max(longest, reducedElementCount(r));
     if (longest < target.reduceMin)
       continue;
     int64_t work = longest;
-    if (i < rows.size() && rows[i]) {
+    if (hasRowStep(i)) {
       // A row's threads also split its elements.
       std::optional<RowSplit> split = rowSplitOf(g.stores);
       int64_t inner = 1;

@@ -829,10 +829,9 @@ struct LazyOptimizeKernels final
       if (desc.gpu && !holdsVariables(kernel) &&
           (plan.empty() || holdsGroupSteps(plan))) {
         // Rule B: the GPU mapping of a kernel without a register tile.
-        FailureOr<GroupPlan> groups = readGroupPlan(kernel, plan, why);
-        if (succeeded(groups))
-          llvm::append_range(
-              plan, chooseBlockSteps(kernel, groups->rows, desc.gpuBlocks));
+        SmallVector<Attribute> blocks =
+            chooseBlockSteps(kernel, plan, desc.gpuBlocks);
+        llvm::append_range(plan, blocks);
       }
       if (plan.empty())
         continue;

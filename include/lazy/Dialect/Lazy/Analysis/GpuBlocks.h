@@ -17,11 +17,8 @@
 
 namespace mlir::lazy {
 
-/// The reduces in `root`'s expression that no other reduce encloses.
-SmallVector<Operation *> outerReduces(Value root);
-
-/// The elements one output of `reduce` sums or maximizes.
-int64_t reducedElements(Operation *reduce);
+/// The reduces in the stores' values that no other reduce encloses.
+SmallVector<Operation *> outerReduces(ArrayRef<StoreOp> stores);
 
 /// What bounds a GPU block (lazy-optimize-kernels' gpu-block-* options).
 struct BlockTarget {
@@ -35,15 +32,16 @@ struct BlockTarget {
 };
 
 /// The `block` steps of `kernel` (a kernel without Variables) for
-/// `target`, given its row steps (`rows`, per store group: 0 where the
-/// group has none). Rules, per store group whose longest outer reduce
+/// `target`, beside the `row` steps in `plan` (the rest of its plan: empty,
+/// or row steps). Rules, per store group whose longest outer reduce
 /// reaches `reduceMin` elements:
 ///   1. a row group: threads of the row's longest reduce or inner
 ///      elements (whichever is more), `perThread` each;
 ///   2. any other group: threads of its longest reduce, `perThread` each;
 /// both rounded up to a power of two and clamped to [32, maxThreads].
 /// Empty when no group qualifies.
-SmallVector<Attribute> chooseBlockSteps(KernelOp kernel, ArrayRef<int64_t> rows,
+SmallVector<Attribute> chooseBlockSteps(KernelOp kernel,
+                                        ArrayRef<Attribute> plan,
                                         const BlockTarget &target);
 
 } // namespace mlir::lazy
