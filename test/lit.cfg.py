@@ -25,6 +25,9 @@ config.substitutions.append(("%lazy_rocm_toolkit", config.lazy_rocm_toolkit))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "OMP_NUM_THREADS"])
 llvm_config.use_default_substitutions()
+# Tests compile, and say what they expect of the compile: the program
+# cache stays off unless a test names its own (lazy-run --cache-dir).
+config.environment["LAZY_MLIR_CACHE"] = "0"
 
 tool_dirs = [config.lazy_tools_dir, config.llvm_tools_dir]
 tools = ["lazy-opt", "lazy-interp", "lazy-run", "lazy-replay", "lazy-lsp-server",

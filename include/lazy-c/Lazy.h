@@ -118,7 +118,11 @@ typedef struct LazyCpuProgram {
 /// (lazyCpuProgramLookup) taking, per buffer (outputs first), a 1-d memref
 /// descriptor expanded: allocated pointer, aligned pointer, offset, size,
 /// stride. Returns 1 on success (`*program` set), 0 on failure; the texts
-/// are set in either case (free them with lazyTextFree).
+/// are set in either case (free them with lazyTextFree). A program compiled
+/// before, by this build on this CPU, is linked from the disk cache instead
+/// of lowered and compiled again (the environment names the cache:
+/// LAZY_MLIR_CACHE=0 turns it off, LAZY_MLIR_CACHE_DIR moves it from
+/// $XDG_CACHE_HOME/lazy-mlir or ~/.cache/lazy-mlir).
 LAZY_CAPI_EXPORTED int lazyCompileCpu(LazySession session, const char *ir,
                                       size_t length, const char *name,
                                       const char *schedulePipeline,
@@ -151,6 +155,10 @@ typedef void (*LazyPackedFunction)(void **arguments);
 LAZY_CAPI_EXPORTED void lazyRunPacked(size_t count,
                                       LazyPackedFunction const *functions,
                                       void **const *arguments);
+
+/// 1 when the program was linked from the disk cache, 0 when it was
+/// compiled.
+LAZY_CAPI_EXPORTED int lazyCpuProgramFromCache(LazyCpuProgram program);
 
 LAZY_CAPI_EXPORTED void lazyCpuProgramDestroy(LazyCpuProgram program);
 

@@ -159,8 +159,9 @@ bool printOutput(ModuleOp module, LazyOutput output, std::string &out,
   return false;
 }
 
-/// Lowers a scheduled module with lazy-to-cpu and compiles it (the
-/// driver's CPU path, CompileForCpu.h).
+/// Lowers a scheduled module with lazy-to-cpu and compiles it, through
+/// the environment's program cache (the driver's CPU path,
+/// CompileForCpu.h).
 std::unique_ptr<lz::CpuProgram> compileForCpu(ModuleOp module,
                                               llvm::raw_ostream &diagOS) {
   func::FuncOp host = lz::findEntryFunction(module, "");
@@ -169,16 +170,17 @@ std::unique_ptr<lz::CpuProgram> compileForCpu(ModuleOp module,
     return nullptr;
   }
   std::string entry = host.getSymName().str();
-  if (failed(lz::lowerForCpu(module, entry)))
-    return nullptr;
   // Kernels are called one by one (their own symbols) or from a list
   // (lazyRunPacked, through their packed wrappers).
   lz::CpuProgramOptions options;
   options.kernelWrappers = true;
+  std::optional<lz::ProgramCache> cache = lz::ProgramCache::fromEnvironment();
   std::string error;
-  auto program = lz::compileForCpu(module, entry, options, error);
+  auto program = lz::buildForCpu(module, entry, lz::CpuPipelineConfig(),
+                                 options, cache ? &*cache : nullptr, error);
   if (failed(program)) {
-    diagOS << "error: cannot compile the kernels: " << error << "\n";
+    if (!error.empty())
+      diagOS << "error: cannot compile the kernels: " << error << "\n";
     return nullptr;
   }
   return std::move(*program);
@@ -316,6 +318,11 @@ void lazyRunPacked(size_t count, LazyPackedFunction const *functions,
                    void **const *arguments) {
   for (size_t i = 0; i < count; ++i)
     functions[i](arguments[i]);
+}
+
+int lazyCpuProgramFromCache(LazyCpuProgram program) {
+  auto *compiled = static_cast<lz::CpuProgram *>(program.ptr);
+  return compiled && compiled->wasLoaded() ? 1 : 0;
 }
 
 void lazyCpuProgramDestroy(LazyCpuProgram program) {

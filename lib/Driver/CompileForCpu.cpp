@@ -44,3 +44,45 @@ mlir::lazy::compileForCpu(ModuleOp lowered, StringRef entry,
   }
   return std::move(*program);
 }
+
+FailureOr<std::unique_ptr<CpuProgram>> mlir::lazy::buildForCpu(
+    ModuleOp module, StringRef entry, const CpuPipelineConfig &config,
+    const CpuProgramOptions &options, const ProgramCache *cache,
+    std::string &error, CacheReport *report,
+    llvm::function_ref<void()> lowered) {
+  CacheReport local;
+  CacheReport &r = report ? *report : local;
+  r = {};
+  // --dump-objects asks for the compiler's objects: compile.
+  std::string key;
+  if (cache && options.objectDir.empty()) {
+    r.used = true;
+    key = cpuProgramKey(module, entry, config, options);
+    r.path = cache->pathOf(key);
+    ProgramObjects objects;
+    r.outcome = cache->load(key, objects, &r.rejected);
+    if (r.outcome == ProgramCache::Outcome::Hit) {
+      auto program = CpuProgram::load(objects, options);
+      if (program)
+        return std::move(*program);
+      // Whole and checksummed, yet it does not link: compile again.
+      r.outcome = ProgramCache::Outcome::Rejected;
+      r.rejected = llvm::toString(program.takeError());
+    }
+  }
+  if (failed(lowerForCpu(module, entry, config)))
+    return failure();
+  if (lowered)
+    lowered();
+  ProgramObjects captured;
+  auto program = CpuProgram::compile(module, entry.str(), options,
+                                     key.empty() ? nullptr : &captured);
+  if (!program) {
+    error = llvm::toString(program.takeError());
+    return failure();
+  }
+  if (!key.empty())
+    if (llvm::Error stored = cache->store(key, captured))
+      r.storeError = llvm::toString(std::move(stored));
+  return std::move(*program);
+}

@@ -153,34 +153,74 @@ static LogicalResult callEntry(mlir::lazy::CpuProgram &program,
   return success();
 }
 
-LogicalResult GraphRun::lowerToCpu(ModuleOp module, const std::string &name,
-                                   bool profileCalls, bool poisonBuffers,
-                                   bool checkCalls) {
+CpuPipelineConfig GraphRun::cpuConfig(bool profileCalls, bool poisonBuffers,
+                                      bool checkCalls) const {
   CpuPipelineConfig config;
   config.profileCalls = profileCalls;
   config.checkCalls = checkCalls;
   config.poisonBuffers = poisonBuffers;
   config.fastExp2 = options.fastExp2;
-  return lowerForCpu(module, name, config);
+  return config;
 }
 
-FailureOr<std::unique_ptr<mlir::lazy::CpuProgram>>
-GraphRun::compileForHost(ModuleOp lowered, const std::string &name) {
+LogicalResult GraphRun::lowerToCpu(ModuleOp module, const std::string &name,
+                                   bool profileCalls, bool poisonBuffers,
+                                   bool checkCalls) {
+  return lowerForCpu(module, name,
+                     cpuConfig(profileCalls, poisonBuffers, checkCalls));
+}
+
+std::optional<mlir::lazy::ProgramCache> GraphRun::programCache() const {
+  if (options.noCache)
+    return std::nullopt;
+  if (!options.cacheDir.empty())
+    return mlir::lazy::ProgramCache(options.cacheDir);
+  return mlir::lazy::ProgramCache::fromEnvironment();
+}
+
+void GraphRun::reportCache(const CacheReport &report) const {
+  if (!options.timing || !report.used)
+    return;
+  static constexpr const char *kOutcomes[] = {"hit", "miss", "rejected"};
+  llvm::errs() << "lazy-run: cache " << kOutcomes[int(report.outcome)] << " "
+               << report.path;
+  if (!report.rejected.empty())
+    llvm::errs() << " (" << report.rejected << ")";
+  llvm::errs() << "\n";
+  if (!report.storeError.empty())
+    llvm::errs() << "lazy-run: cache not written: " << report.storeError
+                 << "\n";
+}
+
+LogicalResult GraphRun::makeObjectDir() const {
+  if (options.dumpObjects.empty())
+    return success();
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(options.dumpObjects)) {
+    fail(options.dumpObjects + ": " + ec.message());
+    return failure();
+  }
+  return success();
+}
+
+mlir::lazy::CpuProgramOptions GraphRun::hostProgramOptions() const {
   mlir::lazy::CpuProgramOptions programOptions;
   programOptions.threads = options.compileThreads;
   programOptions.objectDir = options.dumpObjects;
-  if (!options.dumpObjects.empty())
-    if (std::error_code ec =
-            llvm::sys::fs::create_directories(options.dumpObjects)) {
-      fail(options.dumpObjects + ": " + ec.message());
-      return failure();
-    }
   programOptions.symbols.push_back(
       {"lazy_rt_kernel_begin", reinterpret_cast<void *>(&lazyRunKernelBegin)});
   programOptions.symbols.push_back(
       {"lazy_rt_kernel_end", reinterpret_cast<void *>(&lazyRunKernelEnd)});
   for (auto &hook : mlir::lazy::KernelCheck::hookSymbols())
     programOptions.symbols.push_back(hook);
+  return programOptions;
+}
+
+FailureOr<std::unique_ptr<mlir::lazy::CpuProgram>>
+GraphRun::compileForHost(ModuleOp lowered, const std::string &name) {
+  mlir::lazy::CpuProgramOptions programOptions = hostProgramOptions();
+  if (failed(makeObjectDir()))
+    return failure();
   std::string error;
   auto program = compileForCpu(lowered, name, programOptions, error);
   if (failed(program))
@@ -265,15 +305,27 @@ GraphRun::runOnCpu(ModuleOp module, const std::string &name,
     scheduled = module.clone();
     kernelCheck.emplace(*scheduled, name);
   }
-  if (failed(lowerToCpu(module, name, options.profile,
-                        options.check || options.checkKernels,
-                        options.checkKernels)))
+  // Through the disk cache: a hit links the stored objects (one "load"
+  // phase) instead of lowering and compiling.
+  if (failed(makeObjectDir()))
     return failure();
-  phases.mark("lower");
-  auto program = compileForHost(module, name);
+  std::optional<mlir::lazy::ProgramCache> cache = programCache();
+  CacheReport report;
+  std::string error;
+  auto program = buildForCpu(module, name,
+                             cpuConfig(options.profile,
+                                       options.check || options.checkKernels,
+                                       options.checkKernels),
+                             hostProgramOptions(), cache ? &*cache : nullptr,
+                             error, &report, [&] { phases.mark("lower"); });
+  reportCache(report);
+  if (failed(program) && !error.empty())
+    fail("cannot compile the module: " + error);
   if (failed(program))
     return failure();
-  phases.mark("compile");
+  phases.mark(report.outcome == mlir::lazy::ProgramCache::Outcome::Hit
+                  ? "load"
+                  : "compile");
   PackedCall call(args, numResults);
   {
     std::optional<mlir::lazy::KernelCheck::Active> active;

@@ -11,6 +11,7 @@
 #ifndef LAZY_LIB_DRIVER_GRAPHRUN_H
 #define LAZY_LIB_DRIVER_GRAPHRUN_H
 
+#include "lazy/Driver/CompileForCpu.h"
 #include "lazy/Driver/RunGraph.h"
 #include "lazy/Interpreter/HostTensor.h"
 #include "lazy/Runtime/CpuProgram.h"
@@ -58,6 +59,19 @@ public:
   // CpuRun.cpp
   /// Lowers the scheduled `module` in place with lazy-to-cpu, with its
   /// profile hooks and poisoned buffers as asked, and --fast-exp2.
+  /// lazy-to-cpu's options for a run with these hooks.
+  CpuPipelineConfig cpuConfig(bool profileCalls, bool poisonBuffers,
+                              bool checkCalls) const;
+  /// The CPU program options: compile threads, objects' folder, the
+  /// profile and check hooks.
+  mlir::lazy::CpuProgramOptions hostProgramOptions() const;
+  /// The disk cache the options ask for (--no-cache, --cache-dir, else
+  /// the environment's), or none.
+  std::optional<mlir::lazy::ProgramCache> programCache() const;
+  /// Creates --dump-objects' folder.
+  LogicalResult makeObjectDir() const;
+  /// --timing: what the cache did.
+  void reportCache(const CacheReport &report) const;
   LogicalResult lowerToCpu(ModuleOp module, const std::string &name,
                            bool profileCalls, bool poisonBuffers,
                            bool checkCalls = false);

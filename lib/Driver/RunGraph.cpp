@@ -105,6 +105,11 @@ mlir::lazy::checkRunOptions(const RunOptions &options) {
   if (!options.kernelOptions.empty() && options.device == "cpu")
     return std::string(
         "--kernel-options are for the GPU lowering, not --device=cpu");
+  if (options.noCache && !options.cacheDir.empty())
+    return std::string("--no-cache and --cache-dir contradict each other");
+  if (!options.cacheDir.empty() && options.device != "cpu")
+    return std::string("--cache-dir keeps CPU programs; --device=" +
+                       options.device + " compiles no CPU program");
   if (options.warmup && !options.repeat)
     return std::string("--warmup needs --repeat");
   if (!options.record.empty() && options.repeat)

@@ -44,8 +44,13 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <sys/mman.h>
 
@@ -78,16 +83,66 @@ constexpr Effort kHostEffort{1, llvm::CodeGenOptLevel::None};
 
 using Symbols = SmallVector<std::pair<std::string, void *>>;
 
+/// Loads what every program may call into the process: libomp.
+llvm::Error loadRuntimeLibraries() {
+  std::string error;
+  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(LAZY_LIBOMP_PATH,
+                                                        &error))
+    return llvm::createStringError("cannot load the OpenMP runtime " +
+                                   std::string(LAZY_LIBOMP_PATH) + ": " +
+                                   error);
+  return llvm::Error::success();
+}
+
+/// The host symbols a program is linked against: the caller's and
+/// lazy-mlir's runtime functions.
+Symbols runtimeSymbols(const CpuProgramOptions &options) {
+  Symbols symbols(options.symbols.begin(), options.symbols.end());
+  symbols.push_back({"lazy_rt_custom_random",
+                     reinterpret_cast<void *>(&lazy_rt_custom_random)});
+  return symbols;
+}
+
+/// Maps `size` zero bytes for a static buffer.
+llvm::Expected<void *> mapBuffer(StringRef symbol, size_t size) {
+  // Page-aligned (at least the global's alignment) and zero.
+  void *address = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (address == MAP_FAILED)
+    return llvm::createStringError("cannot map " + std::to_string(size) +
+                                   " bytes for the static buffer " +
+                                   symbol.str());
+  return address;
+}
+
+/// The object file `engine` compiled (it was created with
+/// enableObjectDump): ExecutionEngine hands it out only as a file.
+llvm::Expected<std::string> objectOf(ExecutionEngine &engine) {
+  SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("lazy-program", "o", path))
+    return llvm::createStringError("cannot create a temporary object file: " +
+                                   ec.message());
+  engine.dumpToObjectFile(path);
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  llvm::sys::fs::remove(path);
+  if (!file)
+    return llvm::createStringError("cannot read the object file back: " +
+                                   file.getError().message());
+  return (*file)->getBuffer().str();
+}
+
 /// An ExecutionEngine for `module` with `effort` for this host, then code
 /// generation of each of `functions` (so nothing is compiled lazily
 /// later), whose addresses go to `addresses` when given. With
-/// options.objectDir the object goes to `objectName` there.
-llvm::Expected<std::unique_ptr<ExecutionEngine>>
-compileEngine(ModuleOp module, ArrayRef<std::string> functions,
-              const CpuProgramOptions &options, Effort effort,
-              StringRef objectName,
-              ArrayRef<std::pair<std::string, void *>> extraSymbols = {},
-              Symbols *addresses = nullptr) {
+/// options.objectDir the object goes to `objectName` there; with
+/// `captured`, the object and `functions` go there.
+llvm::Expected<std::unique_ptr<ExecutionEngine>> compileEngine(
+    ModuleOp module, ArrayRef<std::string> functions,
+    const CpuProgramOptions &options, Effort effort, StringRef objectName,
+    ArrayRef<std::pair<std::string, void *>> extraSymbols = {},
+    Symbols *addresses = nullptr, ProgramObjects::Object *captured = nullptr) {
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return builder.takeError();
@@ -136,14 +191,12 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
   // The listeners are process-wide: keep the threads off them.
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
-  engineOptions.enableObjectDump = !options.objectDir.empty();
+  engineOptions.enableObjectDump = !options.objectDir.empty() || captured;
   auto engine = ExecutionEngine::create(module, engineOptions,
                                         std::move(*codegenMachine));
   if (!engine)
     return engine.takeError();
-  Symbols symbols(options.symbols.begin(), options.symbols.end());
-  symbols.push_back({"lazy_rt_custom_random",
-                     reinterpret_cast<void *>(&lazy_rt_custom_random)});
+  Symbols symbols = runtimeSymbols(options);
   symbols.append(extraSymbols.begin(), extraSymbols.end());
   (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
@@ -161,6 +214,13 @@ compileEngine(ModuleOp module, ArrayRef<std::string> functions,
   }
   if (!options.objectDir.empty())
     (*engine)->dumpToObjectFile(options.objectDir + "/" + objectName.str());
+  if (captured) {
+    llvm::Expected<std::string> bytes = objectOf(**engine);
+    if (!bytes)
+      return bytes.takeError();
+    *captured = {objectName.str(), std::move(*bytes),
+                 std::vector<std::string>(functions.begin(), functions.end())};
+  }
   return engine;
 }
 
@@ -245,11 +305,12 @@ bool isStaticBuffer(LLVM::GlobalOp global) {
 /// Maps anonymous memory for each of `module`'s static buffers of at least
 /// kMappedBufferMinBytes and turns the global into an external
 /// declaration of it: the mappings go to `mapped`, their symbols to
-/// `symbols`.
+/// `symbols`, their names and sizes to `captured` when given.
 llvm::Error
 mapStaticBuffers(ModuleOp module,
                  std::vector<std::pair<void *, size_t>> &mapped,
-                 std::vector<std::pair<std::string, void *>> &symbols) {
+                 std::vector<std::pair<std::string, void *>> &symbols,
+                 ProgramObjects *captured) {
   for (auto global : module.getOps<LLVM::GlobalOp>()) {
     if (!isStaticBuffer(global))
       continue;
@@ -257,15 +318,13 @@ mapStaticBuffers(ModuleOp module,
     if (int64_t(bytes.getNumElements()) < kMappedBufferMinBytes)
       continue;
     size_t size = bytes.getNumElements();
-    // Page-aligned (at least the global's alignment) and zero.
-    void *address = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (address == MAP_FAILED)
-      return llvm::createStringError("cannot map " + std::to_string(size) +
-                                     " bytes for the static " + "buffer " +
-                                     global.getSymName().str());
-    mapped.push_back({address, size});
-    symbols.push_back({global.getSymName().str(), address});
+    llvm::Expected<void *> address = mapBuffer(global.getSymName(), size);
+    if (!address)
+      return address.takeError();
+    mapped.push_back({*address, size});
+    symbols.push_back({global.getSymName().str(), *address});
+    if (captured)
+      captured->staticBuffers.push_back({global.getSymName().str(), size});
     global.getInitializerRegion().getBlocks().clear();
     global.setLinkage(LLVM::Linkage::External);
   }
@@ -276,19 +335,18 @@ mapStaticBuffers(ModuleOp module,
 
 llvm::Expected<std::unique_ptr<CpuProgram>>
 CpuProgram::compile(ModuleOp module, StringRef entry,
-                    const CpuProgramOptions &options) {
-  std::string ompError;
-  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(LAZY_LIBOMP_PATH,
-                                                        &ompError))
-    return llvm::createStringError("cannot load the OpenMP runtime " +
-                                   std::string(LAZY_LIBOMP_PATH) + ": " +
-                                   ompError);
+                    const CpuProgramOptions &options,
+                    ProgramObjects *captured) {
+  if (llvm::Error error = loadRuntimeLibraries())
+    return std::move(error);
+  if (captured)
+    *captured = {};
   auto program = std::unique_ptr<CpuProgram>(new CpuProgram());
   // The options every engine gets: the caller's, with the mapped buffers'
   // symbols.
   CpuProgramOptions withBuffers = options;
-  if (llvm::Error error =
-          mapStaticBuffers(module, program->mappedBuffers, withBuffers.symbols))
+  if (llvm::Error error = mapStaticBuffers(module, program->mappedBuffers,
+                                           withBuffers.symbols, captured))
     return std::move(error);
   std::string wrapper = ("_mlir_ciface_" + entry).str();
   SmallVector<LLVM::LLVMFuncOp> kernels;
@@ -310,8 +368,9 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
     if (withBuffers.kernelWrappers)
       for (LLVM::LLVMFuncOp k : kernels)
         functions.push_back(k.getName().str());
-    auto engine =
-        compileEngine(module, functions, withBuffers, kKernelEffort, "whole.o");
+    auto engine = compileEngine(
+        module, functions, withBuffers, kKernelEffort, "whole.o", {}, nullptr,
+        captured ? &captured->objects.emplace_back() : nullptr);
     if (!engine)
       return engine.takeError();
     program->host = std::move(*engine);
@@ -353,12 +412,16 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
   for (size_t p = 0; p < count; ++p)
     engines.emplace_back(std::unique_ptr<ExecutionEngine>());
   std::vector<Symbols> addresses(count);
+  // The kernel partitions' objects, then the host's.
+  if (captured)
+    captured->objects.resize(count + 1);
   std::atomic<size_t> next{0};
   auto work = [&]() {
     for (size_t p; (p = next.fetch_add(1)) < count;)
       engines[p] =
           compileEngine(*parts[p], names[p], withBuffers, kKernelEffort,
-                        "part" + std::to_string(p) + ".o", {}, &addresses[p]);
+                        "part" + std::to_string(p) + ".o", {}, &addresses[p],
+                        captured ? &captured->objects[p] : nullptr);
   };
   std::vector<std::thread> workers;
   for (unsigned t = 1; t < std::min<size_t>(threads, count); ++t)
@@ -379,10 +442,90 @@ CpuProgram::compile(ModuleOp module, StringRef entry,
   if (errors)
     return std::move(errors);
   auto host = compileEngine(*hostPart, {wrapper}, withBuffers, kHostEffort,
-                            "host.o", kernelSymbols);
+                            "host.o", kernelSymbols, nullptr,
+                            captured ? &captured->objects.back() : nullptr);
   if (!host)
     return host.takeError();
   program->host = std::move(*host);
+  return std::move(program);
+}
+
+llvm::Expected<std::unique_ptr<CpuProgram>>
+CpuProgram::load(const ProgramObjects &objects,
+                 const CpuProgramOptions &options) {
+  if (objects.objects.empty())
+    return llvm::createStringError("a program needs an object file");
+  if (llvm::Error error = loadRuntimeLibraries())
+    return std::move(error);
+  auto program = std::unique_ptr<CpuProgram>(new CpuProgram());
+  Symbols symbols = runtimeSymbols(options);
+  for (const auto &[symbol, size] : objects.staticBuffers) {
+    llvm::Expected<void *> address = mapBuffer(symbol, size);
+    if (!address)
+      return address.takeError();
+    program->mappedBuffers.push_back({*address, size});
+    symbols.push_back({symbol, *address});
+  }
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  // The objects were made for RuntimeDyld (ExecutionEngine links with
+  // it): link them the same way.
+  auto jit =
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(*builder))
+          .setObjectLinkingLayerCreator(
+              [](llvm::orc::ExecutionSession &session)
+                  -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                    session, [](const llvm::MemoryBuffer &) {
+                      return std::make_unique<llvm::SectionMemoryManager>();
+                    });
+              })
+          .create();
+  if (!jit)
+    return jit.takeError();
+  llvm::orc::LLJIT &linker = **jit;
+  // One library per object, as each was compiled alone; the last one
+  // (the host's, or the whole program) sees all the others.
+  std::vector<llvm::orc::JITDylib *> libraries;
+  for (size_t i = 0; i + 1 < objects.objects.size(); ++i) {
+    auto library = linker.createJITDylib(objects.objects[i].name);
+    if (!library)
+      return library.takeError();
+    libraries.push_back(&*library);
+  }
+  libraries.push_back(&linker.getMainJITDylib());
+  for (auto [library, object] : llvm::zip(libraries, objects.objects)) {
+    llvm::orc::SymbolMap map;
+    for (auto &[name, address] : symbols)
+      map[linker.mangleAndIntern(name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(address),
+          llvm::JITSymbolFlags::Exported};
+    if (llvm::Error error =
+            library->define(llvm::orc::absoluteSymbols(std::move(map))))
+      return std::move(error);
+    if (library == &linker.getMainJITDylib())
+      for (llvm::orc::JITDylib *kernels : ArrayRef(libraries).drop_back())
+        library->addToLinkOrder(*kernels);
+    if (llvm::Error error = linker.addObjectFile(
+            *library,
+            llvm::MemoryBuffer::getMemBufferCopy(object.bytes, object.name)))
+      return std::move(error);
+  }
+  // Everything links now: a missing symbol is an error here, not a crash
+  // at the first call.
+  for (auto [library, object] : llvm::zip(libraries, objects.objects))
+    for (const std::string &function : object.functions) {
+      auto address = linker.lookup(*library, function);
+      if (!address)
+        return llvm::createStringError("linking " + object.name + ": " +
+                                       llvm::toString(address.takeError()));
+    }
+  if (llvm::Error error = linker.initialize(linker.getMainJITDylib()))
+    return std::move(error);
+  program->linked = std::move(*jit);
+  program->linkedLibraries = std::move(libraries);
   return std::move(program);
 }
 
@@ -391,16 +534,36 @@ CpuProgram::~CpuProgram() {
   // them): nothing may run on the buffers after them.
   host.reset();
   kernelEngines.clear();
+  if (linked)
+    llvm::consumeError(linked->deinitialize(linked->getMainJITDylib()));
+  linked.reset();
   for (auto [address, size] : mappedBuffers)
     ::munmap(address, size);
 }
 
 llvm::Error CpuProgram::invokePacked(StringRef name,
                                      MutableArrayRef<void *> args) {
-  return host->invokePacked(name, args);
+  if (host)
+    return host->invokePacked(name, args);
+  llvm::Expected<void *> packed = lookup(("_mlir_" + name).str());
+  if (!packed)
+    return packed.takeError();
+  reinterpret_cast<void (*)(void **)>(*packed)(args.data());
+  return llvm::Error::success();
 }
 
 llvm::Expected<void *> CpuProgram::lookup(StringRef name) {
+  if (linked) {
+    // Every object's library, the host's last. The error is made a
+    // string: ORC's may point into the JIT, which can go first.
+    auto address = linked->getExecutionSession().lookup(
+        llvm::orc::makeJITDylibSearchOrder(
+            linkedLibraries, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
+        linked->mangleAndIntern(name));
+    if (!address)
+      return llvm::createStringError(llvm::toString(address.takeError()));
+    return address->getAddress().toPtr<void *>();
+  }
   // Each engine knows its own partition's functions; a failed lookup's
   // error is dropped while others remain to ask.
   for (auto &engine : kernelEngines) {

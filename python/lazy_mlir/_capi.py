@@ -65,6 +65,12 @@ class CpuProgram:
         argument, for lazyRunPacked), or None."""
         return self.address("_mlir_" + function)
 
+    @property
+    def from_cache(self):
+        """Whether the code was linked from the disk cache (compiled by an
+        earlier process) rather than compiled."""
+        return bool(self._lib.lazyCpuProgramFromCache(self._handle))
+
     def __del__(self):
         try:
             self._lib.lazyCpuProgramDestroy(self._handle)
@@ -153,6 +159,8 @@ def library():
             lib.lazyCompileCpu.restype = ctypes.c_int
             lib.lazyCpuProgramLookup.argtypes = [_Program, ctypes.c_char_p]
             lib.lazyCpuProgramLookup.restype = ctypes.c_void_p
+            lib.lazyCpuProgramFromCache.argtypes = [_Program]
+            lib.lazyCpuProgramFromCache.restype = ctypes.c_int
             lib.lazyCpuProgramDestroy.argtypes = [_Program]
             lib.lazyCpuProgramDestroy.restype = None
             lib.lazyVersion.argtypes = []

@@ -2,7 +2,7 @@
 
 tinygrad runs on its CLANG backend (set before tinygrad is imported), and
 the built tools are found in the checkout's build/bin (override with
-LAZY_MLIR_BUILD_DIR).
+LAZY_MLIR_BUILD_DIR), and the compiled-program cache is off.
 """
 
 import gc
@@ -10,6 +10,9 @@ import os
 import sys
 
 os.environ.setdefault("CLANG", "1")
+# Tests compile, and nothing they compile goes to the user's cache: a test
+# of the program cache names its own directory (LAZY_MLIR_CACHE_DIR).
+os.environ["LAZY_MLIR_CACHE"] = "0"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import pytest  # noqa: E402

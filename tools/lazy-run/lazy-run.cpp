@@ -176,6 +176,18 @@ static cl::opt<bool, /*ExternalStorage=*/true> timing(
     cl::desc("print the wall time of each phase (parse, schedule, lower, "
              "compile, first run) to stderr, one 'lazy-run: time' line "
              "each"));
+static cl::opt<std::string, /*ExternalStorage=*/true> cacheDir(
+    cl::location(options.cacheDir), cl::cat(toolOptions), "cache-dir",
+    cl::desc("CPU: keep compiled programs in this directory and link a "
+             "program compiled before instead of compiling it again "
+             "(default: $LAZY_MLIR_CACHE_DIR, else "
+             "$XDG_CACHE_HOME/lazy-mlir or ~/.cache/lazy-mlir, unless "
+             "LAZY_MLIR_CACHE=0); with --timing, a 'lazy-run: cache' line "
+             "says hit, miss or rejected"));
+static cl::opt<bool, /*ExternalStorage=*/true>
+    noCache(cl::location(options.noCache), cl::cat(toolOptions), "no-cache",
+            cl::desc("CPU: compile, neither reading nor writing the program "
+                     "cache"));
 static cl::opt<unsigned, /*ExternalStorage=*/true> compileThreads(
     cl::location(options.compileThreads), cl::cat(toolOptions),
     "compile-threads", cl::init(0),

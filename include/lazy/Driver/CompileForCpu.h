@@ -12,6 +12,7 @@
 
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Runtime/CpuProgram.h"
+#include "lazy/Runtime/ProgramCache.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -35,6 +36,35 @@ LogicalResult lowerForCpu(ModuleOp module, StringRef entry,
 FailureOr<std::unique_ptr<CpuProgram>>
 compileForCpu(ModuleOp lowered, StringRef entry,
               const CpuProgramOptions &options, std::string &error);
+
+/// The disk cache's key for the program `module` (scheduled, not yet
+/// lowered) compiles to with `config` and `options` (CpuProgramKey.cpp
+/// states what it covers).
+std::string cpuProgramKey(ModuleOp module, StringRef entry,
+                          const CpuPipelineConfig &config,
+                          const CpuProgramOptions &options);
+
+/// What the disk cache did for one build.
+struct CacheReport {
+  /// False when no cache was asked for (or --dump-objects wants the
+  /// compile).
+  bool used = false;
+  ProgramCache::Outcome outcome = ProgramCache::Outcome::Miss;
+  /// The entry's file; why an entry was rejected; why a store failed.
+  std::string path, rejected, storeError;
+};
+
+/// lowerForCpu then compileForCpu, through `cache` when given: an entry
+/// for the module's key is linked instead (nothing is lowered: `module`
+/// stays as it was); a miss, or an entry that is rejected or does not
+/// link, compiles and stores the result (`lowered` is called between
+/// lowering and compiling). Lowering errors go to the context's
+/// diagnostic handler, compile errors to `error`.
+FailureOr<std::unique_ptr<CpuProgram>>
+buildForCpu(ModuleOp module, StringRef entry, const CpuPipelineConfig &config,
+            const CpuProgramOptions &options, const ProgramCache *cache,
+            std::string &error, CacheReport *report = nullptr,
+            llvm::function_ref<void()> lowered = {});
 
 } // namespace mlir::lazy
 

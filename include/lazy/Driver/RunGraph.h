@@ -53,6 +53,10 @@ struct RunOptions {
   bool fastExp2 = false, warmCompile = false;
   /// Print each phase's wall time to stderr.
   bool timing = false;
+  /// CPU: the compiled-program cache's directory (empty: the
+  /// environment's, ProgramCache.h), or no cache at all.
+  std::string cacheDir;
+  bool noCache = false;
   /// CPU: compile threads (0: one per hardware thread).
   unsigned compileThreads = 0;
   /// Variables' values, NAME=VALUE.

@@ -17,11 +17,18 @@
 #ifndef LAZY_RUNTIME_CPUPROGRAM_H
 #define LAZY_RUNTIME_CPUPROGRAM_H
 
+#include "lazy/Runtime/ProgramCache.h"
+
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include <memory>
 #include <vector>
+
+namespace llvm::orc {
+class JITDylib;
+class LLJIT;
+} // namespace llvm::orc
 
 namespace mlir::lazy {
 
@@ -49,8 +56,17 @@ public:
   /// is code-generated before this returns. The module's large
   /// uninitialized globals become declarations of memory the program maps
   /// (mapStaticBuffers): `module` is changed.
+  /// With `captured`, the object files and what links them go there
+  /// (for ProgramCache).
   static llvm::Expected<std::unique_ptr<CpuProgram>>
-  compile(ModuleOp module, StringRef entry, const CpuProgramOptions &options);
+  compile(ModuleOp module, StringRef entry, const CpuProgramOptions &options,
+          ProgramObjects *captured = nullptr);
+
+  /// Links object files `compile` captured (no MLIR, no LLVM IR: the code
+  /// is ready), against `options.symbols` and the runtime, mapping the
+  /// static buffers anew. A symbol that does not resolve is an error here.
+  static llvm::Expected<std::unique_ptr<CpuProgram>>
+  load(const ProgramObjects &objects, const CpuProgramOptions &options);
 
   /// Calls ExecutionEngine::invokePacked on the host function's engine.
   llvm::Error invokePacked(StringRef name, MutableArrayRef<void *> args);
@@ -60,6 +76,8 @@ public:
   llvm::Expected<void *> lookup(StringRef name);
   /// How many engines compiled the kernels (1 when not split).
   size_t partitions() const { return kernelEngines.size(); }
+  /// Whether the code was linked from captured objects (load).
+  bool wasLoaded() const { return linked != nullptr; }
 
   ~CpuProgram();
 
@@ -70,6 +88,10 @@ private:
   // The kernels' code must outlive the host function that calls it.
   std::vector<std::unique_ptr<ExecutionEngine>> kernelEngines;
   std::unique_ptr<ExecutionEngine> host;
+  /// A loaded program's code: one JIT for all its objects.
+  std::unique_ptr<llvm::orc::LLJIT> linked;
+  /// Its libraries, one per object.
+  std::vector<llvm::orc::JITDylib *> linkedLibraries;
 };
 
 } // namespace mlir::lazy

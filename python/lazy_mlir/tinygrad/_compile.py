@@ -96,6 +96,9 @@ class LazyMlirRunner(Runner):
 
 
 _kernels = {}  # kernel AST text -> CompiledKernel
+# Programs this process compiled, and those it linked from the disk cache
+# (compiled by an earlier process: lazyCompileCpu's program cache).
+program_counts = {"compiled": 0, "from_cache": 0}
 
 
 def kernel_key(lines):
@@ -114,6 +117,7 @@ def compile_missing(graph, kernels, pipeline):
         if program is None:
             raise LazyMlirError("lazy-mlir cannot compile this graph's kernels:\n" +
                                 diagnostics.rstrip())
+        program_counts["from_cache" if program.from_cache else "compiled"] += 1
         for sym, (_, lines, arity) in parse_bridge(text)[0].items():
             key = kernel_key(lines)
             if key in _kernels:
