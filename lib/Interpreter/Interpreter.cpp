@@ -208,6 +208,13 @@ struct RoundingNoise {
     uint64_t r = next() & 7;
     return r == 0 ? -1 : r == 1 ? 1 : 0;
   }
+  /// -1, 0 or +1, a third of the time each: a function within one ulp
+  /// (libm's exp2f, log2f, sinf; lazy-to-cpu's fast exp2) may return
+  /// either neighbour of the correctly rounded value.
+  int stepWithinUlp() {
+    uint64_t r = next() % 3;
+    return int(r) - 1;
+  }
   /// Uniform in [-1, 1).
   double uniform() { return double(next() >> 11) * 0x1p-52 - 1.0; }
 };
@@ -233,13 +240,14 @@ template <typename T> constexpr double unitRoundoff() {
 /// `v`, a value of float dtype T, moved by rounding noise when there is
 /// any: one representable value up or down. Zeros, infinities and NaNs
 /// stay, and so does a value whose neighbour is infinite.
-template <typename T> Scalar<T> jitter(Scalar<T> v) {
+template <typename T> Scalar<T> jitter(Scalar<T> v, bool withinUlp = false) {
   if constexpr (!std::is_floating_point_v<Scalar<T>>) {
     return v;
   } else {
     if (!roundingNoise || v == 0 || !std::isfinite(v))
       return v;
-    int step = roundingNoise->step();
+    int step =
+        withinUlp ? roundingNoise->stepWithinUlp() : roundingNoise->step();
     if (!step)
       return v;
     if constexpr (std::is_same_v<T, Half16> || std::is_same_v<T, BFloat16>) {
@@ -286,7 +294,7 @@ template <typename T> Scalar<T> roundToDType(Scalar<T> v) {
 /// unless nothing was rounded: computed again in double (for the dtypes
 /// narrower than double), the same value means the op was exact (1 + 0, a
 /// sum of counts), and an exact result keeps its value in any order.
-template <typename T, typename F, typename... A>
+template <typename T, bool WithinUlp = false, typename F, typename... A>
 Scalar<T> rounded(Scalar<T> v, F &&f, A... args) {
   if constexpr (!std::is_floating_point_v<Scalar<T>>) {
     return v;
@@ -296,7 +304,7 @@ Scalar<T> rounded(Scalar<T> v, F &&f, A... args) {
     if constexpr (!std::is_same_v<T, double>)
       if (double(f(double(args)...)) == double(roundToDType<T>(v)))
         return v;
-    return jitter<T>(v);
+    return jitter<T>(v, WithinUlp);
   }
 }
 
@@ -642,8 +650,9 @@ private:
   FailureOr<HostTensor> compute(Operation *op);
 
   /// An elementwise op; `Rounds`: its float results are rounded (and so
-  /// take rounding noise when there is any).
-  template <bool Rounds = false, typename F>
+  /// take rounding noise when there is any); `WithinUlp`: by a function
+  /// accurate to one ulp, not correctly rounded (a wider noise).
+  template <bool Rounds = false, bool WithinUlp = false, typename F>
   HostTensor mapUnary(Operation *op, F &&f) {
     const TensorRef &x = in(0);
     HostTensor out = resultTensor(op);
@@ -652,7 +661,7 @@ private:
       for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
         Scalar<T> a = load<T>(x, i);
         Scalar<T> v = f(a);
-        store<T>(out, i, Rounds ? rounded<T>(v, f, a) : v);
+        store<T>(out, i, Rounds ? rounded<T, WithinUlp>(v, f, a) : v);
       }
     });
     return out;
@@ -941,17 +950,19 @@ FailureOr<HostTensor> Evaluator::compute(Operation *op) {
   using R = FailureOr<HostTensor>;
   return llvm::TypeSwitch<Operation *, R>(op)
       // Unary
+      // Transcendentals: within one ulp (libm's, and lazy-to-cpu's fast
+      // exp2), not correctly rounded.
       .Case([&](Exp2Op o) {
-        return mapUnary<true>(o,
-                              [](auto x) { return decltype(x)(std::exp2(x)); });
+        return mapUnary<true, true>(
+            o, [](auto x) { return decltype(x)(std::exp2(x)); });
       })
       .Case([&](Log2Op o) {
-        return mapUnary<true>(o,
-                              [](auto x) { return decltype(x)(std::log2(x)); });
+        return mapUnary<true, true>(
+            o, [](auto x) { return decltype(x)(std::log2(x)); });
       })
       .Case([&](SinOp o) {
-        return mapUnary<true>(o,
-                              [](auto x) { return decltype(x)(std::sin(x)); });
+        return mapUnary<true, true>(
+            o, [](auto x) { return decltype(x)(std::sin(x)); });
       })
       .Case([&](SqrtOp o) {
         return mapUnary<true>(o,

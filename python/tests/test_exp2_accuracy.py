@@ -1,6 +1,6 @@
-"""The CPU's f32 exp2 (lazy-expand-exp2): by default the correctly rounded
-2^x (a polynomial in double, rounded once); with --fast-exp2 (in f32)
-within one unit in the last place of it. Both are exact where the result
+"""The CPU's f32 exp2 (lazy-expand-exp2): by default (--fast-exp2, in f32)
+within one unit in the last place of 2^x; with --fast-exp2=false the
+correctly rounded 2^x (a polynomial in double, rounded once). Both are exact where the result
 is: NaN stays NaN, +-inf and values beyond the range give inf and 0,
 integers give their power of two. Both code shapes are run: vectors (lanes,
 which scale with ldexp, or with --fast-exp2 vscalefps, on AVX-512 hosts)

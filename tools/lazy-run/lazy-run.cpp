@@ -161,9 +161,11 @@ static cl::opt<std::string, /*ExternalStorage=*/true> record(
              "for lazy-replay on a GPU machine"));
 static cl::opt<bool, /*ExternalStorage=*/true> fastExp2(
     cl::location(options.fastExp2), cl::cat(toolOptions), "fast-exp2",
-    cl::desc("CPU: f32 exp2 within 1 ulp instead of correctly rounded, "
-             "about half the vector ops (lazy-to-cpu's fast-exp2); "
-             "outputs that amplify rounding follow it"));
+    cl::init(true),
+    cl::desc("CPU: f32 exp2 within 1 ulp, tinygrad's own accuracy, at "
+             "about half the vector ops of the correctly rounded one "
+             "(lazy-to-cpu's fast-exp2; default on, --fast-exp2=false for "
+             "the correctly rounded exp2)"));
 static cl::opt<bool, /*ExternalStorage=*/true> warmCompile(
     cl::location(options.warmCompile), cl::cat(toolOptions), "warm-compile",
     cl::desc("CPU: lower and compile a copy of the program first, untimed, "

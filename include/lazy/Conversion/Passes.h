@@ -43,8 +43,9 @@ struct CpuPipelineConfig {
   bool profileCalls = false;
   /// Each kernel call's buffers passed to the lazy_rt_check_* hooks.
   bool checkCalls = false;
-  /// f32 exp2 within 1 ulp instead of correctly rounded.
-  bool fastExp2 = false;
+  /// f32 exp2 within 1 ulp (tinygrad's accuracy) instead of correctly
+  /// rounded.
+  bool fastExp2 = true;
   /// Every allocation filled with 0xFF bytes.
   bool poisonBuffers = false;
 };

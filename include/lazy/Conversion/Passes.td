@@ -156,8 +156,8 @@ def LazyExpandExp2 : Pass<"lazy-expand-exp2", "::mlir::ModuleOp"> {
     (0.95 ulp at most on 2^24 random f in [-1/2, 1/2]; 6.5% of results are
     not the correctly rounded one), at about half the vector ops; within
     the f32 tolerance of every comparison, but a training step's Adam
-    update of a gradient that is zero up to rounding follows it
-    (lazy-run --fast-exp2).
+    update of a gradient that is zero up to rounding follows it (the
+    reference check's rounding noise moves exp2 as a 1-ulp function).
 
     With `fast` and `x86-scalef`, a vector of 16 f32 is clamped with
     compares and selects that keep a NaN (one `vmaxps`/`vminps` each), and
@@ -166,7 +166,8 @@ def LazyExpandExp2 : Pass<"lazy-expand-exp2", "::mlir::ModuleOp"> {
     conversion and no select remain (11 vector ops).
 
     lazy-to-cpu runs it after the bfloat16 passes (which compute bf16 in
-    f32).
+    f32), with `fast` unless its `fast-exp2=false`: tinygrad's own CLANG
+    exp2 is an f32 polynomial of about 1 ulp too.
   }];
   let options = [
     Option<"fast", "fast", "bool", "false",

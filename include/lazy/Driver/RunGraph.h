@@ -49,8 +49,9 @@ struct RunOptions {
   /// GPU: write a device plan to this directory instead of running.
   std::string record;
   bool recordInputs = true;
-  /// CPU: lazy-to-cpu's fast-exp2; compile a copy first, untimed.
-  bool fastExp2 = false, warmCompile = false;
+  /// CPU: lazy-to-cpu's fast-exp2 (on unless --fast-exp2=false); compile
+  /// a copy first, untimed.
+  bool fastExp2 = true, warmCompile = false;
   /// Print each phase's wall time to stderr.
   bool timing = false;
   /// CPU: the compiled-program cache's directory (empty: the

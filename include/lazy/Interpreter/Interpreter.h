@@ -62,9 +62,11 @@ interpretInFloat64(func::FuncOp func,
                    ArrayRef<::lazy::interp::HostTensor> inputs);
 
 /// `func` evaluated as interpretFunction does, but with rounding noise:
-/// each float value an op rounds (arithmetic, exp2/log2/sin/sqrt/recip,
-/// narrowing casts, sum steps), unless it came out exact, moves to a
-/// neighbour an eighth of the time each way; a sum that cancels also moves
+/// each float value an op rounds (arithmetic, sqrt/recip, narrowing casts,
+/// sum steps), unless it came out exact, moves to a neighbour an eighth of
+/// the time each way, and each exp2/log2/sin value, a 1-ulp function's (the
+/// CPU's default exp2, libm's), to either neighbour a third of the time
+/// each; a sum that cancels also moves
 /// by up to a unit roundoff of its terms' magnitudes beyond its value, as
 /// another order's partial sums would. Ops that round nothing keep their
 /// values. The spread of a few such evaluations shows how much a result

@@ -66,8 +66,10 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
                      "call bracketed by lazy_rt_check_begin/end calls")};
   Option<bool> fastExp2{
       *this, "fast-exp2",
-      llvm::cl::desc("lazy-expand-exp2's fast: f32 exp2 within 1 ulp, "
-                     "not correctly rounded, at about half the cost")};
+      llvm::cl::desc("lazy-expand-exp2's fast: f32 exp2 within 1 ulp "
+                     "(tinygrad's own accuracy), at about half the cost of "
+                     "the correctly rounded one (fast-exp2=false)"),
+      llvm::cl::init(true)};
   Option<bool> poisonBuffers{
       *this, "poison-buffers",
       llvm::cl::desc("convert-lazy-to-loops' poison-buffers: every "
