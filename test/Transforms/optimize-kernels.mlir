@@ -10,15 +10,19 @@
 // A matmul (space (256, 1024, 1024), axis 2 reduced): the vector axis is 1
 // (the output and %in1 contiguous, %in0 constant), upcast by two vectors;
 // the row axis is 0 (%in1 varies along axis 1 and is constant along 0),
-// upcast by 8 (a tile of 16 vectors, one per AVX2 register); %in1's panel (1024 x 4 bytes per column, 4 MiB) exceeds
-// half the L2, so axis 1 is tiled by the widest fitting block (128).
+// %in1's panel (1024 x 4 bytes per column, 4 MiB) exceeds half the L2, so
+// axis 1 is tiled by the widest fitting block (128), and (rule 3b, 256-bit
+// vectors) each block packs %in1, which reads axis 1 contiguously and no
+// other output axis (a 512 KiB panel); the rows are then upcast by 4 (a
+// tile of 8 vectors, kPackedTileVectors).
 // CHECK-LABEL: lazy.kernel @mm
-// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 8>, #lazy.opt<tile, 1, 128>, #lazy.opt<lanes, 1, 8>]
+// CHECK-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 1, 128>, #lazy.opt<pack, 1, 128>, #lazy.opt<lanes, 1, 8>]
 // 512-bit vectors: two vectors are 32 lanes, and AVX-512's 32 registers
-// hold a tile of 32 accumulators: 16 rows.
+// hold a tile of 32 accumulators: 16 rows (no pack: not measured there).
+// A 16 MiB L2 holds the whole panel: no tile and no pack, 8 rows (a tile of
+// 16 vectors, one per AVX2 register).
 // WIDE-LABEL: lazy.kernel @mm
 // WIDE-SAME: opts = [#lazy.opt<upcast, 1, 32>, #lazy.opt<upcast, 0, 16>, #lazy.opt<tile, 1, 128>, #lazy.opt<lanes, 1, 16>]
-// A 16 MiB L2 holds half the panel: no tile.
 // BIGL2-LABEL: lazy.kernel @mm
 // BIGL2-SAME: opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 8>, #lazy.opt<lanes, 1, 8>]}
 // A forced plan replaces the heuristic's.

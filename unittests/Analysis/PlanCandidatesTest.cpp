@@ -62,6 +62,7 @@ protected:
       auto o = cast<OptAttr>(a);
       char kind = o.getKind() == OptKind::upcast   ? 'u'
                   : o.getKind() == OptKind::unroll ? 'r'
+                  : o.getKind() == OptKind::pack   ? 'p'
                                                    : 't';
       out += (out.empty() ? "" : " ") + std::string(1, kind) +
              std::to_string(o.getAxis()) + ":" + std::to_string(o.getAmount());
@@ -89,6 +90,28 @@ TEST_F(PlanCandidatesTest, MatmulStepsChangedOneAtATime) {
                                    "u1:16 u0:16 t1:128", "u1:16 u0:4",
                                    "u1:16 u0:4 t1:64",   "u1:16 u0:4 t1:256"};
   EXPECT_EQ(texts, want);
+}
+
+TEST_F(PlanCandidatesTest, PackFollowsItsTile) {
+  // A packed block: halving the tile halves the pack step; dropping or
+  // doubling it drops the pack step; the pack step also goes alone.
+  SmallVector<Attribute> heuristic = {
+      opt(OptKind::upcast, 1, 16), opt(OptKind::upcast, 0, 4),
+      opt(OptKind::tile, 1, 128), opt(OptKind::pack, 1, 128)};
+  SmallVector<ArrayAttr> got =
+      planCandidates(&ctx, heuristic, spaceOf("mm"), /*limit=*/100);
+  std::vector<std::string> texts;
+  for (ArrayAttr plan : got)
+    texts.push_back(text(plan));
+  std::vector<std::string> tileSteps(texts.end() - 4, texts.end());
+  std::vector<std::string> want = {"u1:16 u0:4", "u1:16 u0:4 t1:64 p1:64",
+                                   "u1:16 u0:4 t1:256", "u1:16 u0:4 t1:128"};
+  EXPECT_EQ(tileSteps, want);
+  for (ArrayAttr plan : got) {
+    std::string why;
+    EXPECT_TRUE(succeeded(readPlan(plan.getValue(), spaceOf("mm"), why)))
+        << text(plan) << ": " << why;
+  }
 }
 
 TEST_F(PlanCandidatesTest, InvalidPlansLeftOutAndLimitHolds) {

@@ -151,6 +151,11 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
   Location loc = op->getLoc();
   Type t = elementOf(op->getResult(0));
   if (auto load = dyn_cast<LoadOp>(op)) {
+    if (auto it = packedPanels.find(op); it != packedPanels.end())
+      return memref::LoadOp::create(
+                 b, loc, it->second.scratch,
+                 ValueRange{panelIndex(b, loc, it->second, idx)})
+          .getResult();
     Value memref = buffers.lookup(load.getBuffer());
     IndexAndValid at = indexOf(b, loc, load.getView(), idx);
     Value index = at.index;

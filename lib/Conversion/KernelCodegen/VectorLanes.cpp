@@ -220,6 +220,11 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
                         VectorType::get({lanes->width}, t));
   };
   if (auto load = dyn_cast<LoadOp>(op)) {
+    if (auto it = packedPanels.find(op); it != packedPanels.end())
+      return vector::LoadOp::create(
+                 b, loc, VectorType::get({lanes->width}, t), it->second.scratch,
+                 ValueRange{panelIndex(b, loc, it->second, idx)})
+          .getResult();
     // The lanes from `index` on; lanes outside `mask` (if any) are not
     // read, wherever their index points.
     Value memref = buffers.lookup(load.getBuffer());

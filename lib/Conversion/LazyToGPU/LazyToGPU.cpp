@@ -406,6 +406,10 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
         "has a plan but reads through symbolic shapes (tinygrad Variables), "
         "which the GPU lowering runs without one (lazy-optimize-kernels "
         "target=gpu gives such kernels none)");
+  if (planned && planned->second.packAxis)
+    return kernel.emitOpError(
+        "has a pack step, which only the CPU lowering runs (shared-memory "
+        "plans stage the GPU's operands: lazy-optimize-kernels target=gpu)");
   // A group step is block mode with its block size for every store group
   // (below); a group plan's row and block steps name the store groups
   // that run a row per block and in blocks.

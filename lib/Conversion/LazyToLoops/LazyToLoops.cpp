@@ -27,6 +27,7 @@
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
+#include "lazy/Dialect/Lazy/Analysis/PackedPanels.h"
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Support/PassOptionHints.h"
@@ -191,6 +192,14 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
     ubs.push_back(index(b, space.shape[d]));
     steps.push_back(index(b, plan.tile[d]));
   }
+  // A pack step's panels: copied per block before its point loops.
+  SmallVector<PanelLoad> packed;
+  if (plan.packAxis)
+    packed = packedLoads(cast<KernelOp>(group.stores.front()->getParentOp()),
+                         space, *plan.packAxis, plan.tile[*plan.packAxis]);
+  SmallVector<Value> sequentialPanels;
+  if (!parallel)
+    sequentialPanels = KernelEmitter::allocatePanels(b, loc, packed);
   auto blockBody = [&](OpBuilder &pb, ValueRange ivs) {
     SmallVector<Value> starts;
     for (size_t d : outputAxes) {
@@ -199,7 +208,34 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
                            ? index(pb, 0)
                            : ivs[size_t(it - tiledAxes.begin())]);
     }
-    pointLoops(pb, starts, /*parallel=*/false);
+    if (packed.empty())
+      return pointLoops(pb, starts, /*parallel=*/false);
+    // The panels live on the stack of the thread that runs the block: in
+    // an alloca scope per block where blocks run in parallel, else
+    // allocated once before the block loop (a scope inside an scf.for
+    // would not survive lazy-to-cpu, as lowerRows says).
+    SmallVector<Value> scratches = sequentialPanels;
+    std::optional<OpBuilder> scoped;
+    memref::AllocaScopeOp scope;
+    if (scratches.empty()) {
+      scope = memref::AllocaScopeOp::create(pb, loc, TypeRange{});
+      scoped.emplace(
+          OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock()));
+      scratches = KernelEmitter::allocatePanels(*scoped, loc, packed);
+    }
+    OpBuilder &sb = scoped ? *scoped : pb;
+    size_t axis = *plan.packAxis;
+    // The block's first element: where every panel's index starts.
+    SmallVector<Value> origin(rank, index(sb, 0));
+    origin[axis] =
+        starts[size_t(llvm::find(outputAxes, axis) - outputAxes.begin())];
+    if (failed(emitter.packPanels(sb, loc, packed, scratches, origin, space,
+                                  plan.tile[axis], *lanes)))
+      status = failure();
+    pointLoops(sb, starts, /*parallel=*/false);
+    emitter.clearPackedPanels();
+    if (scoped)
+      memref::AllocaScopeReturnOp::create(sb, loc);
   };
   if (parallel) {
     parallelLoop(b, loc, lbs, ubs, steps, blockBody);

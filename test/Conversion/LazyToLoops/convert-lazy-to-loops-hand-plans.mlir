@@ -1,6 +1,7 @@
 // RUN: lazy-opt %s --split-input-file --verify-diagnostics --convert-lazy-to-loops | FileCheck %s
 // The plan is the whole decision: one kernel (out = in + in over 8 x 64)
-// lowered under two hand-written plans, and a row kernel under three. The
+// lowered under two hand-written plans, a row kernel under three and a
+// matmul with a `pack` step. The
 // lowering reads the plan and decides nothing: lanes only where the plan
 // has a `lanes` step, rows only where it has a `row` step.
 
@@ -150,4 +151,33 @@ lazy.kernel @copy_then_rows(%out0: !lazy.buffer<4xf32>, %out1: !lazy.buffer<512x
   %3 = lazy.view %2 as <[(8, 64):(1, 0)]> : tensor<8x1xf32> -> tensor<8x64xf32>
   %4 = lazy.add %1, %3 : tensor<8x64xf32>
   lazy.store %4, %out1 as <[(8, 64):(64, 1)]> : tensor<8x64xf32>, !lazy.buffer<512xf32>
+}
+
+// -----
+
+// A `pack` step (PackedPanels.h): per block of 8 elements of axis 1, %in1
+// (which reads axis 1 contiguously and axis 0 not at all) is copied into a
+// panel on the block's thread's stack, the block's lanes innermost and the
+// reduce axis (32) outside: 256 floats. The register tiles' reduce loop
+// reads the panel, not %in1's buffer.
+// CHECK-LABEL: func.func @matmul_packed(
+// CHECK-SAME: %[[OUT:[^:]+]]: memref<128xf32{{.*}}>, %[[A:[^:]+]]: memref<256xf32{{.*}}>, %[[B:[^:]+]]: memref<512xf32{{.*}}>)
+// CHECK: scf.parallel
+// CHECK: memref.alloca_scope
+// CHECK: %[[PANEL:.+]] = memref.alloca() {alignment = 64 : i64} : memref<256xf32>
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step
+// CHECK: %[[ROW:.+]] = vector.load %[[B]][%{{.+}}] : memref<512xf32{{.*}}>, vector<4xf32>
+// CHECK: vector.store %[[ROW]], %[[PANEL]][%{{.+}}] : memref<256xf32>, vector<4xf32>
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK-NOT: vector.load %[[B]]
+// CHECK: vector.load %[[PANEL]][%{{.+}}] : memref<256xf32>, vector<4xf32>
+// CHECK-NOT: vector.load %[[B]]
+// CHECK: vector.store %{{.+}}, %[[OUT]]
+lazy.kernel @matmul_packed(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 2>, #lazy.opt<tile, 1, 8>, #lazy.opt<pack, 1, 8>, #lazy.opt<lanes, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
 }

@@ -658,3 +658,63 @@ lazy.kernel @block_symbolic(%out0: !lazy.buffer<3xf32>, %in0: !lazy.buffer<30xf3
   %1 = lazy.reduce_sum %0 axes [1] : tensor<3x10xf32, #lazy.sym_shape<[3, i[1:10]]>> -> tensor<3x1xf32>
   lazy.store %1, %out0 as <[(3, 1):(1, 0)]> : tensor<3x1xf32>, !lazy.buffer<3xf32>
 }
+
+// -----
+
+// A `pack` step takes its axis's tile.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: pack on axis 1 takes the axis's tile (8), not 4}}
+lazy.kernel @pack_not_the_tile(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<tile, 1, 8>, #lazy.opt<pack, 1, 4>, #lazy.opt<lanes, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: pack on axis 1 takes the axis's tile (0), not 8: it has no tile}}
+lazy.kernel @pack_without_tile(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<pack, 1, 8>, #lazy.opt<lanes, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// The panels are read in lanes along the packed axis.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: pack on axis 1 needs the plan's lanes on that axis}}
+lazy.kernel @pack_without_lanes(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<tile, 1, 8>, #lazy.opt<pack, 1, 8>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// Packed on axis 0, nothing qualifies: %in0 reads axis 0 with stride 32,
+// %in1 not at all.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: pack on axis 0: no load reads the axis contiguously and no other output axis (PackedPanels.h)}}
+lazy.kernel @pack_nothing(%out0: !lazy.buffer<128xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 0, 4>, #lazy.opt<tile, 0, 4>, #lazy.opt<pack, 0, 4>, #lazy.opt<lanes, 0, 4>]} {
+  %0 = lazy.load %in0 as <[(8, 16, 32):(32, 0, 1)]> : !lazy.buffer<256xf32> -> tensor<8x16x32xf32>
+  %1 = lazy.load %in1 as <[(8, 16, 32):(0, 1, 16)]> : !lazy.buffer<512xf32> -> tensor<8x16x32xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x16x32xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x16x32xf32> -> tensor<8x16x1xf32>
+  lazy.store %3, %out0 as <[(8, 16, 1):(16, 1, 0)]> : tensor<8x16x1xf32>, !lazy.buffer<128xf32>
+}
+
+// -----
+
+// A block's panels take at most 1 MiB: %in1 over 1024 x 512 would take 2 MiB.
+// expected-error @+1 {{'lazy.kernel' op has an invalid plan: pack on axis 1: its panels take 2097152 bytes a block, over 1048576}}
+lazy.kernel @pack_too_large(%out0: !lazy.buffer<8192xf32>, %in0: !lazy.buffer<16384xf32>, %in1: !lazy.buffer<1048576xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 8>, #lazy.opt<tile, 1, 512>, #lazy.opt<pack, 1, 512>, #lazy.opt<lanes, 1, 8>]} {
+  %0 = lazy.load %in0 as <[(8, 1024, 1024):(1024, 0, 1)]> : !lazy.buffer<16384xf32> -> tensor<8x1024x1024xf32>
+  %1 = lazy.load %in1 as <[(8, 1024, 1024):(0, 1, 1024)]> : !lazy.buffer<1048576xf32> -> tensor<8x1024x1024xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x1024x1024xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<8x1024x1024xf32> -> tensor<8x1024x1xf32>
+  lazy.store %3, %out0 as <[(8, 1024, 1):(1024, 1, 0)]> : tensor<8x1024x1xf32>, !lazy.buffer<8192xf32>
+}

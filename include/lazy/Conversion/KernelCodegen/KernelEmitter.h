@@ -14,6 +14,7 @@
 //   Reductions.cpp         reduce loops and register tiles
 //   RowKernels.cpp         per-row values computed once
 //   VectorLanes.cpp        a register tile's elements as vectors
+//   PackedPanels.cpp       a pack step's panels, copied per block
 //   KernelVariables.cpp    Variables bound at a launch
 //   IndexExpr.cpp, BoundedIndex.cpp  view index arithmetic
 // The GPU-only block modes build on it: GPU/SharedTiles.cpp (shared-memory
@@ -30,6 +31,7 @@
 #include "lazy/Conversion/KernelCodegen/RowKernels.h"
 #include "lazy/Conversion/KernelCodegen/ScalarOps.h"
 #include "lazy/Conversion/KernelCodegen/VectorLanes.h"
+#include "lazy/Dialect/Lazy/Analysis/PackedPanels.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -110,6 +112,21 @@ public:
   void setRowCache(DenseMap<Value, Value> scratch) {
     rowCache = std::move(scratch);
   }
+  /// A plan's `pack` step (PackedPanels.cpp): one scratch memref per
+  /// panel of `panels`, the panel's elements long.
+  static SmallVector<Value> allocatePanels(OpBuilder &b, Location loc,
+                                           ArrayRef<PanelLoad> panels);
+  /// Copies each of `panels`' loads into its scratch (`scratches`), the
+  /// block that starts at `origin` (`block` elements of the panels' lane
+  /// axis, all of each reduce axis it varies along), in vectors of
+  /// `laneAxis`; until clearPackedPanels, lane mode reads those loads from
+  /// the scratches.
+  LogicalResult packPanels(OpBuilder &b, Location loc,
+                           ArrayRef<PanelLoad> panels,
+                           ArrayRef<Value> scratches, ArrayRef<Value> origin,
+                           const KernelSpace &space, int64_t block,
+                           LaneAxis laneAxis);
+  void clearPackedPanels() { packedPanels.clear(); }
   /// The known alignment in bytes of each buffer memref's base. Lane
   /// mode's vector loads and stores then state the vector's size as their
   /// alignment where it holds: the base is aligned to it and the first
@@ -361,6 +378,17 @@ private:
   /// the row's level), the row's index and the block its values are
   /// computed in (beginRow).
   DenseMap<Value, Value> rowCache;
+  /// A load read from a packed copy instead of its buffer: at `idx` the
+  /// scratch element sum over d of (idx[d] - starts[d]) * strides[d].
+  struct PackedPanel {
+    Value scratch;
+    SmallVector<int64_t> strides;
+    SmallVector<Value> starts;
+  };
+  DenseMap<Operation *, PackedPanel> packedPanels;
+  /// The scratch index of `panel` at `idx`.
+  Value panelIndex(OpBuilder &b, Location loc, const PackedPanel &panel,
+                   ValueRange idx);
   DenseSet<Value> rowCacheFilled, rowCacheFilling;
   bool fillRowCache = false;
   SmallVector<Value> currentRowIdx;

@@ -1,6 +1,7 @@
 //===- KernelSpace.cpp - a kernel's iteration space and its plan ----------===//
 
 #include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
+#include "lazy/Dialect/Lazy/Analysis/PackedPanels.h"
 #include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
 #include "lazy/Dialect/Lazy/Analysis/RowSplit.h"
 #include "lazy/Dialect/Lazy/Analysis/TensorCores.h"
@@ -385,6 +386,9 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       plan.laneAxis = size_t(axis);
       plan.laneWidth = amount;
       break;
+    case OptKind::pack:
+      plan.packAxis = size_t(axis);
+      break;
     case OptKind::row:
     case OptKind::block:
       llvm_unreachable("row and block steps were refused above");
@@ -442,6 +446,18 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       return failure();
     }
   }
+  if (plan.packAxis) {
+    size_t d = *plan.packAxis;
+    int64_t amount = 0;
+    for (Attribute attr : opts)
+      if (auto opt = dyn_cast<OptAttr>(attr); opt.getKind() == OptKind::pack)
+        amount = opt.getAmount();
+    if (!plan.tile[d] || amount != plan.tile[d]) {
+      os << "pack on axis " << d << " takes the axis's tile (" << plan.tile[d]
+         << "), not " << amount << (plan.tile[d] ? "" : ": it has no tile");
+      return failure();
+    }
+  }
   for (size_t d = 0; d < rank; ++d) {
     if (plan.tile[d] && plan.tile[d] % plan.upcast[d] != 0) {
       os << "the tile of axis " << d << " (" << plan.tile[d]
@@ -492,6 +508,33 @@ mlir::lazy::readKernelPlan(KernelOp kernel, ArrayRef<Attribute> opts,
   if (failed(plan)) {
     message = "has an invalid plan: " + why;
     return failure();
+  }
+  if (plan->packAxis) {
+    size_t d = *plan->packAxis;
+    // (Checked here, not in readPlan: lazy-optimize-kernels adds the lanes
+    // step to a forced plan after reading it.)
+    if (plan->laneAxis != d) {
+      message = "has an invalid plan: pack on axis " + std::to_string(d) +
+                " needs the plan's lanes on that axis";
+      return failure();
+    }
+    SmallVector<PanelLoad> panels =
+        packedLoads(kernel, *space, d, plan->tile[d]);
+    int64_t bytes = 0;
+    for (const PanelLoad &panel : panels)
+      bytes += panel.bytes;
+    if (panels.empty()) {
+      message = "has an invalid plan: pack on axis " + std::to_string(d) +
+                ": no load reads the axis contiguously and no other output "
+                "axis (PackedPanels.h)";
+      return failure();
+    }
+    if (bytes > kMaxPanelBytes) {
+      message = "has an invalid plan: pack on axis " + std::to_string(d) +
+                ": its panels take " + std::to_string(bytes) +
+                " bytes a block, over " + std::to_string(kMaxPanelBytes);
+      return failure();
+    }
   }
   return std::make_pair(std::move(*space), std::move(*plan));
 }

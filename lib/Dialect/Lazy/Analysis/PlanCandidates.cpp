@@ -2,9 +2,10 @@
 //
 // Rules (PlanCandidates.h): the heuristic's plan, no plan (kernels without
 // a reduce), then one step
-// changed at a time (upcasts x1/2, x2, x4, tiles dropped, x1/2, x2), in
-// step order, each kept only if readPlan accepts it and no earlier
-// candidate is the same.
+// changed at a time (upcasts x1/2, x2, x4, tiles dropped, x1/2, x2, a
+// pack step following its tile where it shrinks and dropped with it
+// otherwise, and a pack step dropped alone), in step order, each kept only
+// if readPlan accepts it and no earlier candidate is the same.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,7 +58,33 @@ SmallVector<ArrayAttr> mlir::lazy::planCandidates(MLIRContext *ctx,
         plan.erase(plan.begin() + i);
       else
         plan[i] = OptAttr::get(ctx, opt.getKind(), opt.getAxis(), changed);
+      // A pack step follows its tile where the block shrinks (its panels
+      // shrink with it); it goes with a dropped or grown tile, whose panels
+      // could outgrow kMaxPanelBytes.
+      if (opt.getKind() == OptKind::tile)
+        for (size_t j = plan.size(); j-- > 0;) {
+          auto pack = dyn_cast<OptAttr>(plan[j]);
+          if (!pack || pack.getKind() != OptKind::pack ||
+              pack.getAxis() != opt.getAxis())
+            continue;
+          if (drop || changed > amount)
+            plan.erase(plan.begin() + j);
+          else
+            plan[j] = OptAttr::get(ctx, OptKind::pack, opt.getAxis(), changed);
+        }
       add(plan);
+    }
+    // A pack step dropped alone: the block read from the buffer.
+    if (opt.getKind() == OptKind::tile) {
+      SmallVector<Attribute> plan;
+      for (Attribute a : heuristic) {
+        auto other = dyn_cast<OptAttr>(a);
+        if (!other || other.getKind() != OptKind::pack ||
+            other.getAxis() != opt.getAxis())
+          plan.push_back(a);
+      }
+      if (plan.size() != heuristic.size())
+        add(plan);
     }
   }
   return candidates;

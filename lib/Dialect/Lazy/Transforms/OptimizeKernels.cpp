@@ -19,6 +19,10 @@
 //      kMaxElementsPerTrip elements (which the plan's verifier enforces);
 //   3. when the panel of loads constant along the row axis exceeds half of
 //      L2, the vector axis is tiled by the widest fitting block;
+//      3b. with 256-bit vectors, that block packs the loads that read it
+//      contiguously and no other output axis (PackedPanels.h) where their
+//      panels fit kMaxPanelBytes, and rule 2's rows then keep the tile
+//      within kPackedTileVectors;
 //   4. the innermost reduce axis, when it has at most kWindowUnroll
 //      elements, is unrolled whole; without lanes and without rule 5's
 //      tile, when it has at most kScalarWindowUnroll;
@@ -67,6 +71,7 @@
 
 #include "lazy/Dialect/Lazy/Analysis/GpuBlocks.h"
 #include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
+#include "lazy/Dialect/Lazy/Analysis/PackedPanels.h"
 #include "lazy/Dialect/Lazy/Analysis/PlanLanes.h"
 #include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
 #include "lazy/Dialect/Lazy/Analysis/RowSplit.h"
@@ -100,6 +105,11 @@ namespace {
 /// AVX2 matmul's 8x16 tile (16 accumulators) ran 46-66 ms against 65-81
 /// for 4x16 (8).
 constexpr int64_t kTileVectors = 16;
+/// A register tile that reads packed panels (rule 3b) holds at most this
+/// many vectors of accumulators: an AVX2 matmul with B packed ran its 4x16
+/// tile (8 accumulators) in 25-31 ms against 66 for 8x16, whose loads
+/// from the panel spill.
+constexpr int64_t kPackedTileVectors = 8;
 /// A register tile's loads per trip (elements times the kernel's loads):
 /// past this, LLVM's scheduler and SLP vectorizer spend seconds on the
 /// block (a training step's fused backward kernels read 7 buffers).
@@ -625,30 +635,6 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
   int64_t window =
       red && space.shape[*red] <= kWindowUnroll ? space.shape[*red] : 1;
   if (row) {
-    // As many rows as keep the tile within kTileVectors vectors, its
-    // loads within kMaxLoadsPerTrip and, with the window unrolled, the
-    // trip within kMaxElementsPerTrip elements.
-    int64_t rowSize = space.shape[*row], rowUpcast = 1;
-    int64_t loadCount = std::max<int64_t>(1, int64_t(loads.size()));
-    // AVX-512's 32 registers hold twice the tile of AVX2's 16 (with the
-    // broadcast operand read from memory by each FMA). 16 rows only for
-    // rows two vectors wide (a matmul's 32 accumulators: 16.1 ms against
-    // 23.7 with 8 rows); the conv's one-vector rows ran slower with 16
-    // (4.0 against 2.5 ms).
-    int64_t tileScale = target.vectorBits >= 512 ? 2 : 1;
-    int64_t loadScale = target.vectorBits >= 512 ? 4 : 1;
-    for (int64_t r : {16, 8, 4, 2})
-      if (rowSize % r == 0 &&
-          vecUpcast * r <= tileScale * kTileVectors * lanes &&
-          vecUpcast * r * loadCount <= loadScale * kMaxLoadsPerTrip &&
-          vecUpcast * r * window <= kMaxElementsPerTrip &&
-          (r < 16 || vecUpcast >= 2 * lanes)) {
-        rowUpcast = r;
-        break;
-      }
-    if (rowUpcast > 1)
-      plan.push_back(opt(OptKind::upcast, *row, rowUpcast));
-
     // 3. The panel the row tiles sweep: the loads constant along the row
     // axis, over the reduce and the vector axis.
     int64_t reduced = 1;
@@ -660,15 +646,52 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
       if (strideIs(s, *row, 0) && !strideIs(s, *vec, 0))
         bytesPerColumn += reduced * bytes;
     uint64_t budget = target.l2Bytes / 2;
+    int64_t block = 0;
     if (bytesPerColumn > 0 &&
         uint64_t(bytesPerColumn) * uint64_t(vecSize) > budget) {
-      int64_t block = 0;
       for (int64_t b = vecUpcast; b < vecSize; b += vecUpcast)
         if (vecSize % b == 0 && uint64_t(b * bytesPerColumn) <= budget)
           block = b;
-      if (block)
-        plan.push_back(opt(OptKind::tile, *vec, block));
     }
+    // 3b. With 256-bit vectors, the block's panels packed (PackedPanels.h)
+    // where its loads allow.
+    bool pack = false;
+    if (block && target.vectorBits < 512) {
+      int64_t panelBytes = 0;
+      SmallVector<PanelLoad> panels = packedLoads(kernel, space, *vec, block);
+      for (const PanelLoad &panel : panels)
+        panelBytes += panel.bytes;
+      pack = !panels.empty() && panelBytes <= kMaxPanelBytes;
+    }
+    // 2. As many rows as keep the tile within kTileVectors vectors
+    // (kPackedTileVectors when packed), its loads within kMaxLoadsPerTrip
+    // and, with the window unrolled, the trip within kMaxElementsPerTrip
+    // elements.
+    int64_t rowSize = space.shape[*row], rowUpcast = 1;
+    int64_t loadCount = std::max<int64_t>(1, int64_t(loads.size()));
+    // AVX-512's 32 registers hold twice the tile of AVX2's 16 (with the
+    // broadcast operand read from memory by each FMA). 16 rows only for
+    // rows two vectors wide (a matmul's 32 accumulators: 16.1 ms against
+    // 23.7 with 8 rows); the conv's one-vector rows ran slower with 16
+    // (4.0 against 2.5 ms).
+    int64_t tileScale = target.vectorBits >= 512 ? 2 : 1;
+    int64_t loadScale = target.vectorBits >= 512 ? 4 : 1;
+    int64_t tileVectors = pack ? kPackedTileVectors : kTileVectors;
+    for (int64_t r : {16, 8, 4, 2})
+      if (rowSize % r == 0 &&
+          vecUpcast * r <= tileScale * tileVectors * lanes &&
+          vecUpcast * r * loadCount <= loadScale * kMaxLoadsPerTrip &&
+          vecUpcast * r * window <= kMaxElementsPerTrip &&
+          (r < 16 || vecUpcast >= 2 * lanes)) {
+        rowUpcast = r;
+        break;
+      }
+    if (rowUpcast > 1)
+      plan.push_back(opt(OptKind::upcast, *row, rowUpcast));
+    if (block)
+      plan.push_back(opt(OptKind::tile, *vec, block));
+    if (pack)
+      plan.push_back(opt(OptKind::pack, *vec, block));
   }
   // 4. A short innermost reduce axis (a kernel window) is unrolled whole.
   if (window > 1)
@@ -803,6 +826,12 @@ struct LazyOptimizeKernels final
             kernel.emitError() << "lazy-optimize-kernels: the forced plan "
                                   "has tc, local, group or block steps, "
                                   "which only target=gpu runs";
+            return signalPassFailure();
+          }
+          if (desc.gpu && !groupPlan && plan->packAxis) {
+            kernel.emitError() << "lazy-optimize-kernels: the forced plan "
+                                  "has a pack step, which only the CPU "
+                                  "runs";
             return signalPassFailure();
           }
           kernel.setOptsAttr(ArrayAttr::get(

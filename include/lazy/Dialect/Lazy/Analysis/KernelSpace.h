@@ -64,6 +64,9 @@ struct OptPlan {
   /// and how many positions each vector holds; none: scalar elements.
   std::optional<size_t> laneAxis;
   int64_t laneWidth = 1;
+  /// The tiled output axis whose blocks copy their loads into packed
+  /// panels (`pack`, PackedPanels.h); none: no packing.
+  std::optional<size_t> packAxis;
   /// A group plan (`row` and `block` steps, RowSplit.h; no space, no
   /// other step), per store group: 0 where it runs elementwise, else its
   /// vectors' bytes (`rows`); 0 where it runs a GPU thread per element,

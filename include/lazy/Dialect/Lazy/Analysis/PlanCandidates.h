@@ -21,7 +21,9 @@ namespace mlir::lazy {
 ///     element);
 ///   - each upcast step's amount halved, doubled and quadrupled (1 drops
 ///     the step);
-///   - each tile step dropped, halved and doubled.
+///   - each tile step dropped, halved and doubled; a pack step on its axis
+///     halves with it and goes with it otherwise (a grown block's panels
+///     could outgrow kMaxPanelBytes), and goes alone once.
 /// A symbolic space gets the heuristic's plan alone.
 SmallVector<ArrayAttr> planCandidates(MLIRContext *ctx,
                                       ArrayRef<Attribute> heuristic,

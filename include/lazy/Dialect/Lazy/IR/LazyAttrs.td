@@ -144,7 +144,8 @@ def Lazy_OptKind : I32EnumAttr<"OptKind", "a kernel transformation", [
     I32EnumAttrCase<"group", 5>,
     I32EnumAttrCase<"lanes", 6>,
     I32EnumAttrCase<"row", 7>,
-    I32EnumAttrCase<"block", 8>]> {
+    I32EnumAttrCase<"block", 8>,
+    I32EnumAttrCase<"pack", 9>]> {
   let cppNamespace = "::mlir::lazy";
   let genSpecializedAttr = 0;
 }
@@ -172,6 +173,13 @@ def Lazy_OptAttr : Lazy_Attr<"Opt", "opt"> {
     - `tile`: an output axis cut into blocks of `amount` elements whose
       loop runs outside every point loop (a cache block); a multiple of
       the axis's upcast.
+    - `pack`: the output axis of a `tile` step, and of the `lanes` step,
+      whose blocks copy the loads that read them contiguously into
+      scratch panels (PackedPanels.h: each load whose view moves by one
+      element along this axis and not along any other output axis); the
+      register tiles of the block read the panels. `amount` is the axis's
+      tile. At least one load qualifies and the panels of a block take at
+      most 1 MiB. Only the CPU lowering runs it.
     - `tc`: the kernel's one reduce, over this axis, on tensor cores
       (TensorCores.h: a sum to f32 of a product of two 16-bit float
       operands); `amount` is the instruction's K (16). Alone, a block of
