@@ -59,6 +59,15 @@ protected:
     ASSERT_FALSE(ec);
     os << bytes;
   }
+  /// The files in `folder` (entries and temporaries).
+  static int filesIn(const std::string &folder) {
+    std::error_code ec;
+    int files = 0;
+    for (llvm::sys::fs::directory_iterator it(folder, ec), end;
+         !ec && it != end; it.increment(ec))
+      ++files;
+    return files;
+  }
   /// Stores an entry, damages its bytes with `damage`, and expects the
   /// next load to reject it and remove the file.
   void expectRejected(const std::function<void(std::string &)> &damage,
@@ -98,12 +107,7 @@ TEST_F(ProgramCacheTest, StoredEntryReadsBackWhole) {
   // is left.
   EXPECT_EQ(llvm::sys::path::parent_path(cache.pathOf(kKey)),
             llvm::StringRef(cache.folder()));
-  std::error_code ec;
-  int files = 0;
-  for (llvm::sys::fs::directory_iterator it(cache.folder(), ec), end;
-       !ec && it != end; it.increment(ec))
-    ++files;
-  EXPECT_EQ(files, 1);
+  EXPECT_EQ(filesIn(cache.folder()), 1);
 }
 
 TEST_F(ProgramCacheTest, TruncatedEntryIsRejected) {
@@ -191,12 +195,7 @@ TEST_F(ProgramCacheTest, ParallelWritersLeaveOneWholeEntry) {
     w.join();
   ProgramObjects loaded;
   EXPECT_EQ(cache.load(kKey, loaded), Outcome::Hit);
-  std::error_code ec;
-  int files = 0;
-  for (llvm::sys::fs::directory_iterator it(cache.folder(), ec), end;
-       !ec && it != end; it.increment(ec))
-    ++files;
-  EXPECT_EQ(files, 1);
+  EXPECT_EQ(filesIn(cache.folder()), 1);
 }
 
 TEST_F(ProgramCacheTest, StaleTemporaryFilesAreRemoved) {
