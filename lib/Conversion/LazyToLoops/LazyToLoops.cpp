@@ -216,9 +216,8 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
     // would not survive lazy-to-cpu, as lowerRows says).
     SmallVector<Value> scratches = sequentialPanels;
     std::optional<OpBuilder> scoped;
-    memref::AllocaScopeOp scope;
     if (scratches.empty()) {
-      scope = memref::AllocaScopeOp::create(pb, loc, TypeRange{});
+      auto scope = memref::AllocaScopeOp::create(pb, loc, TypeRange{});
       scoped.emplace(
           OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock()));
       scratches = KernelEmitter::allocatePanels(*scoped, loc, packed);

@@ -310,6 +310,8 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
   plan.tile.assign(rank, 0);
   plan.local.assign(rank, 1);
   SmallVector<bool> given((getMaxEnumValForOptKind() + 1) * rank, false);
+  // A pack step's amount, checked against its axis's tile after every step.
+  int64_t packAmount = 0;
   llvm::raw_string_ostream os(why);
   for (auto [i, attr] : llvm::enumerate(opts)) {
     auto opt = dyn_cast<OptAttr>(attr);
@@ -388,6 +390,7 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
       break;
     case OptKind::pack:
       plan.packAxis = size_t(axis);
+      packAmount = amount;
       break;
     case OptKind::row:
     case OptKind::block:
@@ -448,13 +451,9 @@ FailureOr<OptPlan> mlir::lazy::readPlan(ArrayRef<Attribute> opts,
   }
   if (plan.packAxis) {
     size_t d = *plan.packAxis;
-    int64_t amount = 0;
-    for (Attribute attr : opts)
-      if (auto opt = dyn_cast<OptAttr>(attr); opt.getKind() == OptKind::pack)
-        amount = opt.getAmount();
-    if (!plan.tile[d] || amount != plan.tile[d]) {
+    if (!plan.tile[d] || packAmount != plan.tile[d]) {
       os << "pack on axis " << d << " takes the axis's tile (" << plan.tile[d]
-         << "), not " << amount << (plan.tile[d] ? "" : ": it has no tile");
+         << "), not " << packAmount << (plan.tile[d] ? "" : ": it has no tile");
       return failure();
     }
   }
@@ -520,9 +519,7 @@ mlir::lazy::readKernelPlan(KernelOp kernel, ArrayRef<Attribute> opts,
     }
     SmallVector<PanelLoad> panels =
         packedLoads(kernel, *space, d, plan->tile[d]);
-    int64_t bytes = 0;
-    for (const PanelLoad &panel : panels)
-      bytes += panel.bytes;
+    int64_t bytes = panelBytes(panels);
     if (panels.empty()) {
       message = "has an invalid plan: pack on axis " + std::to_string(d) +
                 ": no load reads the axis contiguously and no other output "

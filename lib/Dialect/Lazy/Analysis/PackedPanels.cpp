@@ -48,3 +48,10 @@ SmallVector<PanelLoad> mlir::lazy::packedLoads(KernelOp kernel,
   }
   return panels;
 }
+
+int64_t mlir::lazy::panelBytes(ArrayRef<PanelLoad> panels) {
+  int64_t bytes = 0;
+  for (const PanelLoad &panel : panels)
+    bytes += panel.bytes;
+  return bytes;
+}

@@ -657,11 +657,8 @@ SmallVector<Attribute> choosePlan(KernelOp kernel, const KernelSpace &space,
     // where its loads allow.
     bool pack = false;
     if (block && target.vectorBits < 512) {
-      int64_t panelBytes = 0;
       SmallVector<PanelLoad> panels = packedLoads(kernel, space, *vec, block);
-      for (const PanelLoad &panel : panels)
-        panelBytes += panel.bytes;
-      pack = !panels.empty() && panelBytes <= kMaxPanelBytes;
+      pack = !panels.empty() && panelBytes(panels) <= kMaxPanelBytes;
     }
     // 2. As many rows as keep the tile within kTileVectors vectors
     // (kPackedTileVectors when packed), its loads within kMaxLoadsPerTrip

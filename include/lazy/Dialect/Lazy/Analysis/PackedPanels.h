@@ -40,6 +40,9 @@ struct PanelLoad {
 SmallVector<PanelLoad> packedLoads(KernelOp kernel, const KernelSpace &space,
                                    size_t axis, int64_t block);
 
+/// The bytes of `panels` together: what one block's thread holds.
+int64_t panelBytes(ArrayRef<PanelLoad> panels);
+
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_ANALYSIS_PACKEDPANELS_H
