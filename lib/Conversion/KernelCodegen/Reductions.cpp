@@ -285,8 +285,10 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
   bool longSum = reducedElementCount(op) >= kReorderMinElements;
   // Split accumulators: with an unrolled innermost reduce axis, a long sum
   // (reorderable, as in emitReduce) keeps one partial sum per unrolled
-  // step, each in index order, added in step order at the end.
-  int64_t split = splitCount(op, unroll, reassociateSums);
+  // step, each in index order, added in step order at the end; a tile of
+  // kLatencyAccumulators vectors or more keeps one (KernelFacts.h).
+  int64_t split = splitCount(op, unroll, reassociateSums,
+                             lanes ? int64_t(elements.size()) : 0);
   // Without lanes on an output axis, an element's partials are the lanes
   // of one vector along the innermost reduce axis (a dot product whose
   // reduce axis its loads read contiguously): one vector evaluation per

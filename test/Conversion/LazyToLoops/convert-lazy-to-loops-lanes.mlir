@@ -162,3 +162,38 @@ lazy.kernel @mm_prefetch(%out0: !lazy.buffer<512xf32>, %in0: !lazy.buffer<1024xf
   %3 = lazy.reduce_sum %2 axes [2] : tensor<8x64x128xf32> -> tensor<8x64x1xf32>
   lazy.store %3, %out0 as <[(8, 64, 1):(64, 1, 0)]> : tensor<8x64x1xf32>, !lazy.buffer<512xf32>
 }
+
+// -----
+
+// Split accumulators with lanes on an output axis (KernelFacts.h): the
+// window's unroll by 2 splits the 64-element sum of a tile of 2 vectors
+// into 4 vector partials, added pairwise after the loops; a tile of 8
+// vectors (kLatencyAccumulators) already hides the FMA latency and keeps 8,
+// where a split would spill.
+// CHECK-LABEL: func.func @narrow_tile(
+// CHECK: scf.for {{.+}} iter_args({{[^)]+}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK: scf.for
+// CHECK: arith.addf %{{.+}}#0, %{{.+}}#1 : vector<4xf32>
+// CHECK: arith.addf %{{.+}}#2, %{{.+}}#3 : vector<4xf32>
+lazy.kernel @narrow_tile(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 3, 2>, #lazy.opt<lanes, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(8, 4, 32, 2):(0, 1, 4, 128)]> : !lazy.buffer<256xf32> -> tensor<8x4x32x2xf32>
+  %1 = lazy.load %in1 as <[(8, 4, 32, 2):(64, 0, 2, 1)]> : !lazy.buffer<512xf32> -> tensor<8x4x32x2xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x4x32x2xf32>
+  %3 = lazy.reduce_sum %2 axes [2, 3] : tensor<8x4x32x2xf32> -> tensor<8x4x1x1xf32>
+  lazy.store %3, %out0 as <[(8, 4, 1, 1):(4, 1, 0, 0)]> : tensor<8x4x1x1xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// The same kernel with 8 rows: 8 vector accumulators, no partials.
+// CHECK-LABEL: func.func @wide_tile(
+// CHECK: scf.for {{.+}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK-NOT: arith.addf %{{.+}}#0, %{{.+}}#1
+// CHECK: return
+lazy.kernel @wide_tile(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<256xf32>, %in1: !lazy.buffer<512xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 4>, #lazy.opt<upcast, 0, 8>, #lazy.opt<unroll, 3, 2>, #lazy.opt<lanes, 1, 4>]} {
+  %0 = lazy.load %in0 as <[(8, 4, 32, 2):(0, 1, 4, 128)]> : !lazy.buffer<256xf32> -> tensor<8x4x32x2xf32>
+  %1 = lazy.load %in1 as <[(8, 4, 32, 2):(64, 0, 2, 1)]> : !lazy.buffer<512xf32> -> tensor<8x4x32x2xf32>
+  %2 = lazy.mul %0, %1 : tensor<8x4x32x2xf32>
+  %3 = lazy.reduce_sum %2 axes [2, 3] : tensor<8x4x32x2xf32> -> tensor<8x4x1x1xf32>
+  lazy.store %3, %out0 as <[(8, 4, 1, 1):(4, 1, 0, 0)]> : tensor<8x4x1x1xf32>, !lazy.buffer<32xf32>
+}

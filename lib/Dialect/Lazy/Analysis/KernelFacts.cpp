@@ -64,12 +64,13 @@ int64_t mlir::lazy::reducedElementCount(Operation *reduce) {
 }
 
 int64_t mlir::lazy::splitCount(Operation *reduce, ArrayRef<int64_t> unroll,
-                               bool reassociateSums) {
+                               bool reassociateSums, int64_t laneAccumulators) {
   ArrayRef<int64_t> axes = reduceAxes(reduce);
   bool isFloat = isa<FloatType>(
       cast<RankedTensorType>(reduce->getResult(0).getType()).getElementType());
   if (!isa<ReduceSumOp>(reduce) || !reassociateSums || axes.empty() ||
-      (isFloat && reducedElementCount(reduce) < kReorderMinElements))
+      (isFloat && reducedElementCount(reduce) < kReorderMinElements) ||
+      laneAccumulators >= kLatencyAccumulators)
     return 1;
   return unroll[axes.back()];
 }
