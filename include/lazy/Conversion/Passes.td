@@ -28,7 +28,12 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
        where the view's mask cuts the lanes (a padded convolution input),
        values that do not vary along the axis stay scalars and are
        broadcast, and what has no vector form (other strides, division,
-       bool memory) is computed lane by lane;
+       bool memory) is computed lane by lane. A tile whose reduces read
+       masked loads of affine form is emitted twice, under an `scf.if`
+       on whether every element and reduce position of the tile lies
+       inside every such mask (its largest corner per condition): the
+       copy inside reads them unmasked, the other as above; a tile that
+       can never be inside (as wide as the padded axis) is emitted once;
     2. a load reads the index its ShapeTracker gives, views composed from
        the outermost inwards; outside the mask it reads 0, from a clamped
        index, so memory is never accessed out of bounds;

@@ -124,6 +124,10 @@ void KernelEmitter::emitStore(OpBuilder &b, StoreOp store, Value value,
 
 IndexAndValid KernelEmitter::indexOf(OpBuilder &b, Location loc,
                                      ShapeTrackerAttr view, ValueRange idx) {
+  if (auto inBounds = inBoundsForms.find(view); inBounds != inBoundsForms.end())
+    return {emitAffine(b, loc, inBounds->second.strides,
+                       inBounds->second.offset, idx),
+            Value()};
   if (view.isSymbolic())
     return emitSymIndexAndValid(b, loc, view.getSymTracker(), idx, variables);
   auto [it, inserted] = affineForms.try_emplace(view);

@@ -79,6 +79,8 @@ Value KernelEmitter::broadcastLanes(OpBuilder &b, Location loc, Value x) {
 }
 
 const AffineIndex *KernelEmitter::laneFormOf(ShapeTrackerAttr view) {
+  if (auto inBounds = inBoundsForms.find(view); inBounds != inBoundsForms.end())
+    return &inBounds->second;
   auto [it, inserted] = laneForms.try_emplace(view);
   if (inserted) {
     // One view is affine as it stands (symbolicAffineForm, which takes

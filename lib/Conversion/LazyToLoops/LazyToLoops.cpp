@@ -165,8 +165,9 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
     auto trip = [&](OpBuilder &tb, ValueRange ivs) {
       SmallVector<SmallVector<Value>> elements =
           layout.elements(tb, loc, SmallVector<Value>(ivs), index(tb, 0));
-      if (failed(emitter.emitStoreTile(tb, group.stores, elements,
-                                       space.reduces, plan.unroll, lanes)))
+      if (failed(emitter.emitStoreTileSplitAtMasks(tb, group.stores, elements,
+                                                   space.reduces, plan.unroll,
+                                                   plan.upcast, lanes)))
         status = failure();
     };
     if (lbs.empty()) {

@@ -48,6 +48,7 @@ lazy.kernel @conv1d(%out0: !lazy.buffer<64xf32>, %in0: !lazy.buffer<16xf32>, %in
   lazy.store %3, %out0 as <[(4, 16, 1):(16, 1, 0)]> : tensor<4x16x1xf32>, !lazy.buffer<64xf32>
 }
 
+
 // -----
 
 // An op with no vector form (C division, which guards its divisor per
@@ -196,4 +197,34 @@ lazy.kernel @wide_tile(%out0: !lazy.buffer<32xf32>, %in0: !lazy.buffer<256xf32>,
   %2 = lazy.mul %0, %1 : tensor<8x4x32x2xf32>
   %3 = lazy.reduce_sum %2 axes [2, 3] : tensor<8x4x32x2xf32> -> tensor<8x4x1x1xf32>
   lazy.store %3, %out0 as <[(8, 4, 1, 1):(4, 1, 0, 0)]> : tensor<8x4x1x1xf32>, !lazy.buffer<32xf32>
+}
+
+// -----
+
+// The same padded convolution over 64 positions, 4 tiles of 16 lanes
+// (InteriorTiles.cpp): each tile first tests its largest corner against
+// each mask condition (p = x + k >= 1 at its first lane and k = 0, and
+// p < 65 at its last lane and k = 2); the tiles inside both read the input
+// with plain vector loads, the two at the ends with masked ones. @conv1d's
+// single tile of 16 lanes is never inside and is emitted once.
+// CHECK-LABEL: func.func @conv1d_interior(
+// CHECK: scf.for %[[X:.+]] = %c0 to %c64 step %c16 {
+// CHECK: %[[LAST:.+]] = arith.addi %[[X]], %c15 : index
+// CHECK: %[[NEG:.+]] = arith.muli %[[X]], %c-1 : index
+// CHECK: arith.cmpi slt
+// CHECK: %[[HI:.+]] = arith.addi %c-65{{.*}}, %[[LAST]] : index
+// CHECK: arith.addi %[[HI]], %c2{{.*}} : index
+// CHECK: %[[BOTH:.+]] = arith.andi %{{.+}}, %{{.+}} : i1
+// CHECK: scf.if %[[BOTH]] {
+// CHECK-NOT: vector.maskedload
+// CHECK-COUNT-3: vector.load %arg1
+// CHECK-NOT: vector.maskedload
+// CHECK: } else {
+// CHECK-COUNT-3: vector.maskedload %arg1
+lazy.kernel @conv1d_interior(%out0: !lazy.buffer<256xf32>, %in0: !lazy.buffer<64xf32>, %in1: !lazy.buffer<12xf32>) attributes {num_outputs = 1 : i64, opts = [#lazy.opt<upcast, 1, 16>, #lazy.opt<upcast, 0, 2>, #lazy.opt<unroll, 2, 3>, #lazy.opt<lanes, 1, 16>]} {
+  %0 = lazy.load %in0 as <[(66):(1) offset -1 mask [(1, 65)], (4, 64, 3):(0, 1, 1)]> : !lazy.buffer<64xf32> -> tensor<4x64x3xf32>
+  %1 = lazy.load %in1 as <[(4, 64, 3):(3, 0, 1)]> : !lazy.buffer<12xf32> -> tensor<4x64x3xf32>
+  %2 = lazy.mul %0, %1 : tensor<4x64x3xf32>
+  %3 = lazy.reduce_sum %2 axes [2] : tensor<4x64x3xf32> -> tensor<4x64x1xf32>
+  lazy.store %3, %out0 as <[(4, 64, 1):(64, 1, 0)]> : tensor<4x64x1xf32>, !lazy.buffer<256xf32>
 }

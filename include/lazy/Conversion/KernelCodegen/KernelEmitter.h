@@ -15,6 +15,7 @@
 //   RowKernels.cpp         per-row values computed once
 //   VectorLanes.cpp        a register tile's elements as vectors
 //   PackedPanels.cpp       a pack step's panels, copied per block
+//   InteriorTiles.cpp      tiles inside every mask, read unmasked
 //   KernelVariables.cpp    Variables bound at a launch
 //   IndexExpr.cpp, BoundedIndex.cpp  view index arithmetic
 // The GPU-only block modes build on it: GPU/SharedTiles.cpp (shared-memory
@@ -216,6 +217,16 @@ public:
                               ArrayRef<Operation *> reduces,
                               ArrayRef<int64_t> unroll,
                               std::optional<LaneAxis> lanes = std::nullopt);
+  /// emitStoreTile, twice where the tile's reduces read masked loads
+  /// (InteriorTiles.cpp): under an scf.if that the whole tile stays inside
+  /// every mask, a copy that reads them unmasked; else the masked one.
+  /// `upcast`: the tile's elements along each axis (the plan's upcast).
+  LogicalResult
+  emitStoreTileSplitAtMasks(OpBuilder &b, ArrayRef<StoreOp> stores,
+                            ArrayRef<SmallVector<Value>> elements,
+                            ArrayRef<Operation *> reduces,
+                            ArrayRef<int64_t> unroll, ArrayRef<int64_t> upcast,
+                            std::optional<LaneAxis> lanes = std::nullopt);
 
 protected:
   /// A reduce at output index `idx`. The default is a sequential scf.for
@@ -411,6 +422,9 @@ private:
   bool prefetchNextRow = false;
   DenseMap<Value, int64_t> bufferAlignment;
   DenseMap<Attribute, std::optional<AffineIndex>> laneForms;
+  /// While an interior tile is emitted (emitStoreTileSplitAtMasks): the
+  /// affine forms, without their validity, of the loads it reads in bounds.
+  DenseMap<Attribute, AffineIndex> inBoundsForms;
   VariableValues variables;
   /// The value of a const op (a Variable's: its argument, converted).
   Value constValue(OpBuilder &b, Location loc, ConstOp c);
