@@ -10,38 +10,41 @@
 
 // Rule 1: an elementwise base that tinygrad realizes only because a view
 // expands it (y * 2 + 1, broadcast along the rows) is recomputed inside
-// the two kernels that read it: one kernel fewer, fewer bytes.
+// the two kernels that read it: one kernel fewer, fewer bytes. Read
+// through views of twice its elements, its two ops run twice per element
+// (rule 1 prices each extra run at kOpBytes; broadcast along 16 columns
+// they would cost more than storing it).
 // TINYGRAD-LABEL: schedule @recompute_expanded
 // TINYGRAD: item 0 KERNEL outs=1 ins=1
 // TINYGRAD: STORE 0 float [(8, 1):(1, 0)]
 // TINYGRAD: item 2 KERNEL
-// TINYGRAD: moved: 3 kernels, 1696 bytes
+// TINYGRAD: moved: 3 kernels, 352 bytes
 // AGGRESSIVE-LABEL: schedule @recompute_expanded
 // AGGRESSIVE: item 0 KERNEL outs=1 ins=2
-// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(8, 16):(16, 1)]
-// AGGRESSIVE-NEXT: n1 = LOAD 2 float [(8, 16):(1, 0)]
-// AGGRESSIVE-NEXT: n2 = CONST 2.0 float [(8, 16):(0, 0)]
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(8, 2):(2, 1)]
+// AGGRESSIVE-NEXT: n1 = LOAD 2 float [(8, 2):(1, 0)]
+// AGGRESSIVE-NEXT: n2 = CONST 2.0 float [(8, 2):(0, 0)]
 // AGGRESSIVE-NEXT: n3 = MUL n1 n2
 // AGGRESSIVE: n7 = SUM (1,) n6
 // AGGRESSIVE: item 1 KERNEL outs=1 ins=2
 // AGGRESSIVE: n3 = MUL n1 n2
 // AGGRESSIVE: n6 = ADD n0 n5
-// AGGRESSIVE-NEXT: STORE 0 float [(8, 16):(16, 1)] n6
-// AGGRESSIVE-NEXT: moved: 2 kernels, 1632 bytes
+// AGGRESSIVE-NEXT: STORE 0 float [(8, 2):(2, 1)] n6
+// AGGRESSIVE-NEXT: moved: 2 kernels, 288 bytes
 module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
-  func.func @recompute_expanded(%x: tensor<8x16xf32>, %y: tensor<8x1xf32>) -> (tensor<8xf32>, tensor<8x16xf32>) {
+  func.func @recompute_expanded(%x: tensor<8x2xf32>, %y: tensor<8x1xf32>) -> (tensor<8xf32>, tensor<8x2xf32>) {
     %0 = lazy.const 2.0 : tensor<f32>
     %1 = lazy.view %0 as <[(8, 1):(0, 0)]> : tensor<f32> -> tensor<8x1xf32>
     %2 = lazy.mul %y, %1 : tensor<8x1xf32>
     %3 = lazy.const 1.0 : tensor<f32>
     %4 = lazy.view %3 as <[(8, 1):(0, 0)]> : tensor<f32> -> tensor<8x1xf32>
     %5 = lazy.add %2, %4 : tensor<8x1xf32>
-    %6 = lazy.view %5 as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
-    %7 = lazy.mul %x, %6 : tensor<8x16xf32>
-    %8 = lazy.reduce_sum %7 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %6 = lazy.view %5 as <[(8, 2):(1, 0)]> : tensor<8x1xf32> -> tensor<8x2xf32>
+    %7 = lazy.mul %x, %6 : tensor<8x2xf32>
+    %8 = lazy.reduce_sum %7 axes [1] : tensor<8x2xf32> -> tensor<8x1xf32>
     %9 = lazy.view %8 as <[(8):(1)]> : tensor<8x1xf32> -> tensor<8xf32>
-    %10 = lazy.add %x, %6 : tensor<8x16xf32>
-    return %9, %10 : tensor<8xf32>, tensor<8x16xf32>
+    %10 = lazy.add %x, %6 : tensor<8x2xf32>
+    return %9, %10 : tensor<8xf32>, tensor<8x2xf32>
   }
 }
 
@@ -550,5 +553,80 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %t = lazy.view %c as <[(3, 3):(1, 3)]> : tensor<3x3x1xf32> -> tensor<3x3xf32>
     %e = lazy.exp2 %t : tensor<3x3xf32>
     return %e : tensor<3x3xf32>
+  }
+}
+
+// -----
+
+// Rule 1 prices the ops a consumer would rerun: exp2(x), read by a
+// product with %v through a view of twice its elements, would run twice
+// per element; 128 extra exp2 at kDearOpBytes (8) each plus its 512-byte
+// leaf match the 1536 bytes of storing it and reading it back, so it
+// stays stored as in tinygrad's schedule (as attention's probabilities
+// are, read by the product with V). The same graph with x * 2 in place of
+// exp2(x) prices its extra multiplies at kOpBytes (1) and is recomputed
+// (@recompute_cheap).
+// TINYGRAD-LABEL: schedule @keep_dear
+// TINYGRAD: moved: 2 kernels
+// AGGRESSIVE-LABEL: schedule @keep_dear
+// AGGRESSIVE: item 0 KERNEL outs=1 ins=1
+// AGGRESSIVE-NEXT: n0 = LOAD 1 float [(8, 16):(16, 1)]
+// AGGRESSIVE-NEXT: n1 = EXP2 n0
+// AGGRESSIVE: moved: 2 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @keep_dear(%x: tensor<8x16xf32>, %v: tensor<16x2xf32>) -> tensor<8x2xf32> {
+    %0 = lazy.exp2 %x : tensor<8x16xf32>
+    %1 = lazy.view %0 as <[(8, 2, 16):(16, 0, 1)]> : tensor<8x16xf32> -> tensor<8x2x16xf32>
+    %2 = lazy.view %v as <[(8, 2, 16):(0, 1, 2)]> : tensor<16x2xf32> -> tensor<8x2x16xf32>
+    %3 = lazy.mul %1, %2 : tensor<8x2x16xf32>
+    %4 = lazy.reduce_sum %3 axes [2] : tensor<8x2x16xf32> -> tensor<8x2x1xf32>
+    %5 = lazy.view %4 as <[(8, 2):(2, 1)]> : tensor<8x2x1xf32> -> tensor<8x2xf32>
+    return %5 : tensor<8x2xf32>
+  }
+}
+
+// -----
+
+// TINYGRAD-LABEL: schedule @recompute_cheap
+// TINYGRAD: moved: 2 kernels
+// AGGRESSIVE-LABEL: schedule @recompute_cheap
+// AGGRESSIVE: moved: 1 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @recompute_cheap(%x: tensor<8x16xf32>, %v: tensor<16x2xf32>) -> tensor<8x2xf32> {
+    %c = lazy.const 2.0 : tensor<f32>
+    %cv = lazy.view %c as <[(8, 16):(0, 0)]> : tensor<f32> -> tensor<8x16xf32>
+    %0 = lazy.mul %x, %cv : tensor<8x16xf32>
+    %1 = lazy.view %0 as <[(8, 2, 16):(16, 0, 1)]> : tensor<8x16xf32> -> tensor<8x2x16xf32>
+    %2 = lazy.view %v as <[(8, 2, 16):(0, 1, 2)]> : tensor<16x2xf32> -> tensor<8x2x16xf32>
+    %3 = lazy.mul %1, %2 : tensor<8x2x16xf32>
+    %4 = lazy.reduce_sum %3 axes [2] : tensor<8x2x16xf32> -> tensor<8x2x1xf32>
+    %5 = lazy.view %4 as <[(8, 2):(2, 1)]> : tensor<8x2x1xf32> -> tensor<8x2xf32>
+    return %5 : tensor<8x2xf32>
+  }
+}
+
+// -----
+
+// The same graph with y * 2 + 1 broadcast along 16 columns: its two ops
+// would run 16 times per element, 240 extra runs at kOpBytes against the
+// 128 bytes storing saves, so it stays stored (tinygrad's three kernels).
+// TINYGRAD-LABEL: schedule @keep_broadcast_16
+// TINYGRAD: moved: 3 kernels
+// AGGRESSIVE-LABEL: schedule @keep_broadcast_16
+// AGGRESSIVE: moved: 3 kernels
+module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {
+  func.func @keep_broadcast_16(%x: tensor<8x16xf32>, %y: tensor<8x1xf32>) -> (tensor<8xf32>, tensor<8x16xf32>) {
+    %0 = lazy.const 2.0 : tensor<f32>
+    %1 = lazy.view %0 as <[(8, 1):(0, 0)]> : tensor<f32> -> tensor<8x1xf32>
+    %2 = lazy.mul %y, %1 : tensor<8x1xf32>
+    %3 = lazy.const 1.0 : tensor<f32>
+    %4 = lazy.view %3 as <[(8, 1):(0, 0)]> : tensor<f32> -> tensor<8x1xf32>
+    %5 = lazy.add %2, %4 : tensor<8x1xf32>
+    %6 = lazy.view %5 as <[(8, 16):(1, 0)]> : tensor<8x1xf32> -> tensor<8x16xf32>
+    %7 = lazy.mul %x, %6 : tensor<8x16xf32>
+    %8 = lazy.reduce_sum %7 axes [1] : tensor<8x16xf32> -> tensor<8x1xf32>
+    %9 = lazy.view %8 as <[(8):(1)]> : tensor<8x1xf32> -> tensor<8xf32>
+    %10 = lazy.add %x, %6 : tensor<8x16xf32>
+    return %9, %10 : tensor<8xf32>, tensor<8x16xf32>
   }
 }

@@ -20,12 +20,23 @@
 //        - padding stays zero: when a consumer reads it through a masked
 //          view, no op from it down is unsafe to pad (UnsafePads.cpp: the
 //          padded elements would compute recip(0) and the like);
-//        - it moves fewer bytes. With S(x) the bytes of buffer x, B the
-//          base, L its distinct realized leaves (consts are free) and n the
-//          consumers reading it (an upper bound on the kernels that do),
-//          storing costs S(B) + ΣS(L) to compute it and n·S(B) to read it
-//          back; recomputing costs n·ΣS(L). Recompute when
-//          n·ΣS(L) < S(B) + ΣS(L) + n·S(B).
+//        - it costs less, in bytes moved or their equivalent. With S(x)
+//          the bytes of buffer x, B the base, L its distinct realized
+//          leaves (consts are free) and n the consumers reading it (an
+//          upper bound on the kernels that do), storing costs S(B) + ΣS(L)
+//          to compute it and n·S(B) to read it back; recomputing costs
+//          n·ΣS(L), plus the ops the consumers rerun: they compute B's
+//          ops once per element of the views they read it through, R in
+//          all, R - |B| of them extra, each priced kOpBytes per element,
+//          or kDearOpBytes for a dear op (exp2, log2, sin, sqrt, recip,
+//          integer division). Attention's probabilities, read by the
+//          product with V, would run the exp2 of every score head-dim
+//          times (12.6x slower than storing them); a layernorm's output
+//          read by the next matmul, its ops once per output feature. Ops
+//          on a smaller value that B broadcasts (a layernorm's 1/std) run
+//          once per row and are not counted. Recompute when
+//          n·ΣS(L) + (R - |B|)·P < S(B) + ΣS(L) + n·S(B), P the ops'
+//          summed price.
 //      Bases are decided consumers first; a pad reaches a base through
 //      every unrealized node between it and the masked view.
 //   2. Recompute instead of contiguous. tinygrad realizes every CONTIGUOUS
@@ -109,10 +120,39 @@ static constexpr size_t kMaxRowReaders = 8;
 /// The most unrealized ops a recomputed base may stand for.
 static constexpr unsigned kMaxRecomputedOps = 16;
 
+/// Rule 1's price of one more evaluation of an op per element, in bytes
+/// moved: an add or multiply in vector lanes about as long as loading a
+/// byte at copy bandwidth, a dear op (isDearOp: a vector exp2 of 8 lanes)
+/// as long as loading 8.
+static constexpr int64_t kOpBytes = 1;
+static constexpr int64_t kDearOpBytes = 8;
+
 namespace {
 
 /// Bytes of a node's buffer.
 int64_t bytesOf(const LazyNode &n) { return n.size * n.itemSize; }
+
+/// An op that costs far more than a load: a transcendental or a division
+/// (the ops unsafe to pad, and sin and sqrt).
+bool isDearOp(const LazyNode &n) {
+  return n.unsafePad || (n.op && isa<SinOp, SqrtOp>(n.op));
+}
+
+/// Rule 1's price of one more evaluation of `n` per element.
+int64_t opPrice(const LazyNode &n) {
+  return isDearOp(n) ? kDearOpBytes : kOpBytes;
+}
+
+/// How many elements of `b` its consumers compute when it is recomputed
+/// in them: the elements of every view they read it through.
+int64_t recomputedElements(const LazyGraph &g, const GraphWalk &w, NodeId b) {
+  int64_t elements = 0;
+  for (NodeId c : w.children[b])
+    for (NodeId src : g.node(c).srcs)
+      if (g.baseOf(src) == b)
+        elements += g.node(src).size;
+  return elements;
+}
 
 /// Whether realized buffer `base` is an assign target or shares one's
 /// memory (a buffer_view of it, at any depth): a kernel that reads it
@@ -283,6 +323,10 @@ void mlir::lazy::recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
     llvm::DenseSet<NodeId> seen(stack.begin(), stack.end());
     int64_t leafBytes = 0;
     unsigned ops = 1;
+    // The price of one evaluation of B's ops at its own size (those on a
+    // broadcast value, a layernorm's 1/std, run once per row).
+    int64_t size = g.node(b).size;
+    int64_t opBytes = opPrice(g.node(b));
     bool padded = readThroughMask(g, w, realizes, b);
     bool ok = !(padded && g.node(b).unsafePad);
     while (!stack.empty() && ok) {
@@ -300,6 +344,8 @@ void mlir::lazy::recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
         ok = false;
         break;
       }
+      if (n.size >= size)
+        opBytes += opPrice(n);
       for (NodeId src : n.srcs)
         if (seen.insert(g.baseOf(src)).second)
           stack.push_back(g.baseOf(src));
@@ -309,7 +355,9 @@ void mlir::lazy::recomputeRealizedBases(const LazyGraph &g, const GraphWalk &w,
     int64_t consumers = int64_t(w.children[b].size());
     int64_t stored =
         bytesOf(g.node(b)) + leafBytes + consumers * bytesOf(g.node(b));
-    int64_t recomputed = consumers * leafBytes;
+    int64_t recomputed =
+        consumers * leafBytes +
+        std::max<int64_t>(0, recomputedElements(g, w, b) - size) * opBytes;
     if (recomputed < stored)
       realizes.remove(b);
   }
