@@ -15,10 +15,11 @@
 //   - with a qualifying load, the tile is emitted twice under an scf.if on
 //     that test, once per tile outside its reduce loops: the interior copy
 //     reads those loads as if unmasked, the other copy as before;
-//   - without a qualifying load, without reduces, or where no tile can be
-//     interior (a condition's least value over the tiles' positions, bases
-//     at multiples of the upcast, is not below 0: a tile as wide as the
-//     padded axis), the tile is emitted once (emitStoreTile).
+//   - in a symbolic space, without a qualifying load, without reduces, or
+//     where no tile can be interior (a condition's least value over the
+//     tiles' positions, bases at multiples of the upcast, is not below 0:
+//     a tile as wide as the padded axis), the tile is emitted once
+//     (emitStoreTile).
 // A padded 3x3 conv's interior tiles then run as its unpadded form does.
 //
 //===----------------------------------------------------------------------===//
@@ -77,7 +78,8 @@ LogicalResult KernelEmitter::emitStoreTileSplitAtMasks(
   auto inputType =
       cast<RankedTensorType>(reduces.front()->getOperand(0).getType());
   ArrayRef<int64_t> shape = inputType.getShape();
-  if (ShapedType::isDynamicShape(shape))
+  // A symbolic space (a sym_shape encoding) has no constant extents.
+  if (inputType.getEncoding() || ShapedType::isDynamicShape(shape))
     return once();
   SmallVector<bool> reduced(shape.size(), false);
   for (Operation *reduce : reduces)
