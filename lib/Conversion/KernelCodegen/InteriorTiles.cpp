@@ -4,9 +4,9 @@
 // masked at the image's border only, yet every load of every tile paid for
 // its mask (vector.maskedload and the mask's arithmetic in the innermost
 // loop). Rules:
-//   - a load qualifies when it is read inside the tile's reduces (its view
-//     has the shape of the reduces' input), its view is not symbolic, and
-//     its affine form (laneFormOf) has validity conditions;
+//   - a load qualifies when its view has the kernel space's shape (it is
+//     read at the tile's elements and reduce positions only), and its
+//     affine form (laneFormOf) has validity conditions;
 //   - a tile is interior when every condition of every qualifying load
 //     holds at each of its elements and reduce positions. A condition
 //     `sum c[d] * idx[d] + k < 0` is largest at one corner: per axis, where
@@ -25,7 +25,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
-#include "lazy/Dialect/Lazy/Analysis/KernelFacts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -36,59 +35,28 @@ using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
 
-/// The loads read inside `reduces` whose views have the reduces' input
-/// shape, are not symbolic and are masked through an affine form.
-static SmallVector<LoadOp> maskedReduceLoads(ArrayRef<Operation *> reduces,
-                                             ArrayRef<int64_t> shape) {
-  SmallVector<LoadOp> loads;
-  SmallVector<Operation *> stack;
-  llvm::DenseSet<Operation *> seen;
-  for (Operation *reduce : reduces)
-    if (Operation *def = reduce->getOperand(0).getDefiningOp())
-      stack.push_back(def);
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val();
-    if (!seen.insert(op).second)
-      continue;
-    if (auto load = dyn_cast<LoadOp>(op)) {
-      if (!load.getView().isSymbolic() && load.getView().getShape() == shape)
-        loads.push_back(load);
-      continue;
-    }
-    // A nested reduce's operands are indexed by its own loops.
-    if (isa<ReduceSumOp, ReduceMaxOp>(op))
-      continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        stack.push_back(def);
-  }
-  return loads;
-}
-
 LogicalResult KernelEmitter::emitStoreTileSplitAtMasks(
     OpBuilder &b, ArrayRef<StoreOp> stores,
-    ArrayRef<SmallVector<Value>> elements, ArrayRef<Operation *> reduces,
-    ArrayRef<int64_t> unroll, ArrayRef<int64_t> upcast,
-    std::optional<LaneAxis> laneAxis) {
+    ArrayRef<SmallVector<Value>> elements, const KernelSpace &space,
+    const OptPlan &plan, std::optional<LaneAxis> laneAxis) {
   auto once = [&] {
-    return emitStoreTile(b, stores, elements, reduces, unroll, laneAxis);
+    return emitStoreTile(b, stores, elements, space.reduces, plan.unroll,
+                         laneAxis);
   };
-  if (reduces.empty() || elements.empty())
+  if (space.reduces.empty() || elements.empty() || space.isSymbolic())
     return once();
-  auto inputType =
-      cast<RankedTensorType>(reduces.front()->getOperand(0).getType());
-  ArrayRef<int64_t> shape = inputType.getShape();
-  // A symbolic space (a sym_shape encoding) has no constant extents.
-  if (inputType.getEncoding() || ShapedType::isDynamicShape(shape))
-    return once();
-  SmallVector<bool> reduced(shape.size(), false);
-  for (Operation *reduce : reduces)
-    for (int64_t axis : reduceAxes(reduce))
-      reduced[size_t(axis)] = true;
+  ArrayRef<int64_t> shape = space.shape, upcast = plan.upcast;
+  ArrayRef<bool> reduced = space.reduced;
 
+  // Loads of the space's shape are read at the tile's elements and reduce
+  // positions only: inside the reduces, or (reduce axes of one element)
+  // right after them.
   DenseMap<Attribute, AffineIndex> unmasked;
   std::set<std::pair<std::vector<int64_t>, int64_t>> conditions;
-  for (LoadOp load : maskedReduceLoads(reduces, shape)) {
+  auto kernel = space.reduces.front()->getParentOfType<KernelOp>();
+  for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
+    if (load.getView().isSymbolic() || load.getView().getShape() != shape)
+      continue;
     const AffineIndex *form = laneFormOf(load.getView());
     if (!form || form->valid.empty())
       continue;
@@ -116,7 +84,7 @@ LogicalResult KernelEmitter::emitStoreTileSplitAtMasks(
     return once();
 
   // The test, at each condition's largest corner of the tile.
-  Location loc = reduces.front()->getLoc();
+  Location loc = space.reduces.front()->getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -146,12 +114,12 @@ LogicalResult KernelEmitter::emitStoreTileSplitAtMasks(
   auto ifOp = scf::IfOp::create(b, loc, interior, /*withElseRegion=*/true);
   OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
   inBoundsForms = std::move(unmasked);
-  LogicalResult inside =
-      emitStoreTile(thenBuilder, stores, elements, reduces, unroll, laneAxis);
+  LogicalResult inside = emitStoreTile(thenBuilder, stores, elements,
+                                       space.reduces, plan.unroll, laneAxis);
   inBoundsForms.clear();
   if (failed(inside))
     return failure();
   OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
-  return emitStoreTile(elseBuilder, stores, elements, reduces, unroll,
-                       laneAxis);
+  return emitStoreTile(elseBuilder, stores, elements, space.reduces,
+                       plan.unroll, laneAxis);
 }

@@ -125,9 +125,7 @@ void KernelEmitter::emitStore(OpBuilder &b, StoreOp store, Value value,
 IndexAndValid KernelEmitter::indexOf(OpBuilder &b, Location loc,
                                      ShapeTrackerAttr view, ValueRange idx) {
   if (auto inBounds = inBoundsForms.find(view); inBounds != inBoundsForms.end())
-    return {emitAffine(b, loc, inBounds->second.strides,
-                       inBounds->second.offset, idx),
-            Value()};
+    return emitAffineIndexAndValid(b, loc, inBounds->second, idx);
   if (view.isSymbolic())
     return emitSymIndexAndValid(b, loc, view.getSymTracker(), idx, variables);
   auto [it, inserted] = affineForms.try_emplace(view);

@@ -166,8 +166,7 @@ LogicalResult lowerPlanned(OpBuilder &b, KernelEmitter &emitter,
       SmallVector<SmallVector<Value>> elements =
           layout.elements(tb, loc, SmallVector<Value>(ivs), index(tb, 0));
       if (failed(emitter.emitStoreTileSplitAtMasks(tb, group.stores, elements,
-                                                   space.reduces, plan.unroll,
-                                                   plan.upcast, lanes)))
+                                                   space, plan, lanes)))
         status = failure();
     };
     if (lbs.empty()) {

@@ -217,16 +217,16 @@ public:
                               ArrayRef<Operation *> reduces,
                               ArrayRef<int64_t> unroll,
                               std::optional<LaneAxis> lanes = std::nullopt);
-  /// emitStoreTile, twice where the tile's reduces read masked loads
+  /// emitStoreTile of a planned tile over `space` (its reduces and the
+  /// plan's unrolls), twice where the tile reads masked loads
   /// (InteriorTiles.cpp): under an scf.if that the whole tile stays inside
   /// every mask, a copy that reads them unmasked; else the masked one.
-  /// `upcast`: the tile's elements along each axis (the plan's upcast).
-  LogicalResult
-  emitStoreTileSplitAtMasks(OpBuilder &b, ArrayRef<StoreOp> stores,
-                            ArrayRef<SmallVector<Value>> elements,
-                            ArrayRef<Operation *> reduces,
-                            ArrayRef<int64_t> unroll, ArrayRef<int64_t> upcast,
-                            std::optional<LaneAxis> lanes = std::nullopt);
+  LogicalResult emitStoreTileSplitAtMasks(OpBuilder &b,
+                                          ArrayRef<StoreOp> stores,
+                                          ArrayRef<SmallVector<Value>> elements,
+                                          const KernelSpace &space,
+                                          const OptPlan &plan,
+                                          std::optional<LaneAxis> lanes);
 
 protected:
   /// A reduce at output index `idx`. The default is a sequential scf.for
