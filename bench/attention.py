@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Attention on the CPU: lazy-mlir's two fusions against torch SDPA and XLA.
+"""Attention on the CPU: lazy-mlir's fusions against torch SDPA and XLA.
 
     python3 bench/attention.py [--shape 1,8,1024,64] [--rounds 3] [--runs 3]
                                [--threads 1] [--peers xla,torch]
 
 tinygrad's `scaled_dot_product_attention` (f32, plain and causal) is built
-in tinygrad, exported to `lazy` IR twice, with tinygrad's fusion and with
-fusion=aggressive, and run by `lazy-run --repeat` (compile excluded). The
+in tinygrad, exported to `lazy` IR three times, with tinygrad's fusion,
+with fusion=aggressive, and with fusion=aggressive and online_softmax (one
+kernel, one pass over the keys: lazy.softmax_sum), and run by
+`lazy-run --repeat` (compile excluded). The
 peers compute the same attention in a fresh process pinned to the same
 cores (bench/peers.py's rules):
   - xla: `jax.nn.dot_product_attention` under `jax.jit`;
@@ -120,7 +122,8 @@ def main():
             sys.exit(f"{tool} is not built")
     os.makedirs(args.work, exist_ok=True)
     wanted = [p for p in args.peers.split(",") if p]
-    fusions = [("tinygrad", None), ("aggressive", {"fusion": "aggressive"})]
+    fusions = [("tinygrad", None), ("aggressive", {"fusion": "aggressive"}),
+               ("online", {"fusion": "aggressive", "online_softmax": True})]
 
     print(f"attention {shape} f32, {args.threads} thread(s); medians in ms")
     print(f"{'variant':8s} {'side':22s} {'ms':>9s} {'kernels':>8s} {'largest buffer':>15s}")

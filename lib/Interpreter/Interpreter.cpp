@@ -695,6 +695,7 @@ private:
 
   HostTensor cast(Operation *op);
   HostTensor reduce(Operation *op, ArrayRef<int64_t> axes, bool isSum);
+  HostTensor softmaxSum(SoftmaxSumOp op);
   HostTensor constant(ConstOp op);
   HostTensor assign(AssignOp op);
   HostTensor reinterpret(Operation *op);
@@ -852,6 +853,60 @@ HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
     }
     for (size_t o = 0; o < acc.size(); ++o)
       store<T>(out, int64_t(o), acc[o]);
+  });
+  return out;
+}
+
+/// Its definition in double: the maximum first, then both sums at it.
+HostTensor Evaluator::softmaxSum(SoftmaxSumOp op) {
+  ArrayRef<int64_t> axes = op.getAxes();
+  double scale = op.getScale().convertToDouble();
+  auto asDoubles = [&](const TensorRef &t) {
+    std::vector<double> values(
+        size_t(op.getScores().getType().getNumElements()));
+    dispatch(t.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_floating_point_v<Scalar<T>>)
+        for (size_t i = 0; i < values.size(); ++i)
+          values[i] = double(load<T>(t, int64_t(i)));
+    });
+    return values;
+  };
+  std::vector<double> x = asDoubles(in(0)), w = asDoubles(in(1));
+  ArrayRef<int64_t> shape = in(0).shape;
+  HostTensor out = resultTensor(op);
+  std::vector<int64_t> outStrides(shape.size(), 0);
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    outStrides[d] = llvm::is_contained(axes, int64_t(d)) ? 0 : stride;
+    stride *= out.shape[d];
+  }
+  size_t n = size_t(out.numElements());
+  std::vector<double> max(n, -std::numeric_limits<double>::infinity());
+  std::vector<double> num(n, 0.0), den(n, 0.0);
+  int64_t rowLength = shape.empty() ? 1 : shape.back();
+  int64_t step = shape.empty() ? 0 : outStrides.back();
+  auto each = [&](auto visit) {
+    forEachRow(shape, outStrides, 0, [&](int64_t first, int64_t o) {
+      for (int64_t j = 0; j < rowLength; ++j)
+        visit(size_t(first + j), size_t(o + j * step));
+    });
+  };
+  each([&](size_t i, size_t k) {
+    double s = scale * x[i];
+    max[k] = std::isnan(s) || std::isnan(max[k]) ? NAN : std::max(max[k], s);
+  });
+  each([&](size_t i, size_t k) {
+    double p = std::exp2(scale * x[i] - max[k]);
+    num[k] += p * w[i];
+    den[k] += p;
+  });
+  dispatch(out.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using S = Scalar<T>;
+    if constexpr (std::is_floating_point_v<S>)
+      for (size_t k = 0; k < n; ++k)
+        store<T>(out, int64_t(k), roundToDType<T>(S(num[k] / den[k])));
   });
   return out;
 }
@@ -1054,6 +1109,7 @@ FailureOr<HostTensor> Evaluator::compute(Operation *op) {
       // Reduce
       .Case([&](ReduceSumOp o) -> R { return reduce(o, o.getAxes(), true); })
       .Case([&](ReduceMaxOp o) -> R { return reduce(o, o.getAxes(), false); })
+      .Case([&](SoftmaxSumOp o) -> R { return softmaxSum(o); })
       // Meta
       .Case([&](ConstOp o) -> R { return constant(o); })
       .Case([&](EmptyOp o) -> R { return resultTensor(o); })

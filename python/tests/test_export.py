@@ -36,7 +36,8 @@ def setup_function(_):
 def test_module_header_and_flags():
     text = export(Tensor.empty(4) + 1)
     assert text.startswith('module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, '
-                           'fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false}} {')
+                           'fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false, '
+                           'online_softmax = false}} {')
     assert "func.func @graph() -> tensor<4xf32> {" in text
 
 
@@ -44,7 +45,7 @@ def test_flags_follow_context_vars_and_overrides():
     with Context(FUSE_ARANGE=1, MULTIOUTPUT=0):
         flags = scheduler_flags()
     assert flags == {"multi_output": False, "fuse_conv_bw": False, "fuse_arange": True,
-                     "use_copy_kernel": False, "fusion": "tinygrad"}
+                     "use_copy_kernel": False, "online_softmax": False, "fusion": "tinygrad"}
     flags = scheduler_flags({"FUSE_CONV_BW": 1, "use_copy_kernel": True})
     assert flags["fuse_conv_bw"] and flags["use_copy_kernel"] and flags["multi_output"]
     with pytest.raises(ExportError, match="unknown scheduler flag"):
@@ -58,7 +59,7 @@ def test_flags_and_tolerances_come_from_the_library():
     assert _capi.schedule_flags() == (
         ("multi_output", "MULTIOUTPUT", True), ("fuse_conv_bw", "FUSE_CONV_BW", False),
         ("fuse_arange", "FUSE_ARANGE", False), ("use_copy_kernel", "USE_COPY_KERNEL", False),
-        ("fusion", "-", "tinygrad"))
+        ("online_softmax", "LAZY_ONLINE_SOFTMAX", False), ("fusion", "-", "tinygrad"))
     assert tuple(scheduler_flags()) == tuple(key for key, _, _ in _capi.schedule_flags())
     assert _capi.float_tolerance("f32") == (1e-4, 1e-5)
     assert _capi.float_tolerance("bf16") == (3e-2, 1e-2)
@@ -81,7 +82,7 @@ def test_fusion_policy_is_written_only_when_aggressive():
     a = Tensor.empty(4).realize()
     out = a + 1
     assert "fusion" not in export([out])
-    assert 'use_copy_kernel = false, fusion = "aggressive"}' in export([out], flags={"fusion": "aggressive"})
+    assert 'online_softmax = false, fusion = "aggressive"}' in export([out], flags={"fusion": "aggressive"})
     assert scheduler_flags({"fusion": "aggressive"})["fusion"] == "aggressive"
     with pytest.raises(ExportError, match="must be one of tinygrad, aggressive, not 'greedy'"):
         scheduler_flags({"fusion": "greedy"})

@@ -55,7 +55,7 @@ Value KernelEmitter::lookup(Value v, ValueRange idx) const {
 /// Loads, const views and reduces: the values not computed from operands
 /// at the same index.
 bool mlir::lazy::isEvaluationLeaf(Operation *op) {
-  return isa<LoadOp, ViewOp, ReduceSumOp, ReduceMaxOp>(op);
+  return isa<LoadOp, ViewOp, ReduceSumOp, ReduceMaxOp, SoftmaxSumOp>(op);
 }
 
 /// The closed form of a reduce_sum over one axis of a const view: c times
@@ -193,6 +193,13 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
             .getResult();
       return it->second;
     }
+  }
+  if (auto online = dyn_cast<SoftmaxSumOp>(op))
+    return emitSoftmaxSum(b, online, idx);
+  if (!softmaxKeys.empty()) {
+    FailureOr<Value> blocked = keyBlockReduce(b, op, idx);
+    if (failed(blocked) || *blocked)
+      return blocked;
   }
   if (Value folded = foldConstSum(b, op, idx))
     return folded;

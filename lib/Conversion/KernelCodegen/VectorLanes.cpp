@@ -289,10 +289,15 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
     return perLane(b, op->getResult(0), idx);
   }
   if (auto view = dyn_cast<ViewOp>(op)) {
-    if (isComputedView(view))
+    const AffineIndex *form = laneFormOf(view.getTracker());
+    // A computed value the same in every lane (a softmax_sum's scores
+    // along the head dim) is one scalar; another cannot be a vector.
+    if (isComputedView(view)) {
+      if (form && form->strides[axis] == 0 && !dependsOnLanes(*form))
+        return leaf(b, op, idx);
       return view.emitOpError("reads a computed value, which a planned "
                               "kernel cannot hold");
-    const AffineIndex *form = laneFormOf(view.getTracker());
+    }
     if (!form)
       return perLane(b, op->getResult(0), idx);
     if (!dependsOnLanes(*form))

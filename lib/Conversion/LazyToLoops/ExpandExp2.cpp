@@ -205,6 +205,11 @@ struct ExpandExp2 final : OpRewritePattern<math::Exp2Op> {
       return failure();
     ShapedConstants c{rewriter, op.getLoc(), dyn_cast<VectorType>(type)};
     Value x = op.getOperand();
+    // An exp2 marked `afn` (approximate functions: lazy.softmax_sum's,
+    // whose online rescaling rounds otherwise than the reference anyway)
+    // takes the fast form whatever the pass's option.
+    bool fast = this->fast || arith::bitEnumContainsAll(
+                                  op.getFastmath(), arith::FastMathFlags::afn);
     if (fast && x86Scalef && c.vector &&
         c.vector.getShape() == ArrayRef<int64_t>{16}) {
       rewriter.replaceOp(op, exp2WithScalef(c, x));

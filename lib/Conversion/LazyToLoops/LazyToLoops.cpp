@@ -113,7 +113,7 @@ int64_t workOf(KernelOp kernel) {
     if (auto store = dyn_cast<StoreOp>(op))
       work = std::max(work,
                       ShapedType::getNumElements(store.getView().getShape()));
-    else if (isa<ReduceSumOp, ReduceMaxOp>(op))
+    else if (isa<ReduceSumOp, ReduceMaxOp, SoftmaxSumOp>(op))
       work = std::max(
           work,
           cast<RankedTensorType>(op->getOperand(0).getType()).getNumElements());
@@ -455,6 +455,132 @@ LogicalResult lowerElementwise(OpBuilder &b, KernelEmitter &emitter,
   return status;
 }
 
+/// The softmax_sum a store group's values all read at the top level (not
+/// inside another reduce), when it is the group's only top-level reduce.
+SoftmaxSumOp topSoftmaxSum(const StoreGroup &group) {
+  SoftmaxSumOp found;
+  bool other = false;
+  SmallVector<Value> stack;
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  for (StoreOp store : group.stores)
+    stack.push_back(store.getValue());
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    if (auto online = dyn_cast<SoftmaxSumOp>(op)) {
+      other |= found && found != online;
+      found = online;
+      continue;
+    }
+    if (isEvaluationLeaf(op)) {
+      other |= isa<ReduceSumOp, ReduceMaxOp>(op) || isComputedView(op);
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      stack.push_back(operand);
+  }
+  return other ? SoftmaxSumOp() : found;
+}
+
+/// Bytes of one vector of a softmax_sum's accumulators (AVX2's).
+constexpr int64_t kSoftmaxSumVectorBytes = 32;
+/// The most accumulator vectors one tile carries (AVX2 has 16 registers;
+/// m, l and the step's scalars take some).
+constexpr int64_t kSoftmaxSumMaxVectors = 8;
+/// Query rows per tile. 2 and 4 measured slower than 1 on an AVX2 core
+/// (1x8x1024x64: 94 and 103 ms against 82-93): their accumulators spill;
+/// an explicit L1 tile of keys and values is the next step.
+constexpr int64_t kSoftmaxSumRows = 1;
+
+/// A store group whose value is a softmax_sum: its elements in tiles along
+/// the innermost output axis the scores are constant along (attention's
+/// head dim), up to kSoftmaxSumMaxVectors vectors of lanes per tile, each
+/// tile one pass over the sum's axes that computes each score once for all
+/// its elements (KernelEmitter::emitSoftmaxSumTile); the other axes in an
+/// scf.parallel nest. Without such an axis (or one the vectors do not
+/// divide) a tile is one element.
+LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
+                              StoreGroup &group, SoftmaxSumOp op,
+                              bool parallel) {
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> shape = group.shape;
+  SmallVector<bool> constant = scoresConstantAxes(op);
+  Type result = elementOf(op.getResult());
+  int64_t width =
+      kSoftmaxSumVectorBytes / (result.isF64() ? int64_t(8) : int64_t(4));
+  std::optional<size_t> laneAxis;
+  for (size_t a = shape.size(); a-- > 0;)
+    if (shape[a] > 1) {
+      if (constant[a] && shape[a] % width == 0 &&
+          !llvm::is_contained(op.getAxes(), int64_t(a)))
+        laneAxis = a;
+      break;
+    }
+  int64_t vectors = 1;
+  if (laneAxis) {
+    int64_t total = shape[*laneAxis] / width;
+    vectors = kSoftmaxSumMaxVectors;
+    while (total % vectors)
+      vectors /= 2;
+  }
+  // Rows of queries: a tile holds kSoftmaxSumRows of them along the
+  // innermost other axis the scores vary along, so that the keys and
+  // values a block of keys loads serve them all (read once per tile, not
+  // once per row, from a cache level they fit in).
+  std::optional<size_t> rowAxis;
+  for (size_t a = shape.size(); a-- > 0;)
+    if (shape[a] > 1 && (!laneAxis || a != *laneAxis) && !constant[a] &&
+        !llvm::is_contained(op.getAxes(), int64_t(a))) {
+      if (shape[a] % kSoftmaxSumRows == 0)
+        rowAxis = a;
+      break;
+    }
+  int64_t rows = rowAxis ? kSoftmaxSumRows : 1;
+  SmallVector<Value> lbs, ubs, steps;
+  SmallVector<int64_t> trips;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t step = laneAxis && d == *laneAxis ? vectors * width
+                   : rowAxis && d == *rowAxis ? rows
+                                              : 1;
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, shape[d]));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, step));
+    trips.push_back(shape[d] / step);
+  }
+  LogicalResult status = success();
+  auto tile = [&](OpBuilder &tb, ValueRange ivs) {
+    SmallVector<SmallVector<Value>> elements;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value row = rowAxis && r ? arith::AddIOp::create(
+                                     tb, loc, ivs[*rowAxis],
+                                     arith::ConstantIndexOp::create(tb, loc, r))
+                               : Value();
+      for (int64_t k = 0; k < vectors; ++k) {
+        SmallVector<Value> idx(ivs.begin(), ivs.end());
+        if (row)
+          idx[*rowAxis] = row;
+        if (laneAxis && k)
+          idx[*laneAxis] = arith::AddIOp::create(
+              tb, loc, ivs[*laneAxis],
+              arith::ConstantIndexOp::create(tb, loc, k * width));
+        elements.push_back(std::move(idx));
+      }
+    }
+    std::optional<LaneAxis> lanes;
+    if (laneAxis)
+      lanes = LaneAxis{*laneAxis, width};
+    if (failed(
+            emitter.emitSoftmaxSumTile(tb, group.stores, elements, op, lanes)))
+      status = failure();
+  };
+  if (!parallel)
+    forNest(b, loc, lbs, ubs, steps, tile);
+  else
+    parallelNest(b, loc, lbs, ubs, steps, trips, tile);
+  return status;
+}
+
 /// Lowers one kernel into `func`: one scf.parallel per group of
 /// consecutive stores of one shape, or the kernel's plan (lowerPlanned).
 LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
@@ -521,6 +647,12 @@ LogicalResult lowerKernel(KernelOp kernel, func::FuncOp func,
       return lowerPlanned(gb, e, groups.front(), planned->first,
                           planned->second, parallel);
     for (auto [i, group] : llvm::enumerate(groups)) {
+      if (SoftmaxSumOp online =
+              splits[i] ? SoftmaxSumOp() : topSoftmaxSum(group)) {
+        if (failed(lowerSoftmaxSum(gb, e, group, online, parallel)))
+          return failure();
+        continue;
+      }
       if (failed(splits[i] ? lowerRows(gb, e, group, *splits[i], parallel,
                                        rowBytes[i])
                            : lowerElementwise(gb, e, group, parallel)))

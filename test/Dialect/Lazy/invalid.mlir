@@ -940,3 +940,35 @@ func.func @view_index_overflow(%x: tensor<4xf32>) {
   %0 = lazy.view %x as <[(4):(1) offset 9223372036854775807]> : tensor<4xf32> -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @softmax_sum_shapes(%x: tensor<4x8xf32>, %w: tensor<4x4xf32>) {
+  // expected-error @+1 {{scores and weights must have one shape}}
+  %0 = lazy.softmax_sum %x, %w axes [1] scale 1.0 : tensor<4x8xf32>, tensor<4x4xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_sum_result_dtype(%x: tensor<4x8xf32>, %w: tensor<4x8xf16>) {
+  // expected-error @+1 {{result must have the weights' element type 'f16'}}
+  %0 = lazy.softmax_sum %x, %w axes [1] scale 1.0 : tensor<4x8xf32>, tensor<4x8xf16> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_sum_scale(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{scale must be positive and finite, not -2}}
+  %0 = lazy.softmax_sum %x, %x axes [1] scale -2.0 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_sum_axes(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result shape must be (4, 1)}}
+  %0 = lazy.softmax_sum %x, %x axes [1] scale 1.0 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<1x8xf32>
+  return
+}

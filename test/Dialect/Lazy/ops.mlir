@@ -75,6 +75,13 @@ func.func @ternary_and_reduce(%c: tensor<4x4xi1>, %a: tensor<4x4xf32>) {
   return
 }
 
+// CHECK-LABEL: func.func @softmax_sum
+func.func @softmax_sum(%x: tensor<4x8xf32>, %w: tensor<4x8xf16>) {
+  // CHECK: lazy.softmax_sum %{{.*}}, %{{.*}} axes [1] scale 1.4426950408889634 : tensor<4x8xf32>, tensor<4x8xf16> -> tensor<4x1xf16>
+  %0 = lazy.softmax_sum %x, %w axes [1] scale 1.4426950408889634 : tensor<4x8xf32>, tensor<4x8xf16> -> tensor<4x1xf16>
+  return
+}
+
 // All 14 tinygrad dtypes, as consts.
 // CHECK-LABEL: func.func @consts
 func.func @consts() {

@@ -12,6 +12,7 @@
 //   LoadsAndStores.cpp     masked loads, const views and guarded stores
 //   ScalarOps.cpp          elementwise ops by dtype
 //   Reductions.cpp         reduce loops and register tiles
+//   SoftmaxSums.cpp        lazy.softmax_sum's one-pass loop
 //   RowKernels.cpp         per-row values computed once
 //   VectorLanes.cpp        a register tile's elements as vectors
 //   PackedPanels.cpp       a pack step's panels, copied per block
@@ -51,6 +52,10 @@ bool isEvaluationLeaf(Operation *op);
 /// elements of `shape`; axes of one element get `zero` (a new 0 if null).
 SmallVector<Value> delinearizeIndex(OpBuilder &b, Location loc, Value flat,
                                     ArrayRef<int64_t> shape, Value zero = {});
+
+/// The axes along which a softmax_sum's scores are constant (read through
+/// a view of stride 0 there): its elements along them share the scores.
+SmallVector<bool> scoresConstantAxes(SoftmaxSumOp op);
 
 class KernelEmitter {
 public:
@@ -228,6 +233,17 @@ public:
                                           const OptPlan &plan,
                                           std::optional<LaneAxis> lanes);
 
+  /// A tile of elements of a store group whose top-level value is the
+  /// softmax_sum `op` (SoftmaxSums.cpp): one loop over its axes computing
+  /// it for every element (those differing only along axes the scores are
+  /// constant along share each step's score), then emitStoreGroups on the
+  /// same elements. With `lanes` (an axis the scores are constant along),
+  /// each element is a vector of lanes.
+  LogicalResult emitSoftmaxSumTile(OpBuilder &b, ArrayRef<StoreOp> stores,
+                                   ArrayRef<SmallVector<Value>> elements,
+                                   SoftmaxSumOp op,
+                                   std::optional<LaneAxis> lanes);
+
 protected:
   /// A reduce at output index `idx`. The default is a sequential scf.for
   /// nest over the reduced axes.
@@ -272,6 +288,21 @@ protected:
   unsigned reduceDepth() const { return scopes.size() - rowScopes - 1; }
 
 private:
+  /// A softmax_sum at output index `idx`, alone.
+  FailureOr<Value> emitSoftmaxSum(OpBuilder &b, SoftmaxSumOp op,
+                                  ValueRange idx);
+  /// Inside a softmax_sum's block of keys (softmaxKeys): a float sum
+  /// `reduce` at `idx`, whose index holds the block's first key, computed
+  /// for every key of the block in vector lanes along its one axis, the
+  /// other keys' values memoized for their evaluation; null where that
+  /// does not apply.
+  FailureOr<Value> keyBlockReduce(OpBuilder &b, Operation *reduce,
+                                  ValueRange idx);
+  /// The softmax_sum's loop for `elements` (in the current lanes): its
+  /// value at each.
+  FailureOr<SmallVector<Value>>
+  emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
+                     ArrayRef<SmallVector<Value>> elements);
   /// One reduce for every element of a tile (emitStoreTile); its results
   /// go to tileReduces.
   LogicalResult emitReduceTile(OpBuilder &b, Operation *reduce,
@@ -370,6 +401,9 @@ private:
   /// A tile's top-level reduces by (reduce, element), and the element
   /// emitStoreGroups is computing.
   DenseMap<std::pair<Operation *, unsigned>, Value> tileReduces;
+  /// While a softmax_sum's scores are evaluated: the index of each key of
+  /// the block (keyBlockReduce).
+  SmallVector<Value> softmaxKeys;
   unsigned currentElement = 0;
   DenseMap<Attribute, std::optional<AffineIndex>> affineForms;
   /// Lane mode's axis and width, and the lane scalar code computes in

@@ -98,11 +98,27 @@
 //      extent, no reduce of its own along a row axis, and every view a
 //      reduce reads constant along that reduce's axes, so that no row
 //      value is computed more than once per row.
+//   6. Online softmax. tinygrad stores attention's scores, their softmax
+//      probabilities and the softmax's max and sum (5 kernels, the scores
+//      and probabilities S x S per head). A sum that OnlineSoftmax.h
+//      matches (sum_j softmax_j(x) * w_j, whatever computes x and w) is
+//      computed in one kernel: every realized node of its input, down to
+//      the nodes that stay its leaves, is taken back when its consumers
+//      all lie in that input and nothing else needs its buffer (rule 1's
+//      conditions), and becomes a row value (read through a view, it is
+//      computed at its own shape). The max, the sum and the probabilities
+//      must be among them. The kernel AST built so must have shapes that
+//      agree; lazy-online-softmax then rewrites the kernel's four reduces
+//      and exponentials into one lazy.softmax_sum, which computes each
+//      score once, so nothing is recomputed per output column and no
+//      S x S value is stored. Runs first: the other rules see the scores
+//      and probabilities no longer realized.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ScheduleRules.h"
 #include "lazy/Dialect/Lazy/Analysis/KernelAst.h"
+#include "lazy/Dialect/Lazy/Analysis/OnlineSoftmax.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -110,12 +126,17 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <queue>
+
 using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
 
 /// The most kernels that may each compute one row value (rule 5).
 static constexpr size_t kMaxRowReaders = 8;
+
+/// The most nodes rule 6 takes into one kernel.
+static constexpr size_t kMaxOnlineNodes = 256;
 
 /// The most unrealized ops a recomputed base may stand for.
 static constexpr unsigned kMaxRecomputedOps = 16;
@@ -940,4 +961,124 @@ bool RowFusion::computeInReaders(NodeId b, int32_t own,
 void mlir::lazy::fuseRowReduces(const LazyGraph &g, const GraphWalk &w,
                                 SchedulePlan &plan) {
   RowFusion(g, w, plan).run();
+}
+
+namespace {
+/// Rule 6's region of one softmax-weighted sum: the nodes its kernel
+/// computes and the realized ones among them it takes back.
+struct OnlineRegion {
+  llvm::DenseSet<NodeId> nodes;
+  SmallVector<NodeId> takenBack;
+};
+
+/// The region under `sum` (rule 6), or none where a node it must compute
+/// may not be computed there.
+std::optional<OnlineRegion> onlineRegion(const LazyGraph &g, const GraphWalk &w,
+                                         const SchedulePlan &plan, NodeId sum) {
+  OnlineRegion r;
+  // Consumers first (ids are topological): a realized node is decided
+  // after every consumer of it that the region holds.
+  std::priority_queue<NodeId> heap;
+  llvm::DenseSet<NodeId> queued;
+  auto push = [&](NodeId src) {
+    NodeId base = g.baseOf(src);
+    if (queued.insert(base).second)
+      heap.push(base);
+  };
+  for (NodeId src : g.node(sum).srcs)
+    push(src);
+  while (!heap.empty()) {
+    NodeId b = heap.top();
+    heap.pop();
+    const LazyNode &n = g.node(b);
+    if (n.isRealized() || n.kind == NodeOp::Const)
+      continue;
+    if (plan.realizes.contains(b)) {
+      bool inside = llvm::all_of(w.children[b], [&](NodeId c) {
+        return c == sum || r.nodes.contains(c);
+      });
+      if (!inside || (n.kind != NodeOp::Elementwise && !n.isReduce()) ||
+          n.external || n.seen || n.forcedRealize || w.simplePads.contains(b) ||
+          w.assignTargets.count(b) || g.isOutputBase(b) ||
+          readAsBuffer(g, w, b)) {
+        // A leaf the kernel loads.
+        if (readsAssignTargetMemory(g, w, b))
+          return std::nullopt;
+        continue;
+      }
+      r.takenBack.push_back(b);
+    } else if (n.isMeta()) {
+      return std::nullopt;
+    }
+    r.nodes.insert(b);
+    if (r.nodes.size() > kMaxOnlineNodes)
+      return std::nullopt;
+    for (NodeId src : n.srcs)
+      push(src);
+  }
+  return r;
+}
+} // namespace
+
+void mlir::lazy::fuseOnlineSoftmax(const LazyGraph &g, const GraphWalk &w,
+                                   SchedulePlan &plan) {
+  SmallVector<std::pair<NodeId, OnlineSoftmaxMatch>> matches;
+  for (NodeId id = NodeId(g.size()) - 1; id >= 0; --id) {
+    const LazyNode &n = g.node(id);
+    if (n.kind != NodeOp::ReduceSum)
+      continue;
+    if (std::optional<OnlineSoftmaxMatch> m =
+            matchOnlineSoftmax(cast<ReduceSumOp>(n.op)))
+      matches.emplace_back(id, std::move(*m));
+  }
+  if (matches.empty())
+    return;
+  llvm::DenseMap<Operation *, NodeId> idOf;
+  for (NodeId id = 0; id < NodeId(g.size()); ++id)
+    if (Operation *op = g.node(id).op)
+      idOf[op] = id;
+  for (auto &[sum, m] : matches) {
+    // The group that stores the sum: the sum itself, or the buffer its
+    // reduce group realizes.
+    NodeId stored = plan.realizes.contains(sum) ? sum : NodeId(-1);
+    for (auto &[buffer, reduce] : plan.reduceForOp)
+      if (stored < 0 && reduce == sum)
+        stored = buffer;
+    if (stored < 0)
+      continue;
+    std::optional<OnlineRegion> region = onlineRegion(g, w, plan, sum);
+    if (!region)
+      continue;
+    auto inRegion = [&](Operation *op) {
+      auto it = idOf.find(op);
+      return it != idOf.end() && region->nodes.contains(it->second);
+    };
+    if (!inRegion(m.max) || !inRegion(m.norm) || !inRegion(m.exp) ||
+        !inRegion(m.probs.getDefiningOp()))
+      continue;
+    NodeSet realizes = plan.realizes, rowValues = plan.rowValues;
+    for (NodeId b : region->takenBack)
+      realizes.remove(b);
+    // Every reduce of the region, read through a view, is a value of its
+    // own shape (a score's sum read through a reshape would otherwise
+    // merge into the sum that reads it, a double reduce).
+    for (NodeId b : region->nodes)
+      if (g.node(b).isReduce() || llvm::is_contained(region->takenBack, b))
+        rowValues.insert(b);
+    {
+      // A trial: its errors (tinygrad's assertions) only mean "no".
+      ScopedDiagnosticHandler quiet(g.function().getContext(),
+                                    [](Diagnostic &) { return success(); });
+      KernelAstBuilder builder(g, realizes, /*useCopyKernel=*/false,
+                               &rowValues);
+      FailureOr<ScheduleItem> item = builder.build({stored});
+      if (failed(item) || !kernelShapesAgree(*item, g.trackers()))
+        continue;
+    }
+    for (NodeId b : region->takenBack)
+      plan.reduceForOp.erase(b);
+    plan.realizes = std::move(realizes);
+    plan.rowValues = std::move(rowValues);
+    plan.onlineSums.insert(sum);
+  }
 }

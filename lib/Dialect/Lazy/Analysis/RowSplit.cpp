@@ -76,6 +76,8 @@ std::optional<RowSplit> mlir::lazy::rowSplitOf(ArrayRef<StoreOp> stores) {
       views.push_back(cast<ViewOp>(op));
     else if (isa<ReduceSumOp, ReduceMaxOp>(op))
       reduces.push_back(op);
+    else if (isa<SoftmaxSumOp>(op))
+      return std::nullopt; // one pass over its axes, not rows
   }
   if (views.empty())
     return std::nullopt;

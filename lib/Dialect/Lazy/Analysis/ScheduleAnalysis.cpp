@@ -90,6 +90,8 @@ SchedulePlan mlir::lazy::computeGroups(const LazyGraph &g, const GraphWalk &w,
     foldAranges(g, w, aranges, plan.reduceForOp, plan.realizes);
   // The fusion-policy seam: tinygrad 0.9.2's decisions end here.
   if (flags.fusion == FusionPolicy::Aggressive) {
+    if (flags.onlineSoftmax)
+      fuseOnlineSoftmax(g, w, plan);
     fuseReduceEpilogues(g, w, plan);
     recomputeRealizedBases(g, w, plan);
   }

@@ -133,6 +133,13 @@ void mergeSiblingReduces(const LazyGraph &g, const GraphWalk &w,
 /// expand (softmax, layernorm: row kernels), or inside one of them that
 /// stores it for the others.
 void fuseRowReduces(const LazyGraph &g, const GraphWalk &w, SchedulePlan &plan);
+/// fusion=aggressive, rule 6: computes a softmax-weighted sum
+/// (OnlineSoftmax.h: attention's softmax(QK^T)V) in one kernel, its
+/// scores, maximum, normalizer and probabilities unrealized (rows values
+/// where read through a view), for lazy-online-softmax to rewrite into
+/// one pass.
+void fuseOnlineSoftmax(const LazyGraph &g, const GraphWalk &w,
+                       SchedulePlan &plan);
 /// Whether a kernel AST's values have the shapes its ops imply: an
 /// elementwise op's sources its own shape, a reduce's source its shape
 /// with the reduced axes 1, a store its value's (rule 5's trials).

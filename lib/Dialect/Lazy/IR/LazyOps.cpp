@@ -16,6 +16,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
@@ -258,10 +260,10 @@ LogicalResult BitcastOp::verify() {
 // Reduce ops
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes) {
-  Type src = op->getOperand(0).getType(), res = op->getResult(0).getType();
-  if (failed(verifyMovement(op)))
-    return failure();
+/// The result's shape is the source's with `axes` (distinct, in range) of
+/// size 1.
+static LogicalResult verifyReducedShape(Operation *op, Type src,
+                                        ArrayRef<int64_t> axes) {
   std::vector<int64_t> shape = shapeOf(src);
   for (size_t i = 0; i < axes.size(); ++i) {
     if (axes[i] < 0 || axes[i] >= static_cast<int64_t>(shape.size()))
@@ -273,7 +275,6 @@ static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes) {
       return op->emitOpError("axes must be distinct");
     shape[axes[i]] = 1;
   }
-  (void)res;
   if (failed(verifyResultShape(op, shape)))
     return failure();
   st::SymShape dims = symbolicShapeOf(src);
@@ -281,8 +282,31 @@ static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes) {
     dims[axis] = 1;
   return verifySymbolicResultShape(op, dims);
 }
+static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes) {
+  if (failed(verifyMovement(op)))
+    return failure();
+  return verifyReducedShape(op, op->getOperand(0).getType(), axes);
+}
 LogicalResult ReduceSumOp::verify() { return verifyReduce(*this, getAxes()); }
 LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this, getAxes()); }
+LogicalResult SoftmaxSumOp::verify() {
+  auto scores = cast<RankedTensorType>(getScores().getType());
+  auto weights = cast<RankedTensorType>(getWeights().getType());
+  if (scores.getShape() != weights.getShape())
+    return emitOpError("scores and weights must have one shape, not ")
+           << scores << " and " << weights;
+  if (weights.getElementType() != getResult().getType().getElementType())
+    return emitOpError("result must have the weights' element type ")
+           << weights.getElementType();
+  if (!std::isfinite(getScale().convertToDouble()) ||
+      getScale().convertToDouble() <= 0)
+    return emitOpError("scale must be positive and finite, not ")
+           << getScale().convertToDouble();
+  if (failed(verifyDevicesMatch(*this, scores, getResult().getType(),
+                                "scores and result")))
+    return failure();
+  return verifyReducedShape(*this, scores, getAxes());
+}
 
 //===----------------------------------------------------------------------===//
 // ConstOp

@@ -891,6 +891,7 @@ struct LazyFormKernels final
       walked.emplace_back(std::move(*graph), std::move(*walk));
     }
     unsigned counter = 0;
+    bool onlineSums = false;
     for (auto [index, func] : llvm::enumerate(funcs)) {
       KernelFormer former(module, func, flags, counter);
       if (index < positions.size())
@@ -899,7 +900,14 @@ struct LazyFormKernels final
       FailureOr<SchedulePlan> plan = planSchedule(graph, walk, flags);
       if (failed(plan) || failed(materialize(former, graph, *plan)))
         return signalPassFailure();
+      onlineSums |= !plan->onlineSums.empty();
     }
+    // fusion=aggressive, rule 6: the kernels it formed hold a softmax-
+    // weighted sum in its four-op form; lazy-online-softmax's rewrite makes
+    // it one pass.
+    if (onlineSums)
+      for (auto kernel : module.getOps<KernelOp>())
+        rewriteOnlineSoftmax(kernel);
   }
 
   static llvm::DenseMap<Operation *, int64_t> opPositions(func::FuncOp func) {

@@ -112,6 +112,9 @@ struct SchedulePlan {
   /// computed from them) that their one reading kernel computes once per
   /// row and reads through the expanding view (a row kernel).
   NodeSet rowValues;
+  /// fusion=aggressive, rule 6: the softmax-weighted sums whose kernels
+  /// lazy-online-softmax rewrites.
+  NodeSet onlineSums;
 };
 
 /// A3-A6, starting from `realizes`.

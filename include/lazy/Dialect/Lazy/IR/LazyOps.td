@@ -314,6 +314,41 @@ def Lazy_ReduceMaxOp : Lazy_ReduceOp<"reduce_max", "MAX"> {
   }];
 }
 
+def Lazy_SoftmaxSumOp : Lazy_Op<"softmax_sum", [Pure]> {
+  let summary = "a softmax-weighted sum in one pass (fusion=aggressive)";
+  let description = [{
+    The sum over `axes` of the softmax of `scale * scores` times `weights`:
+
+      result = sum_j exp2(scale * (x_j - M)) * w_j / sum_j exp2(scale * (x_j - M))
+
+    with `M` the maximum of the scores over `axes` (j runs over them, the
+    other dims are kept, the reduced ones with size 1). No tinygrad LazyOp
+    computes it: `lazy-online-softmax` rewrites a kernel's max-reduce, the
+    exponentials of the differences, their sum-reduce and the weighted sum
+    of the normalized probabilities into it (attention's softmax(QK^T)V),
+    so that one pass over the axes carries the running maximum, the running
+    sum and the weighted accumulator, rescaling both as the maximum grows
+    (the "online softmax"). The probabilities are never stored. Results
+    equal the four-op form's up to rounding: the accumulators are rescaled
+    instead of summed at the final maximum.
+
+    A row whose scores are all `-inf` (every key masked) gives NaN, as the
+    four-op form does.
+    ```mlir
+    %o = lazy.softmax_sum %x, %v axes [2] scale 1.4426950408889634
+        : tensor<4x8x16xf32>, tensor<4x8x16xf32> -> tensor<4x8x1xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_FloatTensor:$scores, Lazy_FloatTensor:$weights,
+                       DenseI64ArrayAttr:$axes, F64Attr:$scale);
+  let results = (outs Lazy_FloatTensor:$result);
+  let assemblyFormat = [{
+    $scores `,` $weights `axes` $axes `scale` $scale attr-dict `:`
+    type($scores) `,` type($weights) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Meta ops
 //===----------------------------------------------------------------------===//

@@ -48,13 +48,19 @@ def Lazy_FuseArangeFlag : Lazy_BoolFlag<"fuseArange", "fuse_arange",
 def Lazy_UseCopyKernelFlag : Lazy_BoolFlag<"useCopyKernel", "use_copy_kernel",
     "use-copy-kernel", "false", "USE_COPY_KERNEL",
     "copy between devices of one type with a byte-copy kernel">;
+def Lazy_OnlineSoftmaxFlag : Lazy_BoolFlag<"onlineSoftmax", "online_softmax",
+    "online-softmax", "false", "LAZY_ONLINE_SOFTMAX",
+    "fusion=aggressive: one kernel and one pass for a softmax-weighted sum "
+    "(attention; rule 6, lazy-online-softmax); off by default while its "
+    "CPU code is slower than the three kernels it replaces">;
 def Lazy_FusionFlag : Lazy_PolicyFlag<"fusion", "fusion", "fusion",
     "tinygrad: tinygrad 0.9.2's kernels; aggressive: fewer kernels that move "
     "fewer bytes">;
 
 /// The flags in the order C++ and the pass options list them.
 defvar Lazy_BoolFlags = [Lazy_MultiOutputFlag, Lazy_FuseConvBwFlag,
-                         Lazy_FuseArangeFlag, Lazy_UseCopyKernelFlag];
+                         Lazy_FuseArangeFlag, Lazy_UseCopyKernelFlag,
+                         Lazy_OnlineSoftmaxFlag];
 defvar Lazy_PolicyFlags = [Lazy_FusionFlag];
 
 #endif // LAZY_DIALECT_LAZY_IR_SCHEDULEFLAGS_TD

@@ -5,6 +5,7 @@
 #define LAZY_DIALECT_LAZY_TRANSFORMS_PASSES_H
 
 #include "lazy/Dialect/Lazy/IR/LazyDialect.h"
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Dialect/Lazy/IR/ScheduleFlags.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
@@ -27,6 +28,10 @@ struct FormKernelsConfig {
 };
 std::unique_ptr<Pass> createLazyFormKernels(const FormKernelsConfig &config,
                                             const ScheduleFlagOverrides &flags);
+
+/// lazy-online-softmax's rewrite of one kernel: the number of
+/// softmax-weighted sums rewritten into lazy.softmax_sum.
+unsigned rewriteOnlineSoftmax(KernelOp kernel);
 
 /// Registers the `lazy-schedule` pipeline (all scheduler passes).
 void registerSchedulePipeline();

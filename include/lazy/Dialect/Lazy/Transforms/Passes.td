@@ -241,6 +241,36 @@ def LazyFormKernels : Pass<"lazy-form-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
+def LazyOnlineSoftmax : Pass<"lazy-online-softmax", "::mlir::ModuleOp"> {
+  let summary = "Rewrite a kernel's softmax-weighted sum into one pass";
+  let description = [{
+    In every `lazy.kernel`, a sum of softmax probabilities times weights
+    along the sum's own axes (Analysis/OnlineSoftmax.h: a max-reduce of the
+    scores x, exp2 of the scaled difference, its sum-reduce, and the
+    weighted sum of the normalized exponentials) becomes one
+    `lazy.softmax_sum` of x and the weights:
+
+    1. x is read at the sum's input shape through the view the sum reads
+       the probabilities through;
+    2. the weights are the product of the sum's other factors and, read
+       through that view, the probabilities' factors other than the
+       exponential and the normalization (a mask applied after the
+       softmax), cast to the sum's element type; 1 where there are none;
+    3. the ops nothing reads any longer are erased.
+
+    Attention's softmax(QK^T)V so computes each score once: one pass over
+    the keys carries the running max, sum and weighted accumulator, and no
+    S x S value exists. lazy-form-kernels runs it on the kernels it forms
+    under fusion=aggressive (rule 6 forms them); the pass is the same
+    rewrite on its own, for tests.
+  }];
+  let statistics = [
+    Statistic<"numRewritten", "rewritten",
+              "softmax-weighted sums rewritten into lazy.softmax_sum">,
+  ];
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
 def LazyToposort : Pass<"lazy-toposort", "::mlir::func::FuncOp"> {
   let summary = "Order a lazy.schedule (tinygrad's BFS) and inline it";
   let description = [{

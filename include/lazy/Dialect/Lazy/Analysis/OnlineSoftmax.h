@@ -1,0 +1,64 @@
+//===- OnlineSoftmax.h - a softmax-weighted sum over lazy ops ---*- C++ -*-===//
+//
+// Recognizes, over lazy ops (a graph function's or a kernel body's: both
+// are lazy ops reading each other through lazy.view), a weighted sum of
+// softmax probabilities along the sum's own axes:
+//
+//   m = reduce_max(x)                      over J
+//   e = exp2(c * (x - view(m)))            (c > 0, 1 when absent)
+//   l = reduce_sum(e)                      over J
+//   p = e * recip(view(l)) * F             (F: more factors)
+//   o = reduce_sum(view(p) * G)            over the axes V maps onto J
+//
+// where the views of m and l broadcast them back along J, V (optional)
+// only expands and reorders p's axes, and the factors F and G read none of
+// m, l and e. Which x (scores plus any additive mask, bias or soft cap), F
+// and G is open: the rule is the algebra of the rescaled sum, not one
+// model's graph. A float cast over p or over view(p) is looked through.
+// lazy-online-softmax (Transforms/OnlineSoftmax.cpp) rewrites a match into
+// one lazy.softmax_sum; fusion=aggressive (AggressiveFusion.cpp, rule 6)
+// forms the kernel that holds it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_DIALECT_LAZY_ANALYSIS_ONLINESOFTMAX_H
+#define LAZY_DIALECT_LAZY_ANALYSIS_ONLINESOFTMAX_H
+
+#include "lazy/Dialect/Lazy/IR/LazyOps.h"
+
+#include <optional>
+
+namespace mlir::lazy {
+
+struct OnlineSoftmaxMatch {
+  /// The weighted sum o.
+  ReduceSumOp sum;
+  /// V, the view reading p at o's input shape; null when o reads p at its
+  /// own shape.
+  ViewOp probsView;
+  /// p, at its own shape.
+  Value probs;
+  /// x, at p's shape.
+  Value scores;
+  /// c.
+  double scale = 1.0;
+  ReduceMaxOp max;
+  ReduceSumOp norm;
+  Exp2Op exp;
+  /// The factors of o's input other than the probabilities (G, at o's
+  /// input shape) and of p other than e and recip(view(l)) (F, at p's
+  /// shape).
+  SmallVector<Value> outerFactors, innerFactors;
+};
+
+/// The match rooted at `sum`, if it is one.
+std::optional<OnlineSoftmaxMatch> matchOnlineSoftmax(ReduceSumOp sum);
+
+/// The axis of `view`'s source each of its axes walks, -1 for a broadcast
+/// one (stride 0 or extent 1), when `view` (one view, no mask, no offset)
+/// only expands, reorders and reshapes by axes of size 1; else none.
+std::optional<SmallVector<int64_t>> viewAxisSources(ViewOp view);
+
+} // namespace mlir::lazy
+
+#endif // LAZY_DIALECT_LAZY_ANALYSIS_ONLINESOFTMAX_H

@@ -1,0 +1,472 @@
+//===- SoftmaxSums.cpp - lazy.softmax_sum in one pass ---------------------===//
+//
+// Rules:
+//   - one scf.for nest over the sum's axes carries the running maximum m
+//     and normalizer l of the scaled scores and an accumulator per element;
+//     each step reads the score x and, for s = scale * x,
+//       m' = m > s ? m : s                  (a NaN score reaches the
+//                                            result through its own p)
+//       a  = m' == m ? 1 : exp2(m - m')     (1 while every score is -inf)
+//       p  = m' == -inf ? 0 : exp2(s - m')  (a masked score adds nothing)
+//       l  = l * a + p,  acc = acc * a + p * w
+//     and the result is acc / l (NaN where every score is -inf, as the
+//     four-op form gives);
+//   - the arithmetic is f32 (f64 for an f64 result), the result cast to its
+//     element type;
+//   - a tile's elements that differ only along axes the scores are
+//     constant along (a view's stride 0: the head dim of attention's output)
+//     share one m, l and p: each score is computed once per step for all of
+//     them, and lanes along such an axis make the accumulators vectors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+/// Keys per step of the innermost summed axis, where the axis's extent
+/// allows (else 8, 4, 2 or 1): the per-block work (the block's maximum,
+/// the rescale and its exp2) is spread over more keys.
+static constexpr int64_t kSoftmaxSumKeyBlock = 16;
+/// Lanes of a block's dot products (keyBlockReduce): one f32 vector (AVX2),
+/// as many keys' dot products reduced at once.
+static constexpr int64_t kDotLanes = 8;
+
+SmallVector<bool> mlir::lazy::scoresConstantAxes(SoftmaxSumOp op) {
+  size_t rank = op.getScores().getType().getRank();
+  SmallVector<bool> constant(rank, false);
+  auto view = op.getScores().getDefiningOp<ViewOp>();
+  if (!view || view.getTracker().isSymbolic())
+    return constant;
+  std::vector<std::optional<int64_t>> strides =
+      view.getTracker().getTracker().realStrides();
+  for (size_t a = 0; a < rank; ++a)
+    constant[a] = strides[a] && *strides[a] == 0;
+  return constant;
+}
+
+/// `v` (a float scalar or vector) extended to `t`'s width.
+static Value extendTo(OpBuilder &b, Location loc, Value v, FloatType t) {
+  Type have = getElementTypeOrSelf(v.getType());
+  if (have == t)
+    return v;
+  Type want = t;
+  if (auto vec = dyn_cast<VectorType>(v.getType()))
+    want = vec.clone(t);
+  if (cast<FloatType>(have).getWidth() < t.getWidth())
+    return arith::ExtFOp::create(b, loc, want, v);
+  return arith::TruncFOp::create(b, loc, want, v);
+}
+
+/// x > y ? x : y, which x86 has as one instruction (maxss/maxps): a NaN
+/// operand may or may not win, which the softmax_sum does not need (a
+/// NaN score reaches the result through its own exp2).
+static Value greaterOf(OpBuilder &b, Location loc, Value x, Value y) {
+  Value greater =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
+  return arith::SelectOp::create(b, loc, greater, x, y);
+}
+
+/// The larger of `m` and the maximum of the vector `s`: a tree of lane
+/// swaps, every lane holding the maximum at the end.
+static Value maxOfBlock(OpBuilder &b, Location loc, Value m, Value s) {
+  int64_t n = cast<VectorType>(s.getType()).getNumElements();
+  for (int64_t half = 1; half < n; half *= 2) {
+    SmallVector<int64_t> swapped;
+    for (int64_t lane = 0; lane < n; ++lane)
+      swapped.push_back(lane ^ half);
+    s = greaterOf(b, loc, s, vector::ShuffleOp::create(b, loc, s, s, swapped));
+  }
+  return greaterOf(b, loc, m, vector::ExtractOp::create(b, loc, s, 0));
+}
+
+FailureOr<SmallVector<Value>>
+KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
+                                  ArrayRef<SmallVector<Value>> elements) {
+  Location loc = op.getLoc();
+  Type resultType = elementOf(op.getResult());
+  FloatType acc = resultType.isF64() ? cast<FloatType>(b.getF64Type())
+                                     : cast<FloatType>(b.getF32Type());
+  ArrayRef<int64_t> axes = op.getAxes();
+  // Elements that differ only along axes the scores are constant along
+  // (or summed along) share a group: one m, l and p per step.
+  SmallVector<bool> shared = scoresConstantAxes(op);
+  for (int64_t a : axes)
+    shared[size_t(a)] = true;
+  SmallVector<unsigned> groupOf, firstOf;
+  for (auto [e, idx] : llvm::enumerate(elements)) {
+    auto same = llvm::find_if(firstOf, [&](unsigned f) {
+      for (size_t a = 0; a < idx.size(); ++a)
+        if (!shared[a] && elements[f][a] != idx[a])
+          return false;
+      return true;
+    });
+    if (same == firstOf.end()) {
+      groupOf.push_back(unsigned(firstOf.size()));
+      firstOf.push_back(unsigned(e));
+    } else {
+      groupOf.push_back(unsigned(same - firstOf.begin()));
+    }
+  }
+  VectorType laneType =
+      lanes ? VectorType::get({lanes->width}, acc) : VectorType();
+  auto scalar = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(acc, v));
+  };
+  auto splat = [&](Value s) -> Value {
+    return laneType ? vector::BroadcastOp::create(b, loc, laneType, s) : s;
+  };
+  double inf = std::numeric_limits<double>::infinity();
+  size_t groups = firstOf.size();
+  // Carried: m and l per group, then an accumulator per element.
+  SmallVector<Value> carried;
+  for (size_t g = 0; g < groups; ++g) {
+    carried.push_back(scalar(-inf));
+    carried.push_back(scalar(0.0));
+  }
+  Value zeroAcc = splat(scalar(0.0));
+  carried.append(elements.size(), zeroAcc);
+  Value one = scalar(1.0), zero = scalar(0.0), negInf = scalar(-inf);
+  Value scale = scalar(op.getScale().convertToDouble());
+
+  // The innermost axis steps by a block of keys: their scores form one
+  // vector, whose maximum rescales the accumulators once per block.
+  int64_t block = 1;
+  if (auto extent = op.getScores().getType().getShape()[size_t(axes.back())];
+      !ShapedType::isDynamic(extent))
+    for (int64_t b2 : {kSoftmaxSumKeyBlock, int64_t(8), int64_t(4), int64_t(2)})
+      if (extent % b2 == 0) {
+        block = b2;
+        break;
+      }
+  auto blockType = VectorType::get({block}, acc);
+  // Element e's index with the summed axes at `outer` (all but the
+  // innermost) and the innermost at `key`.
+  SmallVector<Value> outer;
+  auto innerOf = [&](unsigned e, Value key) {
+    SmallVector<Value> inner(elements[e].begin(), elements[e].end());
+    for (auto [i, axis] : llvm::enumerate(axes.drop_back()))
+      inner[size_t(axis)] = outer[i];
+    inner[size_t(axes.back())] = key;
+    return inner;
+  };
+  // The scaled scores of group g at `keys` (one block) as one vector.
+  auto scoresOf = [&](OpBuilder &sb, size_t g,
+                      ArrayRef<Value> keys) -> FailureOr<Value> {
+    softmaxKeys.assign(keys.begin(), keys.end());
+    llvm::scope_exit clearKeys([&] { softmaxKeys.clear(); });
+    SmallVector<Value> scores;
+    for (Value key : keys) {
+      FailureOr<Value> x = evaluateIn(
+          sb, op.getScores(), innerOf(firstOf[g], key), lanes.has_value());
+      if (failed(x))
+        return failure();
+      if (isa<VectorType>(x->getType()))
+        return op.emitOpError("has scores that vary along the lanes");
+      scores.push_back(extendTo(sb, loc, *x, acc));
+    }
+    return arith::MulFOp::create(
+               sb, loc,
+               vector::FromElementsOp::create(sb, loc, blockType, scores),
+               vector::BroadcastOp::create(sb, loc, blockType, scale))
+        .getResult();
+  };
+  auto keysFrom = [&](OpBuilder &kb, Value first) {
+    SmallVector<Value> keys = {first};
+    for (int64_t k = 1; k < block; ++k)
+      keys.push_back(arith::AddIOp::create(
+          kb, loc, first, arith::ConstantIndexOp::create(kb, loc, k)));
+    return keys;
+  };
+  // One summed axis of two blocks or more is software-pipelined: each
+  // trip computes the next block's scores (the last trip its own again)
+  // while the softmax and the weighted sum of this block wait on the exp2s,
+  // and carries them to the next trip.
+  int64_t extent = op.getScores().getType().getShape()[size_t(axes.back())];
+  bool pipelined =
+      axes.size() == 1 && !ShapedType::isDynamic(extent) && extent >= 2 * block;
+  size_t scoresAt = carried.size();
+  if (pipelined) {
+    scopes.emplace_back();
+    llvm::scope_exit popScope([&] { scopes.pop_back(); });
+    SmallVector<Value> keys =
+        keysFrom(b, arith::ConstantIndexOp::create(b, loc, 0));
+    for (size_t g = 0; g < groups; ++g) {
+      FailureOr<Value> s = scoresOf(b, g, keys);
+      if (failed(s))
+        return failure();
+      carried.push_back(*s);
+    }
+  }
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Value> ivs;
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t axis : axes) {
+    Value lo = arith::ConstantIndexOp::create(b, loc, 0);
+    Value hi = extentOf(b, loc, op.getScores(), size_t(axis));
+    Value step =
+        arith::ConstantIndexOp::create(b, loc, axis == axes.back() ? block : 1);
+    auto loop = scf::ForOp::create(b, loc, lo, hi, step, carried);
+    ivs.push_back(loop.getInductionVar());
+    carried.assign(loop.getRegionIterArgs().begin(),
+                   loop.getRegionIterArgs().end());
+    b.setInsertionPointToStart(loop.getBody());
+    loops.push_back(loop);
+  }
+  outer.assign(ivs.begin(), ivs.end() - 1);
+  auto fail = [&]() -> FailureOr<SmallVector<Value>> {
+    if (!loops.empty())
+      loops.front().erase();
+    return failure();
+  };
+  SmallVector<Value> keys = keysFrom(b, ivs.back());
+  scopes.emplace_back();
+  llvm::scope_exit popScope([&] { scopes.pop_back(); });
+  SmallVector<Value> next(carried.size());
+  SmallVector<Value> alphas(groups);
+  SmallVector<SmallVector<Value>> probs(groups);
+  // Both exp2s may approximate (within 1 ulp on the CPU): the rescaled
+  // sums round otherwise than the four-op form's anyway.
+  auto approximate = arith::FastMathFlags::afn;
+  if (pipelined) {
+    Value ahead = arith::MinSIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, ivs.back(),
+                              arith::ConstantIndexOp::create(b, loc, block)),
+        arith::ConstantIndexOp::create(b, loc, extent - block));
+    SmallVector<Value> nextKeys = keysFrom(b, ahead);
+    for (size_t g = 0; g < groups; ++g) {
+      FailureOr<Value> s = scoresOf(b, g, nextKeys);
+      if (failed(s))
+        return fail();
+      next[scoresAt + g] = *s;
+    }
+  }
+  for (size_t g = 0; g < groups; ++g) {
+    Value s;
+    if (pipelined) {
+      s = carried[scoresAt + g];
+    } else {
+      FailureOr<Value> own = scoresOf(b, g, keys);
+      if (failed(own))
+        return fail();
+      s = *own;
+    }
+    Value m = carried[2 * g], l = carried[2 * g + 1];
+    Value mNext = maxOfBlock(b, loc, m, s);
+    Value grew =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, mNext, m);
+    Value rescale = math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, m, mNext), approximate);
+    Value alpha = arith::SelectOp::create(b, loc, grew, rescale, one);
+    Value empty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNext, negInf);
+    Value shifted = arith::SubFOp::create(
+        b, loc, s, vector::BroadcastOp::create(b, loc, blockType, mNext));
+    Value p = arith::SelectOp::create(
+        b, loc, empty, vector::BroadcastOp::create(b, loc, blockType, zero),
+        math::Exp2Op::create(b, loc, shifted, approximate));
+    next[2 * g] = mNext;
+    next[2 * g + 1] = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, l, alpha),
+        vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, p));
+    alphas[g] = splat(alpha);
+    for (int64_t k = 0; k < block; ++k)
+      probs[g].push_back(
+          splat(vector::ExtractOp::create(b, loc, p, k).getResult()));
+  }
+  softmaxKeys.clear();
+  for (size_t e = 0; e < elements.size(); ++e) {
+    Value accNext = arith::MulFOp::create(b, loc, carried[2 * groups + e],
+                                          alphas[groupOf[e]]);
+    for (int64_t k = 0; k < block; ++k) {
+      FailureOr<Value> w =
+          evaluateIn(b, op.getWeights(), innerOf(unsigned(e), keys[size_t(k)]),
+                     lanes.has_value());
+      if (failed(w))
+        return fail();
+      Value weight = lanes ? broadcastLanes(b, loc, *w) : *w;
+      weight = extendTo(b, loc, weight, acc);
+      accNext = math::FmaOp::create(b, loc, probs[groupOf[e]][size_t(k)],
+                                    weight, accNext);
+    }
+    next[2 * groups + e] = accNext;
+  }
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    b.setInsertionPointToEnd(loop.getBody());
+    scf::YieldOp::create(b, loc, next);
+    next.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (!loops.empty())
+    b.setInsertionPointAfter(loops.front());
+  SmallVector<Value> results;
+  for (size_t e = 0; e < elements.size(); ++e) {
+    Value l = splat(next[2 * groupOf[e] + 1]);
+    Value r = arith::DivFOp::create(b, loc, next[2 * groups + e], l);
+    results.push_back(
+        extendTo(b, loc, r, cast<FloatType>(signless(resultType))));
+  }
+  return results;
+}
+
+FailureOr<Value> KernelEmitter::emitSoftmaxSum(OpBuilder &b, SoftmaxSumOp op,
+                                               ValueRange idx) {
+  SmallVector<SmallVector<Value>> elements = {
+      SmallVector<Value>(idx.begin(), idx.end())};
+  std::optional<LaneAxis> outer = lanes;
+  lanes.reset();
+  llvm::scope_exit restore([&] { lanes = outer; });
+  FailureOr<SmallVector<Value>> results = emitSoftmaxSumLoop(b, op, elements);
+  if (failed(results))
+    return failure();
+  return results->front();
+}
+
+LogicalResult
+KernelEmitter::emitSoftmaxSumTile(OpBuilder &b, ArrayRef<StoreOp> stores,
+                                  ArrayRef<SmallVector<Value>> elements,
+                                  SoftmaxSumOp op,
+                                  std::optional<LaneAxis> laneAxis) {
+  tileReduces.clear();
+  lanes = laneAxis;
+  llvm::scope_exit reset([&] {
+    lanes.reset();
+    tileReduces.clear();
+  });
+  beginElement();
+  FailureOr<SmallVector<Value>> results = emitSoftmaxSumLoop(b, op, elements);
+  if (failed(results))
+    return failure();
+  for (auto [e, value] : llvm::enumerate(*results))
+    tileReduces[{op.getOperation(), unsigned(e)}] = value;
+  return emitStoreGroups(b, stores, elements);
+}
+
+/// The sums of each of `parts` (kDotLanes vectors of as many
+/// lanes) as one vector, lane k part k's: pairs of lanes added in three
+/// rounds of shuffles, each round halving the vectors.
+static Value transposedSums(OpBuilder &b, Location loc,
+                            SmallVector<Value> parts) {
+  int64_t n = int64_t(parts.size());
+  for (int64_t run = 1; parts.size() > 1; run *= 2) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      // Per 2*run lanes: the first run of each vector in `lo`, the second
+      // in `hi`; their sum adds each vector's pairs of runs.
+      SmallVector<int64_t> lo, hi;
+      for (int64_t lane = 0; lane < n; lane += 2 * run) {
+        for (int64_t r = 0; r < run; ++r)
+          lo.push_back(lane + r);
+        for (int64_t r = 0; r < run; ++r)
+          lo.push_back(n + lane + r);
+        for (int64_t r = 0; r < run; ++r)
+          hi.push_back(lane + run + r);
+        for (int64_t r = 0; r < run; ++r)
+          hi.push_back(n + lane + run + r);
+      }
+      Value a = vector::ShuffleOp::create(b, loc, parts[i], parts[i + 1], lo);
+      Value c = vector::ShuffleOp::create(b, loc, parts[i], parts[i + 1], hi);
+      next.push_back(arith::AddFOp::create(b, loc, a, c));
+    }
+    parts = std::move(next);
+  }
+  return parts.front();
+}
+
+FailureOr<Value> KernelEmitter::keyBlockReduce(OpBuilder &b, Operation *op,
+                                               ValueRange idx) {
+  auto sum = dyn_cast<ReduceSumOp>(op);
+  int64_t width = kDotLanes;
+  if (!sum || sum.getAxes().size() != 1 ||
+      int64_t(softmaxKeys.size()) % width != 0 ||
+      !elementOf(sum.getResult()).isF32())
+    return Value();
+  size_t axis = size_t(sum.getAxes()[0]);
+  int64_t extent = sum.getSrc().getType().getShape()[axis];
+  if (ShapedType::isDynamic(extent) || extent % width || extent < width)
+    return Value();
+  // The one index position that holds a key, the first of its run of
+  // kDotLanes keys (the others find their values memoized).
+  std::optional<size_t> at;
+  std::optional<size_t> firstKey;
+  for (auto [d, v] : llvm::enumerate(idx)) {
+    auto *key = llvm::find(softmaxKeys, v);
+    if (key == softmaxKeys.end())
+      continue;
+    size_t k = size_t(key - softmaxKeys.begin());
+    if (at || d == axis || k % size_t(width))
+      return Value();
+    at = d;
+    firstKey = k;
+  }
+  if (!at)
+    return Value();
+  SmallVector<Value> run(
+      ArrayRef<Value>(softmaxKeys).slice(*firstKey, size_t(width)));
+  Location loc = op->getLoc();
+  SmallVector<SmallVector<Value>> elements;
+  for (Value key : run) {
+    SmallVector<Value> e(idx.begin(), idx.end());
+    e[*at] = key;
+    elements.push_back(std::move(e));
+  }
+  Type f32 = b.getF32Type();
+  auto laneType = VectorType::get({width}, f32);
+  std::optional<LaneAxis> outer = lanes;
+  SmallVector<Value> keys = std::move(softmaxKeys);
+  softmaxKeys.clear();
+  llvm::scope_exit restore([&] {
+    lanes = outer;
+    softmaxKeys = keys;
+  });
+  lanes = LaneAxis{axis, width};
+  Value zero = constantLike(b, loc, b.getF32FloatAttr(0.0f), laneType);
+  SmallVector<Value> accs(elements.size(), zero);
+  OpBuilder::InsertionGuard guard(b);
+  Value lo = arith::ConstantIndexOp::create(b, loc, 0);
+  Value hi = arith::ConstantIndexOp::create(b, loc, extent);
+  Value step = arith::ConstantIndexOp::create(b, loc, width);
+  auto loop = scf::ForOp::create(b, loc, lo, hi, step, accs);
+  b.setInsertionPointToStart(loop.getBody());
+  scopes.emplace_back();
+  SmallVector<Value> next;
+  for (auto [e, element] : llvm::enumerate(elements)) {
+    SmallVector<Value> inner(element);
+    inner[axis] = loop.getInductionVar();
+    FailureOr<Value> x = evaluateIn(b, sum.getSrc(), inner, /*laneMode=*/true);
+    if (failed(x)) {
+      scopes.pop_back();
+      loop.erase();
+      return failure();
+    }
+    next.push_back(combine(b, loc, loop.getRegionIterArgs()[e],
+                           broadcastLanes(b, loc, *x), f32, /*isSum=*/true,
+                           /*contract=*/true));
+  }
+  scopes.pop_back();
+  scf::YieldOp::create(b, loc, next);
+  b.setInsertionPointAfter(loop);
+  Value sums = transposedSums(
+      b, loc,
+      SmallVector<Value>(loop.getResults().begin(), loop.getResults().end()));
+  Value first;
+  for (auto [k, element] : llvm::enumerate(elements)) {
+    Value v = vector::ExtractOp::create(b, loc, sums, int64_t(k));
+    if (k == 0) {
+      first = v;
+      continue;
+    }
+    scopes.back().scalar[sum.getResult()].push_back(
+        {SmallVector<Value, 4>(element.begin(), element.end()), v});
+  }
+  return first;
+}

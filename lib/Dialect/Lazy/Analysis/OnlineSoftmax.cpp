@@ -1,0 +1,268 @@
+//===- OnlineSoftmax.cpp - a softmax-weighted sum over lazy ops -----------===//
+//
+// Rules (OnlineSoftmax.h states the form):
+//   - o's input and p are products: mul ops flattened into factors, a float
+//     cast on top of p or of view(p) looked through;
+//   - exactly one factor of o's input is p (through V, or p itself), and V
+//     maps o's summed axes one to one onto p's axes J;
+//   - exactly one factor of p is exp2(c * (x + neg(view(m)))) (the product
+//     either way round, c a positive const, none for c = 1) with m a max of
+//     x over J, and exactly one is recip(view(l)) with l a sum of that
+//     exp2 over J; both views only broadcast the reduced value back;
+//   - no other factor reads m, l or the exp2 (looked for through at most
+//     kMaxFactorOps ops: a deeper factor is declined, not searched).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Dialect/Lazy/Analysis/OnlineSoftmax.h"
+
+#include "lazy/ShapeTracker/ShapeTracker.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::lazy;
+namespace st = ::lazy::st;
+
+/// The most ops a factor's check for m, l and e walks.
+static constexpr size_t kMaxFactorOps = 4096;
+
+std::optional<SmallVector<int64_t>> mlir::lazy::viewAxisSources(ViewOp view) {
+  if (view.getTracker().isSymbolic())
+    return std::nullopt;
+  const st::ShapeTracker tracker = view.getTracker().getTracker();
+  if (tracker.views.size() != 1)
+    return std::nullopt;
+  const st::View &v = tracker.views[0];
+  if (v.mask || v.offset != 0)
+    return std::nullopt;
+  auto srcType = cast<RankedTensorType>(view.getSrc().getType());
+  std::vector<int64_t> srcShape(srcType.getShape().begin(),
+                                srcType.getShape().end());
+  std::vector<int64_t> contiguous = st::stridesForShape(srcShape);
+  SmallVector<int64_t> from(v.shape.size(), -1);
+  SmallVector<bool> walked(srcShape.size(), false);
+  for (size_t a = 0; a < v.shape.size(); ++a) {
+    if (v.strides[a] == 0 || v.shape[a] == 1)
+      continue;
+    auto d =
+        llvm::find_if(llvm::seq<size_t>(0, srcShape.size()), [&](size_t d) {
+          return !walked[d] && srcShape[d] == v.shape[a] &&
+                 contiguous[d] == v.strides[a];
+        });
+    if (*d == srcShape.size())
+      return std::nullopt;
+    walked[*d] = true;
+    from[a] = int64_t(*d);
+  }
+  for (size_t d = 0; d < srcShape.size(); ++d)
+    if (srcShape[d] > 1 && !walked[d])
+      return std::nullopt;
+  return from;
+}
+
+namespace {
+
+/// `v` without float-to-float casts on top.
+Value throughFloatCasts(Value v) {
+  while (auto cast = v.getDefiningOp<CastOp>()) {
+    if (!isa<FloatType>(getElementTypeOrSelf(cast.getSrc().getType())) ||
+        !isa<FloatType>(getElementTypeOrSelf(cast.getType())))
+      break;
+    v = cast.getSrc();
+  }
+  return v;
+}
+
+/// The factors of a product of mul ops.
+SmallVector<Value> factorsOf(Value v) {
+  SmallVector<Value> factors, stack = {v};
+  while (!stack.empty()) {
+    Value x = stack.pop_back_val();
+    if (auto mul = x.getDefiningOp<MulOp>()) {
+      stack.push_back(mul.getRhs());
+      stack.push_back(mul.getLhs());
+      continue;
+    }
+    factors.push_back(x);
+  }
+  return factors;
+}
+
+/// A float const's value, read directly or through a view.
+std::optional<double> constFloat(Value v) {
+  if (auto view = v.getDefiningOp<ViewOp>())
+    v = view.getSrc();
+  auto c = v.getDefiningOp<ConstOp>();
+  if (!c)
+    return std::nullopt;
+  auto f = dyn_cast<FloatAttr>(c.getValue());
+  if (!f)
+    return std::nullopt;
+  return f.getValueAsDouble();
+}
+
+/// The reduce `R` that `v` reads as view(R), the view broadcasting R's
+/// value back along R's own axes (its shape R's input's).
+template <typename R> R broadcastReduce(Value v) {
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view)
+    return {};
+  auto reduce = view.getSrc().template getDefiningOp<R>();
+  if (!reduce || reduce.getSrc().getType() != view.getType())
+    return {};
+  std::optional<SmallVector<int64_t>> from = viewAxisSources(view);
+  if (!from)
+    return {};
+  ArrayRef<int64_t> axes = reduce.getAxes();
+  ArrayRef<int64_t> shape = view.getType().getShape();
+  for (size_t a = 0; a < from->size(); ++a) {
+    bool reduced = llvm::is_contained(axes, int64_t(a));
+    if (reduced ? (*from)[a] >= 0 : ((*from)[a] != int64_t(a) && shape[a] != 1))
+      return {};
+  }
+  return reduce;
+}
+
+/// Whether `v` reads any of `ops`' results, walking at most kMaxFactorOps
+/// ops (true past that: declined, not searched).
+bool reachesAny(Value v, ArrayRef<Operation *> ops) {
+  llvm::SmallDenseSet<Operation *, 16> visited;
+  SmallVector<Operation *> stack;
+  if (Operation *def = v.getDefiningOp())
+    stack.push_back(def);
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    if (llvm::is_contained(ops, op))
+      return true;
+    if (!visited.insert(op).second)
+      continue;
+    if (visited.size() > kMaxFactorOps)
+      return true;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        stack.push_back(def);
+  }
+  return false;
+}
+
+/// exp2(c * (x + neg(view(max x)))) over `axes`: fills x, c, the max and
+/// the exp2 of `m`.
+bool matchShiftedExp(Value factor, ArrayRef<int64_t> axes,
+                     OnlineSoftmaxMatch &m) {
+  auto exp = factor.getDefiningOp<Exp2Op>();
+  if (!exp)
+    return false;
+  Value arg = exp.getSrc();
+  double scale = 1.0;
+  if (auto mul = arg.getDefiningOp<MulOp>()) {
+    std::optional<double> c = constFloat(mul.getRhs());
+    Value other = mul.getLhs();
+    if (!c) {
+      c = constFloat(mul.getLhs());
+      other = mul.getRhs();
+    }
+    if (!c || !(*c > 0) || !std::isfinite(*c))
+      return false;
+    scale = *c;
+    arg = other;
+  }
+  auto add = arg.getDefiningOp<AddOp>();
+  if (!add)
+    return false;
+  for (auto [x, shifted] : {std::pair(add.getLhs(), add.getRhs()),
+                            std::pair(add.getRhs(), add.getLhs())}) {
+    auto neg = shifted.getDefiningOp<NegOp>();
+    if (!neg)
+      continue;
+    ReduceMaxOp max = broadcastReduce<ReduceMaxOp>(neg.getSrc());
+    if (!max || max.getSrc() != x || max.getAxes() != axes)
+      continue;
+    m.scores = x;
+    m.scale = scale;
+    m.max = max;
+    m.exp = exp;
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::optional<OnlineSoftmaxMatch>
+mlir::lazy::matchOnlineSoftmax(ReduceSumOp sum) {
+  auto resultType = cast<RankedTensorType>(sum.getType());
+  if (!isa<FloatType>(resultType.getElementType()) ||
+      hasSymbolicShape(sum.getSrc().getType()))
+    return std::nullopt;
+  OnlineSoftmaxMatch m;
+  m.sum = sum;
+  SmallVector<Value> outer = factorsOf(throughFloatCasts(sum.getSrc()));
+  // The one factor that is p, and p's axes J that o's axes walk.
+  std::optional<size_t> probsAt;
+  for (auto [i, factor] : llvm::enumerate(outer)) {
+    Value f = throughFloatCasts(factor);
+    ViewOp view = f.getDefiningOp<ViewOp>();
+    Value p = view ? throughFloatCasts(view.getSrc()) : f;
+    if (!p.getDefiningOp<MulOp>())
+      continue;
+    SmallVector<int64_t> axes;
+    if (view) {
+      std::optional<SmallVector<int64_t>> from = viewAxisSources(view);
+      if (!from)
+        continue;
+      for (int64_t a : sum.getAxes())
+        axes.push_back((*from)[size_t(a)]);
+      if (llvm::is_contained(axes, -1))
+        continue;
+      llvm::sort(axes);
+    } else {
+      axes.assign(sum.getAxes().begin(), sum.getAxes().end());
+    }
+    // p's factors: the shifted exponential, its normalization and others.
+    OnlineSoftmaxMatch trial = m;
+    SmallVector<Value> inner;
+    Value norm;
+    for (Value g : factorsOf(p)) {
+      if (!trial.exp && matchShiftedExp(g, axes, trial))
+        continue;
+      inner.push_back(g);
+    }
+    if (!trial.exp)
+      continue;
+    for (Value &g : inner) {
+      auto recip = g.getDefiningOp<RecipOp>();
+      if (!recip)
+        continue;
+      ReduceSumOp l = broadcastReduce<ReduceSumOp>(recip.getSrc());
+      if (!l || l.getSrc() != trial.exp.getResult() ||
+          l.getAxes() != ArrayRef<int64_t>(axes))
+        continue;
+      trial.norm = l;
+      norm = g;
+      break;
+    }
+    if (!trial.norm)
+      continue;
+    if (probsAt)
+      return std::nullopt; // p read twice: not this form
+    llvm::erase(inner, norm);
+    trial.innerFactors = std::move(inner);
+    trial.probsView = view;
+    trial.probs = p;
+    probsAt = i;
+    m = std::move(trial);
+  }
+  if (!probsAt)
+    return std::nullopt;
+  for (auto [i, factor] : llvm::enumerate(outer))
+    if (i != *probsAt)
+      m.outerFactors.push_back(factor);
+  SmallVector<Operation *> shifted = {m.max, m.norm, m.exp};
+  for (Value f : llvm::concat<Value>(m.outerFactors, m.innerFactors))
+    if (reachesAny(f, shifted))
+      return std::nullopt;
+  return m;
+}
