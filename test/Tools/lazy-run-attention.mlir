@@ -11,10 +11,20 @@
 // RUN: lazy-run %s --entry=odd --seed=3 --check | FileCheck %s
 // RUN: lazy-run %s --entry=odd --seed=3 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=causal_half --seed=4 --check | FileCheck %s
+// Each kernel call against the interpreter's lazy.softmax_sum (its
+// definition, in double):
+// RUN: lazy-run %s --entry=causal --seed=6 --check-kernels | FileCheck %s --check-prefix=KERNEL
+// Probabilities that are an output themselves stay stored: no rewrite
+// (rule 6 takes back only what nothing else needs).
+// RUN: lazy-run %s --entry=probs_out --seed=5 --check | FileCheck %s --check-prefix=TWO
+// The GPU lowerings compile it (one thread per output element there):
+// RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-nvvm="format=isa" | FileCheck %s --check-prefix=PTX
+// RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-rocdl="format=isa" | FileCheck %s --check-prefix=AMD
 // The flag off (its default), aggressive fusion stores the scores and the
 // probabilities (3 kernels):
 // RUN: lazy-opt %s --lazy-schedule=online-softmax=false --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=OFF
-// The schedule holds no buffer of the scores (S x S per head):
+// The schedule allocates the output alone, no buffer of the scores
+// (S x S per head), and no max is left in the kernel:
 // RUN: lazy-opt %s --lazy-schedule | FileCheck %s --check-prefix=ALLOC
 
 // SCHED-LABEL: schedule @plain
@@ -31,17 +41,40 @@
 // SCHED: SOFTMAX_SUM
 // SCHED-NEXT: CAST half
 // SCHED: moved: 1 kernels
+// SCHED-LABEL: schedule @probs_out
+// SCHED-NOT: SOFTMAX_SUM
+// SCHED: moved: 3 kernels
+
+// PTX: ex2.approx.f32
+// PTX: fma.rn.f32
+// AMD: v_exp_f32
 
 // OFF-LABEL: schedule @plain
 // OFF-NOT: SOFTMAX_SUM
 // OFF: moved: 3 kernels
 
-// ALLOC-NOT: lazy.alloc : !lazy.buffer<512xf32>
-// ALLOC-NOT: lazy.alloc : !lazy.buffer<507xf32>
+// ALLOC-LABEL: lazy.kernel @plain_k0
 // ALLOC-NOT: lazy.reduce_max
+// ALLOC: lazy.softmax_sum
+// ALLOC-LABEL: func.func @plain
+// ALLOC-NEXT: lazy.alloc : !lazy.buffer<256xf32>
+// ALLOC-NEXT: lazy.launch @plain_k0
+// ALLOC-NEXT: return
+// ALLOC-LABEL: lazy.kernel @causal_k1
+// ALLOC-NOT: lazy.reduce_max
+// ALLOC: lazy.softmax_sum
+// ALLOC-LABEL: func.func @causal
+// ALLOC-NEXT: lazy.alloc : !lazy.buffer<256xf32>
+// ALLOC-NEXT: lazy.launch @causal_k1
+// ALLOC-NEXT: return
+// ALLOC-LABEL: lazy.kernel @odd_k2
 
 // CHECK: out0: match
 // CHECK-NEXT: all outputs match
+// KERNEL: kernel calls: 1, checked 1, matching 1
+// TWO: out0: match
+// TWO-NEXT: out1: match
+// TWO-NEXT: all outputs match
 module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false, online_softmax = true, fusion = "aggressive"}} {
   func.func @plain(%arg0: tensor<1x2x16x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x16x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x16x8xf32> {lazy.buffer = 2 : i64}) -> tensor<1x2x16x8xf32> {
     %0 = lazy.view %arg0 as <[(1, 2, 16, 16, 8):(0, 128, 8, 0, 1)]> : tensor<1x2x16x8xf32> -> tensor<1x2x16x16x8xf32>
@@ -198,5 +231,33 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %47 = lazy.cast %46 : tensor<1x2x16x8x1xf32> -> tensor<1x2x16x8x1xf16>
     %48 = lazy.view %47 as <[(1, 2, 16, 8):(0, 128, 8, 1)]> : tensor<1x2x16x8x1xf16> -> tensor<1x2x16x8xf16>
     return %48 : tensor<1x2x16x8xf16>
+  }
+  func.func @probs_out(%arg0: tensor<1x2x16x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x16x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x16x8xf32> {lazy.buffer = 2 : i64}) -> (tensor<1x2x16x8xf32>, tensor<1x2x16x16xf32>) {
+    %0 = lazy.view %arg0 as <[(1, 2, 16, 16, 8):(0, 128, 8, 0, 1)]> : tensor<1x2x16x8xf32> -> tensor<1x2x16x16x8xf32>
+    %1 = lazy.view %arg1 as <[(1, 2, 16, 16, 8):(0, 128, 0, 8, 1)]> : tensor<1x2x16x8xf32> -> tensor<1x2x16x16x8xf32>
+    %2 = lazy.mul %0, %1 : tensor<1x2x16x16x8xf32>
+    %3 = lazy.reduce_sum %2 axes [4] : tensor<1x2x16x16x8xf32> -> tensor<1x2x16x16x1xf32>
+    %4 = lazy.view %3 as <[(1, 2, 16, 16):(0, 256, 16, 1)]> : tensor<1x2x16x16x1xf32> -> tensor<1x2x16x16xf32>
+    %5 = lazy.const 0.3535533845424652 : tensor<f32>
+    %6 = lazy.view %5 as <[(1, 2, 16, 16):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x16x16xf32>
+    %7 = lazy.mul %4, %6 : tensor<1x2x16x16xf32>
+    %8 = lazy.reduce_max %7 axes [3] : tensor<1x2x16x16xf32> -> tensor<1x2x16x1xf32>
+    %9 = lazy.view %8 as <[(1, 2, 16, 16):(0, 16, 1, 0)]> : tensor<1x2x16x1xf32> -> tensor<1x2x16x16xf32>
+    %10 = lazy.neg %9 : tensor<1x2x16x16xf32>
+    %11 = lazy.add %7, %10 : tensor<1x2x16x16xf32>
+    %12 = lazy.const 1.4426950408889634 : tensor<f32>
+    %13 = lazy.view %12 as <[(1, 2, 16, 16):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x16x16xf32>
+    %14 = lazy.mul %11, %13 : tensor<1x2x16x16xf32>
+    %15 = lazy.exp2 %14 : tensor<1x2x16x16xf32>
+    %16 = lazy.reduce_sum %15 axes [3] : tensor<1x2x16x16xf32> -> tensor<1x2x16x1xf32>
+    %17 = lazy.view %16 as <[(1, 2, 16, 16):(0, 16, 1, 0)]> : tensor<1x2x16x1xf32> -> tensor<1x2x16x16xf32>
+    %18 = lazy.recip %17 : tensor<1x2x16x16xf32>
+    %19 = lazy.mul %15, %18 : tensor<1x2x16x16xf32>
+    %20 = lazy.view %19 as <[(1, 2, 16, 8, 16):(0, 256, 16, 0, 1)]> : tensor<1x2x16x16xf32> -> tensor<1x2x16x8x16xf32>
+    %21 = lazy.view %arg2 as <[(1, 2, 16, 8, 16):(0, 128, 0, 1, 8)]> : tensor<1x2x16x8xf32> -> tensor<1x2x16x8x16xf32>
+    %22 = lazy.mul %20, %21 : tensor<1x2x16x8x16xf32>
+    %23 = lazy.reduce_sum %22 axes [4] : tensor<1x2x16x8x16xf32> -> tensor<1x2x16x8x1xf32>
+    %24 = lazy.view %23 as <[(1, 2, 16, 8):(0, 128, 8, 1)]> : tensor<1x2x16x8x1xf32> -> tensor<1x2x16x8xf32>
+    return %24, %19 : tensor<1x2x16x8xf32>, tensor<1x2x16x16xf32>
   }
 }

@@ -82,9 +82,10 @@ TEST(ScheduleFlags, DefaultsAreTinygrads) {
   EXPECT_FALSE(flags.fuseConvBw);
   EXPECT_FALSE(flags.fuseArange);
   EXPECT_FALSE(flags.useCopyKernel);
+  EXPECT_FALSE(flags.onlineSoftmax);
   EXPECT_EQ(flags.fusion, FusionPolicy::Tinygrad);
-  EXPECT_EQ(scheduleFlagKeys(),
-            "multi_output, fuse_conv_bw, fuse_arange, use_copy_kernel, fusion");
+  EXPECT_EQ(scheduleFlagKeys(), "multi_output, fuse_conv_bw, fuse_arange, "
+                                "use_copy_kernel, online_softmax, fusion");
 }
 
 class ModuleFlags : public ::testing::Test {
@@ -145,7 +146,7 @@ TEST_F(ModuleFlags, UnknownAndNonBoolFlagsAreRejected) {
       parse(R"(module attributes {lazy.flags = {fuse_conv = true}} {})"));
   EXPECT_NE(message.find("unknown scheduler flag 'fuse_conv'; expected one of "
                          "multi_output, fuse_conv_bw, fuse_arange, "
-                         "use_copy_kernel, fusion"),
+                         "use_copy_kernel, online_softmax, fusion"),
             std::string::npos)
       << message;
   EXPECT_FALSE(

@@ -285,10 +285,14 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
           splat(vector::ExtractOp::create(b, loc, p, k).getResult()));
   }
   softmaxKeys.clear();
-  for (size_t e = 0; e < elements.size(); ++e) {
-    Value accNext = arith::MulFOp::create(b, loc, carried[2 * groups + e],
-                                          alphas[groupOf[e]]);
-    for (int64_t k = 0; k < block; ++k) {
+  // Key by key, every element: a key's weights (loaded once, where they
+  // do not vary along the elements' rows) serve all of them.
+  SmallVector<Value> accNext;
+  for (size_t e = 0; e < elements.size(); ++e)
+    accNext.push_back(arith::MulFOp::create(b, loc, carried[2 * groups + e],
+                                            alphas[groupOf[e]]));
+  for (int64_t k = 0; k < block; ++k) {
+    for (size_t e = 0; e < elements.size(); ++e) {
       FailureOr<Value> w =
           evaluateIn(b, op.getWeights(), innerOf(unsigned(e), keys[size_t(k)]),
                      lanes.has_value());
@@ -296,11 +300,12 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
         return fail();
       Value weight = lanes ? broadcastLanes(b, loc, *w) : *w;
       weight = extendTo(b, loc, weight, acc);
-      accNext = math::FmaOp::create(b, loc, probs[groupOf[e]][size_t(k)],
-                                    weight, accNext);
+      accNext[e] = math::FmaOp::create(b, loc, probs[groupOf[e]][size_t(k)],
+                                       weight, accNext[e]);
     }
-    next[2 * groups + e] = accNext;
   }
+  for (size_t e = 0; e < elements.size(); ++e)
+    next[2 * groups + e] = accNext[e];
   for (scf::ForOp loop : llvm::reverse(loops)) {
     b.setInsertionPointToEnd(loop.getBody());
     scf::YieldOp::create(b, loc, next);

@@ -489,8 +489,11 @@ constexpr int64_t kSoftmaxSumVectorBytes = 32;
 /// m, l and the step's scalars take some).
 constexpr int64_t kSoftmaxSumMaxVectors = 8;
 /// Query rows per tile. 2 and 4 measured slower than 1 on an AVX2 core
-/// (1x8x1024x64: 94 and 103 ms against 82-93): their accumulators spill;
-/// an explicit L1 tile of keys and values is the next step.
+/// (1x8x1024x64: 94 and 103 ms against 82-93, and with the weighted sum
+/// in column pairs 105-110 against 80-100): LLVM spills their
+/// accumulators and scores, about 2,000 stack moves per block of keys.
+/// Sharing the keys and values across rows needs the accumulators in an
+/// explicit L1 scratch (a micro-kernel's order), the next step.
 constexpr int64_t kSoftmaxSumRows = 1;
 
 /// A store group whose value is a softmax_sum: its elements in tiles along
