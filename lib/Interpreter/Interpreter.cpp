@@ -797,18 +797,26 @@ HostTensor Evaluator::cast(Operation *op) {
   return out;
 }
 
+/// A reduce's output strides over its input's `shape`: the reduced axes
+/// contribute nothing.
+static std::vector<int64_t> reducedStrides(ArrayRef<int64_t> shape,
+                                           ArrayRef<int64_t> outShape,
+                                           ArrayRef<int64_t> axes) {
+  std::vector<int64_t> strides(shape.size(), 0);
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = llvm::is_contained(axes, int64_t(d)) ? 0 : stride;
+    stride *= outShape[d];
+  }
+  return strides;
+}
+
 HostTensor Evaluator::reduce(Operation *op, ArrayRef<int64_t> axes,
                              bool isSum) {
   const TensorRef &x = in(0);
   ArrayRef<int64_t> shape = x.shape;
   HostTensor out = resultTensor(op);
-  // Output strides with reduced axes contributing nothing.
-  std::vector<int64_t> outStrides(shape.size(), 0);
-  int64_t stride = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    outStrides[d] = llvm::is_contained(axes, int64_t(d)) ? 0 : stride;
-    stride *= out.shape[d];
-  }
+  std::vector<int64_t> outStrides = reducedStrides(shape, out.shape, axes);
   dispatch(x.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using S = Scalar<T>;
@@ -875,12 +883,7 @@ HostTensor Evaluator::softmaxSum(SoftmaxSumOp op) {
   std::vector<double> x = asDoubles(in(0)), w = asDoubles(in(1));
   ArrayRef<int64_t> shape = in(0).shape;
   HostTensor out = resultTensor(op);
-  std::vector<int64_t> outStrides(shape.size(), 0);
-  int64_t stride = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    outStrides[d] = llvm::is_contained(axes, int64_t(d)) ? 0 : stride;
-    stride *= out.shape[d];
-  }
+  std::vector<int64_t> outStrides = reducedStrides(shape, out.shape, axes);
   size_t n = size_t(out.numElements());
   std::vector<double> max(n, -std::numeric_limits<double>::infinity());
   std::vector<double> num(n, 0.0), den(n, 0.0);

@@ -46,6 +46,20 @@ bool mlir::lazy::nextOffsets(MutableArrayRef<int64_t> offsets,
   return i > 0;
 }
 
+SmallVector<Value> mlir::lazy::closeLoopNest(OpBuilder &b, Location loc,
+                                             ArrayRef<scf::ForOp> loops,
+                                             ArrayRef<Value> values) {
+  SmallVector<Value> next(values.begin(), values.end());
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    b.setInsertionPointToEnd(loop.getBody());
+    scf::YieldOp::create(b, loc, next);
+    next.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (!loops.empty())
+    b.setInsertionPointAfter(loops.front());
+  return next;
+}
+
 Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
                              Type t, bool isSum, bool contract) {
   // acc + a*b may become one fused multiply-add where the target asks for
@@ -107,12 +121,7 @@ FailureOr<Value> KernelEmitter::emitReduceLoops(OpBuilder &b, Operation *op,
   }
   Value next = step(b, acc, *x);
   // Close the nest from the inside out: each loop yields its accumulator.
-  for (scf::ForOp loop : llvm::reverse(loops)) {
-    b.setInsertionPointToEnd(loop.getBody());
-    scf::YieldOp::create(b, loc, next);
-    next = loop.getResult(0);
-  }
-  return next;
+  return closeLoopNest(b, loc, loops, {next}).front();
 }
 
 /// Loops in `block` run only where a fast path's answer needs checking:
@@ -366,14 +375,8 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
     }
   } while (nextOffsets(offset, steps));
   scopes.pop_back();
-  for (scf::ForOp loop : llvm::reverse(loops)) {
-    b.setInsertionPointToEnd(loop.getBody());
-    scf::YieldOp::create(b, loc, accs);
-    accs.assign(loop.getResults().begin(), loop.getResults().end());
-  }
   // The partials meet after the nest.
-  if (!loops.empty())
-    b.setInsertionPointAfter(loops.front());
+  accs = closeLoopNest(b, loc, loops, accs);
   for (size_t e = 0; e < elements.size(); ++e) {
     auto partial = [&](int64_t p) -> Value {
       if (reduceLanes)

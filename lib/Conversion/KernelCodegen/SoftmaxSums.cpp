@@ -306,13 +306,7 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
   }
   for (size_t e = 0; e < elements.size(); ++e)
     next[2 * groups + e] = accNext[e];
-  for (scf::ForOp loop : llvm::reverse(loops)) {
-    b.setInsertionPointToEnd(loop.getBody());
-    scf::YieldOp::create(b, loc, next);
-    next.assign(loop.getResults().begin(), loop.getResults().end());
-  }
-  if (!loops.empty())
-    b.setInsertionPointAfter(loops.front());
+  next = closeLoopNest(b, loc, loops, next);
   SmallVector<Value> results;
   for (size_t e = 0; e < elements.size(); ++e) {
     Value l = splat(next[2 * groupOf[e] + 1]);
@@ -341,19 +335,13 @@ KernelEmitter::emitSoftmaxSumTile(OpBuilder &b, ArrayRef<StoreOp> stores,
                                   ArrayRef<SmallVector<Value>> elements,
                                   SoftmaxSumOp op,
                                   std::optional<LaneAxis> laneAxis) {
-  tileReduces.clear();
   lanes = laneAxis;
-  llvm::scope_exit reset([&] {
-    lanes.reset();
-    tileReduces.clear();
-  });
+  llvm::scope_exit reset([&] { lanes.reset(); });
   beginElement();
   FailureOr<SmallVector<Value>> results = emitSoftmaxSumLoop(b, op, elements);
   if (failed(results))
     return failure();
-  for (auto [e, value] : llvm::enumerate(*results))
-    tileReduces[{op.getOperation(), unsigned(e)}] = value;
-  return emitStoreGroups(b, stores, elements);
+  return emitStoresOfReduce(b, stores, elements, op, *results);
 }
 
 /// The sums of each of `parts` (kDotLanes vectors of as many
