@@ -88,6 +88,24 @@ def test_fusion_policy_is_written_only_when_aggressive():
         scheduler_flags({"fusion": "greedy"})
 
 
+def test_online_softmax_is_a_flag_and_an_environment_variable(monkeypatch):
+    """online_softmax (fusion=aggressive's rule 6, off by default) is set
+    by an override or by LAZY_ONLINE_SOFTMAX, and reaches the module."""
+    from tinygrad import Tensor
+    out = Tensor.empty(4).realize() + 1
+    assert not scheduler_flags()["online_softmax"]
+    assert "online_softmax = true, fusion" in export(
+        [out], flags={"fusion": "aggressive", "online_softmax": True})
+    monkeypatch.setenv("LAZY_ONLINE_SOFTMAX", "1")
+    getenv.cache_clear()
+    try:
+        assert scheduler_flags()["online_softmax"]
+    finally:
+        monkeypatch.delenv("LAZY_ONLINE_SOFTMAX")
+        getenv.cache_clear()
+    assert not scheduler_flags()["online_softmax"]
+
+
 def test_use_copy_kernel_is_a_cached_getenv(monkeypatch):
     monkeypatch.setenv("USE_COPY_KERNEL", "1")
     getenv.cache_clear()
