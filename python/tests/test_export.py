@@ -88,6 +88,18 @@ def test_fusion_policy_is_written_only_when_aggressive():
         scheduler_flags({"fusion": "greedy"})
 
 
+def _flags_with_env(monkeypatch, name):
+    """scheduler_flags() with the environment variable `name` set to 1
+    (tinygrad's getenv is cached: cleared before and after)."""
+    monkeypatch.setenv(name, "1")
+    getenv.cache_clear()
+    try:
+        return scheduler_flags()
+    finally:
+        monkeypatch.delenv(name)
+        getenv.cache_clear()
+
+
 def test_online_softmax_is_a_flag_and_an_environment_variable(monkeypatch):
     """online_softmax (fusion=aggressive's rule 6, off by default) is set
     by an override or by LAZY_ONLINE_SOFTMAX, and reaches the module."""
@@ -96,24 +108,12 @@ def test_online_softmax_is_a_flag_and_an_environment_variable(monkeypatch):
     assert not scheduler_flags()["online_softmax"]
     assert "online_softmax = true, fusion" in export(
         [out], flags={"fusion": "aggressive", "online_softmax": True})
-    monkeypatch.setenv("LAZY_ONLINE_SOFTMAX", "1")
-    getenv.cache_clear()
-    try:
-        assert scheduler_flags()["online_softmax"]
-    finally:
-        monkeypatch.delenv("LAZY_ONLINE_SOFTMAX")
-        getenv.cache_clear()
+    assert _flags_with_env(monkeypatch, "LAZY_ONLINE_SOFTMAX")["online_softmax"]
     assert not scheduler_flags()["online_softmax"]
 
 
 def test_use_copy_kernel_is_a_cached_getenv(monkeypatch):
-    monkeypatch.setenv("USE_COPY_KERNEL", "1")
-    getenv.cache_clear()
-    try:
-        assert scheduler_flags()["use_copy_kernel"]
-    finally:
-        monkeypatch.delenv("USE_COPY_KERNEL")
-        getenv.cache_clear()
+    assert _flags_with_env(monkeypatch, "USE_COPY_KERNEL")["use_copy_kernel"]
     assert not scheduler_flags()["use_copy_kernel"]
 
 

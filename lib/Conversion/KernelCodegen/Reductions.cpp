@@ -60,6 +60,27 @@ SmallVector<Value> mlir::lazy::closeLoopNest(OpBuilder &b, Location loc,
   return next;
 }
 
+SmallVector<scf::ForOp> KernelEmitter::openLoopNest(OpBuilder &b, Location loc,
+                                                    Value input,
+                                                    ArrayRef<int64_t> axes,
+                                                    ArrayRef<int64_t> steps,
+                                                    SmallVector<Value> &carried,
+                                                    SmallVector<Value> &ivs) {
+  SmallVector<scf::ForOp> loops;
+  for (auto [axis, step] : llvm::zip(axes, steps)) {
+    Value lo = arith::ConstantIndexOp::create(b, loc, 0);
+    Value hi = extentOf(b, loc, input, size_t(axis));
+    Value stepValue = arith::ConstantIndexOp::create(b, loc, step);
+    auto loop = scf::ForOp::create(b, loc, lo, hi, stepValue, carried);
+    ivs.push_back(loop.getInductionVar());
+    carried.assign(loop.getRegionIterArgs().begin(),
+                   loop.getRegionIterArgs().end());
+    b.setInsertionPointToStart(loop.getBody());
+    loops.push_back(loop);
+  }
+  return loops;
+}
+
 Value KernelEmitter::combine(OpBuilder &b, Location loc, Value acc, Value x,
                              Type t, bool isSum, bool contract) {
   // acc + a*b may become one fused multiply-add where the target asks for
@@ -101,18 +122,14 @@ FailureOr<Value> KernelEmitter::emitReduceLoops(OpBuilder &b, Operation *op,
   SmallVector<Value> inner(idx.begin(), idx.end());
   // One loop per reduced axis, nested (the nest is as deep as the number of
   // axes, not as the graph); the innermost body adds one element.
-  SmallVector<scf::ForOp> loops;
   OpBuilder::InsertionGuard guard(b);
-  for (int64_t axis : axes) {
-    Value lo = arith::ConstantIndexOp::create(b, loc, 0);
-    Value hi = extentOf(b, loc, op->getOperand(0), size_t(axis));
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    auto loop = scf::ForOp::create(b, loc, lo, hi, one, ValueRange{acc});
-    inner[axis] = loop.getInductionVar();
-    acc = loop.getRegionIterArgs()[0];
-    b.setInsertionPointToStart(loop.getBody());
-    loops.push_back(loop);
-  }
+  SmallVector<Value> carried = {acc}, ivs;
+  SmallVector<scf::ForOp> loops =
+      openLoopNest(b, loc, op->getOperand(0), axes,
+                   SmallVector<int64_t>(axes.size(), 1), carried, ivs);
+  for (auto [axis, iv] : llvm::zip(axes, ivs))
+    inner[size_t(axis)] = iv;
+  acc = carried.front();
   FailureOr<Value> x = evaluateReduceInput(b, op, inner);
   if (failed(x)) {
     if (!loops.empty())
@@ -313,21 +330,14 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
   size_t slots = reduceLanes ? 1 : size_t(split);
   SmallVector<Value> accs(elements.size() * slots, init);
   // One loop per reduced axis, each carrying every element's accumulator.
-  SmallVector<scf::ForOp> loops;
   SmallVector<Value> ivs;
   OpBuilder::InsertionGuard guard(b);
-  for (int64_t axis : axes) {
-    Value lo = arith::ConstantIndexOp::create(b, loc, 0);
-    // A symbolic axis runs to its value (plans leave it unrolled by 1).
-    Value hi = extentOf(b, loc, op->getOperand(0), size_t(axis));
-    Value step = arith::ConstantIndexOp::create(b, loc, unroll[axis]);
-    auto loop = scf::ForOp::create(b, loc, lo, hi, step, accs);
-    ivs.push_back(loop.getInductionVar());
-    accs.assign(loop.getRegionIterArgs().begin(),
-                loop.getRegionIterArgs().end());
-    b.setInsertionPointToStart(loop.getBody());
-    loops.push_back(loop);
-  }
+  // A symbolic axis runs to its value (plans leave it unrolled by 1).
+  SmallVector<int64_t> unrolled;
+  for (int64_t axis : axes)
+    unrolled.push_back(unroll[axis]);
+  SmallVector<scf::ForOp> loops =
+      openLoopNest(b, loc, op->getOperand(0), axes, unrolled, accs, ivs);
   auto fail = [&]() {
     if (!loops.empty())
       loops.front().erase();

@@ -34,39 +34,6 @@ using namespace mlir::lazy;
 namespace st = ::lazy::st;
 namespace sym = ::lazy::st::sym;
 
-/// The source index of a view that only expands and reorders its source:
-/// one view without mask or offset whose every non-zero stride is the
-/// contiguous stride of one source axis of the same size (the others of
-/// size 1). Null entries where it is not.
-static std::optional<SmallVector<int64_t>>
-directAxes(const st::ShapeTracker &tracker, ArrayRef<int64_t> srcShape) {
-  if (tracker.views.size() != 1)
-    return std::nullopt;
-  const st::View &v = tracker.views[0];
-  if (v.mask || v.offset != 0)
-    return std::nullopt;
-  std::vector<int64_t> contiguous = st::stridesForShape(
-      std::vector<int64_t>(srcShape.begin(), srcShape.end()));
-  // For each source axis, the view axis that walks it (-1: size 1).
-  SmallVector<int64_t> from(srcShape.size(), -1);
-  for (size_t e = 0; e < v.shape.size(); ++e) {
-    if (v.strides[e] == 0)
-      continue;
-    auto d =
-        llvm::find_if(llvm::seq<size_t>(0, srcShape.size()), [&](size_t d) {
-          return srcShape[d] > 1 && from[d] < 0 &&
-                 contiguous[d] == v.strides[e] && srcShape[d] == v.shape[e];
-        });
-    if (*d == srcShape.size())
-      return std::nullopt;
-    from[*d] = int64_t(e);
-  }
-  for (size_t d = 0; d < srcShape.size(); ++d)
-    if (srcShape[d] > 1 && from[d] < 0)
-      return std::nullopt;
-  return from;
-}
-
 FailureOr<Value> KernelEmitter::computedView(OpBuilder &b, ViewOp view,
                                              ValueRange idx) {
   Location loc = view.getLoc();
@@ -74,13 +41,18 @@ FailureOr<Value> KernelEmitter::computedView(OpBuilder &b, ViewOp view,
   ArrayRef<int64_t> srcShape = cast<RankedTensorType>(src.getType()).getShape();
   bool symbolic =
       view.getTracker().isSymbolic() || hasSymbolicShape(src.getType());
-  std::optional<SmallVector<int64_t>> from;
-  if (!symbolic)
-    from = directAxes(view.getTracker().getTracker(), srcShape);
+  // A view that only expands and reorders its source (viewAxisSources)
+  // reads the source at its own indices, moved.
+  std::optional<SmallVector<int64_t>> sources = viewAxisSources(view);
   SmallVector<Value> srcIdx;
   Value valid;
-  if (from) {
-    for (int64_t e : *from)
+  if (sources) {
+    // For each source axis, the view axis that walks it (-1: size 1).
+    SmallVector<int64_t> from(srcShape.size(), -1);
+    for (auto [e, d] : llvm::enumerate(*sources))
+      if (d >= 0)
+        from[size_t(d)] = int64_t(e);
+    for (int64_t e : from)
       srcIdx.push_back(e < 0 ? zeroIndex(b, loc) : idx[size_t(e)]);
   } else {
     // The flat position in the source, row-major, clamped to 0 where the

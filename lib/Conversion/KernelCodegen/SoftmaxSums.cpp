@@ -140,9 +140,9 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
 
   // The innermost axis steps by a block of keys: their scores form one
   // vector, whose maximum rescales the accumulators once per block.
+  int64_t extent = op.getScores().getType().getShape()[size_t(axes.back())];
   int64_t block = 1;
-  if (auto extent = op.getScores().getType().getShape()[size_t(axes.back())];
-      !ShapedType::isDynamic(extent))
+  if (!ShapedType::isDynamic(extent))
     for (int64_t b2 : {kSoftmaxSumKeyBlock, int64_t(8), int64_t(4), int64_t(2)})
       if (extent % b2 == 0) {
         block = b2;
@@ -191,7 +191,6 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
   // trip computes the next block's scores (the last trip its own again)
   // while the softmax and the weighted sum of this block wait on the exp2s,
   // and carries them to the next trip.
-  int64_t extent = op.getScores().getType().getShape()[size_t(axes.back())];
   bool pipelined =
       axes.size() == 1 && !ShapedType::isDynamic(extent) && extent >= 2 * block;
   size_t scoresAt = carried.size();
@@ -207,21 +206,12 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
       carried.push_back(*s);
     }
   }
-  SmallVector<scf::ForOp> loops;
   SmallVector<Value> ivs;
   OpBuilder::InsertionGuard guard(b);
-  for (int64_t axis : axes) {
-    Value lo = arith::ConstantIndexOp::create(b, loc, 0);
-    Value hi = extentOf(b, loc, op.getScores(), size_t(axis));
-    Value step =
-        arith::ConstantIndexOp::create(b, loc, axis == axes.back() ? block : 1);
-    auto loop = scf::ForOp::create(b, loc, lo, hi, step, carried);
-    ivs.push_back(loop.getInductionVar());
-    carried.assign(loop.getRegionIterArgs().begin(),
-                   loop.getRegionIterArgs().end());
-    b.setInsertionPointToStart(loop.getBody());
-    loops.push_back(loop);
-  }
+  SmallVector<int64_t> steps(axes.size(), 1);
+  steps.back() = block;
+  SmallVector<scf::ForOp> loops =
+      openLoopNest(b, loc, op.getScores(), axes, steps, carried, ivs);
   outer.assign(ivs.begin(), ivs.end() - 1);
   auto fail = [&]() -> FailureOr<SmallVector<Value>> {
     if (!loops.empty())
@@ -284,7 +274,6 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
       probs[g].push_back(
           splat(vector::ExtractOp::create(b, loc, p, k).getResult()));
   }
-  softmaxKeys.clear();
   // Key by key, every element: a key's weights (loaded once, where they
   // do not vary along the elements' rows) serve all of them.
   SmallVector<Value> accNext;

@@ -459,28 +459,17 @@ LogicalResult lowerElementwise(OpBuilder &b, KernelEmitter &emitter,
 /// inside another reduce), when it is the group's only top-level reduce.
 SoftmaxSumOp topSoftmaxSum(const StoreGroup &group) {
   SoftmaxSumOp found;
-  bool other = false;
-  SmallVector<Value> stack;
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  for (StoreOp store : group.stores)
-    stack.push_back(store.getValue());
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val().getDefiningOp();
-    if (!op || !seen.insert(op).second)
-      continue;
+  for (Operation *op : opsComputingStores(
+           group.stores, [](Operation *op) { return !isEvaluationLeaf(op); })) {
     if (auto online = dyn_cast<SoftmaxSumOp>(op)) {
-      other |= found && found != online;
+      if (found)
+        return {};
       found = online;
-      continue;
+    } else if (isa<ReduceSumOp, ReduceMaxOp>(op) || isComputedView(op)) {
+      return {};
     }
-    if (isEvaluationLeaf(op)) {
-      other |= isa<ReduceSumOp, ReduceMaxOp>(op) || isComputedView(op);
-      continue;
-    }
-    for (Value operand : op->getOperands())
-      stack.push_back(operand);
   }
-  return other ? SoftmaxSumOp() : found;
+  return found;
 }
 
 /// Bytes of one vector of a softmax_sum's accumulators (AVX2's).
@@ -488,13 +477,6 @@ constexpr int64_t kSoftmaxSumVectorBytes = 32;
 /// The most accumulator vectors one tile carries (AVX2 has 16 registers;
 /// m, l and the step's scalars take some).
 constexpr int64_t kSoftmaxSumMaxVectors = 8;
-/// Query rows per tile. 2 and 4 measured slower than 1 on an AVX2 core
-/// (1x8x1024x64: 94 and 103 ms against 82-93, and with the weighted sum
-/// in column pairs 105-110 against 80-100): LLVM spills their
-/// accumulators and scores, about 2,000 stack moves per block of keys.
-/// Sharing the keys and values across rows needs the accumulators in an
-/// explicit L1 scratch (a micro-kernel's order), the next step.
-constexpr int64_t kSoftmaxSumRows = 1;
 
 /// A store group whose value is a softmax_sum: its elements in tiles along
 /// the innermost output axis the scores are constant along (attention's
@@ -502,7 +484,9 @@ constexpr int64_t kSoftmaxSumRows = 1;
 /// tile one pass over the sum's axes that computes each score once for all
 /// its elements (KernelEmitter::emitSoftmaxSumTile); the other axes in an
 /// scf.parallel nest. Without such an axis (or one the vectors do not
-/// divide) a tile is one element.
+/// divide) a tile is one element. A tile is one query row: 2 and 4 rows
+/// per tile measured slower on an AVX2 core (LLVM spilled their
+/// accumulators, bench/RESULTS.md), so rows wait for an explicit tile.
 LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
                               StoreGroup &group, SoftmaxSumOp op,
                               bool parallel) {
@@ -527,25 +511,10 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
     while (total % vectors)
       vectors /= 2;
   }
-  // Rows of queries: a tile holds kSoftmaxSumRows of them along the
-  // innermost other axis the scores vary along, so that the keys and
-  // values a block of keys loads serve them all (read once per tile, not
-  // once per row, from a cache level they fit in).
-  std::optional<size_t> rowAxis;
-  for (size_t a = shape.size(); a-- > 0;)
-    if (shape[a] > 1 && (!laneAxis || a != *laneAxis) && !constant[a] &&
-        !llvm::is_contained(op.getAxes(), int64_t(a))) {
-      if (shape[a] % kSoftmaxSumRows == 0)
-        rowAxis = a;
-      break;
-    }
-  int64_t rows = rowAxis ? kSoftmaxSumRows : 1;
   SmallVector<Value> lbs, ubs, steps;
   SmallVector<int64_t> trips;
   for (size_t d = 0; d < shape.size(); ++d) {
-    int64_t step = laneAxis && d == *laneAxis ? vectors * width
-                   : rowAxis && d == *rowAxis ? rows
-                                              : 1;
+    int64_t step = laneAxis && d == *laneAxis ? vectors * width : 1;
     lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
     ubs.push_back(arith::ConstantIndexOp::create(b, loc, shape[d]));
     steps.push_back(arith::ConstantIndexOp::create(b, loc, step));
@@ -554,21 +523,13 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
   LogicalResult status = success();
   auto tile = [&](OpBuilder &tb, ValueRange ivs) {
     SmallVector<SmallVector<Value>> elements;
-    for (int64_t r = 0; r < rows; ++r) {
-      Value row = rowAxis && r ? arith::AddIOp::create(
-                                     tb, loc, ivs[*rowAxis],
-                                     arith::ConstantIndexOp::create(tb, loc, r))
-                               : Value();
-      for (int64_t k = 0; k < vectors; ++k) {
-        SmallVector<Value> idx(ivs.begin(), ivs.end());
-        if (row)
-          idx[*rowAxis] = row;
-        if (laneAxis && k)
-          idx[*laneAxis] = arith::AddIOp::create(
-              tb, loc, ivs[*laneAxis],
-              arith::ConstantIndexOp::create(tb, loc, k * width));
-        elements.push_back(std::move(idx));
-      }
+    for (int64_t k = 0; k < vectors; ++k) {
+      SmallVector<Value> idx(ivs.begin(), ivs.end());
+      if (laneAxis && k)
+        idx[*laneAxis] = arith::AddIOp::create(
+            tb, loc, ivs[*laneAxis],
+            arith::ConstantIndexOp::create(tb, loc, k * width));
+      elements.push_back(std::move(idx));
     }
     std::optional<LaneAxis> lanes;
     if (laneAxis)

@@ -257,6 +257,16 @@ protected:
   FailureOr<Value> emitReduceLoops(OpBuilder &b, Operation *reduce,
                                    ValueRange idx, ReduceStep step,
                                    Value init = {});
+  /// An scf.for per axis of `input` among `axes` (outermost first), from 0
+  /// to its extent in steps of `steps[i]`, carrying `carried`; after it,
+  /// `carried` holds the innermost loop's iteration arguments, `ivs` the
+  /// induction variables, and `b` is at the innermost body's start
+  /// (closeLoopNest yields them).
+  SmallVector<scf::ForOp> openLoopNest(OpBuilder &b, Location loc, Value input,
+                                       ArrayRef<int64_t> axes,
+                                       ArrayRef<int64_t> steps,
+                                       SmallVector<Value> &carried,
+                                       SmallVector<Value> &ivs);
   /// A float max `reduce` computed in any order as IEEE maximum (`fast`)
   /// made the in-order one (acc > x ? acc : x): where `fast` is a NaN or a
   /// zero, the only results the order decides, the reduce again in index

@@ -1057,13 +1057,15 @@ void mlir::lazy::fuseOnlineSoftmax(const LazyGraph &g, const GraphWalk &w,
         !inRegion(m.probs.getDefiningOp()))
       continue;
     NodeSet realizes = plan.realizes, rowValues = plan.rowValues;
-    for (NodeId b : region->takenBack)
+    for (NodeId b : region->takenBack) {
       realizes.remove(b);
+      rowValues.insert(b);
+    }
     // Every reduce of the region, read through a view, is a value of its
     // own shape (a score's sum read through a reshape would otherwise
     // merge into the sum that reads it, a double reduce).
     for (NodeId b : region->nodes)
-      if (g.node(b).isReduce() || llvm::is_contained(region->takenBack, b))
+      if (g.node(b).isReduce())
         rowValues.insert(b);
     {
       // A trial: its errors (tinygrad's assertions) only mean "no".

@@ -6,6 +6,7 @@
 
 #include "lazy/Dialect/Lazy/Analysis/KernelFacts.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/ShapeTracker/ShapeTracker.h"
 #include "lazy/ShapeTracker/SymView.h"
 
 #include <algorithm>
@@ -73,4 +74,38 @@ int64_t mlir::lazy::splitCount(Operation *reduce, ArrayRef<int64_t> unroll,
       laneAccumulators >= kLatencyAccumulators)
     return 1;
   return unroll[axes.back()];
+}
+
+std::optional<SmallVector<int64_t>> mlir::lazy::viewAxisSources(ViewOp view) {
+  if (view.getTracker().isSymbolic() ||
+      hasSymbolicShape(view.getSrc().getType()))
+    return std::nullopt;
+  const st::ShapeTracker tracker = view.getTracker().getTracker();
+  if (tracker.views.size() != 1)
+    return std::nullopt;
+  const st::View &v = tracker.views[0];
+  if (v.mask || v.offset != 0)
+    return std::nullopt;
+  ArrayRef<int64_t> src = view.getSrc().getType().getShape();
+  std::vector<int64_t> srcShape(src.begin(), src.end());
+  std::vector<int64_t> contiguous = st::stridesForShape(srcShape);
+  SmallVector<int64_t> from(v.shape.size(), -1);
+  SmallVector<bool> walked(srcShape.size(), false);
+  for (size_t a = 0; a < v.shape.size(); ++a) {
+    if (v.strides[a] == 0)
+      continue;
+    auto d =
+        llvm::find_if(llvm::seq<size_t>(0, srcShape.size()), [&](size_t d) {
+          return srcShape[d] > 1 && !walked[d] && srcShape[d] == v.shape[a] &&
+                 contiguous[d] == v.strides[a];
+        });
+    if (*d == srcShape.size())
+      return std::nullopt;
+    walked[*d] = true;
+    from[a] = int64_t(*d);
+  }
+  for (size_t d = 0; d < srcShape.size(); ++d)
+    if (srcShape[d] > 1 && !walked[d])
+      return std::nullopt;
+  return from;
 }

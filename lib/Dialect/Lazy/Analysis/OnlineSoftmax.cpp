@@ -15,8 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Dialect/Lazy/Analysis/OnlineSoftmax.h"
-
-#include "lazy/ShapeTracker/ShapeTracker.h"
+#include "lazy/Dialect/Lazy/Analysis/KernelFacts.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -24,44 +23,9 @@
 
 using namespace mlir;
 using namespace mlir::lazy;
-namespace st = ::lazy::st;
 
 /// The most ops a factor's check for m, l and e walks.
 static constexpr size_t kMaxFactorOps = 4096;
-
-std::optional<SmallVector<int64_t>> mlir::lazy::viewAxisSources(ViewOp view) {
-  if (view.getTracker().isSymbolic())
-    return std::nullopt;
-  const st::ShapeTracker tracker = view.getTracker().getTracker();
-  if (tracker.views.size() != 1)
-    return std::nullopt;
-  const st::View &v = tracker.views[0];
-  if (v.mask || v.offset != 0)
-    return std::nullopt;
-  auto srcType = cast<RankedTensorType>(view.getSrc().getType());
-  std::vector<int64_t> srcShape(srcType.getShape().begin(),
-                                srcType.getShape().end());
-  std::vector<int64_t> contiguous = st::stridesForShape(srcShape);
-  SmallVector<int64_t> from(v.shape.size(), -1);
-  SmallVector<bool> walked(srcShape.size(), false);
-  for (size_t a = 0; a < v.shape.size(); ++a) {
-    if (v.strides[a] == 0 || v.shape[a] == 1)
-      continue;
-    auto d =
-        llvm::find_if(llvm::seq<size_t>(0, srcShape.size()), [&](size_t d) {
-          return !walked[d] && srcShape[d] == v.shape[a] &&
-                 contiguous[d] == v.strides[a];
-        });
-    if (*d == srcShape.size())
-      return std::nullopt;
-    walked[*d] = true;
-    from[a] = int64_t(*d);
-  }
-  for (size_t d = 0; d < srcShape.size(); ++d)
-    if (srcShape[d] > 1 && !walked[d])
-      return std::nullopt;
-  return from;
-}
 
 namespace {
 

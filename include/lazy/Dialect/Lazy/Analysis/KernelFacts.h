@@ -18,6 +18,16 @@
 
 namespace mlir::lazy {
 
+class ViewOp;
+
+/// The axis of `view`'s source each of its axes walks, -1 for one of
+/// stride 0, when `view` (one integer view, no mask, no offset) only
+/// expands and reorders its source: each axis of non-zero stride walks a
+/// distinct source axis of its extent (more than one element) at that
+/// axis's contiguous stride, and every source axis of more than one
+/// element is walked. None otherwise.
+std::optional<SmallVector<int64_t>> viewAxisSources(ViewOp view);
+
 /// Per axis, the integer stride of a view's index along it
 /// (ShapeTracker::realStrides; for a symbolic view its integer tracker's,
 /// or with one view each axis's integer stride), nullopt where there is

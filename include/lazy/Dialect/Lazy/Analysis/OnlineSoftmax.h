@@ -54,11 +54,6 @@ struct OnlineSoftmaxMatch {
 /// The match rooted at `sum`, if it is one.
 std::optional<OnlineSoftmaxMatch> matchOnlineSoftmax(ReduceSumOp sum);
 
-/// The axis of `view`'s source each of its axes walks, -1 for a broadcast
-/// one (stride 0 or extent 1), when `view` (one view, no mask, no offset)
-/// only expands, reorders and reshapes by axes of size 1; else none.
-std::optional<SmallVector<int64_t>> viewAxisSources(ViewOp view);
-
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_ANALYSIS_ONLINESOFTMAX_H
