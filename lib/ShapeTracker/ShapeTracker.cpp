@@ -226,19 +226,24 @@ ShapeTracker::realStrides(bool ignoreValid) const {
   return ret;
 }
 
+namespace {
+
+/// The conditions of one element never valid (0 < 0).
+std::vector<AffineCondition> neverValid(size_t rank) {
+  return {{std::vector<int64_t>(rank, 0), 0}};
+}
+
+/// The validity as tinygrad's simplifier leaves it, where every clause is
+/// affine.
 std::optional<std::vector<AffineCondition>>
-ShapeTracker::affineValidity() const {
+symbolicValidity(const ShapeTracker &tracker) {
   try {
     std::vector<sym::NodeP> idxs;
-    sym::NodeP valid = trackerExpr(*this, idxs).second;
-    size_t rank = shape().size();
+    sym::NodeP valid = trackerExpr(tracker, idxs).second;
+    size_t rank = tracker.shape().size();
     std::vector<AffineCondition> conditions;
-    if (valid->kind == sym::Kind::Num) {
-      // Always valid (no condition), or never (0 < 0).
-      if (valid->b == 0)
-        conditions.push_back({std::vector<int64_t>(rank, 0), 0});
-      return conditions;
-    }
+    if (valid->kind == sym::Kind::Num)
+      return valid->b == 0 ? neverValid(rank) : conditions;
     std::vector<sym::NodeP> clauses = valid->kind == sym::Kind::And
                                           ? valid->nodes
                                           : std::vector<sym::NodeP>{valid};
@@ -255,6 +260,119 @@ ShapeTracker::affineValidity() const {
   } catch (const sym::Error &) {
     return std::nullopt;
   }
+}
+
+/// The validity of a tracker of two views derived from the views, where
+/// the inner view's mask reads a remainder of the outer view's flat index
+/// (a triangle made by padding and reshaping: tinygrad's tril). Rules:
+///   - the outer view's mask bounds each index to [lo_d, hi_d];
+///   - the inner view unravels the flat index f = offset + sum s_d * i_d,
+///     so its dim k (sizes P below it) lies in [L, H) exactly where
+///     f mod (P * S_k) lies in [L * P, H * P);
+///   - f mod M is e mod M for e with each coefficient and the offset
+///     reduced to its nearest residue mod M; where e's range over the box
+///     meets the allowed run [k M + A, k M + B) of only one period k, the
+///     condition is that run's two affine bounds; a range over more than
+///     two periods, or meeting the run in both, has no affine form.
+std::optional<std::vector<AffineCondition>>
+periodicValidity(const ShapeTracker &tracker) {
+  if (tracker.views.size() != 2 || !tracker.views[0].mask)
+    return std::nullopt;
+  const View &outer = tracker.views[1];
+  View inner = tracker.views[0].minify();
+  if (!inner.mask)
+    return std::nullopt;
+  size_t rank = outer.shape.size();
+  std::vector<AffineCondition> conditions;
+  std::vector<int64_t> lo(rank), hi(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t size = outer.shape[d];
+    if (size <= 0)
+      return std::nullopt;
+    auto [begin, end] =
+        outer.mask ? (*outer.mask)[d] : std::pair<int64_t, int64_t>{0, size};
+    begin = std::max<int64_t>(begin, 0);
+    end = std::min(end, size);
+    if (begin >= end)
+      return neverValid(rank);
+    lo[d] = begin;
+    hi[d] = end - 1;
+    if (begin > 0) { // i_d >= begin  <=>  begin - 1 - i_d < 0
+      conditions.push_back({std::vector<int64_t>(rank, 0), begin - 1});
+      conditions.back().coeffs[d] = -1;
+    }
+    if (end < size) { // i_d < end
+      conditions.push_back({std::vector<int64_t>(rank, 0), -end});
+      conditions.back().coeffs[d] = 1;
+    }
+  }
+  // f mod M in [a, b): at most one affine run of e.
+  auto modIn = [&](int64_t m, int64_t a, int64_t b) -> bool {
+    std::vector<int64_t> coeffs(rank);
+    int64_t constant = floorMod(outer.offset, m);
+    int64_t eLo = constant, eHi = constant;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t c = floorMod(outer.strides[d], m);
+      if (2 * c > m)
+        c -= m;
+      coeffs[d] = c;
+      eLo += c > 0 ? c * lo[d] : c * hi[d];
+      eHi += c > 0 ? c * hi[d] : c * lo[d];
+    }
+    int64_t first = floorDiv(eLo, m), last = floorDiv(eHi, m);
+    if (last - first > 1)
+      return false;
+    std::optional<int64_t> period;
+    for (int64_t k = first; k <= last; ++k) {
+      if (std::max(eLo, k * m + a) > std::min(eHi, k * m + b - 1))
+        continue;
+      if (period)
+        return false;
+      period = k;
+    }
+    if (!period) {
+      conditions = neverValid(rank);
+      return true;
+    }
+    if (*period * m + a > eLo) { // e >= k m + a  <=>  k m + a - 1 - e < 0
+      AffineCondition c{coeffs, *period * m + a - 1 - constant};
+      for (int64_t &x : c.coeffs)
+        x = -x;
+      conditions.push_back(std::move(c));
+    }
+    if (*period * m + b - 1 < eHi) // e < k m + b
+      conditions.push_back({coeffs, constant - (*period * m + b)});
+    return true;
+  };
+  int64_t below = 1;
+  for (size_t k = inner.shape.size(); k-- > 0;) {
+    int64_t size = inner.shape[k];
+    if (size <= 0 || below > kIndexLimit / size)
+      return std::nullopt;
+    int64_t m = below * size;
+    auto [begin, end] = (*inner.mask)[k];
+    if ((begin > 0 || end < size) &&
+        !modIn(m, std::max<int64_t>(begin, 0) * below,
+               std::min(end, size) * below))
+      return std::nullopt;
+    below = m;
+  }
+  // A condition found never to hold decides alone.
+  for (const AffineCondition &c : conditions)
+    if (c.constant >= 0 && std::all_of(c.coeffs.begin(), c.coeffs.end(),
+                                       [](int64_t x) { return x == 0; }))
+      return neverValid(rank);
+  return conditions;
+}
+
+} // namespace
+
+std::optional<std::vector<AffineCondition>>
+ShapeTracker::affineValidity() const {
+  if (std::optional<std::vector<AffineCondition>> symbolic =
+          symbolicValidity(*this))
+    return symbolic;
+  return periodicValidity(*this);
 }
 
 std::vector<int64_t> ShapeTracker::unitStrideAxes(bool ignoreValid) const {

@@ -189,6 +189,31 @@ TEST(ShapeTrackerTest, AffineValidity) {
                            .shrink({{0, 4}, {0, 4}})
                            .reshape({16});
   EXPECT_FALSE(conditions(inner)) << inner.str();
+  // tinygrad's tril (16 x 16, diagonal 1): a padded row reshaped so each
+  // row starts one further along. tinygrad's validity keeps
+  // a remainder by 62. Reduced, the flat index is 61 - idx0 + idx1 mod 62,
+  // within [46, 76]: it meets the valid run [0, 31) of the period only in
+  // [62, 93), so the element is valid where idx0 - idx1 < 0.
+  ShapeTracker tril;
+  tril.views = {
+      View::create({31, 62}, std::vector<int64_t>{0, 0}, 0,
+                   Mask{{0, 31}, {0, 31}}),
+      View::create({16, 16}, std::vector<int64_t>{61, 1}, 61, std::nullopt)};
+  auto triangle = conditions(tril);
+  ASSERT_TRUE(triangle) << tril.str();
+  ASSERT_EQ(triangle->size(), 1u);
+  EXPECT_EQ((*triangle)[0].coeffs, (std::vector<int64_t>{1, -1}));
+  EXPECT_EQ((*triangle)[0].constant, 0);
+  for (int64_t i = 0; i < 16; ++i)
+    for (int64_t j = 0; j < 16; ++j)
+      EXPECT_EQ(tril.indexAndValid({i, j}).second, i - j < 0) << i << "," << j;
+  // The same remainder over a range of more than two periods keeps it.
+  ShapeTracker wide;
+  wide.views = {
+      View::create({31, 62}, std::vector<int64_t>{0, 0}, 0,
+                   Mask{{0, 31}, {0, 31}}),
+      View::create({16, 200}, std::vector<int64_t>{61, 1}, 61, std::nullopt)};
+  EXPECT_FALSE(conditions(wide)) << wide.str();
   // Unmasked: no condition.
   auto plain = conditions(ShapeTracker::fromShape({2, 3}).permute({1, 0}));
   ASSERT_TRUE(plain);

@@ -65,9 +65,12 @@ struct ShapeTracker {
   /// The validity of an element as the conjunction of affine conditions on
   /// its multi-index, read off tinygrad's simplified validity expression
   /// (as realStrides reads strides); empty when every element is valid.
-  /// nullopt when the simplified expression keeps a division or remainder
-  /// (or tinygrad's simplifier would fail). Lowerings use it to count the
-  /// valid elements along an axis in closed form (a fused arange).
+  /// Where the simplified expression keeps a division or remainder, a
+  /// tracker of two views whose inner mask reads a remainder of the outer
+  /// flat index that stays within one run of its period (tinygrad's tril)
+  /// is derived from the views; otherwise nullopt. Lowerings use it to
+  /// count the valid elements along an axis in closed form (a fused
+  /// arange) and to test masks in vector lanes.
   std::optional<std::vector<AffineCondition>> affineValidity() const;
   /// Dims whose real stride is exactly 1.
   std::vector<int64_t> unitStrideAxes(bool ignoreValid = false) const;

@@ -16,11 +16,19 @@
 //   - a tile's elements that differ only along axes the scores are
 //     constant along (a view's stride 0: the head dim of attention's output)
 //     share one m, l and p: each score is computed once per step for all of
-//     them, and lanes along such an axis make the accumulators vectors.
+//     them, and lanes along such an axis make the accumulators vectors;
+//   - where the scores carry masks (scoreMasksOf: a causal tril, a key
+//     padding or length mask, where(c, x, -inf)), each block of keys
+//     computes them first, scalar, where the scores then find them: a
+//     block whose keys are all masked has the scores -inf without
+//     computing them (their dot products), and a block whose scores are
+//     all -inf leaves m, l and the accumulators as they are (which the
+//     update would, at the cost of its exp2s and weighted sums).
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
+#include "lazy/Dialect/Lazy/Analysis/OnlineSoftmax.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -187,6 +195,73 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
           kb, loc, first, arith::ConstantIndexOp::create(kb, loc, k)));
     return keys;
   };
+  // Masks (scoreMasksOf): a block whose keys are all masked is not
+  // computed, its scores -inf; only the masks are, which the scores then
+  // find computed.
+  SmallVector<ScoreMask> masks = scoreMasksOf(op.getScores());
+  auto allMasked = [&](OpBuilder &mb, size_t g,
+                       ArrayRef<Value> keys) -> FailureOr<Value> {
+    Value all;
+    for (Value key : keys) {
+      SmallVector<Value> inner = innerOf(firstOf[g], key);
+      Value any;
+      for (const ScoreMask &mask : masks) {
+        SmallVector<Value> at;
+        for (int64_t a : mask.scoresAxis)
+          at.push_back(a < 0 ? zeroIndex(mb, loc) : inner[size_t(a)]);
+        FailureOr<Value> x = evaluateIn(mb, mask.value, at, /*laneMode=*/false);
+        if (failed(x))
+          return failure();
+        if (isa<VectorType>(x->getType()))
+          return op.emitOpError("has a mask that varies along the lanes");
+        Value masked;
+        if (mask.isCondition) {
+          masked = mask.maskedWhen
+                       ? *x
+                       : arith::XOrIOp::create(
+                             mb, loc, *x,
+                             arith::ConstantIntOp::create(mb, loc, 1, 1));
+        } else {
+          auto t = cast<FloatType>(x->getType());
+          masked = arith::CmpFOp::create(
+              mb, loc, arith::CmpFPredicate::OEQ, *x,
+              arith::ConstantOp::create(mb, loc, mb.getFloatAttr(t, -inf)));
+        }
+        any = any ? arith::OrIOp::create(mb, loc, any, masked).getResult()
+                  : masked;
+      }
+      all = all ? arith::AndIOp::create(mb, loc, all, any).getResult() : any;
+    }
+    return all;
+  };
+  auto blockScoresOf = [&](OpBuilder &sb, size_t g,
+                           ArrayRef<Value> keys) -> FailureOr<Value> {
+    if (masks.empty())
+      return scoresOf(sb, g, keys);
+    FailureOr<Value> masked = allMasked(sb, g, keys);
+    if (failed(masked))
+      return failure();
+    LogicalResult status = success();
+    Value negInfBlock = vector::BroadcastOp::create(
+        sb, loc, blockType,
+        arith::ConstantOp::create(sb, loc, sb.getFloatAttr(acc, -inf)));
+    auto ifOp = scf::IfOp::create(
+        sb, loc, *masked,
+        [&](OpBuilder &tb, Location) {
+          scf::YieldOp::create(tb, loc, negInfBlock);
+        },
+        [&](OpBuilder &eb, Location) {
+          scopes.emplace_back();
+          FailureOr<Value> own = scoresOf(eb, g, keys);
+          scopes.pop_back();
+          if (failed(own))
+            status = failure();
+          scf::YieldOp::create(eb, loc, succeeded(own) ? *own : negInfBlock);
+        });
+    if (failed(status))
+      return failure();
+    return ifOp.getResult(0);
+  };
   // One summed axis of two blocks or more is software-pipelined: each
   // trip computes the next block's scores (the last trip its own again)
   // while the softmax and the weighted sum of this block wait on the exp2s,
@@ -200,7 +275,7 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
     SmallVector<Value> keys =
         keysFrom(b, arith::ConstantIndexOp::create(b, loc, 0));
     for (size_t g = 0; g < groups; ++g) {
-      FailureOr<Value> s = scoresOf(b, g, keys);
+      FailureOr<Value> s = blockScoresOf(b, g, keys);
       if (failed(s))
         return failure();
       carried.push_back(*s);
@@ -222,8 +297,6 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
   scopes.emplace_back();
   llvm::scope_exit popScope([&] { scopes.pop_back(); });
   SmallVector<Value> next(carried.size());
-  SmallVector<Value> alphas(groups);
-  SmallVector<SmallVector<Value>> probs(groups);
   // Both exp2s may approximate (within 1 ulp on the CPU): the rescaled
   // sums round otherwise than the four-op form's anyway.
   auto approximate = arith::FastMathFlags::afn;
@@ -235,66 +308,117 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
         arith::ConstantIndexOp::create(b, loc, extent - block));
     SmallVector<Value> nextKeys = keysFrom(b, ahead);
     for (size_t g = 0; g < groups; ++g) {
-      FailureOr<Value> s = scoresOf(b, g, nextKeys);
+      FailureOr<Value> s = blockScoresOf(b, g, nextKeys);
       if (failed(s))
         return fail();
       next[scoresAt + g] = *s;
     }
   }
+  SmallVector<Value> scores(groups);
   for (size_t g = 0; g < groups; ++g) {
-    Value s;
     if (pipelined) {
-      s = carried[scoresAt + g];
-    } else {
-      FailureOr<Value> own = scoresOf(b, g, keys);
-      if (failed(own))
-        return fail();
-      s = *own;
+      scores[g] = carried[scoresAt + g];
+      continue;
     }
-    Value m = carried[2 * g], l = carried[2 * g + 1];
-    Value mNext = maxOfBlock(b, loc, m, s);
-    Value grew =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, mNext, m);
-    Value rescale = math::Exp2Op::create(
-        b, loc, arith::SubFOp::create(b, loc, m, mNext), approximate);
-    Value alpha = arith::SelectOp::create(b, loc, grew, rescale, one);
-    Value empty =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNext, negInf);
-    Value shifted = arith::SubFOp::create(
-        b, loc, s, vector::BroadcastOp::create(b, loc, blockType, mNext));
-    Value p = arith::SelectOp::create(
-        b, loc, empty, vector::BroadcastOp::create(b, loc, blockType, zero),
-        math::Exp2Op::create(b, loc, shifted, approximate));
-    next[2 * g] = mNext;
-    next[2 * g + 1] = arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, l, alpha),
-        vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, p));
-    alphas[g] = splat(alpha);
-    for (int64_t k = 0; k < block; ++k)
-      probs[g].push_back(
-          splat(vector::ExtractOp::create(b, loc, p, k).getResult()));
+    FailureOr<Value> own = blockScoresOf(b, g, keys);
+    if (failed(own))
+      return fail();
+    scores[g] = *own;
   }
-  // Key by key, every element: a key's weights (loaded once, where they
-  // do not vary along the elements' rows) serve all of them.
-  SmallVector<Value> accNext;
-  for (size_t e = 0; e < elements.size(); ++e)
-    accNext.push_back(arith::MulFOp::create(b, loc, carried[2 * groups + e],
-                                            alphas[groupOf[e]]));
-  for (int64_t k = 0; k < block; ++k) {
-    for (size_t e = 0; e < elements.size(); ++e) {
-      FailureOr<Value> w =
-          evaluateIn(b, op.getWeights(), innerOf(unsigned(e), keys[size_t(k)]),
-                     lanes.has_value());
-      if (failed(w))
-        return fail();
-      Value weight = lanes ? broadcastLanes(b, loc, *w) : *w;
-      weight = extendTo(b, loc, weight, acc);
-      accNext[e] = math::FmaOp::create(b, loc, probs[groupOf[e]][size_t(k)],
-                                       weight, accNext[e]);
+  // The running m, l and accumulators after this block.
+  auto update = [&](OpBuilder &b) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> next(2 * groups + elements.size());
+    SmallVector<Value> alphas(groups);
+    SmallVector<SmallVector<Value>> probs(groups);
+    for (size_t g = 0; g < groups; ++g) {
+      Value s = scores[g];
+      Value m = carried[2 * g], l = carried[2 * g + 1];
+      Value mNext = maxOfBlock(b, loc, m, s);
+      Value grew =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, mNext, m);
+      Value rescale = math::Exp2Op::create(
+          b, loc, arith::SubFOp::create(b, loc, m, mNext), approximate);
+      Value alpha = arith::SelectOp::create(b, loc, grew, rescale, one);
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          mNext, negInf);
+      Value shifted = arith::SubFOp::create(
+          b, loc, s, vector::BroadcastOp::create(b, loc, blockType, mNext));
+      Value p = arith::SelectOp::create(
+          b, loc, empty, vector::BroadcastOp::create(b, loc, blockType, zero),
+          math::Exp2Op::create(b, loc, shifted, approximate));
+      next[2 * g] = mNext;
+      next[2 * g + 1] = arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, l, alpha),
+          vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, p));
+      alphas[g] = splat(alpha);
+      for (int64_t k = 0; k < block; ++k)
+        probs[g].push_back(
+            splat(vector::ExtractOp::create(b, loc, p, k).getResult()));
     }
+    // Key by key, every element: a key's weights (loaded once, where they
+    // do not vary along the elements' rows) serve all of them.
+    SmallVector<Value> accNext;
+    for (size_t e = 0; e < elements.size(); ++e)
+      accNext.push_back(arith::MulFOp::create(b, loc, carried[2 * groups + e],
+                                              alphas[groupOf[e]]));
+    for (int64_t k = 0; k < block; ++k) {
+      for (size_t e = 0; e < elements.size(); ++e) {
+        FailureOr<Value> w = evaluateIn(b, op.getWeights(),
+                                        innerOf(unsigned(e), keys[size_t(k)]),
+                                        lanes.has_value());
+        if (failed(w))
+          return failure();
+        Value weight = lanes ? broadcastLanes(b, loc, *w) : *w;
+        weight = extendTo(b, loc, weight, acc);
+        accNext[e] = math::FmaOp::create(b, loc, probs[groupOf[e]][size_t(k)],
+                                         weight, accNext[e]);
+      }
+    }
+    for (size_t e = 0; e < elements.size(); ++e)
+      next[2 * groups + e] = accNext[e];
+    return next;
+  };
+  size_t updated = 2 * groups + elements.size();
+  SmallVector<Value> after;
+  if (masks.empty()) {
+    FailureOr<SmallVector<Value>> own = update(b);
+    if (failed(own))
+      return fail();
+    after = std::move(*own);
+  } else {
+    // A block whose scores are all -inf (masked) leaves m, l and the
+    // accumulators as they are: its update is skipped.
+    Value live;
+    for (Value s : scores) {
+      Value above = arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::UNE, s,
+          vector::BroadcastOp::create(b, loc, blockType, negInf));
+      Value any =
+          vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, above);
+      live = live ? arith::OrIOp::create(b, loc, live, any).getResult() : any;
+    }
+    ValueRange before = ValueRange(carried).take_front(updated);
+    LogicalResult status = success();
+    auto ifOp = scf::IfOp::create(
+        b, loc, live,
+        [&](OpBuilder &tb, Location) {
+          scopes.emplace_back();
+          FailureOr<SmallVector<Value>> own = update(tb);
+          scopes.pop_back();
+          if (failed(own))
+            status = failure();
+          scf::YieldOp::create(tb, loc,
+                               succeeded(own) ? ValueRange(*own) : before);
+        },
+        [&](OpBuilder &eb, Location) {
+          scf::YieldOp::create(eb, loc, before);
+        });
+    if (failed(status))
+      return fail();
+    after.assign(ifOp.getResults().begin(), ifOp.getResults().end());
   }
-  for (size_t e = 0; e < elements.size(); ++e)
-    next[2 * groups + e] = accNext[e];
+  for (size_t i = 0; i < updated; ++i)
+    next[i] = after[i];
   next = closeLoopNest(b, loc, loops, next);
   SmallVector<Value> results;
   for (size_t e = 0; e < elements.size(); ++e) {

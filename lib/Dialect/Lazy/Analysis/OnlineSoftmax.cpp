@@ -20,6 +20,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::lazy;
@@ -229,4 +230,143 @@ mlir::lazy::matchOnlineSoftmax(ReduceSumOp sum) {
     if (reachesAny(f, shifted))
       return std::nullopt;
   return m;
+}
+
+namespace {
+
+/// Whether `v` is the const -inf, read directly or through a view without
+/// a mask.
+bool isNegInfConst(Value v) {
+  if (auto view = v.getDefiningOp<ViewOp>()) {
+    if (view.getTracker().isSymbolic() ||
+        llvm::any_of(view.getTracker().getTracker().views,
+                     [](const ::lazy::st::View &w) { return bool(w.mask); }))
+      return false;
+    v = view.getSrc();
+  }
+  auto c = v.getDefiningOp<ConstOp>();
+  if (!c)
+    return false;
+  Attribute value = c.getValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (!dense.isSplat())
+      return false;
+    value = dense.getSplatValue<Attribute>();
+  }
+  auto f = dyn_cast<FloatAttr>(value);
+  return f && f.getValue().isInfinity() && f.getValue().isNegative();
+}
+
+/// Whether `v` reads no load (kMaxMaskOps ops at most): an index function
+/// (an arange is a reduce of a const view, which lowers in closed form).
+bool indexOnly(Value v) {
+  llvm::SmallDenseSet<Operation *, 16> visited;
+  SmallVector<Operation *> stack;
+  if (Operation *def = v.getDefiningOp())
+    stack.push_back(def);
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    if (!visited.insert(op).second)
+      continue;
+    if (visited.size() > kMaxMaskOps || isa<LoadOp, SoftmaxSumOp>(op) ||
+        op->getNumRegions() != 0)
+      return false;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        stack.push_back(def);
+  }
+  return true;
+}
+
+/// Whether `v` is cheap ahead of the scores (kMaxMaskOps ops at most, no
+/// reduce but of an index function: loads, consts, aranges and
+/// elementwise ops), and whether it can be -inf: it reads a -inf const or
+/// a float load.
+std::pair<bool, bool> cheapAndMaybeNegInf(Value v) {
+  llvm::SmallDenseSet<Operation *, 16> visited;
+  SmallVector<Operation *> stack;
+  if (Operation *def = v.getDefiningOp())
+    stack.push_back(def);
+  bool negInf = false;
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    if (!visited.insert(op).second)
+      continue;
+    if (visited.size() > kMaxMaskOps || isa<SoftmaxSumOp>(op) ||
+        op->getNumRegions() != 0)
+      return {false, false};
+    if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
+      if (!indexOnly(op->getOperand(0)))
+        return {false, false};
+      continue;
+    }
+    if (isa<LoadOp>(op) &&
+        isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
+      negInf = true;
+    if (isa<ConstOp>(op) && isNegInfConst(op->getResult(0)))
+      negInf = true;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        stack.push_back(def);
+  }
+  return {true, negInf};
+}
+
+} // namespace
+
+SmallVector<ScoreMask> mlir::lazy::scoreMasksOf(Value scores) {
+  SmallVector<ScoreMask> masks;
+  int64_t rank = cast<RankedTensorType>(scores.getType()).getRank();
+  SmallVector<int64_t> identity = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  SmallVector<std::pair<Value, SmallVector<int64_t>>> stack = {
+      {scores, identity}};
+  for (size_t steps = 0; !stack.empty() && steps < kMaxMaskOps; ++steps) {
+    auto [v, axes] = stack.pop_back_val();
+    v = throughFloatCasts(v);
+    if (!isa<FloatType>(getElementTypeOrSelf(v.getType())))
+      continue;
+    auto [cheap, maybeNegInf] = cheapAndMaybeNegInf(v);
+    if (cheap) {
+      if (maybeNegInf)
+        masks.push_back({v, false, false, axes});
+      continue;
+    }
+    if (auto add = v.getDefiningOp<AddOp>()) {
+      stack.push_back({add.getRhs(), axes});
+      stack.push_back({add.getLhs(), axes});
+    } else if (auto mul = v.getDefiningOp<MulOp>()) {
+      for (auto [c, x] : {std::pair(mul.getRhs(), mul.getLhs()),
+                          std::pair(mul.getLhs(), mul.getRhs())}) {
+        std::optional<double> factor = constFloat(c);
+        if (factor && *factor > 0 && std::isfinite(*factor)) {
+          stack.push_back({x, axes});
+          break;
+        }
+      }
+    } else if (auto where = v.getDefiningOp<WhereOp>()) {
+      if (!cheapAndMaybeNegInf(where.getCondition()).first)
+        continue;
+      for (auto [negInf, x, when] :
+           {std::tuple(where.getFalseValue(), where.getTrueValue(), false),
+            std::tuple(where.getTrueValue(), where.getFalseValue(), true)}) {
+        if (isNegInfConst(negInf)) {
+          masks.push_back({where.getCondition(), true, when, axes});
+          stack.push_back({x, axes});
+          break;
+        }
+      }
+    } else if (auto view = v.getDefiningOp<ViewOp>()) {
+      std::optional<SmallVector<int64_t>> sources = viewAxisSources(view);
+      if (!sources)
+        continue;
+      int64_t srcRank =
+          cast<RankedTensorType>(view.getSrc().getType()).getRank();
+      SmallVector<int64_t> srcAxes(size_t(srcRank), -1);
+      for (auto [e, d] : llvm::enumerate(*sources))
+        if (d >= 0)
+          srcAxes[size_t(d)] = axes[e];
+      stack.push_back({view.getSrc(), srcAxes});
+    }
+  }
+  return masks;
 }

@@ -54,6 +54,36 @@ struct OnlineSoftmaxMatch {
 /// The match rooted at `sum`, if it is one.
 std::optional<OnlineSoftmaxMatch> matchOnlineSoftmax(ReduceSumOp sum);
 
+/// A part of softmax scores that masks them: where it says so, the score
+/// is -inf (taken as -inf whatever its other terms, as block-skipping
+/// attention kernels do: a NaN or +inf they would add is not seen).
+struct ScoreMask {
+  /// A float term of the scores' sum, masking where it is -inf; or, with
+  /// `isCondition`, the i1 condition c of where(c, x, -inf) (masking where
+  /// false) or of where(c, -inf, x) (`maskedWhen`: where true).
+  Value value;
+  bool isCondition = false;
+  bool maskedWhen = false;
+  /// For each axis of `value`, the scores axis its index is (-1: an axis
+  /// of one element, index 0).
+  SmallVector<int64_t> scoresAxis;
+};
+
+/// The masks of `scores` (softmax scores, as a lazy.softmax_sum reads
+/// them). Rules:
+///   - the scores are walked through sums (add), products by a positive
+///     const, float casts and views that only expand and reorder
+///     (viewAxisSources), whose index maps are composed;
+///   - a term whose value is cheap (loads, consts, elementwise ops and
+///     reduces that read no load: aranges; at most kMaxMaskOps ops) and
+///     can be -inf (it reads a -inf const or a float load) is a mask;
+///   - where(c, x, -inf) and where(c, -inf, x) with such a c mask by c,
+///     and their x is walked on.
+/// A mask is cheap to compute ahead of the scores, so that a block of keys
+/// all masked skips them.
+SmallVector<ScoreMask> scoreMasksOf(Value scores);
+constexpr size_t kMaxMaskOps = 256;
+
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_ANALYSIS_ONLINESOFTMAX_H
