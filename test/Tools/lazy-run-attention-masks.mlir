@@ -5,7 +5,9 @@
 // reference interpreter. Four masks, each a different form:
 //   causal_blocks  tinygrad's causal tril (an additive where over a padded,
 //                  reshaped const: affine since ShapeTracker::affineValidity
-//                  derives it), 64 keys: rows 0-15 skip three blocks;
+//                  derives it), 2 heads x 64 keys: rows 0-15 skip three
+//                  blocks; enough work for parallel tiles, each a block of
+//                  64 rows with its state in an alloca scope;
 //   key_padding    a bool key mask read from a buffer (additive);
 //   lengths        keys below a length, from an arange (additive), 48 keys:
 //                  the last block is masked for every row;
@@ -46,6 +48,10 @@
 // LOOPS-LABEL: func.func @causal_blocks_k0
 // LOOPS-NOT: arith.remsi
 // LOOPS-NOT: arith.floordivsi
+// LOOPS: scf.parallel
+// LOOPS-SAME: step (%{{.*}}, %{{.*}}, %c64
+// LOOPS-NEXT: memref.alloca_scope
+// LOOPS-NEXT: memref.alloca() {alignment = 64 : i64} : memref<1536xf32>
 // LOOPS: %[[NEG:.*]] = vector.broadcast %{{.*}} : f32 to vector<16xf32>
 // LOOPS: scf.if %{{.*}} -> (vector<16xf32>) {
 // LOOPS-NEXT: scf.yield %[[NEG]] : vector<16xf32>
@@ -67,15 +73,15 @@
 // LOOPS-NEXT: scf.if %{{.*}} -> (f32, f32, vector<8xf32>) {
 
 module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false, online_softmax = true, fusion = "aggressive"}} {
-  func.func @causal_blocks(%arg0: tensor<1x1x64x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x1x64x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x1x64x8xf32> {lazy.buffer = 2 : i64}) -> tensor<1x1x64x8xf32> {
-    %0 = lazy.view %arg0 as <[(1, 1, 64, 64, 8):(0, 0, 8, 0, 1)]> : tensor<1x1x64x8xf32> -> tensor<1x1x64x64x8xf32>
-    %1 = lazy.view %arg1 as <[(1, 1, 64, 64, 8):(0, 0, 0, 8, 1)]> : tensor<1x1x64x8xf32> -> tensor<1x1x64x64x8xf32>
-    %2 = lazy.mul %0, %1 : tensor<1x1x64x64x8xf32>
-    %3 = lazy.reduce_sum %2 axes [4] : tensor<1x1x64x64x8xf32> -> tensor<1x1x64x64x1xf32>
-    %4 = lazy.view %3 as <[(1, 1, 64, 64):(0, 0, 64, 1)]> : tensor<1x1x64x64x1xf32> -> tensor<1x1x64x64xf32>
+  func.func @causal_blocks(%arg0: tensor<1x2x64x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x64x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x64x8xf32> {lazy.buffer = 2 : i64}) -> tensor<1x2x64x8xf32> {
+    %0 = lazy.view %arg0 as <[(1, 2, 64, 64, 8):(0, 512, 8, 0, 1)]> : tensor<1x2x64x8xf32> -> tensor<1x2x64x64x8xf32>
+    %1 = lazy.view %arg1 as <[(1, 2, 64, 64, 8):(0, 512, 0, 8, 1)]> : tensor<1x2x64x8xf32> -> tensor<1x2x64x64x8xf32>
+    %2 = lazy.mul %0, %1 : tensor<1x2x64x64x8xf32>
+    %3 = lazy.reduce_sum %2 axes [4] : tensor<1x2x64x64x8xf32> -> tensor<1x2x64x64x1xf32>
+    %4 = lazy.view %3 as <[(1, 2, 64, 64):(0, 4096, 64, 1)]> : tensor<1x2x64x64x1xf32> -> tensor<1x2x64x64xf32>
     %5 = lazy.const 0.3535533845424652 : tensor<f32>
-    %6 = lazy.view %5 as <[(1, 1, 64, 64):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x1x64x64xf32>
-    %7 = lazy.mul %4, %6 : tensor<1x1x64x64xf32>
+    %6 = lazy.view %5 as <[(1, 2, 64, 64):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x64x64xf32>
+    %7 = lazy.mul %4, %6 : tensor<1x2x64x64xf32>
     %8 = lazy.const true : tensor<i1>
     %9 = lazy.view %8 as <[(127, 254):(0, 0) mask [(0, 127), (0, 127)], (64, 64):(253, 1) offset 253]> : tensor<i1> -> tensor<64x64xi1>
     %10 = lazy.const 0.0 : tensor<f32>
@@ -94,26 +100,26 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %23 = lazy.view %22 as <[(64, 64):(0, 0)]> : tensor<f32> -> tensor<64x64xf32>
     %24 = lazy.const 0.0 : tensor<64x64xf32>
     %25 = lazy.where %21, %23, %24 : tensor<64x64xi1>, tensor<64x64xf32>
-    %26 = lazy.view %25 as <[(1, 1, 64, 64):(0, 0, 64, 1)]> : tensor<64x64xf32> -> tensor<1x1x64x64xf32>
-    %27 = lazy.add %7, %26 : tensor<1x1x64x64xf32>
-    %28 = lazy.reduce_max %27 axes [3] : tensor<1x1x64x64xf32> -> tensor<1x1x64x1xf32>
-    %29 = lazy.view %28 as <[(1, 1, 64, 64):(0, 0, 1, 0)]> : tensor<1x1x64x1xf32> -> tensor<1x1x64x64xf32>
-    %30 = lazy.neg %29 : tensor<1x1x64x64xf32>
-    %31 = lazy.add %27, %30 : tensor<1x1x64x64xf32>
+    %26 = lazy.view %25 as <[(1, 2, 64, 64):(0, 0, 64, 1)]> : tensor<64x64xf32> -> tensor<1x2x64x64xf32>
+    %27 = lazy.add %7, %26 : tensor<1x2x64x64xf32>
+    %28 = lazy.reduce_max %27 axes [3] : tensor<1x2x64x64xf32> -> tensor<1x2x64x1xf32>
+    %29 = lazy.view %28 as <[(1, 2, 64, 64):(0, 64, 1, 0)]> : tensor<1x2x64x1xf32> -> tensor<1x2x64x64xf32>
+    %30 = lazy.neg %29 : tensor<1x2x64x64xf32>
+    %31 = lazy.add %27, %30 : tensor<1x2x64x64xf32>
     %32 = lazy.const 1.4426950408889634 : tensor<f32>
-    %33 = lazy.view %32 as <[(1, 1, 64, 64):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x1x64x64xf32>
-    %34 = lazy.mul %31, %33 : tensor<1x1x64x64xf32>
-    %35 = lazy.exp2 %34 : tensor<1x1x64x64xf32>
-    %36 = lazy.reduce_sum %35 axes [3] : tensor<1x1x64x64xf32> -> tensor<1x1x64x1xf32>
-    %37 = lazy.view %36 as <[(1, 1, 64, 64):(0, 0, 1, 0)]> : tensor<1x1x64x1xf32> -> tensor<1x1x64x64xf32>
-    %38 = lazy.recip %37 : tensor<1x1x64x64xf32>
-    %39 = lazy.mul %35, %38 : tensor<1x1x64x64xf32>
-    %40 = lazy.view %39 as <[(1, 1, 64, 8, 64):(0, 0, 64, 0, 1)]> : tensor<1x1x64x64xf32> -> tensor<1x1x64x8x64xf32>
-    %41 = lazy.view %arg2 as <[(1, 1, 64, 8, 64):(0, 0, 0, 1, 8)]> : tensor<1x1x64x8xf32> -> tensor<1x1x64x8x64xf32>
-    %42 = lazy.mul %40, %41 : tensor<1x1x64x8x64xf32>
-    %43 = lazy.reduce_sum %42 axes [4] : tensor<1x1x64x8x64xf32> -> tensor<1x1x64x8x1xf32>
-    %44 = lazy.view %43 as <[(1, 1, 64, 8):(0, 0, 8, 1)]> : tensor<1x1x64x8x1xf32> -> tensor<1x1x64x8xf32>
-    return %44 : tensor<1x1x64x8xf32>
+    %33 = lazy.view %32 as <[(1, 2, 64, 64):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x64x64xf32>
+    %34 = lazy.mul %31, %33 : tensor<1x2x64x64xf32>
+    %35 = lazy.exp2 %34 : tensor<1x2x64x64xf32>
+    %36 = lazy.reduce_sum %35 axes [3] : tensor<1x2x64x64xf32> -> tensor<1x2x64x1xf32>
+    %37 = lazy.view %36 as <[(1, 2, 64, 64):(0, 64, 1, 0)]> : tensor<1x2x64x1xf32> -> tensor<1x2x64x64xf32>
+    %38 = lazy.recip %37 : tensor<1x2x64x64xf32>
+    %39 = lazy.mul %35, %38 : tensor<1x2x64x64xf32>
+    %40 = lazy.view %39 as <[(1, 2, 64, 8, 64):(0, 4096, 64, 0, 1)]> : tensor<1x2x64x64xf32> -> tensor<1x2x64x8x64xf32>
+    %41 = lazy.view %arg2 as <[(1, 2, 64, 8, 64):(0, 512, 0, 1, 8)]> : tensor<1x2x64x8xf32> -> tensor<1x2x64x8x64xf32>
+    %42 = lazy.mul %40, %41 : tensor<1x2x64x8x64xf32>
+    %43 = lazy.reduce_sum %42 axes [4] : tensor<1x2x64x8x64xf32> -> tensor<1x2x64x8x1xf32>
+    %44 = lazy.view %43 as <[(1, 2, 64, 8):(0, 512, 8, 1)]> : tensor<1x2x64x8x1xf32> -> tensor<1x2x64x8xf32>
+    return %44 : tensor<1x2x64x8xf32>
   }
   func.func @key_padding(%arg0: tensor<1x2x48x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x48x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<48xi1> {lazy.buffer = 2 : i64}, %arg3: tensor<1x2x48x8xf32> {lazy.buffer = 3 : i64}) -> tensor<1x2x48x8xf32> {
     %0 = lazy.view %arg0 as <[(1, 2, 48, 48, 8):(0, 384, 8, 0, 1)]> : tensor<1x2x48x8xf32> -> tensor<1x2x48x48x8xf32>

@@ -32,6 +32,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -97,10 +98,14 @@ static Value maxOfBlock(OpBuilder &b, Location loc, Value m, Value s) {
   return greaterOf(b, loc, m, vector::ExtractOp::create(b, loc, s, 0));
 }
 
-FailureOr<SmallVector<Value>>
-KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
-                                  ArrayRef<SmallVector<Value>> elements) {
+FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
+    OpBuilder &b, SoftmaxSumOp op, ArrayRef<SmallVector<Value>> tileElements,
+    const SoftmaxRowBlock *rows, SoftmaxSumFinish finish) {
   Location loc = op.getLoc();
+  // The elements the steps compute: the tile's, or one row's of a block
+  // of rows (its index along the row axis moved, setRow).
+  SmallVector<SmallVector<Value>> elements(tileElements.begin(),
+                                           tileElements.end());
   Type resultType = elementOf(op.getResult());
   FloatType acc = resultType.isF64() ? cast<FloatType>(b.getF64Type())
                                      : cast<FloatType>(b.getF32Type());
@@ -130,9 +135,10 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
   auto scalar = [&](double v) -> Value {
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(acc, v));
   };
-  auto splat = [&](Value s) -> Value {
-    return laneType ? vector::BroadcastOp::create(b, loc, laneType, s) : s;
+  auto splatAt = [&](OpBuilder &sb, Value s) -> Value {
+    return laneType ? vector::BroadcastOp::create(sb, loc, laneType, s) : s;
   };
+  auto splat = [&](Value s) { return splatAt(b, s); };
   double inf = std::numeric_limits<double>::infinity();
   size_t groups = firstOf.size();
   // Carried: m and l per group, then an accumulator per element.
@@ -266,8 +272,8 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
   // trip computes the next block's scores (the last trip its own again)
   // while the softmax and the weighted sum of this block wait on the exp2s,
   // and carries them to the next trip.
-  bool pipelined =
-      axes.size() == 1 && !ShapedType::isDynamic(extent) && extent >= 2 * block;
+  bool pipelined = !rows && axes.size() == 1 &&
+                   !ShapedType::isDynamic(extent) && extent >= 2 * block;
   size_t scoresAt = carried.size();
   if (pipelined) {
     scopes.emplace_back();
@@ -281,10 +287,226 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
       carried.push_back(*s);
     }
   }
+  // Both exp2s may approximate (within 1 ulp on the CPU): the rescaled
+  // sums round otherwise than the four-op form's anyway.
+  auto approximate = arith::FastMathFlags::afn;
+  size_t updated = 2 * groups + elements.size();
+  // m, l and the accumulators after a block of keys whose scaled scores
+  // (per group) are `scores`, from `state`.
+  auto update = [&](OpBuilder &b, ArrayRef<Value> state, ArrayRef<Value> scores,
+                    ArrayRef<Value> keys) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> next(updated);
+    SmallVector<Value> alphas(groups);
+    SmallVector<SmallVector<Value>> probs(groups);
+    for (size_t g = 0; g < groups; ++g) {
+      Value s = scores[g];
+      Value m = state[2 * g], l = state[2 * g + 1];
+      Value mNext = maxOfBlock(b, loc, m, s);
+      Value grew =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, mNext, m);
+      Value rescale = math::Exp2Op::create(
+          b, loc, arith::SubFOp::create(b, loc, m, mNext), approximate);
+      Value alpha = arith::SelectOp::create(b, loc, grew, rescale, one);
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          mNext, negInf);
+      Value shifted = arith::SubFOp::create(
+          b, loc, s, vector::BroadcastOp::create(b, loc, blockType, mNext));
+      Value p = arith::SelectOp::create(
+          b, loc, empty, vector::BroadcastOp::create(b, loc, blockType, zero),
+          math::Exp2Op::create(b, loc, shifted, approximate));
+      next[2 * g] = mNext;
+      next[2 * g + 1] = arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, l, alpha),
+          vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, p));
+      alphas[g] = splatAt(b, alpha);
+      for (int64_t k = 0; k < block; ++k)
+        probs[g].push_back(
+            splatAt(b, vector::ExtractOp::create(b, loc, p, k).getResult()));
+    }
+    // Key by key, every element: a key's weights (loaded once, where they
+    // do not vary along the elements' rows) serve all of them.
+    SmallVector<Value> accNext;
+    for (size_t e = 0; e < elements.size(); ++e)
+      accNext.push_back(arith::MulFOp::create(b, loc, state[2 * groups + e],
+                                              alphas[groupOf[e]]));
+    for (int64_t k = 0; k < block; ++k) {
+      for (size_t e = 0; e < elements.size(); ++e) {
+        FailureOr<Value> w = evaluateIn(b, op.getWeights(),
+                                        innerOf(unsigned(e), keys[size_t(k)]),
+                                        lanes.has_value());
+        if (failed(w))
+          return failure();
+        Value weight = lanes ? broadcastLanes(b, loc, *w) : *w;
+        weight = extendTo(b, loc, weight, acc);
+        accNext[e] = math::FmaOp::create(b, loc, probs[groupOf[e]][size_t(k)],
+                                         weight, accNext[e]);
+      }
+    }
+    for (size_t e = 0; e < elements.size(); ++e)
+      next[2 * groups + e] = accNext[e];
+    return next;
+  };
+  // update, skipped where masks made every score of the block -inf (which
+  // would leave m, l and the accumulators as they are).
+  auto updateUnlessMasked =
+      [&](OpBuilder &b, ArrayRef<Value> state, ArrayRef<Value> scores,
+          ArrayRef<Value> keys) -> FailureOr<SmallVector<Value>> {
+    if (masks.empty())
+      return update(b, state, scores, keys);
+    Value live;
+    for (Value s : scores) {
+      Value above = arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::UNE, s,
+          vector::BroadcastOp::create(b, loc, blockType, negInf));
+      Value any =
+          vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, above);
+      live = live ? arith::OrIOp::create(b, loc, live, any).getResult() : any;
+    }
+    SmallVector<Value> before(state.take_front(updated));
+    LogicalResult status = success();
+    auto ifOp = scf::IfOp::create(
+        b, loc, live,
+        [&](OpBuilder &tb, Location) {
+          scopes.emplace_back();
+          FailureOr<SmallVector<Value>> own = update(tb, state, scores, keys);
+          scopes.pop_back();
+          if (failed(own))
+            status = failure();
+          scf::YieldOp::create(
+              tb, loc, succeeded(own) ? ValueRange(*own) : ValueRange(before));
+        },
+        [&](OpBuilder &eb, Location) {
+          scf::YieldOp::create(eb, loc, before);
+        });
+    if (failed(status))
+      return failure();
+    return SmallVector<Value>(ifOp.getResults().begin(),
+                              ifOp.getResults().end());
+  };
+  // Each element's value from the final state: acc / l.
+  auto resultsOf = [&](OpBuilder &b, ArrayRef<Value> state) {
+    SmallVector<Value> results;
+    for (size_t e = 0; e < elements.size(); ++e) {
+      Value l = splatAt(b, state[2 * groupOf[e] + 1]);
+      Value r = arith::DivFOp::create(b, loc, state[2 * groups + e], l);
+      results.push_back(
+          extendTo(b, loc, r, cast<FloatType>(signless(resultType))));
+    }
+    return results;
+  };
+
   SmallVector<Value> ivs;
   OpBuilder::InsertionGuard guard(b);
   SmallVector<int64_t> steps(axes.size(), 1);
   steps.back() = block;
+  if (rows) {
+    // A block of rows: the keys outside, the rows inside, each row's m, l
+    // and accumulators in a scratch on the stack between its steps (the
+    // keys' and values' block stays in L1 while every row reads it).
+    int64_t width = laneType ? lanes->width : 1;
+    int64_t slots = int64_t(updated);
+    auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(ib, loc, v);
+    };
+    Value state = rows->state;
+    auto stateType = cast<MemRefType>(state.getType());
+    if (groups != 1 || stateType.getElementType() != acc ||
+        stateType.getNumElements() !=
+            softmaxRowStateSize(rows->rows, int64_t(elements.size()), width))
+      return op.emitOpError("has a row block whose state does not fit it");
+    auto slotAt = [&](OpBuilder &ib, Value row, int64_t slot) -> Value {
+      return arith::AddIOp::create(
+          ib, loc,
+          arith::MulIOp::create(ib, loc, row, index(ib, slots * width)),
+          index(ib, slot * width));
+    };
+    auto loadState = [&](OpBuilder &ib, Value row) {
+      SmallVector<Value> values;
+      for (int64_t i = 0; i < slots; ++i) {
+        Value at = slotAt(ib, row, i);
+        bool vector = laneType && i >= int64_t(2 * groups);
+        values.push_back(
+            vector ? vector::LoadOp::create(ib, loc, laneType, state, at)
+                         .getResult()
+                   : memref::LoadOp::create(ib, loc, state, at).getResult());
+      }
+      return values;
+    };
+    auto storeState = [&](OpBuilder &ib, Value row, ArrayRef<Value> values) {
+      for (auto [i, v] : llvm::enumerate(values)) {
+        Value at = slotAt(ib, row, int64_t(i));
+        if (isa<VectorType>(v.getType()))
+          vector::StoreOp::create(ib, loc, v, state, at);
+        else
+          memref::StoreOp::create(ib, loc, v, state, at);
+      }
+    };
+    // The elements of row `row` of the block.
+    auto setRow = [&](OpBuilder &ib, Value row) {
+      for (auto [e, element] : llvm::enumerate(elements))
+        element[rows->axis] =
+            arith::AddIOp::create(ib, loc, tileElements[e][rows->axis], row);
+    };
+    // for row in [0, rows): body(row).
+    auto forRows = [&](OpBuilder &ib,
+                       function_ref<LogicalResult(OpBuilder &, Value)> body) {
+      LogicalResult status = success();
+      scf::ForOp::create(ib, loc, index(ib, 0), index(ib, rows->rows),
+                         index(ib, 1), ValueRange{},
+                         [&](OpBuilder &rb, Location, Value row, ValueRange) {
+                           if (failed(body(rb, row)))
+                             status = failure();
+                           scf::YieldOp::create(rb, loc);
+                         });
+      return status;
+    };
+    (void)forRows(b, [&](OpBuilder &rb, Value row) {
+      storeState(rb, row, carried);
+      return success();
+    });
+    SmallVector<Value> none;
+    SmallVector<scf::ForOp> loops =
+        openLoopNest(b, loc, op.getScores(), axes, steps, none, ivs);
+    outer.assign(ivs.begin(), ivs.end() - 1);
+    SmallVector<Value> keys = keysFrom(b, ivs.back());
+    scopes.emplace_back();
+    LogicalResult stepped = forRows(b, [&](OpBuilder &rb, Value row) {
+      scopes.emplace_back();
+      llvm::scope_exit popRow([&] { scopes.pop_back(); });
+      setRow(rb, row);
+      SmallVector<Value> scores;
+      for (size_t g = 0; g < groups; ++g) {
+        FailureOr<Value> own = blockScoresOf(rb, g, keys);
+        if (failed(own))
+          return failure();
+        scores.push_back(*own);
+      }
+      FailureOr<SmallVector<Value>> after =
+          updateUnlessMasked(rb, loadState(rb, row), scores, keys);
+      if (failed(after))
+        return failure();
+      storeState(rb, row, *after);
+      return success();
+    });
+    scopes.pop_back();
+    // The loops carry nothing: each body ends in the yield they came with.
+    if (!loops.empty())
+      b.setInsertionPointAfter(loops.front());
+    if (failed(stepped)) {
+      if (!loops.empty())
+        loops.front().erase();
+      return failure();
+    }
+    LogicalResult finished = forRows(b, [&](OpBuilder &rb, Value row) {
+      setRow(rb, row);
+      return finish(rb, elements, resultsOf(rb, loadState(rb, row)));
+    });
+    beginElement();
+    if (failed(finished))
+      return failure();
+    return SmallVector<Value>();
+  }
+
   SmallVector<scf::ForOp> loops =
       openLoopNest(b, loc, op.getScores(), axes, steps, carried, ivs);
   outer.assign(ivs.begin(), ivs.end() - 1);
@@ -297,9 +519,6 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
   scopes.emplace_back();
   llvm::scope_exit popScope([&] { scopes.pop_back(); });
   SmallVector<Value> next(carried.size());
-  // Both exp2s may approximate (within 1 ulp on the CPU): the rescaled
-  // sums round otherwise than the four-op form's anyway.
-  auto approximate = arith::FastMathFlags::afn;
   if (pipelined) {
     Value ahead = arith::MinSIOp::create(
         b, loc,
@@ -325,109 +544,14 @@ KernelEmitter::emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
       return fail();
     scores[g] = *own;
   }
-  // The running m, l and accumulators after this block.
-  auto update = [&](OpBuilder &b) -> FailureOr<SmallVector<Value>> {
-    SmallVector<Value> next(2 * groups + elements.size());
-    SmallVector<Value> alphas(groups);
-    SmallVector<SmallVector<Value>> probs(groups);
-    for (size_t g = 0; g < groups; ++g) {
-      Value s = scores[g];
-      Value m = carried[2 * g], l = carried[2 * g + 1];
-      Value mNext = maxOfBlock(b, loc, m, s);
-      Value grew =
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, mNext, m);
-      Value rescale = math::Exp2Op::create(
-          b, loc, arith::SubFOp::create(b, loc, m, mNext), approximate);
-      Value alpha = arith::SelectOp::create(b, loc, grew, rescale, one);
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          mNext, negInf);
-      Value shifted = arith::SubFOp::create(
-          b, loc, s, vector::BroadcastOp::create(b, loc, blockType, mNext));
-      Value p = arith::SelectOp::create(
-          b, loc, empty, vector::BroadcastOp::create(b, loc, blockType, zero),
-          math::Exp2Op::create(b, loc, shifted, approximate));
-      next[2 * g] = mNext;
-      next[2 * g + 1] = arith::AddFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, l, alpha),
-          vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, p));
-      alphas[g] = splat(alpha);
-      for (int64_t k = 0; k < block; ++k)
-        probs[g].push_back(
-            splat(vector::ExtractOp::create(b, loc, p, k).getResult()));
-    }
-    // Key by key, every element: a key's weights (loaded once, where they
-    // do not vary along the elements' rows) serve all of them.
-    SmallVector<Value> accNext;
-    for (size_t e = 0; e < elements.size(); ++e)
-      accNext.push_back(arith::MulFOp::create(b, loc, carried[2 * groups + e],
-                                              alphas[groupOf[e]]));
-    for (int64_t k = 0; k < block; ++k) {
-      for (size_t e = 0; e < elements.size(); ++e) {
-        FailureOr<Value> w = evaluateIn(b, op.getWeights(),
-                                        innerOf(unsigned(e), keys[size_t(k)]),
-                                        lanes.has_value());
-        if (failed(w))
-          return failure();
-        Value weight = lanes ? broadcastLanes(b, loc, *w) : *w;
-        weight = extendTo(b, loc, weight, acc);
-        accNext[e] = math::FmaOp::create(b, loc, probs[groupOf[e]][size_t(k)],
-                                         weight, accNext[e]);
-      }
-    }
-    for (size_t e = 0; e < elements.size(); ++e)
-      next[2 * groups + e] = accNext[e];
-    return next;
-  };
-  size_t updated = 2 * groups + elements.size();
-  SmallVector<Value> after;
-  if (masks.empty()) {
-    FailureOr<SmallVector<Value>> own = update(b);
-    if (failed(own))
-      return fail();
-    after = std::move(*own);
-  } else {
-    // A block whose scores are all -inf (masked) leaves m, l and the
-    // accumulators as they are: its update is skipped.
-    Value live;
-    for (Value s : scores) {
-      Value above = arith::CmpFOp::create(
-          b, loc, arith::CmpFPredicate::UNE, s,
-          vector::BroadcastOp::create(b, loc, blockType, negInf));
-      Value any =
-          vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, above);
-      live = live ? arith::OrIOp::create(b, loc, live, any).getResult() : any;
-    }
-    ValueRange before = ValueRange(carried).take_front(updated);
-    LogicalResult status = success();
-    auto ifOp = scf::IfOp::create(
-        b, loc, live,
-        [&](OpBuilder &tb, Location) {
-          scopes.emplace_back();
-          FailureOr<SmallVector<Value>> own = update(tb);
-          scopes.pop_back();
-          if (failed(own))
-            status = failure();
-          scf::YieldOp::create(tb, loc,
-                               succeeded(own) ? ValueRange(*own) : before);
-        },
-        [&](OpBuilder &eb, Location) {
-          scf::YieldOp::create(eb, loc, before);
-        });
-    if (failed(status))
-      return fail();
-    after.assign(ifOp.getResults().begin(), ifOp.getResults().end());
-  }
+  FailureOr<SmallVector<Value>> after =
+      updateUnlessMasked(b, carried, scores, keys);
+  if (failed(after))
+    return fail();
   for (size_t i = 0; i < updated; ++i)
-    next[i] = after[i];
+    next[i] = (*after)[i];
   next = closeLoopNest(b, loc, loops, next);
-  SmallVector<Value> results;
-  for (size_t e = 0; e < elements.size(); ++e) {
-    Value l = splat(next[2 * groupOf[e] + 1]);
-    Value r = arith::DivFOp::create(b, loc, next[2 * groups + e], l);
-    results.push_back(
-        extendTo(b, loc, r, cast<FloatType>(signless(resultType))));
-  }
-  return results;
+  return resultsOf(b, next);
 }
 
 FailureOr<Value> KernelEmitter::emitSoftmaxSum(OpBuilder &b, SoftmaxSumOp op,
@@ -455,6 +579,36 @@ KernelEmitter::emitSoftmaxSumTile(OpBuilder &b, ArrayRef<StoreOp> stores,
   if (failed(results))
     return failure();
   return emitStoresOfReduce(b, stores, elements, op, *results);
+}
+
+LogicalResult KernelEmitter::emitSoftmaxSumRows(
+    OpBuilder &b, ArrayRef<StoreOp> stores,
+    ArrayRef<SmallVector<Value>> elements, SoftmaxSumOp op,
+    std::optional<LaneAxis> laneAxis, SoftmaxRowBlock rows) {
+  lanes = laneAxis;
+  llvm::scope_exit reset([&] { lanes.reset(); });
+  beginElement();
+  auto finish = [&](OpBuilder &fb, ArrayRef<SmallVector<Value>> row,
+                    ArrayRef<Value> values) {
+    return emitStoresOfReduce(fb, stores, row, op, values);
+  };
+  return success(succeeded(emitSoftmaxSumLoop(b, op, elements, &rows, finish)));
+}
+
+SmallVector<bool> mlir::lazy::weightsConstantAxes(SoftmaxSumOp op) {
+  size_t rank = op.getWeights().getType().getRank();
+  SmallVector<bool> constant(rank, false);
+  ShapeTrackerAttr view;
+  if (auto load = op.getWeights().getDefiningOp<LoadOp>())
+    view = load.getView();
+  else if (auto v = op.getWeights().getDefiningOp<ViewOp>())
+    view = v.getTracker();
+  if (!view || view.isSymbolic())
+    return constant;
+  std::vector<std::optional<int64_t>> strides = view.getTracker().realStrides();
+  for (size_t a = 0; a < rank; ++a)
+    constant[a] = strides[a] && *strides[a] == 0;
+  return constant;
 }
 
 /// The sums of each of `parts` (kDotLanes vectors of as many

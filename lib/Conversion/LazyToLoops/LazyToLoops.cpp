@@ -474,6 +474,11 @@ SoftmaxSumOp topSoftmaxSum(const StoreGroup &group) {
 
 /// Bytes of one vector of a softmax_sum's accumulators (AVX2's).
 constexpr int64_t kSoftmaxSumVectorBytes = 32;
+/// The most rows of a tile that share its blocks of keys and values
+/// (1x8x1024x64 attention, one core: 4 rows 63 ms, as one row; 16 rows
+/// 54; 64 and 128 rows 51). Fewer than 8 rows keep one row per tile,
+/// whose next block's scores are software-pipelined.
+constexpr int64_t kSoftmaxSumRows = 64;
 /// The most accumulator vectors one tile carries (AVX2 has 16 registers;
 /// m, l and the step's scalars take some).
 constexpr int64_t kSoftmaxSumMaxVectors = 8;
@@ -484,9 +489,13 @@ constexpr int64_t kSoftmaxSumMaxVectors = 8;
 /// tile one pass over the sum's axes that computes each score once for all
 /// its elements (KernelEmitter::emitSoftmaxSumTile); the other axes in an
 /// scf.parallel nest. Without such an axis (or one the vectors do not
-/// divide) a tile is one element. A tile is one query row: 2 and 4 rows
-/// per tile measured slower on an AVX2 core (LLVM spilled their
-/// accumulators, bench/RESULTS.md), so rows wait for an explicit tile.
+/// divide) a tile is one element. Along the innermost output axis the
+/// weights are constant along and the scores are not (attention's
+/// queries), a tile is a block of up to kSoftmaxSumRows rows
+/// (KernelEmitter::emitSoftmaxSumRows: the keys outside, the rows inside,
+/// each row's state in a stack scratch), so that the rows share each block
+/// of keys and values while it is in L1: one row per tile streamed them
+/// from L2 for every row (bench/RESULTS.md).
 LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
                               StoreGroup &group, SoftmaxSumOp op,
                               bool parallel) {
@@ -511,10 +520,47 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
     while (total % vectors)
       vectors /= 2;
   }
+  std::optional<size_t> rowAxis;
+  int64_t rows = 1;
+  SmallVector<bool> weightsConstant = weightsConstantAxes(op);
+  for (size_t a = shape.size(); a-- > 0;) {
+    if ((laneAxis && a == *laneAxis) || shape[a] <= 1 ||
+        llvm::is_contained(op.getAxes(), int64_t(a)))
+      continue;
+    if (weightsConstant[a] && !constant[a])
+      rowAxis = a;
+    break;
+  }
+  if (rowAxis)
+    for (int64_t r : {kSoftmaxSumRows, int64_t(32), int64_t(16), int64_t(8)})
+      if (shape[*rowAxis] % r == 0) {
+        rows = r;
+        break;
+      }
+  if (rows == 1)
+    rowAxis.reset();
+  int64_t laneWidth = laneAxis ? width : 1;
+  Type stateType = result.isF64() ? b.getF64Type() : b.getF32Type();
+  auto allocateState = [&](OpBuilder &ab) -> Value {
+    return memref::AllocaOp::create(
+        ab, loc,
+        MemRefType::get(
+            {KernelEmitter::softmaxRowStateSize(rows, vectors, laneWidth)},
+            stateType),
+        ValueRange{}, ab.getI64IntegerAttr(kCacheLineBytes));
+  };
+  // Sequential tiles share one state, allocated before their loops (a
+  // scope inside an scf.for would not survive lazy-to-cpu, as lowerRows
+  // says); parallel ones each allocate theirs in an alloca scope.
+  Value sequentialState;
+  if (rowAxis && !parallel)
+    sequentialState = allocateState(b);
   SmallVector<Value> lbs, ubs, steps;
   SmallVector<int64_t> trips;
   for (size_t d = 0; d < shape.size(); ++d) {
-    int64_t step = laneAxis && d == *laneAxis ? vectors * width : 1;
+    int64_t step = laneAxis && d == *laneAxis ? vectors * width
+                   : rowAxis && d == *rowAxis ? rows
+                                              : 1;
     lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
     ubs.push_back(arith::ConstantIndexOp::create(b, loc, shape[d]));
     steps.push_back(arith::ConstantIndexOp::create(b, loc, step));
@@ -534,12 +580,33 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
     std::optional<LaneAxis> lanes;
     if (laneAxis)
       lanes = LaneAxis{*laneAxis, width};
-    if (failed(
-            emitter.emitSoftmaxSumTile(tb, group.stores, elements, op, lanes)))
+    if (!rowAxis) {
+      if (failed(emitter.emitSoftmaxSumTile(tb, group.stores, elements, op,
+                                            lanes)))
+        status = failure();
+      return;
+    }
+    if (sequentialState) {
+      if (failed(emitter.emitSoftmaxSumRows(tb, group.stores, elements, op,
+                                            lanes,
+                                            {*rowAxis, rows, sequentialState})))
+        status = failure();
+      return;
+    }
+    auto scope = memref::AllocaScopeOp::create(tb, loc, TypeRange{});
+    OpBuilder sb = OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock());
+    if (failed(emitter.emitSoftmaxSumRows(sb, group.stores, elements, op, lanes,
+                                          {*rowAxis, rows, allocateState(sb)})))
       status = failure();
+    memref::AllocaScopeReturnOp::create(sb, loc);
   };
   if (!parallel)
     forNest(b, loc, lbs, ubs, steps, tile);
+  else if (rowAxis)
+    // Every axis parallel: each tile's alloca scope must sit in the
+    // parallel loop's body itself (parallelNest would put the innermost
+    // axis in an scf.for).
+    parallelLoop(b, loc, lbs, ubs, steps, tile);
   else
     parallelNest(b, loc, lbs, ubs, steps, trips, tile);
   return status;

@@ -56,6 +56,9 @@ SmallVector<Value> delinearizeIndex(OpBuilder &b, Location loc, Value flat,
 /// The axes along which a softmax_sum's scores are constant (read through
 /// a view of stride 0 there): its elements along them share the scores.
 SmallVector<bool> scoresConstantAxes(SoftmaxSumOp op);
+/// The axes along which a softmax_sum's weights are constant (a load or
+/// view of stride 0 there): attention's queries, whose rows share them.
+SmallVector<bool> weightsConstantAxes(SoftmaxSumOp op);
 
 class KernelEmitter {
 public:
@@ -243,6 +246,28 @@ public:
                                    ArrayRef<SmallVector<Value>> elements,
                                    SoftmaxSumOp op,
                                    std::optional<LaneAxis> lanes);
+  /// A block of `rows` rows along `axis` (an output axis the weights are
+  /// constant along: attention's queries), the rows' running state in
+  /// `state`, a 1-d scratch of softmaxRowStateSize elements.
+  struct SoftmaxRowBlock {
+    size_t axis;
+    int64_t rows;
+    Value state;
+  };
+  /// The elements of a block of `rows` rows' state, for a tile of
+  /// `elements` sharing one group (one m and l), each `width` lanes.
+  static int64_t softmaxRowStateSize(int64_t rows, int64_t elements,
+                                     int64_t width) {
+    return rows * (2 + elements) * width;
+  }
+  /// emitSoftmaxSumTile for a block of rows whose first row's elements are
+  /// `elements`: the keys in blocks outside, the rows inside, so that
+  /// every row reads a block of keys and values while it is in L1.
+  LogicalResult emitSoftmaxSumRows(OpBuilder &b, ArrayRef<StoreOp> stores,
+                                   ArrayRef<SmallVector<Value>> elements,
+                                   SoftmaxSumOp op,
+                                   std::optional<LaneAxis> lanes,
+                                   SoftmaxRowBlock rows);
 
 protected:
   /// A reduce at output index `idx`. The default is a sequential scf.for
@@ -308,11 +333,15 @@ private:
   /// does not apply.
   FailureOr<Value> keyBlockReduce(OpBuilder &b, Operation *reduce,
                                   ValueRange idx);
+  /// Called with a row's elements and their values (SoftmaxSums.cpp).
+  using SoftmaxSumFinish = function_ref<LogicalResult(
+      OpBuilder &, ArrayRef<SmallVector<Value>>, ArrayRef<Value>)>;
   /// The softmax_sum's loop for `elements` (in the current lanes): its
-  /// value at each.
-  FailureOr<SmallVector<Value>>
-  emitSoftmaxSumLoop(OpBuilder &b, SoftmaxSumOp op,
-                     ArrayRef<SmallVector<Value>> elements);
+  /// value at each. With `rows`, a block of rows instead (elements are the
+  /// first row's): `finish` gets each row's values, and none are returned.
+  FailureOr<SmallVector<Value>> emitSoftmaxSumLoop(
+      OpBuilder &b, SoftmaxSumOp op, ArrayRef<SmallVector<Value>> elements,
+      const SoftmaxRowBlock *rows = nullptr, SoftmaxSumFinish finish = nullptr);
   /// One reduce for every element of a tile (emitStoreTile); its results
   /// go to tileReduces.
   LogicalResult emitReduceTile(OpBuilder &b, Operation *reduce,
