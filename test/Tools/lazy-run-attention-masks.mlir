@@ -12,7 +12,10 @@
 //   lengths        keys below a length, from an arange (additive), 48 keys:
 //                  the last block is masked for every row;
 //   where_masked   where(keys < 10, scores, -inf), written by hand: the
-//                  condition masks, the block of keys 16-31 is skipped.
+//                  condition masks, the block of keys 16-31 is skipped;
+//   ragged_rows    causal over 72 queries and keys: a block of 64 rows,
+//                  then one of 8 (the rows loop's bound a min), keys in
+//                  blocks of 8.
 // RUN: lazy-opt %s --lazy-schedule --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=SCHED
 // RUN: lazy-run %s --entry=causal_blocks --seed=1 --check | FileCheck %s
 // RUN: lazy-run %s --entry=causal_blocks --seed=1 --check --device=emulate | FileCheck %s
@@ -23,6 +26,8 @@
 // RUN: lazy-run %s --entry=lengths --seed=3 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=where_masked --seed=4 --check | FileCheck %s
 // RUN: lazy-run %s --entry=where_masked --seed=4 --check --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=ragged_rows --seed=5 --check | FileCheck %s
+// RUN: lazy-run %s --entry=ragged_rows --seed=5 --check --device=emulate | FileCheck %s
 // Each kernel computes a block's scores only where a key is not masked
 // (else -inf), and updates m, l and the accumulators only where a score
 // is above -inf; the causal mask needs no division or remainder:
@@ -40,6 +45,9 @@
 // SCHED-LABEL: schedule @where_masked
 // SCHED: SOFTMAX_SUM
 // SCHED: moved: 1 kernels
+// SCHED-LABEL: schedule @ragged_rows
+// SCHED: SOFTMAX_SUM
+// SCHED: moved: 1 kernels
 
 // CHECK: out0: match
 // CHECK-NEXT: all outputs match
@@ -51,7 +59,7 @@
 // LOOPS: scf.parallel
 // LOOPS-SAME: step (%{{.*}}, %{{.*}}, %c64
 // LOOPS-NEXT: memref.alloca_scope
-// LOOPS-NEXT: memref.alloca() {alignment = 64 : i64} : memref<1536xf32>
+// LOOPS: memref.alloca() {alignment = 64 : i64} : memref<1536xf32>
 // LOOPS: %[[NEG:.*]] = vector.broadcast %{{.*}} : f32 to vector<16xf32>
 // LOOPS: scf.if %{{.*}} -> (vector<16xf32>) {
 // LOOPS-NEXT: scf.yield %[[NEG]] : vector<16xf32>
@@ -71,6 +79,9 @@
 // LOOPS: scf.if %{{.*}} -> (vector<16xf32>) {
 // LOOPS: vector.reduction <or>
 // LOOPS-NEXT: scf.if %{{.*}} -> (f32, f32, vector<8xf32>) {
+// LOOPS-LABEL: func.func @ragged_rows_k4
+// LOOPS: %[[ROWS:.*]] = arith.minsi %c64{{.*}}, %{{.*}} : index
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %[[ROWS]] step
 
 module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false, online_softmax = true, fusion = "aggressive"}} {
   func.func @causal_blocks(%arg0: tensor<1x2x64x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x64x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x64x8xf32> {lazy.buffer = 2 : i64}) -> tensor<1x2x64x8xf32> {
@@ -247,5 +258,53 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %23 = lazy.reduce_sum %22 axes [4] : tensor<1x2x32x8x32xf32> -> tensor<1x2x32x8x1xf32>
     %24 = lazy.view %23 as <[(1, 2, 32, 8):(0, 256, 8, 1)]> : tensor<1x2x32x8x1xf32> -> tensor<1x2x32x8xf32>
     return %24 : tensor<1x2x32x8xf32>
+  }
+  func.func @ragged_rows(%arg0: tensor<1x1x72x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x1x72x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x1x72x8xf32> {lazy.buffer = 2 : i64}) -> tensor<1x1x72x8xf32> {
+    %0 = lazy.view %arg0 as <[(1, 1, 72, 72, 8):(0, 0, 8, 0, 1)]> : tensor<1x1x72x8xf32> -> tensor<1x1x72x72x8xf32>
+    %1 = lazy.view %arg1 as <[(1, 1, 72, 72, 8):(0, 0, 0, 8, 1)]> : tensor<1x1x72x8xf32> -> tensor<1x1x72x72x8xf32>
+    %2 = lazy.mul %0, %1 : tensor<1x1x72x72x8xf32>
+    %3 = lazy.reduce_sum %2 axes [4] : tensor<1x1x72x72x8xf32> -> tensor<1x1x72x72x1xf32>
+    %4 = lazy.view %3 as <[(1, 1, 72, 72):(0, 0, 72, 1)]> : tensor<1x1x72x72x1xf32> -> tensor<1x1x72x72xf32>
+    %5 = lazy.const 0.3535533845424652 : tensor<f32>
+    %6 = lazy.view %5 as <[(1, 1, 72, 72):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x1x72x72xf32>
+    %7 = lazy.mul %4, %6 : tensor<1x1x72x72xf32>
+    %8 = lazy.const true : tensor<i1>
+    %9 = lazy.view %8 as <[(143, 286):(0, 0) mask [(0, 143), (0, 143)], (72, 72):(285, 1) offset 285]> : tensor<i1> -> tensor<72x72xi1>
+    %10 = lazy.const 0.0 : tensor<f32>
+    %11 = lazy.view %10 as <[(72, 72):(0, 0)]> : tensor<f32> -> tensor<72x72xf32>
+    %12 = lazy.const 1.0 : tensor<f32>
+    %13 = lazy.view %12 as <[(72, 72):(0, 0)]> : tensor<f32> -> tensor<72x72xf32>
+    %14 = lazy.where %9, %11, %13 : tensor<72x72xi1>, tensor<72x72xf32>
+    %15 = lazy.cast %14 : tensor<72x72xf32> -> tensor<72x72xi1>
+    %16 = lazy.cast %15 : tensor<72x72xi1> -> tensor<72x72xsi32>
+    %17 = lazy.const 0 : tensor<si32>
+    %18 = lazy.view %17 as <[(72, 72):(0, 0)]> : tensor<si32> -> tensor<72x72xsi32>
+    %19 = lazy.cmpne %16, %18 : tensor<72x72xsi32> -> tensor<72x72xi1>
+    %20 = lazy.view %8 as <[(72, 72):(0, 0)]> : tensor<i1> -> tensor<72x72xi1>
+    %21 = lazy.cmpne %19, %20 : tensor<72x72xi1> -> tensor<72x72xi1>
+    %22 = lazy.const -inf : tensor<f32>
+    %23 = lazy.view %22 as <[(72, 72):(0, 0)]> : tensor<f32> -> tensor<72x72xf32>
+    %24 = lazy.const 0.0 : tensor<72x72xf32>
+    %25 = lazy.where %21, %23, %24 : tensor<72x72xi1>, tensor<72x72xf32>
+    %26 = lazy.view %25 as <[(1, 1, 72, 72):(0, 0, 72, 1)]> : tensor<72x72xf32> -> tensor<1x1x72x72xf32>
+    %27 = lazy.add %7, %26 : tensor<1x1x72x72xf32>
+    %28 = lazy.reduce_max %27 axes [3] : tensor<1x1x72x72xf32> -> tensor<1x1x72x1xf32>
+    %29 = lazy.view %28 as <[(1, 1, 72, 72):(0, 0, 1, 0)]> : tensor<1x1x72x1xf32> -> tensor<1x1x72x72xf32>
+    %30 = lazy.neg %29 : tensor<1x1x72x72xf32>
+    %31 = lazy.add %27, %30 : tensor<1x1x72x72xf32>
+    %32 = lazy.const 1.4426950408889634 : tensor<f32>
+    %33 = lazy.view %32 as <[(1, 1, 72, 72):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x1x72x72xf32>
+    %34 = lazy.mul %31, %33 : tensor<1x1x72x72xf32>
+    %35 = lazy.exp2 %34 : tensor<1x1x72x72xf32>
+    %36 = lazy.reduce_sum %35 axes [3] : tensor<1x1x72x72xf32> -> tensor<1x1x72x1xf32>
+    %37 = lazy.view %36 as <[(1, 1, 72, 72):(0, 0, 1, 0)]> : tensor<1x1x72x1xf32> -> tensor<1x1x72x72xf32>
+    %38 = lazy.recip %37 : tensor<1x1x72x72xf32>
+    %39 = lazy.mul %35, %38 : tensor<1x1x72x72xf32>
+    %40 = lazy.view %39 as <[(1, 1, 72, 8, 72):(0, 0, 72, 0, 1)]> : tensor<1x1x72x72xf32> -> tensor<1x1x72x8x72xf32>
+    %41 = lazy.view %arg2 as <[(1, 1, 72, 8, 72):(0, 0, 0, 1, 8)]> : tensor<1x1x72x8xf32> -> tensor<1x1x72x8x72xf32>
+    %42 = lazy.mul %40, %41 : tensor<1x1x72x8x72xf32>
+    %43 = lazy.reduce_sum %42 axes [4] : tensor<1x1x72x8x72xf32> -> tensor<1x1x72x8x1xf32>
+    %44 = lazy.view %43 as <[(1, 1, 72, 8):(0, 0, 8, 1)]> : tensor<1x1x72x8x1xf32> -> tensor<1x1x72x8xf32>
+    return %44 : tensor<1x1x72x8xf32>
   }
 }

@@ -451,8 +451,8 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
     auto forRows = [&](OpBuilder &ib,
                        function_ref<LogicalResult(OpBuilder &, Value)> body) {
       LogicalResult status = success();
-      scf::ForOp::create(ib, loc, index(ib, 0), index(ib, rows->rows),
-                         index(ib, 1), ValueRange{},
+      scf::ForOp::create(ib, loc, index(ib, 0), rows->count, index(ib, 1),
+                         ValueRange{},
                          [&](OpBuilder &rb, Location, Value row, ValueRange) {
                            if (failed(body(rb, row)))
                              status = failure();

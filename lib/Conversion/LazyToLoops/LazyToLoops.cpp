@@ -476,9 +476,11 @@ SoftmaxSumOp topSoftmaxSum(const StoreGroup &group) {
 constexpr int64_t kSoftmaxSumVectorBytes = 32;
 /// The most rows of a tile that share its blocks of keys and values
 /// (1x8x1024x64 attention, one core: 4 rows 63 ms, as one row; 16 rows
-/// 54; 64 and 128 rows 51). Fewer than 8 rows keep one row per tile,
-/// whose next block's scores are software-pipelined.
+/// 54; 64 and 128 rows 51). An axis of fewer than 8 rows keeps one row
+/// per tile, whose next block's scores are software-pipelined.
 constexpr int64_t kSoftmaxSumRows = 64;
+constexpr int64_t kSoftmaxSumMinRows = 8;
+constexpr int64_t kSoftmaxSumMinKeys = 8;
 /// The most accumulator vectors one tile carries (AVX2 has 16 registers;
 /// m, l and the step's scalars take some).
 constexpr int64_t kSoftmaxSumMaxVectors = 8;
@@ -513,12 +515,14 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
         laneAxis = a;
       break;
     }
+  // The most vectors that divide the lane axis: every tile along it
+  // computes the scores again (a head dim of 40 is 5 vectors, one tile).
   int64_t vectors = 1;
   if (laneAxis) {
     int64_t total = shape[*laneAxis] / width;
-    vectors = kSoftmaxSumMaxVectors;
+    vectors = std::min(kSoftmaxSumMaxVectors, total);
     while (total % vectors)
-      vectors /= 2;
+      --vectors;
   }
   std::optional<size_t> rowAxis;
   int64_t rows = 1;
@@ -531,13 +535,17 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
       rowAxis = a;
     break;
   }
-  if (rowAxis)
-    for (int64_t r : {kSoftmaxSumRows, int64_t(32), int64_t(16), int64_t(8)})
-      if (shape[*rowAxis] % r == 0) {
-        rows = r;
-        break;
-      }
-  if (rows == 1)
+  // Up to kSoftmaxSumRows rows, the last block of rows short where they
+  // do not divide the axis.
+  // Rows share blocks of keys of at least kSoftmaxSumMinKeys (their dot
+  // products in vector lanes); shorter blocks keep one software-pipelined
+  // row (1x8x100x64, blocks of 4 keys: 0.96 ms in rows, 0.78 in one).
+  int64_t keys =
+      op.getScores().getType().getShape()[size_t(op.getAxes().back())];
+  if (rowAxis && shape[*rowAxis] >= kSoftmaxSumMinRows &&
+      !ShapedType::isDynamic(keys) && keys % kSoftmaxSumMinKeys == 0)
+    rows = std::min(kSoftmaxSumRows, shape[*rowAxis]);
+  else
     rowAxis.reset();
   int64_t laneWidth = laneAxis ? width : 1;
   Type stateType = result.isF64() ? b.getF64Type() : b.getF32Type();
@@ -564,7 +572,7 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
     lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
     ubs.push_back(arith::ConstantIndexOp::create(b, loc, shape[d]));
     steps.push_back(arith::ConstantIndexOp::create(b, loc, step));
-    trips.push_back(shape[d] / step);
+    trips.push_back((shape[d] + step - 1) / step);
   }
   LogicalResult status = success();
   auto tile = [&](OpBuilder &tb, ValueRange ivs) {
@@ -586,17 +594,28 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
         status = failure();
       return;
     }
+    // The rows of this tile: all of the block's, or the axis's rest.
+    auto rowsHere = [&](OpBuilder &rb) -> Value {
+      Value all = arith::ConstantIndexOp::create(rb, loc, rows);
+      if (shape[*rowAxis] % rows == 0)
+        return all;
+      Value rest = arith::SubIOp::create(
+          rb, loc, arith::ConstantIndexOp::create(rb, loc, shape[*rowAxis]),
+          ivs[*rowAxis]);
+      return arith::MinSIOp::create(rb, loc, all, rest);
+    };
     if (sequentialState) {
-      if (failed(emitter.emitSoftmaxSumRows(tb, group.stores, elements, op,
-                                            lanes,
-                                            {*rowAxis, rows, sequentialState})))
+      if (failed(emitter.emitSoftmaxSumRows(
+              tb, group.stores, elements, op, lanes,
+              {*rowAxis, rows, rowsHere(tb), sequentialState})))
         status = failure();
       return;
     }
     auto scope = memref::AllocaScopeOp::create(tb, loc, TypeRange{});
     OpBuilder sb = OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock());
-    if (failed(emitter.emitSoftmaxSumRows(sb, group.stores, elements, op, lanes,
-                                          {*rowAxis, rows, allocateState(sb)})))
+    if (failed(emitter.emitSoftmaxSumRows(
+            sb, group.stores, elements, op, lanes,
+            {*rowAxis, rows, rowsHere(sb), allocateState(sb)})))
       status = failure();
     memref::AllocaScopeReturnOp::create(sb, loc);
   };

@@ -247,11 +247,14 @@ public:
                                    SoftmaxSumOp op,
                                    std::optional<LaneAxis> lanes);
   /// A block of `rows` rows along `axis` (an output axis the weights are
-  /// constant along: attention's queries), the rows' running state in
-  /// `state`, a 1-d scratch of softmaxRowStateSize elements.
+  /// constant along: attention's queries), of which the first `count` (an
+  /// index value, fewer in the axis's last block) are computed, the rows'
+  /// running state in `state`, a 1-d scratch of softmaxRowStateSize
+  /// elements.
   struct SoftmaxRowBlock {
     size_t axis;
     int64_t rows;
+    Value count;
     Value state;
   };
   /// The elements of a block of `rows` rows' state, for a tile of
