@@ -15,7 +15,11 @@
 //                  condition masks, the block of keys 16-31 is skipped;
 //   ragged_rows    causal over 72 queries and keys: a block of 64 rows,
 //                  then one of 8 (the rows loop's bound a min), keys in
-//                  blocks of 8.
+//                  blocks of 8;
+//   odd_keys       causal over 37: a block of 37 rows, keys in two blocks
+//                  of 16, then a tail loop key by key;
+//   cross_keys     4 queries against 37 keys: one pipelined row per tile,
+//                  then the same tail, carrying m, l and the accumulator.
 // RUN: lazy-opt %s --lazy-schedule --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=SCHED
 // RUN: lazy-run %s --entry=causal_blocks --seed=1 --check | FileCheck %s
 // RUN: lazy-run %s --entry=causal_blocks --seed=1 --check --device=emulate | FileCheck %s
@@ -28,6 +32,10 @@
 // RUN: lazy-run %s --entry=where_masked --seed=4 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=ragged_rows --seed=5 --check | FileCheck %s
 // RUN: lazy-run %s --entry=ragged_rows --seed=5 --check --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=odd_keys --seed=6 --check | FileCheck %s
+// RUN: lazy-run %s --entry=odd_keys --seed=6 --check --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=cross_keys --seed=7 --check | FileCheck %s
+// RUN: lazy-run %s --entry=cross_keys --seed=7 --check --device=emulate | FileCheck %s
 // Each kernel computes a block's scores only where a key is not masked
 // (else -inf), and updates m, l and the accumulators only where a score
 // is above -inf; the causal mask needs no division or remainder:
@@ -82,6 +90,12 @@
 // LOOPS-LABEL: func.func @ragged_rows_k4
 // LOOPS: %[[ROWS:.*]] = arith.minsi %c64{{.*}}, %{{.*}} : index
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %[[ROWS]] step
+// LOOPS-LABEL: func.func @odd_keys_k5
+// LOOPS: scf.for %{{.*}} = %c0{{.*}} to %c32 step %c16
+// LOOPS: scf.for %{{.*}} = %c32 to %c37{{.*}} step %c1
+// LOOPS-LABEL: func.func @cross_keys_k6
+// LOOPS: scf.for %{{.*}} = %c0{{.*}} to %c32 step %c16{{.*}} iter_args
+// LOOPS: scf.for %{{.*}} = %c32 to %c37{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, vector<8xf32>)
 
 module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false, online_softmax = true, fusion = "aggressive"}} {
   func.func @causal_blocks(%arg0: tensor<1x2x64x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x64x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x64x8xf32> {lazy.buffer = 2 : i64}) -> tensor<1x2x64x8xf32> {
@@ -306,5 +320,81 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %43 = lazy.reduce_sum %42 axes [4] : tensor<1x1x72x8x72xf32> -> tensor<1x1x72x8x1xf32>
     %44 = lazy.view %43 as <[(1, 1, 72, 8):(0, 0, 8, 1)]> : tensor<1x1x72x8x1xf32> -> tensor<1x1x72x8xf32>
     return %44 : tensor<1x1x72x8xf32>
+  }
+  func.func @odd_keys(%arg0: tensor<1x2x37x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x37x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x37x8xf32> {lazy.buffer = 2 : i64}) -> tensor<1x2x37x8xf32> {
+    %0 = lazy.view %arg0 as <[(1, 2, 37, 37, 8):(0, 296, 8, 0, 1)]> : tensor<1x2x37x8xf32> -> tensor<1x2x37x37x8xf32>
+    %1 = lazy.view %arg1 as <[(1, 2, 37, 37, 8):(0, 296, 0, 8, 1)]> : tensor<1x2x37x8xf32> -> tensor<1x2x37x37x8xf32>
+    %2 = lazy.mul %0, %1 : tensor<1x2x37x37x8xf32>
+    %3 = lazy.reduce_sum %2 axes [4] : tensor<1x2x37x37x8xf32> -> tensor<1x2x37x37x1xf32>
+    %4 = lazy.view %3 as <[(1, 2, 37, 37):(0, 1369, 37, 1)]> : tensor<1x2x37x37x1xf32> -> tensor<1x2x37x37xf32>
+    %5 = lazy.const 0.3535533845424652 : tensor<f32>
+    %6 = lazy.view %5 as <[(1, 2, 37, 37):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x37x37xf32>
+    %7 = lazy.mul %4, %6 : tensor<1x2x37x37xf32>
+    %8 = lazy.const true : tensor<i1>
+    %9 = lazy.view %8 as <[(73, 146):(0, 0) mask [(0, 73), (0, 73)], (37, 37):(145, 1) offset 145]> : tensor<i1> -> tensor<37x37xi1>
+    %10 = lazy.const 0.0 : tensor<f32>
+    %11 = lazy.view %10 as <[(37, 37):(0, 0)]> : tensor<f32> -> tensor<37x37xf32>
+    %12 = lazy.const 1.0 : tensor<f32>
+    %13 = lazy.view %12 as <[(37, 37):(0, 0)]> : tensor<f32> -> tensor<37x37xf32>
+    %14 = lazy.where %9, %11, %13 : tensor<37x37xi1>, tensor<37x37xf32>
+    %15 = lazy.cast %14 : tensor<37x37xf32> -> tensor<37x37xi1>
+    %16 = lazy.cast %15 : tensor<37x37xi1> -> tensor<37x37xsi32>
+    %17 = lazy.const 0 : tensor<si32>
+    %18 = lazy.view %17 as <[(37, 37):(0, 0)]> : tensor<si32> -> tensor<37x37xsi32>
+    %19 = lazy.cmpne %16, %18 : tensor<37x37xsi32> -> tensor<37x37xi1>
+    %20 = lazy.view %8 as <[(37, 37):(0, 0)]> : tensor<i1> -> tensor<37x37xi1>
+    %21 = lazy.cmpne %19, %20 : tensor<37x37xi1> -> tensor<37x37xi1>
+    %22 = lazy.const -inf : tensor<f32>
+    %23 = lazy.view %22 as <[(37, 37):(0, 0)]> : tensor<f32> -> tensor<37x37xf32>
+    %24 = lazy.const 0.0 : tensor<37x37xf32>
+    %25 = lazy.where %21, %23, %24 : tensor<37x37xi1>, tensor<37x37xf32>
+    %26 = lazy.view %25 as <[(1, 2, 37, 37):(0, 0, 37, 1)]> : tensor<37x37xf32> -> tensor<1x2x37x37xf32>
+    %27 = lazy.add %7, %26 : tensor<1x2x37x37xf32>
+    %28 = lazy.reduce_max %27 axes [3] : tensor<1x2x37x37xf32> -> tensor<1x2x37x1xf32>
+    %29 = lazy.view %28 as <[(1, 2, 37, 37):(0, 37, 1, 0)]> : tensor<1x2x37x1xf32> -> tensor<1x2x37x37xf32>
+    %30 = lazy.neg %29 : tensor<1x2x37x37xf32>
+    %31 = lazy.add %27, %30 : tensor<1x2x37x37xf32>
+    %32 = lazy.const 1.4426950408889634 : tensor<f32>
+    %33 = lazy.view %32 as <[(1, 2, 37, 37):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x37x37xf32>
+    %34 = lazy.mul %31, %33 : tensor<1x2x37x37xf32>
+    %35 = lazy.exp2 %34 : tensor<1x2x37x37xf32>
+    %36 = lazy.reduce_sum %35 axes [3] : tensor<1x2x37x37xf32> -> tensor<1x2x37x1xf32>
+    %37 = lazy.view %36 as <[(1, 2, 37, 37):(0, 37, 1, 0)]> : tensor<1x2x37x1xf32> -> tensor<1x2x37x37xf32>
+    %38 = lazy.recip %37 : tensor<1x2x37x37xf32>
+    %39 = lazy.mul %35, %38 : tensor<1x2x37x37xf32>
+    %40 = lazy.view %39 as <[(1, 2, 37, 8, 37):(0, 1369, 37, 0, 1)]> : tensor<1x2x37x37xf32> -> tensor<1x2x37x8x37xf32>
+    %41 = lazy.view %arg2 as <[(1, 2, 37, 8, 37):(0, 296, 0, 1, 8)]> : tensor<1x2x37x8xf32> -> tensor<1x2x37x8x37xf32>
+    %42 = lazy.mul %40, %41 : tensor<1x2x37x8x37xf32>
+    %43 = lazy.reduce_sum %42 axes [4] : tensor<1x2x37x8x37xf32> -> tensor<1x2x37x8x1xf32>
+    %44 = lazy.view %43 as <[(1, 2, 37, 8):(0, 296, 8, 1)]> : tensor<1x2x37x8x1xf32> -> tensor<1x2x37x8xf32>
+    return %44 : tensor<1x2x37x8xf32>
+  }
+  func.func @cross_keys(%arg0: tensor<1x2x4x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x37x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x37x8xf32> {lazy.buffer = 2 : i64}) -> tensor<1x2x4x8xf32> {
+    %0 = lazy.view %arg0 as <[(1, 2, 4, 37, 8):(0, 32, 8, 0, 1)]> : tensor<1x2x4x8xf32> -> tensor<1x2x4x37x8xf32>
+    %1 = lazy.view %arg1 as <[(1, 2, 4, 37, 8):(0, 296, 0, 8, 1)]> : tensor<1x2x37x8xf32> -> tensor<1x2x4x37x8xf32>
+    %2 = lazy.mul %0, %1 : tensor<1x2x4x37x8xf32>
+    %3 = lazy.reduce_sum %2 axes [4] : tensor<1x2x4x37x8xf32> -> tensor<1x2x4x37x1xf32>
+    %4 = lazy.view %3 as <[(1, 2, 4, 37):(0, 148, 37, 1)]> : tensor<1x2x4x37x1xf32> -> tensor<1x2x4x37xf32>
+    %5 = lazy.const 0.3535533845424652 : tensor<f32>
+    %6 = lazy.view %5 as <[(1, 2, 4, 37):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x4x37xf32>
+    %7 = lazy.mul %4, %6 : tensor<1x2x4x37xf32>
+    %8 = lazy.reduce_max %7 axes [3] : tensor<1x2x4x37xf32> -> tensor<1x2x4x1xf32>
+    %9 = lazy.view %8 as <[(1, 2, 4, 37):(0, 4, 1, 0)]> : tensor<1x2x4x1xf32> -> tensor<1x2x4x37xf32>
+    %10 = lazy.neg %9 : tensor<1x2x4x37xf32>
+    %11 = lazy.add %7, %10 : tensor<1x2x4x37xf32>
+    %12 = lazy.const 1.4426950408889634 : tensor<f32>
+    %13 = lazy.view %12 as <[(1, 2, 4, 37):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x4x37xf32>
+    %14 = lazy.mul %11, %13 : tensor<1x2x4x37xf32>
+    %15 = lazy.exp2 %14 : tensor<1x2x4x37xf32>
+    %16 = lazy.reduce_sum %15 axes [3] : tensor<1x2x4x37xf32> -> tensor<1x2x4x1xf32>
+    %17 = lazy.view %16 as <[(1, 2, 4, 37):(0, 4, 1, 0)]> : tensor<1x2x4x1xf32> -> tensor<1x2x4x37xf32>
+    %18 = lazy.recip %17 : tensor<1x2x4x37xf32>
+    %19 = lazy.mul %15, %18 : tensor<1x2x4x37xf32>
+    %20 = lazy.view %19 as <[(1, 2, 4, 8, 37):(0, 148, 37, 0, 1)]> : tensor<1x2x4x37xf32> -> tensor<1x2x4x8x37xf32>
+    %21 = lazy.view %arg2 as <[(1, 2, 4, 8, 37):(0, 296, 0, 1, 8)]> : tensor<1x2x37x8xf32> -> tensor<1x2x4x8x37xf32>
+    %22 = lazy.mul %20, %21 : tensor<1x2x4x8x37xf32>
+    %23 = lazy.reduce_sum %22 axes [4] : tensor<1x2x4x8x37xf32> -> tensor<1x2x4x8x1xf32>
+    %24 = lazy.view %23 as <[(1, 2, 4, 8):(0, 32, 8, 1)]> : tensor<1x2x4x8x1xf32> -> tensor<1x2x4x8xf32>
+    return %24 : tensor<1x2x4x8xf32>
   }
 }

@@ -23,7 +23,15 @@
 //     block whose keys are all masked has the scores -inf without
 //     computing them (their dot products), and a block whose scores are
 //     all -inf leaves m, l and the accumulators as they are (which the
-//     update would, at the cost of its exp2s and weighted sums).
+//     update would, at the cost of its exp2s and weighted sums);
+//   - keys step in blocks of kSoftmaxSumKeyBlock: a single summed axis
+//     that the block does not divide steps by full blocks, then key by key
+//     (the tail); several axes step by the largest block dividing the
+//     innermost;
+//   - a block of rows (emitSoftmaxSumRows) runs the key blocks outside
+//     and its rows inside, each row's m, l and accumulators loaded from
+//     and stored to the caller's scratch around its step; one tile of
+//     elements instead carries them in the loop and pipelines the scores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,8 +50,8 @@
 using namespace mlir;
 using namespace mlir::lazy;
 
-/// Keys per step of the innermost summed axis, where the axis's extent
-/// allows (else 8, 4, 2 or 1): the per-block work (the block's maximum,
+/// Keys per step of the innermost summed axis (see the rules for the
+/// extents it does not divide): the per-block work (the block's maximum,
 /// the rescale and its exp2) is spread over more keys.
 static constexpr int64_t kSoftmaxSumKeyBlock = 16;
 /// Lanes of a block's dot products (keyBlockReduce): one f32 vector (AVX2),
@@ -155,14 +163,28 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
   // The innermost axis steps by a block of keys: their scores form one
   // vector, whose maximum rescales the accumulators once per block.
   int64_t extent = op.getScores().getType().getShape()[size_t(axes.back())];
+  // One summed axis of at least kSoftmaxSumKeyBlock keys steps by full
+  // blocks up to `mainEnd`, then key by key (a tail of fewer than a
+  // block); several axes step by the largest block dividing the innermost.
   int64_t block = 1;
-  if (!ShapedType::isDynamic(extent))
+  int64_t mainEnd = extent;
+  bool tail = false;
+  if (!ShapedType::isDynamic(extent)) {
     for (int64_t b2 : {kSoftmaxSumKeyBlock, int64_t(8), int64_t(4), int64_t(2)})
       if (extent % b2 == 0) {
         block = b2;
         break;
       }
-  auto blockType = VectorType::get({block}, acc);
+    if (axes.size() == 1 && block < kSoftmaxSumKeyBlock &&
+        extent >= kSoftmaxSumKeyBlock) {
+      block = kSoftmaxSumKeyBlock;
+      mainEnd = extent - extent % block;
+      tail = true;
+    }
+  }
+  auto blockTypeOf = [&](size_t n) {
+    return VectorType::get({int64_t(n)}, acc);
+  };
   // Element e's index with the summed axes at `outer` (all but the
   // innermost) and the innermost at `key`.
   SmallVector<Value> outer;
@@ -188,15 +210,16 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
         return op.emitOpError("has scores that vary along the lanes");
       scores.push_back(extendTo(sb, loc, *x, acc));
     }
-    return arith::MulFOp::create(
-               sb, loc,
-               vector::FromElementsOp::create(sb, loc, blockType, scores),
-               vector::BroadcastOp::create(sb, loc, blockType, scale))
+    return arith::MulFOp::create(sb, loc,
+                                 vector::FromElementsOp::create(
+                                     sb, loc, blockTypeOf(keys.size()), scores),
+                                 vector::BroadcastOp::create(
+                                     sb, loc, blockTypeOf(keys.size()), scale))
         .getResult();
   };
-  auto keysFrom = [&](OpBuilder &kb, Value first) {
+  auto keysFrom = [&](OpBuilder &kb, Value first, int64_t count) {
     SmallVector<Value> keys = {first};
-    for (int64_t k = 1; k < block; ++k)
+    for (int64_t k = 1; k < count; ++k)
       keys.push_back(arith::AddIOp::create(
           kb, loc, first, arith::ConstantIndexOp::create(kb, loc, k)));
     return keys;
@@ -249,7 +272,7 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
       return failure();
     LogicalResult status = success();
     Value negInfBlock = vector::BroadcastOp::create(
-        sb, loc, blockType,
+        sb, loc, blockTypeOf(keys.size()),
         arith::ConstantOp::create(sb, loc, sb.getFloatAttr(acc, -inf)));
     auto ifOp = scf::IfOp::create(
         sb, loc, *masked,
@@ -273,13 +296,13 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
   // while the softmax and the weighted sum of this block wait on the exp2s,
   // and carries them to the next trip.
   bool pipelined = !rows && axes.size() == 1 &&
-                   !ShapedType::isDynamic(extent) && extent >= 2 * block;
+                   !ShapedType::isDynamic(extent) && mainEnd >= 2 * block;
   size_t scoresAt = carried.size();
   if (pipelined) {
     scopes.emplace_back();
     llvm::scope_exit popScope([&] { scopes.pop_back(); });
     SmallVector<Value> keys =
-        keysFrom(b, arith::ConstantIndexOp::create(b, loc, 0));
+        keysFrom(b, arith::ConstantIndexOp::create(b, loc, 0), block);
     for (size_t g = 0; g < groups; ++g) {
       FailureOr<Value> s = blockScoresOf(b, g, keys);
       if (failed(s))
@@ -296,6 +319,8 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
   auto update = [&](OpBuilder &b, ArrayRef<Value> state, ArrayRef<Value> scores,
                     ArrayRef<Value> keys) -> FailureOr<SmallVector<Value>> {
     SmallVector<Value> next(updated);
+    int64_t count = int64_t(keys.size());
+    VectorType blockType = blockTypeOf(keys.size());
     SmallVector<Value> alphas(groups);
     SmallVector<SmallVector<Value>> probs(groups);
     for (size_t g = 0; g < groups; ++g) {
@@ -319,7 +344,7 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
           b, loc, arith::MulFOp::create(b, loc, l, alpha),
           vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, p));
       alphas[g] = splatAt(b, alpha);
-      for (int64_t k = 0; k < block; ++k)
+      for (int64_t k = 0; k < count; ++k)
         probs[g].push_back(
             splatAt(b, vector::ExtractOp::create(b, loc, p, k).getResult()));
     }
@@ -329,7 +354,7 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
     for (size_t e = 0; e < elements.size(); ++e)
       accNext.push_back(arith::MulFOp::create(b, loc, state[2 * groups + e],
                                               alphas[groupOf[e]]));
-    for (int64_t k = 0; k < block; ++k) {
+    for (int64_t k = 0; k < count; ++k) {
       for (size_t e = 0; e < elements.size(); ++e) {
         FailureOr<Value> w = evaluateIn(b, op.getWeights(),
                                         innerOf(unsigned(e), keys[size_t(k)]),
@@ -357,7 +382,7 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
     for (Value s : scores) {
       Value above = arith::CmpFOp::create(
           b, loc, arith::CmpFPredicate::UNE, s,
-          vector::BroadcastOp::create(b, loc, blockType, negInf));
+          vector::BroadcastOp::create(b, loc, s.getType(), negInf));
       Value any =
           vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, above);
       live = live ? arith::OrIOp::create(b, loc, live, any).getResult() : any;
@@ -464,30 +489,36 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
       storeState(rb, row, carried);
       return success();
     });
+    // Every row's step over `keys`.
+    auto stepRows = [&](OpBuilder &kb, ArrayRef<Value> keys) {
+      return forRows(kb, [&](OpBuilder &rb, Value row) {
+        scopes.emplace_back();
+        llvm::scope_exit popRow([&] { scopes.pop_back(); });
+        setRow(rb, row);
+        SmallVector<Value> scores;
+        for (size_t g = 0; g < groups; ++g) {
+          FailureOr<Value> own = blockScoresOf(rb, g, keys);
+          if (failed(own))
+            return failure();
+          scores.push_back(*own);
+        }
+        FailureOr<SmallVector<Value>> after =
+            updateUnlessMasked(rb, loadState(rb, row), scores, keys);
+        if (failed(after))
+          return failure();
+        storeState(rb, row, *after);
+        return success();
+      });
+    };
+    Value mainHi = index(b, mainEnd);
     SmallVector<Value> none;
     SmallVector<scf::ForOp> loops =
         openLoopNest(b, loc, op.getScores(), axes, steps, none, ivs);
+    if (tail)
+      loops.back().setUpperBound(mainHi);
     outer.assign(ivs.begin(), ivs.end() - 1);
-    SmallVector<Value> keys = keysFrom(b, ivs.back());
     scopes.emplace_back();
-    LogicalResult stepped = forRows(b, [&](OpBuilder &rb, Value row) {
-      scopes.emplace_back();
-      llvm::scope_exit popRow([&] { scopes.pop_back(); });
-      setRow(rb, row);
-      SmallVector<Value> scores;
-      for (size_t g = 0; g < groups; ++g) {
-        FailureOr<Value> own = blockScoresOf(rb, g, keys);
-        if (failed(own))
-          return failure();
-        scores.push_back(*own);
-      }
-      FailureOr<SmallVector<Value>> after =
-          updateUnlessMasked(rb, loadState(rb, row), scores, keys);
-      if (failed(after))
-        return failure();
-      storeState(rb, row, *after);
-      return success();
-    });
+    LogicalResult stepped = stepRows(b, keysFrom(b, ivs.back(), block));
     scopes.pop_back();
     // The loops carry nothing: each body ends in the yield they came with.
     if (!loops.empty())
@@ -496,6 +527,20 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
       if (!loops.empty())
         loops.front().erase();
       return failure();
+    }
+    if (tail) {
+      LogicalResult status = success();
+      scf::ForOp::create(b, loc, mainHi, index(b, extent), index(b, 1),
+                         ValueRange{},
+                         [&](OpBuilder &kb, Location, Value key, ValueRange) {
+                           scopes.emplace_back();
+                           if (failed(stepRows(kb, {key})))
+                             status = failure();
+                           scopes.pop_back();
+                           scf::YieldOp::create(kb, loc);
+                         });
+      if (failed(status))
+        return failure();
     }
     LogicalResult finished = forRows(b, [&](OpBuilder &rb, Value row) {
       setRow(rb, row);
@@ -507,15 +552,18 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
     return SmallVector<Value>();
   }
 
+  Value mainHi = arith::ConstantIndexOp::create(b, loc, mainEnd);
   SmallVector<scf::ForOp> loops =
       openLoopNest(b, loc, op.getScores(), axes, steps, carried, ivs);
+  if (tail)
+    loops.back().setUpperBound(mainHi);
   outer.assign(ivs.begin(), ivs.end() - 1);
   auto fail = [&]() -> FailureOr<SmallVector<Value>> {
     if (!loops.empty())
       loops.front().erase();
     return failure();
   };
-  SmallVector<Value> keys = keysFrom(b, ivs.back());
+  SmallVector<Value> keys = keysFrom(b, ivs.back(), block);
   scopes.emplace_back();
   llvm::scope_exit popScope([&] { scopes.pop_back(); });
   SmallVector<Value> next(carried.size());
@@ -524,8 +572,8 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
         b, loc,
         arith::AddIOp::create(b, loc, ivs.back(),
                               arith::ConstantIndexOp::create(b, loc, block)),
-        arith::ConstantIndexOp::create(b, loc, extent - block));
-    SmallVector<Value> nextKeys = keysFrom(b, ahead);
+        arith::ConstantIndexOp::create(b, loc, mainEnd - block));
+    SmallVector<Value> nextKeys = keysFrom(b, ahead, block);
     for (size_t g = 0; g < groups; ++g) {
       FailureOr<Value> s = blockScoresOf(b, g, nextKeys);
       if (failed(s))
@@ -551,6 +599,41 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
   for (size_t i = 0; i < updated; ++i)
     next[i] = (*after)[i];
   next = closeLoopNest(b, loc, loops, next);
+  // The loop body's values stay inside it.
+  scopes.pop_back();
+  popScope.release();
+  if (tail) {
+    // The keys after the last full block, one at a time.
+    LogicalResult status = success();
+    auto tailLoop = scf::ForOp::create(
+        b, loc, mainHi, arith::ConstantIndexOp::create(b, loc, extent),
+        arith::ConstantIndexOp::create(b, loc, 1),
+        ValueRange(next).take_front(updated),
+        [&](OpBuilder &kb, Location, Value key, ValueRange state) {
+          scopes.emplace_back();
+          SmallVector<Value> scores;
+          for (size_t g = 0; g < groups && succeeded(status); ++g) {
+            FailureOr<Value> own = blockScoresOf(kb, g, {key});
+            if (failed(own))
+              status = failure();
+            else
+              scores.push_back(*own);
+          }
+          FailureOr<SmallVector<Value>> after =
+              succeeded(status)
+                  ? updateUnlessMasked(kb, SmallVector<Value>(state), scores,
+                                       {key})
+                  : FailureOr<SmallVector<Value>>(failure());
+          scopes.pop_back();
+          if (failed(after))
+            status = failure();
+          scf::YieldOp::create(kb, loc,
+                               succeeded(after) ? ValueRange(*after) : state);
+        });
+    if (failed(status))
+      return failure();
+    next.assign(tailLoop.getResults().begin(), tailLoop.getResults().end());
+  }
   return resultsOf(b, next);
 }
 
