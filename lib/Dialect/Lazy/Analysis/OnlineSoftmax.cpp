@@ -91,26 +91,45 @@ template <typename R> R broadcastReduce(Value v) {
   return reduce;
 }
 
-/// Whether `v` reads any of `ops`' results, walking at most kMaxFactorOps
-/// ops (true past that: declined, not searched).
-bool reachesAny(Value v, ArrayRef<Operation *> ops) {
+/// What walkOperands does after visiting an op.
+enum class Walk { Descend, Skip, Stop };
+
+/// Walks the ops `v` reads (its defining op, then theirs), each once:
+/// `visit` says whether to go on into an op's operands, skip them or stop.
+/// False where it stopped, or reached more than `limit` ops.
+bool walkOperands(Value v, size_t limit,
+                  function_ref<Walk(Operation *)> visit) {
   llvm::SmallDenseSet<Operation *, 16> visited;
   SmallVector<Operation *> stack;
   if (Operation *def = v.getDefiningOp())
     stack.push_back(def);
   while (!stack.empty()) {
     Operation *op = stack.pop_back_val();
-    if (llvm::is_contained(ops, op))
-      return true;
     if (!visited.insert(op).second)
       continue;
-    if (visited.size() > kMaxFactorOps)
-      return true;
+    if (visited.size() > limit)
+      return false;
+    Walk next = visit(op);
+    if (next == Walk::Stop)
+      return false;
+    if (next == Walk::Skip)
+      continue;
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
         stack.push_back(def);
   }
-  return false;
+  return true;
+}
+
+/// Whether `v` reads any of `ops`' results, walking at most kMaxFactorOps
+/// ops (true past that: declined, not searched).
+bool reachesAny(Value v, ArrayRef<Operation *> ops) {
+  bool found = false;
+  bool complete = walkOperands(v, kMaxFactorOps, [&](Operation *op) {
+    found = llvm::is_contained(ops, op);
+    return found ? Walk::Stop : Walk::Descend;
+  });
+  return found || !complete;
 }
 
 /// exp2(c * (x + neg(view(max x)))) over `axes`: fills x, c, the max and
@@ -260,22 +279,11 @@ bool isNegInfConst(Value v) {
 /// Whether `v` reads no load (kMaxMaskOps ops at most): an index function
 /// (an arange is a reduce of a const view, which lowers in closed form).
 bool indexOnly(Value v) {
-  llvm::SmallDenseSet<Operation *, 16> visited;
-  SmallVector<Operation *> stack;
-  if (Operation *def = v.getDefiningOp())
-    stack.push_back(def);
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val();
-    if (!visited.insert(op).second)
-      continue;
-    if (visited.size() > kMaxMaskOps || isa<LoadOp, SoftmaxSumOp>(op) ||
-        op->getNumRegions() != 0)
-      return false;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        stack.push_back(def);
-  }
-  return true;
+  return walkOperands(v, kMaxMaskOps, [](Operation *op) {
+    return isa<LoadOp, SoftmaxSumOp>(op) || op->getNumRegions() != 0
+               ? Walk::Stop
+               : Walk::Descend;
+  });
 }
 
 /// Whether `v` is cheap ahead of the scores (kMaxMaskOps ops at most, no
@@ -283,33 +291,20 @@ bool indexOnly(Value v) {
 /// elementwise ops), and whether it can be -inf: it reads a -inf const or
 /// a float load.
 std::pair<bool, bool> cheapAndMaybeNegInf(Value v) {
-  llvm::SmallDenseSet<Operation *, 16> visited;
-  SmallVector<Operation *> stack;
-  if (Operation *def = v.getDefiningOp())
-    stack.push_back(def);
   bool negInf = false;
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val();
-    if (!visited.insert(op).second)
-      continue;
-    if (visited.size() > kMaxMaskOps || isa<SoftmaxSumOp>(op) ||
-        op->getNumRegions() != 0)
-      return {false, false};
-    if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
-      if (!indexOnly(op->getOperand(0)))
-        return {false, false};
-      continue;
-    }
+  bool cheap = walkOperands(v, kMaxMaskOps, [&](Operation *op) {
+    if (isa<SoftmaxSumOp>(op) || op->getNumRegions() != 0)
+      return Walk::Stop;
+    if (isa<ReduceSumOp, ReduceMaxOp>(op))
+      return indexOnly(op->getOperand(0)) ? Walk::Skip : Walk::Stop;
     if (isa<LoadOp>(op) &&
         isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
       negInf = true;
     if (isa<ConstOp>(op) && isNegInfConst(op->getResult(0)))
       negInf = true;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        stack.push_back(def);
-  }
-  return {true, negInf};
+    return Walk::Descend;
+  });
+  return {cheap, cheap && negInf};
 }
 
 } // namespace
