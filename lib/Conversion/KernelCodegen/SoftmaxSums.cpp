@@ -31,7 +31,10 @@
 //   - a block of rows (emitSoftmaxSumRows) runs the key blocks outside
 //     and its rows inside, each row's m, l and accumulators loaded from
 //     and stored to the caller's scratch around its step; one tile of
-//     elements instead carries them in the loop and pipelines the scores.
+//     elements instead carries them in the loop;
+//   - the scores are software-pipelined: a trip computes the next block's
+//     (one tile) or the next row's (a block of rows, over full blocks of
+//     keys) while this one's exp2s and weighted sums wait on their own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -510,6 +513,55 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
         return success();
       });
     };
+    // The same over a full block of keys, pipelined: each trip computes
+    // the next row's scores (the last trip its own again) while this row's
+    // exp2s and weighted sum wait on its own, carried from the trip before.
+    auto stepRowsPipelined = [&](OpBuilder &kb,
+                                 ArrayRef<Value> keys) -> LogicalResult {
+      auto scoresAtRow = [&](OpBuilder &sb,
+                             Value row) -> FailureOr<SmallVector<Value>> {
+        setRow(sb, row);
+        SmallVector<Value> scores;
+        for (size_t g = 0; g < groups; ++g) {
+          FailureOr<Value> own = blockScoresOf(sb, g, keys);
+          if (failed(own))
+            return failure();
+          scores.push_back(*own);
+        }
+        return scores;
+      };
+      scopes.emplace_back();
+      FailureOr<SmallVector<Value>> first = scoresAtRow(kb, index(kb, 0));
+      scopes.pop_back();
+      if (failed(first))
+        return failure();
+      Value last = arith::SubIOp::create(kb, loc, rows->count, index(kb, 1));
+      LogicalResult status = success();
+      scf::ForOp::create(
+          kb, loc, index(kb, 0), rows->count, index(kb, 1), *first,
+          [&](OpBuilder &rb, Location, Value row, ValueRange scores) {
+            scopes.emplace_back();
+            llvm::scope_exit popRow([&] { scopes.pop_back(); });
+            Value next = arith::MinSIOp::create(
+                rb, loc, arith::AddIOp::create(rb, loc, row, index(rb, 1)),
+                last);
+            FailureOr<SmallVector<Value>> ahead = scoresAtRow(rb, next);
+            setRow(rb, row);
+            FailureOr<SmallVector<Value>> after =
+                succeeded(ahead)
+                    ? updateUnlessMasked(rb, loadState(rb, row),
+                                         SmallVector<Value>(scores), keys)
+                    : FailureOr<SmallVector<Value>>(failure());
+            if (failed(after)) {
+              status = failure();
+              scf::YieldOp::create(rb, loc, scores);
+              return;
+            }
+            storeState(rb, row, *after);
+            scf::YieldOp::create(rb, loc, *ahead);
+          });
+      return status;
+    };
     Value mainHi = index(b, mainEnd);
     SmallVector<Value> none;
     SmallVector<scf::ForOp> loops =
@@ -518,7 +570,8 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
       loops.back().setUpperBound(mainHi);
     outer.assign(ivs.begin(), ivs.end() - 1);
     scopes.emplace_back();
-    LogicalResult stepped = stepRows(b, keysFrom(b, ivs.back(), block));
+    LogicalResult stepped =
+        stepRowsPipelined(b, keysFrom(b, ivs.back(), block));
     scopes.pop_back();
     // The loops carry nothing: each body ends in the yield they came with.
     if (!loops.empty())
