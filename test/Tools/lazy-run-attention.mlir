@@ -26,6 +26,10 @@
 // The schedule allocates the output alone, no buffer of the scores
 // (S x S per head), and no max is left in the kernel:
 // RUN: lazy-opt %s --lazy-schedule | FileCheck %s --check-prefix=ALLOC
+// On the CPU a tile is a block of 16 query rows (the weights, V, are the
+// same for every row; f16 ones cast up too), their state in a scratch of
+// 16 rows x (m, l, one vector of 8) f32:
+// RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-optimize-kernels --convert-lazy-to-loops | FileCheck %s --check-prefix=ROWS
 
 // SCHED-LABEL: schedule @plain
 // SCHED: item 0 KERNEL outs=1 ins=3
@@ -68,6 +72,11 @@
 // ALLOC-NEXT: lazy.launch @causal_k1
 // ALLOC-NEXT: return
 // ALLOC-LABEL: lazy.kernel @odd_k2
+
+// ROWS-LABEL: func.func @plain_k0
+// ROWS: memref.alloca() {alignment = 64 : i64} : memref<384xf32>
+// ROWS-LABEL: func.func @causal_half_k3
+// ROWS: memref.alloca() {alignment = 64 : i64} : memref<384xf32>
 
 // CHECK: out0: match
 // CHECK-NEXT: all outputs match

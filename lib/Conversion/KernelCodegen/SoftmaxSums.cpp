@@ -732,18 +732,46 @@ LogicalResult KernelEmitter::emitSoftmaxSumRows(
 }
 
 SmallVector<bool> mlir::lazy::weightsConstantAxes(SoftmaxSumOp op) {
+  // Every load and view the weights compute from (through elementwise ops:
+  // f16 values cast up) must not move along the axis; a const never does.
   size_t rank = op.getWeights().getType().getRank();
-  SmallVector<bool> constant(rank, false);
-  ShapeTrackerAttr view;
-  if (auto load = op.getWeights().getDefiningOp<LoadOp>())
-    view = load.getView();
-  else if (auto v = op.getWeights().getDefiningOp<ViewOp>())
-    view = v.getTracker();
-  if (!view || view.isSymbolic())
-    return constant;
-  std::vector<std::optional<int64_t>> strides = view.getTracker().realStrides();
-  for (size_t a = 0; a < rank; ++a)
-    constant[a] = strides[a] && *strides[a] == 0;
+  SmallVector<bool> constant(rank, true);
+  llvm::SmallDenseSet<Operation *, 8> visited;
+  SmallVector<Operation *> stack;
+  if (Operation *def = op.getWeights().getDefiningOp())
+    stack.push_back(def);
+  else
+    constant.assign(rank, false);
+  while (!stack.empty()) {
+    Operation *def = stack.pop_back_val();
+    if (!visited.insert(def).second)
+      continue;
+    if (isa<ConstOp>(def))
+      continue;
+    ShapeTrackerAttr view;
+    if (auto load = dyn_cast<LoadOp>(def))
+      view = load.getView();
+    else if (auto v = dyn_cast<ViewOp>(def))
+      view = v.getTracker();
+    if (view) {
+      if (view.isSymbolic())
+        return SmallVector<bool>(rank, false);
+      std::vector<std::optional<int64_t>> strides =
+          view.getTracker().realStrides();
+      for (size_t a = 0; a < rank; ++a)
+        constant[a] = constant[a] && strides[a] && *strides[a] == 0;
+      continue;
+    }
+    if (!def->hasTrait<OpTrait::lazy::Elementwise>() ||
+        visited.size() > kMaxMaskOps)
+      return SmallVector<bool>(rank, false);
+    for (Value operand : def->getOperands()) {
+      Operation *src = operand.getDefiningOp();
+      if (!src)
+        return SmallVector<bool>(rank, false);
+      stack.push_back(src);
+    }
+  }
   return constant;
 }
 
