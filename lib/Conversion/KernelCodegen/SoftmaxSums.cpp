@@ -39,6 +39,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
+#include "lazy/Dialect/Lazy/Analysis/KernelFacts.h"
 #include "lazy/Dialect/Lazy/Analysis/OnlineSoftmax.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -60,6 +61,9 @@ static constexpr int64_t kSoftmaxSumKeyBlock = 16;
 /// Lanes of a block's dot products (keyBlockReduce): one f32 vector (AVX2),
 /// as many keys' dot products reduced at once.
 static constexpr int64_t kDotLanes = 8;
+/// The most ops weightsConstantAxes walks (a deeper value is not constant
+/// along any axis, as far as it is concerned).
+static constexpr size_t kMaxWeightOps = 256;
 
 SmallVector<bool> mlir::lazy::scoresConstantAxes(SoftmaxSumOp op) {
   size_t rank = op.getScores().getType().getRank();
@@ -274,9 +278,8 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
     if (failed(masked))
       return failure();
     LogicalResult status = success();
-    Value negInfBlock = vector::BroadcastOp::create(
-        sb, loc, blockTypeOf(keys.size()),
-        arith::ConstantOp::create(sb, loc, sb.getFloatAttr(acc, -inf)));
+    Value negInfBlock =
+        vector::BroadcastOp::create(sb, loc, blockTypeOf(keys.size()), negInf);
     auto ifOp = scf::IfOp::create(
         sb, loc, *masked,
         [&](OpBuilder &tb, Location) {
@@ -294,6 +297,19 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
       return failure();
     return ifOp.getResult(0);
   };
+  // Every group's scores at `keys`.
+  auto groupScoresOf =
+      [&](OpBuilder &sb,
+          ArrayRef<Value> keys) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> scores;
+    for (size_t g = 0; g < groups; ++g) {
+      FailureOr<Value> own = blockScoresOf(sb, g, keys);
+      if (failed(own))
+        return failure();
+      scores.push_back(*own);
+    }
+    return scores;
+  };
   // One summed axis of two blocks or more is software-pipelined: each
   // trip computes the next block's scores (the last trip its own again)
   // while the softmax and the weighted sum of this block wait on the exp2s,
@@ -304,14 +320,11 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
   if (pipelined) {
     scopes.emplace_back();
     llvm::scope_exit popScope([&] { scopes.pop_back(); });
-    SmallVector<Value> keys =
-        keysFrom(b, arith::ConstantIndexOp::create(b, loc, 0), block);
-    for (size_t g = 0; g < groups; ++g) {
-      FailureOr<Value> s = blockScoresOf(b, g, keys);
-      if (failed(s))
-        return failure();
-      carried.push_back(*s);
-    }
+    FailureOr<SmallVector<Value>> first = groupScoresOf(
+        b, keysFrom(b, arith::ConstantIndexOp::create(b, loc, 0), block));
+    if (failed(first))
+      return failure();
+    carried.append(first->begin(), first->end());
   }
   // Both exp2s may approximate (within 1 ulp on the CPU): the rescaled
   // sums round otherwise than the four-op form's anyway.
@@ -498,15 +511,11 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
         scopes.emplace_back();
         llvm::scope_exit popRow([&] { scopes.pop_back(); });
         setRow(rb, row);
-        SmallVector<Value> scores;
-        for (size_t g = 0; g < groups; ++g) {
-          FailureOr<Value> own = blockScoresOf(rb, g, keys);
-          if (failed(own))
-            return failure();
-          scores.push_back(*own);
-        }
+        FailureOr<SmallVector<Value>> scores = groupScoresOf(rb, keys);
+        if (failed(scores))
+          return failure();
         FailureOr<SmallVector<Value>> after =
-            updateUnlessMasked(rb, loadState(rb, row), scores, keys);
+            updateUnlessMasked(rb, loadState(rb, row), *scores, keys);
         if (failed(after))
           return failure();
         storeState(rb, row, *after);
@@ -521,14 +530,7 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
       auto scoresAtRow = [&](OpBuilder &sb,
                              Value row) -> FailureOr<SmallVector<Value>> {
         setRow(sb, row);
-        SmallVector<Value> scores;
-        for (size_t g = 0; g < groups; ++g) {
-          FailureOr<Value> own = blockScoresOf(sb, g, keys);
-          if (failed(own))
-            return failure();
-          scores.push_back(*own);
-        }
-        return scores;
+        return groupScoresOf(sb, keys);
       };
       scopes.emplace_back();
       FailureOr<SmallVector<Value>> first = scoresAtRow(kb, index(kb, 0));
@@ -626,24 +628,18 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
         arith::AddIOp::create(b, loc, ivs.back(),
                               arith::ConstantIndexOp::create(b, loc, block)),
         arith::ConstantIndexOp::create(b, loc, mainEnd - block));
-    SmallVector<Value> nextKeys = keysFrom(b, ahead, block);
-    for (size_t g = 0; g < groups; ++g) {
-      FailureOr<Value> s = blockScoresOf(b, g, nextKeys);
-      if (failed(s))
-        return fail();
-      next[scoresAt + g] = *s;
-    }
+    FailureOr<SmallVector<Value>> nextScores =
+        groupScoresOf(b, keysFrom(b, ahead, block));
+    if (failed(nextScores))
+      return fail();
+    llvm::copy(*nextScores, next.begin() + scoresAt);
   }
-  SmallVector<Value> scores(groups);
-  for (size_t g = 0; g < groups; ++g) {
-    if (pipelined) {
-      scores[g] = carried[scoresAt + g];
-      continue;
-    }
-    FailureOr<Value> own = blockScoresOf(b, g, keys);
+  SmallVector<Value> scores(ArrayRef<Value>(carried).drop_front(scoresAt));
+  if (!pipelined) {
+    FailureOr<SmallVector<Value>> own = groupScoresOf(b, keys);
     if (failed(own))
       return fail();
-    scores[g] = *own;
+    scores = std::move(*own);
   }
   FailureOr<SmallVector<Value>> after =
       updateUnlessMasked(b, carried, scores, keys);
@@ -664,17 +660,10 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
         ValueRange(next).take_front(updated),
         [&](OpBuilder &kb, Location, Value key, ValueRange state) {
           scopes.emplace_back();
-          SmallVector<Value> scores;
-          for (size_t g = 0; g < groups && succeeded(status); ++g) {
-            FailureOr<Value> own = blockScoresOf(kb, g, {key});
-            if (failed(own))
-              status = failure();
-            else
-              scores.push_back(*own);
-          }
+          FailureOr<SmallVector<Value>> scores = groupScoresOf(kb, {key});
           FailureOr<SmallVector<Value>> after =
-              succeeded(status)
-                  ? updateUnlessMasked(kb, SmallVector<Value>(state), scores,
+              succeeded(scores)
+                  ? updateUnlessMasked(kb, SmallVector<Value>(state), *scores,
                                        {key})
                   : FailureOr<SmallVector<Value>>(failure());
           scopes.pop_back();
@@ -735,43 +724,33 @@ SmallVector<bool> mlir::lazy::weightsConstantAxes(SoftmaxSumOp op) {
   // Every load and view the weights compute from (through elementwise ops:
   // f16 values cast up) must not move along the axis; a const never does.
   size_t rank = op.getWeights().getType().getRank();
-  SmallVector<bool> constant(rank, true);
-  llvm::SmallDenseSet<Operation *, 8> visited;
-  SmallVector<Operation *> stack;
-  if (Operation *def = op.getWeights().getDefiningOp())
-    stack.push_back(def);
-  else
+  SmallVector<bool> constant(rank, op.getWeights().getDefiningOp() != nullptr);
+  bool complete =
+      walkOperands(op.getWeights(), kMaxWeightOps, [&](Operation *def) {
+        if (isa<ConstOp>(def))
+          return OperandWalk::Skip;
+        ShapeTrackerAttr view;
+        if (auto load = dyn_cast<LoadOp>(def))
+          view = load.getView();
+        else if (auto v = dyn_cast<ViewOp>(def))
+          view = v.getTracker();
+        if (view) {
+          if (view.isSymbolic())
+            return OperandWalk::Stop;
+          std::vector<std::optional<int64_t>> strides =
+              view.getTracker().realStrides();
+          for (size_t a = 0; a < rank; ++a)
+            constant[a] = constant[a] && strides[a] && *strides[a] == 0;
+          return OperandWalk::Skip;
+        }
+        if (!def->hasTrait<OpTrait::lazy::Elementwise>() ||
+            llvm::any_of(def->getOperands(),
+                         [](Value x) { return !x.getDefiningOp(); }))
+          return OperandWalk::Stop;
+        return OperandWalk::Descend;
+      });
+  if (!complete)
     constant.assign(rank, false);
-  while (!stack.empty()) {
-    Operation *def = stack.pop_back_val();
-    if (!visited.insert(def).second)
-      continue;
-    if (isa<ConstOp>(def))
-      continue;
-    ShapeTrackerAttr view;
-    if (auto load = dyn_cast<LoadOp>(def))
-      view = load.getView();
-    else if (auto v = dyn_cast<ViewOp>(def))
-      view = v.getTracker();
-    if (view) {
-      if (view.isSymbolic())
-        return SmallVector<bool>(rank, false);
-      std::vector<std::optional<int64_t>> strides =
-          view.getTracker().realStrides();
-      for (size_t a = 0; a < rank; ++a)
-        constant[a] = constant[a] && strides[a] && *strides[a] == 0;
-      continue;
-    }
-    if (!def->hasTrait<OpTrait::lazy::Elementwise>() ||
-        visited.size() > kMaxMaskOps)
-      return SmallVector<bool>(rank, false);
-    for (Value operand : def->getOperands()) {
-      Operation *src = operand.getDefiningOp();
-      if (!src)
-        return SmallVector<bool>(rank, false);
-      stack.push_back(src);
-    }
-  }
   return constant;
 }
 

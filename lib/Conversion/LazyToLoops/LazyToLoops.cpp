@@ -536,12 +536,11 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
     break;
   }
   // Up to kSoftmaxSumRows rows, the last block of rows short where they
-  // do not divide the axis.
-  // Rows share blocks of keys of at least kSoftmaxSumMinKeys (their dot
-  // products in vector lanes: a single summed axis of 16 keys or more
-  // steps by 16 and then key by key); shorter blocks keep one
-  // software-pipelined row (1x8x100x64 in blocks of 4 keys: 0.96 ms in
-  // rows, 0.78 in one).
+  // do not divide the axis. Rows share blocks of keys of at least
+  // kSoftmaxSumMinKeys (their dot products in vector lanes: a single
+  // summed axis of 16 keys or more steps by 16 and then key by key);
+  // shorter blocks keep one software-pipelined row (1x8x100x64 in blocks
+  // of 4 keys: 0.96 ms in rows, 0.78 in one).
   int64_t keys =
       op.getScores().getType().getShape()[size_t(op.getAxes().back())];
   if (rowAxis && shape[*rowAxis] >= kSoftmaxSumMinRows &&

@@ -9,6 +9,8 @@
 #include "lazy/ShapeTracker/ShapeTracker.h"
 #include "lazy/ShapeTracker/SymView.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -108,4 +110,28 @@ std::optional<SmallVector<int64_t>> mlir::lazy::viewAxisSources(ViewOp view) {
     if (srcShape[d] > 1 && !walked[d])
       return std::nullopt;
   return from;
+}
+
+bool mlir::lazy::walkOperands(Value v, size_t limit,
+                              function_ref<OperandWalk(Operation *)> visit) {
+  llvm::SmallDenseSet<Operation *, 16> visited;
+  SmallVector<Operation *> stack;
+  if (Operation *def = v.getDefiningOp())
+    stack.push_back(def);
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    if (!visited.insert(op).second)
+      continue;
+    if (visited.size() > limit)
+      return false;
+    OperandWalk next = visit(op);
+    if (next == OperandWalk::Stop)
+      return false;
+    if (next == OperandWalk::Skip)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        stack.push_back(def);
+  }
+  return true;
 }

@@ -91,43 +91,13 @@ template <typename R> R broadcastReduce(Value v) {
   return reduce;
 }
 
-/// What walkOperands does after visiting an op.
-enum class Walk { Descend, Skip, Stop };
-
-/// Walks the ops `v` reads (its defining op, then theirs), each once:
-/// `visit` says whether to go on into an op's operands, skip them or stop.
-/// False where it stopped, or reached more than `limit` ops.
-bool walkOperands(Value v, size_t limit,
-                  function_ref<Walk(Operation *)> visit) {
-  llvm::SmallDenseSet<Operation *, 16> visited;
-  SmallVector<Operation *> stack;
-  if (Operation *def = v.getDefiningOp())
-    stack.push_back(def);
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val();
-    if (!visited.insert(op).second)
-      continue;
-    if (visited.size() > limit)
-      return false;
-    Walk next = visit(op);
-    if (next == Walk::Stop)
-      return false;
-    if (next == Walk::Skip)
-      continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        stack.push_back(def);
-  }
-  return true;
-}
-
 /// Whether `v` reads any of `ops`' results, walking at most kMaxFactorOps
 /// ops (true past that: declined, not searched).
 bool reachesAny(Value v, ArrayRef<Operation *> ops) {
   bool found = false;
   bool complete = walkOperands(v, kMaxFactorOps, [&](Operation *op) {
     found = llvm::is_contained(ops, op);
-    return found ? Walk::Stop : Walk::Descend;
+    return found ? OperandWalk::Stop : OperandWalk::Descend;
   });
   return found || !complete;
 }
@@ -281,8 +251,8 @@ bool isNegInfConst(Value v) {
 bool indexOnly(Value v) {
   return walkOperands(v, kMaxMaskOps, [](Operation *op) {
     return isa<LoadOp, SoftmaxSumOp>(op) || op->getNumRegions() != 0
-               ? Walk::Stop
-               : Walk::Descend;
+               ? OperandWalk::Stop
+               : OperandWalk::Descend;
   });
 }
 
@@ -294,15 +264,16 @@ std::pair<bool, bool> cheapAndMaybeNegInf(Value v) {
   bool negInf = false;
   bool cheap = walkOperands(v, kMaxMaskOps, [&](Operation *op) {
     if (isa<SoftmaxSumOp>(op) || op->getNumRegions() != 0)
-      return Walk::Stop;
+      return OperandWalk::Stop;
     if (isa<ReduceSumOp, ReduceMaxOp>(op))
-      return indexOnly(op->getOperand(0)) ? Walk::Skip : Walk::Stop;
+      return indexOnly(op->getOperand(0)) ? OperandWalk::Skip
+                                          : OperandWalk::Stop;
     if (isa<LoadOp>(op) &&
         isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
       negInf = true;
     if (isa<ConstOp>(op) && isNegInfConst(op->getResult(0)))
       negInf = true;
-    return Walk::Descend;
+    return OperandWalk::Descend;
   });
   return {cheap, cheap && negInf};
 }

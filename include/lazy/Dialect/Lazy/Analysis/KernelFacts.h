@@ -35,6 +35,15 @@ std::optional<SmallVector<int64_t>> viewAxisSources(ViewOp view);
 std::vector<std::optional<int64_t>> viewStridesOf(ShapeTrackerAttr view,
                                                   bool ignoreValid);
 
+/// What walkOperands does after visiting an op.
+enum class OperandWalk { Descend, Skip, Stop };
+
+/// Walks the ops `v` reads (its defining op, then theirs), each once:
+/// `visit` says whether to go on into an op's operands, skip them or stop.
+/// False where it stopped, or reached more than `limit` ops.
+bool walkOperands(Value v, size_t limit,
+                  function_ref<OperandWalk(Operation *)> visit);
+
 /// With reassociateSums, float sums of at least this many elements may add
 /// in any order (LLVM vectorizes them); shorter ones keep index order.
 constexpr int64_t kReorderMinElements = 64;
