@@ -17,7 +17,9 @@
 // Probabilities that are an output themselves stay stored: no rewrite
 // (rule 6 takes back only what nothing else needs).
 // RUN: lazy-run %s --entry=probs_out --seed=5 --check | FileCheck %s --check-prefix=TWO
-// The GPU lowerings compile it (one thread per output element there):
+// The GPU lowerings compile it: a thread per query row (32 rows), its
+// head dim of 8 in two vectors of 4 lanes, each score computed once:
+// RUN: lazy-opt %s --lazy-schedule | lazy-opt --convert-lazy-to-gpu | FileCheck %s --check-prefix=GPU
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-nvvm="format=isa" | FileCheck %s --check-prefix=PTX
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-rocdl="format=isa" | FileCheck %s --check-prefix=AMD
 // The flag off (its default), aggressive fusion stores the scores and the
@@ -48,6 +50,13 @@
 // SCHED-LABEL: schedule @probs_out
 // SCHED-NOT: SOFTMAX_SUM
 // SCHED: moved: 3 kernels
+
+// GPU-LABEL: gpu.func @plain_k0
+// GPU: %[[N:.*]] = arith.constant 32 : index
+// GPU-NEXT: scf.for %{{.*}} = %{{.*}} to %[[N]] step
+// GPU-NOT: gpu.func
+// GPU: vector<4xf32>
+// GPU-LABEL: gpu.func @causal_k1
 
 // PTX: ex2.approx.f32
 // PTX: fma.rn.f32

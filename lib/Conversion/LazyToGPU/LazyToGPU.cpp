@@ -30,6 +30,11 @@
 //     block's result is a NaN or a zero (the results the order decides).
 //     Thread 0 stores (BlockReductions.cpp). A `group` plan puts its loop
 //     in block mode with a block of its threads.
+//   - Softmax-sum mode, for a kernel without a plan whose one store group
+//     is a lazy.softmax_sum (attention under fusion=aggressive): each
+//     thread takes the tiles SoftmaxSumTiling.h gives (a query row, its
+//     head dim in 128-bit vectors), grid-stride, and computes each score
+//     once for the whole tile (KernelEmitter::emitSoftmaxSumTile).
 //   - Shared-memory mode, for a plan with `local` steps: a block per block
 //     tile of a matrix product, its operands staged in workgroup memory
 //     (SharedTiles.cpp).
@@ -62,6 +67,7 @@
 #include "lazy/Conversion/KernelCodegen/GPU/TensorCores.h"
 #include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
 #include "lazy/Conversion/KernelCodegen/PlannedTile.h"
+#include "lazy/Conversion/KernelCodegen/SoftmaxSumTiling.h"
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/Analysis/GpuBlocks.h"
@@ -199,6 +205,15 @@ private:
   FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
   lowerTensorCores(OpBuilder &b, KernelOp kernel, const KernelSpace &space,
                    const OptPlan &plan, ArrayRef<int64_t> alignment);
+
+  /// Softmax-sum mode, for a kernel of one store group whose value is a
+  /// lazy.softmax_sum (attention): each thread takes tiles of
+  /// softmaxSumTiling (kGpuSoftmaxSumLimits), grid-stride, and computes
+  /// each as the CPU computes one (emitSoftmaxSumTile): a query row's
+  /// scores once for its whole head dim, instead of once per element.
+  FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+  lowerSoftmaxSum(OpBuilder &b, KernelOp kernel, StoreGroup &group,
+                  SoftmaxSumOp op, ArrayRef<int64_t> alignment);
 
   /// Shared-memory mode, for a plan with `local` steps: a block of
   /// local(M) x local(N) threads per block tile (SharedTiles.h).
@@ -374,6 +389,52 @@ KernelToGpu::lowerTensorCores(OpBuilder &b, KernelOp kernel,
   return finishKernel(frame, loc, geometry, status);
 }
 
+/// A softmax_sum's tile on the GPU (SoftmaxSumTiling.h): a thread's
+/// accumulators in 128-bit vectors along the head dim, up to 16 of them
+/// (64 f32 registers: a head dim of 64 in one tile), no row blocks (the
+/// threads are the rows).
+constexpr SoftmaxSumLimits kGpuSoftmaxSumLimits{/*vectorBytes=*/16,
+                                                /*maxVectors=*/16};
+
+FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
+KernelToGpu::lowerSoftmaxSum(OpBuilder &b, KernelOp kernel, StoreGroup &group,
+                             SoftmaxSumOp op, ArrayRef<int64_t> alignment) {
+  Location loc = kernel.getLoc();
+  SoftmaxSumTiling tiling =
+      softmaxSumTiling(op, group.shape, kGpuSoftmaxSumLimits);
+  int64_t tileCount = tiling.tileCount();
+  Geometry geometry;
+  geometry.block = std::clamp<int64_t>(roundUp(tileCount, 32), 32, blockSize);
+  geometry.grid = std::clamp<int64_t>(
+      llvm::divideCeil(tileCount, geometry.block), 1, maxGrid);
+  KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
+  OpBuilder &kb = frame.builder;
+  GpuKernelEmitter &emitter = *frame.emitter;
+  Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
+  Value start = arith::AddIOp::create(
+      kb, loc, arith::MulIOp::create(kb, loc, frame.bid, frame.bdim),
+      frame.tid);
+  Value step = arith::MulIOp::create(kb, loc, frame.gdim, frame.bdim);
+  Value end = arith::ConstantIndexOp::create(kb, loc, tileCount);
+  FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
+      kb, loc, start, end, step, 1, ValueRange{},
+      [&](OpBuilder &lb, ArrayRef<Value> flat,
+          ValueRange) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> first =
+            delinearizeIndex(lb, loc, flat[0], tiling.trips, zero);
+        for (auto [d, s] : llvm::enumerate(tiling.steps))
+          if (s > 1)
+            first[d] = arith::MulIOp::create(
+                lb, loc, first[d], arith::ConstantIndexOp::create(lb, loc, s));
+        if (failed(emitter.emitSoftmaxSumTile(lb, group.stores,
+                                              tiling.elementsAt(lb, loc, first),
+                                              op, tiling.lanes)))
+          return failure();
+        return SmallVector<Value>{};
+      });
+  return finishKernel(frame, loc, geometry, failure(failed(done)));
+}
+
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
 KernelToGpu::lowerShared(OpBuilder &b, KernelOp kernel,
                          const KernelSpace &space, const OptPlan &plan,
@@ -430,6 +491,12 @@ KernelToGpu::lower(OpBuilder &b, KernelOp kernel, ArrayRef<int64_t> alignment) {
   }
   Block &body = kernel.getBody().front();
   Location loc = kernel.getLoc();
+  if (!planned && !holdsVariables(kernel)) {
+    SmallVector<StoreGroup> all = groupStores(body);
+    if (all.size() == 1)
+      if (SoftmaxSumOp online = topSoftmaxSum(all.front()))
+        return lowerSoftmaxSum(b, kernel, all.front(), online, alignment);
+  }
 
   // Groups of consecutive stores of one shape, and each group's mode, as
   // the plan's steps say.

@@ -24,6 +24,7 @@
 
 #include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
 #include "lazy/Conversion/KernelCodegen/PlannedTile.h"
+#include "lazy/Conversion/KernelCodegen/SoftmaxSumTiling.h"
 #include "lazy/Conversion/LazyToLoops/HostBuffers.h"
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/Analysis/KernelSpace.h"
@@ -455,107 +456,43 @@ LogicalResult lowerElementwise(OpBuilder &b, KernelEmitter &emitter,
   return status;
 }
 
-/// The softmax_sum a store group's values all read at the top level (not
-/// inside another reduce), when it is the group's only top-level reduce.
-SoftmaxSumOp topSoftmaxSum(const StoreGroup &group) {
-  SoftmaxSumOp found;
-  for (Operation *op : opsComputingStores(
-           group.stores, [](Operation *op) { return !isEvaluationLeaf(op); })) {
-    if (auto online = dyn_cast<SoftmaxSumOp>(op)) {
-      if (found)
-        return {};
-      found = online;
-    } else if (isa<ReduceSumOp, ReduceMaxOp>(op) || isComputedView(op)) {
-      return {};
-    }
-  }
-  return found;
-}
+/// A softmax_sum's tile on the CPU (SoftmaxSumTiling.h): AVX2 vectors, up
+/// to 8 of them (AVX2 has 16 registers; m, l and the step's scalars take
+/// some), and blocks of up to 64 query rows (1x8x1024x64 attention, one
+/// core: 4 rows 63 ms, as one row; 16 rows 54; 64 and 128 rows 51). An
+/// axis of fewer than 8 rows keeps one row per tile, whose next block's
+/// scores are software-pipelined; so do keys in blocks shorter than 8
+/// (1x8x100x64 in blocks of 4 keys: 0.96 ms in rows, 0.78 in one).
+constexpr SoftmaxSumLimits kCpuSoftmaxSumLimits{/*vectorBytes=*/32,
+                                                /*maxVectors=*/8,
+                                                /*maxRows=*/64,
+                                                /*minRows=*/8,
+                                                /*minKeys=*/8};
 
-/// Bytes of one vector of a softmax_sum's accumulators (AVX2's).
-constexpr int64_t kSoftmaxSumVectorBytes = 32;
-/// The most rows of a tile that share its blocks of keys and values
-/// (1x8x1024x64 attention, one core: 4 rows 63 ms, as one row; 16 rows
-/// 54; 64 and 128 rows 51). An axis of fewer than 8 rows keeps one row
-/// per tile, whose next block's scores are software-pipelined.
-constexpr int64_t kSoftmaxSumRows = 64;
-constexpr int64_t kSoftmaxSumMinRows = 8;
-constexpr int64_t kSoftmaxSumMinKeys = 8;
-/// The most accumulator vectors one tile carries (AVX2 has 16 registers;
-/// m, l and the step's scalars take some).
-constexpr int64_t kSoftmaxSumMaxVectors = 8;
-
-/// A store group whose value is a softmax_sum: its elements in tiles along
-/// the innermost output axis the scores are constant along (attention's
-/// head dim), up to kSoftmaxSumMaxVectors vectors of lanes per tile, each
-/// tile one pass over the sum's axes that computes each score once for all
-/// its elements (KernelEmitter::emitSoftmaxSumTile); the other axes in an
-/// scf.parallel nest. Without such an axis (or one the vectors do not
-/// divide) a tile is one element. Along the innermost output axis the
-/// weights are constant along and the scores are not (attention's
-/// queries), a tile is a block of up to kSoftmaxSumRows rows
-/// (KernelEmitter::emitSoftmaxSumRows: the keys outside, the rows inside,
-/// each row's state in a stack scratch), so that the rows share each block
-/// of keys and values while it is in L1: one row per tile streamed them
-/// from L2 for every row (bench/RESULTS.md).
+/// A store group whose value is a softmax_sum, in the tiles
+/// softmaxSumTiling gives: each tile one pass over the sum's axes that
+/// computes each score once for all its elements
+/// (KernelEmitter::emitSoftmaxSumTile), the tiles in an scf.parallel nest.
+/// A tile of a block of rows (KernelEmitter::emitSoftmaxSumRows: the keys
+/// outside, the rows inside, each row's state in a stack scratch) lets the
+/// rows share each block of keys and values while it is in L1: one row per
+/// tile streamed them from L2 for every row (bench/RESULTS.md).
 LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
                               StoreGroup &group, SoftmaxSumOp op,
                               bool parallel) {
   Location loc = op.getLoc();
   ArrayRef<int64_t> shape = group.shape;
-  SmallVector<bool> constant = scoresConstantAxes(op);
-  Type result = elementOf(op.getResult());
-  int64_t width =
-      kSoftmaxSumVectorBytes / (result.isF64() ? int64_t(8) : int64_t(4));
-  std::optional<size_t> laneAxis;
-  for (size_t a = shape.size(); a-- > 0;)
-    if (shape[a] > 1) {
-      if (constant[a] && shape[a] % width == 0 &&
-          !llvm::is_contained(op.getAxes(), int64_t(a)))
-        laneAxis = a;
-      break;
-    }
-  // The most vectors that divide the lane axis: every tile along it
-  // computes the scores again (a head dim of 40 is 5 vectors, one tile).
-  int64_t vectors = 1;
-  if (laneAxis) {
-    int64_t total = shape[*laneAxis] / width;
-    vectors = std::min(kSoftmaxSumMaxVectors, total);
-    while (total % vectors)
-      --vectors;
-  }
-  std::optional<size_t> rowAxis;
-  int64_t rows = 1;
-  SmallVector<bool> weightsConstant = weightsConstantAxes(op);
-  for (size_t a = shape.size(); a-- > 0;) {
-    if ((laneAxis && a == *laneAxis) || shape[a] <= 1 ||
-        llvm::is_contained(op.getAxes(), int64_t(a)))
-      continue;
-    if (weightsConstant[a] && !constant[a])
-      rowAxis = a;
-    break;
-  }
-  // Up to kSoftmaxSumRows rows, the last block of rows short where they
-  // do not divide the axis. Rows share blocks of keys of at least
-  // kSoftmaxSumMinKeys (their dot products in vector lanes: a single
-  // summed axis of 16 keys or more steps by 16 and then key by key);
-  // shorter blocks keep one software-pipelined row (1x8x100x64 in blocks
-  // of 4 keys: 0.96 ms in rows, 0.78 in one).
-  int64_t keys =
-      op.getScores().getType().getShape()[size_t(op.getAxes().back())];
-  if (rowAxis && shape[*rowAxis] >= kSoftmaxSumMinRows &&
-      !ShapedType::isDynamic(keys) &&
-      (keys % kSoftmaxSumMinKeys == 0 || keys >= 2 * kSoftmaxSumMinKeys))
-    rows = std::min(kSoftmaxSumRows, shape[*rowAxis]);
-  else
-    rowAxis.reset();
-  int64_t laneWidth = laneAxis ? width : 1;
-  Type stateType = result.isF64() ? b.getF64Type() : b.getF32Type();
+  SoftmaxSumTiling tiling = softmaxSumTiling(op, shape, kCpuSoftmaxSumLimits);
+  std::optional<size_t> rowAxis = tiling.rowAxis;
+  int64_t rows = tiling.rows;
+  Type stateType =
+      elementOf(op.getResult()).isF64() ? b.getF64Type() : b.getF32Type();
   auto allocateState = [&](OpBuilder &ab) -> Value {
     return memref::AllocaOp::create(
         ab, loc,
         MemRefType::get(
-            {KernelEmitter::softmaxRowStateSize(rows, vectors, laneWidth)},
+            {KernelEmitter::softmaxRowStateSize(
+                rows, tiling.vectors, tiling.lanes ? tiling.lanes->width : 1)},
             stateType),
         ValueRange{}, ab.getI64IntegerAttr(kCacheLineBytes));
   };
@@ -566,33 +503,17 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
   if (rowAxis && !parallel)
     sequentialState = allocateState(b);
   SmallVector<Value> lbs, ubs, steps;
-  SmallVector<int64_t> trips;
   for (size_t d = 0; d < shape.size(); ++d) {
-    int64_t step = laneAxis && d == *laneAxis ? vectors * width
-                   : rowAxis && d == *rowAxis ? rows
-                                              : 1;
     lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
     ubs.push_back(arith::ConstantIndexOp::create(b, loc, shape[d]));
-    steps.push_back(arith::ConstantIndexOp::create(b, loc, step));
-    trips.push_back((shape[d] + step - 1) / step);
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, tiling.steps[d]));
   }
   LogicalResult status = success();
   auto tile = [&](OpBuilder &tb, ValueRange ivs) {
-    SmallVector<SmallVector<Value>> elements;
-    for (int64_t k = 0; k < vectors; ++k) {
-      SmallVector<Value> idx(ivs.begin(), ivs.end());
-      if (laneAxis && k)
-        idx[*laneAxis] = arith::AddIOp::create(
-            tb, loc, ivs[*laneAxis],
-            arith::ConstantIndexOp::create(tb, loc, k * width));
-      elements.push_back(std::move(idx));
-    }
-    std::optional<LaneAxis> lanes;
-    if (laneAxis)
-      lanes = LaneAxis{*laneAxis, width};
+    SmallVector<SmallVector<Value>> elements = tiling.elementsAt(tb, loc, ivs);
     if (!rowAxis) {
       if (failed(emitter.emitSoftmaxSumTile(tb, group.stores, elements, op,
-                                            lanes)))
+                                            tiling.lanes)))
         status = failure();
       return;
     }
@@ -608,7 +529,7 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
     };
     if (sequentialState) {
       if (failed(emitter.emitSoftmaxSumRows(
-              tb, group.stores, elements, op, lanes,
+              tb, group.stores, elements, op, tiling.lanes,
               {*rowAxis, rows, rowsHere(tb), sequentialState})))
         status = failure();
       return;
@@ -616,7 +537,7 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
     auto scope = memref::AllocaScopeOp::create(tb, loc, TypeRange{});
     OpBuilder sb = OpBuilder::atBlockEnd(&scope.getBodyRegion().emplaceBlock());
     if (failed(emitter.emitSoftmaxSumRows(
-            sb, group.stores, elements, op, lanes,
+            sb, group.stores, elements, op, tiling.lanes,
             {*rowAxis, rows, rowsHere(sb), allocateState(sb)})))
       status = failure();
     memref::AllocaScopeReturnOp::create(sb, loc);
@@ -629,7 +550,7 @@ LogicalResult lowerSoftmaxSum(OpBuilder &b, KernelEmitter &emitter,
     // axis in an scf.for).
     parallelLoop(b, loc, lbs, ubs, steps, tile);
   else
-    parallelNest(b, loc, lbs, ubs, steps, trips, tile);
+    parallelNest(b, loc, lbs, ubs, steps, tiling.trips, tile);
   return status;
 }
 
