@@ -185,6 +185,10 @@ struct BlockContext {
   /// Per thread at an mma.sync: its A, B and C fragments, and where its D
   /// fragment goes.
   std::vector<std::array<void *, 4>> fragments;
+  /// At a gpu.shuffle xor: the lane mask and the segment width, and each
+  /// thread's result (the slot of its partner).
+  unsigned shuffleMask = 0, shuffleWidth = 32;
+  std::vector<uint64_t> shuffled;
 };
 
 BlockContext *currentBlock = nullptr;
@@ -392,6 +396,32 @@ void meetForMatrix(void *a, void *b, void *c, void *d,
   block.fibers[block.current].context.switchTo(block.scheduler);
 }
 
+/// gpu.shuffle xor of `mask` within segments of `width` lanes: every
+/// thread of the block meets (the kernels shuffle in uniform control flow)
+/// and takes its partner's value; a partner outside the block (a block
+/// that is not a whole number of segments) gives the thread its own.
+template <typename T> T shuffleXor(T value, int32_t mask, int32_t width) {
+  BlockContext &block = *currentBlock;
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  block.slots[block.current] = bits;
+  block.shuffleMask = unsigned(mask);
+  block.shuffleWidth = unsigned(width);
+  block.resolve = [](BlockContext &b) {
+    size_t n = b.slots.size();
+    b.shuffled.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      size_t segment = i / b.shuffleWidth * b.shuffleWidth;
+      size_t partner = segment + ((i - segment) ^ b.shuffleMask);
+      b.shuffled[i] = b.slots[partner < n ? partner : i];
+    }
+  };
+  block.fibers[block.current].context.switchTo(block.scheduler);
+  T result;
+  std::memcpy(&result, &block.shuffled[block.current], sizeof(T));
+  return result;
+}
+
 extern "C" {
 /// nvgpu.mma.sync m16n8k16, amdgpu.mfma 16x16x16 and amdgpu.wmma 16x16x16
 /// (f16 or bf16 in, f32 accumulators).
@@ -408,6 +438,29 @@ LAZY_EMU_MATRIX(mma_m16n8k16, kMmaSync, bf16, bfloatToFloat)
 LAZY_EMU_MATRIX(mfma_16x16x16, kMfma, bf16, bfloatToFloat)
 LAZY_EMU_MATRIX(wmma_16x16x16, kWmma, bf16, bfloatToFloat)
 #undef LAZY_EMU_MATRIX
+
+/// LLVM's libcall for fptrunc float to bfloat, which x86 code calls where it
+/// promotes bf16 to f32 (a select or insertelement of bf16 values) and
+/// which GCC 12's libgcc lacks: round to nearest even, NaN quiet. The
+/// result is returned as x86-64 returns a bfloat: its bits in the low half
+/// of xmm0, which a float return with those low bits is.
+float lazy_emu_truncsfbf2(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  uint32_t half = (bits & 0x7FFFFFFF) > 0x7F800000
+                      ? 0x7FC0u | ((bits >> 16) & 0x8000u)
+                      : (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+  float out;
+  std::memcpy(&out, &half, sizeof out);
+  return out;
+}
+
+float lazy_emu_shuffle_xor_f32(float v, int32_t mask, int32_t width) {
+  return shuffleXor(v, mask, width);
+}
+int32_t lazy_emu_shuffle_xor_i32(int32_t v, int32_t mask, int32_t width) {
+  return shuffleXor(v, mask, width);
+}
 
 /// gpu.barrier: waits until every thread of the block has arrived.
 void lazy_emu_barrier() {
@@ -450,6 +503,9 @@ struct RuntimeSymbol {
 const RuntimeSymbol kRuntimeSymbols[] = {
 #define LAZY_EMU_SYMBOL(name) {#name, reinterpret_cast<void *>(&name)}
     LAZY_EMU_SYMBOL(lazy_emu_barrier),
+    {"__truncsfbf2", reinterpret_cast<void *>(&lazy_emu_truncsfbf2)},
+    LAZY_EMU_SYMBOL(lazy_emu_shuffle_xor_f32),
+    LAZY_EMU_SYMBOL(lazy_emu_shuffle_xor_i32),
     LAZY_EMU_SYMBOL(lazy_emu_mma_m16n8k16_f16_f32),
     LAZY_EMU_SYMBOL(lazy_emu_mfma_16x16x16_f16_f32),
     LAZY_EMU_SYMBOL(lazy_emu_wmma_16x16x16_f16_f32),
@@ -726,6 +782,34 @@ FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module,
                                        ValueRange{reduce.getValue()})
                       .getResult(0);
         reduce.getResult().replaceAllUsesWith(r);
+        toErase.push_back(op);
+        cooperative.insert(kernel.getName());
+      } else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+        Type t = shuffle.getShuffleResult().getType();
+        std::string suffix = typeSuffix(t);
+        if (shuffle.getMode() != gpu::ShuffleMode::XOR ||
+            (suffix != "f32" && suffix != "i32")) {
+          shuffle.emitError("the GPU emulator runs gpu.shuffle xor of f32 "
+                            "and i32 only");
+          return WalkResult::interrupt();
+        }
+        std::string name = "lazy_emu_shuffle_xor_" + suffix;
+        Type i32 = IntegerType::get(ctx, 32);
+        if (declared.insert(name).second) {
+          OpBuilder db = OpBuilder::atBlockBegin(emu->getBody());
+          func::FuncOp::create(db, loc, name,
+                               FunctionType::get(ctx, {t, i32, i32}, {t}))
+              .setPrivate();
+        }
+        Value r = func::CallOp::create(rb, op->getLoc(), name, TypeRange{t},
+                                       ValueRange{shuffle.getValue(),
+                                                  shuffle.getOffset(),
+                                                  shuffle.getWidth()})
+                      .getResult(0);
+        shuffle.getShuffleResult().replaceAllUsesWith(r);
+        // Every partner of an xor inside its segment exists.
+        shuffle.getValid().replaceAllUsesWith(
+            arith::ConstantIntOp::create(rb, op->getLoc(), 1, 1).getResult());
         toErase.push_back(op);
         cooperative.insert(kernel.getName());
       } else if (isa<gpu::BarrierOp>(op)) {

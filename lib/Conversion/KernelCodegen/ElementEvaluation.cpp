@@ -182,6 +182,10 @@ FailureOr<Value> KernelEmitter::leaf(OpBuilder &b, Operation *op,
     }
     return result;
   }
+  // A reduce computed by the caller for the value being evaluated (a
+  // tensor-core fragment's element: attention's score).
+  if (auto it = pinnedReduces.find(op); it != pinnedReduces.end())
+    return it->second;
   // A tile's reduce, computed before its elements (at the top level only:
   // inside another reduce's input the same op is read at other indices).
   if (reduceDepth() == 0) {

@@ -404,12 +404,13 @@ KernelEmitter::emitReduceTile(OpBuilder &b, Operation *op,
 LogicalResult
 KernelEmitter::emitStoresOfReduce(OpBuilder &b, ArrayRef<StoreOp> stores,
                                   ArrayRef<SmallVector<Value>> elements,
-                                  Operation *reduce, ArrayRef<Value> values) {
+                                  Operation *reduce, ArrayRef<Value> values,
+                                  Value extraGuard) {
   tileReduces.clear();
   llvm::scope_exit reset([&] { tileReduces.clear(); });
   for (auto [e, value] : llvm::enumerate(values))
     tileReduces[{reduce, unsigned(e)}] = value;
-  return emitStoreGroups(b, stores, elements);
+  return emitStoreGroups(b, stores, elements, extraGuard);
 }
 
 LogicalResult KernelEmitter::emitStoreTile(

@@ -34,7 +34,11 @@
 //     is a lazy.softmax_sum (attention under fusion=aggressive): each
 //     thread takes the tiles SoftmaxSumTiling.h gives (a query row, its
 //     head dim in 128-bit vectors), grid-stride, and computes each score
-//     once for the whole tile (KernelEmitter::emitSoftmaxSumTile).
+//     once for the whole tile (KernelEmitter::emitSoftmaxSumTile). With
+//     tensor cores, a softmax_sum whose scores are one dot product of f16
+//     or bf16 operands and whose weights are such values runs
+//     FlashAttention-2's loop instead, a warp per 16 query rows
+//     (AttentionTiles.h).
 //   - Shared-memory mode, for a plan with `local` steps: a block per block
 //     tile of a matrix product, its operands staged in workgroup memory
 //     (SharedTiles.cpp).
@@ -62,6 +66,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazy/Conversion/KernelCodegen/GPU/AttentionTiles.h"
 #include "lazy/Conversion/KernelCodegen/GPU/BlockReductions.h"
 #include "lazy/Conversion/KernelCodegen/GPU/SharedTiles.h"
 #include "lazy/Conversion/KernelCodegen/GPU/TensorCores.h"
@@ -400,6 +405,23 @@ FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
 KernelToGpu::lowerSoftmaxSum(OpBuilder &b, KernelOp kernel, StoreGroup &group,
                              SoftmaxSumOp op, ArrayRef<int64_t> alignment) {
   Location loc = kernel.getLoc();
+  if (tensorCores) {
+    std::string why;
+    FailureOr<AttentionTensorCores> attention =
+        matchAttentionTensorCores(op, group.shape, *tensorCores, why);
+    if (succeeded(attention)) {
+      Geometry geometry;
+      geometry.block = tensorCoreLanes(*tensorCores);
+      geometry.grid = std::clamp<int64_t>(
+          attentionTileCount(*attention, group.shape), 1, maxGrid);
+      KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
+      LogicalResult status = emitAttentionTensorCores(
+          frame.builder, loc, *frame.emitter, group.stores, group.shape,
+          *attention, /*group=*/frame.bid, /*groups=*/frame.gdim,
+          /*lane=*/frame.tid);
+      return finishKernel(frame, loc, geometry, status);
+    }
+  }
   SoftmaxSumTiling tiling =
       softmaxSumTiling(op, group.shape, kGpuSoftmaxSumLimits);
   int64_t tileCount = tiling.tileCount();

@@ -210,10 +210,19 @@ public:
                                    LaneAxis laneAxis);
 
   /// emitStoreGroups with the kernel's top-level `reduce` computed
-  /// already: `values[e]` at `elements[e]` (a tensor-core tile's results).
+  /// already: `values[e]` at `elements[e]` (a tensor-core tile's results),
+  /// each store guarded by `extraGuard` too when given.
   LogicalResult emitStoresOfReduce(OpBuilder &b, ArrayRef<StoreOp> stores,
                                    ArrayRef<SmallVector<Value>> elements,
-                                   Operation *reduce, ArrayRef<Value> values);
+                                   Operation *reduce, ArrayRef<Value> values,
+                                   Value extraGuard = {});
+  /// Until unpinReduce, every evaluation reads `reduce` (at whatever
+  /// index) as `value`: the caller computed it for the one element being
+  /// evaluated (a tensor-core fragment's dot product under a score).
+  void pinReduce(Operation *reduce, Value value) {
+    pinnedReduces[reduce] = value;
+  }
+  void unpinReduce(Operation *reduce) { pinnedReduces.erase(reduce); }
 
   /// A register tile of a store group: the top-level reduces of the
   /// kernel (`reduces`, KernelSpace.h) computed for every element of
@@ -443,6 +452,8 @@ private:
   /// A tile's top-level reduces by (reduce, element), and the element
   /// emitStoreGroups is computing.
   DenseMap<std::pair<Operation *, unsigned>, Value> tileReduces;
+  /// pinReduce's values.
+  DenseMap<Operation *, Value> pinnedReduces;
   /// While a softmax_sum's scores are evaluated: the index of each key of
   /// the block (keyBlockReduce).
   SmallVector<Value> softmaxKeys;

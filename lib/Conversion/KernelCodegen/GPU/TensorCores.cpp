@@ -178,11 +178,14 @@ void appendTileResults(OpBuilder &b, Location loc, const Fragments &frag,
   }
 }
 
-/// One mma.sync m16n8k16 with f32 accumulators: nvgpu.mma.sync for f16
-/// operands; for bf16, whose fragments MLIR 22's nvgpu lowering cannot
-/// type, nvvm.mma.sync on the fragments' registers (pairs of bf16 packed
-/// in i32, PTX's .bf16 form; the same fragment layout as f16).
-Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag, Value acc) {
+} // namespace
+
+/// nvgpu.mma.sync for f16 operands; for bf16, whose fragments MLIR 22's
+/// nvgpu lowering cannot type, nvvm.mma.sync on the fragments' registers
+/// (pairs of bf16 packed in i32, PTX's .bf16 form; the same fragment
+/// layout as f16).
+Value mlir::lazy::emitMmaSync(OpBuilder &b, Location loc, Value aFrag,
+                              Value bFrag, Value acc) {
   Type element = cast<VectorType>(aFrag.getType()).getElementType();
   if (!element.isBF16())
     return nvgpu::MmaSyncOp::create(
@@ -226,8 +229,6 @@ Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag, Value acc) {
                                    out, ArrayRef<int64_t>{i / 2, i % 2});
   return out;
 }
-
-} // namespace
 
 int64_t mlir::lazy::tensorCoreTileCount(const KernelSpace &space,
                                         const TensorCoreShape &shape,
@@ -299,7 +300,7 @@ LogicalResult mlir::lazy::emitTensorCoreTiles(OpBuilder &b, Location loc,
       auto i32 = [&](int64_t v) { return kb.getI32IntegerAttr(int32_t(v)); };
       switch (kind) {
       case TensorCoreKind::MmaSync:
-        acc = mmaSync(kb, loc, aFrag, bFrag, acc);
+        acc = emitMmaSync(kb, loc, aFrag, bFrag, acc);
         break;
       case TensorCoreKind::Mfma:
         acc = amdgpu::MFMAOp::create(kb, loc, frag.cType, i32(16), i32(16),
@@ -513,7 +514,8 @@ LogicalResult mlir::lazy::emitTensorCoreBlocks(
             Value &acc = accs[size_t(i * tiling.tilesN + j)];
             switch (kind) {
             case TensorCoreKind::MmaSync:
-              acc = mmaSync(kb, loc, aFrags[size_t(i)], bFrags[size_t(j)], acc);
+              acc = emitMmaSync(kb, loc, aFrags[size_t(i)], bFrags[size_t(j)],
+                                acc);
               break;
             case TensorCoreKind::Mfma:
               acc = amdgpu::MFMAOp::create(

@@ -336,3 +336,45 @@ SmallVector<ScoreMask> mlir::lazy::scoreMasksOf(Value scores) {
   }
   return masks;
 }
+
+std::optional<ScoresDotProduct> mlir::lazy::scoresDotProductOf(Value scores) {
+  std::optional<ScoresDotProduct> found;
+  int64_t rank = cast<RankedTensorType>(scores.getType()).getRank();
+  SmallVector<std::pair<Value, SmallVector<int64_t>>> stack = {
+      {scores, llvm::to_vector(llvm::seq<int64_t>(0, rank))}};
+  for (size_t steps = 0; !stack.empty(); ++steps) {
+    if (steps == kMaxMaskOps)
+      return std::nullopt;
+    auto [v, axes] = stack.pop_back_val();
+    Operation *op = v.getDefiningOp();
+    // Arguments and cheap values (loads, consts, index functions and
+    // elementwise ops of them: masks, biases): no dot product.
+    if (!op || cheapAndMaybeNegInf(v).first)
+      continue;
+    if (auto sum = dyn_cast<ReduceSumOp>(op)) {
+      if (found && (found->reduce != sum || found->scoresAxis != axes))
+        return std::nullopt;
+      found = ScoresDotProduct{sum, axes};
+      continue;
+    }
+    if (isa<ReduceMaxOp, SoftmaxSumOp>(op) || op->getNumRegions() != 0)
+      return std::nullopt;
+    if (auto view = dyn_cast<ViewOp>(op)) {
+      std::optional<SmallVector<int64_t>> sources = viewAxisSources(view);
+      if (!sources)
+        return std::nullopt;
+      int64_t srcRank =
+          cast<RankedTensorType>(view.getSrc().getType()).getRank();
+      SmallVector<int64_t> srcAxes(size_t(srcRank), -1);
+      for (auto [e, d] : llvm::enumerate(*sources))
+        if (d >= 0)
+          srcAxes[size_t(d)] = axes[e];
+      stack.push_back({view.getSrc(), srcAxes});
+      continue;
+    }
+    // Elementwise: every operand at the same index.
+    for (Value operand : op->getOperands())
+      stack.push_back({operand, axes});
+  }
+  return found;
+}

@@ -18,6 +18,12 @@ namespace mlir::lazy {
 /// The instruction tiles of a tensor-core kernel: 16 x
 /// tensorCoreTileColumns outputs of (M, N), one element of every other
 /// output axis.
+/// One mma.sync m16n8k16 with f32 accumulators: `aFrag` vector<4x2xT>,
+/// `bFrag` vector<2x2xT> (T f16 or bf16), `acc` vector<2x2xf32>, in PTX's
+/// fragment layouts.
+Value emitMmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag,
+                  Value acc);
+
 int64_t tensorCoreTileCount(const KernelSpace &space,
                             const TensorCoreShape &shape, TensorCoreKind kind);
 

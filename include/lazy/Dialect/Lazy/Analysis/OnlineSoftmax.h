@@ -84,6 +84,24 @@ struct ScoreMask {
 SmallVector<ScoreMask> scoreMasksOf(Value scores);
 constexpr size_t kMaxMaskOps = 256;
 
+/// The dot product softmax scores are computed from (attention's q . k).
+struct ScoresDotProduct {
+  ReduceSumOp reduce;
+  /// For each axis of the reduce's result, the scores axis its index is
+  /// (-1: an axis of one element, index 0).
+  SmallVector<int64_t> scoresAxis;
+};
+
+/// The one reduce_sum `scores` read that is not an index function (an
+/// arange), walked through elementwise ops and views that only expand and
+/// reorder (viewAxisSources, their index maps composed), every path to it
+/// with the same index map; cheap values (scoreMasksOf's: loads, consts,
+/// aranges) are not walked. None where there is another reduce, a view
+/// that does not only expand and reorder over a value that is not cheap,
+/// or more than kMaxMaskOps ops. A tensor-core kernel computes the reduce
+/// and evaluates the rest of the scores around its result.
+std::optional<ScoresDotProduct> scoresDotProductOf(Value scores);
+
 } // namespace mlir::lazy
 
 #endif // LAZY_DIALECT_LAZY_ANALYSIS_ONLINESOFTMAX_H

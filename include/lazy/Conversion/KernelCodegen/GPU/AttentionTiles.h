@@ -1,0 +1,63 @@
+//===- AttentionTiles.h - attention's softmax_sum on tensor cores -*- C++
+//-*-===//
+//
+// convert-lazy-to-gpu's attention mode: a store group whose value is a
+// lazy.softmax_sum whose scores are one dot product of 16-bit float
+// operands (q . k, around which the scores may scale, mask, bias or cap)
+// and whose weights are 16-bit values (V) runs FlashAttention-2's loop on
+// mma.sync (AttentionTiles.cpp states the rules).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZY_CONVERSION_KERNELCODEGEN_GPU_ATTENTIONTILES_H
+#define LAZY_CONVERSION_KERNELCODEGEN_GPU_ATTENTIONTILES_H
+
+#include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
+#include "lazy/Dialect/Lazy/Analysis/TensorCores.h"
+
+namespace mlir::lazy {
+
+/// A softmax_sum that runs on tensor cores, in the axes of its store
+/// group's shape (the softmax_sum's result; the key axis has one element
+/// there).
+struct AttentionTensorCores {
+  SoftmaxSumOp op;
+  /// The queries (rows), the output's head dim (columns) and the keys.
+  size_t queryAxis, headAxis, keyAxis;
+  int64_t queries, headDim, keys;
+  /// The scores' dot product, and for each axis of its input the axis of
+  /// the group's shape its index is (-1: an axis of one element; the
+  /// reduced axis `depthAxis` is the dot product's own).
+  ReduceSumOp dot;
+  SmallVector<int64_t> dotAxes;
+  size_t depthAxis;
+  int64_t depth;
+  /// The dot product's 16-bit operands varying along the queries and
+  /// along the keys (under their casts), and the weights' 16-bit values.
+  Value query, key, values;
+  /// f16 or bf16.
+  Type element;
+};
+
+/// Whether `op`, the value of a store group of `shape`, runs on tensor
+/// cores of `kind`; `why` says why not.
+FailureOr<AttentionTensorCores>
+matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
+                          TensorCoreKind kind, std::string &why);
+
+/// Tiles of 16 query rows: one warp takes one at a time.
+int64_t attentionTileCount(const AttentionTensorCores &attention,
+                           ArrayRef<int64_t> shape);
+
+/// The warp `lane` belongs to takes tiles `group`, `group` + `groups`, ...
+/// of the store group `stores` (of `shape`) and computes and stores each.
+LogicalResult emitAttentionTensorCores(OpBuilder &b, Location loc,
+                                       KernelEmitter &emitter,
+                                       ArrayRef<StoreOp> stores,
+                                       ArrayRef<int64_t> shape,
+                                       const AttentionTensorCores &attention,
+                                       Value group, Value groups, Value lane);
+
+} // namespace mlir::lazy
+
+#endif // LAZY_CONVERSION_KERNELCODEGEN_GPU_ATTENTIONTILES_H

@@ -1,0 +1,567 @@
+//===- AttentionTiles.cpp - attention's softmax_sum on tensor cores -------===//
+//
+// FlashAttention-2's loop for a lazy.softmax_sum on mma.sync m16n8k16
+// (f16 or bf16 operands, f32 accumulators). Rules:
+//   1. a block of one warp takes a tile of 16 query rows at a time (one
+//      element of every other output axis), grid-stride; rows past the
+//      queries read the last row's operands and are not stored;
+//   2. the tile's Q fragments (A operands, 16 of the dot product's depth
+//      each) are gathered once; past the depth they are 0;
+//   3. per block of 16 keys, S = Q K^T as two 16x8 tiles, one mma.sync per
+//      16 of depth; each lane's eight scores go through the rest of the
+//      scores (scale, masks, biases, caps: KernelEmitter with the dot
+//      product pinned to the fragment's value) and are -inf past the keys;
+//   4. the online softmax of SoftmaxSums.cpp per row: the block's row
+//      maximum from the lane's four values of the row and two xor shuffles
+//      (PTX's C layout gives row g and g + 8 to lanes 4g to 4g + 3), the
+//      new maximum m' and the rescale alpha, p = exp2(s - m') (0 where m'
+//      is -inf); each lane keeps its share of l, added across its four
+//      lanes at the end;
+//   5. P rounded to the operands' type is the A fragment of P V as it
+//      stands (the C layout of two 16x8 tiles is the A layout of one 16x16
+//      tile): per 8 columns of the head dim one mma.sync with V's B
+//      fragment (0 past the keys), onto the accumulators rescaled by alpha;
+//   6. each lane's outputs O / l go through the rest of the kernel (a cast
+//      to f16) and are stored where inside the queries and the head dim.
+// Scores past a mask stay exact; P in 16 bits rounds as FlashAttention's
+// kernels do, and products of the dot product are exact where the graph
+// rounds them to 16 bits first (TensorCores.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazy/Conversion/KernelCodegen/GPU/AttentionTiles.h"
+#include "lazy/Conversion/KernelCodegen/GPU/TensorCores.h"
+#include "lazy/Dialect/Lazy/Analysis/OnlineSoftmax.h"
+#include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+namespace {
+
+/// Query rows per tile (mma.sync's M) and keys per step (two of its N,
+/// one of its K).
+constexpr int64_t kTileRows = 16, kBlockKeys = 16;
+/// The largest depth and head dim: the Q fragments and the accumulators
+/// stay in registers (64 f32 accumulators per lane at 256 columns).
+constexpr int64_t kMaxAttentionHeadDim = 256;
+
+int64_t ceilTo(int64_t n, int64_t to) { return (n + to - 1) / to; }
+
+bool isSixteenBitFloat(Type t) { return t.isF16() || t.isBF16(); }
+
+/// The 16-bit value `v` is a float cast of, or `v` itself when it is
+/// 16-bit; null otherwise.
+Value sixteenBitSource(Value v) {
+  if (isSixteenBitFloat(getElementTypeOrSelf(v.getType())))
+    return v;
+  if (auto cast = v.getDefiningOp<CastOp>())
+    if (isSixteenBitFloat(getElementTypeOrSelf(cast.getSrc().getType())))
+      return cast.getSrc();
+  return {};
+}
+
+/// Builds the tile's code; one per emitAttentionTensorCores.
+class AttentionTileBuilder {
+public:
+  AttentionTileBuilder(OpBuilder &b, Location loc, KernelEmitter &emitter,
+                       ArrayRef<StoreOp> stores, ArrayRef<int64_t> shape,
+                       const AttentionTensorCores &a, Value lane)
+      : b(b), loc(loc), emitter(emitter), stores(stores), shape(shape), a(a),
+        op(a.op) {
+    Value four = cst(4);
+    g = arith::DivUIOp::create(b, loc, lane, four);
+    t2 = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, lane, four), cst(2));
+    f32 = b.getF32Type();
+  }
+
+  /// The tile whose first element (its first row) is `base`.
+  LogicalResult emitTile(ArrayRef<Value> base);
+
+private:
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value floatConst(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
+  }
+  /// first + laneTerm + c (laneTerm may be null).
+  Value at(Value first, Value laneTerm, int64_t c) {
+    Value v = first;
+    if (laneTerm)
+      v = arith::AddIOp::create(b, loc, v, laneTerm);
+    if (c)
+      v = arith::AddIOp::create(b, loc, v, cst(c));
+    return v;
+  }
+  /// min(i, extent - 1): an index read in bounds.
+  Value clampTo(Value i, int64_t extent) {
+    return arith::MinUIOp::create(b, loc, i, cst(extent - 1));
+  }
+  Value below(Value i, int64_t extent) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                 cst(extent));
+  }
+  Value greaterOf(Value x, Value y) {
+    Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
+    return arith::SelectOp::create(b, loc, gt, x, y);
+  }
+  Value shuffled(Value x, int32_t mask) {
+    return gpu::ShuffleOp::create(b, loc, x, mask, 32, gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  /// The group's index at (row, column, key), the other axes `base`'s.
+  SmallVector<Value> groupIndex(ArrayRef<Value> base, Value row, Value col,
+                                Value key) {
+    SmallVector<Value> idx(base);
+    idx[a.queryAxis] = row;
+    idx[a.headAxis] = col;
+    idx[a.keyAxis] = key;
+    return idx;
+  }
+  /// The dot product's input index at (row, key, depth).
+  SmallVector<Value> dotIndex(ArrayRef<Value> base, Value row, Value key,
+                              Value depth) {
+    SmallVector<Value> idx;
+    Value zero = cst(0);
+    for (auto [j, axis] : llvm::enumerate(a.dotAxes)) {
+      if (j == a.depthAxis)
+        idx.push_back(depth);
+      else if (axis < 0)
+        idx.push_back(zero);
+      else if (size_t(axis) == a.queryAxis)
+        idx.push_back(row);
+      else if (size_t(axis) == a.keyAxis)
+        idx.push_back(key);
+      else
+        idx.push_back(base[size_t(axis)]);
+    }
+    return idx;
+  }
+  /// `v` at `idx` as the operands' type, 0 where `valid` (if given) fails.
+  FailureOr<Value> operandAt(Value v, ArrayRef<Value> idx, Value valid) {
+    FailureOr<Value> x = emitter.evaluateAt(b, v, idx);
+    if (failed(x))
+      return failure();
+    Value r = *x;
+    if (r.getType() != a.element)
+      r = r.getType().getIntOrFloatBitWidth() > 16
+              ? arith::TruncFOp::create(b, loc, a.element, r).getResult()
+              : arith::ExtFOp::create(b, loc, a.element, r).getResult();
+    if (valid)
+      r = arith::SelectOp::create(
+          b, loc, valid, r,
+          arith::ConstantOp::create(b, loc, b.getFloatAttr(a.element, 0.0)));
+    return r;
+  }
+  Value fragment(ArrayRef<int64_t> shape, Type t, ArrayRef<Value> parts) {
+    return vector::FromElementsOp::create(b, loc, VectorType::get(shape, t),
+                                          parts);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  KernelEmitter &emitter;
+  ArrayRef<StoreOp> stores;
+  ArrayRef<int64_t> shape;
+  const AttentionTensorCores &a;
+  /// a's softmax_sum (an op handle's accessors are not const).
+  SoftmaxSumOp op;
+  /// PTX's groupID (lane / 4) and twice the thread in the group.
+  Value g, t2;
+  Type f32;
+};
+
+LogicalResult AttentionTileBuilder::emitTile(ArrayRef<Value> base) {
+  Value row0 = base[a.queryAxis];
+  Value zero = cst(0);
+  int64_t depthChunks = ceilTo(a.depth, 16);
+  int64_t columnTiles = ceilTo(a.headDim, 8);
+  bool raggedDepth = a.depth % 16 != 0;
+  bool raggedKeys = a.keys % kBlockKeys != 0;
+  // Q's A fragments: register r holds row g + 8 (r & 1), depth
+  // 2t + j + 8 (r >> 1).
+  SmallVector<Value> qFrags;
+  for (int64_t c = 0; c < depthChunks; ++c) {
+    SmallVector<Value> parts;
+    for (int64_t r = 0; r < 4; ++r)
+      for (int64_t j = 0; j < 2; ++j) {
+        Value row = clampTo(at(row0, g, 8 * (r & 1)), a.queries);
+        Value depth = at(cst(16 * c), t2, j + 8 * (r >> 1));
+        Value valid = raggedDepth ? below(depth, a.depth) : Value();
+        FailureOr<Value> x =
+            operandAt(a.query,
+                      dotIndex(base, row, zero,
+                               raggedDepth ? clampTo(depth, a.depth) : depth),
+                      valid);
+        if (failed(x))
+          return failure();
+        parts.push_back(*x);
+      }
+    qFrags.push_back(fragment({4, 2}, a.element, parts));
+  }
+
+  // The loop's state: m and l of rows g and g + 8, the accumulators of
+  // each 8 columns.
+  Value negInf = floatConst(-std::numeric_limits<double>::infinity());
+  Value fzero = floatConst(0.0), one = floatConst(1.0);
+  auto accType = VectorType::get({2, 2}, f32);
+  Value accZero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+  SmallVector<Value> init = {negInf, negInf, fzero, fzero};
+  init.append(size_t(columnTiles), accZero);
+  auto loop = scf::ForOp::create(b, loc, zero,
+                                 cst(ceilTo(a.keys, kBlockKeys) * kBlockKeys),
+                                 cst(kBlockKeys), init);
+  LogicalResult status = success();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value key0 = loop.getInductionVar();
+    ValueRange state = loop.getRegionIterArgs();
+    auto approximate = arith::FastMathFlags::afn;
+    // S = Q K^T, two tiles of 8 keys. K's B fragment: register r holds
+    // depth 2t + j + 8r, key g.
+    SmallVector<Value> sTiles;
+    for (int64_t nt = 0; nt < 2 && succeeded(status); ++nt) {
+      Value key = at(key0, g, 8 * nt);
+      Value keyRead = raggedKeys ? clampTo(key, a.keys) : key;
+      Value acc = accZero;
+      for (int64_t c = 0; c < depthChunks; ++c) {
+        SmallVector<Value> parts;
+        for (int64_t r = 0; r < 2; ++r)
+          for (int64_t j = 0; j < 2; ++j) {
+            Value depth = at(cst(16 * c), t2, j + 8 * r);
+            Value valid = raggedDepth ? below(depth, a.depth) : Value();
+            FailureOr<Value> x = operandAt(
+                a.key,
+                dotIndex(base, zero, keyRead,
+                         raggedDepth ? clampTo(depth, a.depth) : depth),
+                valid);
+            if (failed(x)) {
+              status = failure();
+              break;
+            }
+            parts.push_back(*x);
+          }
+        if (failed(status))
+          break;
+        acc = emitMmaSync(b, loc, qFrags[size_t(c)],
+                          fragment({2, 2}, a.element, parts), acc);
+      }
+      sTiles.push_back(acc);
+    }
+    // The scaled scores: s[nt][r][j] at row g + 8r, key 8 nt + 2t + j.
+    Value scale = floatConst(op.getScale().convertToDouble());
+    Value s[2][2][2];
+    for (int64_t nt = 0; nt < 2 && succeeded(status); ++nt)
+      for (int64_t r = 0; r < 2 && succeeded(status); ++r)
+        for (int64_t j = 0; j < 2; ++j) {
+          Value row = clampTo(at(row0, g, 8 * r), a.queries);
+          Value key = at(key0, t2, 8 * nt + j);
+          Value keyRead = raggedKeys ? clampTo(key, a.keys) : key;
+          Value dot = vector::ExtractOp::create(b, loc, sTiles[size_t(nt)],
+                                                ArrayRef<int64_t>{r, j});
+          emitter.pinReduce(a.dot, dot);
+          FailureOr<Value> score = emitter.evaluateAt(
+              b, op.getScores(), groupIndex(base, row, zero, keyRead));
+          emitter.unpinReduce(a.dot);
+          if (failed(score)) {
+            status = failure();
+            break;
+          }
+          Value x = *score;
+          if (x.getType() != f32)
+            x = arith::ExtFOp::create(b, loc, f32, x);
+          x = arith::MulFOp::create(b, loc, x, scale);
+          if (raggedKeys)
+            x = arith::SelectOp::create(b, loc, below(key, a.keys), x, negInf);
+          s[nt][r][j] = x;
+        }
+    if (failed(status)) {
+      scf::YieldOp::create(b, loc, state);
+    } else {
+      SmallVector<Value> next(state.begin(), state.end());
+      Value alpha[2], p[2][2][2];
+      for (int64_t r = 0; r < 2; ++r) {
+        Value blockMax = greaterOf(greaterOf(s[0][r][0], s[0][r][1]),
+                                   greaterOf(s[1][r][0], s[1][r][1]));
+        blockMax = greaterOf(blockMax, shuffled(blockMax, 1));
+        blockMax = greaterOf(blockMax, shuffled(blockMax, 2));
+        Value m = state[size_t(r)], l = state[2 + size_t(r)];
+        Value mNext = greaterOf(m, blockMax);
+        Value grew =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, mNext, m);
+        alpha[r] = arith::SelectOp::create(
+            b, loc, grew,
+            math::Exp2Op::create(
+                b, loc, arith::SubFOp::create(b, loc, m, mNext), approximate),
+            one);
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            mNext, negInf);
+        Value sum = fzero;
+        for (int64_t nt = 0; nt < 2; ++nt)
+          for (int64_t j = 0; j < 2; ++j) {
+            Value e = math::Exp2Op::create(
+                b, loc, arith::SubFOp::create(b, loc, s[nt][r][j], mNext),
+                approximate);
+            p[nt][r][j] = arith::SelectOp::create(b, loc, empty, fzero, e);
+            sum = arith::AddFOp::create(b, loc, sum, p[nt][r][j]);
+          }
+        next[size_t(r)] = mNext;
+        next[2 + size_t(r)] = arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, l, alpha[r]), sum);
+      }
+      // P as the A fragment of P V: register r is row g + 8 (r & 1), keys
+      // 8 (r >> 1) + 2t + j: tile r >> 1's row r & 1.
+      SmallVector<Value> pParts;
+      for (int64_t r = 0; r < 4; ++r)
+        for (int64_t j = 0; j < 2; ++j)
+          pParts.push_back(
+              arith::TruncFOp::create(b, loc, a.element, p[r >> 1][r & 1][j]));
+      Value pFrag = fragment({4, 2}, a.element, pParts);
+      Value alphas =
+          fragment({2, 2}, f32, {alpha[0], alpha[0], alpha[1], alpha[1]});
+      // V's B fragment per 8 columns: register r holds key 2t + j + 8r,
+      // column g.
+      for (int64_t ct = 0; ct < columnTiles && succeeded(status); ++ct) {
+        Value col = at(cst(8 * ct), g, 0);
+        Value colRead = a.headDim % 8 ? clampTo(col, a.headDim) : col;
+        SmallVector<Value> parts;
+        for (int64_t r = 0; r < 2; ++r)
+          for (int64_t j = 0; j < 2; ++j) {
+            Value key = at(key0, t2, j + 8 * r);
+            Value valid = raggedKeys ? below(key, a.keys) : Value();
+            FailureOr<Value> x =
+                operandAt(a.values,
+                          groupIndex(base, row0, colRead,
+                                     raggedKeys ? clampTo(key, a.keys) : key),
+                          valid);
+            if (failed(x)) {
+              status = failure();
+              break;
+            }
+            parts.push_back(*x);
+          }
+        if (failed(status))
+          break;
+        Value acc =
+            arith::MulFOp::create(b, loc, state[4 + size_t(ct)], alphas);
+        next[4 + size_t(ct)] =
+            emitMmaSync(b, loc, pFrag, fragment({2, 2}, a.element, parts), acc);
+      }
+      scf::YieldOp::create(b, loc, next);
+    }
+  }
+  if (failed(status)) {
+    loop.erase();
+    return failure();
+  }
+  // l across the four lanes of each row, then O / l stored element by
+  // element: accumulator (r, j) of tile ct is row g + 8r, column
+  // 8 ct + 2t + j.
+  Value total[2];
+  for (int64_t r = 0; r < 2; ++r) {
+    Value l = loop.getResult(2 + unsigned(r));
+    l = arith::AddFOp::create(b, loc, l, shuffled(l, 1));
+    total[r] = arith::AddFOp::create(b, loc, l, shuffled(l, 2));
+  }
+  bool raggedRows = a.queries % kTileRows != 0;
+  for (int64_t ct = 0; ct < columnTiles; ++ct) {
+    Value acc = loop.getResult(4 + unsigned(ct));
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t j = 0; j < 2; ++j) {
+        Value row = at(row0, g, 8 * r);
+        Value col = at(cst(8 * ct), t2, j);
+        Value guard;
+        if (raggedRows)
+          guard = below(row, a.queries);
+        if (a.headDim % 8) {
+          Value inside = below(col, a.headDim);
+          guard = guard
+                      ? arith::AndIOp::create(b, loc, guard, inside).getResult()
+                      : inside;
+        }
+        Value o = arith::DivFOp::create(
+            b, loc,
+            vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, j}),
+            total[r]);
+        Type result = elementOf(op.getResult());
+        if (result != f32)
+          o = result.getIntOrFloatBitWidth() > 32
+                  ? arith::ExtFOp::create(b, loc, result, o).getResult()
+                  : arith::TruncFOp::create(b, loc, result, o).getResult();
+        SmallVector<SmallVector<Value>> element = {
+            groupIndex(base, raggedRows ? clampTo(row, a.queries) : row,
+                       a.headDim % 8 ? clampTo(col, a.headDim) : col, zero)};
+        if (failed(
+                emitter.emitStoresOfReduce(b, stores, element, op, {o}, guard)))
+          return failure();
+      }
+  }
+  return success();
+}
+
+} // namespace
+
+FailureOr<AttentionTensorCores>
+mlir::lazy::matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
+                                      TensorCoreKind kind, std::string &why) {
+  llvm::raw_string_ostream os(why);
+  if (kind != TensorCoreKind::MmaSync) {
+    os << "attention on tensor cores runs on mma.sync only";
+    return failure();
+  }
+  AttentionTensorCores a;
+  a.op = op;
+  if (op.getAxes().size() != 1) {
+    os << "attention on tensor cores sums over one key axis";
+    return failure();
+  }
+  a.keyAxis = size_t(op.getAxes().front());
+  ArrayRef<int64_t> scores = op.getScores().getType().getShape();
+  if (scores.size() != shape.size() || ShapedType::isDynamicShape(scores)) {
+    os << "attention on tensor cores needs static scores of the output's rank";
+    return failure();
+  }
+  a.keys = scores[a.keyAxis];
+  // The head dim: the innermost output axis the scores are constant along;
+  // the queries: the innermost other one the weights are constant along
+  // and the scores are not.
+  SmallVector<bool> scoresConstant = scoresConstantAxes(op);
+  SmallVector<bool> weightsConstant = weightsConstantAxes(op);
+  std::optional<size_t> head, query;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (d == a.keyAxis || shape[d] <= 1)
+      continue;
+    if (!head && scoresConstant[d]) {
+      head = d;
+      continue;
+    }
+    if (!query && weightsConstant[d] && !scoresConstant[d])
+      query = d;
+  }
+  if (!head || !query) {
+    os << "attention on tensor cores needs a head dim the scores are "
+          "constant along and queries the weights are constant along";
+    return failure();
+  }
+  a.headAxis = *head;
+  a.queryAxis = *query;
+  a.queries = shape[a.queryAxis];
+  a.headDim = shape[a.headAxis];
+  // Every other axis: neither the scores nor the weights may vary along
+  // an axis both do not read at one element (a second query axis).
+  std::optional<ScoresDotProduct> dot = scoresDotProductOf(op.getScores());
+  if (!dot) {
+    os << "attention on tensor cores needs scores of one dot product";
+    return failure();
+  }
+  a.dot = dot->reduce;
+  if (a.dot.getAxes().size() != 1) {
+    os << "attention on tensor cores needs a dot product over one axis";
+    return failure();
+  }
+  a.depthAxis = size_t(a.dot.getAxes().front());
+  a.dotAxes = dot->scoresAxis;
+  KernelSpace space;
+  ArrayRef<int64_t> input = a.dot.getSrc().getType().getShape();
+  if (ShapedType::isDynamicShape(input)) {
+    os << "attention on tensor cores needs a dot product of static shape";
+    return failure();
+  }
+  space.shape.assign(input.begin(), input.end());
+  for (int64_t extent : input)
+    space.dims.push_back(::lazy::st::SInt(extent));
+  for (size_t d = 0; d < input.size(); ++d)
+    space.reduced.push_back(d == a.depthAxis);
+  space.reduces.push_back(a.dot);
+  std::string productWhy;
+  FailureOr<ProductReduce> product =
+      matchProductReduce(space, a.depthAxis, "tensor-core", productWhy);
+  if (failed(product)) {
+    os << "attention's dot product: " << productWhy;
+    return failure();
+  }
+  a.depth = input[a.depthAxis];
+  auto axisOf = [&](size_t own) { return a.dotAxes[own]; };
+  for (auto [operand, own] :
+       {std::pair(product->a, product->m), std::pair(product->b, product->n)}) {
+    if (axisOf(own) == int64_t(a.queryAxis))
+      a.query = operand;
+    else if (axisOf(own) == int64_t(a.keyAxis))
+      a.key = operand;
+  }
+  for (int64_t axis : a.dotAxes)
+    if (axis == int64_t(a.headAxis)) {
+      os << "attention's dot product varies along the head dim";
+      return failure();
+    }
+  a.element = getElementTypeOrSelf(product->a.getType());
+  if (!a.query || !a.key || !isSixteenBitFloat(a.element)) {
+    os << "attention on tensor cores needs q . k of f16 or bf16 operands, "
+          "one along the queries and one along the keys";
+    return failure();
+  }
+  a.values = sixteenBitSource(op.getWeights());
+  if (!a.values || getElementTypeOrSelf(a.values.getType()) != a.element) {
+    os << "attention on tensor cores needs weights of the operands' type "
+          "(or a float cast of them)";
+    return failure();
+  }
+  if (a.depth > kMaxAttentionHeadDim || a.headDim > kMaxAttentionHeadDim) {
+    os << "attention on tensor cores keeps at most " << kMaxAttentionHeadDim
+       << " of depth and head dim in registers";
+    return failure();
+  }
+  Type result = elementOf(op.getResult());
+  if (!isa<FloatType>(result)) {
+    os << "attention on tensor cores needs a float result";
+    return failure();
+  }
+  return a;
+}
+
+int64_t mlir::lazy::attentionTileCount(const AttentionTensorCores &a,
+                                       ArrayRef<int64_t> shape) {
+  int64_t tiles = 1;
+  for (size_t d = 0; d < shape.size(); ++d)
+    tiles *= d == a.queryAxis                    ? ceilTo(shape[d], kTileRows)
+             : d == a.headAxis || d == a.keyAxis ? 1
+                                                 : shape[d];
+  return tiles;
+}
+
+LogicalResult mlir::lazy::emitAttentionTensorCores(
+    OpBuilder &b, Location loc, KernelEmitter &emitter,
+    ArrayRef<StoreOp> stores, ArrayRef<int64_t> shape,
+    const AttentionTensorCores &a, Value group, Value groups, Value lane) {
+  SmallVector<int64_t> trips;
+  for (size_t d = 0; d < shape.size(); ++d)
+    trips.push_back(d == a.queryAxis ? ceilTo(shape[d], kTileRows)
+                    : d == a.headAxis || d == a.keyAxis ? 1
+                                                        : shape[d]);
+  Value end =
+      arith::ConstantIndexOp::create(b, loc, attentionTileCount(a, shape));
+  auto tiles = scf::ForOp::create(b, loc, group, end, groups);
+  OpBuilder tb = OpBuilder::atBlockBegin(tiles.getBody());
+  Value zero = arith::ConstantIndexOp::create(tb, loc, 0);
+  SmallVector<Value> base =
+      delinearizeIndex(tb, loc, tiles.getInductionVar(), trips, zero);
+  base[a.queryAxis] =
+      arith::MulIOp::create(tb, loc, base[a.queryAxis],
+                            arith::ConstantIndexOp::create(tb, loc, kTileRows));
+  AttentionTileBuilder builder(tb, loc, emitter, stores, shape, a, lane);
+  if (failed(builder.emitTile(base))) {
+    tiles.erase();
+    return failure();
+  }
+  return success();
+}
