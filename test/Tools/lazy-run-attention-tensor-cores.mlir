@@ -13,6 +13,12 @@
 // RUN: lazy-run %s --entry=cross_wide --seed=3 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=bias_half --seed=4 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=plain_bf16 --seed=5 --check --device=emulate | FileCheck %s
+// On MFMA (64-lane waves: S^T = K Q^T, so that a lane's scores are one
+// query's and, as they stand, the B fragment of O^T = V^T P^T):
+// RUN: lazy-run %s --entry=odd_half --seed=1 --check --device=emulate --tensor-cores=mfma | FileCheck %s
+// RUN: lazy-run %s --entry=causal_ragged --seed=2 --check --device=emulate --tensor-cores=mfma | FileCheck %s
+// RUN: lazy-run %s --entry=cross_wide --seed=3 --check --device=emulate --tensor-cores=mfma | FileCheck %s
+// RUN: lazy-run %s --entry=plain_bf16 --seed=5 --check --device=emulate --tensor-cores=mfma | FileCheck %s
 // Without tensor cores the same kernels run a thread per query row:
 // RUN: lazy-run %s --entry=causal_ragged --seed=2 --check --device=emulate --tensor-cores=none | FileCheck %s
 // The kernels: one warp; per block of 16 keys two mma.sync per 16 of depth
@@ -40,6 +46,20 @@
 // GPU-LABEL: gpu.func @bias_half_k3
 // GPU-LABEL: gpu.func @plain_bf16_k4
 // GPU-COUNT-3: nvvm.mma.sync
+
+// RUN: lazy-opt %s --lazy-schedule | lazy-opt --convert-lazy-to-gpu=tensor-cores=mfma | FileCheck %s --check-prefix=MFMA
+// and gfx942's code:
+// RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-rocdl="format=isa" | FileCheck %s --check-prefix=AMD
+
+// MFMA-LABEL: gpu.func @odd_half_k0
+// MFMA-SAME: known_block_size = array<i32: 64, 1, 1>
+// MFMA: amdgpu.mfma
+// MFMA-COUNT-2: gpu.shuffle  xor %{{.*}}, %{{.*}}, %c64_i32
+// MFMA: amdgpu.mfma
+// MFMA-LABEL: gpu.func @causal_ragged_k1
+
+// AMD: v_mfma_f32_16x16x16_f16
+// AMD: v_mfma_f32_16x16x16_bf16
 
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX: shfl.sync.bfly.b32

@@ -34,6 +34,7 @@
 #include "lazy/Dialect/Lazy/Analysis/OnlineSoftmax.h"
 #include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -76,16 +77,25 @@ public:
                        ArrayRef<StoreOp> stores, ArrayRef<int64_t> shape,
                        const AttentionTensorCores &a, Value lane)
       : b(b), loc(loc), emitter(emitter), stores(stores), shape(shape), a(a),
-        op(a.op) {
+        op(a.op), kind(a.kind) {
+    f32 = b.getF32Type();
+    if (kind == TensorCoreKind::Mfma) {
+      q16 = arith::RemUIOp::create(b, loc, lane, cst(16));
+      quad4 = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, lane, cst(16)), cst(4));
+      return;
+    }
     Value four = cst(4);
     g = arith::DivUIOp::create(b, loc, lane, four);
     t2 = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, lane, four), cst(2));
-    f32 = b.getF32Type();
   }
 
   /// The tile whose first element (its first row) is `base`.
-  LogicalResult emitTile(ArrayRef<Value> base);
+  LogicalResult emitTile(ArrayRef<Value> base) {
+    return kind == TensorCoreKind::Mfma ? emitMfmaTile(base)
+                                        : emitMmaSyncTile(base);
+  }
 
 private:
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -113,10 +123,103 @@ private:
     Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
     return arith::SelectOp::create(b, loc, gt, x, y);
   }
-  Value shuffled(Value x, int32_t mask) {
-    return gpu::ShuffleOp::create(b, loc, x, mask, 32, gpu::ShuffleMode::XOR)
+  Value shuffled(Value x, int32_t mask, int32_t width) {
+    return gpu::ShuffleOp::create(b, loc, x, mask, width, gpu::ShuffleMode::XOR)
         .getShuffleResult();
   }
+  /// One row's step of the online softmax (SoftmaxSums.cpp's rules) over
+  /// the lane's scaled `scores` of a block of keys, the row's other lanes
+  /// reached by xor shuffles of `masks` within `width` lanes: the next m
+  /// and the lane's share of l, the rescale alpha and the lane's p.
+  struct RowUpdate {
+    Value m, l, alpha;
+    SmallVector<Value> p;
+  };
+  RowUpdate updateRow(ArrayRef<Value> scores, Value m, Value l,
+                      ArrayRef<int32_t> masks, int32_t width) {
+    auto approximate = arith::FastMathFlags::afn;
+    Value negInf = floatConst(-std::numeric_limits<double>::infinity());
+    Value fzero = floatConst(0.0);
+    Value blockMax = scores.front();
+    for (Value x : scores.drop_front())
+      blockMax = greaterOf(blockMax, x);
+    for (int32_t mask : masks)
+      blockMax = greaterOf(blockMax, shuffled(blockMax, mask, width));
+    RowUpdate u;
+    u.m = greaterOf(m, blockMax);
+    Value grew =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, u.m, m);
+    u.alpha = arith::SelectOp::create(
+        b, loc, grew,
+        math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, m, u.m),
+                             approximate),
+        floatConst(1.0));
+    Value empty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u.m, negInf);
+    Value sum = fzero;
+    for (Value x : scores) {
+      Value e = math::Exp2Op::create(
+          b, loc, arith::SubFOp::create(b, loc, x, u.m), approximate);
+      u.p.push_back(arith::SelectOp::create(b, loc, empty, fzero, e));
+      sum = arith::AddFOp::create(b, loc, sum, u.p.back());
+    }
+    u.l = arith::AddFOp::create(b, loc,
+                                arith::MulFOp::create(b, loc, l, u.alpha), sum);
+    return u;
+  }
+  /// The scaled score at (row, key) whose dot product is `dot`, -inf past
+  /// the keys.
+  FailureOr<Value> scoreAt(ArrayRef<Value> base, Value row, Value key,
+                           Value dot) {
+    bool raggedKeys = a.keys % kBlockKeys != 0;
+    Value keyRead = raggedKeys ? clampTo(key, a.keys) : key;
+    emitter.pinReduce(a.dot, dot);
+    FailureOr<Value> score = emitter.evaluateAt(
+        b, op.getScores(), groupIndex(base, row, cst(0), keyRead));
+    emitter.unpinReduce(a.dot);
+    if (failed(score))
+      return failure();
+    Value x = *score;
+    if (x.getType() != f32)
+      x = arith::ExtFOp::create(b, loc, f32, x);
+    x = arith::MulFOp::create(b, loc, x,
+                              floatConst(op.getScale().convertToDouble()));
+    if (raggedKeys)
+      x = arith::SelectOp::create(
+          b, loc, below(key, a.keys), x,
+          floatConst(-std::numeric_limits<double>::infinity()));
+    return x;
+  }
+  /// O / l as the result's type, stored at (row, col) through the rest of
+  /// the kernel where inside the queries and the head dim.
+  LogicalResult storeOutput(ArrayRef<Value> base, Value row, Value col,
+                            Value acc, Value l) {
+    Value guard;
+    if (a.queries % kTileRows)
+      guard = below(row, a.queries);
+    if (a.headDim % 8 || (kind == TensorCoreKind::Mfma && a.headDim % 16)) {
+      Value inside = below(col, a.headDim);
+      guard = guard ? arith::AndIOp::create(b, loc, guard, inside).getResult()
+                    : inside;
+    }
+    Value o = arith::DivFOp::create(b, loc, acc, l);
+    Type result = elementOf(op.getResult());
+    if (result != f32)
+      o = result.getIntOrFloatBitWidth() > 32
+              ? arith::ExtFOp::create(b, loc, result, o).getResult()
+              : arith::TruncFOp::create(b, loc, result, o).getResult();
+    SmallVector<SmallVector<Value>> element = {
+        groupIndex(base, guard ? clampTo(row, a.queries) : row,
+                   guard ? clampTo(col, a.headDim) : col, cst(0))};
+    return emitter.emitStoresOfReduce(b, stores, element, op, {o}, guard);
+  }
+  /// The MFMA tile (v_mfma_f32_16x16x16f16, 64 lanes): S^T = K Q^T, so that
+  /// a lane holds one query's scores (query l % 16, keys 4 (l / 16) + i),
+  /// which are as they stand the B fragment of O^T = V^T P^T.
+  LogicalResult emitMfmaTile(ArrayRef<Value> base);
+  /// The mma.sync tile (m16n8k16, 32 lanes; the file comment's rules).
+  LogicalResult emitMmaSyncTile(ArrayRef<Value> base);
+
   /// The group's index at (row, column, key), the other axes `base`'s.
   SmallVector<Value> groupIndex(ArrayRef<Value> base, Value row, Value col,
                                 Value key) {
@@ -174,12 +277,15 @@ private:
   const AttentionTensorCores &a;
   /// a's softmax_sum (an op handle's accessors are not const).
   SoftmaxSumOp op;
-  /// PTX's groupID (lane / 4) and twice the thread in the group.
+  TensorCoreKind kind;
+  /// mma.sync: PTX's groupID (lane / 4) and twice the thread in the group.
   Value g, t2;
+  /// MFMA: lane % 16 and 4 (lane / 16).
+  Value q16, quad4;
   Type f32;
 };
 
-LogicalResult AttentionTileBuilder::emitTile(ArrayRef<Value> base) {
+LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
   Value row0 = base[a.queryAxis];
   Value zero = cst(0);
   int64_t depthChunks = ceilTo(a.depth, 16);
@@ -259,31 +365,20 @@ LogicalResult AttentionTileBuilder::emitTile(ArrayRef<Value> base) {
       sTiles.push_back(acc);
     }
     // The scaled scores: s[nt][r][j] at row g + 8r, key 8 nt + 2t + j.
-    Value scale = floatConst(op.getScale().convertToDouble());
     Value s[2][2][2];
     for (int64_t nt = 0; nt < 2 && succeeded(status); ++nt)
       for (int64_t r = 0; r < 2 && succeeded(status); ++r)
         for (int64_t j = 0; j < 2; ++j) {
           Value row = clampTo(at(row0, g, 8 * r), a.queries);
           Value key = at(key0, t2, 8 * nt + j);
-          Value keyRead = raggedKeys ? clampTo(key, a.keys) : key;
           Value dot = vector::ExtractOp::create(b, loc, sTiles[size_t(nt)],
                                                 ArrayRef<int64_t>{r, j});
-          emitter.pinReduce(a.dot, dot);
-          FailureOr<Value> score = emitter.evaluateAt(
-              b, op.getScores(), groupIndex(base, row, zero, keyRead));
-          emitter.unpinReduce(a.dot);
-          if (failed(score)) {
+          FailureOr<Value> x = scoreAt(base, row, key, dot);
+          if (failed(x)) {
             status = failure();
             break;
           }
-          Value x = *score;
-          if (x.getType() != f32)
-            x = arith::ExtFOp::create(b, loc, f32, x);
-          x = arith::MulFOp::create(b, loc, x, scale);
-          if (raggedKeys)
-            x = arith::SelectOp::create(b, loc, below(key, a.keys), x, negInf);
-          s[nt][r][j] = x;
+          s[nt][r][j] = *x;
         }
     if (failed(status)) {
       scf::YieldOp::create(b, loc, state);
@@ -291,33 +386,16 @@ LogicalResult AttentionTileBuilder::emitTile(ArrayRef<Value> base) {
       SmallVector<Value> next(state.begin(), state.end());
       Value alpha[2], p[2][2][2];
       for (int64_t r = 0; r < 2; ++r) {
-        Value blockMax = greaterOf(greaterOf(s[0][r][0], s[0][r][1]),
-                                   greaterOf(s[1][r][0], s[1][r][1]));
-        blockMax = greaterOf(blockMax, shuffled(blockMax, 1));
-        blockMax = greaterOf(blockMax, shuffled(blockMax, 2));
-        Value m = state[size_t(r)], l = state[2 + size_t(r)];
-        Value mNext = greaterOf(m, blockMax);
-        Value grew =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, mNext, m);
-        alpha[r] = arith::SelectOp::create(
-            b, loc, grew,
-            math::Exp2Op::create(
-                b, loc, arith::SubFOp::create(b, loc, m, mNext), approximate),
-            one);
-        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            mNext, negInf);
-        Value sum = fzero;
-        for (int64_t nt = 0; nt < 2; ++nt)
-          for (int64_t j = 0; j < 2; ++j) {
-            Value e = math::Exp2Op::create(
-                b, loc, arith::SubFOp::create(b, loc, s[nt][r][j], mNext),
-                approximate);
-            p[nt][r][j] = arith::SelectOp::create(b, loc, empty, fzero, e);
-            sum = arith::AddFOp::create(b, loc, sum, p[nt][r][j]);
-          }
-        next[size_t(r)] = mNext;
-        next[2 + size_t(r)] = arith::AddFOp::create(
-            b, loc, arith::MulFOp::create(b, loc, l, alpha[r]), sum);
+        RowUpdate u =
+            updateRow({s[0][r][0], s[0][r][1], s[1][r][0], s[1][r][1]},
+                      state[size_t(r)], state[2 + size_t(r)], {1, 2}, 32);
+        next[size_t(r)] = u.m;
+        next[2 + size_t(r)] = u.l;
+        alpha[r] = u.alpha;
+        p[0][r][0] = u.p[0];
+        p[0][r][1] = u.p[1];
+        p[1][r][0] = u.p[2];
+        p[1][r][1] = u.p[3];
       }
       // P as the A fragment of P V: register r is row g + 8 (r & 1), keys
       // 8 (r >> 1) + 2t + j: tile r >> 1's row r & 1.
@@ -370,41 +448,148 @@ LogicalResult AttentionTileBuilder::emitTile(ArrayRef<Value> base) {
   Value total[2];
   for (int64_t r = 0; r < 2; ++r) {
     Value l = loop.getResult(2 + unsigned(r));
-    l = arith::AddFOp::create(b, loc, l, shuffled(l, 1));
-    total[r] = arith::AddFOp::create(b, loc, l, shuffled(l, 2));
+    l = arith::AddFOp::create(b, loc, l, shuffled(l, 1, 32));
+    total[r] = arith::AddFOp::create(b, loc, l, shuffled(l, 2, 32));
   }
-  bool raggedRows = a.queries % kTileRows != 0;
   for (int64_t ct = 0; ct < columnTiles; ++ct) {
     Value acc = loop.getResult(4 + unsigned(ct));
     for (int64_t r = 0; r < 2; ++r)
       for (int64_t j = 0; j < 2; ++j) {
-        Value row = at(row0, g, 8 * r);
-        Value col = at(cst(8 * ct), t2, j);
-        Value guard;
-        if (raggedRows)
-          guard = below(row, a.queries);
-        if (a.headDim % 8) {
-          Value inside = below(col, a.headDim);
-          guard = guard
-                      ? arith::AndIOp::create(b, loc, guard, inside).getResult()
-                      : inside;
-        }
-        Value o = arith::DivFOp::create(
-            b, loc,
-            vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, j}),
-            total[r]);
-        Type result = elementOf(op.getResult());
-        if (result != f32)
-          o = result.getIntOrFloatBitWidth() > 32
-                  ? arith::ExtFOp::create(b, loc, result, o).getResult()
-                  : arith::TruncFOp::create(b, loc, result, o).getResult();
-        SmallVector<SmallVector<Value>> element = {
-            groupIndex(base, raggedRows ? clampTo(row, a.queries) : row,
-                       a.headDim % 8 ? clampTo(col, a.headDim) : col, zero)};
-        if (failed(
-                emitter.emitStoresOfReduce(b, stores, element, op, {o}, guard)))
+        Value o =
+            vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, j});
+        if (failed(storeOutput(base, at(row0, g, 8 * r), at(cst(8 * ct), t2, j),
+                               o, total[r])))
           return failure();
       }
+  }
+  return success();
+}
+
+LogicalResult AttentionTileBuilder::emitMfmaTile(ArrayRef<Value> base) {
+  Value row0 = base[a.queryAxis];
+  Value zero = cst(0);
+  int64_t depthChunks = ceilTo(a.depth, 16);
+  int64_t columnTiles = ceilTo(a.headDim, 16);
+  bool raggedDepth = a.depth % 16 != 0;
+  bool raggedKeys = a.keys % kBlockKeys != 0;
+  // The lane's query and its four places along K (depth or keys).
+  Value query = clampTo(at(row0, q16, 0), a.queries);
+  auto depthAt = [&](int64_t c, int64_t i) {
+    return at(cst(16 * c), quad4, i);
+  };
+  auto read = [&](Value v, int64_t extent, bool ragged) {
+    return ragged ? clampTo(v, extent) : v;
+  };
+  // Q^T's B fragments: element i is depth 4 (l / 16) + i, query l % 16.
+  SmallVector<Value> qFrags;
+  for (int64_t c = 0; c < depthChunks; ++c) {
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < 4; ++i) {
+      Value depth = depthAt(c, i);
+      FailureOr<Value> x = operandAt(
+          a.query,
+          dotIndex(base, query, zero, read(depth, a.depth, raggedDepth)),
+          raggedDepth ? below(depth, a.depth) : Value());
+      if (failed(x))
+        return failure();
+      parts.push_back(*x);
+    }
+    qFrags.push_back(fragment({4}, a.element, parts));
+  }
+  Value negInf = floatConst(-std::numeric_limits<double>::infinity());
+  auto accType = VectorType::get({4}, f32);
+  Value accZero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+  SmallVector<Value> init = {negInf, floatConst(0.0)};
+  init.append(size_t(columnTiles), accZero);
+  auto loop = scf::ForOp::create(b, loc, zero,
+                                 cst(ceilTo(a.keys, kBlockKeys) * kBlockKeys),
+                                 cst(kBlockKeys), init);
+  auto mfma = [&](Value aFrag, Value bFrag, Value acc) -> Value {
+    auto i32 = [&](int64_t v) { return b.getI32IntegerAttr(int32_t(v)); };
+    return amdgpu::MFMAOp::create(b, loc, accType, i32(16), i32(16), i32(16),
+                                  i32(1), aFrag, bFrag, acc);
+  };
+  LogicalResult status = success();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value key0 = loop.getInductionVar();
+    ValueRange state = loop.getRegionIterArgs();
+    // S^T = K Q^T: K's A fragment element i is key l % 16, depth
+    // 4 (l / 16) + i.
+    Value keyOfRow = at(key0, q16, 0);
+    Value sT = accZero;
+    for (int64_t c = 0; c < depthChunks; ++c) {
+      SmallVector<Value> parts;
+      for (int64_t i = 0; i < 4; ++i) {
+        Value depth = depthAt(c, i);
+        FailureOr<Value> x =
+            operandAt(a.key,
+                      dotIndex(base, zero, read(keyOfRow, a.keys, raggedKeys),
+                               read(depth, a.depth, raggedDepth)),
+                      raggedDepth ? below(depth, a.depth) : Value());
+        if (failed(x))
+          return loop.erase(), failure();
+        parts.push_back(*x);
+      }
+      sT = mfma(fragment({4}, a.element, parts), qFrags[size_t(c)], sT);
+    }
+    // The lane's scores: query l % 16, keys 4 (l / 16) + i.
+    SmallVector<Value> scores;
+    for (int64_t i = 0; i < 4; ++i) {
+      Value dot = vector::ExtractOp::create(b, loc, sT, i);
+      FailureOr<Value> x = scoreAt(base, query, at(key0, quad4, i), dot);
+      if (failed(x))
+        return loop.erase(), failure();
+      scores.push_back(*x);
+    }
+    RowUpdate u = updateRow(scores, state[0], state[1], {16, 32}, 64);
+    SmallVector<Value> next = {u.m, u.l};
+    // P^T as it stands is the B fragment of O^T = V^T P^T; V^T's A
+    // fragment element i is column l % 16 (of 16 per tile), key
+    // 4 (l / 16) + i.
+    SmallVector<Value> pParts;
+    for (Value p : u.p)
+      pParts.push_back(arith::TruncFOp::create(b, loc, a.element, p));
+    Value pFrag = fragment({4}, a.element, pParts);
+    Value alphas = vector::BroadcastOp::create(b, loc, accType, u.alpha);
+    for (int64_t ct = 0; ct < columnTiles && succeeded(status); ++ct) {
+      Value col = at(cst(16 * ct), q16, 0);
+      SmallVector<Value> parts;
+      for (int64_t i = 0; i < 4; ++i) {
+        Value key = at(key0, quad4, i);
+        FailureOr<Value> x = operandAt(
+            a.values,
+            groupIndex(base, row0, read(col, a.headDim, a.headDim % 16 != 0),
+                       read(key, a.keys, raggedKeys)),
+            raggedKeys ? below(key, a.keys) : Value());
+        if (failed(x)) {
+          status = failure();
+          break;
+        }
+        parts.push_back(*x);
+      }
+      if (failed(status))
+        break;
+      Value acc = arith::MulFOp::create(b, loc, state[2 + size_t(ct)], alphas);
+      next.push_back(mfma(fragment({4}, a.element, parts), pFrag, acc));
+    }
+    if (failed(status))
+      return loop.erase(), failure();
+    scf::YieldOp::create(b, loc, next);
+  }
+  // l across the lanes of the query (l % 16 alike), then O^T's elements:
+  // accumulator i of tile ct is column 16 ct + 4 (l / 16) + i.
+  Value l = loop.getResult(1);
+  l = arith::AddFOp::create(b, loc, l, shuffled(l, 16, 64));
+  l = arith::AddFOp::create(b, loc, l, shuffled(l, 32, 64));
+  for (int64_t ct = 0; ct < columnTiles; ++ct) {
+    Value acc = loop.getResult(2 + unsigned(ct));
+    for (int64_t i = 0; i < 4; ++i)
+      if (failed(storeOutput(base, at(row0, q16, 0), at(cst(16 * ct), quad4, i),
+                             vector::ExtractOp::create(b, loc, acc, i), l)))
+        return failure();
   }
   return success();
 }
@@ -415,12 +600,13 @@ FailureOr<AttentionTensorCores>
 mlir::lazy::matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
                                       TensorCoreKind kind, std::string &why) {
   llvm::raw_string_ostream os(why);
-  if (kind != TensorCoreKind::MmaSync) {
-    os << "attention on tensor cores runs on mma.sync only";
+  if (kind == TensorCoreKind::Wmma) {
+    os << "attention on tensor cores runs on mma.sync and MFMA only";
     return failure();
   }
   AttentionTensorCores a;
   a.op = op;
+  a.kind = kind;
   if (op.getAxes().size() != 1) {
     os << "attention on tensor cores sums over one key axis";
     return failure();

@@ -5,7 +5,7 @@
 // lazy.softmax_sum whose scores are one dot product of 16-bit float
 // operands (q . k, around which the scores may scale, mask, bias or cap)
 // and whose weights are 16-bit values (V) runs FlashAttention-2's loop on
-// mma.sync (AttentionTiles.cpp states the rules).
+// mma.sync or MFMA (AttentionTiles.cpp states the rules).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +22,8 @@ namespace mlir::lazy {
 /// there).
 struct AttentionTensorCores {
   SoftmaxSumOp op;
+  /// mma.sync (a warp of 32) or MFMA (a wave of 64).
+  TensorCoreKind kind;
   /// The queries (rows), the output's head dim (columns) and the keys.
   size_t queryAxis, headAxis, keyAxis;
   int64_t queries, headDim, keys;
@@ -45,7 +47,7 @@ FailureOr<AttentionTensorCores>
 matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
                           TensorCoreKind kind, std::string &why);
 
-/// Tiles of 16 query rows: one warp takes one at a time.
+/// Tiles of 16 query rows: one warp (wave) takes one at a time.
 int64_t attentionTileCount(const AttentionTensorCores &attention,
                            ArrayRef<int64_t> shape);
 
