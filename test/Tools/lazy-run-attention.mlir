@@ -11,6 +11,10 @@
 // RUN: lazy-run %s --entry=odd --seed=3 --check | FileCheck %s
 // RUN: lazy-run %s --entry=odd --seed=3 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=causal_half --seed=4 --check | FileCheck %s
+// Scores capped by 30 tanh(x / 30), V cast to f32 before it is permuted
+// (the weights read through a computed view: lane by lane):
+// RUN: lazy-run %s --entry=soft_cap_half --seed=7 --check | FileCheck %s
+// RUN: lazy-run %s --entry=soft_cap_half --seed=7 --check --device=emulate | FileCheck %s
 // Each kernel call against the interpreter's lazy.softmax_sum (its
 // definition, in double):
 // RUN: lazy-run %s --entry=causal --seed=6 --check-kernels | FileCheck %s --check-prefix=KERNEL
@@ -277,5 +281,59 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %23 = lazy.reduce_sum %22 axes [4] : tensor<1x2x16x8x16xf32> -> tensor<1x2x16x8x1xf32>
     %24 = lazy.view %23 as <[(1, 2, 16, 8):(0, 128, 8, 1)]> : tensor<1x2x16x8x1xf32> -> tensor<1x2x16x8xf32>
     return %24, %19 : tensor<1x2x16x8xf32>, tensor<1x2x16x16xf32>
+  }
+  func.func @soft_cap_half(%arg0: tensor<1x2x32x16xf16> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x32x16xf16> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x32x16xf16> {lazy.buffer = 2 : i64}) -> tensor<1x2x32x16xf16> {
+    %0 = lazy.const 2.0 : tensor<f32>
+    %1 = lazy.view %0 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %2 = lazy.const 1.0 : tensor<f32>
+    %3 = lazy.view %2 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %4 = lazy.view %arg0 as <[(1, 2, 32, 32, 16):(0, 512, 16, 0, 1)]> : tensor<1x2x32x16xf16> -> tensor<1x2x32x32x16xf16>
+    %5 = lazy.view %arg1 as <[(1, 2, 32, 32, 16):(0, 512, 0, 16, 1)]> : tensor<1x2x32x16xf16> -> tensor<1x2x32x32x16xf16>
+    %6 = lazy.mul %4, %5 : tensor<1x2x32x32x16xf16>
+    %7 = lazy.cast %6 : tensor<1x2x32x32x16xf16> -> tensor<1x2x32x32x16xf32>
+    %8 = lazy.reduce_sum %7 axes [4] : tensor<1x2x32x32x16xf32> -> tensor<1x2x32x32x1xf32>
+    %9 = lazy.cast %8 : tensor<1x2x32x32x1xf32> -> tensor<1x2x32x32x1xf16>
+    %10 = lazy.view %9 as <[(1, 2, 32, 32):(0, 1024, 32, 1)]> : tensor<1x2x32x32x1xf16> -> tensor<1x2x32x32xf16>
+    %11 = lazy.cast %10 : tensor<1x2x32x32xf16> -> tensor<1x2x32x32xf32>
+    %12 = lazy.const 0.125 : tensor<f32>
+    %13 = lazy.view %12 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %14 = lazy.mul %11, %13 : tensor<1x2x32x32xf32>
+    %15 = lazy.const 0.03333333507180214 : tensor<f32>
+    %16 = lazy.view %15 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %17 = lazy.mul %14, %16 : tensor<1x2x32x32xf32>
+    %18 = lazy.mul %1, %17 : tensor<1x2x32x32xf32>
+    %19 = lazy.const -1.4426950408889634 : tensor<f32>
+    %20 = lazy.view %19 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %21 = lazy.mul %18, %20 : tensor<1x2x32x32xf32>
+    %22 = lazy.exp2 %21 : tensor<1x2x32x32xf32>
+    %23 = lazy.add %3, %22 : tensor<1x2x32x32xf32>
+    %24 = lazy.recip %23 : tensor<1x2x32x32xf32>
+    %25 = lazy.mul %1, %24 : tensor<1x2x32x32xf32>
+    %26 = lazy.const -1.0 : tensor<f32>
+    %27 = lazy.view %26 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %28 = lazy.add %25, %27 : tensor<1x2x32x32xf32>
+    %29 = lazy.const 30.0 : tensor<f32>
+    %30 = lazy.view %29 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %31 = lazy.mul %28, %30 {lazy.external} : tensor<1x2x32x32xf32>
+    %32 = lazy.reduce_max %31 axes [3] : tensor<1x2x32x32xf32> -> tensor<1x2x32x1xf32>
+    %33 = lazy.view %32 as <[(1, 2, 32, 32):(0, 32, 1, 0)]> : tensor<1x2x32x1xf32> -> tensor<1x2x32x32xf32>
+    %34 = lazy.neg %33 : tensor<1x2x32x32xf32>
+    %35 = lazy.add %31, %34 : tensor<1x2x32x32xf32>
+    %36 = lazy.const 1.4426950408889634 : tensor<f32>
+    %37 = lazy.view %36 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %38 = lazy.mul %35, %37 : tensor<1x2x32x32xf32>
+    %39 = lazy.exp2 %38 : tensor<1x2x32x32xf32>
+    %40 = lazy.reduce_sum %39 axes [3] : tensor<1x2x32x32xf32> -> tensor<1x2x32x1xf32>
+    %41 = lazy.view %40 as <[(1, 2, 32, 32):(0, 32, 1, 0)]> : tensor<1x2x32x1xf32> -> tensor<1x2x32x32xf32>
+    %42 = lazy.recip %41 : tensor<1x2x32x32xf32>
+    %43 = lazy.mul %39, %42 : tensor<1x2x32x32xf32>
+    %44 = lazy.view %43 as <[(1, 2, 32, 16, 32):(0, 1024, 32, 0, 1)]> : tensor<1x2x32x32xf32> -> tensor<1x2x32x16x32xf32>
+    %45 = lazy.cast %arg2 : tensor<1x2x32x16xf16> -> tensor<1x2x32x16xf32>
+    %46 = lazy.view %45 as <[(1, 2, 32, 16, 32):(0, 512, 0, 1, 16)]> : tensor<1x2x32x16xf32> -> tensor<1x2x32x16x32xf32>
+    %47 = lazy.mul %44, %46 : tensor<1x2x32x16x32xf32>
+    %48 = lazy.reduce_sum %47 axes [4] : tensor<1x2x32x16x32xf32> -> tensor<1x2x32x16x1xf32>
+    %49 = lazy.cast %48 : tensor<1x2x32x16x1xf32> -> tensor<1x2x32x16x1xf16>
+    %50 = lazy.view %49 as <[(1, 2, 32, 16):(0, 512, 16, 1)]> : tensor<1x2x32x16x1xf16> -> tensor<1x2x32x16xf16>
+    return %50 : tensor<1x2x32x16xf16>
   }
 }

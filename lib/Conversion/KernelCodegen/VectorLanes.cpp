@@ -291,12 +291,13 @@ FailureOr<Value> KernelEmitter::laneLeaf(OpBuilder &b, Operation *op,
   if (auto view = dyn_cast<ViewOp>(op)) {
     const AffineIndex *form = laneFormOf(view.getTracker());
     // A computed value the same in every lane (a softmax_sum's scores
-    // along the head dim) is one scalar; another cannot be a vector.
+    // along the head dim) is one scalar; another (a softmax_sum's weights
+    // cast before they are permuted: tinygrad's v.float()) is computed
+    // lane by lane.
     if (isComputedView(view)) {
       if (form && form->strides[axis] == 0 && !dependsOnLanes(*form))
         return leaf(b, op, idx);
-      return view.emitOpError("reads a computed value, which a planned "
-                              "kernel cannot hold");
+      return perLane(b, op->getResult(0), idx);
     }
     if (!form)
       return perLane(b, op->getResult(0), idx);
