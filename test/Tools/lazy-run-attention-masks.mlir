@@ -17,9 +17,10 @@
 //                  then one of 8 (the rows loop's bound a min), keys in
 //                  blocks of 8;
 //   odd_keys       causal over 37: a block of 37 rows, keys in two blocks
-//                  of 16, then a tail loop key by key;
+//                  of 16, then the tail of 5 as blocks of 4 and 1;
 //   cross_keys     4 queries against 37 keys: one pipelined row per tile,
-//                  then the same tail, carrying m, l and the accumulator.
+//                  then the same tail blocks, carrying m, l and the
+//                  accumulator.
 // RUN: lazy-opt %s --lazy-schedule --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=SCHED
 // RUN: lazy-run %s --entry=causal_blocks --seed=1 --check | FileCheck %s
 // RUN: lazy-run %s --entry=causal_blocks --seed=1 --check --device=emulate | FileCheck %s
@@ -92,10 +93,15 @@
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %[[ROWS]] step
 // LOOPS-LABEL: func.func @odd_keys_k5
 // LOOPS: scf.for %{{.*}} = %c0{{.*}} to %c32 step %c16
-// LOOPS: scf.for %{{.*}} = %c32 to %c37{{.*}} step %c1
+// LOOPS-NOT: = %c32 to %c37
+// LOOPS: vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// LOOPS: vector.from_elements %{{.*}} : vector<1xf32>
 // LOOPS-LABEL: func.func @cross_keys_k6
 // LOOPS: scf.for %{{.*}} = %c0{{.*}} to %c32 step %c16{{.*}} iter_args
-// LOOPS: scf.for %{{.*}} = %c32 to %c37{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, vector<8xf32>)
+// LOOPS-NOT: = %c32 to %c37
+// LOOPS: vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// LOOPS: vector.from_elements %{{.*}} : vector<1xf32>
+// LOOPS-LABEL: func.func @cross_keys(
 
 module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false, online_softmax = true, fusion = "aggressive"}} {
   func.func @causal_blocks(%arg0: tensor<1x2x64x8xf32> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x64x8xf32> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x64x8xf32> {lazy.buffer = 2 : i64}) -> tensor<1x2x64x8xf32> {

@@ -25,8 +25,9 @@
 //     all -inf leaves m, l and the accumulators as they are (which the
 //     update would, at the cost of its exp2s and weighted sums);
 //   - keys step in blocks of kSoftmaxSumKeyBlock: a single summed axis
-//     that the block does not divide steps by full blocks, then key by key
-//     (the tail); several axes step by the largest block dividing the
+//     that the block does not divide steps by full blocks, then the rest
+//     (the tail) in blocks of 8, 4, 2 and 1 keys as its length's binary
+//     digits say; several axes step by the largest block dividing the
 //     innermost;
 //   - a block of rows (emitSoftmaxSumRows) runs the key blocks outside
 //     and its rows inside, each row's m, l and accumulators loaded from
@@ -171,8 +172,8 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
   // vector, whose maximum rescales the accumulators once per block.
   int64_t extent = op.getScores().getType().getShape()[size_t(axes.back())];
   // One summed axis of at least kSoftmaxSumKeyBlock keys steps by full
-  // blocks up to `mainEnd`, then key by key (a tail of fewer than a
-  // block); several axes step by the largest block dividing the innermost.
+  // blocks up to `mainEnd`, then in blocks of 8, 4, 2, 1 (a tail of fewer than
+  // a block); several axes step by the largest block dividing the innermost.
   int64_t block = 1;
   int64_t mainEnd = extent;
   bool tail = false;
@@ -188,6 +189,17 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
       mainEnd = extent - extent % block;
       tail = true;
     }
+  }
+  // The tail's blocks: the binary digits of its length (8, 4, 2, 1 keys:
+  // a block's maximum is a tree of lane swaps), each one update.
+  SmallVector<std::pair<int64_t, int64_t>> tailBlocks;
+  if (tail) {
+    int64_t first = mainEnd;
+    for (int64_t count = kSoftmaxSumKeyBlock / 2; count > 0; count /= 2)
+      if ((extent - mainEnd) & count) {
+        tailBlocks.push_back({first, count});
+        first += count;
+      }
   }
   auto blockTypeOf = [&](size_t n) {
     return VectorType::get({int64_t(n)}, acc);
@@ -583,17 +595,10 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
         loops.front().erase();
       return failure();
     }
-    if (tail) {
-      LogicalResult status = success();
-      scf::ForOp::create(b, loc, mainHi, index(b, extent), index(b, 1),
-                         ValueRange{},
-                         [&](OpBuilder &kb, Location, Value key, ValueRange) {
-                           scopes.emplace_back();
-                           if (failed(stepRows(kb, {key})))
-                             status = failure();
-                           scopes.pop_back();
-                           scf::YieldOp::create(kb, loc);
-                         });
+    for (auto [first, count] : tailBlocks) {
+      scopes.emplace_back();
+      LogicalResult status = stepRows(b, keysFrom(b, index(b, first), count));
+      scopes.pop_back();
       if (failed(status))
         return failure();
     }
@@ -651,31 +656,23 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
   // The loop body's values stay inside it.
   scopes.pop_back();
   popScope.release();
-  if (tail) {
-    // The keys after the last full block, one at a time.
-    LogicalResult status = success();
-    auto tailLoop = scf::ForOp::create(
-        b, loc, mainHi, arith::ConstantIndexOp::create(b, loc, extent),
-        arith::ConstantIndexOp::create(b, loc, 1),
-        ValueRange(next).take_front(updated),
-        [&](OpBuilder &kb, Location, Value key, ValueRange state) {
-          scopes.emplace_back();
-          FailureOr<SmallVector<Value>> scores = groupScoresOf(kb, {key});
-          FailureOr<SmallVector<Value>> after =
-              succeeded(scores)
-                  ? updateUnlessMasked(kb, SmallVector<Value>(state), *scores,
-                                       {key})
-                  : FailureOr<SmallVector<Value>>(failure());
-          scopes.pop_back();
-          if (failed(after))
-            status = failure();
-          scf::YieldOp::create(kb, loc,
-                               succeeded(after) ? ValueRange(*after) : state);
-        });
-    if (failed(status))
+  // The keys after the last full block, in the tail's blocks.
+  SmallVector<Value> state(ValueRange(next).take_front(updated));
+  for (auto [first, count] : tailBlocks) {
+    scopes.emplace_back();
+    SmallVector<Value> tailKeys =
+        keysFrom(b, arith::ConstantIndexOp::create(b, loc, first), count);
+    FailureOr<SmallVector<Value>> scores = groupScoresOf(b, tailKeys);
+    FailureOr<SmallVector<Value>> after =
+        succeeded(scores) ? updateUnlessMasked(b, state, *scores, tailKeys)
+                          : FailureOr<SmallVector<Value>>(failure());
+    scopes.pop_back();
+    if (failed(after))
       return failure();
-    next.assign(tailLoop.getResults().begin(), tailLoop.getResults().end());
+    state = std::move(*after);
   }
+  if (tail)
+    next = std::move(state);
   return resultsOf(b, next);
 }
 

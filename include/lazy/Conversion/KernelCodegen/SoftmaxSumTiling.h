@@ -12,7 +12,7 @@
 //     weights are constant along and the scores are not (attention's
 //     queries), when it has at least `minRows` rows and the keys come in
 //     blocks of at least `minKeys` (a single summed axis of twice that or
-//     more steps by blocks then key by key); a tile is a block of up to
+//     more steps by blocks, then smaller ones); a tile is a block of up to
 //     `maxRows` rows, the last one short.
 //
 //===----------------------------------------------------------------------===//
