@@ -1,8 +1,9 @@
 // Attention under fusion=aggressive on tensor cores (AttentionTiles.cpp):
 // tinygrad 0.9.2's scaled_dot_product_attention in f16 and bf16, exported
 // from tinygrad, runs FlashAttention-2's loop on mma.sync: a warp per 16
-// query rows, S = Q K^T and P V on tensor cores, the row maximum across
-// the four lanes of a row by xor shuffles. Odd sizes: 13 queries and keys
+// query rows, up to 4 warps a block sharing each block of keys' K and V
+// rows in shared memory, S = Q K^T and P V on tensor cores, the row
+// maximum across the four lanes of a row by xor shuffles. Odd sizes: 13 queries and keys
 // with a depth of 5 (odd_half), 40 causal queries and keys with a depth
 // of 24 (causal_ragged: keys and depth past their ends), 33 queries
 // against 50 keys with a head dim of 64 (cross_wide), an additive f32
@@ -13,6 +14,10 @@
 // RUN: lazy-run %s --entry=cross_wide --seed=3 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=bias_half --seed=4 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=plain_bf16 --seed=5 --check --device=emulate | FileCheck %s
+// 3 heads of 100 causal queries: blocks of 4 warps (64 rows), the second
+// block of each head 36 rows, its last warp's rows all past the queries:
+// RUN: lazy-run %s --entry=causal_warps --seed=6 --check --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=causal_warps --seed=6 --check --device=emulate --tensor-cores=mfma | FileCheck %s
 // On MFMA (64-lane waves: S^T = K Q^T, so that a lane's scores are one
 // query's and, as they stand, the B fragment of O^T = V^T P^T):
 // RUN: lazy-run %s --entry=odd_half --seed=1 --check --device=emulate --tensor-cores=mfma | FileCheck %s
@@ -38,6 +43,11 @@
 // GPU-NOT: nvgpu.mma.sync
 // GPU-COUNT-4: gpu.shuffle  xor
 // GPU-LABEL: gpu.func @causal_ragged_k1
+// GPU-SAME: workgroup(%{{.*}} : memref<640xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<512xf16, #gpu.address_space<workgroup>>
+// GPU-SAME: known_block_size = array<i32: 96, 1, 1>
+// GPU: gpu.barrier
+// GPU: memref.store {{.*}} #gpu.address_space<workgroup>>
+// GPU: gpu.barrier
 // GPU-COUNT-7: nvgpu.mma.sync
 // GPU-NOT: nvgpu.mma.sync
 // GPU-LABEL: gpu.func @cross_wide_k2
@@ -46,6 +56,8 @@
 // GPU-LABEL: gpu.func @bias_half_k3
 // GPU-LABEL: gpu.func @plain_bf16_k4
 // GPU-COUNT-3: nvvm.mma.sync
+// GPU-LABEL: gpu.func @causal_warps_k5
+// GPU-SAME: known_block_size = array<i32: 128, 1, 1>
 
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --convert-lazy-to-gpu=tensor-cores=mfma | FileCheck %s --check-prefix=MFMA
 // and gfx942's code:
@@ -246,5 +258,57 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %27 = lazy.cast %26 : tensor<1x2x16x8x1xf32> -> tensor<1x2x16x8x1xbf16>
     %28 = lazy.view %27 as <[(1, 2, 16, 8):(0, 128, 8, 1)]> : tensor<1x2x16x8x1xbf16> -> tensor<1x2x16x8xbf16>
     return %28 : tensor<1x2x16x8xbf16>
+  }
+  func.func @causal_warps(%arg0: tensor<1x3x100x32xf16> {lazy.buffer = 0 : i64}, %arg1: tensor<1x3x100x32xf16> {lazy.buffer = 1 : i64}, %arg2: tensor<1x3x100x32xf16> {lazy.buffer = 2 : i64}) -> tensor<1x3x100x32xf16> {
+    %0 = lazy.view %arg0 as <[(1, 3, 100, 100, 32):(0, 3200, 32, 0, 1)]> : tensor<1x3x100x32xf16> -> tensor<1x3x100x100x32xf16>
+    %1 = lazy.view %arg1 as <[(1, 3, 100, 100, 32):(0, 3200, 0, 32, 1)]> : tensor<1x3x100x32xf16> -> tensor<1x3x100x100x32xf16>
+    %2 = lazy.mul %0, %1 : tensor<1x3x100x100x32xf16>
+    %3 = lazy.cast %2 : tensor<1x3x100x100x32xf16> -> tensor<1x3x100x100x32xf32>
+    %4 = lazy.reduce_sum %3 axes [4] : tensor<1x3x100x100x32xf32> -> tensor<1x3x100x100x1xf32>
+    %5 = lazy.view %4 as <[(1, 3, 100, 100):(0, 10000, 100, 1)]> : tensor<1x3x100x100x1xf32> -> tensor<1x3x100x100xf32>
+    %6 = lazy.const 0.1767766922712326 : tensor<f32>
+    %7 = lazy.view %6 as <[(1, 3, 100, 100):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x3x100x100xf32>
+    %8 = lazy.mul %5, %7 : tensor<1x3x100x100xf32>
+    %9 = lazy.const true : tensor<i1>
+    %10 = lazy.view %9 as <[(199, 398):(0, 0) mask [(0, 199), (0, 199)], (100, 100):(397, 1) offset 397]> : tensor<i1> -> tensor<100x100xi1>
+    %11 = lazy.const 0.0 : tensor<f32>
+    %12 = lazy.view %11 as <[(100, 100):(0, 0)]> : tensor<f32> -> tensor<100x100xf32>
+    %13 = lazy.const 1.0 : tensor<f32>
+    %14 = lazy.view %13 as <[(100, 100):(0, 0)]> : tensor<f32> -> tensor<100x100xf32>
+    %15 = lazy.where %10, %12, %14 : tensor<100x100xi1>, tensor<100x100xf32>
+    %16 = lazy.cast %15 : tensor<100x100xf32> -> tensor<100x100xi1>
+    %17 = lazy.cast %16 : tensor<100x100xi1> -> tensor<100x100xsi32>
+    %18 = lazy.const 0 : tensor<si32>
+    %19 = lazy.view %18 as <[(100, 100):(0, 0)]> : tensor<si32> -> tensor<100x100xsi32>
+    %20 = lazy.cmpne %17, %19 : tensor<100x100xsi32> -> tensor<100x100xi1>
+    %21 = lazy.view %9 as <[(100, 100):(0, 0)]> : tensor<i1> -> tensor<100x100xi1>
+    %22 = lazy.cmpne %20, %21 : tensor<100x100xi1> -> tensor<100x100xi1>
+    %23 = lazy.const -inf : tensor<f32>
+    %24 = lazy.view %23 as <[(100, 100):(0, 0)]> : tensor<f32> -> tensor<100x100xf32>
+    %25 = lazy.const 0.0 : tensor<100x100xf32>
+    %26 = lazy.where %22, %24, %25 : tensor<100x100xi1>, tensor<100x100xf32>
+    %27 = lazy.view %26 as <[(1, 3, 100, 100):(0, 0, 100, 1)]> : tensor<100x100xf32> -> tensor<1x3x100x100xf32>
+    %28 = lazy.add %8, %27 : tensor<1x3x100x100xf32>
+    %29 = lazy.reduce_max %28 axes [3] : tensor<1x3x100x100xf32> -> tensor<1x3x100x1xf32>
+    %30 = lazy.view %29 as <[(1, 3, 100, 100):(0, 100, 1, 0)]> : tensor<1x3x100x1xf32> -> tensor<1x3x100x100xf32>
+    %31 = lazy.neg %30 : tensor<1x3x100x100xf32>
+    %32 = lazy.add %28, %31 : tensor<1x3x100x100xf32>
+    %33 = lazy.const 1.4426950408889634 : tensor<f32>
+    %34 = lazy.view %33 as <[(1, 3, 100, 100):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x3x100x100xf32>
+    %35 = lazy.mul %32, %34 : tensor<1x3x100x100xf32>
+    %36 = lazy.exp2 %35 : tensor<1x3x100x100xf32>
+    %37 = lazy.reduce_sum %36 axes [3] : tensor<1x3x100x100xf32> -> tensor<1x3x100x1xf32>
+    %38 = lazy.view %37 as <[(1, 3, 100, 100):(0, 100, 1, 0)]> : tensor<1x3x100x1xf32> -> tensor<1x3x100x100xf32>
+    %39 = lazy.recip %38 : tensor<1x3x100x100xf32>
+    %40 = lazy.mul %36, %39 : tensor<1x3x100x100xf32>
+    %41 = lazy.cast %40 : tensor<1x3x100x100xf32> -> tensor<1x3x100x100xf16>
+    %42 = lazy.view %41 as <[(1, 3, 100, 32, 100):(0, 10000, 100, 0, 1)]> : tensor<1x3x100x100xf16> -> tensor<1x3x100x32x100xf16>
+    %43 = lazy.view %arg2 as <[(1, 3, 100, 32, 100):(0, 3200, 0, 1, 32)]> : tensor<1x3x100x32xf16> -> tensor<1x3x100x32x100xf16>
+    %44 = lazy.mul %42, %43 : tensor<1x3x100x32x100xf16>
+    %45 = lazy.cast %44 : tensor<1x3x100x32x100xf16> -> tensor<1x3x100x32x100xf32>
+    %46 = lazy.reduce_sum %45 axes [4] : tensor<1x3x100x32x100xf32> -> tensor<1x3x100x32x1xf32>
+    %47 = lazy.cast %46 : tensor<1x3x100x32x1xf32> -> tensor<1x3x100x32x1xf16>
+    %48 = lazy.view %47 as <[(1, 3, 100, 32):(0, 3200, 32, 1)]> : tensor<1x3x100x32x1xf16> -> tensor<1x3x100x32xf16>
+    return %48 : tensor<1x3x100x32xf16>
   }
 }

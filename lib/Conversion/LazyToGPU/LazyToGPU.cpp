@@ -411,14 +411,15 @@ KernelToGpu::lowerSoftmaxSum(OpBuilder &b, KernelOp kernel, StoreGroup &group,
         matchAttentionTensorCores(op, group.shape, *tensorCores, why);
     if (succeeded(attention)) {
       Geometry geometry;
-      geometry.block = tensorCoreLanes(*tensorCores);
+      geometry.block =
+          tensorCoreLanes(*tensorCores) * attentionWarps(*attention);
       geometry.grid = std::clamp<int64_t>(
           attentionTileCount(*attention, group.shape), 1, maxGrid);
       KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
       LogicalResult status = emitAttentionTensorCores(
-          frame.builder, loc, *frame.emitter, group.stores, group.shape,
-          *attention, /*group=*/frame.bid, /*groups=*/frame.gdim,
-          /*lane=*/frame.tid);
+          frame.builder, loc, frame.func, *frame.emitter, group.stores,
+          group.shape, *attention, /*group=*/frame.bid, /*groups=*/frame.gdim,
+          frame.tid);
       return finishKernel(frame, loc, geometry, status);
     }
   }

@@ -1,28 +1,35 @@
 //===- AttentionTiles.cpp - attention's softmax_sum on tensor cores -------===//
 //
-// FlashAttention-2's loop for a lazy.softmax_sum on mma.sync m16n8k16
-// (f16 or bf16 operands, f32 accumulators). Rules:
-//   1. a block of one warp takes a tile of 16 query rows at a time (one
-//      element of every other output axis), grid-stride; rows past the
-//      queries read the last row's operands and are not stored;
-//   2. the tile's Q fragments (A operands, 16 of the dot product's depth
-//      each) are gathered once; past the depth they are 0;
-//   3. per block of 16 keys, S = Q K^T as two 16x8 tiles, one mma.sync per
-//      16 of depth; each lane's eight scores go through the rest of the
-//      scores (scale, masks, biases, caps: KernelEmitter with the dot
-//      product pinned to the fragment's value) and are -inf past the keys;
-//   4. the online softmax of SoftmaxSums.cpp per row: the block's row
+// FlashAttention-2's loop for a lazy.softmax_sum on mma.sync m16n8k16 (or
+// MFMA 16x16x16; f16 or bf16 operands, f32 accumulators). Rules:
+//   1. a block of up to kAttentionWarps warps takes a tile of 16 query rows
+//      per warp at a time (one element of every other output axis),
+//      grid-stride; rows past the queries read the last row's operands and
+//      are not stored;
+//   2. each warp's Q fragments (16 of the dot product's depth each) are
+//      gathered once per tile; past the depth they are 0;
+//   3. per block of 16 keys, the block's threads copy the keys' K rows
+//      (the depth) and V rows (the head dim) into shared memory, 0 past
+//      the keys, the depth and the head dim, between two barriers; the
+//      warps read their K and V fragments from there;
+//   4. S = Q K^T as two 16x8 tiles, one mma.sync per 16 of depth; each
+//      lane's eight scores go through the rest of the scores (scale, masks,
+//      biases, caps: KernelEmitter with the dot product pinned to the
+//      fragment's value) and are -inf past the keys;
+//   5. the online softmax of SoftmaxSums.cpp per row: the block's row
 //      maximum from the lane's four values of the row and two xor shuffles
 //      (PTX's C layout gives row g and g + 8 to lanes 4g to 4g + 3), the
 //      new maximum m' and the rescale alpha, p = exp2(s - m') (0 where m'
 //      is -inf); each lane keeps its share of l, added across its four
 //      lanes at the end;
-//   5. P rounded to the operands' type is the A fragment of P V as it
+//   6. P rounded to the operands' type is the A fragment of P V as it
 //      stands (the C layout of two 16x8 tiles is the A layout of one 16x16
 //      tile): per 8 columns of the head dim one mma.sync with V's B
-//      fragment (0 past the keys), onto the accumulators rescaled by alpha;
-//   6. each lane's outputs O / l go through the rest of the kernel (a cast
+//      fragment, onto the accumulators rescaled by alpha;
+//   7. each lane's outputs O / l go through the rest of the kernel (a cast
 //      to f16) and are stored where inside the queries and the head dim.
+// MFMA computes S^T = K Q^T instead (emitMfmaTile): a lane's scores are
+// then one query's, and the B fragment of O^T = V^T P^T as they stand.
 // Scores past a mask stay exact; P in 16 bits rounds as FlashAttention's
 // kernels do, and products of the dot product are exact where the graph
 // rounds them to 16 bits first (TensorCores.h).
@@ -30,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazy/Conversion/KernelCodegen/GPU/AttentionTiles.h"
+#include "lazy/Conversion/KernelCodegen/GPU/SharedTiles.h"
 #include "lazy/Conversion/KernelCodegen/GPU/TensorCores.h"
 #include "lazy/Dialect/Lazy/Analysis/OnlineSoftmax.h"
 #include "lazy/Dialect/Lazy/Analysis/ProductReduce.h"
@@ -38,6 +46,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -48,9 +57,12 @@ using namespace mlir::lazy;
 
 namespace {
 
-/// Query rows per tile (mma.sync's M) and keys per step (two of its N,
-/// one of its K).
+/// Query rows per warp's tile (mma.sync's M) and keys per step (two of its
+/// N, one of its K).
 constexpr int64_t kTileRows = 16, kBlockKeys = 16;
+/// Warps of a block, each its own 16 query rows, sharing each block of
+/// keys' K and V rows in shared memory.
+constexpr int64_t kAttentionWarps = 4;
 /// The largest depth and head dim: the Q fragments and the accumulators
 /// stay in registers (64 f32 accumulators per lane at 256 columns).
 constexpr int64_t kMaxAttentionHeadDim = 256;
@@ -75,10 +87,23 @@ class AttentionTileBuilder {
 public:
   AttentionTileBuilder(OpBuilder &b, Location loc, KernelEmitter &emitter,
                        ArrayRef<StoreOp> stores, ArrayRef<int64_t> shape,
-                       const AttentionTensorCores &a, Value lane)
+                       const AttentionTensorCores &a, gpu::GPUFuncOp func,
+                       Value threadId, int64_t blockThreads)
       : b(b), loc(loc), emitter(emitter), stores(stores), shape(shape), a(a),
-        op(a.op), kind(a.kind) {
+        op(a.op), kind(a.kind), threadId(threadId), blockThreads(blockThreads) {
     f32 = b.getF32Type();
+    // Rows padded by kTensorCoreRowPad elements: neighbouring keys' rows
+    // start in other shared-memory banks.
+    int64_t columnStep = kind == TensorCoreKind::Mfma ? 16 : 8;
+    keyStride = ceilTo(a.depth, 16) * 16 + kTensorCoreRowPad;
+    valueStride =
+        ceilTo(a.headDim, columnStep) * columnStep + kTensorCoreRowPad;
+    keyTile =
+        addWorkgroupBuffer(b, loc, func, a.element, kBlockKeys * keyStride);
+    valueTile =
+        addWorkgroupBuffer(b, loc, func, a.element, kBlockKeys * valueStride);
+    Value lane =
+        arith::RemUIOp::create(b, loc, threadId, cst(tensorCoreLanes(kind)));
     if (kind == TensorCoreKind::Mfma) {
       q16 = arith::RemUIOp::create(b, loc, lane, cst(16));
       quad4 = arith::MulIOp::create(
@@ -195,7 +220,7 @@ private:
   LogicalResult storeOutput(ArrayRef<Value> base, Value row, Value col,
                             Value acc, Value l) {
     Value guard;
-    if (a.queries % kTileRows)
+    if (a.queries % (kTileRows * attentionWarps(a)))
       guard = below(row, a.queries);
     if (a.headDim % 8 || (kind == TensorCoreKind::Mfma && a.headDim % 16)) {
       Value inside = below(col, a.headDim);
@@ -219,6 +244,58 @@ private:
   LogicalResult emitMfmaTile(ArrayRef<Value> base);
   /// The mma.sync tile (m16n8k16, 32 lanes; the file comment's rules).
   LogicalResult emitMmaSyncTile(ArrayRef<Value> base);
+
+  /// The block's shared copy of a block of 16 keys from `key0` on: a
+  /// barrier (the previous block's reads are done), every thread of the
+  /// block copying its share of K's rows (the dot product's depth, 0 past
+  /// it) and V's rows (the head dim, 0 past it), 0 for keys past the end,
+  /// then a barrier.
+  LogicalResult stageKeys(ArrayRef<Value> base, Value key0) {
+    gpu::BarrierOp::create(b, loc);
+    bool raggedKeys = a.keys % kBlockKeys != 0;
+    for (auto [buffer, stride, extent, isKey] :
+         {std::tuple(keyTile, keyStride, a.depth, true),
+          std::tuple(valueTile, valueStride, a.headDim, false)}) {
+      int64_t elements = kBlockKeys * stride;
+      auto copy = scf::ForOp::create(b, loc, threadId, cst(elements),
+                                     cst(blockThreads));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(copy.getBody());
+      Value i = copy.getInductionVar();
+      Value key = arith::AddIOp::create(
+          b, loc, key0, arith::DivUIOp::create(b, loc, i, cst(stride)));
+      Value column = arith::RemUIOp::create(b, loc, i, cst(stride));
+      Value valid = below(column, extent);
+      if (raggedKeys)
+        valid = arith::AndIOp::create(b, loc, valid, below(key, a.keys));
+      Value keyRead = raggedKeys ? clampTo(key, a.keys) : key;
+      Value columnRead = clampTo(column, extent);
+      FailureOr<Value> x =
+          isKey
+              ? operandAt(a.key, dotIndex(base, cst(0), keyRead, columnRead),
+                          valid)
+              : operandAt(a.values,
+                          groupIndex(base, cst(0), columnRead, keyRead), valid);
+      if (failed(x))
+        return failure();
+      memref::StoreOp::create(b, loc, *x, buffer, ValueRange{i});
+    }
+    gpu::BarrierOp::create(b, loc);
+    return success();
+  }
+  /// K at (key of the block, depth) and V at (key of the block, column)
+  /// from the shared copies.
+  Value stagedKey(Value key, Value depth) {
+    return staged(keyTile, keyStride, key, depth);
+  }
+  Value stagedValue(Value key, Value column) {
+    return staged(valueTile, valueStride, key, column);
+  }
+  Value staged(Value buffer, int64_t stride, Value key, Value column) {
+    Value at = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, key, cst(stride)), column);
+    return memref::LoadOp::create(b, loc, buffer, ValueRange{at});
+  }
 
   /// The group's index at (row, column, key), the other axes `base`'s.
   SmallVector<Value> groupIndex(ArrayRef<Value> base, Value row, Value col,
@@ -278,6 +355,13 @@ private:
   /// a's softmax_sum (an op handle's accessors are not const).
   SoftmaxSumOp op;
   TensorCoreKind kind;
+  /// The block's threads and this one's place among them, and the shared
+  /// copies of a block of keys: K [key][depth], V [key][column], rows of
+  /// `keyStride` and `valueStride` elements.
+  Value threadId;
+  int64_t blockThreads;
+  Value keyTile, valueTile;
+  int64_t keyStride, valueStride;
   /// mma.sync: PTX's groupID (lane / 4) and twice the thread in the group.
   Value g, t2;
   /// MFMA: lane % 16 and 4 (lane / 16).
@@ -291,7 +375,6 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
   int64_t depthChunks = ceilTo(a.depth, 16);
   int64_t columnTiles = ceilTo(a.headDim, 8);
   bool raggedDepth = a.depth % 16 != 0;
-  bool raggedKeys = a.keys % kBlockKeys != 0;
   // Q's A fragments: register r holds row g + 8 (r & 1), depth
   // 2t + j + 8 (r >> 1).
   SmallVector<Value> qFrags;
@@ -317,7 +400,7 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
   // The loop's state: m and l of rows g and g + 8, the accumulators of
   // each 8 columns.
   Value negInf = floatConst(-std::numeric_limits<double>::infinity());
-  Value fzero = floatConst(0.0), one = floatConst(1.0);
+  Value fzero = floatConst(0.0);
   auto accType = VectorType::get({2, 2}, f32);
   Value accZero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
@@ -332,33 +415,19 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
     b.setInsertionPointToStart(loop.getBody());
     Value key0 = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
-    auto approximate = arith::FastMathFlags::afn;
     // S = Q K^T, two tiles of 8 keys. K's B fragment: register r holds
     // depth 2t + j + 8r, key g.
     SmallVector<Value> sTiles;
-    for (int64_t nt = 0; nt < 2 && succeeded(status); ++nt) {
-      Value key = at(key0, g, 8 * nt);
-      Value keyRead = raggedKeys ? clampTo(key, a.keys) : key;
+    if (failed(stageKeys(base, key0)))
+      return loop.erase(), failure();
+    for (int64_t nt = 0; nt < 2; ++nt) {
+      Value key = at(cst(8 * nt), g, 0);
       Value acc = accZero;
       for (int64_t c = 0; c < depthChunks; ++c) {
         SmallVector<Value> parts;
         for (int64_t r = 0; r < 2; ++r)
-          for (int64_t j = 0; j < 2; ++j) {
-            Value depth = at(cst(16 * c), t2, j + 8 * r);
-            Value valid = raggedDepth ? below(depth, a.depth) : Value();
-            FailureOr<Value> x = operandAt(
-                a.key,
-                dotIndex(base, zero, keyRead,
-                         raggedDepth ? clampTo(depth, a.depth) : depth),
-                valid);
-            if (failed(x)) {
-              status = failure();
-              break;
-            }
-            parts.push_back(*x);
-          }
-        if (failed(status))
-          break;
+          for (int64_t j = 0; j < 2; ++j)
+            parts.push_back(stagedKey(key, at(cst(16 * c), t2, j + 8 * r)));
         acc = emitMmaSync(b, loc, qFrags[size_t(c)],
                           fragment({2, 2}, a.element, parts), acc);
       }
@@ -409,27 +478,12 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
           fragment({2, 2}, f32, {alpha[0], alpha[0], alpha[1], alpha[1]});
       // V's B fragment per 8 columns: register r holds key 2t + j + 8r,
       // column g.
-      for (int64_t ct = 0; ct < columnTiles && succeeded(status); ++ct) {
+      for (int64_t ct = 0; ct < columnTiles; ++ct) {
         Value col = at(cst(8 * ct), g, 0);
-        Value colRead = a.headDim % 8 ? clampTo(col, a.headDim) : col;
         SmallVector<Value> parts;
         for (int64_t r = 0; r < 2; ++r)
-          for (int64_t j = 0; j < 2; ++j) {
-            Value key = at(key0, t2, j + 8 * r);
-            Value valid = raggedKeys ? below(key, a.keys) : Value();
-            FailureOr<Value> x =
-                operandAt(a.values,
-                          groupIndex(base, row0, colRead,
-                                     raggedKeys ? clampTo(key, a.keys) : key),
-                          valid);
-            if (failed(x)) {
-              status = failure();
-              break;
-            }
-            parts.push_back(*x);
-          }
-        if (failed(status))
-          break;
+          for (int64_t j = 0; j < 2; ++j)
+            parts.push_back(stagedValue(at(cst(0), t2, j + 8 * r), col));
         Value acc =
             arith::MulFOp::create(b, loc, state[4 + size_t(ct)], alphas);
         next[4 + size_t(ct)] =
@@ -471,8 +525,7 @@ LogicalResult AttentionTileBuilder::emitMfmaTile(ArrayRef<Value> base) {
   int64_t depthChunks = ceilTo(a.depth, 16);
   int64_t columnTiles = ceilTo(a.headDim, 16);
   bool raggedDepth = a.depth % 16 != 0;
-  bool raggedKeys = a.keys % kBlockKeys != 0;
-  // The lane's query and its four places along K (depth or keys).
+  // The lane's query and its four places along the depth.
   Value query = clampTo(at(row0, q16, 0), a.queries);
   auto depthAt = [&](int64_t c, int64_t i) {
     return at(cst(16 * c), quad4, i);
@@ -518,21 +571,13 @@ LogicalResult AttentionTileBuilder::emitMfmaTile(ArrayRef<Value> base) {
     ValueRange state = loop.getRegionIterArgs();
     // S^T = K Q^T: K's A fragment element i is key l % 16, depth
     // 4 (l / 16) + i.
-    Value keyOfRow = at(key0, q16, 0);
+    if (failed(stageKeys(base, key0)))
+      return loop.erase(), failure();
     Value sT = accZero;
     for (int64_t c = 0; c < depthChunks; ++c) {
       SmallVector<Value> parts;
-      for (int64_t i = 0; i < 4; ++i) {
-        Value depth = depthAt(c, i);
-        FailureOr<Value> x =
-            operandAt(a.key,
-                      dotIndex(base, zero, read(keyOfRow, a.keys, raggedKeys),
-                               read(depth, a.depth, raggedDepth)),
-                      raggedDepth ? below(depth, a.depth) : Value());
-        if (failed(x))
-          return loop.erase(), failure();
-        parts.push_back(*x);
-      }
+      for (int64_t i = 0; i < 4; ++i)
+        parts.push_back(stagedKey(q16, depthAt(c, i)));
       sT = mfma(fragment({4}, a.element, parts), qFrags[size_t(c)], sT);
     }
     // The lane's scores: query l % 16, keys 4 (l / 16) + i.
@@ -554,24 +599,11 @@ LogicalResult AttentionTileBuilder::emitMfmaTile(ArrayRef<Value> base) {
       pParts.push_back(arith::TruncFOp::create(b, loc, a.element, p));
     Value pFrag = fragment({4}, a.element, pParts);
     Value alphas = vector::BroadcastOp::create(b, loc, accType, u.alpha);
-    for (int64_t ct = 0; ct < columnTiles && succeeded(status); ++ct) {
+    for (int64_t ct = 0; ct < columnTiles; ++ct) {
       Value col = at(cst(16 * ct), q16, 0);
       SmallVector<Value> parts;
-      for (int64_t i = 0; i < 4; ++i) {
-        Value key = at(key0, quad4, i);
-        FailureOr<Value> x = operandAt(
-            a.values,
-            groupIndex(base, row0, read(col, a.headDim, a.headDim % 16 != 0),
-                       read(key, a.keys, raggedKeys)),
-            raggedKeys ? below(key, a.keys) : Value());
-        if (failed(x)) {
-          status = failure();
-          break;
-        }
-        parts.push_back(*x);
-      }
-      if (failed(status))
-        break;
+      for (int64_t i = 0; i < 4; ++i)
+        parts.push_back(stagedValue(at(cst(0), quad4, i), col));
       Value acc = arith::MulFOp::create(b, loc, state[2 + size_t(ct)], alphas);
       next.push_back(mfma(fragment({4}, a.element, parts), pFrag, acc));
     }
@@ -715,36 +747,55 @@ mlir::lazy::matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
   return a;
 }
 
+int64_t mlir::lazy::attentionWarps(const AttentionTensorCores &a) {
+  return std::min(kAttentionWarps, ceilTo(a.queries, kTileRows));
+}
+
 int64_t mlir::lazy::attentionTileCount(const AttentionTensorCores &a,
                                        ArrayRef<int64_t> shape) {
+  int64_t rows = kTileRows * attentionWarps(a);
   int64_t tiles = 1;
   for (size_t d = 0; d < shape.size(); ++d)
-    tiles *= d == a.queryAxis                    ? ceilTo(shape[d], kTileRows)
+    tiles *= d == a.queryAxis                    ? ceilTo(shape[d], rows)
              : d == a.headAxis || d == a.keyAxis ? 1
                                                  : shape[d];
   return tiles;
 }
 
 LogicalResult mlir::lazy::emitAttentionTensorCores(
-    OpBuilder &b, Location loc, KernelEmitter &emitter,
+    OpBuilder &b, Location loc, gpu::GPUFuncOp func, KernelEmitter &emitter,
     ArrayRef<StoreOp> stores, ArrayRef<int64_t> shape,
-    const AttentionTensorCores &a, Value group, Value groups, Value lane) {
+    const AttentionTensorCores &a, Value group, Value groups, Value tid) {
+  int64_t warps = attentionWarps(a);
+  int64_t lanes = tensorCoreLanes(a.kind);
+  int64_t rows = kTileRows * warps;
   SmallVector<int64_t> trips;
   for (size_t d = 0; d < shape.size(); ++d)
-    trips.push_back(d == a.queryAxis ? ceilTo(shape[d], kTileRows)
+    trips.push_back(d == a.queryAxis                    ? ceilTo(shape[d], rows)
                     : d == a.headAxis || d == a.keyAxis ? 1
                                                         : shape[d]);
   Value end =
       arith::ConstantIndexOp::create(b, loc, attentionTileCount(a, shape));
+  // Every warp of a block runs every tile (the staging's barriers): a warp
+  // whose rows are past the queries computes the last row's and stores
+  // nothing.
+  Value warp = arith::DivUIOp::create(
+      b, loc, tid, arith::ConstantIndexOp::create(b, loc, lanes));
+  Value warpRow = arith::MulIOp::create(
+      b, loc, warp, arith::ConstantIndexOp::create(b, loc, kTileRows));
+  AttentionTileBuilder builder(b, loc, emitter, stores, shape, a, func, tid,
+                               warps * lanes);
   auto tiles = scf::ForOp::create(b, loc, group, end, groups);
-  OpBuilder tb = OpBuilder::atBlockBegin(tiles.getBody());
-  Value zero = arith::ConstantIndexOp::create(tb, loc, 0);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<Value> base =
-      delinearizeIndex(tb, loc, tiles.getInductionVar(), trips, zero);
-  base[a.queryAxis] =
-      arith::MulIOp::create(tb, loc, base[a.queryAxis],
-                            arith::ConstantIndexOp::create(tb, loc, kTileRows));
-  AttentionTileBuilder builder(tb, loc, emitter, stores, shape, a, lane);
+      delinearizeIndex(b, loc, tiles.getInductionVar(), trips, zero);
+  base[a.queryAxis] = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, base[a.queryAxis],
+                            arith::ConstantIndexOp::create(b, loc, rows)),
+      warpRow);
   if (failed(builder.emitTile(base))) {
     tiles.erase();
     return failure();

@@ -15,6 +15,8 @@
 #include "lazy/Conversion/KernelCodegen/KernelEmitter.h"
 #include "lazy/Dialect/Lazy/Analysis/TensorCores.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
 namespace mlir::lazy {
 
 /// A softmax_sum that runs on tensor cores, in the axes of its store
@@ -47,18 +49,24 @@ FailureOr<AttentionTensorCores>
 matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
                           TensorCoreKind kind, std::string &why);
 
-/// Tiles of 16 query rows: one warp (wave) takes one at a time.
+/// Warps (waves) of a block: each takes 16 query rows of the block's tile.
+int64_t attentionWarps(const AttentionTensorCores &attention);
+
+/// Block tiles: attentionWarps x 16 query rows, one element of every other
+/// output axis.
 int64_t attentionTileCount(const AttentionTensorCores &attention,
                            ArrayRef<int64_t> shape);
 
-/// The warp `lane` belongs to takes tiles `group`, `group` + `groups`, ...
-/// of the store group `stores` (of `shape`) and computes and stores each.
+/// The block `group` (thread `tid`) takes block tiles `group`, `group` +
+/// `groups`, ... of the store group `stores` (of `shape`) and computes and
+/// stores each; `func` gains the two workgroup buffers of its keys.
 LogicalResult emitAttentionTensorCores(OpBuilder &b, Location loc,
+                                       gpu::GPUFuncOp func,
                                        KernelEmitter &emitter,
                                        ArrayRef<StoreOp> stores,
                                        ArrayRef<int64_t> shape,
                                        const AttentionTensorCores &attention,
-                                       Value group, Value groups, Value lane);
+                                       Value group, Value groups, Value tid);
 
 } // namespace mlir::lazy
 
