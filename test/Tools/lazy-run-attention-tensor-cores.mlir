@@ -51,6 +51,7 @@
 // GPU-COUNT-7: nvgpu.mma.sync
 // GPU-NOT: nvgpu.mma.sync
 // GPU-LABEL: gpu.func @cross_wide_k2
+// GPU-NOT: gpu.all_reduce
 // GPU-COUNT-16: nvgpu.mma.sync
 // GPU-NOT: nvgpu.mma.sync
 // GPU-LABEL: gpu.func @bias_half_k3
@@ -58,6 +59,15 @@
 // GPU-COUNT-3: nvvm.mma.sync
 // GPU-LABEL: gpu.func @causal_warps_k5
 // GPU-SAME: known_block_size = array<i32: 128, 1, 1>
+// A block of keys the causal mask masks for all the block's 64 rows is
+// skipped (every thread's verdict or-ed: the block stages the next keys
+// together):
+// GPU: %[[LIVE:.*]] = gpu.all_reduce  or
+// GPU: %[[SKIP:.*]] = arith.cmpi eq, %[[LIVE]]
+// GPU-NEXT: scf.if %[[SKIP]]
+// GPU-NEXT: scf.yield
+// GPU-NEXT: } else {
+// GPU: nvgpu.mma.sync
 
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --convert-lazy-to-gpu=tensor-cores=mfma | FileCheck %s --check-prefix=MFMA
 // and gfx942's code:

@@ -11,7 +11,10 @@
 //   3. per block of 16 keys, the block's threads copy the keys' K rows
 //      (the depth) and V rows (the head dim) into shared memory, 0 past
 //      the keys, the depth and the head dim, between two barriers; the
-//      warps read their K and V fragments from there;
+//      warps read their K and V fragments from there; where the scores
+//      carry masks (scoreMasksOf: causal, key padding, lengths), a block of
+//      keys they mask for every row of the block (an or over its threads,
+//      gpu.all_reduce) is skipped past the copy;
 //   4. S = Q K^T as two 16x8 tiles, one mma.sync per 16 of depth; each
 //      lane's eight scores go through the rest of the scores (scale, masks,
 //      biases, caps: KernelEmitter with the dot product pinned to the
@@ -90,7 +93,8 @@ public:
                        const AttentionTensorCores &a, gpu::GPUFuncOp func,
                        Value threadId, int64_t blockThreads)
       : b(b), loc(loc), emitter(emitter), stores(stores), shape(shape), a(a),
-        op(a.op), kind(a.kind), threadId(threadId), blockThreads(blockThreads) {
+        op(a.op), kind(a.kind), masks(scoreMasksOf(op.getScores())),
+        threadId(threadId), blockThreads(blockThreads) {
     f32 = b.getF32Type();
     // Rows padded by kTensorCoreRowPad elements: neighbouring keys' rows
     // start in other shared-memory banks.
@@ -283,6 +287,79 @@ private:
     gpu::BarrierOp::create(b, loc);
     return success();
   }
+  /// Whether the scores' masks (scoreMasksOf) mask every one of the
+  /// thread's (row, key) `pairs` in every thread of the block (keys past
+  /// the end count as masked); null where the scores carry no mask.
+  FailureOr<Value> blockAllMasked(ArrayRef<Value> base,
+                                  ArrayRef<std::pair<Value, Value>> pairs) {
+    if (masks.empty())
+      return Value();
+    bool raggedKeys = a.keys % kBlockKeys != 0;
+    Value all;
+    for (auto [row, key] : pairs) {
+      SmallVector<Value> idx = groupIndex(
+          base, row, cst(0), raggedKeys ? clampTo(key, a.keys) : key);
+      Value any;
+      if (raggedKeys)
+        any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, key,
+                                    cst(a.keys));
+      for (const ScoreMask &mask : masks) {
+        SmallVector<Value> at;
+        for (int64_t axis : mask.scoresAxis)
+          at.push_back(axis < 0 ? cst(0) : idx[size_t(axis)]);
+        FailureOr<Value> x = emitter.evaluateAt(b, mask.value, at);
+        if (failed(x))
+          return failure();
+        Value masked;
+        if (mask.isCondition) {
+          masked =
+              mask.maskedWhen
+                  ? *x
+                  : arith::XOrIOp::create(
+                        b, loc, *x, arith::ConstantIntOp::create(b, loc, 1, 1));
+        } else {
+          auto t = cast<FloatType>(x->getType());
+          masked = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, *x,
+              arith::ConstantOp::create(
+                  b, loc,
+                  b.getFloatAttr(t, -std::numeric_limits<double>::infinity())));
+        }
+        any = any ? arith::OrIOp::create(b, loc, any, masked).getResult()
+                  : masked;
+      }
+      all = all ? arith::AndIOp::create(b, loc, all, any).getResult() : any;
+    }
+    // Across the block (every thread must take the same branch: the next
+    // block of keys is staged by all of them): skipped where no thread has
+    // an unmasked pair, an or of "some pair unmasked".
+    Value live = arith::ExtUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::XOrIOp::create(b, loc, all,
+                              arith::ConstantIntOp::create(b, loc, 1, 1)));
+    Value anyLive = gpu::AllReduceOp::create(
+        b, loc, live,
+        gpu::AllReduceOperationAttr::get(b.getContext(),
+                                         gpu::AllReduceOperation::OR),
+        /*uniform=*/true);
+    return arith::CmpIOp::create(
+               b, loc, arith::CmpIPredicate::eq, anyLive,
+               arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0))
+        .getResult();
+  }
+  /// With `skip`, an scf.if that yields `state` where it holds and leaves
+  /// `b` in its else block, whose yield the caller adds; else nothing.
+  scf::IfOp skipIf(Value skip, ValueRange state) {
+    if (!skip)
+      return {};
+    auto ifOp = scf::IfOp::create(b, loc, state.getTypes(), skip,
+                                  /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    scf::YieldOp::create(b, loc, state);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    return ifOp;
+  }
+
   /// K at (key of the block, depth) and V at (key of the block, column)
   /// from the shared copies.
   Value stagedKey(Value key, Value depth) {
@@ -355,6 +432,9 @@ private:
   /// a's softmax_sum (an op handle's accessors are not const).
   SoftmaxSumOp op;
   TensorCoreKind kind;
+  /// The scores' masks (scoreMasksOf): a block of keys that they mask for
+  /// all the block's rows is skipped.
+  SmallVector<ScoreMask> masks;
   /// The block's threads and this one's place among them, and the shared
   /// copies of a block of keys: K [key][depth], V [key][column], rows of
   /// `keyStride` and `valueStride` elements.
@@ -420,6 +500,17 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
     SmallVector<Value> sTiles;
     if (failed(stageKeys(base, key0)))
       return loop.erase(), failure();
+    // A block of keys the masks mask for all the block's rows: skipped.
+    SmallVector<std::pair<Value, Value>> pairs;
+    for (int64_t nt = 0; nt < 2; ++nt)
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t j = 0; j < 2; ++j)
+          pairs.push_back({clampTo(at(row0, g, 8 * r), a.queries),
+                           at(key0, t2, 8 * nt + j)});
+    FailureOr<Value> skip = blockAllMasked(base, pairs);
+    if (failed(skip))
+      return loop.erase(), failure();
+    scf::IfOp skipped = skipIf(*skip, state);
     for (int64_t nt = 0; nt < 2; ++nt) {
       Value key = at(cst(8 * nt), g, 0);
       Value acc = accZero;
@@ -490,6 +581,10 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
             emitMmaSync(b, loc, pFrag, fragment({2, 2}, a.element, parts), acc);
       }
       scf::YieldOp::create(b, loc, next);
+    }
+    if (skipped) {
+      b.setInsertionPointAfter(skipped);
+      scf::YieldOp::create(b, loc, skipped.getResults());
     }
   }
   if (failed(status)) {
@@ -573,6 +668,13 @@ LogicalResult AttentionTileBuilder::emitMfmaTile(ArrayRef<Value> base) {
     // 4 (l / 16) + i.
     if (failed(stageKeys(base, key0)))
       return loop.erase(), failure();
+    SmallVector<std::pair<Value, Value>> pairs;
+    for (int64_t i = 0; i < 4; ++i)
+      pairs.push_back({query, at(key0, quad4, i)});
+    FailureOr<Value> skip = blockAllMasked(base, pairs);
+    if (failed(skip))
+      return loop.erase(), failure();
+    scf::IfOp skipped = skipIf(*skip, state);
     Value sT = accZero;
     for (int64_t c = 0; c < depthChunks; ++c) {
       SmallVector<Value> parts;
@@ -610,6 +712,10 @@ LogicalResult AttentionTileBuilder::emitMfmaTile(ArrayRef<Value> base) {
     if (failed(status))
       return loop.erase(), failure();
     scf::YieldOp::create(b, loc, next);
+    if (skipped) {
+      b.setInsertionPointAfter(skipped);
+      scf::YieldOp::create(b, loc, skipped.getResults());
+    }
   }
   // l across the lanes of the query (l % 16 alike), then O^T's elements:
   // accumulator i of tile ct is column 16 ct + 4 (l / 16) + i.
