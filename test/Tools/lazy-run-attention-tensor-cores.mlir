@@ -14,6 +14,11 @@
 // RUN: lazy-run %s --entry=cross_wide --seed=3 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=bias_half --seed=4 --check --device=emulate | FileCheck %s
 // RUN: lazy-run %s --entry=plain_bf16 --seed=5 --check --device=emulate | FileCheck %s
+// Gemma's soft cap, 30 tanh(s / 30), its dot product rounded to f16 as
+// tinygrad computes it and V cast to f32 before the product permutes it
+// (weights read through a view of a cast: still f16 values):
+// RUN: lazy-run %s --entry=soft_cap --seed=7 --check --device=emulate | FileCheck %s
+// RUN: lazy-run %s --entry=soft_cap --seed=7 --check --device=emulate --tensor-cores=mfma | FileCheck %s
 // 3 heads of 100 causal queries: blocks of 4 warps (64 rows), the second
 // block of each head 36 rows, its last warp's rows all past the queries:
 // RUN: lazy-run %s --entry=causal_warps --seed=6 --check --device=emulate | FileCheck %s
@@ -68,6 +73,9 @@
 // GPU-NEXT: scf.yield
 // GPU-NEXT: } else {
 // GPU: nvgpu.mma.sync
+// GPU-LABEL: gpu.func @soft_cap_k6
+// GPU-COUNT-4: nvgpu.mma.sync
+// GPU-NOT: nvgpu.mma.sync
 
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --convert-lazy-to-gpu=tensor-cores=mfma | FileCheck %s --check-prefix=MFMA
 // and gfx942's code:
@@ -320,5 +328,59 @@ module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = t
     %47 = lazy.cast %46 : tensor<1x3x100x32x1xf32> -> tensor<1x3x100x32x1xf16>
     %48 = lazy.view %47 as <[(1, 3, 100, 32):(0, 3200, 32, 1)]> : tensor<1x3x100x32x1xf16> -> tensor<1x3x100x32xf16>
     return %48 : tensor<1x3x100x32xf16>
+  }
+  func.func @soft_cap(%arg0: tensor<1x2x32x16xf16> {lazy.buffer = 0 : i64}, %arg1: tensor<1x2x32x16xf16> {lazy.buffer = 1 : i64}, %arg2: tensor<1x2x32x16xf16> {lazy.buffer = 2 : i64}) -> tensor<1x2x32x16xf16> {
+    %0 = lazy.const 2.0 : tensor<f32>
+    %1 = lazy.view %0 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %2 = lazy.const 1.0 : tensor<f32>
+    %3 = lazy.view %2 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %4 = lazy.view %arg0 as <[(1, 2, 32, 32, 16):(0, 512, 16, 0, 1)]> : tensor<1x2x32x16xf16> -> tensor<1x2x32x32x16xf16>
+    %5 = lazy.view %arg1 as <[(1, 2, 32, 32, 16):(0, 512, 0, 16, 1)]> : tensor<1x2x32x16xf16> -> tensor<1x2x32x32x16xf16>
+    %6 = lazy.mul %4, %5 : tensor<1x2x32x32x16xf16>
+    %7 = lazy.cast %6 : tensor<1x2x32x32x16xf16> -> tensor<1x2x32x32x16xf32>
+    %8 = lazy.reduce_sum %7 axes [4] : tensor<1x2x32x32x16xf32> -> tensor<1x2x32x32x1xf32>
+    %9 = lazy.cast %8 : tensor<1x2x32x32x1xf32> -> tensor<1x2x32x32x1xf16>
+    %10 = lazy.view %9 as <[(1, 2, 32, 32):(0, 1024, 32, 1)]> : tensor<1x2x32x32x1xf16> -> tensor<1x2x32x32xf16>
+    %11 = lazy.cast %10 : tensor<1x2x32x32xf16> -> tensor<1x2x32x32xf32>
+    %12 = lazy.const 0.125 : tensor<f32>
+    %13 = lazy.view %12 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %14 = lazy.mul %11, %13 : tensor<1x2x32x32xf32>
+    %15 = lazy.const 0.03333333507180214 : tensor<f32>
+    %16 = lazy.view %15 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %17 = lazy.mul %14, %16 : tensor<1x2x32x32xf32>
+    %18 = lazy.mul %1, %17 : tensor<1x2x32x32xf32>
+    %19 = lazy.const -1.4426950408889634 : tensor<f32>
+    %20 = lazy.view %19 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %21 = lazy.mul %18, %20 : tensor<1x2x32x32xf32>
+    %22 = lazy.exp2 %21 : tensor<1x2x32x32xf32>
+    %23 = lazy.add %3, %22 : tensor<1x2x32x32xf32>
+    %24 = lazy.recip %23 : tensor<1x2x32x32xf32>
+    %25 = lazy.mul %1, %24 : tensor<1x2x32x32xf32>
+    %26 = lazy.const -1.0 : tensor<f32>
+    %27 = lazy.view %26 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %28 = lazy.add %25, %27 : tensor<1x2x32x32xf32>
+    %29 = lazy.const 30.0 : tensor<f32>
+    %30 = lazy.view %29 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %31 = lazy.mul %28, %30 : tensor<1x2x32x32xf32>
+    %32 = lazy.reduce_max %31 axes [3] : tensor<1x2x32x32xf32> -> tensor<1x2x32x1xf32>
+    %33 = lazy.view %32 as <[(1, 2, 32, 32):(0, 32, 1, 0)]> : tensor<1x2x32x1xf32> -> tensor<1x2x32x32xf32>
+    %34 = lazy.neg %33 : tensor<1x2x32x32xf32>
+    %35 = lazy.add %31, %34 : tensor<1x2x32x32xf32>
+    %36 = lazy.const 1.4426950408889634 : tensor<f32>
+    %37 = lazy.view %36 as <[(1, 2, 32, 32):(0, 0, 0, 0)]> : tensor<f32> -> tensor<1x2x32x32xf32>
+    %38 = lazy.mul %35, %37 : tensor<1x2x32x32xf32>
+    %39 = lazy.exp2 %38 : tensor<1x2x32x32xf32>
+    %40 = lazy.reduce_sum %39 axes [3] : tensor<1x2x32x32xf32> -> tensor<1x2x32x1xf32>
+    %41 = lazy.view %40 as <[(1, 2, 32, 32):(0, 32, 1, 0)]> : tensor<1x2x32x1xf32> -> tensor<1x2x32x32xf32>
+    %42 = lazy.recip %41 : tensor<1x2x32x32xf32>
+    %43 = lazy.mul %39, %42 : tensor<1x2x32x32xf32>
+    %44 = lazy.view %43 as <[(1, 2, 32, 16, 32):(0, 1024, 32, 0, 1)]> : tensor<1x2x32x32xf32> -> tensor<1x2x32x16x32xf32>
+    %45 = lazy.cast %arg2 : tensor<1x2x32x16xf16> -> tensor<1x2x32x16xf32>
+    %46 = lazy.view %45 as <[(1, 2, 32, 16, 32):(0, 512, 0, 1, 16)]> : tensor<1x2x32x16xf32> -> tensor<1x2x32x16x32xf32>
+    %47 = lazy.mul %44, %46 : tensor<1x2x32x16x32xf32>
+    %48 = lazy.reduce_sum %47 axes [4] : tensor<1x2x32x16x32xf32> -> tensor<1x2x32x16x1xf32>
+    %49 = lazy.cast %48 : tensor<1x2x32x16x1xf32> -> tensor<1x2x32x16x1xf16>
+    %50 = lazy.view %49 as <[(1, 2, 32, 16):(0, 512, 16, 1)]> : tensor<1x2x32x16x1xf16> -> tensor<1x2x32x16xf16>
+    return %50 : tensor<1x2x32x16xf16>
   }
 }

@@ -74,15 +74,17 @@ int64_t ceilTo(int64_t n, int64_t to) { return (n + to - 1) / to; }
 
 bool isSixteenBitFloat(Type t) { return t.isF16() || t.isBF16(); }
 
-/// The 16-bit value `v` is a float cast of, or `v` itself when it is
-/// 16-bit; null otherwise.
-Value sixteenBitSource(Value v) {
-  if (isSixteenBitFloat(getElementTypeOrSelf(v.getType())))
-    return v;
-  if (auto cast = v.getDefiningOp<CastOp>())
-    if (isSixteenBitFloat(getElementTypeOrSelf(cast.getSrc().getType())))
-      return cast.getSrc();
-  return {};
+/// Whether every element of `v` is a value of the 16-bit float type
+/// `element`: `v` is of that type, or a float cast of such a value, read
+/// through views (which move and pad values, never change them). Its
+/// elements then convert to `element` exactly.
+bool holdsSixteenBitValues(Value v, Type element) {
+  while (auto view = v.getDefiningOp<ViewOp>())
+    v = view.getSrc();
+  if (getElementTypeOrSelf(v.getType()) == element)
+    return true;
+  auto cast = v.getDefiningOp<CastOp>();
+  return cast && getElementTypeOrSelf(cast.getSrc().getType()) == element;
 }
 
 /// Builds the tile's code; one per emitAttentionTensorCores.
@@ -834,10 +836,10 @@ mlir::lazy::matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
           "one along the queries and one along the keys";
     return failure();
   }
-  a.values = sixteenBitSource(op.getWeights());
-  if (!a.values || getElementTypeOrSelf(a.values.getType()) != a.element) {
+  a.values = op.getWeights();
+  if (!holdsSixteenBitValues(a.values, a.element)) {
     os << "attention on tensor cores needs weights of the operands' type "
-          "(or a float cast of them)";
+          "(or a float cast of them, perhaps through views)";
     return failure();
   }
   if (a.depth > kMaxAttentionHeadDim || a.headDim > kMaxAttentionHeadDim) {

@@ -37,7 +37,8 @@ struct AttentionTensorCores {
   size_t depthAxis;
   int64_t depth;
   /// The dot product's 16-bit operands varying along the queries and
-  /// along the keys (under their casts), and the weights' 16-bit values.
+  /// along the keys (under their casts), and the weights, whose values are
+  /// 16-bit ones (cast up, perhaps through views).
   Value query, key, values;
   /// f16 or bf16.
   Type element;
