@@ -205,6 +205,22 @@ private:
   finishKernel(KernelFrame &frame, Location loc, const Geometry &geometry,
                LogicalResult body);
 
+  /// Blocks of up to `block-size` threads, a tile per thread, enough
+  /// blocks (up to the grid's limit) for `tileCount` tiles.
+  Geometry threadTileGeometry(int64_t tileCount) const {
+    Geometry geometry;
+    geometry.block = std::clamp<int64_t>(roundUp(tileCount, 32), 32, blockSize);
+    geometry.grid = std::clamp<int64_t>(
+        llvm::divideCeil(tileCount, geometry.block), 1, maxGrid);
+    return geometry;
+  }
+  /// The grid-stride loop over the tiles of `trips` (tiles per axis):
+  /// thread i of the grid takes tiles i, i + gridDim*blockDim, ...; `body`
+  /// gets each tile's row-major index vector (`zero` on axes of one tile).
+  LogicalResult emitThreadTiles(
+      KernelFrame &frame, Location loc, ArrayRef<int64_t> trips, Value zero,
+      function_ref<LogicalResult(OpBuilder &, ArrayRef<Value>)> body);
+
   /// Tensor-core mode, for a `tc` plan: a block of one warp per 16x8
   /// output tile at a time (TensorCores.h).
   FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
@@ -304,6 +320,26 @@ KernelToGpu::finishKernel(KernelFrame &frame, Location loc,
   return std::make_pair(frame.func, geometry);
 }
 
+LogicalResult KernelToGpu::emitThreadTiles(
+    KernelFrame &frame, Location loc, ArrayRef<int64_t> trips, Value zero,
+    function_ref<LogicalResult(OpBuilder &, ArrayRef<Value>)> body) {
+  OpBuilder &kb = frame.builder;
+  Value start = arith::AddIOp::create(
+      kb, loc, arith::MulIOp::create(kb, loc, frame.bid, frame.bdim),
+      frame.tid);
+  Value step = arith::MulIOp::create(kb, loc, frame.gdim, frame.bdim);
+  Value end = arith::ConstantIndexOp::create(kb, loc, numElements(trips));
+  FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
+      kb, loc, start, end, step, 1, ValueRange{},
+      [&](OpBuilder &lb, ArrayRef<Value> flat,
+          ValueRange) -> FailureOr<SmallVector<Value>> {
+        if (failed(body(lb, delinearizeIndex(lb, loc, flat[0], trips, zero))))
+          return failure();
+        return SmallVector<Value>{};
+      });
+  return failure(failed(done));
+}
+
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
 KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
                           const KernelSpace &space, const OptPlan &plan,
@@ -318,39 +354,23 @@ KernelToGpu::lowerPlanned(OpBuilder &b, KernelOp kernel,
   SmallVector<int64_t> tiles;
   for (size_t d : layout.outputAxes)
     tiles.push_back(space.shape[d] / plan.upcast[d]);
-  int64_t tileCount = numElements(tiles);
-  Geometry geometry;
-  geometry.block = std::clamp<int64_t>(roundUp(tileCount, 32), 32, blockSize);
-  geometry.grid = std::clamp<int64_t>(
-      llvm::divideCeil(tileCount, geometry.block), 1, maxGrid);
-
+  Geometry geometry = threadTileGeometry(numElements(tiles));
   KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
-  OpBuilder &kb = frame.builder;
-  Value tid = frame.tid, bid = frame.bid, bdim = frame.bdim, gdim = frame.gdim;
   GpuKernelEmitter &emitter = *frame.emitter;
-  Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
-  Value start = arith::AddIOp::create(
-      kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
-  Value step = arith::MulIOp::create(kb, loc, gdim, bdim);
-  Value end = arith::ConstantIndexOp::create(kb, loc, tileCount);
-  FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
-      kb, loc, start, end, step, 1, ValueRange{},
-      [&](OpBuilder &lb, ArrayRef<Value> flat,
-          ValueRange) -> FailureOr<SmallVector<Value>> {
-        SmallVector<Value> bases =
-            delinearizeIndex(lb, loc, flat[0], tiles, zero);
+  Value zero = arith::ConstantIndexOp::create(frame.builder, loc, 0);
+  LogicalResult status = emitThreadTiles(
+      frame, loc, tiles, zero, [&](OpBuilder &lb, ArrayRef<Value> tile) {
+        SmallVector<Value> bases(tile);
         for (auto [i, d] : llvm::enumerate(layout.outputAxes))
           if (plan.upcast[d] > 1)
             bases[i] = arith::MulIOp::create(
                 lb, loc, bases[i],
                 arith::ConstantIndexOp::create(lb, loc, plan.upcast[d]));
-        if (failed(emitter.emitStoreTile(lb, group.stores,
-                                         layout.elements(lb, loc, bases, zero),
-                                         space.reduces, plan.unroll, lanes)))
-          return failure();
-        return SmallVector<Value>{};
+        return emitter.emitStoreTile(lb, group.stores,
+                                     layout.elements(lb, loc, bases, zero),
+                                     space.reduces, plan.unroll, lanes);
       });
-  return finishKernel(frame, loc, geometry, failure(failed(done)));
+  return finishKernel(frame, loc, geometry, status);
 }
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>
@@ -425,37 +445,22 @@ KernelToGpu::lowerSoftmaxSum(OpBuilder &b, KernelOp kernel, StoreGroup &group,
   }
   SoftmaxSumTiling tiling =
       softmaxSumTiling(op, group.shape, kGpuSoftmaxSumLimits);
-  int64_t tileCount = tiling.tileCount();
-  Geometry geometry;
-  geometry.block = std::clamp<int64_t>(roundUp(tileCount, 32), 32, blockSize);
-  geometry.grid = std::clamp<int64_t>(
-      llvm::divideCeil(tileCount, geometry.block), 1, maxGrid);
+  Geometry geometry = threadTileGeometry(tiling.tileCount());
   KernelFrame frame = beginKernel(b, kernel, geometry, alignment);
-  OpBuilder &kb = frame.builder;
   GpuKernelEmitter &emitter = *frame.emitter;
-  Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
-  Value start = arith::AddIOp::create(
-      kb, loc, arith::MulIOp::create(kb, loc, frame.bid, frame.bdim),
-      frame.tid);
-  Value step = arith::MulIOp::create(kb, loc, frame.gdim, frame.bdim);
-  Value end = arith::ConstantIndexOp::create(kb, loc, tileCount);
-  FailureOr<SmallVector<Value>> done = emitUnrolledLoop(
-      kb, loc, start, end, step, 1, ValueRange{},
-      [&](OpBuilder &lb, ArrayRef<Value> flat,
-          ValueRange) -> FailureOr<SmallVector<Value>> {
-        SmallVector<Value> first =
-            delinearizeIndex(lb, loc, flat[0], tiling.trips, zero);
+  Value zero = arith::ConstantIndexOp::create(frame.builder, loc, 0);
+  LogicalResult status = emitThreadTiles(
+      frame, loc, tiling.trips, zero, [&](OpBuilder &lb, ArrayRef<Value> tile) {
+        SmallVector<Value> first(tile);
         for (auto [d, s] : llvm::enumerate(tiling.steps))
           if (s > 1)
             first[d] = arith::MulIOp::create(
                 lb, loc, first[d], arith::ConstantIndexOp::create(lb, loc, s));
-        if (failed(emitter.emitSoftmaxSumTile(lb, group.stores,
-                                              tiling.elementsAt(lb, loc, first),
-                                              op, tiling.lanes)))
-          return failure();
-        return SmallVector<Value>{};
+        return emitter.emitSoftmaxSumTile(lb, group.stores,
+                                          tiling.elementsAt(lb, loc, first), op,
+                                          tiling.lanes);
       });
-  return finishKernel(frame, loc, geometry, failure(failed(done)));
+  return finishKernel(frame, loc, geometry, status);
 }
 
 FailureOr<std::pair<gpu::GPUFuncOp, Geometry>>

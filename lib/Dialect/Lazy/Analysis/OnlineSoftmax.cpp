@@ -246,6 +246,22 @@ bool isNegInfConst(Value v) {
   return f && f.getValue().isInfinity() && f.getValue().isNegative();
 }
 
+/// For each axis of `view`'s source, the scores axis its index is, given
+/// `axes` for the view's own axes (-1: an axis of one element); none
+/// where the view does more than expand and reorder (viewAxisSources).
+std::optional<SmallVector<int64_t>> sourceScoresAxes(ViewOp view,
+                                                     ArrayRef<int64_t> axes) {
+  std::optional<SmallVector<int64_t>> sources = viewAxisSources(view);
+  if (!sources)
+    return std::nullopt;
+  int64_t srcRank = cast<RankedTensorType>(view.getSrc().getType()).getRank();
+  SmallVector<int64_t> srcAxes(size_t(srcRank), -1);
+  for (auto [e, d] : llvm::enumerate(*sources))
+    if (d >= 0)
+      srcAxes[size_t(d)] = axes[e];
+  return srcAxes;
+}
+
 /// Whether `v` reads no load (kMaxMaskOps ops at most): an index function
 /// (an arange is a reduce of a const view, which lowers in closed form).
 bool indexOnly(Value v) {
@@ -322,16 +338,9 @@ SmallVector<ScoreMask> mlir::lazy::scoreMasksOf(Value scores) {
         }
       }
     } else if (auto view = v.getDefiningOp<ViewOp>()) {
-      std::optional<SmallVector<int64_t>> sources = viewAxisSources(view);
-      if (!sources)
-        continue;
-      int64_t srcRank =
-          cast<RankedTensorType>(view.getSrc().getType()).getRank();
-      SmallVector<int64_t> srcAxes(size_t(srcRank), -1);
-      for (auto [e, d] : llvm::enumerate(*sources))
-        if (d >= 0)
-          srcAxes[size_t(d)] = axes[e];
-      stack.push_back({view.getSrc(), srcAxes});
+      if (std::optional<SmallVector<int64_t>> srcAxes =
+              sourceScoresAxes(view, axes))
+        stack.push_back({view.getSrc(), std::move(*srcAxes)});
     }
   }
   return masks;
@@ -360,16 +369,11 @@ std::optional<ScoresDotProduct> mlir::lazy::scoresDotProductOf(Value scores) {
     if (isa<ReduceMaxOp, SoftmaxSumOp>(op) || op->getNumRegions() != 0)
       return std::nullopt;
     if (auto view = dyn_cast<ViewOp>(op)) {
-      std::optional<SmallVector<int64_t>> sources = viewAxisSources(view);
-      if (!sources)
+      std::optional<SmallVector<int64_t>> srcAxes =
+          sourceScoresAxes(view, axes);
+      if (!srcAxes)
         return std::nullopt;
-      int64_t srcRank =
-          cast<RankedTensorType>(view.getSrc().getType()).getRank();
-      SmallVector<int64_t> srcAxes(size_t(srcRank), -1);
-      for (auto [e, d] : llvm::enumerate(*sources))
-        if (d >= 0)
-          srcAxes[size_t(d)] = axes[e];
-      stack.push_back({view.getSrc(), srcAxes});
+      stack.push_back({view.getSrc(), std::move(*srcAxes)});
       continue;
     }
     // Elementwise: every operand at the same index.
