@@ -34,6 +34,11 @@
 // The kernels: one warp; per block of 16 keys two mma.sync per 16 of depth
 // for S and one per 8 columns of the head dim for P V:
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --convert-lazy-to-gpu=tensor-cores=mma-sync | FileCheck %s --check-prefix=GPU
+// The GPU planner leaves these kernels to the lowering's softmax-sum mode
+// (no `block` step, which would compute every score again per element):
+// RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-optimize-kernels=target=gpu | FileCheck %s --check-prefix=PLAN
+// PLAN-LABEL: lazy.kernel @odd_half_k0
+// PLAN-NOT: #lazy.opt<block
 // sm_90's PTX has them:
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-nvvm="format=isa" | FileCheck %s --check-prefix=PTX
 

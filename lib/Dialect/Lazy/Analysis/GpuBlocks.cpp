@@ -30,6 +30,17 @@ SmallVector<Operation *> mlir::lazy::outerReduces(ArrayRef<StoreOp> stores) {
   return reduces;
 }
 
+/// Whether the stores' values read a softmax_sum outside every reduce.
+static bool readsSoftmaxSum(ArrayRef<StoreOp> stores) {
+  return llvm::any_of(
+      opsComputingStores(stores,
+                         [](Operation *op) {
+                           return !isa<ReduceSumOp, ReduceMaxOp, SoftmaxSumOp>(
+                               op);
+                         }),
+      [](Operation *op) { return isa<SoftmaxSumOp>(op); });
+}
+
 SmallVector<Attribute> mlir::lazy::chooseBlockSteps(KernelOp kernel,
                                                     ArrayRef<Attribute> plan,
                                                     const BlockTarget &target) {
@@ -42,6 +53,8 @@ SmallVector<Attribute> mlir::lazy::chooseBlockSteps(KernelOp kernel,
   };
   SmallVector<Attribute> steps;
   for (auto [i, g] : llvm::enumerate(groupStores(kernel.getBody().front()))) {
+    if (readsSoftmaxSum(g.stores))
+      continue;
     // Without Variables a reduce's element count is its one extent.
     int64_t longest = 0;
     for (Operation *r : outerReduces(g.stores))

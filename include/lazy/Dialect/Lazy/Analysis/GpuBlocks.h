@@ -39,6 +39,10 @@ struct BlockTarget {
 ///      elements (whichever is more), `perThread` each;
 ///   2. any other group: threads of its longest reduce, `perThread` each;
 /// both rounded up to a power of two and clamped to [32, maxThreads].
+/// A group whose value reads a lazy.softmax_sum outside every reduce gets
+/// none: the GPU lowering's softmax-sum mode runs it (a thread per query
+/// row, or tensor-core tiles), which a block per output element would
+/// replace with every score computed again per element.
 /// Empty when no group qualifies.
 SmallVector<Attribute> chooseBlockSteps(KernelOp kernel,
                                         ArrayRef<Attribute> plan,
