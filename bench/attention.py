@@ -6,8 +6,9 @@
 
 tinygrad's `scaled_dot_product_attention` (f32, plain and causal) is built
 in tinygrad, exported to `lazy` IR three times, with tinygrad's fusion,
-with fusion=aggressive, and with fusion=aggressive and online_softmax (one
-kernel, one pass over the keys: lazy.softmax_sum), and run by
+with fusion=aggressive without online_softmax (three kernels), and with
+fusion=aggressive and online_softmax, its default (one kernel, one pass
+over the keys: lazy.softmax_sum), and run by
 `lazy-run --repeat` (compile excluded). The
 peers compute the same attention in a fresh process pinned to the same
 cores (bench/peers.py's rules):
@@ -122,7 +123,8 @@ def main():
             sys.exit(f"{tool} is not built")
     os.makedirs(args.work, exist_ok=True)
     wanted = [p for p in args.peers.split(",") if p]
-    fusions = [("tinygrad", None), ("aggressive", {"fusion": "aggressive"}),
+    fusions = [("tinygrad", None),
+               ("aggressive", {"fusion": "aggressive", "online_softmax": False}),
                ("online", {"fusion": "aggressive", "online_softmax": True})]
 
     print(f"attention {shape} f32, {args.threads} thread(s); medians in ms")

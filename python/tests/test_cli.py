@@ -145,7 +145,7 @@ def test_fusion_option_of_export_and_check(tmp_path, lazy_opt):
     """)
     proc = run("export", path, "--fusion=aggressive")
     assert proc.returncode == 0, proc.stderr
-    assert 'online_softmax = false, fusion = "aggressive"}' in proc.stdout
+    assert 'online_softmax = true, fusion = "aggressive"}' in proc.stdout
     printed = subprocess.run([lazy_opt, "--lazy-schedule", "--lazy-print-schedule", "-o", os.devnull, "-"],
                              input=proc.stdout, capture_output=True, text=True)
     assert printed.stdout.splitlines()[-1] == "moved: 1 kernels, 160 bytes", printed.stdout

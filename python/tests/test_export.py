@@ -37,7 +37,7 @@ def test_module_header_and_flags():
     text = export(Tensor.empty(4) + 1)
     assert text.startswith('module attributes {lazy.default_device = "CLANG", lazy.flags = {multi_output = true, '
                            'fuse_conv_bw = false, fuse_arange = false, use_copy_kernel = false, '
-                           'online_softmax = false}} {')
+                           'online_softmax = true}} {')
     assert "func.func @graph() -> tensor<4xf32> {" in text
 
 
@@ -45,7 +45,7 @@ def test_flags_follow_context_vars_and_overrides():
     with Context(FUSE_ARANGE=1, MULTIOUTPUT=0):
         flags = scheduler_flags()
     assert flags == {"multi_output": False, "fuse_conv_bw": False, "fuse_arange": True,
-                     "use_copy_kernel": False, "online_softmax": False, "fusion": "tinygrad"}
+                     "use_copy_kernel": False, "online_softmax": True, "fusion": "tinygrad"}
     flags = scheduler_flags({"FUSE_CONV_BW": 1, "use_copy_kernel": True})
     assert flags["fuse_conv_bw"] and flags["use_copy_kernel"] and flags["multi_output"]
     with pytest.raises(ExportError, match="unknown scheduler flag"):
@@ -59,7 +59,7 @@ def test_flags_and_tolerances_come_from_the_library():
     assert _capi.schedule_flags() == (
         ("multi_output", "MULTIOUTPUT", True), ("fuse_conv_bw", "FUSE_CONV_BW", False),
         ("fuse_arange", "FUSE_ARANGE", False), ("use_copy_kernel", "USE_COPY_KERNEL", False),
-        ("online_softmax", "LAZY_ONLINE_SOFTMAX", False), ("fusion", "-", "tinygrad"))
+        ("online_softmax", "LAZY_ONLINE_SOFTMAX", True), ("fusion", "-", "tinygrad"))
     assert tuple(scheduler_flags()) == tuple(key for key, _, _ in _capi.schedule_flags())
     assert _capi.float_tolerance("f32") == (1e-4, 1e-5)
     assert _capi.float_tolerance("bf16") == (3e-2, 1e-2)
@@ -82,16 +82,16 @@ def test_fusion_policy_is_written_only_when_aggressive():
     a = Tensor.empty(4).realize()
     out = a + 1
     assert "fusion" not in export([out])
-    assert 'online_softmax = false, fusion = "aggressive"}' in export([out], flags={"fusion": "aggressive"})
+    assert 'online_softmax = true, fusion = "aggressive"}' in export([out], flags={"fusion": "aggressive"})
     assert scheduler_flags({"fusion": "aggressive"})["fusion"] == "aggressive"
     with pytest.raises(ExportError, match="must be one of tinygrad, aggressive, not 'greedy'"):
         scheduler_flags({"fusion": "greedy"})
 
 
-def _flags_with_env(monkeypatch, name):
-    """scheduler_flags() with the environment variable `name` set to 1
-    (tinygrad's getenv is cached: cleared before and after)."""
-    monkeypatch.setenv(name, "1")
+def _flags_with_env(monkeypatch, name, value="1"):
+    """scheduler_flags() with the environment variable `name` set to
+    `value` (tinygrad's getenv is cached: cleared before and after)."""
+    monkeypatch.setenv(name, value)
     getenv.cache_clear()
     try:
         return scheduler_flags()
@@ -101,15 +101,16 @@ def _flags_with_env(monkeypatch, name):
 
 
 def test_online_softmax_is_a_flag_and_an_environment_variable(monkeypatch):
-    """online_softmax (fusion=aggressive's rule 6, off by default) is set
-    by an override or by LAZY_ONLINE_SOFTMAX, and reaches the module."""
+    """online_softmax (fusion=aggressive's rule 6, on by default) is unset
+    by an override or by LAZY_ONLINE_SOFTMAX=0, and reaches the module."""
     from tinygrad import Tensor
     out = Tensor.empty(4).realize() + 1
-    assert not scheduler_flags()["online_softmax"]
-    assert "online_softmax = true, fusion" in export(
-        [out], flags={"fusion": "aggressive", "online_softmax": True})
-    assert _flags_with_env(monkeypatch, "LAZY_ONLINE_SOFTMAX")["online_softmax"]
-    assert not scheduler_flags()["online_softmax"]
+    assert scheduler_flags()["online_softmax"]
+    assert "online_softmax = false, fusion" in export(
+        [out], flags={"fusion": "aggressive", "online_softmax": False})
+    assert not _flags_with_env(monkeypatch, "LAZY_ONLINE_SOFTMAX", "0")["online_softmax"]
+    assert _flags_with_env(monkeypatch, "LAZY_ONLINE_SOFTMAX", "1")["online_softmax"]
+    assert scheduler_flags()["online_softmax"]
 
 
 def test_use_copy_kernel_is_a_cached_getenv(monkeypatch):

@@ -26,8 +26,8 @@
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --convert-lazy-to-gpu | FileCheck %s --check-prefix=GPU
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-nvvm="format=isa" | FileCheck %s --check-prefix=PTX
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-rocdl="format=isa" | FileCheck %s --check-prefix=AMD
-// The flag off (its default), aggressive fusion stores the scores and the
-// probabilities (3 kernels):
+// The flag off (online-softmax=false; on by default), aggressive fusion
+// stores the scores and the probabilities (3 kernels):
 // RUN: lazy-opt %s --lazy-schedule=online-softmax=false --lazy-print-schedule -o /dev/null | FileCheck %s --check-prefix=OFF
 // The schedule allocates the output alone, no buffer of the scores
 // (S x S per head), and no max is left in the kernel:

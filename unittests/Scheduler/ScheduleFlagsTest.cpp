@@ -82,7 +82,7 @@ TEST(ScheduleFlags, DefaultsAreTinygrads) {
   EXPECT_FALSE(flags.fuseConvBw);
   EXPECT_FALSE(flags.fuseArange);
   EXPECT_FALSE(flags.useCopyKernel);
-  EXPECT_FALSE(flags.onlineSoftmax);
+  EXPECT_TRUE(flags.onlineSoftmax);
   EXPECT_EQ(flags.fusion, FusionPolicy::Tinygrad);
   EXPECT_EQ(scheduleFlagKeys(), "multi_output, fuse_conv_bw, fuse_arange, "
                                 "use_copy_kernel, online_softmax, fusion");

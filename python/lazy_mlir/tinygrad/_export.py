@@ -88,7 +88,8 @@ def scheduler_flags(overrides=None):
     """The scheduler flags (the library's list, ScheduleFlags.td), read as
     tinygrad 0.9.2's schedule.py reads them: MULTIOUTPUT, FUSE_CONV_BW and
     FUSE_ARANGE are ContextVars of tinygrad.helpers (so `Context(...)` and
-    `X.value = ...` count), USE_COPY_KERNEL is a cached `getenv`; `fusion`
+    `X.value = ...` count), USE_COPY_KERNEL and LAZY_ONLINE_SOFTMAX are
+    cached `getenv`s (unset: the library's default); `fusion`
     (a policy, no tinygrad variable) is "tinygrad" unless overridden.
     `overrides` (keys as printed, or the tinygrad names) wins."""
     flags = {}
@@ -98,7 +99,7 @@ def scheduler_flags(overrides=None):
         elif variable is not None:
             flags[key] = bool(variable)
         else:
-            flags[key] = bool(getenv(tinygrad))
+            flags[key] = bool(getenv(tinygrad, int(default)))
     if not overrides:
         return flags
     aliases = {tinygrad: key for key, _, tinygrad, default in _flag_sources()

@@ -49,11 +49,10 @@ def Lazy_UseCopyKernelFlag : Lazy_BoolFlag<"useCopyKernel", "use_copy_kernel",
     "use-copy-kernel", "false", "USE_COPY_KERNEL",
     "copy between devices of one type with a byte-copy kernel">;
 def Lazy_OnlineSoftmaxFlag : Lazy_BoolFlag<"onlineSoftmax", "online_softmax",
-    "online-softmax", "false", "LAZY_ONLINE_SOFTMAX",
+    "online-softmax", "true", "LAZY_ONLINE_SOFTMAX",
     "fusion=aggressive: one kernel and one pass for a softmax-weighted sum "
-    "(attention; rule 6, lazy-online-softmax); off by default while short "
-    "sequences on the CPU (1x8x100x64) run slower with it and its GPU "
-    "kernels are untimed">;
+    "(attention; rule 6, lazy-online-softmax); false keeps the scores and "
+    "probabilities stored (3 kernels)">;
 def Lazy_FusionFlag : Lazy_PolicyFlag<"fusion", "fusion", "fusion",
     "tinygrad: tinygrad 0.9.2's kernels; aggressive: fewer kernels that move "
     "fewer bytes">;
