@@ -29,6 +29,13 @@
 // RUN: lazy-run %s --entry=causal_ragged --seed=2 --check --device=emulate --tensor-cores=mfma | FileCheck %s
 // RUN: lazy-run %s --entry=cross_wide --seed=3 --check --device=emulate --tensor-cores=mfma | FileCheck %s
 // RUN: lazy-run %s --entry=plain_bf16 --seed=5 --check --device=emulate --tensor-cores=mfma | FileCheck %s
+// On WMMA (RDNA3, wave32: a lane's scores are the even or odd keys of its
+// query, the other half taken from lane l ^ 16 for P^T's B fragment):
+// RUN: lazy-run %s --entry=odd_half --seed=1 --check --device=emulate --tensor-cores=wmma | FileCheck %s
+// RUN: lazy-run %s --entry=causal_ragged --seed=2 --check --device=emulate --tensor-cores=wmma | FileCheck %s
+// RUN: lazy-run %s --entry=cross_wide --seed=3 --check --device=emulate --tensor-cores=wmma | FileCheck %s
+// RUN: lazy-run %s --entry=plain_bf16 --seed=5 --check --device=emulate --tensor-cores=wmma | FileCheck %s
+// RUN: lazy-run %s --entry=causal_warps --seed=6 --check --device=emulate --tensor-cores=wmma | FileCheck %s
 // Without tensor cores the same kernels run a thread per query row:
 // RUN: lazy-run %s --entry=causal_ragged --seed=2 --check --device=emulate --tensor-cores=none | FileCheck %s
 // The kernels: one warp; per block of 16 keys two mma.sync per 16 of depth
@@ -83,8 +90,9 @@
 // GPU-NOT: nvgpu.mma.sync
 
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --convert-lazy-to-gpu=tensor-cores=mfma | FileCheck %s --check-prefix=MFMA
-// and gfx942's code:
+// and gfx942's code, and gfx1100's:
 // RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-rocdl="format=isa" | FileCheck %s --check-prefix=AMD
+// RUN: lazy-opt %s --lazy-schedule | lazy-opt --lazy-to-rocdl="chip=gfx1100 format=isa" | FileCheck %s --check-prefix=RDNA3
 
 // MFMA-LABEL: gpu.func @odd_half_k0
 // MFMA-SAME: known_block_size = array<i32: 64, 1, 1>
@@ -95,6 +103,8 @@
 
 // AMD: v_mfma_f32_16x16x16_f16
 // AMD: v_mfma_f32_16x16x16_bf16
+// RDNA3: v_wmma_f32_16x16x16_f16
+// RDNA3: v_wmma_f32_16x16x16_bf16
 
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX: shfl.sync.bfly.b32

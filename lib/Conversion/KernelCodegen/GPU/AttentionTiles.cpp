@@ -33,6 +33,9 @@
 //      to f16) and are stored where inside the queries and the head dim.
 // MFMA computes S^T = K Q^T instead (emitMfmaTile): a lane's scores are
 // then one query's, and the B fragment of O^T = V^T P^T as they stand.
+// WMMA (RDNA3) computes S^T too (emitWmmaTile), its lanes holding the even
+// or odd keys of a query: P^T's B fragment takes the other half from lane
+// l ^ 16.
 // Scores past a mask stay exact; P in 16 bits rounds as FlashAttention's
 // kernels do, and products of the dot product are exact where the graph
 // rounds them to 16 bits first (TensorCores.h).
@@ -116,6 +119,11 @@ public:
           b, loc, arith::DivUIOp::create(b, loc, lane, cst(16)), cst(4));
       return;
     }
+    if (kind == TensorCoreKind::Wmma) {
+      q16 = arith::RemUIOp::create(b, loc, lane, cst(16));
+      half = arith::DivUIOp::create(b, loc, lane, cst(16));
+      return;
+    }
     Value four = cst(4);
     g = arith::DivUIOp::create(b, loc, lane, four);
     t2 = arith::MulIOp::create(
@@ -124,8 +132,15 @@ public:
 
   /// The tile whose first element (its first row) is `base`.
   LogicalResult emitTile(ArrayRef<Value> base) {
-    return kind == TensorCoreKind::Mfma ? emitMfmaTile(base)
-                                        : emitMmaSyncTile(base);
+    switch (kind) {
+    case TensorCoreKind::Mfma:
+      return emitMfmaTile(base);
+    case TensorCoreKind::Wmma:
+      return emitWmmaTile(base);
+    case TensorCoreKind::MmaSync:
+      break;
+    }
+    return emitMmaSyncTile(base);
   }
 
 private:
@@ -228,7 +243,7 @@ private:
     Value guard;
     if (a.queries % (kTileRows * attentionWarps(a)))
       guard = below(row, a.queries);
-    if (a.headDim % 8 || (kind == TensorCoreKind::Mfma && a.headDim % 16)) {
+    if (a.headDim % 8 || (kind != TensorCoreKind::MmaSync && a.headDim % 16)) {
       Value inside = below(col, a.headDim);
       guard = guard ? arith::AndIOp::create(b, loc, guard, inside).getResult()
                     : inside;
@@ -248,6 +263,11 @@ private:
   /// a lane holds one query's scores (query l % 16, keys 4 (l / 16) + i),
   /// which are as they stand the B fragment of O^T = V^T P^T.
   LogicalResult emitMfmaTile(ArrayRef<Value> base);
+  /// The WMMA tile (v_wmma_f32_16x16x16_f16, wave32): S^T = K Q^T as for
+  /// MFMA, but a lane's C elements are the even or the odd keys of its
+  /// query (rows 2i + l / 16), so that P^T's B fragment (all 16 keys) takes
+  /// the other half from lane l ^ 16 by xor shuffles.
+  LogicalResult emitWmmaTile(ArrayRef<Value> base);
   /// The mma.sync tile (m16n8k16, 32 lanes; the file comment's rules).
   LogicalResult emitMmaSyncTile(ArrayRef<Value> base);
 
@@ -446,8 +466,8 @@ private:
   int64_t keyStride, valueStride;
   /// mma.sync: PTX's groupID (lane / 4) and twice the thread in the group.
   Value g, t2;
-  /// MFMA: lane % 16 and 4 (lane / 16).
-  Value q16, quad4;
+  /// MFMA: lane % 16 and 4 (lane / 16); WMMA: lane % 16 and lane / 16.
+  Value q16, quad4, half;
   Type f32;
 };
 
@@ -734,16 +754,130 @@ LogicalResult AttentionTileBuilder::emitMfmaTile(ArrayRef<Value> base) {
   return success();
 }
 
+LogicalResult AttentionTileBuilder::emitWmmaTile(ArrayRef<Value> base) {
+  Value row0 = base[a.queryAxis];
+  Value zero = cst(0);
+  int64_t depthChunks = ceilTo(a.depth, 16);
+  int64_t columnTiles = ceilTo(a.headDim, 16);
+  Value query = clampTo(at(row0, q16, 0), a.queries);
+  Value elementZero =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(a.element, 0.0));
+  // Q^T's B fragments: element k is depth 16 c + k, query l % 16 (lanes
+  // 16-31 as 0-15); 0 past the depth.
+  SmallVector<Value> qFrags;
+  for (int64_t c = 0; c < depthChunks; ++c) {
+    SmallVector<Value> parts;
+    for (int64_t k = 0; k < 16; ++k) {
+      if (16 * c + k >= a.depth) {
+        parts.push_back(elementZero);
+        continue;
+      }
+      FailureOr<Value> x = operandAt(
+          a.query, dotIndex(base, query, zero, cst(16 * c + k)), Value());
+      if (failed(x))
+        return failure();
+      parts.push_back(*x);
+    }
+    qFrags.push_back(fragment({16}, a.element, parts));
+  }
+  Value negInf = floatConst(-std::numeric_limits<double>::infinity());
+  auto accType = VectorType::get({8}, f32);
+  Value accZero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+  SmallVector<Value> init = {negInf, floatConst(0.0)};
+  init.append(size_t(columnTiles), accZero);
+  auto loop = scf::ForOp::create(b, loc, zero,
+                                 cst(ceilTo(a.keys, kBlockKeys) * kBlockKeys),
+                                 cst(kBlockKeys), init);
+  auto wmma = [&](Value aFrag, Value bFrag, Value acc) -> Value {
+    auto i32 = [&](int64_t v) { return b.getI32IntegerAttr(int32_t(v)); };
+    return amdgpu::WMMAOp::create(b, loc, accType, i32(16), i32(16), i32(16),
+                                  aFrag, bFrag, acc);
+  };
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value key0 = loop.getInductionVar();
+    ValueRange state = loop.getRegionIterArgs();
+    if (failed(stageKeys(base, key0)))
+      return loop.erase(), failure();
+    // The lane's keys: 2i + l / 16 of the block.
+    SmallVector<std::pair<Value, Value>> pairs;
+    for (int64_t i = 0; i < 8; ++i)
+      pairs.push_back({query, at(key0, half, 2 * i)});
+    FailureOr<Value> skip = blockAllMasked(base, pairs);
+    if (failed(skip))
+      return loop.erase(), failure();
+    scf::IfOp skipped = skipIf(*skip, state);
+    // S^T = K Q^T: K's A fragment element k is key l % 16, depth 16 c + k.
+    Value sT = accZero;
+    for (int64_t c = 0; c < depthChunks; ++c) {
+      SmallVector<Value> parts;
+      for (int64_t k = 0; k < 16; ++k)
+        parts.push_back(stagedKey(q16, cst(16 * c + k)));
+      sT = wmma(fragment({16}, a.element, parts), qFrags[size_t(c)], sT);
+    }
+    SmallVector<Value> scores;
+    for (int64_t i = 0; i < 8; ++i) {
+      Value dot = vector::ExtractOp::create(b, loc, sT, i);
+      FailureOr<Value> x = scoreAt(base, query, at(key0, half, 2 * i), dot);
+      if (failed(x))
+        return loop.erase(), failure();
+      scores.push_back(*x);
+    }
+    // The query's other keys are lane l ^ 16's.
+    RowUpdate u = updateRow(scores, state[0], state[1], {16}, 32);
+    SmallVector<Value> next = {u.m, u.l};
+    // P^T's B fragment, element k: key k of the query, the lane's own p
+    // where k's parity is l / 16, else its partner's.
+    Value odd =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, half, zero);
+    SmallVector<Value> pParts;
+    for (int64_t k = 0; k < 16; ++k) {
+      Value own = u.p[size_t(k / 2)];
+      Value other = shuffled(own, 16, 32);
+      Value p = k % 2 ? arith::SelectOp::create(b, loc, odd, own, other)
+                      : arith::SelectOp::create(b, loc, odd, other, own);
+      pParts.push_back(arith::TruncFOp::create(b, loc, a.element, p));
+    }
+    Value pFrag = fragment({16}, a.element, pParts);
+    Value alphas = vector::BroadcastOp::create(b, loc, accType, u.alpha);
+    // V^T's A fragment, element k: column 16 ct + l % 16, key k.
+    for (int64_t ct = 0; ct < columnTiles; ++ct) {
+      Value col = at(cst(16 * ct), q16, 0);
+      SmallVector<Value> parts;
+      for (int64_t k = 0; k < 16; ++k)
+        parts.push_back(stagedValue(cst(k), col));
+      Value acc = arith::MulFOp::create(b, loc, state[2 + size_t(ct)], alphas);
+      next.push_back(wmma(fragment({16}, a.element, parts), pFrag, acc));
+    }
+    scf::YieldOp::create(b, loc, next);
+    if (skipped) {
+      b.setInsertionPointAfter(skipped);
+      scf::YieldOp::create(b, loc, skipped.getResults());
+    }
+  }
+  // l across the query's two lanes, then O^T's elements: accumulator i of
+  // tile ct is column 16 ct + 2i + l / 16.
+  Value l = loop.getResult(1);
+  l = arith::AddFOp::create(b, loc, l, shuffled(l, 16, 32));
+  for (int64_t ct = 0; ct < columnTiles; ++ct) {
+    Value acc = loop.getResult(2 + unsigned(ct));
+    for (int64_t i = 0; i < 8; ++i)
+      if (failed(storeOutput(base, at(row0, q16, 0),
+                             at(cst(16 * ct), half, 2 * i),
+                             vector::ExtractOp::create(b, loc, acc, i), l)))
+        return failure();
+  }
+  return success();
+}
+
 } // namespace
 
 FailureOr<AttentionTensorCores>
 mlir::lazy::matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
                                       TensorCoreKind kind, std::string &why) {
   llvm::raw_string_ostream os(why);
-  if (kind == TensorCoreKind::Wmma) {
-    os << "attention on tensor cores runs on mma.sync and MFMA only";
-    return failure();
-  }
   AttentionTensorCores a;
   a.op = op;
   a.kind = kind;

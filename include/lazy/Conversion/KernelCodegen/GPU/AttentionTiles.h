@@ -5,7 +5,7 @@
 // lazy.softmax_sum whose scores are one dot product of 16-bit float
 // operands (q . k, around which the scores may scale, mask, bias or cap)
 // and whose weights are 16-bit values (V) runs FlashAttention-2's loop on
-// mma.sync or MFMA (AttentionTiles.cpp states the rules).
+// mma.sync, MFMA or WMMA (AttentionTiles.cpp states the rules).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +24,7 @@ namespace mlir::lazy {
 /// there).
 struct AttentionTensorCores {
   SoftmaxSumOp op;
-  /// mma.sync (a warp of 32) or MFMA (a wave of 64).
+  /// mma.sync (a warp of 32), MFMA (a wave of 64) or WMMA (a wave of 32).
   TensorCoreKind kind;
   /// The queries (rows), the output's head dim (columns) and the keys.
   size_t queryAxis, headAxis, keyAxis;
