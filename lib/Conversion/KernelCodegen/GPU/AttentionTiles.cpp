@@ -31,11 +31,11 @@
 //      fragment, onto the accumulators rescaled by alpha;
 //   7. each lane's outputs O / l go through the rest of the kernel (a cast
 //      to f16) and are stored where inside the queries and the head dim.
-// MFMA computes S^T = K Q^T instead (emitMfmaTile): a lane's scores are
-// then one query's, and the B fragment of O^T = V^T P^T as they stand.
-// WMMA (RDNA3) computes S^T too (emitWmmaTile), its lanes holding the even
-// or odd keys of a query: P^T's B fragment takes the other half from lane
-// l ^ 16.
+// AMD's instructions compute S^T = K Q^T instead (emitTransposedTile): a
+// lane's scores are then one query's. On MFMA they are the B fragment of
+// O^T = V^T P^T as they stand; on WMMA (RDNA3) a lane holds the even or
+// odd keys of its query, and P^T's B fragment takes the other half from
+// lane l ^ 16.
 // Scores past a mask stay exact; P in 16 bits rounds as FlashAttention's
 // kernels do, and products of the dot product are exact where the graph
 // rounds them to 16 bits first (TensorCores.h).
@@ -132,15 +132,8 @@ public:
 
   /// The tile whose first element (its first row) is `base`.
   LogicalResult emitTile(ArrayRef<Value> base) {
-    switch (kind) {
-    case TensorCoreKind::Mfma:
-      return emitMfmaTile(base);
-    case TensorCoreKind::Wmma:
-      return emitWmmaTile(base);
-    case TensorCoreKind::MmaSync:
-      break;
-    }
-    return emitMmaSyncTile(base);
+    return kind == TensorCoreKind::MmaSync ? emitMmaSyncTile(base)
+                                           : emitTransposedTile(base);
   }
 
 private:
@@ -259,15 +252,13 @@ private:
                    guard ? clampTo(col, a.headDim) : col, cst(0))};
     return emitter.emitStoresOfReduce(b, stores, element, op, {o}, guard);
   }
-  /// The MFMA tile (v_mfma_f32_16x16x16f16, 64 lanes): S^T = K Q^T, so that
-  /// a lane holds one query's scores (query l % 16, keys 4 (l / 16) + i),
-  /// which are as they stand the B fragment of O^T = V^T P^T.
-  LogicalResult emitMfmaTile(ArrayRef<Value> base);
-  /// The WMMA tile (v_wmma_f32_16x16x16_f16, wave32): S^T = K Q^T as for
-  /// MFMA, but a lane's C elements are the even or the odd keys of its
-  /// query (rows 2i + l / 16), so that P^T's B fragment (all 16 keys) takes
-  /// the other half from lane l ^ 16 by xor shuffles.
-  LogicalResult emitWmmaTile(ArrayRef<Value> base);
+  /// The AMD tiles, S^T = K Q^T, so that a lane's scores are one query's:
+  /// on MFMA (v_mfma_f32_16x16x16f16, 64 lanes) its four keys 4 (l / 16)
+  /// + i, which are as they stand the B fragment of O^T = V^T P^T; on WMMA
+  /// (v_wmma_f32_16x16x16_f16, wave32) its even or odd keys 2i + l / 16,
+  /// P^T's B fragment (all 16 keys) taking the other half from lane
+  /// l ^ 16.
+  LogicalResult emitTransposedTile(ArrayRef<Value> base);
   /// The mma.sync tile (m16n8k16, 32 lanes; the file comment's rules).
   LogicalResult emitMmaSyncTile(ArrayRef<Value> base);
 
@@ -636,220 +627,126 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
   return success();
 }
 
-LogicalResult AttentionTileBuilder::emitMfmaTile(ArrayRef<Value> base) {
+LogicalResult AttentionTileBuilder::emitTransposedTile(ArrayRef<Value> base) {
+  bool mfma = kind == TensorCoreKind::Mfma;
+  // Per lane: `operands` elements of an A or B fragment at places
+  // kAt(e) along K (the depth, or the keys of P V); `results` elements of
+  // C at rows rowAt(i) (keys of S^T, columns of O^T), column l % 16.
+  int64_t operands = mfma ? 4 : 16, results = mfma ? 4 : 8;
+  auto kAt = [&](Value first, int64_t e) {
+    return mfma ? at(first, quad4, e) : at(first, Value(), e);
+  };
+  auto rowAt = [&](Value first, int64_t i) {
+    return mfma ? at(first, quad4, i) : at(first, half, 2 * i);
+  };
+  // The lanes of one query: l % 16 alike.
+  SmallVector<int32_t> queryLanes =
+      mfma ? SmallVector<int32_t>{16, 32} : SmallVector<int32_t>{16};
+  int32_t lanes = int32_t(tensorCoreLanes(kind));
+  auto instruction = [&](Value aFrag, Value bFrag, Value acc) -> Value {
+    auto i32 = [&](int64_t v) { return b.getI32IntegerAttr(int32_t(v)); };
+    if (mfma)
+      return amdgpu::MFMAOp::create(b, loc, acc.getType(), i32(16), i32(16),
+                                    i32(16), i32(1), aFrag, bFrag, acc);
+    return amdgpu::WMMAOp::create(b, loc, acc.getType(), i32(16), i32(16),
+                                  i32(16), aFrag, bFrag, acc);
+  };
+
   Value row0 = base[a.queryAxis];
   Value zero = cst(0);
   int64_t depthChunks = ceilTo(a.depth, 16);
   int64_t columnTiles = ceilTo(a.headDim, 16);
   bool raggedDepth = a.depth % 16 != 0;
-  // The lane's query and its four places along the depth.
   Value query = clampTo(at(row0, q16, 0), a.queries);
-  auto depthAt = [&](int64_t c, int64_t i) {
-    return at(cst(16 * c), quad4, i);
-  };
-  auto read = [&](Value v, int64_t extent, bool ragged) {
-    return ragged ? clampTo(v, extent) : v;
-  };
-  // Q^T's B fragments: element i is depth 4 (l / 16) + i, query l % 16.
+  // Q^T's B fragments: element e is depth 16 c + kAt(e), query l % 16; 0
+  // past the depth.
   SmallVector<Value> qFrags;
   for (int64_t c = 0; c < depthChunks; ++c) {
     SmallVector<Value> parts;
-    for (int64_t i = 0; i < 4; ++i) {
-      Value depth = depthAt(c, i);
-      FailureOr<Value> x = operandAt(
-          a.query,
-          dotIndex(base, query, zero, read(depth, a.depth, raggedDepth)),
-          raggedDepth ? below(depth, a.depth) : Value());
+    for (int64_t e = 0; e < operands; ++e) {
+      Value depth = kAt(cst(16 * c), e);
+      FailureOr<Value> x =
+          operandAt(a.query,
+                    dotIndex(base, query, zero,
+                             raggedDepth ? clampTo(depth, a.depth) : depth),
+                    raggedDepth ? below(depth, a.depth) : Value());
       if (failed(x))
         return failure();
       parts.push_back(*x);
     }
-    qFrags.push_back(fragment({4}, a.element, parts));
+    qFrags.push_back(fragment({operands}, a.element, parts));
   }
-  Value negInf = floatConst(-std::numeric_limits<double>::infinity());
-  auto accType = VectorType::get({4}, f32);
+  auto accType = VectorType::get({results}, f32);
   Value accZero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
-  SmallVector<Value> init = {negInf, floatConst(0.0)};
+  SmallVector<Value> init = {
+      floatConst(-std::numeric_limits<double>::infinity()), floatConst(0.0)};
   init.append(size_t(columnTiles), accZero);
   auto loop = scf::ForOp::create(b, loc, zero,
                                  cst(ceilTo(a.keys, kBlockKeys) * kBlockKeys),
                                  cst(kBlockKeys), init);
-  auto mfma = [&](Value aFrag, Value bFrag, Value acc) -> Value {
-    auto i32 = [&](int64_t v) { return b.getI32IntegerAttr(int32_t(v)); };
-    return amdgpu::MFMAOp::create(b, loc, accType, i32(16), i32(16), i32(16),
-                                  i32(1), aFrag, bFrag, acc);
-  };
-  LogicalResult status = success();
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value key0 = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
-    // S^T = K Q^T: K's A fragment element i is key l % 16, depth
-    // 4 (l / 16) + i.
     if (failed(stageKeys(base, key0)))
       return loop.erase(), failure();
     SmallVector<std::pair<Value, Value>> pairs;
-    for (int64_t i = 0; i < 4; ++i)
-      pairs.push_back({query, at(key0, quad4, i)});
+    for (int64_t i = 0; i < results; ++i)
+      pairs.push_back({query, rowAt(key0, i)});
     FailureOr<Value> skip = blockAllMasked(base, pairs);
     if (failed(skip))
       return loop.erase(), failure();
     scf::IfOp skipped = skipIf(*skip, state);
+    // S^T = K Q^T: K's A fragment element e is key l % 16, depth
+    // 16 c + kAt(e).
     Value sT = accZero;
     for (int64_t c = 0; c < depthChunks; ++c) {
       SmallVector<Value> parts;
-      for (int64_t i = 0; i < 4; ++i)
-        parts.push_back(stagedKey(q16, depthAt(c, i)));
-      sT = mfma(fragment({4}, a.element, parts), qFrags[size_t(c)], sT);
+      for (int64_t e = 0; e < operands; ++e)
+        parts.push_back(stagedKey(q16, kAt(cst(16 * c), e)));
+      sT = instruction(fragment({operands}, a.element, parts),
+                       qFrags[size_t(c)], sT);
     }
-    // The lane's scores: query l % 16, keys 4 (l / 16) + i.
+    // The lane's scores: query l % 16, keys rowAt(i).
     SmallVector<Value> scores;
-    for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t i = 0; i < results; ++i) {
       Value dot = vector::ExtractOp::create(b, loc, sT, i);
-      FailureOr<Value> x = scoreAt(base, query, at(key0, quad4, i), dot);
+      FailureOr<Value> x = scoreAt(base, query, rowAt(key0, i), dot);
       if (failed(x))
         return loop.erase(), failure();
       scores.push_back(*x);
     }
-    RowUpdate u = updateRow(scores, state[0], state[1], {16, 32}, 64);
+    RowUpdate u = updateRow(scores, state[0], state[1], queryLanes, lanes);
     SmallVector<Value> next = {u.m, u.l};
-    // P^T as it stands is the B fragment of O^T = V^T P^T; V^T's A
-    // fragment element i is column l % 16 (of 16 per tile), key
-    // 4 (l / 16) + i.
+    // P^T's B fragment, element e: the query's p at key kAt(e). On MFMA
+    // the lane's own p as they stand; on WMMA the lane has the keys of
+    // one parity (l / 16) and takes the others from lane l ^ 16.
     SmallVector<Value> pParts;
-    for (Value p : u.p)
-      pParts.push_back(arith::TruncFOp::create(b, loc, a.element, p));
-    Value pFrag = fragment({4}, a.element, pParts);
-    Value alphas = vector::BroadcastOp::create(b, loc, accType, u.alpha);
-    for (int64_t ct = 0; ct < columnTiles; ++ct) {
-      Value col = at(cst(16 * ct), q16, 0);
-      SmallVector<Value> parts;
-      for (int64_t i = 0; i < 4; ++i)
-        parts.push_back(stagedValue(at(cst(0), quad4, i), col));
-      Value acc = arith::MulFOp::create(b, loc, state[2 + size_t(ct)], alphas);
-      next.push_back(mfma(fragment({4}, a.element, parts), pFrag, acc));
-    }
-    if (failed(status))
-      return loop.erase(), failure();
-    scf::YieldOp::create(b, loc, next);
-    if (skipped) {
-      b.setInsertionPointAfter(skipped);
-      scf::YieldOp::create(b, loc, skipped.getResults());
-    }
-  }
-  // l across the lanes of the query (l % 16 alike), then O^T's elements:
-  // accumulator i of tile ct is column 16 ct + 4 (l / 16) + i.
-  Value l = loop.getResult(1);
-  l = arith::AddFOp::create(b, loc, l, shuffled(l, 16, 64));
-  l = arith::AddFOp::create(b, loc, l, shuffled(l, 32, 64));
-  for (int64_t ct = 0; ct < columnTiles; ++ct) {
-    Value acc = loop.getResult(2 + unsigned(ct));
-    for (int64_t i = 0; i < 4; ++i)
-      if (failed(storeOutput(base, at(row0, q16, 0), at(cst(16 * ct), quad4, i),
-                             vector::ExtractOp::create(b, loc, acc, i), l)))
-        return failure();
-  }
-  return success();
-}
-
-LogicalResult AttentionTileBuilder::emitWmmaTile(ArrayRef<Value> base) {
-  Value row0 = base[a.queryAxis];
-  Value zero = cst(0);
-  int64_t depthChunks = ceilTo(a.depth, 16);
-  int64_t columnTiles = ceilTo(a.headDim, 16);
-  Value query = clampTo(at(row0, q16, 0), a.queries);
-  Value elementZero =
-      arith::ConstantOp::create(b, loc, b.getFloatAttr(a.element, 0.0));
-  // Q^T's B fragments: element k is depth 16 c + k, query l % 16 (lanes
-  // 16-31 as 0-15); 0 past the depth.
-  SmallVector<Value> qFrags;
-  for (int64_t c = 0; c < depthChunks; ++c) {
-    SmallVector<Value> parts;
-    for (int64_t k = 0; k < 16; ++k) {
-      if (16 * c + k >= a.depth) {
-        parts.push_back(elementZero);
-        continue;
+    Value odd;
+    if (!mfma)
+      odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, half, zero);
+    for (int64_t e = 0; e < operands; ++e) {
+      Value p = u.p[size_t(mfma ? e : e / 2)];
+      if (!mfma) {
+        Value other = shuffled(p, 16, lanes);
+        p = e % 2 ? arith::SelectOp::create(b, loc, odd, p, other)
+                  : arith::SelectOp::create(b, loc, odd, other, p);
       }
-      FailureOr<Value> x = operandAt(
-          a.query, dotIndex(base, query, zero, cst(16 * c + k)), Value());
-      if (failed(x))
-        return failure();
-      parts.push_back(*x);
-    }
-    qFrags.push_back(fragment({16}, a.element, parts));
-  }
-  Value negInf = floatConst(-std::numeric_limits<double>::infinity());
-  auto accType = VectorType::get({8}, f32);
-  Value accZero = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
-  SmallVector<Value> init = {negInf, floatConst(0.0)};
-  init.append(size_t(columnTiles), accZero);
-  auto loop = scf::ForOp::create(b, loc, zero,
-                                 cst(ceilTo(a.keys, kBlockKeys) * kBlockKeys),
-                                 cst(kBlockKeys), init);
-  auto wmma = [&](Value aFrag, Value bFrag, Value acc) -> Value {
-    auto i32 = [&](int64_t v) { return b.getI32IntegerAttr(int32_t(v)); };
-    return amdgpu::WMMAOp::create(b, loc, accType, i32(16), i32(16), i32(16),
-                                  aFrag, bFrag, acc);
-  };
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value key0 = loop.getInductionVar();
-    ValueRange state = loop.getRegionIterArgs();
-    if (failed(stageKeys(base, key0)))
-      return loop.erase(), failure();
-    // The lane's keys: 2i + l / 16 of the block.
-    SmallVector<std::pair<Value, Value>> pairs;
-    for (int64_t i = 0; i < 8; ++i)
-      pairs.push_back({query, at(key0, half, 2 * i)});
-    FailureOr<Value> skip = blockAllMasked(base, pairs);
-    if (failed(skip))
-      return loop.erase(), failure();
-    scf::IfOp skipped = skipIf(*skip, state);
-    // S^T = K Q^T: K's A fragment element k is key l % 16, depth 16 c + k.
-    Value sT = accZero;
-    for (int64_t c = 0; c < depthChunks; ++c) {
-      SmallVector<Value> parts;
-      for (int64_t k = 0; k < 16; ++k)
-        parts.push_back(stagedKey(q16, cst(16 * c + k)));
-      sT = wmma(fragment({16}, a.element, parts), qFrags[size_t(c)], sT);
-    }
-    SmallVector<Value> scores;
-    for (int64_t i = 0; i < 8; ++i) {
-      Value dot = vector::ExtractOp::create(b, loc, sT, i);
-      FailureOr<Value> x = scoreAt(base, query, at(key0, half, 2 * i), dot);
-      if (failed(x))
-        return loop.erase(), failure();
-      scores.push_back(*x);
-    }
-    // The query's other keys are lane l ^ 16's.
-    RowUpdate u = updateRow(scores, state[0], state[1], {16}, 32);
-    SmallVector<Value> next = {u.m, u.l};
-    // P^T's B fragment, element k: key k of the query, the lane's own p
-    // where k's parity is l / 16, else its partner's.
-    Value odd =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, half, zero);
-    SmallVector<Value> pParts;
-    for (int64_t k = 0; k < 16; ++k) {
-      Value own = u.p[size_t(k / 2)];
-      Value other = shuffled(own, 16, 32);
-      Value p = k % 2 ? arith::SelectOp::create(b, loc, odd, own, other)
-                      : arith::SelectOp::create(b, loc, odd, other, own);
       pParts.push_back(arith::TruncFOp::create(b, loc, a.element, p));
     }
-    Value pFrag = fragment({16}, a.element, pParts);
+    Value pFrag = fragment({operands}, a.element, pParts);
     Value alphas = vector::BroadcastOp::create(b, loc, accType, u.alpha);
-    // V^T's A fragment, element k: column 16 ct + l % 16, key k.
+    // V^T's A fragment, element e: column 16 ct + l % 16, key kAt(e).
     for (int64_t ct = 0; ct < columnTiles; ++ct) {
       Value col = at(cst(16 * ct), q16, 0);
       SmallVector<Value> parts;
-      for (int64_t k = 0; k < 16; ++k)
-        parts.push_back(stagedValue(cst(k), col));
+      for (int64_t e = 0; e < operands; ++e)
+        parts.push_back(stagedValue(kAt(zero, e), col));
       Value acc = arith::MulFOp::create(b, loc, state[2 + size_t(ct)], alphas);
-      next.push_back(wmma(fragment({16}, a.element, parts), pFrag, acc));
+      next.push_back(
+          instruction(fragment({operands}, a.element, parts), pFrag, acc));
     }
     scf::YieldOp::create(b, loc, next);
     if (skipped) {
@@ -857,15 +754,15 @@ LogicalResult AttentionTileBuilder::emitWmmaTile(ArrayRef<Value> base) {
       scf::YieldOp::create(b, loc, skipped.getResults());
     }
   }
-  // l across the query's two lanes, then O^T's elements: accumulator i of
-  // tile ct is column 16 ct + 2i + l / 16.
+  // l across the query's lanes, then O^T's elements: accumulator i of
+  // tile ct is column 16 ct + rowAt(i).
   Value l = loop.getResult(1);
-  l = arith::AddFOp::create(b, loc, l, shuffled(l, 16, 32));
+  for (int32_t mask : queryLanes)
+    l = arith::AddFOp::create(b, loc, l, shuffled(l, mask, lanes));
   for (int64_t ct = 0; ct < columnTiles; ++ct) {
     Value acc = loop.getResult(2 + unsigned(ct));
-    for (int64_t i = 0; i < 8; ++i)
-      if (failed(storeOutput(base, at(row0, q16, 0),
-                             at(cst(16 * ct), half, 2 * i),
+    for (int64_t i = 0; i < results; ++i)
+      if (failed(storeOutput(base, at(row0, q16, 0), rowAt(cst(16 * ct), i),
                              vector::ExtractOp::create(b, loc, acc, i), l)))
         return failure();
   }
