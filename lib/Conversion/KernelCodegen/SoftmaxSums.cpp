@@ -92,10 +92,8 @@ static Value extendTo(OpBuilder &b, Location loc, Value v, FloatType t) {
   return arith::TruncFOp::create(b, loc, want, v);
 }
 
-/// x > y ? x : y, which x86 has as one instruction (maxss/maxps): a NaN
-/// operand may or may not win, which the softmax_sum does not need (a
-/// NaN score reaches the result through its own exp2).
-static Value greaterOf(OpBuilder &b, Location loc, Value x, Value y) {
+/// x > y ? x : y, which x86 has as one instruction (maxss/maxps).
+Value mlir::lazy::greaterOf(OpBuilder &b, Location loc, Value x, Value y) {
   Value greater =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
   return arith::SelectOp::create(b, loc, greater, x, y);
@@ -112,6 +110,21 @@ static Value maxOfBlock(OpBuilder &b, Location loc, Value m, Value s) {
     s = greaterOf(b, loc, s, vector::ShuffleOp::create(b, loc, s, s, swapped));
   }
   return greaterOf(b, loc, m, vector::ExtractOp::create(b, loc, s, 0));
+}
+
+Value mlir::lazy::scoreMaskHolds(OpBuilder &b, Location loc,
+                                 const ScoreMask &mask, Value x) {
+  if (mask.isCondition)
+    return mask.maskedWhen
+               ? x
+               : arith::XOrIOp::create(
+                     b, loc, x, arith::ConstantIntOp::create(b, loc, 1, 1))
+                     .getResult();
+  auto t = cast<FloatType>(x.getType());
+  return arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, x,
+      arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(t, -std::numeric_limits<double>::infinity())));
 }
 
 FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
@@ -262,19 +275,7 @@ FailureOr<SmallVector<Value>> KernelEmitter::emitSoftmaxSumLoop(
           return failure();
         if (isa<VectorType>(x->getType()))
           return op.emitOpError("has a mask that varies along the lanes");
-        Value masked;
-        if (mask.isCondition) {
-          masked = mask.maskedWhen
-                       ? *x
-                       : arith::XOrIOp::create(
-                             mb, loc, *x,
-                             arith::ConstantIntOp::create(mb, loc, 1, 1));
-        } else {
-          auto t = cast<FloatType>(x->getType());
-          masked = arith::CmpFOp::create(
-              mb, loc, arith::CmpFPredicate::OEQ, *x,
-              arith::ConstantOp::create(mb, loc, mb.getFloatAttr(t, -inf)));
-        }
+        Value masked = scoreMaskHolds(mb, loc, mask, *x);
         any = any ? arith::OrIOp::create(mb, loc, any, masked).getResult()
                   : masked;
       }

@@ -59,6 +59,14 @@ SmallVector<bool> scoresConstantAxes(SoftmaxSumOp op);
 /// The axes along which a softmax_sum's weights are constant (a load or
 /// view of stride 0 there): attention's queries, whose rows share them.
 SmallVector<bool> weightsConstantAxes(SoftmaxSumOp op);
+/// x > y ? x : y, the running maximum of a softmax_sum (a NaN operand may
+/// or may not win: a NaN score reaches the result through its own exp2).
+Value greaterOf(OpBuilder &b, Location loc, Value x, Value y);
+struct ScoreMask;
+/// Whether `mask` (scoreMasksOf), whose value at some index is `x`, masks
+/// the score there: x is -inf, or the where's condition says so.
+Value scoreMaskHolds(OpBuilder &b, Location loc, const ScoreMask &mask,
+                     Value x);
 
 class KernelEmitter {
 public:

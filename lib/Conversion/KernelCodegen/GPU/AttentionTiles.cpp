@@ -73,8 +73,6 @@ constexpr int64_t kAttentionWarps = 4;
 /// stay in registers (64 f32 accumulators per lane at 256 columns).
 constexpr int64_t kMaxAttentionHeadDim = 256;
 
-int64_t ceilTo(int64_t n, int64_t to) { return (n + to - 1) / to; }
-
 bool isSixteenBitFloat(Type t) { return t.isF16() || t.isBF16(); }
 
 /// Whether every element of `v` is a value of the 16-bit float type
@@ -94,19 +92,19 @@ bool holdsSixteenBitValues(Value v, Type element) {
 class AttentionTileBuilder {
 public:
   AttentionTileBuilder(OpBuilder &b, Location loc, KernelEmitter &emitter,
-                       ArrayRef<StoreOp> stores, ArrayRef<int64_t> shape,
-                       const AttentionTensorCores &a, gpu::GPUFuncOp func,
-                       Value threadId, int64_t blockThreads)
-      : b(b), loc(loc), emitter(emitter), stores(stores), shape(shape), a(a),
-        op(a.op), kind(a.kind), masks(scoreMasksOf(op.getScores())),
-        threadId(threadId), blockThreads(blockThreads) {
+                       ArrayRef<StoreOp> stores, const AttentionTensorCores &a,
+                       gpu::GPUFuncOp func, Value threadId,
+                       int64_t blockThreads)
+      : b(b), loc(loc), emitter(emitter), stores(stores), a(a), op(a.op),
+        kind(a.kind), masks(scoreMasksOf(op.getScores())), threadId(threadId),
+        blockThreads(blockThreads) {
     f32 = b.getF32Type();
     // Rows padded by kTensorCoreRowPad elements: neighbouring keys' rows
     // start in other shared-memory banks.
     int64_t columnStep = kind == TensorCoreKind::Mfma ? 16 : 8;
-    keyStride = ceilTo(a.depth, 16) * 16 + kTensorCoreRowPad;
-    valueStride =
-        ceilTo(a.headDim, columnStep) * columnStep + kTensorCoreRowPad;
+    keyStride = llvm::divideCeilSigned(a.depth, 16) * 16 + kTensorCoreRowPad;
+    valueStride = llvm::divideCeilSigned(a.headDim, columnStep) * columnStep +
+                  kTensorCoreRowPad;
     keyTile =
         addWorkgroupBuffer(b, loc, func, a.element, kBlockKeys * keyStride);
     valueTile =
@@ -158,9 +156,18 @@ private:
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
                                  cst(extent));
   }
-  Value greaterOf(Value x, Value y) {
-    Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
-    return arith::SelectOp::create(b, loc, gt, x, y);
+  /// `key` read in bounds: past the keys, the last one (whose score is
+  /// then -inf, whose values 0).
+  Value keyRead(Value key) {
+    return a.keys % kBlockKeys ? clampTo(key, a.keys) : key;
+  }
+  /// Q at (row, depth) as the operands' type, 0 past the depth.
+  FailureOr<Value> queryAt(ArrayRef<Value> base, Value row, Value depth) {
+    bool raggedDepth = a.depth % 16 != 0;
+    return operandAt(a.query,
+                     dotIndex(base, row, cst(0),
+                              raggedDepth ? clampTo(depth, a.depth) : depth),
+                     raggedDepth ? below(depth, a.depth) : Value());
   }
   Value shuffled(Value x, int32_t mask, int32_t width) {
     return gpu::ShuffleOp::create(b, loc, x, mask, width, gpu::ShuffleMode::XOR)
@@ -181,11 +188,11 @@ private:
     Value fzero = floatConst(0.0);
     Value blockMax = scores.front();
     for (Value x : scores.drop_front())
-      blockMax = greaterOf(blockMax, x);
+      blockMax = greaterOf(b, loc, blockMax, x);
     for (int32_t mask : masks)
-      blockMax = greaterOf(blockMax, shuffled(blockMax, mask, width));
+      blockMax = greaterOf(b, loc, blockMax, shuffled(blockMax, mask, width));
     RowUpdate u;
-    u.m = greaterOf(m, blockMax);
+    u.m = greaterOf(b, loc, m, blockMax);
     Value grew =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, u.m, m);
     u.alpha = arith::SelectOp::create(
@@ -210,11 +217,9 @@ private:
   /// the keys.
   FailureOr<Value> scoreAt(ArrayRef<Value> base, Value row, Value key,
                            Value dot) {
-    bool raggedKeys = a.keys % kBlockKeys != 0;
-    Value keyRead = raggedKeys ? clampTo(key, a.keys) : key;
     emitter.pinReduce(a.dot, dot);
     FailureOr<Value> score = emitter.evaluateAt(
-        b, op.getScores(), groupIndex(base, row, cst(0), keyRead));
+        b, op.getScores(), groupIndex(base, row, cst(0), keyRead(key)));
     emitter.unpinReduce(a.dot);
     if (failed(score))
       return failure();
@@ -223,7 +228,7 @@ private:
       x = arith::ExtFOp::create(b, loc, f32, x);
     x = arith::MulFOp::create(b, loc, x,
                               floatConst(op.getScale().convertToDouble()));
-    if (raggedKeys)
+    if (a.keys % kBlockKeys)
       x = arith::SelectOp::create(
           b, loc, below(key, a.keys), x,
           floatConst(-std::numeric_limits<double>::infinity()));
@@ -285,14 +290,14 @@ private:
       Value valid = below(column, extent);
       if (raggedKeys)
         valid = arith::AndIOp::create(b, loc, valid, below(key, a.keys));
-      Value keyRead = raggedKeys ? clampTo(key, a.keys) : key;
       Value columnRead = clampTo(column, extent);
       FailureOr<Value> x =
-          isKey
-              ? operandAt(a.key, dotIndex(base, cst(0), keyRead, columnRead),
-                          valid)
-              : operandAt(a.values,
-                          groupIndex(base, cst(0), columnRead, keyRead), valid);
+          isKey ? operandAt(a.key,
+                            dotIndex(base, cst(0), keyRead(key), columnRead),
+                            valid)
+                : operandAt(a.values,
+                            groupIndex(base, cst(0), columnRead, keyRead(key)),
+                            valid);
       if (failed(x))
         return failure();
       memref::StoreOp::create(b, loc, *x, buffer, ValueRange{i});
@@ -310,8 +315,7 @@ private:
     bool raggedKeys = a.keys % kBlockKeys != 0;
     Value all;
     for (auto [row, key] : pairs) {
-      SmallVector<Value> idx = groupIndex(
-          base, row, cst(0), raggedKeys ? clampTo(key, a.keys) : key);
+      SmallVector<Value> idx = groupIndex(base, row, cst(0), keyRead(key));
       Value any;
       if (raggedKeys)
         any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, key,
@@ -323,21 +327,7 @@ private:
         FailureOr<Value> x = emitter.evaluateAt(b, mask.value, at);
         if (failed(x))
           return failure();
-        Value masked;
-        if (mask.isCondition) {
-          masked =
-              mask.maskedWhen
-                  ? *x
-                  : arith::XOrIOp::create(
-                        b, loc, *x, arith::ConstantIntOp::create(b, loc, 1, 1));
-        } else {
-          auto t = cast<FloatType>(x->getType());
-          masked = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, *x,
-              arith::ConstantOp::create(
-                  b, loc,
-                  b.getFloatAttr(t, -std::numeric_limits<double>::infinity())));
-        }
+        Value masked = scoreMaskHolds(b, loc, mask, *x);
         any = any ? arith::OrIOp::create(b, loc, any, masked).getResult()
                   : masked;
       }
@@ -440,7 +430,6 @@ private:
   Location loc;
   KernelEmitter &emitter;
   ArrayRef<StoreOp> stores;
-  ArrayRef<int64_t> shape;
   const AttentionTensorCores &a;
   /// a's softmax_sum (an op handle's accessors are not const).
   SoftmaxSumOp op;
@@ -465,9 +454,8 @@ private:
 LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
   Value row0 = base[a.queryAxis];
   Value zero = cst(0);
-  int64_t depthChunks = ceilTo(a.depth, 16);
-  int64_t columnTiles = ceilTo(a.headDim, 8);
-  bool raggedDepth = a.depth % 16 != 0;
+  int64_t depthChunks = llvm::divideCeilSigned(a.depth, 16);
+  int64_t columnTiles = llvm::divideCeilSigned(a.headDim, 8);
   // Q's A fragments: register r holds row g + 8 (r & 1), depth
   // 2t + j + 8 (r >> 1).
   SmallVector<Value> qFrags;
@@ -475,14 +463,9 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
     SmallVector<Value> parts;
     for (int64_t r = 0; r < 4; ++r)
       for (int64_t j = 0; j < 2; ++j) {
-        Value row = clampTo(at(row0, g, 8 * (r & 1)), a.queries);
-        Value depth = at(cst(16 * c), t2, j + 8 * (r >> 1));
-        Value valid = raggedDepth ? below(depth, a.depth) : Value();
         FailureOr<Value> x =
-            operandAt(a.query,
-                      dotIndex(base, row, zero,
-                               raggedDepth ? clampTo(depth, a.depth) : depth),
-                      valid);
+            queryAt(base, clampTo(at(row0, g, 8 * (r & 1)), a.queries),
+                    at(cst(16 * c), t2, j + 8 * (r >> 1)));
         if (failed(x))
           return failure();
         parts.push_back(*x);
@@ -499,18 +482,15 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
   SmallVector<Value> init = {negInf, negInf, fzero, fzero};
   init.append(size_t(columnTiles), accZero);
-  auto loop = scf::ForOp::create(b, loc, zero,
-                                 cst(ceilTo(a.keys, kBlockKeys) * kBlockKeys),
-                                 cst(kBlockKeys), init);
-  LogicalResult status = success();
+  auto loop = scf::ForOp::create(
+      b, loc, zero,
+      cst(llvm::divideCeilSigned(a.keys, kBlockKeys) * kBlockKeys),
+      cst(kBlockKeys), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value key0 = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
-    // S = Q K^T, two tiles of 8 keys. K's B fragment: register r holds
-    // depth 2t + j + 8r, key g.
-    SmallVector<Value> sTiles;
     if (failed(stageKeys(base, key0)))
       return loop.erase(), failure();
     // A block of keys the masks mask for all the block's rows: skipped.
@@ -524,6 +504,9 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
     if (failed(skip))
       return loop.erase(), failure();
     scf::IfOp skipped = skipIf(*skip, state);
+    // S = Q K^T, two tiles of 8 keys. K's B fragment: register r holds
+    // depth 2t + j + 8r, key g.
+    SmallVector<Value> sTiles;
     for (int64_t nt = 0; nt < 2; ++nt) {
       Value key = at(cst(8 * nt), g, 0);
       Value acc = accZero;
@@ -539,70 +522,59 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
     }
     // The scaled scores: s[nt][r][j] at row g + 8r, key 8 nt + 2t + j.
     Value s[2][2][2];
-    for (int64_t nt = 0; nt < 2 && succeeded(status); ++nt)
-      for (int64_t r = 0; r < 2 && succeeded(status); ++r)
+    for (int64_t nt = 0; nt < 2; ++nt)
+      for (int64_t r = 0; r < 2; ++r)
         for (int64_t j = 0; j < 2; ++j) {
           Value row = clampTo(at(row0, g, 8 * r), a.queries);
           Value key = at(key0, t2, 8 * nt + j);
           Value dot = vector::ExtractOp::create(b, loc, sTiles[size_t(nt)],
                                                 ArrayRef<int64_t>{r, j});
           FailureOr<Value> x = scoreAt(base, row, key, dot);
-          if (failed(x)) {
-            status = failure();
-            break;
-          }
+          if (failed(x))
+            return loop.erase(), failure();
           s[nt][r][j] = *x;
         }
-    if (failed(status)) {
-      scf::YieldOp::create(b, loc, state);
-    } else {
-      SmallVector<Value> next(state.begin(), state.end());
-      Value alpha[2], p[2][2][2];
-      for (int64_t r = 0; r < 2; ++r) {
-        RowUpdate u =
-            updateRow({s[0][r][0], s[0][r][1], s[1][r][0], s[1][r][1]},
-                      state[size_t(r)], state[2 + size_t(r)], {1, 2}, 32);
-        next[size_t(r)] = u.m;
-        next[2 + size_t(r)] = u.l;
-        alpha[r] = u.alpha;
-        p[0][r][0] = u.p[0];
-        p[0][r][1] = u.p[1];
-        p[1][r][0] = u.p[2];
-        p[1][r][1] = u.p[3];
-      }
-      // P as the A fragment of P V: register r is row g + 8 (r & 1), keys
-      // 8 (r >> 1) + 2t + j: tile r >> 1's row r & 1.
-      SmallVector<Value> pParts;
-      for (int64_t r = 0; r < 4; ++r)
-        for (int64_t j = 0; j < 2; ++j)
-          pParts.push_back(
-              arith::TruncFOp::create(b, loc, a.element, p[r >> 1][r & 1][j]));
-      Value pFrag = fragment({4, 2}, a.element, pParts);
-      Value alphas =
-          fragment({2, 2}, f32, {alpha[0], alpha[0], alpha[1], alpha[1]});
-      // V's B fragment per 8 columns: register r holds key 2t + j + 8r,
-      // column g.
-      for (int64_t ct = 0; ct < columnTiles; ++ct) {
-        Value col = at(cst(8 * ct), g, 0);
-        SmallVector<Value> parts;
-        for (int64_t r = 0; r < 2; ++r)
-          for (int64_t j = 0; j < 2; ++j)
-            parts.push_back(stagedValue(at(cst(0), t2, j + 8 * r), col));
-        Value acc =
-            arith::MulFOp::create(b, loc, state[4 + size_t(ct)], alphas);
-        next[4 + size_t(ct)] =
-            emitMmaSync(b, loc, pFrag, fragment({2, 2}, a.element, parts), acc);
-      }
-      scf::YieldOp::create(b, loc, next);
+    SmallVector<Value> next(state.begin(), state.end());
+    Value alpha[2], p[2][2][2];
+    for (int64_t r = 0; r < 2; ++r) {
+      RowUpdate u =
+          updateRow({s[0][r][0], s[0][r][1], s[1][r][0], s[1][r][1]},
+                    state[size_t(r)], state[2 + size_t(r)], {1, 2}, 32);
+      next[size_t(r)] = u.m;
+      next[2 + size_t(r)] = u.l;
+      alpha[r] = u.alpha;
+      p[0][r][0] = u.p[0];
+      p[0][r][1] = u.p[1];
+      p[1][r][0] = u.p[2];
+      p[1][r][1] = u.p[3];
     }
+    // P as the A fragment of P V: register r is row g + 8 (r & 1), keys
+    // 8 (r >> 1) + 2t + j: tile r >> 1's row r & 1.
+    SmallVector<Value> pParts;
+    for (int64_t r = 0; r < 4; ++r)
+      for (int64_t j = 0; j < 2; ++j)
+        pParts.push_back(
+            arith::TruncFOp::create(b, loc, a.element, p[r >> 1][r & 1][j]));
+    Value pFrag = fragment({4, 2}, a.element, pParts);
+    Value alphas =
+        fragment({2, 2}, f32, {alpha[0], alpha[0], alpha[1], alpha[1]});
+    // V's B fragment per 8 columns: register r holds key 2t + j + 8r,
+    // column g.
+    for (int64_t ct = 0; ct < columnTiles; ++ct) {
+      Value col = at(cst(8 * ct), g, 0);
+      SmallVector<Value> parts;
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t j = 0; j < 2; ++j)
+          parts.push_back(stagedValue(at(cst(0), t2, j + 8 * r), col));
+      Value acc = arith::MulFOp::create(b, loc, state[4 + size_t(ct)], alphas);
+      next[4 + size_t(ct)] =
+          emitMmaSync(b, loc, pFrag, fragment({2, 2}, a.element, parts), acc);
+    }
+    scf::YieldOp::create(b, loc, next);
     if (skipped) {
       b.setInsertionPointAfter(skipped);
       scf::YieldOp::create(b, loc, skipped.getResults());
     }
-  }
-  if (failed(status)) {
-    loop.erase();
-    return failure();
   }
   // l across the four lanes of each row, then O / l stored element by
   // element: accumulator (r, j) of tile ct is row g + 8r, column
@@ -654,9 +626,8 @@ LogicalResult AttentionTileBuilder::emitTransposedTile(ArrayRef<Value> base) {
 
   Value row0 = base[a.queryAxis];
   Value zero = cst(0);
-  int64_t depthChunks = ceilTo(a.depth, 16);
-  int64_t columnTiles = ceilTo(a.headDim, 16);
-  bool raggedDepth = a.depth % 16 != 0;
+  int64_t depthChunks = llvm::divideCeilSigned(a.depth, 16);
+  int64_t columnTiles = llvm::divideCeilSigned(a.headDim, 16);
   Value query = clampTo(at(row0, q16, 0), a.queries);
   // Q^T's B fragments: element e is depth 16 c + kAt(e), query l % 16; 0
   // past the depth.
@@ -664,12 +635,7 @@ LogicalResult AttentionTileBuilder::emitTransposedTile(ArrayRef<Value> base) {
   for (int64_t c = 0; c < depthChunks; ++c) {
     SmallVector<Value> parts;
     for (int64_t e = 0; e < operands; ++e) {
-      Value depth = kAt(cst(16 * c), e);
-      FailureOr<Value> x =
-          operandAt(a.query,
-                    dotIndex(base, query, zero,
-                             raggedDepth ? clampTo(depth, a.depth) : depth),
-                    raggedDepth ? below(depth, a.depth) : Value());
+      FailureOr<Value> x = queryAt(base, query, kAt(cst(16 * c), e));
       if (failed(x))
         return failure();
       parts.push_back(*x);
@@ -682,9 +648,10 @@ LogicalResult AttentionTileBuilder::emitTransposedTile(ArrayRef<Value> base) {
   SmallVector<Value> init = {
       floatConst(-std::numeric_limits<double>::infinity()), floatConst(0.0)};
   init.append(size_t(columnTiles), accZero);
-  auto loop = scf::ForOp::create(b, loc, zero,
-                                 cst(ceilTo(a.keys, kBlockKeys) * kBlockKeys),
-                                 cst(kBlockKeys), init);
+  auto loop = scf::ForOp::create(
+      b, loc, zero,
+      cst(llvm::divideCeilSigned(a.keys, kBlockKeys) * kBlockKeys),
+      cst(kBlockKeys), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -887,7 +854,8 @@ mlir::lazy::matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
 }
 
 int64_t mlir::lazy::attentionWarps(const AttentionTensorCores &a) {
-  return std::min(kAttentionWarps, ceilTo(a.queries, kTileRows));
+  return std::min(kAttentionWarps,
+                  llvm::divideCeilSigned(a.queries, kTileRows));
 }
 
 int64_t mlir::lazy::attentionTileCount(const AttentionTensorCores &a,
@@ -895,7 +863,7 @@ int64_t mlir::lazy::attentionTileCount(const AttentionTensorCores &a,
   int64_t rows = kTileRows * attentionWarps(a);
   int64_t tiles = 1;
   for (size_t d = 0; d < shape.size(); ++d)
-    tiles *= d == a.queryAxis                    ? ceilTo(shape[d], rows)
+    tiles *= d == a.queryAxis ? llvm::divideCeilSigned(shape[d], rows)
              : d == a.headAxis || d == a.keyAxis ? 1
                                                  : shape[d];
   return tiles;
@@ -910,7 +878,7 @@ LogicalResult mlir::lazy::emitAttentionTensorCores(
   int64_t rows = kTileRows * warps;
   SmallVector<int64_t> trips;
   for (size_t d = 0; d < shape.size(); ++d)
-    trips.push_back(d == a.queryAxis                    ? ceilTo(shape[d], rows)
+    trips.push_back(d == a.queryAxis ? llvm::divideCeilSigned(shape[d], rows)
                     : d == a.headAxis || d == a.keyAxis ? 1
                                                         : shape[d]);
   Value end =
@@ -922,7 +890,7 @@ LogicalResult mlir::lazy::emitAttentionTensorCores(
       b, loc, tid, arith::ConstantIndexOp::create(b, loc, lanes));
   Value warpRow = arith::MulIOp::create(
       b, loc, warp, arith::ConstantIndexOp::create(b, loc, kTileRows));
-  AttentionTileBuilder builder(b, loc, emitter, stores, shape, a, func, tid,
+  AttentionTileBuilder builder(b, loc, emitter, stores, a, func, tid,
                                warps * lanes);
   auto tiles = scf::ForOp::create(b, loc, group, end, groups);
   OpBuilder::InsertionGuard guard(b);
