@@ -101,7 +101,8 @@ public:
     f32 = b.getF32Type();
     // Rows padded by kTensorCoreRowPad elements: neighbouring keys' rows
     // start in other shared-memory banks.
-    int64_t columnStep = kind == TensorCoreKind::Mfma ? 16 : 8;
+    // The head dim's columns per tile: 8 on mma.sync, 16 on MFMA and WMMA.
+    int64_t columnStep = kind == TensorCoreKind::MmaSync ? 8 : 16;
     keyStride = llvm::divideCeilSigned(a.depth, 16) * 16 + kTensorCoreRowPad;
     valueStride = llvm::divideCeilSigned(a.headDim, columnStep) * columnStep +
                   kTensorCoreRowPad;
