@@ -30,10 +30,7 @@ SoftmaxSumOp mlir::lazy::topSoftmaxSum(const StoreGroup &group) {
 }
 
 int64_t SoftmaxSumTiling::tileCount() const {
-  int64_t n = 1;
-  for (int64_t t : trips)
-    n *= t;
-  return n;
+  return ShapedType::getNumElements(trips);
 }
 
 SmallVector<SmallVector<Value>>

@@ -37,8 +37,8 @@
 //     once for the whole tile (KernelEmitter::emitSoftmaxSumTile). With
 //     tensor cores, a softmax_sum whose scores are one dot product of f16
 //     or bf16 operands and whose weights are such values runs
-//     FlashAttention-2's loop instead, a warp per 16 query rows
-//     (AttentionTiles.h).
+//     FlashAttention-2's loop instead, blocks of up to 4 warps of 16 query
+//     rows each sharing their keys in shared memory (AttentionTiles.h).
 //   - Shared-memory mode, for a plan with `local` steps: a block per block
 //     tile of a matrix product, its operands staged in workgroup memory
 //     (SharedTiles.cpp).
@@ -431,8 +431,7 @@ KernelToGpu::lowerSoftmaxSum(OpBuilder &b, KernelOp kernel, StoreGroup &group,
         matchAttentionTensorCores(op, group.shape, *tensorCores, why);
     if (succeeded(attention)) {
       Geometry geometry;
-      geometry.block =
-          tensorCoreLanes(*tensorCores) * attentionWarps(*attention);
+      geometry.block = attentionBlockThreads(*attention);
       geometry.grid = std::clamp<int64_t>(
           attentionTileCount(*attention, group.shape), 1, maxGrid);
       KernelFrame frame = beginKernel(b, kernel, geometry, alignment);

@@ -859,31 +859,38 @@ int64_t mlir::lazy::attentionWarps(const AttentionTensorCores &a) {
                   llvm::divideCeilSigned(a.queries, kTileRows));
 }
 
+int64_t mlir::lazy::attentionBlockThreads(const AttentionTensorCores &a) {
+  return tensorCoreLanes(a.kind) * attentionWarps(a);
+}
+
+/// Block tiles per axis of the group's shape: attentionWarps x 16 rows of
+/// the queries, one element of every other axis but the head dim and the
+/// keys, which a tile takes whole.
+static SmallVector<int64_t> attentionTrips(const AttentionTensorCores &a,
+                                           ArrayRef<int64_t> shape) {
+  int64_t rows = kTileRows * attentionWarps(a);
+  SmallVector<int64_t> trips;
+  for (size_t d = 0; d < shape.size(); ++d)
+    trips.push_back(d == a.queryAxis ? llvm::divideCeilSigned(shape[d], rows)
+                    : d == a.headAxis || d == a.keyAxis ? 1
+                                                        : shape[d]);
+  return trips;
+}
+
 int64_t mlir::lazy::attentionTileCount(const AttentionTensorCores &a,
                                        ArrayRef<int64_t> shape) {
-  int64_t rows = kTileRows * attentionWarps(a);
-  int64_t tiles = 1;
-  for (size_t d = 0; d < shape.size(); ++d)
-    tiles *= d == a.queryAxis ? llvm::divideCeilSigned(shape[d], rows)
-             : d == a.headAxis || d == a.keyAxis ? 1
-                                                 : shape[d];
-  return tiles;
+  return ShapedType::getNumElements(attentionTrips(a, shape));
 }
 
 LogicalResult mlir::lazy::emitAttentionTensorCores(
     OpBuilder &b, Location loc, gpu::GPUFuncOp func, KernelEmitter &emitter,
     ArrayRef<StoreOp> stores, ArrayRef<int64_t> shape,
     const AttentionTensorCores &a, Value group, Value groups, Value tid) {
-  int64_t warps = attentionWarps(a);
   int64_t lanes = tensorCoreLanes(a.kind);
-  int64_t rows = kTileRows * warps;
-  SmallVector<int64_t> trips;
-  for (size_t d = 0; d < shape.size(); ++d)
-    trips.push_back(d == a.queryAxis ? llvm::divideCeilSigned(shape[d], rows)
-                    : d == a.headAxis || d == a.keyAxis ? 1
-                                                        : shape[d]);
+  int64_t rows = kTileRows * attentionWarps(a);
+  SmallVector<int64_t> trips = attentionTrips(a, shape);
   Value end =
-      arith::ConstantIndexOp::create(b, loc, attentionTileCount(a, shape));
+      arith::ConstantIndexOp::create(b, loc, ShapedType::getNumElements(trips));
   // Every warp of a block runs every tile (the staging's barriers): a warp
   // whose rows are past the queries computes the last row's and stores
   // nothing.
@@ -892,7 +899,7 @@ LogicalResult mlir::lazy::emitAttentionTensorCores(
   Value warpRow = arith::MulIOp::create(
       b, loc, warp, arith::ConstantIndexOp::create(b, loc, kTileRows));
   AttentionTileBuilder builder(b, loc, emitter, stores, a, func, tid,
-                               warps * lanes);
+                               attentionBlockThreads(a));
   auto tiles = scf::ForOp::create(b, loc, group, end, groups);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(tiles.getBody());

@@ -52,6 +52,8 @@ matchAttentionTensorCores(SoftmaxSumOp op, ArrayRef<int64_t> shape,
 
 /// Warps (waves) of a block: each takes 16 query rows of the block's tile.
 int64_t attentionWarps(const AttentionTensorCores &attention);
+/// A block's threads: attentionWarps warps (waves).
+int64_t attentionBlockThreads(const AttentionTensorCores &attention);
 
 /// Block tiles: attentionWarps x 16 query rows, one element of every other
 /// output axis.
