@@ -543,6 +543,22 @@ std::string typeSuffix(Type t) {
   return "";
 }
 
+/// A call at `b` of the runtime's `name` on `args`, returning `results`;
+/// `emu` declares it (a private func.func of those types) the first time,
+/// which `declared` remembers.
+func::CallOp callRuntime(OpBuilder &b, Location loc, ModuleOp emu,
+                         llvm::StringSet<> &declared, StringRef name,
+                         TypeRange results, ValueRange args) {
+  if (declared.insert(name).second) {
+    OpBuilder db = OpBuilder::atBlockBegin(emu.getBody());
+    func::FuncOp::create(
+        db, emu.getLoc(), name,
+        FunctionType::get(emu.getContext(), args.getTypes(), results))
+        .setPrivate();
+  }
+  return func::CallOp::create(b, loc, name, results, args);
+}
+
 /// A matrix instruction (nvgpu.mma.sync m16n8k16, amdgpu.mfma or
 /// amdgpu.wmma 16x16x16; f16 or bf16 in, f32 accumulators) as a call of the
 /// runtime's `entry` on its fragments in stack memory (allocated once, at
@@ -550,7 +566,6 @@ std::string typeSuffix(Type t) {
 FailureOr<Value> emulateMatrixOp(Operation *op, StringRef entry, Value a,
                                  Value b, Value c, func::FuncOp func,
                                  llvm::StringSet<> &declared, ModuleOp emu) {
-  MLIRContext *ctx = op->getContext();
   auto flatType = [](Value v) {
     auto t = cast<VectorType>(v.getType());
     return MemRefType::get({t.getNumElements()}, t.getElementType());
@@ -563,12 +578,6 @@ FailureOr<Value> emulateMatrixOp(Operation *op, StringRef entry, Value a,
                          "or bf16 with f32 accumulators only");
   SmallVector<Type> slotTypes{flatType(a), flatType(b), flatType(c),
                               flatType(c)};
-  if (declared.insert(entry).second) {
-    OpBuilder db = OpBuilder::atBlockBegin(emu.getBody());
-    auto decl = func::FuncOp::create(db, emu.getLoc(), entry,
-                                     FunctionType::get(ctx, slotTypes, {}));
-    decl.setPrivate();
-  }
   Location loc = op->getLoc();
   OpBuilder top = OpBuilder::atBlockBegin(&func.getBody().front());
   SmallVector<Value> slots;
@@ -583,7 +592,8 @@ FailureOr<Value> emulateMatrixOp(Operation *op, StringRef entry, Value a,
         value);
     vector::StoreOp::create(builder, loc, flat, slot, ValueRange{zero});
   }
-  func::CallOp::create(builder, loc, entry, TypeRange{}, ValueRange(slots));
+  callRuntime(builder, loc, emu, declared, entry, TypeRange{},
+              ValueRange(slots));
   auto cType = cast<VectorType>(c.getType());
   Value d = vector::LoadOp::create(
       builder, loc,
@@ -772,14 +782,8 @@ FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module,
             ("lazy_emu_all_reduce_" +
              gpu::stringifyAllReduceOperation(*reduce.getOp()) + "_" + suffix)
                 .str();
-        if (declared.insert(name).second) {
-          OpBuilder db = OpBuilder::atBlockBegin(emu->getBody());
-          auto decl = func::FuncOp::create(db, loc, name,
-                                           FunctionType::get(ctx, {t}, {t}));
-          decl.setPrivate();
-        }
-        Value r = func::CallOp::create(rb, op->getLoc(), name, TypeRange{t},
-                                       ValueRange{reduce.getValue()})
+        Value r = callRuntime(rb, op->getLoc(), *emu, declared, name,
+                              TypeRange{t}, ValueRange{reduce.getValue()})
                       .getResult(0);
         reduce.getResult().replaceAllUsesWith(r);
         toErase.push_back(op);
@@ -793,19 +797,12 @@ FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module,
                             "and i32 only");
           return WalkResult::interrupt();
         }
-        std::string name = "lazy_emu_shuffle_xor_" + suffix;
-        Type i32 = IntegerType::get(ctx, 32);
-        if (declared.insert(name).second) {
-          OpBuilder db = OpBuilder::atBlockBegin(emu->getBody());
-          func::FuncOp::create(db, loc, name,
-                               FunctionType::get(ctx, {t, i32, i32}, {t}))
-              .setPrivate();
-        }
-        Value r = func::CallOp::create(rb, op->getLoc(), name, TypeRange{t},
-                                       ValueRange{shuffle.getValue(),
-                                                  shuffle.getOffset(),
-                                                  shuffle.getWidth()})
-                      .getResult(0);
+        Value r =
+            callRuntime(rb, op->getLoc(), *emu, declared,
+                        "lazy_emu_shuffle_xor_" + suffix, TypeRange{t},
+                        ValueRange{shuffle.getValue(), shuffle.getOffset(),
+                                   shuffle.getWidth()})
+                .getResult(0);
         shuffle.getShuffleResult().replaceAllUsesWith(r);
         // Every partner of an xor inside its segment exists.
         shuffle.getValid().replaceAllUsesWith(
@@ -813,14 +810,8 @@ FailureOr<OwningOpRef<ModuleOp>> buildEmulatorModule(ModuleOp module,
         toErase.push_back(op);
         cooperative.insert(kernel.getName());
       } else if (isa<gpu::BarrierOp>(op)) {
-        if (declared.insert("lazy_emu_barrier").second) {
-          OpBuilder db = OpBuilder::atBlockBegin(emu->getBody());
-          func::FuncOp::create(db, loc, "lazy_emu_barrier",
-                               FunctionType::get(ctx, {}, {}))
-              .setPrivate();
-        }
-        func::CallOp::create(rb, op->getLoc(), "lazy_emu_barrier", TypeRange{},
-                             ValueRange{});
+        callRuntime(rb, op->getLoc(), *emu, declared, "lazy_emu_barrier",
+                    TypeRange{}, ValueRange{});
         toErase.push_back(op);
         cooperative.insert(kernel.getName());
       } else if (isa<nvgpu::MmaSyncOp, amdgpu::MFMAOp, amdgpu::WMMAOp>(op)) {
