@@ -351,17 +351,42 @@ private:
                arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0))
         .getResult();
   }
-  /// With `skip`, an scf.if that yields `state` where it holds and leaves
-  /// `b` in its else block, whose yield the caller adds; else nothing.
-  scf::IfOp skipIf(Value skip, ValueRange state) {
-    if (!skip)
-      return {};
-    auto ifOp = scf::IfOp::create(b, loc, state.getTypes(), skip,
+  /// The loop over blocks of kBlockKeys keys (the last one past the keys
+  /// where they do not divide), carrying `init`.
+  scf::ForOp keyLoop(ValueRange init) {
+    return scf::ForOp::create(
+        b, loc, cst(0),
+        cst(llvm::divideCeilSigned(a.keys, kBlockKeys) * kBlockKeys),
+        cst(kBlockKeys), init);
+  }
+  /// The start of a block of keys from `key0`, in the key loop whose state
+  /// is `state`: the block stages its keys (stageKeys); where the scores
+  /// carry masks that mask every one of the threads' (row, key) `pairs`
+  /// (blockAllMasked), an scf.if yields `state`, and `b` is left in its
+  /// else block, whose yield the caller adds before closeKeyBlock.
+  FailureOr<scf::IfOp> openKeyBlock(ArrayRef<Value> base, Value key0,
+                                    ArrayRef<std::pair<Value, Value>> pairs,
+                                    ValueRange state) {
+    if (failed(stageKeys(base, key0)))
+      return failure();
+    FailureOr<Value> skip = blockAllMasked(base, pairs);
+    if (failed(skip))
+      return failure();
+    if (!*skip)
+      return scf::IfOp();
+    auto ifOp = scf::IfOp::create(b, loc, state.getTypes(), *skip,
                                   /*withElseRegion=*/true);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     scf::YieldOp::create(b, loc, state);
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     return ifOp;
+  }
+  /// The key loop's yield after a block openKeyBlock opened with `skipped`.
+  void closeKeyBlock(scf::IfOp skipped) {
+    if (!skipped)
+      return;
+    b.setInsertionPointAfter(skipped);
+    scf::YieldOp::create(b, loc, skipped.getResults());
   }
 
   /// K at (key of the block, depth) and V at (key of the block, column)
@@ -454,7 +479,6 @@ private:
 
 LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
   Value row0 = base[a.queryAxis];
-  Value zero = cst(0);
   int64_t depthChunks = llvm::divideCeilSigned(a.depth, 16);
   int64_t columnTiles = llvm::divideCeilSigned(a.headDim, 8);
   // Q's A fragments: register r holds row g + 8 (r & 1), depth
@@ -483,17 +507,12 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
   SmallVector<Value> init = {negInf, negInf, fzero, fzero};
   init.append(size_t(columnTiles), accZero);
-  auto loop = scf::ForOp::create(
-      b, loc, zero,
-      cst(llvm::divideCeilSigned(a.keys, kBlockKeys) * kBlockKeys),
-      cst(kBlockKeys), init);
+  scf::ForOp loop = keyLoop(init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value key0 = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
-    if (failed(stageKeys(base, key0)))
-      return loop.erase(), failure();
     // A block of keys the masks mask for all the block's rows: skipped.
     SmallVector<std::pair<Value, Value>> pairs;
     for (int64_t nt = 0; nt < 2; ++nt)
@@ -501,10 +520,9 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
         for (int64_t j = 0; j < 2; ++j)
           pairs.push_back({clampTo(at(row0, g, 8 * r), a.queries),
                            at(key0, t2, 8 * nt + j)});
-    FailureOr<Value> skip = blockAllMasked(base, pairs);
-    if (failed(skip))
+    FailureOr<scf::IfOp> skipped = openKeyBlock(base, key0, pairs, state);
+    if (failed(skipped))
       return loop.erase(), failure();
-    scf::IfOp skipped = skipIf(*skip, state);
     // S = Q K^T, two tiles of 8 keys. K's B fragment: register r holds
     // depth 2t + j + 8r, key g.
     SmallVector<Value> sTiles;
@@ -572,10 +590,7 @@ LogicalResult AttentionTileBuilder::emitMmaSyncTile(ArrayRef<Value> base) {
           emitMmaSync(b, loc, pFrag, fragment({2, 2}, a.element, parts), acc);
     }
     scf::YieldOp::create(b, loc, next);
-    if (skipped) {
-      b.setInsertionPointAfter(skipped);
-      scf::YieldOp::create(b, loc, skipped.getResults());
-    }
+    closeKeyBlock(*skipped);
   }
   // l across the four lanes of each row, then O / l stored element by
   // element: accumulator (r, j) of tile ct is row g + 8r, column
@@ -649,24 +664,18 @@ LogicalResult AttentionTileBuilder::emitTransposedTile(ArrayRef<Value> base) {
   SmallVector<Value> init = {
       floatConst(-std::numeric_limits<double>::infinity()), floatConst(0.0)};
   init.append(size_t(columnTiles), accZero);
-  auto loop = scf::ForOp::create(
-      b, loc, zero,
-      cst(llvm::divideCeilSigned(a.keys, kBlockKeys) * kBlockKeys),
-      cst(kBlockKeys), init);
+  scf::ForOp loop = keyLoop(init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value key0 = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
-    if (failed(stageKeys(base, key0)))
-      return loop.erase(), failure();
     SmallVector<std::pair<Value, Value>> pairs;
     for (int64_t i = 0; i < results; ++i)
       pairs.push_back({query, rowAt(key0, i)});
-    FailureOr<Value> skip = blockAllMasked(base, pairs);
-    if (failed(skip))
+    FailureOr<scf::IfOp> skipped = openKeyBlock(base, key0, pairs, state);
+    if (failed(skipped))
       return loop.erase(), failure();
-    scf::IfOp skipped = skipIf(*skip, state);
     // S^T = K Q^T: K's A fragment element e is key l % 16, depth
     // 16 c + kAt(e).
     Value sT = accZero;
@@ -717,10 +726,7 @@ LogicalResult AttentionTileBuilder::emitTransposedTile(ArrayRef<Value> base) {
           instruction(fragment({operands}, a.element, parts), pFrag, acc));
     }
     scf::YieldOp::create(b, loc, next);
-    if (skipped) {
-      b.setInsertionPointAfter(skipped);
-      scf::YieldOp::create(b, loc, skipped.getResults());
-    }
+    closeKeyBlock(*skipped);
   }
   // l across the query's lanes, then O^T's elements: accumulator i of
   // tile ct is column 16 ct + rowAt(i).
