@@ -11,7 +11,8 @@ DEB_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 libo
               clang-format-22 # scripts/format.sh; the source format test
               graphviz # lazy-print-schedule{format=dot} rendered in a test
               valgrind # bench/schedule_bench.py --instructions counts with callgrind
-              libedit-dev) # LLVMConfig.cmake's find_package(LibEdit): CMake consumers
+              libedit-dev # LLVMConfig.cmake's find_package(LibEdit): CMake consumers
+              openmpi-bin libopenmpi-dev) # lazy-run --distributed under mpirun
 PY_PACKAGES=(tinygrad==0.9.2 numpy pytest lit)
 
 missing=()

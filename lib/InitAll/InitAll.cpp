@@ -12,12 +12,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -38,7 +40,7 @@ void mlir::lazy::registerAllDialects(DialectRegistry &registry) {
                   memref::MemRefDialect, tensor::TensorDialect, gpu::GPUDialect,
                   LLVM::LLVMDialect, NVVM::NVVMDialect, ROCDL::ROCDLDialect,
                   vector::VectorDialect, nvgpu::NVGPUDialect,
-                  amdgpu::AMDGPUDialect>();
+                  amdgpu::AMDGPUDialect, mpi::MPIDialect, DLTIDialect>();
   // The kernel verifier's plan check lives with the analyses it needs.
   registerKernelPlanVerifier(registry);
   // Lowering to LLVM through dialect interfaces, the NVVM/ROCDL targets

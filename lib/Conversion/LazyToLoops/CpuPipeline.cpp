@@ -6,7 +6,8 @@
 // (convert-lazy-to-loops; kernels of at least kParallelMinWork elements get
 // an scf.parallel; buffers are static, allocated once per loaded program;
 // vector stores into outputs of at least kNontemporalMinBytes bypass the
-// cache),
+// cache; lazy-distribute's items become mpi ops, lowered by MPIToLLVM
+// through convert-to-llvm{filter-dialects=mpi}),
 // bfloat16 into software (kSoftBFloat16Passes), f32 exp2 into arith that
 // vectorizes (lazy-expand-exp2; on AVX-512 hosts vectors scale with
 // ldexp, one vscalefps), parallel
@@ -28,6 +29,7 @@
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
@@ -105,6 +107,11 @@ void mlir::lazy::addCpuPipeline(OpPassManager &pm,
   loops.checkCalls = options.checkCalls;
   pm.addPass(createConvertLazyToLoops(loops));
   pm.addPass(createCSEPass());
+  // lazy-distribute's items became mpi ops on memrefs: MPIToLLVM's calls,
+  // their memref operands cast until finalize-memref-to-llvm.
+  ConvertToLLVMPassOptions mpiToLLVM;
+  mpiToLLVM.filterDialects = {"mpi"};
+  pm.addPass(createConvertToLLVMPass(mpiToLLVM));
   addSoftBFloat16Passes(pm);
   LazyExpandExp2Options exp2;
   exp2.vectorLdexp = ::lazy::hostHasAvx512();

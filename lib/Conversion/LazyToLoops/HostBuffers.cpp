@@ -13,6 +13,8 @@
 #include "lazy/Interpreter/HostFunctions.h"
 #include "lazy/Interpreter/Interpreter.h"
 
+#include "mlir/Dialect/DLTI/DLTI.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -42,13 +44,39 @@ void mlir::lazy::emitCustomRandomCall(OpBuilder &b, Location loc, Value view,
   func::CallOp::create(b, loc, callee, args);
 }
 
+LogicalResult HostTarget::send(OpBuilder &, SendOp op, Value) {
+  return op.emitOpError("has no ")
+         << name() << " lowering: distributed programs run on CPUs";
+}
+
+LogicalResult HostTarget::receive(OpBuilder &, RecvOp op, Value) {
+  return op.emitOpError("has no ")
+         << name() << " lowering: distributed programs run on CPUs";
+}
+
+LogicalResult HostTarget::allReduce(OpBuilder &, AllReduceOp op, Value, Value) {
+  return op.emitOpError("has no ")
+         << name() << " lowering: distributed programs run on CPUs";
+}
+
+void mlir::lazy::setMpiImplementation(ModuleOp module,
+                                      StringRef implementation) {
+  MLIRContext *context = module.getContext();
+  auto entry = MapAttr::get(
+      context,
+      {DataLayoutEntryAttr::get(StringAttr::get(context, "MPI:Implementation"),
+                                StringAttr::get(context, implementation))});
+  module->setAttr("dlti.map", entry);
+}
+
 /// Whether an item writes `buffer` or a sub-buffer of it.
 static bool isWritten(Value buffer) {
   SmallVector<Value> pending{buffer};
   while (!pending.empty()) {
     Value v = pending.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      if (isa<LaunchOp, ExtOp>(user) && llvm::is_contained(itemOuts(user), v))
+      if (isa<LaunchOp, ExtOp, RecvOp, AllReduceOp>(user) &&
+          llvm::is_contained(itemOuts(user), v))
         return true;
       if (isa<SubAllocOp>(user))
         pending.push_back(user->getResult(0));
@@ -60,7 +88,7 @@ static bool isWritten(Value buffer) {
 /// Whether an item reads `buffer`.
 static bool isRead(Value buffer) {
   return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
-    return isa<LaunchOp, ExtOp>(user) &&
+    return isa<LaunchOp, ExtOp, SendOp, AllReduceOp>(user) &&
            llvm::is_contained(itemIns(user), buffer);
   });
 }
@@ -159,6 +187,39 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
         target.customRandom(b, loc, out, *seed, int32_t(*dtype));
       }
       host[ext.getResult(0)] = host.lookup(ext.getOuts()[0]);
+    } else if (auto send = dyn_cast<SendOp>(op)) {
+      HostBuffer from = host.lookup(send.getBuffer());
+      if (failed(target.send(b, send,
+                             viewOf(b, loc, from.bytes, from.shift,
+                                    bytesOf(bufferTypeOf(send.getBuffer()))))))
+        return failure();
+    } else if (auto recv = dyn_cast<RecvOp>(op)) {
+      HostBuffer into = host.lookup(recv.getBuffer());
+      if (failed(
+              target.receive(b, recv,
+                             viewOf(b, loc, into.bytes, into.shift,
+                                    bytesOf(bufferTypeOf(recv.getBuffer()))))))
+        return failure();
+      host[recv.getResult()] = into;
+    } else if (auto reduce = dyn_cast<AllReduceOp>(op)) {
+      HostBuffer in = host.lookup(reduce.getIn());
+      HostBuffer out = host.lookup(reduce.getOut());
+      Value inView = in.view;
+      // MPI reads and writes distinct memory (no MPI_IN_PLACE here): an
+      // input sharing bytes with the output is reduced from a copy.
+      int64_t size = bufferTypeOf(reduce.getIn()).getSizeInBytes();
+      if (in.bytes == out.bytes && in.shift < out.shift + size &&
+          out.shift < in.shift + size) {
+        Value scratch =
+            target.allocate(b, loc, bytesOf(bufferTypeOf(reduce.getIn())));
+        allocations.push_back(scratch);
+        inView =
+            viewOf(b, loc, scratch, 0, memrefOf(bufferTypeOf(reduce.getIn())));
+        target.copy(b, loc, inView, in.view);
+      }
+      if (failed(target.allReduce(b, reduce, inView, out.view)))
+        return failure();
+      host[reduce.getResult()] = out;
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       llvm::DenseSet<Value> returned;
       for (OpOperand &operand : ret->getOpOperands())

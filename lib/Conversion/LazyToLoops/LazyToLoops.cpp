@@ -33,6 +33,7 @@
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
 #include "lazy/Support/PassOptionHints.h"
 
+#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -789,6 +790,29 @@ public:
     for (Value bytes : unused)
       memref::DeallocOp::create(b, loc, bytes);
   }
+  /// lazy-distribute's items on the upstream mpi dialect (MPIToLLVM makes
+  /// them MPI_Send, MPI_Recv and MPI_Allreduce calls on MPI_COMM_WORLD).
+  LogicalResult send(OpBuilder &b, SendOp op, Value bytes) override {
+    Location loc = op.getLoc();
+    mpi::SendOp::create(b, loc, Type(), bytes, i32Constant(b, loc, op.getTag()),
+                        i32Constant(b, loc, op.getRank()), commWorld(b, loc));
+    return success();
+  }
+  LogicalResult receive(OpBuilder &b, RecvOp op, Value bytes) override {
+    Location loc = op.getLoc();
+    mpi::RecvOp::create(b, loc, Type(), bytes, i32Constant(b, loc, op.getTag()),
+                        i32Constant(b, loc, op.getRank()), commWorld(b, loc));
+    return success();
+  }
+  LogicalResult allReduce(OpBuilder &b, AllReduceOp op, Value in,
+                          Value out) override {
+    Location loc = op.getLoc();
+    mpi::MPI_ReductionOpEnum kind = op.getKind() == "sum"
+                                        ? mpi::MPI_ReductionOpEnum::MPI_SUM
+                                        : mpi::MPI_ReductionOpEnum::MPI_MAX;
+    mpi::AllReduceOp::create(b, loc, Type(), in, out, kind, commWorld(b, loc));
+    return success();
+  }
   /// A call of lazy_rt_custom_random (HostFunctions.h) on the output's
   /// address, which the JIT resolves in the running process.
   void customRandom(OpBuilder &b, Location loc, Value dst, int64_t seed,
@@ -797,6 +821,12 @@ public:
   }
 
 private:
+  static Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
+  }
+  static Value commWorld(OpBuilder &b, Location loc) {
+    return mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
+  }
   /// A call of the host function `entry` on i64 `values`, declared on
   /// first use.
   void hostCall(OpBuilder &b, Location loc, StringRef entry,
@@ -864,6 +894,12 @@ struct ConvertLazyToLoops final
                  checkCalls);
     if (failed(lowerHostFunctions(module, host)))
       return signalPassFailure();
+    // MPIToLLVM lowers to the ABI the module names, MPICH's by default;
+    // Debian ships OpenMPI (a module may name another first).
+    if (!module->hasAttr("dlti.map") &&
+        module.walk([](mpi::CommWorldOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      setMpiImplementation(module, "OpenMPI");
   }
 };
 

@@ -317,3 +317,74 @@ func.func @variables_on_an_op(%a: tensor<4xf32>) -> tensor<4xf32> {
   %x = lazy.add %a, %a {lazy.variables = ["i[1:4]"]} : tensor<4xf32>
   return %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @send_tag(%a: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.send' op tag must be in [0, 32767] (MPI_TAG_UB's least value), got 40000}}
+  lazy.send %a to rank 1 tag 40000 : !lazy.buffer<4xf32>
+  return
+}
+
+// -----
+
+func.func @recv_rank(%a: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.recv' op rank must be non-negative, got -1}}
+  %r = lazy.recv %a from rank -1 tag 0 : !lazy.buffer<4xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_size(%a: !lazy.buffer<4xf32>, %b: !lazy.buffer<8xf32>) {
+  // expected-error @+1 {{'lazy.all_reduce' op reduces '!lazy.buffer<4xf32>' into '!lazy.buffer<8xf32>': the element type and size must agree}}
+  %r = lazy.all_reduce "sum" %a into %b : !lazy.buffer<4xf32> -> !lazy.buffer<8xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_half(%a: !lazy.buffer<4xf16>, %b: !lazy.buffer<4xf16>) {
+  // expected-error @+1 {{'lazy.all_reduce' op cannot 'sum' 'f16' elements over MPI (sum or max of f32, f64 or 8- to 64-bit integers; max of signed ones only)}}
+  %r = lazy.all_reduce "sum" %a into %b : !lazy.buffer<4xf16> -> !lazy.buffer<4xf16>
+  return
+}
+
+// -----
+
+func.func @all_reduce_unsigned_max(%a: !lazy.buffer<4xui32>, %b: !lazy.buffer<4xui32>) {
+  // expected-error @+1 {{'lazy.all_reduce' op cannot 'max' 'ui32' elements over MPI}}
+  %r = lazy.all_reduce "max" %a into %b : !lazy.buffer<4xui32> -> !lazy.buffer<4xui32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_kind(%a: !lazy.buffer<4xf32>, %b: !lazy.buffer<4xf32>) {
+  // expected-error @+1 {{'lazy.all_reduce' op cannot 'prod' 'f32' elements over MPI}}
+  %r = lazy.all_reduce "prod" %a into %b : !lazy.buffer<4xf32> -> !lazy.buffer<4xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_device(%a: !lazy.buffer<4xf32>, %b: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) {
+  // expected-error @+1 {{'lazy.all_reduce' op must keep the input buffer's device}}
+  %r = lazy.all_reduce "sum" %a into %b : !lazy.buffer<4xf32> -> !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0: 'lazy.argument' must be a non-negative i64 position}}
+func.func private @argument_position(%a: !lazy.buffer<4xf32> {lazy.argument = -1 : i64})
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'lazy.rank' must be a non-negative i64 on a function}}
+func.func private @rank_attr(%a: !lazy.buffer<4xf32>) attributes {lazy.rank = "one"}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'lazy.rank_devices' must be a non-empty array of device strings on a module}}
+module attributes {lazy.rank_devices = []} {}

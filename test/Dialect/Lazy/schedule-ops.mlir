@@ -57,3 +57,18 @@ func.func @program(%a: !lazy.buffer<16xf32> {lazy.buffer = 0 : i64}) -> (!lazy.b
   %w = lazy.ext "view" outs(%v : !lazy.buffer<4xsi32>) ins(%a : !lazy.buffer<16xf32>)
   return %c : !lazy.buffer<4xf32, #lazy.device<"CUDA:1">>
 }
+
+// lazy-distribute's items round-trip.
+// CHECK-LABEL: func.func @distributed_items
+// CHECK: lazy.send %{{.*}} to rank 1 tag 3 : !lazy.buffer<4xf32>
+// CHECK: %[[R:.*]] = lazy.recv %{{.*}} from rank 1 tag 4 : !lazy.buffer<4xf32>
+// CHECK: %[[S:.*]] = lazy.suballoc %[[R]]
+// CHECK: lazy.all_reduce "max" %[[S]] into %{{.*}} : !lazy.buffer<4xsi32> -> !lazy.buffer<4xsi32>
+func.func @distributed_items(%a: !lazy.buffer<4xf32>, %b: !lazy.buffer<4xsi32>) -> !lazy.buffer<4xsi32> attributes {lazy.rank = 0 : i64} {
+  lazy.send %a to rank 1 tag 3 : !lazy.buffer<4xf32>
+  %r = lazy.recv %a from rank 1 tag 4 : !lazy.buffer<4xf32>
+  %o = lazy.alloc : !lazy.buffer<4xsi32>
+  %s = lazy.suballoc %r offset 0 : !lazy.buffer<4xf32> -> !lazy.buffer<4xsi32>
+  %m = lazy.all_reduce "max" %s into %o : !lazy.buffer<4xsi32> -> !lazy.buffer<4xsi32>
+  return %m : !lazy.buffer<4xsi32>
+}

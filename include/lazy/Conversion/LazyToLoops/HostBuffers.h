@@ -76,7 +76,18 @@ public:
                             int32_t dtype) = 0;
   /// Before the return: the allocations no result lives in.
   virtual void release(OpBuilder &b, Location loc, ArrayRef<Value> unused) = 0;
+  /// lazy-distribute's items: `bytes` (an i8 view of the buffer) sent or
+  /// received, `in` reduced over the ranks into `out` (element views that
+  /// share no bytes). A target without them reports the op.
+  virtual LogicalResult send(OpBuilder &b, SendOp op, Value bytes);
+  virtual LogicalResult receive(OpBuilder &b, RecvOp op, Value bytes);
+  virtual LogicalResult allReduce(OpBuilder &b, AllReduceOp op, Value in,
+                                  Value out);
 };
+
+/// The MPI implementation whose ABI the mpi dialect lowers to (a DLTI
+/// entry on the module, read by MPIToLLVM): "OpenMPI" or "MPICH".
+void setMpiImplementation(ModuleOp module, StringRef implementation);
 
 /// A call of the runtime's `lazy_rt_custom_random` (HostFunctions.h) that
 /// fills the host memref `view`: its address as an integer, the seed, the

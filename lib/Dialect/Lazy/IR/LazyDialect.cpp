@@ -245,6 +245,23 @@ LogicalResult LazyDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a non-negative i64 on a module";
     return success();
   }
+  if (name == kRankDevicesAttrName) {
+    auto devices = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !devices || devices.empty() ||
+        !llvm::all_of(devices, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitOpError() << "'" << name
+                               << "' must be a non-empty array of device "
+                                  "strings on a module";
+    return success();
+  }
+  if (name == kRankAttrName) {
+    auto rank = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op) || !rank ||
+        !rank.getType().isSignlessInteger(64) || rank.getInt() < 0)
+      return op->emitOpError()
+             << "'" << name << "' must be a non-negative i64 on a function";
+    return success();
+  }
   if (name == kBufferAttrName)
     return op->emitOpError()
            << "'" << name << "' belongs on function arguments, not on ops";
@@ -348,11 +365,26 @@ static bool isFirstBufferArgument(FunctionOpInterface function,
   return true;
 }
 
+/// lazy.argument and lazy.output: a position in the function a rank's
+/// function was split from.
+static LogicalResult verifyPosition(Operation *op, StringRef what,
+                                    unsigned index, NamedAttribute attr) {
+  auto position = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!position || !position.getType().isSignlessInteger(64) ||
+      position.getInt() < 0)
+    return op->emitOpError()
+           << what << " #" << index << ": '" << attr.getName().getValue()
+           << "' must be a non-negative i64 position";
+  return success();
+}
+
 LogicalResult LazyDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == kArgumentAttrName)
+    return verifyPosition(op, "argument", argIndex, attr);
   if (name != kBufferAttrName && name != kBufferOffsetAttrName)
     return op->emitOpError()
            << "unknown lazy argument attribute '" << name << "'";
@@ -389,6 +421,8 @@ LogicalResult LazyDialect::verifyRegionResultAttribute(Operation *op,
                                                        unsigned resultIndex,
                                                        NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == kOutputAttrName)
+    return verifyPosition(op, "result", resultIndex, attr);
   if (name != kResultViewAttrName)
     return op->emitOpError()
            << "unknown lazy result attribute '" << name << "'";

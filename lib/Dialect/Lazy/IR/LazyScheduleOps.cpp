@@ -12,6 +12,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::lazy;
 namespace st = ::lazy::st;
@@ -239,13 +241,88 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 OperandRange mlir::lazy::itemOuts(Operation *item) {
   if (auto launch = dyn_cast<LaunchOp>(item))
     return launch.getOuts();
+  if (isa<SendOp>(item))
+    return item->getOperands().take_front(0);
+  if (isa<RecvOp>(item))
+    return item->getOperands();
+  if (auto reduce = dyn_cast<AllReduceOp>(item))
+    return reduce->getOperands().slice(1, 1);
   return cast<ExtOp>(item).getOuts();
 }
 
 OperandRange mlir::lazy::itemIns(Operation *item) {
   if (auto launch = dyn_cast<LaunchOp>(item))
     return launch.getIns();
+  if (isa<SendOp>(item))
+    return item->getOperands();
+  if (isa<RecvOp>(item))
+    return item->getOperands().take_front(0);
+  if (auto reduce = dyn_cast<AllReduceOp>(item))
+    return reduce->getOperands().slice(0, 1);
   return cast<ExtOp>(item).getIns();
+}
+
+//===----------------------------------------------------------------------===//
+// SendOp, RecvOp, AllReduceOp
+//===----------------------------------------------------------------------===//
+
+/// MPI tags are only guaranteed up to 32767 (MPI_TAG_UB's least value).
+static constexpr int64_t kMaxMpiTag = 32767;
+
+/// The rank and tag of a send or a receive, and the buffer's size: MPI
+/// counts bytes in an int.
+static LogicalResult verifyMessage(Operation *op, BufferType buffer,
+                                   int64_t rank, int64_t tag) {
+  if (rank < 0)
+    return op->emitOpError() << "rank must be non-negative, got " << rank;
+  if (tag < 0 || tag > kMaxMpiTag)
+    return op->emitOpError() << "tag must be in [0, " << kMaxMpiTag
+                             << "] (MPI_TAG_UB's least value), got " << tag;
+  if (buffer.getSizeInBytes() > std::numeric_limits<int32_t>::max())
+    return op->emitOpError()
+           << "moves " << buffer.getSizeInBytes()
+           << " bytes, more than one MPI message holds (2^31 - 1)";
+  return success();
+}
+
+LogicalResult SendOp::verify() {
+  return verifyMessage(*this, getBuffer().getType(), getRank(), getTag());
+}
+
+LogicalResult RecvOp::verify() {
+  return verifyMessage(*this, getBuffer().getType(), getRank(), getTag());
+}
+
+bool AllReduceOp::reducible(Type type, StringRef kind) {
+  if (kind != "sum" && kind != "max")
+    return false;
+  if (type.isF32() || type.isF64())
+    return true;
+  auto integer = dyn_cast<IntegerType>(type);
+  if (!integer || !llvm::is_contained({8u, 16u, 32u, 64u}, integer.getWidth()))
+    return false;
+  // Buffers are seen as signless memrefs once lowered: a max over unsigned
+  // elements would compare them as signed.
+  return kind == "sum" || !integer.isUnsigned();
+}
+
+LogicalResult AllReduceOp::verify() {
+  BufferType in = getIn().getType(), out = getOut().getType();
+  if (in.getSize() != out.getSize() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError() << "reduces " << in << " into " << out
+                         << ": the element type and size must agree";
+  if (in.getDevice() != out.getDevice())
+    return emitOpError("must keep the input buffer's device");
+  if (!reducible(in.getElementType(), getKind()))
+    return emitOpError() << "cannot '" << getKind() << "' "
+                         << in.getElementType()
+                         << " elements over MPI (sum or max of f32, f64 or "
+                            "8- to 64-bit integers; max of signed ones only)";
+  if (in.getSizeInBytes() > std::numeric_limits<int32_t>::max())
+    return emitOpError() << "reduces " << in.getSizeInBytes()
+                         << " bytes, more than one MPI call counts (2^31 - 1)";
+  return success();
 }
 
 LogicalResult ExtOp::verify() {

@@ -114,6 +114,15 @@ def Lazy_Dialect : Dialect {
     /// The k-th custom_random without a seed of its own that runs gets
     /// this plus k, as tinygrad's counter gives.
     static constexpr ::llvm::StringLiteral kRngSeedAttrName = "lazy.rng_seed";
+    /// lazy-distribute's: on a module, each rank's device (an array of
+    /// strings, by rank); on a rank's function, its rank (i64); on its
+    /// arguments and results, their positions in the function it was split
+    /// from (i64).
+    static constexpr ::llvm::StringLiteral kRankDevicesAttrName =
+        "lazy.rank_devices";
+    static constexpr ::llvm::StringLiteral kRankAttrName = "lazy.rank";
+    static constexpr ::llvm::StringLiteral kArgumentAttrName = "lazy.argument";
+    static constexpr ::llvm::StringLiteral kOutputAttrName = "lazy.output";
   }];
 }
 

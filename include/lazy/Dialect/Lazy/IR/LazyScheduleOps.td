@@ -218,6 +218,78 @@ def Lazy_ExtOp : Lazy_Op<"ext", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Distributed items: one rank's side of a copy between devices, and an
+// all-reduce (lazy-distribute makes them; lowered to the upstream mpi
+// dialect)
+//===----------------------------------------------------------------------===//
+
+def Lazy_SendOp : Lazy_Op<"send", [MemoryEffects<[MemRead]>]> {
+  let summary = "the source rank's side of a copy to another device";
+  let description = [{
+    Sends the buffer's bytes to rank `rank`, where a `lazy.recv` with the
+    same tag receives them (`mpi.send` once lowered). `lazy-distribute`
+    makes one for each copy between two devices of a multi-device schedule;
+    the tag is the copy's position among them, so that every send meets
+    its receive.
+    ```mlir
+    lazy.send %b to rank 1 tag 0 : !lazy.buffer<4xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_BufferType:$buffer, I64Attr:$rank, I64Attr:$tag);
+  let assemblyFormat = [{
+    $buffer `to` `rank` $rank `tag` $tag attr-dict `:` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Lazy_RecvOp : Lazy_Op<"recv", [MemoryEffects<[MemWrite]>,
+                                   AllTypesMatch<["buffer", "result"]>]> {
+  let summary = "the destination rank's side of a copy from another device";
+  let description = [{
+    Receives into the buffer the bytes rank `rank` sends with the same tag
+    (`mpi.recv` once lowered). The result is the buffer after receiving,
+    as a `lazy.ext "copy"`'s is.
+    ```mlir
+    %r = lazy.recv %b from rank 0 tag 0 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+    ```
+  }];
+  let arguments = (ins Lazy_BufferType:$buffer, I64Attr:$rank, I64Attr:$tag);
+  let results = (outs Lazy_BufferType:$result);
+  let assemblyFormat = [{
+    $buffer `from` `rank` $rank `tag` $tag attr-dict `:` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Lazy_AllReduceOp : Lazy_Op<"all_reduce", [
+    MemoryEffects<[MemRead, MemWrite]>, AllTypesMatch<["out", "result"]>]> {
+  let summary = "every rank's buffer combined element by element, on every "
+                "rank";
+  let description = [{
+    `out` receives the `sum` or `max` over all ranks of their `in` buffers
+    (`mpi.allreduce` once lowered). `lazy-distribute` makes one per rank in
+    place of tinygrad's hand-built all-reduce (each device adding up copies
+    of every device's buffer). The element type must be one MPI reduces:
+    f32, f64 or an integer of 8 to 64 bits (`max` on signed ones only).
+    ```mlir
+    %r = lazy.all_reduce sum %g into %o : !lazy.buffer<16xf32> -> !lazy.buffer<16xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_BufferType:$in, Lazy_BufferType:$out,
+                       StrAttr:$kind);
+  let results = (outs Lazy_BufferType:$result);
+  let assemblyFormat = [{
+    $kind $in `into` $out attr-dict `:` qualified(type($in)) `->`
+    qualified(type($out))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether MPI reduces elements of `type` with `kind` ("sum", "max").
+    static bool reducible(::mlir::Type type, ::llvm::StringRef kind);
+  }];
+}
+
 def Lazy_ScheduleOp : Lazy_Op<"schedule", [
     SingleBlock,
     DeclareOpInterfaceMethods<RegionKindInterface>]> {

@@ -332,6 +332,48 @@ def LazyPlanMemory : Pass<"lazy-plan-memory", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
+def LazyDistribute : Pass<"lazy-distribute", "::mlir::ModuleOp"> {
+  let summary = "Split a multi-device schedule into one program per MPI rank";
+  let description = [{
+    Each device of an ordered schedule becomes a rank (devices sorted by
+    name, then number; `CLANG` is `CLANG:0`; `NPY` buffers are host arrays
+    every rank holds). Each scheduled function `@F` becomes `@F_rank<r>`
+    per rank `r`, holding, in the schedule's order:
+
+    1. the allocations, launches and EXT items of rank `r`'s device, and
+       the function arguments and results on it (`lazy.argument` and
+       `lazy.output` give their positions in `@F`);
+    2. for a copy from device `e` to device `d`: a `lazy.send` on `e`'s rank
+       and a `lazy.recv` on `d`'s, with the copy's position among them as
+       the tag (copies from `NPY` or within a device stay copies);
+    3. for tinygrad's hand-built all-reduce (one launch per device whose
+       kernel is a left fold of `add`s, or of `max`es, over N whole,
+       contiguous buffers: device d's own `x_d` and copies of every other
+       device's `x_e`, the copies read by that launch alone, of an element
+       type MPI reduces): one `lazy.all_reduce` per rank in place of the
+       launch and its copies. Anything else that looks like one, a fold in
+       another order, of different buffers or with other ops fused in,
+       stays sends and receives.
+
+    Every rank runs the schedule's order, so a blocking send always meets
+    its receive: no rank waits on one that waits on it. The module gets
+    `lazy.rank_devices`, each rank's device. Kernels no rank launches any
+    more are dropped; with `rank`, only that rank's function is made, and
+    only its kernels kept.
+  }];
+  let options = [
+    Option<"rank", "rank", "int64_t", /*default=*/"-1",
+           "make only this rank's function and keep only its kernels "
+           "(-1: every rank's)">
+  ];
+  let statistics = [
+    Statistic<"numSends", "sends", "copies between ranks made sends and "
+              "receives">,
+    Statistic<"numAllReduces", "all-reduces", "all-reduces recognized">,
+  ];
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
 def LazyOptimizeKernels : Pass<"lazy-optimize-kernels", "::mlir::ModuleOp"> {
   let summary = "Choose each kernel's plan of loop transformations";
   let description = [{
