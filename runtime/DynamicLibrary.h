@@ -11,8 +11,8 @@
 namespace lazy::runtime {
 
 /// A shared library opened at run time and kept loaded until the process
-/// ends: GPU vendor runtimes (libcuda, libamdhip64) register exit handlers
-/// and start threads that run their code, even after a failed init, so
+/// ends: GPU vendor runtimes and MPI (libcuda, libamdhip64) register exit
+/// handlers and start threads that run their code, even after a failed init, so
 /// unloading them is unsafe (and leak checkers could no longer name them).
 class DynamicLibrary {
 public:
@@ -21,11 +21,13 @@ public:
   DynamicLibrary &operator=(const DynamicLibrary &) = delete;
 
   /// Tries each name in turn; on failure `error` holds dlerror's text for
-  /// the first (the usual) name.
-  bool open(std::initializer_list<const char *> names, std::string &error) {
+  /// the first (the usual) name. `global`: its symbols resolve the
+  /// libraries it loads in turn (OpenMPI's plugins need that).
+  bool open(std::initializer_list<const char *> names, std::string &error,
+            bool global = false) {
     error.clear();
     for (const char *name : names) {
-      handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      handle = dlopen(name, RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
       if (handle)
         return true;
       const char *why = dlerror();
@@ -42,6 +44,8 @@ public:
       missing = name;
     return fn != nullptr;
   }
+  /// The address of the data symbol `name`, or null.
+  void *address(const char *name) const { return dlsym(handle, name); }
 
 private:
   void *handle = nullptr;

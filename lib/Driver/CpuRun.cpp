@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistributedRun.h"
 #include "GraphRun.h"
 
 #include "lazy/Driver/CompileForCpu.h"
@@ -213,6 +214,11 @@ mlir::lazy::CpuProgramOptions GraphRun::hostProgramOptions() const {
       {"lazy_rt_kernel_end", reinterpret_cast<void *>(&lazyRunKernelEnd)});
   for (auto &hook : mlir::lazy::KernelCheck::hookSymbols())
     programOptions.symbols.push_back(hook);
+  // A rank's program calls MPI (lazy-distribute's sends, receives and
+  // all-reduces).
+  if (distributed)
+    for (auto &symbol : distributed->world().programSymbols())
+      programOptions.symbols.push_back(symbol);
   return programOptions;
 }
 
@@ -326,6 +332,10 @@ GraphRun::runOnCpu(ModuleOp module, const std::string &name,
   phases.mark(report.outcome == mlir::lazy::ProgramCache::Outcome::Hit
                   ? "load"
                   : "compile");
+  // A rank runs only once every rank has its program: a send to a rank
+  // that failed would wait for ever.
+  if (distributed && !distributed->agreeReady(true))
+    return failure();
   PackedCall call(args, numResults);
   {
     std::optional<mlir::lazy::KernelCheck::Active> active;

@@ -27,8 +27,10 @@
 
 namespace mlir::lazy::driver {
 
-/// Prints "lazy-run: error: MESSAGE" to stderr; returns exit code 1.
+/// Prints "lazy-run: error: MESSAGE" to stderr (after the prefix set, a
+/// distributed run's rank); returns exit code 1.
 int fail(const llvm::Twine &message);
+void setErrorPrefix(const std::string &prefix);
 
 /// Prints the median and fastest of the timed runs.
 void printTimes(std::vector<double> times);
@@ -43,6 +45,8 @@ private:
   bool enabled;
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
+
+class DistributedRun;
 
 class GraphRun {
 public:
@@ -121,6 +125,8 @@ public:
 
   const RunOptions &options;
   PhaseTimer phases;
+  /// --distributed: this rank's part of the job (null otherwise).
+  DistributedRun *distributed = nullptr;
   /// Set by --check-kernels when a kernel call's outputs differ from the
   /// interpreter's.
   bool kernelsDiffer = false;

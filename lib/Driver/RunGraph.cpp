@@ -9,11 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistributedRun.h"
 #include "GraphRun.h"
 
 #include "lazy/Conversion/Passes.h"
 #include "lazy/Dialect/Lazy/IR/LazyAttrs.h"
 #include "lazy/Dialect/Lazy/IR/LazyOps.h"
+#include "lazy/Dialect/Lazy/Transforms/Passes.h"
 #include "lazy/Driver/CompileForCpu.h"
 #include "lazy/Driver/GraphPreparation.h"
 #include "lazy/InitAll.h"
@@ -47,8 +49,14 @@ using namespace mlir::lazy;
 using namespace mlir::lazy::driver;
 namespace interp = ::lazy::interp;
 
+static std::string errorPrefix;
+
+void mlir::lazy::driver::setErrorPrefix(const std::string &prefix) {
+  errorPrefix = prefix;
+}
+
 int mlir::lazy::driver::fail(const llvm::Twine &message) {
-  llvm::errs() << "lazy-run: error: " << message << "\n";
+  llvm::errs() << "lazy-run: " << errorPrefix << "error: " << message << "\n";
   return 1;
 }
 
@@ -112,6 +120,14 @@ mlir::lazy::checkRunOptions(const RunOptions &options) {
                        options.device + " compiles no CPU program");
   if (options.warmup && !options.repeat)
     return std::string("--warmup needs --repeat");
+  if (options.distributed &&
+      (options.device != "cpu" || options.searchPlans || options.checkKernels ||
+       !options.dumpObjects.empty()))
+    return std::string("--distributed runs each rank's program on the CPU: "
+                       "it takes no --device other than cpu, "
+                       "--search-plans, --check-kernels or --dump-objects");
+  if (options.distributed && !options.mpiTimeout)
+    return std::string("--mpi-timeout must be at least 1 second");
   if (!options.record.empty() && options.repeat)
     return std::string("--record writes one run; time it with lazy-replay "
                        "--repeat instead of --repeat");
@@ -125,6 +141,15 @@ int mlir::lazy::runGraph(const RunOptions &options) {
 }
 
 int GraphRun::run() {
+  // A rank joins its job first: every later failure is agreed on with the
+  // other ranks (DistributedRun's destructor).
+  std::unique_ptr<DistributedRun> rankRun;
+  if (options.distributed) {
+    rankRun = DistributedRun::join(options.mpiTimeout);
+    if (!rankRun)
+      return 1;
+    distributed = rankRun.get();
+  }
   // A GPU is opened first: without one there is nothing to compile for.
   std::unique_ptr<::lazy::runtime::GpuDevice> gpu;
   if ((options.device == "cuda" || options.device == "hip") &&
@@ -181,6 +206,7 @@ int GraphRun::run() {
     if (f != graph)
       f.erase();
   std::string name = graph.getSymName().str();
+  const std::string graphName = name;
   SmallVector<Type> argTypes(graph.getArgumentTypes());
   SmallVector<Type> resultTypes(graph.getResultTypes());
   for (Type t : llvm::concat<Type>(argTypes, resultTypes)) {
@@ -217,7 +243,7 @@ int GraphRun::run() {
       return 1;
     values = std::move(*chosen);
     // The results' shapes at these values.
-    auto bound = unscheduled->lookupSymbol<func::FuncOp>(name);
+    auto bound = unscheduled->lookupSymbol<func::FuncOp>(graphName);
     resultTypes.assign(bound.getResultTypes().begin(),
                        bound.getResultTypes().end());
   }
@@ -226,7 +252,10 @@ int GraphRun::run() {
   PassManager pm(&context);
   // GPU kernels get the GPU plans here (the CPU's come with lazy-to-cpu);
   // forced plans replace the heuristic's for their kernels.
-  std::string schedule = "lazy-schedule";
+  // A distributed run plans each rank's memory once it is split
+  // (lazy-distribute moves all-reduces, which planned buffers forbid).
+  std::string schedule =
+      distributed ? "lazy-schedule{plan-memory=false}" : "lazy-schedule";
   bool gpuDevice = options.device != "cpu";
   if (!options.plans.empty() || gpuDevice)
     schedule +=
@@ -251,6 +280,47 @@ int GraphRun::run() {
     return 1;
   if (symbolic)
     setLaunchValues(graph, values);
+  // --distributed: this rank's function (lazy-distribute), its arguments
+  // and outputs by their positions in the graph's.
+  std::vector<int64_t> outputIndex;
+  std::vector<interp::HostTensor> rankArgs;
+  std::vector<interp::HostTensor> *runArgs = &args;
+  if (distributed) {
+    FailureOr<std::vector<std::string>> devices =
+        mlir::lazy::rankDevicesOf(graph);
+    if (failed(devices))
+      return 1;
+    int ranks = distributed->world().size();
+    if (int64_t(devices->size()) != ranks)
+      return fail(llvm::formatv(
+          "the schedule has {0} device(s) ({1}), one rank each: run it with "
+          "mpirun -n {0}, not {2}",
+          devices->size(), llvm::join(*devices, ", "), ranks));
+    PassManager distribute(&context);
+    std::string rank = std::to_string(distributed->rank());
+    if (failed(parsePassPipeline("lazy-distribute{rank=" + rank +
+                                     "},func.func(lazy-plan-memory)",
+                                 distribute)) ||
+        failed(distribute.run(*module)))
+      return 1;
+    name += "_rank" + rank;
+    graph = module->lookupSymbol<func::FuncOp>(name);
+    for (unsigned i = 0; i < graph.getNumArguments(); ++i)
+      rankArgs.push_back(
+          args[size_t(graph
+                          .getArgAttrOfType<IntegerAttr>(
+                              i, mlir::lazy::LazyDialect::kArgumentAttrName)
+                          .getInt())]);
+    for (unsigned i = 0; i < graph.getNumResults(); ++i)
+      outputIndex.push_back(graph
+                                .getResultAttrOfType<IntegerAttr>(
+                                    i, mlir::lazy::LazyDialect::kOutputAttrName)
+                                .getInt());
+    runArgs = &rankArgs;
+  } else {
+    for (unsigned i = 0; i < resultTypes.size(); ++i)
+      outputIndex.push_back(i);
+  }
   if (options.device == "cpu" || options.device == "emulate") {
     // The compiled program allocates its buffers without a way to report a
     // failure: refuse buffers the host cannot hold.
@@ -285,7 +355,7 @@ int GraphRun::run() {
   std::vector<interp::HostTensor> checkInputs;
   std::optional<mlir::lazy::ReferenceCheck> reference;
   if (options.check) {
-    auto copyGraph = unscheduled->lookupSymbol<func::FuncOp>(name);
+    auto copyGraph = unscheduled->lookupSymbol<func::FuncOp>(graphName);
     seeds.apply(copyGraph);
     bool assigns = false;
     copyGraph.walk([&](mlir::lazy::AssignOp) { assigns = true; });
@@ -349,7 +419,7 @@ int GraphRun::run() {
     if (failed(
             runOnGpu(*module, name, *gpu, options.device, args, resultBuffers)))
       return 1;
-  } else if (failed(runOnCpu(*module, name, args, resultTypes.size(),
+  } else if (failed(runOnCpu(*module, name, *runArgs, graph.getNumResults(),
                              resultBuffers))) {
     return 1;
   }
@@ -359,8 +429,10 @@ int GraphRun::run() {
             llvm::sys::fs::create_directories(options.outputDir))
       return fail(options.outputDir + ": " + ec.message());
   bool allMatch = true;
-  for (auto [i, t] : llvm::enumerate(resultTypes)) {
-    auto tensor = cast<RankedTensorType>(t);
+  // --distributed: the check lines go to rank 0, by output.
+  std::map<int64_t, std::string> checkLines;
+  for (auto [i, output] : llvm::enumerate(outputIndex)) {
+    auto tensor = cast<RankedTensorType>(resultTypes[size_t(output)]);
     interp::DType dtype = *mlir::lazy::dtypeOf(tensor.getElementType());
     std::vector<int64_t> shape(tensor.getShape().begin(),
                                tensor.getShape().end());
@@ -379,14 +451,18 @@ int GraphRun::run() {
         std::memcpy(out.data.data(), buffer.data(), n);
     }
     if (!options.outputDir.empty() &&
-        !interp::writeNpy(options.outputDir + "/out" + std::to_string(i) +
+        !interp::writeNpy(options.outputDir + "/out" + std::to_string(output) +
                               ".npy",
                           out, error))
       return fail(error);
     if (options.check) {
-      mlir::lazy::Verdict verdict = reference->judge(i, out);
-      llvm::outs() << "out" << i << ": " << verdict.describe(out.numElements())
-                   << "\n";
+      mlir::lazy::Verdict verdict = reference->judge(size_t(output), out);
+      std::string line = "out" + std::to_string(output) + ": " +
+                         verdict.describe(out.numElements());
+      if (distributed)
+        checkLines[output] = line;
+      else
+        llvm::outs() << line << "\n";
       allMatch &= verdict.ok;
     }
   }
@@ -394,6 +470,11 @@ int GraphRun::run() {
     llvm::errs() << "lazy-run: note: no f64 evaluation of this graph to "
                     "compare the differing floats with (it has bitcasts, "
                     "buffer views or CUSTOM ops, or the evaluation failed)\n";
+  if (distributed)
+    return distributed->agreeResults(/*ran=*/true, allMatch, checkLines,
+                                     options.check)
+               ? 0
+               : 1;
   if (options.check)
     llvm::outs() << (allMatch ? "all outputs match" : "outputs differ") << "\n";
   return allMatch && !kernelsDiffer ? 0 : 1;

@@ -5,6 +5,7 @@
 //          [--device=cpu|cuda|hip] [--chip=C] [--var=NAME=VALUE ...]
 //          [--plan=KERNEL:KIND:AXIS:AMOUNT,...] [--search-plans=N]
 //          [--repeat=N [--warmup=N]] [--dump-objects=DIR]
+//          [--distributed [--mpi-timeout=S]]
 //
 // A thin main over the driver library (lazy/Driver/RunGraph.h), which does
 // the work: lib/Driver/RunGraph.cpp lists its stages.
@@ -51,6 +52,20 @@
 //
 // Values marked lazy.seen (an earlier schedule's) are scheduled here too,
 // with a note: lazy-run runs one whole graph.
+//
+// --distributed, under `mpirun -n N`: each device of the schedule is a
+// rank (lazy-distribute: copies across devices become MPI sends and
+// receives, tinygrad's hand-built all-reduces MPI_Allreduce). Every rank
+// parses, schedules and makes the inputs (the same seed gives the same
+// ones), compiles only its device's kernels and holds only its buffers,
+// and writes its own outputs (out<i>.npy, i the graph's output number);
+// with --check every rank evaluates the whole graph with the interpreter
+// and judges its outputs, and rank 0 prints every line. N must be the
+// number of devices. A rank that fails is reported on every rank before
+// anything runs; a rank that waits --mpi-timeout seconds ends the job.
+// OpenMPI is opened with dlopen (libmpi.so.40): built without it, only
+// --distributed is missing. Several hosts: `mpirun -n N --hostfile FILE`,
+// the module and inputs at the same path on each (docs/distributed.md).
 //
 // Outputs are read as tinygrad's .numpy() reads them, through
 // .contiguous(): an output that is a const (which has no buffer, so no
@@ -206,6 +221,18 @@ static cl::opt<bool, /*ExternalStorage=*/true> recordInputs(
     cl::init(true),
     cl::desc("with --record: store the inputs' bytes and the expected "
              "results (false: zero-filled inputs, timing only)"));
+
+static cl::opt<bool, /*ExternalStorage=*/true> distributed(
+    cl::location(options.distributed), cl::cat(toolOptions), "distributed",
+    cl::desc("run as one rank of `mpirun -n N` (OpenMPI): the schedule is "
+             "split by lazy-distribute, a rank per device, and this rank "
+             "compiles and runs its device's part on the CPU; rank 0 "
+             "prints the lines, every rank writes its own outputs"));
+static cl::opt<unsigned, /*ExternalStorage=*/true> mpiTimeout(
+    cl::location(options.mpiTimeout), cl::cat(toolOptions), "mpi-timeout",
+    cl::init(300),
+    cl::desc("with --distributed: end the job when a rank has waited this "
+             "many seconds for the others (one failed or hangs)"));
 
 static int toolMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);

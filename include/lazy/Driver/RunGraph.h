@@ -62,6 +62,12 @@ struct RunOptions {
   unsigned compileThreads = 0;
   /// Variables' values, NAME=VALUE.
   std::vector<std::string> variables;
+  /// Run as one rank of an `mpirun -n N` job: this rank's device's part
+  /// of the schedule (lazy-distribute), on the CPU.
+  bool distributed = false;
+  /// --distributed: seconds a rank waits for the others before it gives up
+  /// (a rank failed or hangs), ending the job.
+  unsigned mpiTimeout = 300;
 };
 
 /// Options that contradict each other or the device: the message, or none.

@@ -252,10 +252,14 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     func.removeArgAttr(i, LazyDialect::kBufferAttrName);
     func.removeArgAttr(i, LazyDialect::kBufferOffsetAttrName);
+    func.removeArgAttr(i, LazyDialect::kArgumentAttrName);
   }
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
     func.removeResultAttr(i, StringAttr::get(func.getContext(),
                                              LazyDialect::kResultViewAttrName));
+    func.removeResultAttr(
+        i, StringAttr::get(func.getContext(), LazyDialect::kOutputAttrName));
+  }
   return success();
 }
 

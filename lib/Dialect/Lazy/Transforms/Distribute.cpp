@@ -18,10 +18,15 @@
 //     lazy.all_reduce per rank when every device's launch of it is a plain
 //     left fold of one op over whole, contiguous loads of the N buffers,
 //     the copies are read by that launch alone and MPI reduces the element
-//     type (AllReduceRecognizer below).
-// Every rank keeps the schedule's order, so the blocking sends and receives
-// cannot deadlock: the earliest message any rank waits on is sent by a rank
-// that has nothing earlier to wait for.
+//     type (AllReduceRecognizer below); every rank's side goes where the
+//     group's first launch is, its output allocated there if need be, so
+//     that the ranks call the collectives in one order (which is why each
+//     launch's output must be a buffer of its own: on a planned schedule
+//     it may share memory with a buffer live in between).
+// Every rank keeps the schedule's order, each message and all-reduce one
+// place in it, so the blocking sends, receives and collectives cannot
+// deadlock: the earliest one any rank waits on is reached by every rank it
+// needs, none of which has anything earlier to wait for.
 //
 //===----------------------------------------------------------------------===//
 
@@ -186,8 +191,15 @@ public:
       if (int64_t(seen.size()) != n)
         continue;
       StringRef kind = key.first == "sum" ? "sum" : "max";
+      // The group runs where its first launch is, on every rank.
+      Operation *first = launches.front().first;
+      for (auto &[launch, local] : launches)
+        if (launch->isBeforeInBlock(first))
+          first = launch;
+      auto &members = groupAt[first];
       for (auto &[launch, local] : launches) {
         sides[launch] = {kind, local};
+        members.push_back(launch);
         for (Value in : launch.getIns())
           if (auto copy = in.getDefiningOp<ExtOp>())
             if (copy.getKind() == "copy")
@@ -196,8 +208,10 @@ public:
     }
   }
 
-  /// The recognized launches and the copies that feed only them.
+  /// The recognized launches and the copies that feed only them; each
+  /// group's launches by the first of them.
   llvm::DenseMap<Operation *, AllReduceSide> sides;
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> groupAt;
   llvm::DenseSet<Operation *> droppedCopies;
 
 private:
@@ -229,6 +243,12 @@ private:
     }
     auto outType = cast<BufferType>(launch.getOuts()[0].getType());
     if (!store || !wholeAndContiguous(store.getView(), outType))
+      return std::nullopt;
+    // Every rank reduces where the group's first launch ran, maybe before
+    // its own: its output must be a buffer of its own, not memory another
+    // buffer uses in between (lazy-plan-memory's sharing).
+    auto outAlloc = launch.getOuts()[0].getDefiningOp<AllocOp>();
+    if (!outAlloc || !outAlloc->hasOneUse())
       return std::nullopt;
     Operation *root = store.getValue().getDefiningOp();
     StringRef kind = isa_and_nonnull<AddOp>(root)   ? "sum"
@@ -370,24 +390,21 @@ public:
         if (op.getNumResults() == 0 && !isa<LaunchOp>(op))
           return op.emitOpError("lazy-distribute: an item without a result "
                                 "has no device");
-        Type written = isa<LaunchOp, ExtOp>(op) ? itemOuts(&op)[0].getType()
-                                                : op.getResult(0).getType();
-        if (!mine(written))
-          continue;
-        if (auto side = allReduces.sides.find(&op);
-            side != allReduces.sides.end()) {
-          auto launch = cast<LaunchOp>(op);
-          Value in = mapped(side->second.local);
-          Value out = mapped(launch.getOuts()[0]);
-          if (!in || !out)
-            return launch.emitOpError("lazy-distribute: reduces a buffer "
-                                      "rank ")
-                   << rank << " does not hold";
-          auto reduce = AllReduceOp::create(b, launch.getLoc(), in, out,
-                                            side->second.kind);
-          mapping.map(launch.getResult(0), reduce.getResult());
+        // An all-reduce group: every rank's side where the first of its
+        // launches is, so that all ranks call the collectives in one
+        // order; nothing where the others are.
+        if (auto group = allReduces.groupAt.find(&op);
+            group != allReduces.groupAt.end()) {
+          if (failed(emitAllReduce(b, group->second)))
+            return failure();
           continue;
         }
+        if (allReduces.sides.contains(&op))
+          continue;
+        Type written = isa<LaunchOp, ExtOp>(op) ? itemOuts(&op)[0].getType()
+                                                : op.getResult(0).getType();
+        if (!mine(written) || mapping.contains(op.getResult(0)))
+          continue;
         for (Value operand : op.getOperands())
           if (!mapping.contains(operand))
             return op.emitOpError("lazy-distribute: uses a buffer of another "
@@ -416,6 +433,29 @@ private:
   }
 
   Value mapped(Value v) const { return mapping.lookupOrNull(v); }
+
+  /// This rank's side of an all-reduce group: its launch's own buffer
+  /// reduced into its output, allocated here if the schedule allocates it
+  /// later (just before this rank's launch).
+  LogicalResult emitAllReduce(OpBuilder &b, ArrayRef<Operation *> group) {
+    for (Operation *member : group) {
+      auto launch = cast<LaunchOp>(member);
+      if (!mine(launch.getOuts()[0].getType()))
+        continue;
+      const AllReduceSide &side = allReduces.sides.lookup(member);
+      Value out = launch.getOuts()[0];
+      if (!mapped(out))
+        b.clone(*out.getDefiningOp(), mapping);
+      Value in = mapped(side.local);
+      if (!in)
+        return launch.emitOpError("lazy-distribute: reduces a buffer rank ")
+               << rank << " does not hold";
+      auto reduce =
+          AllReduceOp::create(b, launch.getLoc(), in, mapped(out), side.kind);
+      mapping.map(launch.getResult(0), reduce.getResult());
+    }
+    return success();
+  }
 
   /// A copy: kept when it stays on this rank, a send or a receive when it
   /// crosses ranks, nothing when it is not this rank's or an all-reduce
@@ -460,6 +500,16 @@ private:
   IRMapping mapping;
 };
 
+/// The module's default device (tinygrad's Device.DEFAULT when exported).
+StringRef defaultDeviceOf(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto attr = module ? module->getAttrOfType<StringAttr>(
+                               LazyDialect::kDefaultDeviceAttrName)
+                         : StringAttr())
+    return attr.getValue();
+  return "CLANG";
+}
+
 struct LazyDistribute
     : public mlir::lazy::impl::LazyDistributeBase<LazyDistribute> {
   using LazyDistributeBase::LazyDistributeBase;
@@ -485,12 +535,8 @@ struct LazyDistribute
       func.emitError("lazy-distribute: a scheduled function is one block");
       return signalPassFailure();
     }
-    StringRef defaultDevice = "CLANG";
-    if (auto attr = module->getAttrOfType<StringAttr>(
-            LazyDialect::kDefaultDeviceAttrName))
-      defaultDevice = attr.getValue();
     RankMap ranks;
-    if (failed(ranks.collect(func, defaultDevice)))
+    if (failed(ranks.collect(func, defaultDeviceOf(func))))
       return signalPassFailure();
     int64_t numRanks = int64_t(ranks.all().size());
     if (rank >= numRanks) {
@@ -544,3 +590,11 @@ struct LazyDistribute
 };
 
 } // namespace
+
+FailureOr<std::vector<std::string>>
+mlir::lazy::rankDevicesOf(func::FuncOp func) {
+  RankMap ranks;
+  if (failed(ranks.collect(func, defaultDeviceOf(func))))
+    return failure();
+  return std::vector<std::string>(ranks.all().begin(), ranks.all().end());
+}

@@ -57,6 +57,10 @@ Value rootOf(Value v) {
       v = launch.getOuts()[result.getResultNumber()];
     else if (auto ext = dyn_cast<ExtOp>(op))
       v = ext.getOuts()[result.getResultNumber()];
+    else if (auto recv = dyn_cast<RecvOp>(op))
+      v = recv.getBuffer();
+    else if (auto reduce = dyn_cast<AllReduceOp>(op))
+      v = reduce.getOut();
     else if (auto sub = dyn_cast<SubAllocOp>(op))
       v = sub.getBase();
     else
@@ -194,15 +198,16 @@ struct LazyPlanMemory final
 
     SmallVector<Operation *> items;
     for (Operation &op : body)
-      if (isa<LaunchOp, ExtOp>(op))
+      if (isa<LaunchOp, ExtOp, SendOp, RecvOp, AllReduceOp>(op))
         items.push_back(&op);
 
-    // Buffers that must stay: results and EXT buffers.
+    // Buffers that must stay: results and the buffers of EXT items and of
+    // lazy-distribute's messages (MPI reads and writes them as it likes).
     llvm::DenseSet<Value> keep;
     for (Value v : body.getTerminator()->getOperands())
       keep.insert(rootOf(v));
     for (Operation *item : items)
-      if (isa<ExtOp>(item))
+      if (!isa<LaunchOp>(item))
         for (Value v : item->getOperands())
           keep.insert(rootOf(v));
 

@@ -33,6 +33,11 @@ std::unique_ptr<Pass> createLazyFormKernels(const FormKernelsConfig &config,
 /// softmax-weighted sums rewritten into lazy.softmax_sum.
 unsigned rewriteOnlineSoftmax(KernelOp kernel);
 
+/// The device of each rank lazy-distribute would make of the ordered
+/// schedule `func` (sorted by name, then number), or failure after a
+/// diagnostic on a device that cannot be a rank.
+FailureOr<std::vector<std::string>> rankDevicesOf(func::FuncOp func);
+
 /// Registers the `lazy-schedule` pipeline (all scheduler passes).
 void registerSchedulePipeline();
 /// Adds lazy-schedule's passes with its default options (the module's

@@ -350,13 +350,19 @@ def LazyDistribute : Pass<"lazy-distribute", "::mlir::ModuleOp"> {
        kernel is a left fold of `add`s, or of `max`es, over N whole,
        contiguous buffers: device d's own `x_d` and copies of every other
        device's `x_e`, the copies read by that launch alone, of an element
-       type MPI reduces): one `lazy.all_reduce` per rank in place of the
-       launch and its copies. Anything else that looks like one, a fold in
-       another order, of different buffers or with other ops fused in,
-       stays sends and receives.
+       type MPI reduces, its output a buffer of its own): one
+       `lazy.all_reduce` per rank in place of the launch and its copies,
+       on every rank where the group's first launch is. Anything else that
+       looks like one, a fold in another order, of different buffers or
+       with other ops fused in, stays sends and receives.
 
-    Every rank runs the schedule's order, so a blocking send always meets
-    its receive: no rank waits on one that waits on it. The module gets
+    Every rank runs the schedule's order, and each message and each
+    all-reduce has one place in it, so a blocking send always meets its
+    receive and every rank calls the collectives in the same order: no
+    rank waits on one that waits on it. Run it before lazy-plan-memory
+    (`lazy-schedule{plan-memory=false}`), then plan each rank's memory:
+    on a planned schedule an all-reduce whose output shares memory stays
+    sends and receives. The module gets
     `lazy.rank_devices`, each rank's device. Kernels no rank launches any
     more are dropped; with `rank`, only that rank's function is made, and
     only its kernels kept.

@@ -1,0 +1,62 @@
+// RUN: lazy-opt %s --lazy-distribute | FileCheck %s
+// An ordered schedule where the devices run two all-reduces' launches in
+// opposite orders (device 0: A then B; device 1: B then A). MPI matches
+// collectives by call order, so every rank reduces A where A's first
+// launch is, and B where B's is: A, then B, on both ranks, each output
+// allocated there when the schedule allocated it later.
+
+// CHECK-LABEL: func.func @swap_rank0(
+// CHECK: lazy.all_reduce "sum" %{{.*}} : !lazy.buffer<4xf32> -> !lazy.buffer<4xf32>
+// CHECK: lazy.all_reduce "sum" %{{.*}} : !lazy.buffer<8xf32> -> !lazy.buffer<8xf32>
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @swap_rank1(
+// CHECK-NEXT: %[[OA:.*]] = lazy.alloc : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+// CHECK-NEXT: lazy.all_reduce "sum" %{{.*}} into %[[OA]] : !lazy.buffer<4xf32, {{.*}}
+// CHECK-NEXT: %[[OB:.*]] = lazy.alloc : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>
+// CHECK-NEXT: lazy.all_reduce "sum" %{{.*}} into %[[OB]] : !lazy.buffer<8xf32, {{.*}}
+// CHECK-NEXT: return
+module attributes {lazy.default_device = "CLANG"} {
+  lazy.kernel @add4(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4xf32>, %in1: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+    %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+    %1 = lazy.load %in1 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+    %2 = lazy.add %0, %1 : tensor<4xf32>
+    lazy.store %2, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+  }
+  lazy.kernel @add4_1(%out0: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, %in0: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, %in1: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) attributes {num_outputs = 1 : i64} {
+    %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">> -> tensor<4xf32>
+    %1 = lazy.load %in1 as <[(4):(1)]> : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">> -> tensor<4xf32>
+    %2 = lazy.add %0, %1 : tensor<4xf32>
+    lazy.store %2, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+  }
+  lazy.kernel @add8(%out0: !lazy.buffer<8xf32>, %in0: !lazy.buffer<8xf32>, %in1: !lazy.buffer<8xf32>) attributes {num_outputs = 1 : i64} {
+    %0 = lazy.load %in0 as <[(8):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32>
+    %1 = lazy.load %in1 as <[(8):(1)]> : !lazy.buffer<8xf32> -> tensor<8xf32>
+    %2 = lazy.add %0, %1 : tensor<8xf32>
+    lazy.store %2, %out0 as <[(8):(1)]> : tensor<8xf32>, !lazy.buffer<8xf32>
+  }
+  lazy.kernel @add8_1(%out0: !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>, %in0: !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>, %in1: !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>) attributes {num_outputs = 1 : i64} {
+    %0 = lazy.load %in0 as <[(8):(1)]> : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">> -> tensor<8xf32>
+    %1 = lazy.load %in1 as <[(8):(1)]> : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">> -> tensor<8xf32>
+    %2 = lazy.add %0, %1 : tensor<8xf32>
+    lazy.store %2, %out0 as <[(8):(1)]> : tensor<8xf32>, !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>
+  }
+  func.func @swap(%a0: !lazy.buffer<4xf32>, %a1: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, %b0: !lazy.buffer<8xf32>, %b1: !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>) -> (!lazy.buffer<4xf32>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<8xf32>, !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>) {
+    %ca = lazy.alloc : !lazy.buffer<4xf32>
+    %ca0 = lazy.ext "copy" outs(%ca : !lazy.buffer<4xf32>) ins(%a1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>)
+    %cb = lazy.alloc : !lazy.buffer<8xf32>
+    %cb0 = lazy.ext "copy" outs(%cb : !lazy.buffer<8xf32>) ins(%b1 : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>)
+    %da = lazy.alloc : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+    %da1 = lazy.ext "copy" outs(%da : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) ins(%a0 : !lazy.buffer<4xf32>)
+    %db = lazy.alloc : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>
+    %db1 = lazy.ext "copy" outs(%db : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>) ins(%b0 : !lazy.buffer<8xf32>)
+    %oa0 = lazy.alloc : !lazy.buffer<4xf32>
+    %ra0 = lazy.launch @add4 outs(%oa0 : !lazy.buffer<4xf32>) ins(%a0, %ca0 : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>)
+    %ob1 = lazy.alloc : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>
+    %rb1 = lazy.launch @add8_1 outs(%ob1 : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>) ins(%db1, %b1 : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>)
+    %ob0 = lazy.alloc : !lazy.buffer<8xf32>
+    %rb0 = lazy.launch @add8 outs(%ob0 : !lazy.buffer<8xf32>) ins(%b0, %cb0 : !lazy.buffer<8xf32>, !lazy.buffer<8xf32>)
+    %oa1 = lazy.alloc : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+    %ra1 = lazy.launch @add4_1 outs(%oa1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) ins(%da1, %a1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>)
+    return %ra0, %ra1, %rb0, %rb1 : !lazy.buffer<4xf32>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<8xf32>, !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>
+  }
+}
