@@ -40,10 +40,11 @@ struct MpiWorld::Api {
 
 MpiWorld::MpiWorld() : api(std::make_unique<Api>()) {}
 
-MpiWorld::~MpiWorld() {
-  if (joined)
-    api->finalize();
-}
+/// MPI_Finalize at exit: MPI can be initialized once per process, and a
+/// process (a Python one, through the C API) may run several jobs.
+static int (*finalizeAtExit)() = nullptr;
+
+MpiWorld::~MpiWorld() = default;
 
 std::unique_ptr<MpiWorld> MpiWorld::join(std::string &why) {
   std::unique_ptr<MpiWorld> world(new MpiWorld());
@@ -83,11 +84,14 @@ std::unique_ptr<MpiWorld> MpiWorld::join(std::string &why) {
   }
   int already = 0;
   api.initialized(&already);
-  if (!already && api.init(nullptr, nullptr) != 0) {
-    why = "MPI_Init failed";
-    return nullptr;
+  if (!already) {
+    if (api.init(nullptr, nullptr) != 0) {
+      why = "MPI_Init failed";
+      return nullptr;
+    }
+    finalizeAtExit = api.finalize;
+    std::atexit([] { finalizeAtExit(); });
   }
-  world->joined = true;
   api.commRank(api.commWorld, &world->myRank);
   api.commSize(api.commWorld, &world->worldSize);
   return world;

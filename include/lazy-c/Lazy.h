@@ -173,6 +173,35 @@ LAZY_CAPI_EXPORTED const char *lazyScheduleFlags(void);
 LAZY_CAPI_EXPORTED int lazyFloatTolerance(const char *elementType, double *rtol,
                                           double *atol);
 
+/// What lazyRunGraph runs: lazy-run's options of the same names
+/// (tools/lazy-run/lazy-run.cpp); NULL strings and zeros are lazy-run's
+/// defaults.
+typedef struct LazyRunGraphOptions {
+  /// The module's file (required) and its graph function (NULL: the first).
+  const char *inputFile;
+  const char *entry;
+  /// Where out<i>.npy are written (NULL: nowhere).
+  const char *outputDir;
+  uint32_t seed;
+  /// Compare the outputs with the reference interpreter.
+  int check;
+  /// Run as one rank of an `mpirun -n N` job (OpenMPI): this process
+  /// compiles and runs its device's part of the schedule.
+  int distributed;
+  /// --distributed: seconds without progress before the job ends (0: 300).
+  uint32_t mpiTimeout;
+  /// Timed re-runs after the first, and untimed ones before them.
+  uint32_t repeat, warmup;
+} LazyRunGraphOptions;
+
+/// lazy-run's whole job in this process: parse the file, schedule,
+/// compile for the CPU, run, check and write the outputs, printing what
+/// lazy-run prints. Returns lazy-run's exit code (0: ran, and with a check
+/// every output matched). With `distributed`, call it from every process of
+/// the job (python3 -m lazy_mlir.tinygrad run --distributed, under mpirun,
+/// does: docs/distributed.md).
+LAZY_CAPI_EXPORTED int lazyRunGraph(const LazyRunGraphOptions *options);
+
 /// lazy-mlir's version ("0.1.0 (LLVM 22.x.y)"), static storage.
 LAZY_CAPI_EXPORTED const char *lazyVersion(void);
 

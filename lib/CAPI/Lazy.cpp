@@ -16,6 +16,7 @@
 
 #include "lazy/Dialect/Lazy/Transforms/ScheduleText.h"
 #include "lazy/Driver/CompileForCpu.h"
+#include "lazy/Driver/RunGraph.h"
 #include "lazy/InitAll.h"
 #include "lazy/Runtime/CpuProgram.h"
 #include "lazy/Runtime/Tolerance.h"
@@ -350,6 +351,33 @@ int lazyFloatTolerance(const char *elementType, double *rtol, double *atol) {
   *rtol = tolerance->rtol;
   *atol = tolerance->atol;
   return 1;
+}
+
+int lazyRunGraph(const LazyRunGraphOptions *given) {
+  if (!given || !given->inputFile) {
+    llvm::errs() << "lazy-run: error: lazyRunGraph needs an input file\n";
+    return 1;
+  }
+  mlir::lazy::RunOptions options;
+  options.inputFile = given->inputFile;
+  if (given->entry)
+    options.entry = given->entry;
+  if (given->outputDir)
+    options.outputDir = given->outputDir;
+  options.seed = given->seed;
+  options.check = given->check != 0;
+  options.distributed = given->distributed != 0;
+  if (given->mpiTimeout)
+    options.mpiTimeout = given->mpiTimeout;
+  options.repeat = given->repeat;
+  options.warmup = given->warmup;
+  int code = 1;
+  // On a thread with the tools' stack, as lazy-run runs it.
+  llvm::thread worker(std::optional<unsigned>(unsigned(lz::kToolStackBytes)),
+                      [&] { code = mlir::lazy::runGraph(options); });
+  worker.join();
+  llvm::outs().flush();
+  return code;
 }
 
 const char *lazyVersion(void) {

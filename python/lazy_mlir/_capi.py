@@ -11,6 +11,7 @@ non-editable `pip install ./python`), else in `build/lib` of this checkout.
 import ctypes
 import functools
 import os
+import sys
 import threading
 
 from . import REPO_ROOT
@@ -43,6 +44,13 @@ def _compact(graph):
 
 class _Session(ctypes.Structure):
     _fields_ = [("ptr", ctypes.c_void_p)]
+
+
+class _RunGraphOptions(ctypes.Structure):
+    _fields_ = [("inputFile", ctypes.c_char_p), ("entry", ctypes.c_char_p),
+                ("outputDir", ctypes.c_char_p), ("seed", ctypes.c_uint32), ("check", ctypes.c_int),
+                ("distributed", ctypes.c_int), ("mpiTimeout", ctypes.c_uint32),
+                ("repeat", ctypes.c_uint32), ("warmup", ctypes.c_uint32)]
 
 
 class _Program(ctypes.Structure):
@@ -172,12 +180,28 @@ def library():
             lib.lazyFloatTolerance.restype = ctypes.c_int
             lib.lazyRunPacked.argtypes = [ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
             lib.lazyRunPacked.restype = None
+            lib.lazyRunGraph.argtypes = [ctypes.POINTER(_RunGraphOptions)]
+            lib.lazyRunGraph.restype = ctypes.c_int
             _library = lib
         return _library
 
 
 def version():
     return library().lazyVersion().decode()
+
+
+def run_graph(path, entry=None, output_dir=None, seed=0, check=False, distributed=False,
+              mpi_timeout=0, repeat=0, warmup=0):
+    """lazy-run's job on the module in `path`, in this process (lazyRunGraph):
+    it prints what lazy-run prints and returns lazy-run's exit code. With
+    `distributed`, every process of an `mpirun -n N` job calls it and runs its
+    device's part of the schedule."""
+    def text(value):
+        return None if value is None else os.fsencode(value)
+    options = _RunGraphOptions(text(path), text(entry), text(output_dir), seed, int(check),
+                               int(distributed), mpi_timeout, repeat, warmup)
+    sys.stdout.flush()
+    return library().lazyRunGraph(ctypes.byref(options))
 
 
 @functools.lru_cache(maxsize=None)

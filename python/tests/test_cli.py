@@ -254,3 +254,32 @@ def test_generated_corpus_scripts_run(tmp_path, lazy_interp):
 
 def test_interp_path_is_in_the_checkout():
     assert LAZY_INTERP.endswith(os.path.join("build", "bin", "lazy-interp"))
+
+
+def test_run_executes_the_graph_in_process(tmp_path):
+    """`run`: the script's graph through the C API's lazyRunGraph, with
+    lazy-run's lines and exit code."""
+    path = script(tmp_path, "run.py", """
+        from tinygrad import Tensor
+        def build():
+            Tensor.manual_seed(2)
+            x = Tensor.randn(4, 4).realize()
+            return [(x @ x).sum(1), x.relu() + 1]
+    """)
+    proc = run("run", path, "--check", "--output-dir", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "all outputs match"
+    assert sorted(os.listdir(tmp_path / "out")) == ["out0.npy", "out1.npy"]
+    # A graph on two devices needs mpirun and --distributed: without them
+    # it still runs in one process; with --distributed alone, one rank is
+    # one too few.
+    two = script(tmp_path, "two.py", """
+        from tinygrad import Tensor
+        def build():
+            x = Tensor.randn(4).realize()
+            return [x.to("CLANG:1") + 1]
+    """)
+    proc = run("run", two, "--distributed")
+    assert proc.returncode == 1
+    assert ("the schedule has 2 device(s) (CLANG, CLANG:1), one rank each: run it with mpirun -n 2, "
+            "not 1") in proc.stderr or "cannot load OpenMPI" in proc.stderr

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -209,3 +210,33 @@ def test_distributed_runs_on_the_cpu_only(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "--distributed runs each rank's program on the CPU" in proc.stderr
+
+
+TP_SCRIPT = '''
+from tinygrad import Tensor
+
+def build():
+    Tensor.manual_seed(1)
+    devs = ("CLANG", "CLANG:1")
+    x = Tensor.randn(4, 8).shard(devs).realize()
+    w1 = Tensor.randn(8, 16).shard(devs, axis=1).realize()
+    w2 = Tensor.randn(16, 6).shard(devs, axis=0).realize()
+    return [(x @ w1).relu() @ w2]
+'''
+
+
+def test_a_tinygrad_script_runs_distributed_through_the_c_api(tmp_path):
+    """Every rank runs the script, exports its graph and calls lazyRunGraph
+    (python3 -m lazy_mlir.tinygrad run --distributed)."""
+    script = tmp_path / "tp.py"
+    script.write_text(TP_SCRIPT)
+    env = dict(os.environ, **MPI_ENV)
+    proc = subprocess.run([MPIRUN, "--oversubscribe", "-n", "2", sys.executable, "-m",
+                           "lazy_mlir.tinygrad", "run", "--distributed", "--check", str(script),
+                           "--output-dir", str(tmp_path / "out")],
+                          capture_output=True, text=True, env=env, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-3:] == [
+        "out0: match, max abs error 0.000000e+00 (float)",
+        "out1: match, max abs error 0.000000e+00 (float)", "all outputs match"]
+    assert sorted(os.listdir(tmp_path / "out")) == ["out0.npy", "out1.npy"]

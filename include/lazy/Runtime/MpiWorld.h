@@ -24,10 +24,11 @@ namespace lazy::runtime {
 
 class MpiWorld {
 public:
-  /// Opens OpenMPI and calls MPI_Init; null with `why` when MPI is missing
-  /// or does not start.
+  /// Opens OpenMPI and calls MPI_Init unless it ran before; null with `why`
+  /// when MPI is missing or does not start.
   static std::unique_ptr<MpiWorld> join(std::string &why);
-  /// MPI_Finalize, once joined.
+  /// MPI stays initialized until the process exits (MPI_Finalize then):
+  /// one process may join several times.
   ~MpiWorld();
   MpiWorld(const MpiWorld &) = delete;
   MpiWorld &operator=(const MpiWorld &) = delete;
@@ -54,7 +55,6 @@ private:
   MpiWorld();
   std::unique_ptr<Api> api;
   int myRank = 0, worldSize = 1;
-  bool joined = false; // MPI_Init succeeded: finalize on destruction
 };
 
 } // namespace lazy::runtime

@@ -1,4 +1,4 @@
-"""Command line: `python3 -m lazy_mlir.tinygrad {export,check,compare} SCRIPT.py`.
+"""Command line: `python3 -m lazy_mlir.tinygrad {export,check,compare,run} SCRIPT.py`.
 
 Exit status: 0 success (check: every output matches; compare: the
 schedules are identical), 1 a check or compare found a difference or a tool
@@ -22,7 +22,7 @@ def _parser():
         prog="python3 -m lazy_mlir.tinygrad",
         description="Export tinygrad 0.9.2 lazy graphs as `lazy` dialect MLIR and check them "
                     "against the reference interpreter.")
-    sub = parser.add_subparsers(dest="command", metavar="{export,check,compare}")
+    sub = parser.add_subparsers(dest="command", metavar="{export,check,compare,run}")
     sub.required = True
     exp = sub.add_parser("export", help="write the graph of SCRIPT's build() as MLIR")
     exp.add_argument("script", help="Python file defining build() -> list of Tensors")
@@ -40,6 +40,21 @@ def _parser():
     chk.add_argument("--fusion", choices=("tinygrad", "aggressive"), default=None,
                      help="aggressive: schedule with fusion=aggressive and run the fused kernels "
                           "(lazy-run, CPU) instead of lazy-interp (default: tinygrad)")
+    run = sub.add_parser("run", help="run SCRIPT's graph with lazy-mlir in this process (lazy-run's "
+                                     "job through the C API)")
+    run.add_argument("script", help="Python file defining build() -> list of Tensors")
+    run.add_argument("--device", default=None, help="tinygrad device (default: CLANG)")
+    run.add_argument("--distributed", action="store_true",
+                     help="one rank of `mpirun -n N`: run this process's device's part "
+                          "(every rank runs the script; docs/distributed.md)")
+    run.add_argument("--check", action="store_true", help="compare with the reference interpreter")
+    run.add_argument("--seed", type=int, default=0, help="seed of the inputs (default 0)")
+    run.add_argument("--output-dir", default=None, help="write out<i>.npy here")
+    run.add_argument("--mpi-timeout", type=int, default=0,
+                     help="with --distributed: seconds without progress before the job ends")
+    run.add_argument("--repeat", type=int, default=0, help="timed re-runs (median printed)")
+    run.add_argument("--fusion", choices=("tinygrad", "aggressive"), default=None,
+                     help="the fusion policy (default: tinygrad)")
     cmp = sub.add_parser("compare", help="compare lazy-opt's schedule with tinygrad's on SCRIPT's graph")
     cmp.add_argument("script", help="Python file defining build() -> list of Tensors")
     cmp.add_argument("--device", default=None, help="tinygrad device (default: CLANG)")
@@ -99,6 +114,27 @@ def _check(args):
                      fusion=args.fusion)
 
 
+def _run(args):
+    import tempfile
+    from .. import _capi
+    _select_device(args.device, "CLANG")
+    module = _script.load_script(args.script)
+    built = _script.call_build(module, args.script)
+    from ._export import ExportError, export
+    try:
+        text = export(built.outputs, flags=_with_fusion(built.flags, args.fusion), seen=built.seen)
+    except ExportError as exc:
+        raise _script.UserError(str(exc)) from None
+    # Each rank of a job writes its own copy: ranks may share a folder.
+    with tempfile.TemporaryDirectory(prefix="lazy-run-") as folder:
+        path = os.path.join(folder, "graph.mlir")
+        with open(path, "w") as f:
+            f.write(text)
+        return _capi.run_graph(path, output_dir=args.output_dir, seed=args.seed, check=args.check,
+                               distributed=args.distributed, mpi_timeout=args.mpi_timeout,
+                               repeat=args.repeat)
+
+
 def _compare(args):
     _select_device(args.device, "CLANG")
     lazy_opt = args.lazy_opt or tool_path("lazy-opt")
@@ -117,7 +153,7 @@ def main(argv=None):
     # Before anything imports tinygrad: a script's folder or the working
     # folder may hold a file named like a standard module (copy.py).
     _script.shadow_guard(args.script)
-    commands = {"export": _export, "check": _check, "compare": _compare}
+    commands = {"export": _export, "check": _check, "compare": _compare, "run": _run}
     try:
         return commands[args.command](args)
     except _script.UserError as exc:
