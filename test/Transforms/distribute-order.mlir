@@ -1,4 +1,4 @@
-// RUN: lazy-opt %s --lazy-distribute | FileCheck %s
+// RUN: lazy-opt %s -split-input-file --lazy-distribute | FileCheck %s
 // An ordered schedule where the devices run two all-reduces' launches in
 // opposite orders (device 0: A then B; device 1: B then A). MPI matches
 // collectives by call order, so every rank reduces A where A's first
@@ -11,8 +11,8 @@
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @swap_rank1(
 // CHECK-NEXT: %[[OA:.*]] = lazy.alloc : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
-// CHECK-NEXT: lazy.all_reduce "sum" %{{.*}} into %[[OA]] : !lazy.buffer<4xf32, {{.*}}
 // CHECK-NEXT: %[[OB:.*]] = lazy.alloc : !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>
+// CHECK-NEXT: lazy.all_reduce "sum" %{{.*}} into %[[OA]] : !lazy.buffer<4xf32, {{.*}}
 // CHECK-NEXT: lazy.all_reduce "sum" %{{.*}} into %[[OB]] : !lazy.buffer<8xf32, {{.*}}
 // CHECK-NEXT: return
 module attributes {lazy.default_device = "CLANG"} {
@@ -58,5 +58,37 @@ module attributes {lazy.default_device = "CLANG"} {
     %oa1 = lazy.alloc : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
     %ra1 = lazy.launch @add4_1 outs(%oa1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) ins(%da1, %a1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>)
     return %ra0, %ra1, %rb0, %rb1 : !lazy.buffer<4xf32>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<8xf32>, !lazy.buffer<8xf32, #lazy.device<"CLANG:1">>
+  }
+}
+
+// -----
+
+// Local work first: device 0's launch on %w (which needs no message) runs
+// before the receive, which waits until a launch needs it; a send goes at
+// once, with the messages before it.
+// CHECK-LABEL: func.func @local_rank0(
+// CHECK-SAME: %[[W:arg1]]: !lazy.buffer<4xf32> {lazy.argument = 2 : i64}
+// CHECK-NEXT: lazy.send %{{.*}} to rank 1 tag 0
+// CHECK: lazy.launch @twice0 outs(%{{.*}}) ins(%[[W]], %[[W]]
+// CHECK: %[[R:.*]] = lazy.recv %{{.*}} from rank 1 tag 1
+// CHECK-NEXT: lazy.launch @twice0 outs(%{{.*}}) ins(%[[R]], %[[R]]
+// CHECK-NEXT: return
+module attributes {lazy.default_device = "CLANG"} {
+  lazy.kernel @twice0(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4xf32>, %in1: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+    %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+    %1 = lazy.load %in1 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+    %2 = lazy.add %0, %1 : tensor<4xf32>
+    lazy.store %2, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+  }
+  func.func @local(%a0: !lazy.buffer<4xf32>, %a1: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, %w: !lazy.buffer<4xf32>) -> (!lazy.buffer<4xf32>, !lazy.buffer<4xf32>) {
+    %d = lazy.alloc : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+    %sent = lazy.ext "copy" outs(%d : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) ins(%a0 : !lazy.buffer<4xf32>)
+    %c = lazy.alloc : !lazy.buffer<4xf32>
+    %got = lazy.ext "copy" outs(%c : !lazy.buffer<4xf32>) ins(%a1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>)
+    %t = lazy.alloc : !lazy.buffer<4xf32>
+    %local = lazy.launch @twice0 outs(%t : !lazy.buffer<4xf32>) ins(%w, %w : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>)
+    %o = lazy.alloc : !lazy.buffer<4xf32>
+    %used = lazy.launch @twice0 outs(%o : !lazy.buffer<4xf32>) ins(%got, %got : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>)
+    return %used, %local : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>
   }
 }

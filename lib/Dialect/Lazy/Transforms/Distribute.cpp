@@ -23,10 +23,13 @@
 //     that the ranks call the collectives in one order (which is why each
 //     launch's output must be a buffer of its own: on a planned schedule
 //     it may share memory with a buffer live in between).
-// Every rank keeps the schedule's order, each message and all-reduce one
-// place in it, so the blocking sends, receives and collectives cannot
-// deadlock: the earliest one any rank waits on is reached by every rank it
-// needs, none of which has anything earlier to wait for.
+// Every rank keeps the schedule's order of messages, each message and
+// all-reduce one place in it, so the blocking sends, receives and
+// collectives cannot deadlock: the earliest one any rank waits on is
+// reached by every rank it needs, none of which has anything earlier to
+// wait for. Local work (allocations, launches, local copies) moves ahead
+// of the messages it does not need (runLocalWorkFirst), so that ranks
+// reach each all-reduce having done the same work.
 //
 //===----------------------------------------------------------------------===//
 
@@ -315,6 +318,57 @@ private:
   const RankMap &ranks;
 };
 
+/// Moves each receive and all-reduce after the local work that does not
+/// need it, keeping the messages in their order (a send, which another
+/// rank may be waiting for, takes the messages before it along): the
+/// schedule interleaves the devices' items, so a rank would otherwise wait
+/// in an all-reduce for another rank still running kernels it runs only
+/// later. Local ops never wait, so moving them cannot deadlock; a local op
+/// that uses a message's result or shares a buffer with a waiting message
+/// (an assign target a send still has to read) first lets the messages up
+/// to that one go.
+void runLocalWorkFirst(Block &body) {
+  auto isMessage = [](Operation &op) {
+    return isa<SendOp, RecvOp, AllReduceOp>(op);
+  };
+  SmallVector<Operation *> order, waiting;
+  // The position in `waiting` of the last message each value concerns.
+  llvm::DenseMap<Value, size_t> waitingOn;
+  size_t sent = 0; // messages of `waiting` already placed
+  auto flushThrough = [&](size_t last) {
+    for (; sent <= last; ++sent)
+      order.push_back(waiting[sent]);
+  };
+  for (Operation &op : body) {
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      if (!waiting.empty())
+        flushThrough(waiting.size() - 1);
+      order.push_back(&op);
+      continue;
+    }
+    if (isMessage(op)) {
+      for (Value v : llvm::concat<Value>(op.getOperands(), op.getResults()))
+        waitingOn[v] = waiting.size();
+      waiting.push_back(&op);
+      // A send goes as soon as it can (with the messages before it):
+      // another rank may be waiting for it.
+      if (isa<SendOp>(op))
+        flushThrough(waiting.size() - 1);
+      continue;
+    }
+    std::optional<size_t> needs;
+    for (Value v : op.getOperands())
+      if (auto it = waitingOn.find(v);
+          it != waitingOn.end() && it->second >= sent)
+        needs = std::max(needs.value_or(0), it->second);
+    if (needs)
+      flushThrough(*needs);
+    order.push_back(&op);
+  }
+  for (Operation *op : order)
+    op->moveBefore(&body, body.end());
+}
+
 /// Builds one rank's function from the original, op by op.
 class RankFunctionBuilder {
 public:
@@ -421,6 +475,7 @@ public:
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
       if (isa<AllocOp, SubAllocOp>(op) && op.use_empty())
         op.erase();
+    runLocalWorkFirst(*body);
     return func;
   }
 
