@@ -125,6 +125,20 @@ def ConvertLazyToLoops : Pass<"convert-lazy-to-loops", "::mlir::ModuleOp"> {
   ];
 }
 
+def LazyMpiToLLVM : Pass<"lazy-mpi-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Lower a rank's mpi ops to MPI calls, if it has any";
+  let description = [{
+    lazy-to-cpu's step for lazy-distribute's items: on a module whose host
+    code holds `mpi` ops (convert-lazy-to-loops then names the MPI ABI in
+    the module's `dlti.map`), upstream MPIToLLVM through
+    `convert-to-llvm{filter-dialects=mpi}`, the ops' memref operands cast
+    until finalize-memref-to-llvm. Other modules are left alone without a
+    walk, all analyses preserved so that the module is not verified again:
+    a conversion over every op of a program with no MPI in it cost 3% of
+    lowering, a verification 1.5%.
+  }];
+}
+
 def LazyExpandExp2 : Pass<"lazy-expand-exp2", "::mlir::ModuleOp"> {
   let summary = "Expand f32 math.exp2 into arith ops that vectorize";
   let description = [{

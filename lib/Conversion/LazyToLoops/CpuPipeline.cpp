@@ -6,8 +6,8 @@
 // (convert-lazy-to-loops; kernels of at least kParallelMinWork elements get
 // an scf.parallel; buffers are static, allocated once per loaded program;
 // vector stores into outputs of at least kNontemporalMinBytes bypass the
-// cache; lazy-distribute's items become mpi ops, lowered by MPIToLLVM
-// through convert-to-llvm{filter-dialects=mpi}),
+// cache; lazy-distribute's items become mpi ops, lowered by MPIToLLVM:
+// lazy-mpi-to-llvm),
 // bfloat16 into software (kSoftBFloat16Passes), f32 exp2 into arith that
 // vectorizes (lazy-expand-exp2; on AVX-512 hosts vectors scale with
 // ldexp, one vscalefps), parallel
@@ -29,7 +29,6 @@
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
@@ -107,11 +106,7 @@ void mlir::lazy::addCpuPipeline(OpPassManager &pm,
   loops.checkCalls = options.checkCalls;
   pm.addPass(createConvertLazyToLoops(loops));
   pm.addPass(createCSEPass());
-  // lazy-distribute's items became mpi ops on memrefs: MPIToLLVM's calls,
-  // their memref operands cast until finalize-memref-to-llvm.
-  ConvertToLLVMPassOptions mpiToLLVM;
-  mpiToLLVM.filterDialects = {"mpi"};
-  pm.addPass(createConvertToLLVMPass(mpiToLLVM));
+  pm.addPass(createLazyMpiToLLVM());
   addSoftBFloat16Passes(pm);
   LazyExpandExp2Options exp2;
   exp2.vectorLdexp = ::lazy::hostHasAvx512();
