@@ -824,9 +824,17 @@ private:
   static Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
   }
-  static Value commWorld(OpBuilder &b, Location loc) {
+  Value commWorld(OpBuilder &b, Location loc) {
+    mpiOps = true;
     return mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
   }
+
+public:
+  /// Whether the host code calls MPI (lazy-distribute's items).
+  bool emittedMpi() const { return mpiOps; }
+
+private:
+  bool mpiOps = false;
   /// A call of the host function `entry` on i64 `values`, declared on
   /// first use.
   void hostCall(OpBuilder &b, Location loc, StringRef entry,
@@ -896,9 +904,7 @@ struct ConvertLazyToLoops final
       return signalPassFailure();
     // MPIToLLVM lowers to the ABI the module names, MPICH's by default;
     // Debian ships OpenMPI (a module may name another first).
-    if (!module->hasAttr("dlti.map") &&
-        module.walk([](mpi::CommWorldOp) { return WalkResult::interrupt(); })
-            .wasInterrupted())
+    if (host.emittedMpi() && !module->hasAttr("dlti.map"))
       setMpiImplementation(module, "OpenMPI");
   }
 };
