@@ -173,6 +173,27 @@ LAZY_CAPI_EXPORTED const char *lazyScheduleFlags(void);
 LAZY_CAPI_EXPORTED int lazyFloatTolerance(const char *elementType, double *rtol,
                                           double *atol);
 
+/// Parses `ir`, runs `schedulePipeline` (a pipeline that schedules) and
+/// writes the schedule's bridge text to `*schedule`; then runs
+/// `lowerPipeline` (lazy-optimize-kernels{target=gpu ...} and lazy-to-nvvm
+/// or lazy-to-rocdl) and hands back what a GPU runtime needs to run the
+/// kernels itself: `*binary`, the code object of every kernel (a cubin or
+/// HSACO ELF file, or PTX text), and `*launches`, the host program's kernel
+/// launches in order, one line each:
+///
+///   format <bin|isa>
+///   launch <entry> <gx> <gy> <gz> <bx> <by> <bz> <n> <operand>*n
+///
+/// an operand `a<i>+<bytes>` (the host function's argument i, at that byte
+/// offset: the schedule's buffers in its argument order), `t<k>+<bytes>` (the
+/// host program's k-th own allocation) or `v<value>` (a Variable's value).
+/// Returns 1 on success, 0 on failure; every text is set in either case.
+LAZY_CAPI_EXPORTED int
+lazyCompileGpu(LazySession session, const char *ir, size_t length,
+               const char *name, const char *schedulePipeline,
+               const char *lowerPipeline, LazyText *binary, LazyText *launches,
+               LazyText *schedule, LazyText *diagnostics);
+
 /// What lazyRunGraph runs: lazy-run's options of the same names
 /// (tools/lazy-run/lazy-run.cpp); NULL strings and zeros are lazy-run's
 /// defaults.

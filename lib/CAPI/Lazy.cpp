@@ -19,12 +19,14 @@
 #include "lazy/Driver/RunGraph.h"
 #include "lazy/InitAll.h"
 #include "lazy/Runtime/CpuProgram.h"
+#include "lazy/Runtime/HostProgram.h"
 #include "lazy/Runtime/Tolerance.h"
 #include "lazy/Tools/LargeStack.h"
 #include "lazy/Tools/NestingLimit.h"
 #include "lazy/Tools/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -351,6 +353,79 @@ int lazyFloatTolerance(const char *elementType, double *rtol, double *atol) {
   *rtol = tolerance->rtol;
   *atol = tolerance->atol;
   return 1;
+}
+
+int lazyCompileGpu(LazySession session, const char *ir, size_t length,
+                   const char *name, const char *schedulePipeline,
+                   const char *lowerPipeline, LazyText *binary,
+                   LazyText *launches, LazyText *schedule,
+                   LazyText *diagnostics) {
+  std::string binaryText, launchText, scheduleText, diagText;
+  bool ok = false;
+  auto *s = static_cast<Session *>(session.ptr);
+  if (!s || !ir || !schedulePipeline || !lowerPipeline)
+    diagText = "error: compiling for a GPU needs a session, a graph and two "
+               "pipelines\n";
+  else
+    ok = withScheduledModule(
+        s->context, textInput(ir, length), name ? name : "<input>",
+        schedulePipeline, diagText,
+        [&](ModuleOp module, llvm::raw_ostream &diagOS) {
+          if (!printOutput(module, LazyOutputBridgeSchedule, scheduleText,
+                           diagOS))
+            return false;
+          PassManager lower(module.getContext());
+          if (failed(parsePassPipeline(lowerPipeline, lower, diagOS)) ||
+              failed(lower.run(module)))
+            return false;
+          func::FuncOp host = lz::findEntryFunction(module, "");
+          if (!host) {
+            module.emitError("the module has no host function");
+            return false;
+          }
+          FailureOr<std::vector<lz::LaunchSpec>> specs =
+              lz::describeLaunches(host);
+          if (failed(specs))
+            return false;
+          llvm::raw_string_ostream os(launchText);
+          if (auto code = module.lookupSymbol<gpu::BinaryOp>("lazy_kernels")) {
+            auto object = cast<gpu::ObjectAttr>(code.getObjects()[0]);
+            binaryText = object.getObject().str();
+            os << "format "
+               << (object.getFormat() == gpu::CompilationTarget::Assembly
+                       ? "isa"
+                       : "bin")
+               << "\n";
+          }
+          for (const lz::LaunchSpec &spec : *specs) {
+            os << "launch " << spec.kernel;
+            for (unsigned d : spec.grid)
+              os << " " << d;
+            for (unsigned d : spec.block)
+              os << " " << d;
+            os << " " << spec.operands.size();
+            for (const lz::LaunchSpec::Operand &operand : spec.operands) {
+              if (operand.kind == lz::LaunchSpec::Operand::Value)
+                os << " v" << operand.index;
+              else
+                os << " "
+                   << (operand.kind == lz::LaunchSpec::Operand::Argument ? "a"
+                                                                         : "t")
+                   << operand.index << "+" << operand.offset;
+            }
+            os << "\n";
+          }
+          return true;
+        });
+  if (binary)
+    *binary = copyText(binaryText);
+  if (launches)
+    *launches = copyText(launchText);
+  if (schedule)
+    *schedule = copyText(scheduleText);
+  if (diagnostics)
+    *diagnostics = copyText(diagText);
+  return ok ? 1 : 0;
 }
 
 int lazyRunGraph(const LazyRunGraphOptions *given) {

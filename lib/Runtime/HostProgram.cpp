@@ -289,3 +289,58 @@ mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
   }
   return host.emitError("has no return");
 }
+
+FailureOr<std::vector<LaunchSpec>>
+mlir::lazy::describeLaunches(func::FuncOp host) {
+  std::vector<LaunchSpec> launches;
+  DenseMap<Value, LaunchSpec::Operand> buffers;
+  int64_t allocations = 0;
+  for (BlockArgument arg : host.getArguments())
+    buffers[arg] = {LaunchSpec::Operand::Argument, arg.getArgNumber(), 0};
+  auto constantIndex = [](Value v) -> std::optional<int64_t> {
+    APInt value;
+    if (matchPattern(v, m_ConstantInt(&value)))
+      return value.getSExtValue();
+    return std::nullopt;
+  };
+  for (Operation &op : host.getBody().front()) {
+    if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+      buffers[alloc.getMemref()] = {LaunchSpec::Operand::Allocation,
+                                    allocations++, 0};
+    } else if (auto view = dyn_cast<memref::ViewOp>(op)) {
+      std::optional<int64_t> shift = constantIndex(view.getByteShift());
+      auto base = buffers.find(view.getSource());
+      if (base == buffers.end() || !shift)
+        continue; // a host staging buffer's view: no kernel reads it
+      LaunchSpec::Operand viewed = base->second;
+      viewed.offset += *shift;
+      buffers[view.getResult()] = viewed;
+    } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      LaunchSpec spec;
+      spec.kernel = launch.getKernelName().str();
+      gpu::KernelDim3 g = launch.getGridSizeOperandValues();
+      gpu::KernelDim3 b = launch.getBlockSizeOperandValues();
+      Value dims[6] = {g.x, g.y, g.z, b.x, b.y, b.z};
+      for (int i = 0; i < 6; ++i) {
+        std::optional<int64_t> v = constantIndex(dims[i]);
+        if (!v || *v <= 0)
+          return launch.emitError("launch geometry must be positive "
+                                  "constants");
+        (i < 3 ? spec.grid[i] : spec.block[i - 3]) = unsigned(*v);
+      }
+      for (Value operand : launch.getKernelOperands()) {
+        if (std::optional<int64_t> v = constantIndex(operand)) {
+          spec.operands.push_back({LaunchSpec::Operand::Value, *v, 0});
+          continue;
+        }
+        auto it = buffers.find(operand);
+        if (it == buffers.end())
+          return launch.emitError("passes a value that is not a buffer or "
+                                  "an index constant");
+        spec.operands.push_back(it->second);
+      }
+      launches.push_back(std::move(spec));
+    }
+  }
+  return launches;
+}

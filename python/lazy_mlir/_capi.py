@@ -180,6 +180,10 @@ def library():
             lib.lazyFloatTolerance.restype = ctypes.c_int
             lib.lazyRunPacked.argtypes = [ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
             lib.lazyRunPacked.restype = None
+            lib.lazyCompileGpu.argtypes = [_Session, ctypes.c_char_p, ctypes.c_size_t,
+                                           ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                           *([ctypes.POINTER(_Text)] * 4)]
+            lib.lazyCompileGpu.restype = ctypes.c_int
             lib.lazyRunGraph.argtypes = [ctypes.POINTER(_RunGraphOptions)]
             lib.lazyRunGraph.restype = ctypes.c_int
             _library = lib
@@ -248,6 +252,25 @@ class Session:
             self.close()
         except Exception:
             pass
+
+    def compile_gpu(self, ir, schedule_pipeline, lower_pipeline, name="<graph>"):
+        """lazyCompileGpu on `ir` (str): (ok, code object bytes, launch text,
+        schedule text, diagnostics text)."""
+        texts = [_Text() for _ in range(4)]
+        data = ir.encode() if isinstance(ir, str) else ir
+        with self._lock:
+            if self._handle is None:
+                raise RuntimeError("the session is closed")
+            ok = self._lib.lazyCompileGpu(self._handle, data, len(data), name.encode(),
+                                          schedule_pipeline.encode(), lower_pipeline.encode(),
+                                          *(ctypes.byref(t) for t in texts))
+        try:
+            values = [ctypes.string_at(t.data, t.length) if t.data else b"" for t in texts]
+        finally:
+            for t in texts:
+                self._lib.lazyTextFree(t)
+        binary, launches, schedule, diagnostics = values
+        return bool(ok), binary, launches.decode(), schedule.decode(), diagnostics.decode()
 
     def run(self, ir, pipeline, output=MODULE, name="<graph>"):
         """Parses `ir` (str or bytes; or a compact graph: a tuple of an

@@ -48,6 +48,26 @@ runHostProgram(func::FuncOp host, ::lazy::runtime::GpuDevice &device,
                std::vector<::lazy::runtime::DevicePtr> &allocations,
                const LaunchProfiler &profiler = nullptr, bool poison = false);
 
+/// What one `gpu.launch_func` of a host function asks of the device, for
+/// a caller that runs the kernels itself (tinygrad's own GPU runtime,
+/// through the C API's lazyCompileGpu).
+struct LaunchSpec {
+  /// One kernel operand: a byte offset into a host function argument or
+  /// into the host function's n-th `gpu.alloc`, or a Variable's value.
+  struct Operand {
+    enum Kind { Argument, Allocation, Value } kind;
+    int64_t index; // argument or allocation number, or the value
+    int64_t offset;
+  };
+  std::string kernel;
+  unsigned grid[3], block[3];
+  std::vector<Operand> operands;
+};
+
+/// The launches of `host`, in order, under the rules runHostProgram runs
+/// them by (constant geometry, buffers through memref.view).
+FailureOr<std::vector<LaunchSpec>> describeLaunches(func::FuncOp host);
+
 } // namespace mlir::lazy
 
 #endif // LAZY_RUNTIME_HOSTPROGRAM_H
