@@ -170,6 +170,23 @@ def test_tensor_cores_reach_the_program(compiled):
         assert blocks * threads < 128 * 128, (device, chip, launch)
 
 
+@pytest.mark.parametrize("device,chip", DEVICES)
+def test_tinygrad_program_objects(device, chip, compiled):
+    """The Program each launch becomes for tinygrad's CompiledRunner: the
+    entry its function name, the launch dims tinygrad passes to its
+    runtime as they are, one global per buffer, the outputs first."""
+    from lazy_mlir.tinygrad._gpu import tinygrad_program
+    programs = compiled("rows", device, chip)
+    kernels, items = parse_bridge(programs.schedule)
+    for launch, (_, symbol, outs, bufs) in zip(programs.launches,
+                                                [i for i in items if i[0] == "KERNEL"]):
+        program, binary = tinygrad_program(programs, launch, device, len(outs))
+        assert program.function_name == launch.entry and program.dname == device
+        assert program.launch_dims({}) == (list(launch.global_size), list(launch.local_size))
+        assert program.globals == list(range(len(bufs))) and program.outs == list(range(len(outs)))
+        assert binary is programs.binary
+
+
 def test_not_a_gpu_device():
     with pytest.raises(ValueError, match="CLANG is not a tinygrad GPU device"):
         compile_gpu(module("fma"), "CLANG")

@@ -156,3 +156,23 @@ def elf_symbols(image):
 def elf_machine(image):
     import struct
     return struct.unpack_from("<H", image, 0x12)[0]
+
+
+def tinygrad_program(programs, launch, device, outputs):
+    """(tinygrad Program, precompiled binary) for one launch, as
+    tinygrad's CompiledRunner(program, precompiled=binary) takes them on
+    `device`: the entry as the program's name, the grid as global_size
+    and the block as local_size (launched as they are: no local size is
+    searched), the kernel's buffers as its globals, the first `outputs` of
+    them written. A launch that takes Variables or a buffer at an offset
+    into another has no such program: tinygrad passes one whole buffer per
+    argument and Variables as 32-bit values, so None."""
+    from tinygrad.renderer import Program
+    if any(op.kind == "value" or op.offset for op in launch.operands):
+        return None
+    count = len(launch.operands)
+    program = Program(name=launch.entry, src=f"; lazy-mlir {programs.format} for {programs.chip}",
+                      dname=device, global_size=list(launch.global_size),
+                      local_size=list(launch.local_size), globals=list(range(count)),
+                      outs=list(range(outputs)))
+    return program, programs.binary
