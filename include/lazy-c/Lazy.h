@@ -194,6 +194,12 @@ lazyCompileGpu(LazySession session, const char *ir, size_t length,
                const char *lowerPipeline, LazyText *binary, LazyText *launches,
                LazyText *schedule, LazyText *diagnostics);
 
+/// lazyCompileGpu on a compact graph.
+LAZY_CAPI_EXPORTED int lazyCompileGpuCompact(
+    LazySession session, LazyCompactGraph graph, const char *name,
+    const char *schedulePipeline, const char *lowerPipeline, LazyText *binary,
+    LazyText *launches, LazyText *schedule, LazyText *diagnostics);
+
 /// What lazyRunGraph runs: lazy-run's options of the same names
 /// (tools/lazy-run/lazy-run.cpp); NULL strings and zeros are lazy-run's
 /// defaults.

@@ -355,21 +355,20 @@ int lazyFloatTolerance(const char *elementType, double *rtol, double *atol) {
   return 1;
 }
 
-int lazyCompileGpu(LazySession session, const char *ir, size_t length,
-                   const char *name, const char *schedulePipeline,
-                   const char *lowerPipeline, LazyText *binary,
-                   LazyText *launches, LazyText *schedule,
-                   LazyText *diagnostics) {
+namespace {
+int compileGpu(LazySession session, const GraphInput &input, const char *name,
+               const char *schedulePipeline, const char *lowerPipeline,
+               LazyText *binary, LazyText *launches, LazyText *schedule,
+               LazyText *diagnostics) {
   std::string binaryText, launchText, scheduleText, diagText;
   bool ok = false;
   auto *s = static_cast<Session *>(session.ptr);
-  if (!s || !ir || !schedulePipeline || !lowerPipeline)
+  if (!s || !input.given || !schedulePipeline || !lowerPipeline)
     diagText = "error: compiling for a GPU needs a session, a graph and two "
                "pipelines\n";
   else
     ok = withScheduledModule(
-        s->context, textInput(ir, length), name ? name : "<input>",
-        schedulePipeline, diagText,
+        s->context, input, name ? name : "<input>", schedulePipeline, diagText,
         [&](ModuleOp module, llvm::raw_ostream &diagOS) {
           if (!printOutput(module, LazyOutputBridgeSchedule, scheduleText,
                            diagOS))
@@ -426,6 +425,25 @@ int lazyCompileGpu(LazySession session, const char *ir, size_t length,
   if (diagnostics)
     *diagnostics = copyText(diagText);
   return ok ? 1 : 0;
+}
+} // namespace
+
+int lazyCompileGpu(LazySession session, const char *ir, size_t length,
+                   const char *name, const char *schedulePipeline,
+                   const char *lowerPipeline, LazyText *binary,
+                   LazyText *launches, LazyText *schedule,
+                   LazyText *diagnostics) {
+  return compileGpu(session, textInput(ir, length), name, schedulePipeline,
+                    lowerPipeline, binary, launches, schedule, diagnostics);
+}
+
+int lazyCompileGpuCompact(LazySession session, LazyCompactGraph graph,
+                          const char *name, const char *schedulePipeline,
+                          const char *lowerPipeline, LazyText *binary,
+                          LazyText *launches, LazyText *schedule,
+                          LazyText *diagnostics) {
+  return compileGpu(session, compactInput(graph), name, schedulePipeline,
+                    lowerPipeline, binary, launches, schedule, diagnostics);
 }
 
 int lazyRunGraph(const LazyRunGraphOptions *given) {

@@ -184,6 +184,10 @@ def library():
                                            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                            *([ctypes.POINTER(_Text)] * 4)]
             lib.lazyCompileGpu.restype = ctypes.c_int
+            lib.lazyCompileGpuCompact.argtypes = [_Session, _Compact, ctypes.c_char_p,
+                                                  ctypes.c_char_p, ctypes.c_char_p,
+                                                  *([ctypes.POINTER(_Text)] * 4)]
+            lib.lazyCompileGpuCompact.restype = ctypes.c_int
             lib.lazyRunGraph.argtypes = [ctypes.POINTER(_RunGraphOptions)]
             lib.lazyRunGraph.restype = ctypes.c_int
             _library = lib
@@ -254,16 +258,21 @@ class Session:
             pass
 
     def compile_gpu(self, ir, schedule_pipeline, lower_pipeline, name="<graph>"):
-        """lazyCompileGpu on `ir` (str): (ok, code object bytes, launch text,
-        schedule text, diagnostics text)."""
+        """lazyCompileGpu on `ir` (text, or a compact graph as run() takes
+        it): (ok, code object bytes, launch text, schedule text, diagnostics
+        text)."""
         texts = [_Text() for _ in range(4)]
-        data = ir.encode() if isinstance(ir, str) else ir
+        pipelines = (schedule_pipeline.encode(), lower_pipeline.encode())
         with self._lock:
             if self._handle is None:
                 raise RuntimeError("the session is closed")
-            ok = self._lib.lazyCompileGpu(self._handle, data, len(data), name.encode(),
-                                          schedule_pipeline.encode(), lower_pipeline.encode(),
-                                          *(ctypes.byref(t) for t in texts))
+            if isinstance(ir, tuple):
+                ok = self._lib.lazyCompileGpuCompact(self._handle, _compact(ir), name.encode(),
+                                                     *pipelines, *(ctypes.byref(t) for t in texts))
+            else:
+                data = ir.encode() if isinstance(ir, str) else ir
+                ok = self._lib.lazyCompileGpu(self._handle, data, len(data), name.encode(),
+                                              *pipelines, *(ctypes.byref(t) for t in texts))
         try:
             values = [ctypes.string_at(t.data, t.length) if t.data else b"" for t in texts]
         finally:

@@ -191,3 +191,48 @@ def test_not_a_gpu_device():
     with pytest.raises(ValueError, match="CLANG is not a tinygrad GPU device"):
         compile_gpu(module("fma"), "CLANG")
     assert os.path.exists(LAZY_RUN)
+
+
+def test_compile_mode_gives_tinygrad_runners_for_gpu_kernels(monkeypatch, capfd):
+    """LAZY_MLIR=compile on a GPU device: each kernel of a schedule gets a
+    GpuKernel (tinygrad's Program and lazy-mlir's binary), attached to its
+    ScheduleItem when its buffers are on the device; when the device
+    refuses it (here: there is no CUDA device) tinygrad's own lowering
+    takes the item, with a debug line."""
+    from tinygrad.device import Buffer
+    from tinygrad.dtype import dtypes
+    from tinygrad.engine.schedule import ScheduleItem
+    from lazy_mlir.tinygrad import _bridge, _compile, _gpu
+    monkeypatch.setenv("LAZY_MLIR_DEBUG", "1")
+    text = module("rows")
+    kernels, _ = parse_bridge(_bridge.run_lazy_schedule(text, plan_memory=True))
+    got = _gpu.compile_missing(text, kernels, "CUDA", _bridge.pipeline(True))
+    assert sorted(got) == sorted(kernels)
+    for sym, kernel in got.items():
+        program, binary = kernel.made
+        assert program.function_name == sym[1:] and program.dname == "CUDA"
+        assert elf_machine(binary) == EM_CUDA or binary.startswith(b"//")
+    # Compiled once per chip and kernel: a second schedule reuses them.
+    assert _gpu.compile_missing(text, kernels, "CUDA", _bridge.pipeline(True)) == got
+    sym = sorted(kernels)[0]
+    arity = kernels[sym][2]
+    bufs = tuple(Buffer("CUDA", 16, dtypes.float32) for _ in range(arity))
+    si = _compile.attach(ScheduleItem(None, bufs, []), arity, got[sym])
+    assert si.lazy_kernel is got[sym]
+    on_host = tuple(Buffer("CLANG", 16, dtypes.float32) for _ in range(arity))
+    mixed = _compile.attach(ScheduleItem(None, (bufs[0],) + on_host[1:], []), arity, got[sym])
+    assert getattr(mixed, "lazy_kernel", None) is None
+    monkeypatch.setattr(_compile, "_original_lower", lambda item: ("tinygrad's own", item))
+    assert _compile._lower_schedule_item(si) == ("tinygrad's own", si)
+    assert f"tinygrad's kernel for {sym[1:]}: the device refused lazy-mlir's" in capfd.readouterr().err
+    assert got[sym].made is None  # not tried again
+
+
+def test_a_graph_lazy_mlir_cannot_compile_falls_back(monkeypatch, capfd):
+    from lazy_mlir.tinygrad import _bridge, _gpu
+    monkeypatch.setenv("LAZY_MLIR_DEBUG", "1")
+    monkeypatch.setattr(_gpu, "lower_pipeline", lambda vendor, chip: "no-such-pass")
+    text = module("fma").replace("4096", "4095")
+    kernels, _ = parse_bridge(_bridge.run_lazy_schedule(text, plan_memory=True))
+    assert _gpu.compile_missing(text, kernels, "AMD", _bridge.pipeline(True)) == {}
+    assert "lazy-mlir: tinygrad's kernels for this graph on AMD:" in capfd.readouterr().err

@@ -470,7 +470,12 @@ def _schedule(outs, seen, plan_memory, flags, compile):
     var_vals = dict(parsed_bridge(text)[2])
     compiled = None
     if compile:
+        device = outs[0].device if outs and isinstance(outs[0].device, str) else ""
+
         def compiled(kernels):
+            from . import _gpu
+            if device.split(":")[0] in _gpu.NVIDIA_DEVICES + _gpu.AMD_DEVICES:
+                return _gpu.compile_missing(ir, kernels, device, pipeline(plan_memory))
             return _compile.compile_missing(ir, kernels, pipeline(plan_memory))
     items = schedule_items(graph, text, seen, compiled)
     done = time.perf_counter()

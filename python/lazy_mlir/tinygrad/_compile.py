@@ -7,9 +7,11 @@ kept for the process (keyed by the kernel's AST text, so that a training
 loop compiles once). Each kernel ScheduleItem carries its compiled kernel
 (`LazyScheduleItem.lazy_kernel`), and tinygrad's `lower_schedule_item`
 (patched while the mode is on) turns it into an ExecItem whose runner calls
-the kernel with the addresses of tinygrad's buffers. Other items (COPY,
-EMPTY, CUSTOM, VIEW) and kernels on a device other than tinygrad's CLANG
-(host memory) run as tinygrad runs them.
+the kernel with the addresses of tinygrad's buffers. On tinygrad's GPU
+devices (CUDA, NV, AMD, HIP) the kernels come from lazy-mlir's GPU
+pipelines instead and run as tinygrad's own CompiledRunner (_gpu.py).
+Other items (COPY, EMPTY, CUSTOM, VIEW) and kernels on other devices run
+as tinygrad runs them.
 
 Under TinyJit, a replay runs each run of consecutive lazy-mlir kernels as
 one native call (_jit.py).
@@ -131,9 +133,17 @@ def compile_missing(graph, kernels, pipeline):
 
 
 def attach(si, arity, kernel):
-    """`si` carrying `kernel` when the kernel can take its buffers (host
-    memory, one buffer per kernel argument: none of them empty)."""
-    if len(si.bufs) == arity and all(b.device.split(":")[0] in HOST_DEVICES for b in si.bufs):
+    """`si` carrying `kernel` when the kernel can take its buffers (one
+    buffer per kernel argument: host memory for a CPU kernel, the device's
+    own for a GPU kernel, _gpu.py)."""
+    from ._gpu import GpuKernel
+    if len(si.bufs) != arity:
+        return si
+    if isinstance(kernel, GpuKernel):
+        if all(b.device == si.bufs[0].device for b in si.bufs):
+            return LazyScheduleItem(si.ast, si.bufs, si.metadata, kernel)
+        return si
+    if all(b.device.split(":")[0] in HOST_DEVICES for b in si.bufs):
         return LazyScheduleItem(si.ast, si.bufs, si.metadata, kernel)
     return si
 
@@ -142,7 +152,17 @@ _original_lower = None
 
 
 def _lower_schedule_item(si):
+    from ._gpu import GpuKernel, _debug
     kernel = getattr(si, "lazy_kernel", None)
+    if isinstance(kernel, GpuKernel):
+        # tinygrad's own runner over lazy-mlir's binary; a kernel the
+        # device refuses runs tinygrad's instead.
+        try:
+            return ExecItem(kernel.runner(), list(si.bufs), si.metadata)
+        except Exception as error:  # the runtime's own error types
+            _debug(f"tinygrad's kernel for {kernel.name}: the device refused lazy-mlir's: {error}")
+            kernel.made = None
+            return _original_lower(si)
     if kernel is not None:
         return ExecItem(LazyMlirRunner(kernel, si.outputs[0].device), list(si.bufs), si.metadata)
     return _original_lower(si)

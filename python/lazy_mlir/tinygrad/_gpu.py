@@ -18,8 +18,12 @@ those parts for every kernel launch, in schedule order:
     Variable's value.
 
 Without a GPU this is what the static tests check (python/tests/
-test_gpu_programs.py); on a GPU the compile mode hands these parts to
-tinygrad's runtime.
+test_gpu_programs.py). In LAZY_MLIR=compile on a GPU device, each kernel
+item's launch becomes tinygrad's own CompiledRunner over these parts
+(`compile_missing`, `GpuKernel`), so tinygrad's allocator, its
+synchronization, TinyJit's graph runners (CUDA and HIP graphs batch
+CompiledRunners) and its profiling keep working; a kernel lazy-mlir cannot
+give tinygrad runs tinygrad's own, with a LAZY_MLIR_DEBUG line.
 """
 
 import os
@@ -28,6 +32,7 @@ from dataclasses import dataclass
 from typing import List, Tuple
 
 from .. import _capi
+from ._bridge_text import parse_bridge
 
 #: tinygrad device names by vendor, and each vendor's default chip.
 NVIDIA_DEVICES, AMD_DEVICES = ("CUDA", "NV"), ("AMD", "HIP")
@@ -112,20 +117,16 @@ def parse_launches(text):
     return fmt, launches
 
 
-def compile_gpu(module_text, device="CUDA", chip=None,
+def compile_gpu(graph, device="CUDA", chip=None,
                 schedule_pipeline="lazy-schedule{record-nodes=true}"):
-    """The program parts tinygrad's `device` receives for the graph in
-    `module_text` (see the module comment); raises LazyMlirError on a
-    graph lazy-mlir cannot compile for it."""
+    """The program parts tinygrad's `device` receives for `graph` (module
+    text, or the compact form; see the module comment); raises
+    LazyMlirError on a graph lazy-mlir cannot compile for it."""
     from ._bridge_text import LazyMlirError
     vendor = vendor_of(device)
     chip = chip or DEFAULT_CHIP[vendor]
-    session = _capi.Session(threads=False)
-    try:
-        ok, binary, launches, schedule, diagnostics = session.compile_gpu(
-            module_text, schedule_pipeline, lower_pipeline(vendor, chip))
-    finally:
-        session.close()
+    ok, binary, launches, schedule, diagnostics = _capi.session().compile_gpu(
+        graph, schedule_pipeline, lower_pipeline(vendor, chip), name="<tinygrad graph>")
     if not ok:
         raise LazyMlirError(diagnostics.strip() or "lazyCompileGpu failed")
     fmt, parsed = parse_launches(launches)
@@ -176,3 +177,73 @@ def tinygrad_program(programs, launch, device, outputs):
                       local_size=list(launch.local_size), globals=list(range(count)),
                       outs=list(range(outputs)))
     return program, programs.binary
+
+
+def device_chip(device):
+    """The chip of tinygrad's `device` (its runtime's `arch`), else
+    $LAZY_MLIR_GPU_CHIP, else the vendor's default."""
+    try:
+        from tinygrad.device import Device
+        arch = getattr(Device[device], "arch", None)
+        if isinstance(arch, str) and arch.startswith(("sm_", "gfx")):
+            return arch
+    except Exception:  # no such device here: the static path
+        pass
+    return os.environ.get("LAZY_MLIR_GPU_CHIP") or DEFAULT_CHIP[vendor_of(device)]
+
+
+class GpuKernel:
+    """One kernel compiled for a GPU: the Program and binary tinygrad's
+    CompiledRunner takes (None: tinygrad runs its own kernel), made into
+    a runner on first use."""
+
+    def __init__(self, name, made):
+        self.name, self.made, self._runner = name, made, None
+
+    def runner(self):
+        if self._runner is None:
+            from tinygrad.engine.realize import CompiledRunner
+            program, binary = self.made
+            self._runner = CompiledRunner(program, precompiled=binary)
+        return self._runner
+
+
+_kernels = {}  # (chip, kernel AST text) -> GpuKernel
+
+
+def _debug(message):
+    if os.environ.get("LAZY_MLIR_DEBUG", "") not in ("", "0"):
+        import sys
+        print(f"lazy-mlir: {message}", file=sys.stderr)
+
+
+def compile_missing(graph, kernels, device, schedule_pipeline):
+    """{symbol: GpuKernel} for the `kernels` of a bridge text (symbol ->
+    (metadata, AST lines, argument count)) on tinygrad's GPU `device`,
+    compiling `graph`'s schedule when one is new; {} (tinygrad's own
+    kernels, with a debug line) when lazy-mlir cannot compile it."""
+    from ._bridge_text import LazyMlirError
+    from ._compile import kernel_key
+    chip = device_chip(device)
+    keys = {sym: (chip, kernel_key(k[1])) for sym, k in kernels.items()}
+    if any(key not in _kernels for key in keys.values()):
+        try:
+            programs = compile_gpu(graph, device, chip, schedule_pipeline)
+        except LazyMlirError as error:
+            _debug(f"tinygrad's kernels for this graph on {device}: {error}")
+            return {}
+        compiled_kernels, items = parse_bridge(programs.schedule)
+        items = [item for item in items if item[0] == "KERNEL"]
+        if len(items) != len(programs.launches):
+            _debug(f"tinygrad's kernels on {device}: {len(programs.launches)} launches for "
+                   f"{len(items)} kernels")
+            return {}
+        for (_, sym, outs, _), launch in zip(items, programs.launches):
+            key = (chip, kernel_key(compiled_kernels[sym][1]))
+            if key not in _kernels:
+                made = tinygrad_program(programs, launch, device, len(outs))
+                if made is None:
+                    _debug(f"tinygrad's kernel for {sym} on {device}: it takes Variables or a "
+                           "buffer at an offset")
+                _kernels[key] = GpuKernel(sym[1:], made)
+    return {sym: _kernels[key] for sym, key in keys.items() if _kernels[key].made is not None}
