@@ -92,3 +92,42 @@ module attributes {lazy.default_device = "CLANG"} {
     return %used, %local : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>
   }
 }
+
+// -----
+
+// An assign target is one buffer under several values: the all-reduce
+// reads %p0 as the first assign left it (%x0), so the second assign into
+// %p0, a local launch that needs no message, must still wait for it.
+// CHECK-LABEL: func.func @assigns_rank0(
+// CHECK-SAME: %[[P0:arg0]]: !lazy.buffer<4xf32>
+// CHECK: %[[X0:.*]] = lazy.launch @twice0 outs(%[[P0]] : {{.*}}) ins(%arg1, %arg1
+// CHECK: lazy.all_reduce "sum" %[[X0]] into
+// CHECK: lazy.launch @twice0 outs(%[[P0]] : {{.*}}) ins(%arg2, %arg2
+module attributes {lazy.default_device = "CLANG"} {
+  lazy.kernel @twice0(%out0: !lazy.buffer<4xf32>, %in0: !lazy.buffer<4xf32>, %in1: !lazy.buffer<4xf32>) attributes {num_outputs = 1 : i64} {
+    %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+    %1 = lazy.load %in1 as <[(4):(1)]> : !lazy.buffer<4xf32> -> tensor<4xf32>
+    %2 = lazy.add %0, %1 : tensor<4xf32>
+    lazy.store %2, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32>
+  }
+  lazy.kernel @twice1(%out0: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, %in0: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, %in1: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) attributes {num_outputs = 1 : i64} {
+    %0 = lazy.load %in0 as <[(4):(1)]> : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">> -> tensor<4xf32>
+    %1 = lazy.load %in1 as <[(4):(1)]> : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">> -> tensor<4xf32>
+    %2 = lazy.add %0, %1 : tensor<4xf32>
+    lazy.store %2, %out0 as <[(4):(1)]> : tensor<4xf32>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+  }
+  func.func @assigns(%p0: !lazy.buffer<4xf32>, %w: !lazy.buffer<4xf32>, %w2: !lazy.buffer<4xf32>, %p1: !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) -> (!lazy.buffer<4xf32>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<4xf32>) {
+    %x0 = lazy.launch @twice0 outs(%p0 : !lazy.buffer<4xf32>) ins(%w, %w : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>)
+    %x1 = lazy.launch @twice1 outs(%p1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) ins(%p1, %p1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>)
+    %ca = lazy.alloc : !lazy.buffer<4xf32>
+    %c10 = lazy.ext "copy" outs(%ca : !lazy.buffer<4xf32>) ins(%x1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>)
+    %cb = lazy.alloc : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+    %c01 = lazy.ext "copy" outs(%cb : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) ins(%x0 : !lazy.buffer<4xf32>)
+    %o0 = lazy.alloc : !lazy.buffer<4xf32>
+    %r0 = lazy.launch @twice0 outs(%o0 : !lazy.buffer<4xf32>) ins(%x0, %c10 : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>)
+    %o1 = lazy.alloc : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>
+    %r1 = lazy.launch @twice1 outs(%o1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>) ins(%c01, %x1 : !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>)
+    %u = lazy.launch @twice0 outs(%p0 : !lazy.buffer<4xf32>) ins(%w2, %w2 : !lazy.buffer<4xf32>, !lazy.buffer<4xf32>)
+    return %r0, %r1, %u : !lazy.buffer<4xf32>, !lazy.buffer<4xf32, #lazy.device<"CLANG:1">>, !lazy.buffer<4xf32>
+  }
+}

@@ -324,15 +324,31 @@ private:
 /// schedule interleaves the devices' items, so a rank would otherwise wait
 /// in an all-reduce for another rank still running kernels it runs only
 /// later. Local ops never wait, so moving them cannot deadlock; a local op
-/// that uses a message's result or shares a buffer with a waiting message
-/// (an assign target a send still has to read) first lets the messages up
-/// to that one go.
+/// that touches a buffer a waiting message touches (its result, an assign
+/// target it reads, a sub-buffer of either) first lets the messages up to
+/// that one go.
+/// The buffer `v` is: an item's result is the buffer it wrote, a
+/// sub-buffer counts as its base (it shares some of its bytes).
+Value bufferRoot(Value v) {
+  while (auto result = dyn_cast<OpResult>(v)) {
+    Operation *op = result.getOwner();
+    if (isa<LaunchOp, ExtOp, RecvOp, AllReduceOp>(op))
+      v = itemOuts(op)[result.getResultNumber()];
+    else if (auto sub = dyn_cast<SubAllocOp>(op))
+      v = sub.getBase();
+    else
+      break;
+  }
+  return v;
+}
+
 void runLocalWorkFirst(Block &body) {
   auto isMessage = [](Operation &op) {
     return isa<SendOp, RecvOp, AllReduceOp>(op);
   };
   SmallVector<Operation *> order, waiting;
-  // The position in `waiting` of the last message each value concerns.
+  // The position in `waiting` of the last message each buffer concerns
+  // (by root: an assign target is one buffer under several values).
   llvm::DenseMap<Value, size_t> waitingOn;
   size_t sent = 0; // messages of `waiting` already placed
   auto flushThrough = [&](size_t last) {
@@ -347,8 +363,8 @@ void runLocalWorkFirst(Block &body) {
       continue;
     }
     if (isMessage(op)) {
-      for (Value v : llvm::concat<Value>(op.getOperands(), op.getResults()))
-        waitingOn[v] = waiting.size();
+      for (Value v : op.getOperands())
+        waitingOn[bufferRoot(v)] = waiting.size();
       waiting.push_back(&op);
       // A send goes as soon as it can (with the messages before it):
       // another rank may be waiting for it.
@@ -358,7 +374,7 @@ void runLocalWorkFirst(Block &body) {
     }
     std::optional<size_t> needs;
     for (Value v : op.getOperands())
-      if (auto it = waitingOn.find(v);
+      if (auto it = waitingOn.find(bufferRoot(v));
           it != waitingOn.end() && it->second >= sent)
         needs = std::max(needs.value_or(0), it->second);
     if (needs)
