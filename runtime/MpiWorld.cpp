@@ -12,6 +12,7 @@
 #include "lazy/Runtime/MpiWorld.h"
 #include "DynamicLibrary.h"
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 
@@ -130,11 +131,63 @@ void MpiWorld::abort(int code) {
   std::_Exit(code); // MPI_Abort does not return; in case it does
 }
 
-std::vector<std::pair<std::string, void *>> MpiWorld::programSymbols() const {
+MpiWorld::CallTimes &MpiWorld::callTimes() {
+  static CallTimes times;
+  return times;
+}
+
+namespace {
+/// The calls the timing wrappers forward to (one MPI library per process).
+int (*timedSend)(const void *, int, Handle, int, int, Handle) = nullptr;
+int (*timedRecv)(void *, int, Handle, int, int, Handle, void *) = nullptr;
+int (*timedAllreduce)(const void *, void *, int, Handle, Handle,
+                      Handle) = nullptr;
+
+double secondsNow() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Adds the time since `start` to `into` when the call returns.
+struct CallTimer {
+  double &into;
+  double start = secondsNow();
+  ~CallTimer() {
+    into += secondsNow() - start;
+    ++MpiWorld::callTimes().calls;
+  }
+};
+
+int sendTimed(const void *buf, int count, Handle type, int to, int tag,
+              Handle comm) {
+  CallTimer timer{MpiWorld::callTimes().send};
+  return timedSend(buf, count, type, to, tag, comm);
+}
+int recvTimed(void *buf, int count, Handle type, int from, int tag, Handle comm,
+              void *status) {
+  CallTimer timer{MpiWorld::callTimes().receive};
+  return timedRecv(buf, count, type, from, tag, comm, status);
+}
+int allreduceTimed(const void *in, void *out, int count, Handle type, Handle op,
+                   Handle comm) {
+  CallTimer timer{MpiWorld::callTimes().allReduce};
+  return timedAllreduce(in, out, count, type, op, comm);
+}
+} // namespace
+
+std::vector<std::pair<std::string, void *>>
+MpiWorld::programSymbols(bool timed) const {
+  timedSend = api->send;
+  timedRecv = api->recv;
+  timedAllreduce = api->allreduce;
   std::vector<std::pair<std::string, void *>> symbols = {
-      {"MPI_Send", reinterpret_cast<void *>(api->send)},
-      {"MPI_Recv", reinterpret_cast<void *>(api->recv)},
-      {"MPI_Allreduce", reinterpret_cast<void *>(api->allreduce)},
+      {"MPI_Send", timed ? reinterpret_cast<void *>(&sendTimed)
+                         : reinterpret_cast<void *>(api->send)},
+      {"MPI_Recv", timed ? reinterpret_cast<void *>(&recvTimed)
+                         : reinterpret_cast<void *>(api->recv)},
+      {"MPI_Allreduce", timed ? reinterpret_cast<void *>(&allreduceTimed)
+                              : reinterpret_cast<void *>(api->allreduce)},
       {"ompi_mpi_comm_world", api->commWorld},
       {"ompi_mpi_sum", api->library.address("ompi_mpi_op_sum")},
       {"ompi_mpi_max", api->library.address("ompi_mpi_op_max")}};

@@ -18,6 +18,7 @@
 #include "lazy/Interpreter/Interpreter.h"
 #include "lazy/Runtime/HostProgram.h"
 #include "lazy/Runtime/KernelCheck.h"
+#include "lazy/Runtime/MpiWorld.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -217,7 +218,7 @@ mlir::lazy::CpuProgramOptions GraphRun::hostProgramOptions() const {
   // A rank's program calls MPI (lazy-distribute's sends, receives and
   // all-reduces).
   if (distributed)
-    for (auto &symbol : distributed->world().programSymbols())
+    for (auto &symbol : distributed->world().programSymbols(options.profile))
       programOptions.symbols.push_back(symbol);
   return programOptions;
 }
@@ -365,11 +366,21 @@ GraphRun::runOnCpu(ModuleOp module, const std::string &name,
     if (failed(timeRuns([&](bool) {
           // The last run is the one profiled.
           cpuProfile.seconds.clear();
+          ::lazy::runtime::MpiWorld::callTimes() = {};
           return callEntry(**program, name, rerun);
         })))
       return failure();
   }
   if (options.profile)
     printCpuProfile(calledKernels, kernelMetadata);
+  if (options.profile && distributed) {
+    // The time this rank waited in MPI: for data, or for the other ranks.
+    const auto &mpi = ::lazy::runtime::MpiWorld::callTimes();
+    llvm::outs() << llvm::formatv(
+        "profile: {0} MPI calls, {1:f3} ms in MPI (all-reduce {2:f3}, send "
+        "{3:f3}, receive {4:f3})\n",
+        mpi.calls, (mpi.allReduce + mpi.send + mpi.receive) * 1e3,
+        mpi.allReduce * 1e3, mpi.send * 1e3, mpi.receive * 1e3);
+  }
   return success();
 }

@@ -240,3 +240,21 @@ def test_a_tinygrad_script_runs_distributed_through_the_c_api(tmp_path):
         "out0: match, max abs error 0.000000e+00 (float)",
         "out1: match, max abs error 0.000000e+00 (float)", "all outputs match"]
     assert sorted(os.listdir(tmp_path / "out")) == ["out0.npy", "out1.npy"]
+
+
+def test_profile_counts_the_time_in_mpi(tmp_path):
+    """--profile on a rank: each kernel's time, and the time its program
+    waited in MPI calls, one per send, receive and all-reduce of rank 0's
+    function in the profiled run."""
+    path = graph_file(tmp_path, sgd_step, 2)
+    rank0 = distributed_ir(path, rank=0)
+    messages = sum(rank0.count(op) for op in ("lazy.send ", "lazy.recv ", "lazy.all_reduce "))
+    proc = mpirun(2, path, "--profile", "--repeat", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = [x for x in proc.stdout.splitlines() if "MPI calls" in x]
+    assert len(line) == 1, proc.stdout
+    match = re.match(r"profile: (\d+) MPI calls, ([0-9.]+) ms in MPI \(all-reduce ([0-9.]+), "
+                     r"send ([0-9.]+), receive ([0-9.]+)\)$", line[0])
+    assert match and int(match.group(1)) == messages == 6, line
+    total, parts = float(match.group(2)), [float(match.group(i)) for i in (3, 4, 5)]
+    assert abs(total - sum(parts)) < 2e-3

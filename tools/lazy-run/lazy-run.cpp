@@ -63,6 +63,7 @@
 // and judges its outputs, and rank 0 prints every line. N must be the
 // number of devices. A rank that fails is reported on every rank before
 // anything runs; a rank that waits --mpi-timeout seconds ends the job.
+// With --profile, rank 0 also prints its time in MPI calls.
 // OpenMPI is opened with dlopen (libmpi.so.40): built without it, only
 // --distributed is missing. Several hosts: `mpirun -n N --hostfile FILE`,
 // the module and inputs at the same path on each (docs/distributed.md).

@@ -46,8 +46,19 @@ public:
   /// Ends the whole job (MPI_Abort) with `code`.
   [[noreturn]] void abort(int code);
 
-  /// The symbols a program lowered for OpenMPI refers to, by name.
-  std::vector<std::pair<std::string, void *>> programSymbols() const;
+  /// The symbols a program lowered for OpenMPI refers to, by name; with
+  /// `timed`, MPI_Send, MPI_Recv and MPI_Allreduce go through wrappers
+  /// that add their wall time to callTimes().
+  std::vector<std::pair<std::string, void *>>
+  programSymbols(bool timed = false) const;
+
+  /// Seconds the program spent in each MPI call kind (with timed symbols)
+  /// since the last reset.
+  struct CallTimes {
+    double send = 0, receive = 0, allReduce = 0;
+    unsigned calls = 0;
+  };
+  static CallTimes &callTimes();
 
   struct Api;
 
