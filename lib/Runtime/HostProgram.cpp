@@ -38,6 +38,24 @@ using ::lazy::runtime::GpuDevice;
 
 namespace {
 
+/// A launch's grid and block, which must be positive constants
+/// (`constantIndex` reads one).
+LogicalResult
+launchGeometry(gpu::LaunchFuncOp launch,
+               function_ref<std::optional<int64_t>(Value)> constantIndex,
+               unsigned grid[3], unsigned block[3]) {
+  gpu::KernelDim3 g = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 b = launch.getBlockSizeOperandValues();
+  Value dims[6] = {g.x, g.y, g.z, b.x, b.y, b.z};
+  for (int i = 0; i < 6; ++i) {
+    std::optional<int64_t> v = constantIndex(dims[i]);
+    if (!v || *v <= 0)
+      return launch.emitError("launch geometry must be positive constants");
+    (i < 3 ? grid[i] : block[i - 3]) = unsigned(*v);
+  }
+  return success();
+}
+
 size_t bytesOf(Type type) {
   auto memref = cast<MemRefType>(type);
   unsigned bits = memref.getElementType().getIntOrFloatBitWidth();
@@ -204,16 +222,8 @@ mlir::lazy::runHostProgram(func::FuncOp host, GpuDevice &device,
       buffers[view.getResult()] = {base.ptr + DevicePtr(*shift), bytes};
     } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       unsigned grid[3], block[3];
-      gpu::KernelDim3 g = launch.getGridSizeOperandValues();
-      gpu::KernelDim3 b = launch.getBlockSizeOperandValues();
-      Value dims[6] = {g.x, g.y, g.z, b.x, b.y, b.z};
-      for (int i = 0; i < 6; ++i) {
-        std::optional<int64_t> v = constantIndex(dims[i]);
-        if (!v || *v <= 0)
-          return launch.emitError("launch geometry must be positive "
-                                  "constants");
-        (i < 3 ? grid[i] : block[i - 3]) = unsigned(*v);
-      }
+      if (failed(launchGeometry(launch, constantIndex, grid, block)))
+        return failure();
       std::vector<DevicePtr> pointers;
       size_t bytes = 0;
       for (Value operand : launch.getKernelOperands()) {
@@ -318,16 +328,8 @@ mlir::lazy::describeLaunches(func::FuncOp host) {
     } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       LaunchSpec spec;
       spec.kernel = launch.getKernelName().str();
-      gpu::KernelDim3 g = launch.getGridSizeOperandValues();
-      gpu::KernelDim3 b = launch.getBlockSizeOperandValues();
-      Value dims[6] = {g.x, g.y, g.z, b.x, b.y, b.z};
-      for (int i = 0; i < 6; ++i) {
-        std::optional<int64_t> v = constantIndex(dims[i]);
-        if (!v || *v <= 0)
-          return launch.emitError("launch geometry must be positive "
-                                  "constants");
-        (i < 3 ? spec.grid[i] : spec.block[i - 3]) = unsigned(*v);
-      }
+      if (failed(launchGeometry(launch, constantIndex, spec.grid, spec.block)))
+        return failure();
       for (Value operand : launch.getKernelOperands()) {
         if (std::optional<int64_t> v = constantIndex(operand)) {
           spec.operands.push_back({LaunchSpec::Operand::Value, *v, 0});
