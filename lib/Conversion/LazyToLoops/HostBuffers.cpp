@@ -44,19 +44,22 @@ void mlir::lazy::emitCustomRandomCall(OpBuilder &b, Location loc, Value view,
   func::CallOp::create(b, loc, callee, args);
 }
 
+/// A target without lazy-distribute's items.
+static LogicalResult noDistributedLowering(Operation *op, StringRef target) {
+  return op->emitOpError("has no ")
+         << target << " lowering: distributed programs run on CPUs";
+}
+
 LogicalResult HostTarget::send(OpBuilder &, SendOp op, Value) {
-  return op.emitOpError("has no ")
-         << name() << " lowering: distributed programs run on CPUs";
+  return noDistributedLowering(op, name());
 }
 
 LogicalResult HostTarget::receive(OpBuilder &, RecvOp op, Value) {
-  return op.emitOpError("has no ")
-         << name() << " lowering: distributed programs run on CPUs";
+  return noDistributedLowering(op, name());
 }
 
 LogicalResult HostTarget::allReduce(OpBuilder &, AllReduceOp op, Value, Value) {
-  return op.emitOpError("has no ")
-         << name() << " lowering: distributed programs run on CPUs";
+  return noDistributedLowering(op, name());
 }
 
 void mlir::lazy::setMpiImplementation(ModuleOp module,
@@ -207,14 +210,13 @@ LogicalResult mlir::lazy::lowerHostFunction(func::FuncOp func,
       Value inView = in.view;
       // MPI reads and writes distinct memory (no MPI_IN_PLACE here): an
       // input sharing bytes with the output is reduced from a copy.
-      int64_t size = bufferTypeOf(reduce.getIn()).getSizeInBytes();
+      BufferType inType = bufferTypeOf(reduce.getIn());
+      int64_t size = inType.getSizeInBytes();
       if (in.bytes == out.bytes && in.shift < out.shift + size &&
           out.shift < in.shift + size) {
-        Value scratch =
-            target.allocate(b, loc, bytesOf(bufferTypeOf(reduce.getIn())));
+        Value scratch = target.allocate(b, loc, bytesOf(inType));
         allocations.push_back(scratch);
-        inView =
-            viewOf(b, loc, scratch, 0, memrefOf(bufferTypeOf(reduce.getIn())));
+        inView = viewOf(b, loc, scratch, 0, memrefOf(inType));
         target.copy(b, loc, inView, in.view);
       }
       if (failed(target.allReduce(b, reduce, inView, out.view)))

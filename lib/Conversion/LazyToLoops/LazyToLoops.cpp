@@ -813,6 +813,8 @@ public:
     mpi::AllReduceOp::create(b, loc, Type(), in, out, kind, commWorld(b, loc));
     return success();
   }
+  /// Whether the host code calls MPI (lazy-distribute's items).
+  bool emittedMpi() const { return mpiOps; }
   /// A call of lazy_rt_custom_random (HostFunctions.h) on the output's
   /// address, which the JIT resolves in the running process.
   void customRandom(OpBuilder &b, Location loc, Value dst, int64_t seed,
@@ -828,12 +830,6 @@ private:
     mpiOps = true;
     return mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
   }
-
-public:
-  /// Whether the host code calls MPI (lazy-distribute's items).
-  bool emittedMpi() const { return mpiOps; }
-
-private:
   bool mpiOps = false;
   /// A call of the host function `entry` on i64 `values`, declared on
   /// first use.

@@ -262,6 +262,19 @@ OperandRange mlir::lazy::itemIns(Operation *item) {
   return cast<ExtOp>(item).getIns();
 }
 
+Value mlir::lazy::bufferRootOf(Value v) {
+  while (auto result = dyn_cast<OpResult>(v)) {
+    Operation *op = result.getOwner();
+    if (isa<LaunchOp, ExtOp, RecvOp, AllReduceOp>(op))
+      v = itemOuts(op)[result.getResultNumber()];
+    else if (auto sub = dyn_cast<SubAllocOp>(op))
+      v = sub.getBase();
+    else
+      break;
+  }
+  return v;
+}
+
 //===----------------------------------------------------------------------===//
 // SendOp, RecvOp, AllReduceOp
 //===----------------------------------------------------------------------===//

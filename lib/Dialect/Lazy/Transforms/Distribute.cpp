@@ -327,21 +327,6 @@ private:
 /// that touches a buffer a waiting message touches (its result, an assign
 /// target it reads, a sub-buffer of either) first lets the messages up to
 /// that one go.
-/// The buffer `v` is: an item's result is the buffer it wrote, a
-/// sub-buffer counts as its base (it shares some of its bytes).
-Value bufferRoot(Value v) {
-  while (auto result = dyn_cast<OpResult>(v)) {
-    Operation *op = result.getOwner();
-    if (isa<LaunchOp, ExtOp, RecvOp, AllReduceOp>(op))
-      v = itemOuts(op)[result.getResultNumber()];
-    else if (auto sub = dyn_cast<SubAllocOp>(op))
-      v = sub.getBase();
-    else
-      break;
-  }
-  return v;
-}
-
 void runLocalWorkFirst(Block &body) {
   auto isMessage = [](Operation &op) {
     return isa<SendOp, RecvOp, AllReduceOp>(op);
@@ -364,7 +349,7 @@ void runLocalWorkFirst(Block &body) {
     }
     if (isMessage(op)) {
       for (Value v : op.getOperands())
-        waitingOn[bufferRoot(v)] = waiting.size();
+        waitingOn[bufferRootOf(v)] = waiting.size();
       waiting.push_back(&op);
       // A send goes as soon as it can (with the messages before it):
       // another rank may be waiting for it.
@@ -374,7 +359,7 @@ void runLocalWorkFirst(Block &body) {
     }
     std::optional<size_t> needs;
     for (Value v : op.getOperands())
-      if (auto it = waitingOn.find(bufferRoot(v));
+      if (auto it = waitingOn.find(bufferRootOf(v));
           it != waitingOn.end() && it->second >= sent)
         needs = std::max(needs.value_or(0), it->second);
     if (needs)

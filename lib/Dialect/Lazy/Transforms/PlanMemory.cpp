@@ -44,30 +44,6 @@ using namespace mlir::lazy;
 
 namespace {
 
-/// The buffer a value denotes: a launch or EXT result is the output buffer
-/// it wrote, and a sub-buffer lives in its base (so the base stays live
-/// while any part of it is used, also when planning runs again).
-Value rootOf(Value v) {
-  while (true) {
-    auto result = dyn_cast<OpResult>(v);
-    if (!result)
-      return v;
-    Operation *op = result.getOwner();
-    if (auto launch = dyn_cast<LaunchOp>(op))
-      v = launch.getOuts()[result.getResultNumber()];
-    else if (auto ext = dyn_cast<ExtOp>(op))
-      v = ext.getOuts()[result.getResultNumber()];
-    else if (auto recv = dyn_cast<RecvOp>(op))
-      v = recv.getBuffer();
-    else if (auto reduce = dyn_cast<AllReduceOp>(op))
-      v = reduce.getOut();
-    else if (auto sub = dyn_cast<SubAllocOp>(op))
-      v = sub.getBase();
-    else
-      return v;
-  }
-}
-
 struct Segment {
   int64_t start, end;
   Value buffer;
@@ -205,16 +181,16 @@ struct LazyPlanMemory final
     // lazy-distribute's messages (MPI reads and writes them as it likes).
     llvm::DenseSet<Value> keep;
     for (Value v : body.getTerminator()->getOperands())
-      keep.insert(rootOf(v));
+      keep.insert(bufferRootOf(v));
     for (Operation *item : items)
       if (!isa<LaunchOp>(item))
         for (Value v : item->getOperands())
-          keep.insert(rootOf(v));
+          keep.insert(bufferRootOf(v));
 
     llvm::MapVector<Value, std::pair<int64_t, int64_t>> interval;
     for (auto [i, item] : llvm::enumerate(items))
       for (Value v : item->getOperands()) {
-        Value root = rootOf(v);
+        Value root = bufferRootOf(v);
         auto alloc = root.getDefiningOp<AllocOp>();
         if (!alloc || alloc->hasAttr(LazyDialect::kExternalAttrName) ||
             keep.contains(root) || alloc.getType().getSize() == 0)

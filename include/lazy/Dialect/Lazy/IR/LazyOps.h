@@ -69,9 +69,14 @@ namespace mlir::lazy {
 std::optional<::lazy::st::ShapeTracker>
 applyMovement(Operation *op, const ::lazy::st::ShapeTracker &tracker);
 
-/// The buffers a schedule item (lazy.launch or lazy.ext) writes and reads.
+/// The buffers a schedule item (lazy.launch, lazy.ext, or lazy-distribute's
+/// lazy.send, lazy.recv and lazy.all_reduce) writes and reads.
 OperandRange itemOuts(Operation *item);
 OperandRange itemIns(Operation *item);
+
+/// The buffer a schedule-level value denotes: an item's result is the
+/// output buffer it wrote, and a sub-buffer lives in its base.
+Value bufferRootOf(Value v);
 
 /// Whether `op` is a lazy.view of a value a kernel computes (a row
 /// kernel's reduce read again through an expand), not of a lazy.const.
